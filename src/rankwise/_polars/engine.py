@@ -1,0 +1,257 @@
+"""The Polars engine: inputs checked and normalised, one ranking, one join, and every metric's
+recipe compiled into aggregations over it.
+
+The plan, per evaluation:
+
+1. ``run LEFT JOIN qrels`` on (query, doc), sorted by the tie policy and ranked once
+   (``max_rank`` cuts the ranking); a judged-only ranking is derived from it when asked for.
+2. Qrels-side primitives aggregated per query (number relevant, ideal DCG).
+3. Run-side primitives aggregated per query over the ranked rows (which carry the qrels-side
+   values they need, e.g. R for R-precision).
+4. Per-query output: each recipe's formula over the two aggregate tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rankwise._polars import primitives as P
+from rankwise.conventions import Columns, Conventions
+from rankwise.errors import InvalidParameterError
+from rankwise.metric import Metric
+from rankwise.recipes import RUN_NULL_WHEN_EMPTY, Const, Fn, Node, QrelsAgg, RunAgg, leaves, recipe
+from rankwise.validate import DataProfile, TypeClass, check_profile, check_schema, ids_as_strings
+
+Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
+
+
+def type_class(dtype: pl.DataType) -> TypeClass:
+    if dtype == pl.String or dtype == pl.Categorical or dtype == pl.Enum:
+        return "string"
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_float() or dtype.is_decimal():
+        return "float"
+    return "other"
+
+
+def _schema(lf: pl.LazyFrame) -> tuple[dict[str, TypeClass], dict[str, str]]:
+    schema = lf.collect_schema()
+    return (
+        {name: type_class(dt) for name, dt in schema.items()},
+        {name: str(dt) for name, dt in schema.items()},
+    )
+
+
+def _profile_plan(lf: pl.LazyFrame, value: str) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    counts = lf.select(
+        pl.len().alias("rows"),
+        pl.col(Q).null_count().alias("null_query"),
+        pl.col(D).null_count().alias("null_doc"),
+        pl.col(value).null_count().alias("null_value"),
+        pl.col(value).cast(pl.Float64).is_nan().sum().alias("nan_value"),
+    )
+    dup = lf.group_by(Q, D).len().filter(pl.col("len") > 1).select(Q, D).head(1)
+    return counts, dup
+
+
+@dataclass
+class Prepared:
+    """Normalised inputs: run (``__q, __d, __s``) and qrels (``__q, __d, __rel``)."""
+
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame
+    query_dtype: pl.DataType
+
+
+def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
+    """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
+    internal columns; cast ids to strings where run and qrels disagree on their type."""
+    run_types, run_raw = _schema(run)
+    qrels_types, qrels_raw = _schema(qrels)
+    check_schema(run_types, run_raw, "run", columns)
+    check_schema(qrels_types, qrels_raw, "qrels", columns)
+    q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+
+    def ids(c: str, as_str: bool) -> pl.Expr:
+        e = pl.col(c)
+        return e.cast(pl.String) if as_str else e
+
+    r = run.select(
+        ids(columns.query_id, q_str).alias(Q),
+        ids(columns.doc_id, d_str).alias(D),
+        pl.col(columns.score).cast(pl.Float64).alias(S),
+    )
+    j = qrels.select(
+        ids(columns.query_id, q_str).alias(Q),
+        ids(columns.doc_id, d_str).alias(D),
+        pl.col(columns.relevance).cast(pl.Float64).alias(REL),
+    )
+    if check_data:
+        plans = [*_profile_plan(r, S), *_profile_plan(j, REL)]
+        rc, rd, qc, qd = pl.collect_all(plans)
+        for kind, counts, dup in (("run", rc, rd), ("qrels", qc, qd)):
+            row = counts.row(0, named=True)
+            duplicate = (dup[Q][0], dup[D][0]) if dup.height else None
+            check_profile(DataProfile(duplicate=duplicate, **row), kind, columns)  # type: ignore[arg-type]
+    dtype = r.collect_schema()[Q]
+    return Prepared(r, j, dtype)
+
+
+_TIE_KEYS: dict[str, tuple[list[pl.Expr], list[bool]]] = {
+    "trec_eval": ([pl.col(Q), pl.col(S), pl.col(D)], [False, True, True]),
+    "doc_asc": ([pl.col(Q), pl.col(S), pl.col(D)], [False, True, False]),
+    "optimistic": (
+        [pl.col(Q), pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)],
+        [False, True, True, True],
+    ),
+    "pessimistic": (
+        [pl.col(Q), pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)],
+        [False, True, False, True],
+    ),
+}
+
+
+def _rank_here() -> pl.Expr:
+    return pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q).alias(RANK)
+
+
+def ranked(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.LazyFrame:
+    """The run joined with relevance and ranked: columns ``__q, __d, __s, __rel, __rank``."""
+    keys, descending = _TIE_KEYS[conv.ties]
+    rows = (
+        prep.run.join(prep.qrels, on=[Q, D], how="left")
+        .sort(keys, descending=descending)
+        .with_columns(_rank_here())
+    )
+    if conv.max_rank is not None:
+        rows = rows.filter(pl.col(RANK) <= conv.max_rank)
+    if judged_only:
+        rows = rows.filter(pl.col(REL).is_not_null()).with_columns(_rank_here())
+    return rows
+
+
+def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
+    prefix = "q" if isinstance(node, QrelsAgg) else f"r{int(bool(part))}"
+    return f"{prefix}|{node.op}|{'|'.join(map(repr, node.args))}"
+
+
+def _nrel_key(threshold: float) -> str:
+    return _key(QrelsAgg("nrel", (threshold,)))
+
+
+def _qrels_expr(node: QrelsAgg) -> pl.Expr:
+    rel, irank = pl.col(REL), pl.col(IRANK)
+    if node.op == "nrel":
+        (t,) = node.args
+        return P.nrel(rel, float(t))  # type: ignore[arg-type]
+    if node.op == "idcg":
+        k, g, d, b = node.args
+        return P.dcg_sum(rel, irank, k, str(g), str(d), float(b))  # type: ignore[arg-type]
+    raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
+
+
+def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
+    """Aggregate for one run primitive; registers the window columns it needs in ``row_cols``."""
+    rel, rank = pl.col(REL), pl.col(RANK)
+    a = node.args
+    if node.op == "count":
+        return pl.len().cast(pl.Float64)
+    if node.op == "relret":
+        return P.relret(rel, rank, float(a[0]), a[1])  # type: ignore[arg-type]
+    if node.op == "dcg":
+        return P.dcg_sum(rel, rank, a[0], str(a[1]), str(a[2]), float(a[3]))  # type: ignore[arg-type]
+    if node.op == "cg":
+        return P.cg_sum(rel, rank, a[0], str(a[1]))  # type: ignore[arg-type]
+    if node.op == "ideal_dcg_run":
+        row_cols[IRANK] = P.gain(rel, "linear").rank("ordinal", descending=True).over(Q)
+        return P.dcg_sum(rel, pl.col(IRANK), a[0], str(a[1]), str(a[2]), float(a[3]))  # type: ignore[arg-type]
+    if node.op == "ap_sum":
+        name = f"__cumrel|{a[0]!r}"
+        row_cols[name] = P.cum_rel(rel, float(a[0])).over(Q, order_by=RANK)  # type: ignore[arg-type]
+        return P.ap_sum(rel, rank, pl.col(name), float(a[0]), a[1])  # type: ignore[arg-type]
+    if node.op == "first_rel":
+        return P.first_rel(rel, rank, float(a[0]), a[1])  # type: ignore[arg-type]
+    if node.op == "relret_at_nrel":
+        return P.relret_at(rel, rank, float(a[0]), pl.col(_nrel_key(float(a[0]))))  # type: ignore[arg-type]
+    raise InvalidParameterError(f"unknown run primitive {node.op!r}")
+
+
+def _compile(node: Node, part: bool) -> pl.Expr:
+    if isinstance(node, Const):
+        return pl.lit(node.value, dtype=pl.Float64)
+    if isinstance(node, (RunAgg, QrelsAgg)):
+        return pl.col(_key(node, part))
+    args = [_compile(a, part) for a in node.args]
+    fns = {"div0": P.div0, "recip0": P.recip0, "positive": P.positive}
+    if node.op == "div":
+        return args[0].cast(pl.Float64) / args[1]
+    return fns[node.op](*args)
+
+
+@dataclass
+class _Part:
+    """Run-side work for one ranking (full, or judged-only)."""
+
+    aggs: dict[str, pl.Expr] = field(default_factory=dict)
+    row_cols: dict[str, pl.Expr] = field(default_factory=dict)
+    null_when_empty: set[str] = field(default_factory=set)
+
+
+def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame:
+    """Per-query metric values as a LazyFrame (query column + one Float64 column per metric)."""
+    params = conv.as_params()
+    trees: list[tuple[Metric, Node, bool]] = []
+    qaggs: dict[str, pl.Expr] = {}
+    parts: dict[bool, _Part] = {}
+    for m in metrics:
+        resolved = m.resolve(params)
+        part = bool(resolved.get("judged_only", False))
+        tree = recipe(m, params)
+        trees.append((m, tree, part))
+        for leaf in leaves(tree):
+            if isinstance(leaf, QrelsAgg):
+                qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
+                continue
+            p = parts.setdefault(part, _Part())
+            if leaf.op == "relret_at_nrel":
+                nrel = QrelsAgg("nrel", (leaf.args[0],))
+                qaggs.setdefault(_key(nrel), _qrels_expr(nrel))
+            key = _key(leaf, part)
+            if key not in p.aggs:
+                p.aggs[key] = _run_expr(leaf, p.row_cols)
+            if leaf.op in RUN_NULL_WHEN_EMPTY:
+                p.null_when_empty.add(key)
+
+    qrels = prep.qrels
+    if any(k.startswith("q|idcg") for k in qaggs):
+        qrels = qrels.with_columns(
+            pl.col(REL).fill_null(0.0).rank("ordinal", descending=True).over(Q).alias(IRANK)
+        )
+    qstats = qrels.group_by(Q).agg(pl.len().alias("__judged"), *[e.alias(k) for k, e in qaggs.items()])
+
+    out = qstats
+    if conv.missing == "ignore":
+        present = prep.run.select(Q).unique()
+        out = out.join(present, on=Q, how="semi")
+    for part, work in parts.items():
+        rows = ranked(prep, conv, part).join(qstats, on=Q, how="inner")
+        if work.row_cols:
+            rows = rows.with_columns(*[e.alias(k) for k, e in work.row_cols.items()])
+        aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
+        out = out.join(aggs, on=Q, how="left")
+        fill = [pl.col(k).fill_null(0.0) for k in work.aggs if k not in work.null_when_empty]
+        if fill:
+            out = out.with_columns(fill)
+    return out.select(
+        pl.col(Q).alias(columns.query_id),
+        *[_compile(tree, part).cast(pl.Float64).alias(m.label) for m, tree, part in trees],
+    ).sort(columns.query_id)
+
+
+def unjudged_queries(prep: Prepared) -> pl.LazyFrame:
+    """Distinct run queries that have no judgment at all."""
+    return prep.run.select(Q).unique().join(prep.qrels.select(Q).unique(), on=Q, how="anti")

@@ -1,0 +1,97 @@
+"""Polars implementations of the shared pieces: gain, discount, relevance test, cutoff, and the
+per-query primitives of :mod:`rankwise.recipes`.
+
+Every function takes the relevance and rank as expressions, so the same code serves the
+evaluation plan (explicit rank columns) and the public expression API (ranks made inside a
+``group_by().agg()``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+def gain(rel: pl.Expr, kind: str) -> pl.Expr:
+    """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0).
+
+    Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval.
+    """
+    r = rel.cast(pl.Float64).fill_null(0.0)
+    value = r if kind == "linear" else pl.lit(2.0).pow(r) - 1.0
+    return pl.when(r > 0).then(value).otherwise(0.0)
+
+
+def discount(rank: pl.Expr, kind: str, base: float) -> pl.Expr:
+    """Rank discount: log2(i + 1), or Järvelin's max(1, log_b(i))."""
+    i = rank.cast(pl.Float64)
+    if kind == "log2":
+        return (i + 1.0).log(2)
+    return pl.max_horizontal(pl.lit(1.0), i.log() / pl.lit(base).log())
+
+
+def is_rel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """True where relevance ≥ threshold (unjudged: False)."""
+    return (rel.cast(pl.Float64) >= threshold).fill_null(False)
+
+
+def within(rank: pl.Expr, k: int | None) -> pl.Expr:
+    """True where rank ≤ k (always True without a cutoff)."""
+    return pl.lit(True) if k is None else rank <= k
+
+
+def dcg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: str, discount_kind: str, base: float) -> pl.Expr:
+    """Σ_{rank ≤ k} gain(rel) / discount(rank): DCG when ``rank`` is the retrieval rank, IDCG
+    when it is the rank in the ideal (relevance-sorted) order."""
+    term = gain(rel, gain_kind) / discount(rank, discount_kind, base)
+    return pl.when(within(rank, k)).then(term).otherwise(0.0).sum()
+
+
+def cg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: str) -> pl.Expr:
+    """Σ_{rank ≤ k} gain(rel)."""
+    return pl.when(within(rank, k)).then(gain(rel, gain_kind)).otherwise(0.0).sum()
+
+
+def relret(rel: pl.Expr, rank: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+    """Number of relevant documents at rank ≤ k."""
+    return (is_rel(rel, threshold) & within(rank, k)).sum().cast(pl.Float64)
+
+
+def cum_rel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Running count of relevant documents, in the expression's current order."""
+    return is_rel(rel, threshold).cast(pl.Int64).cum_sum()
+
+
+def ap_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+    """Σ_{rank ≤ k, relevant} running / rank, with ``running`` the relevant count so far."""
+    hit = is_rel(rel, threshold) & within(rank, k)
+    return pl.when(hit).then(running.cast(pl.Float64) / rank.cast(pl.Float64)).otherwise(0.0).sum()
+
+
+def first_rel(rel: pl.Expr, rank: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+    """Smallest rank ≤ k holding a relevant document (NULL when none)."""
+    return rank.filter(is_rel(rel, threshold) & within(rank, k)).min().cast(pl.Float64)
+
+
+def relret_at(rel: pl.Expr, rank: pl.Expr, threshold: float, depth: pl.Expr) -> pl.Expr:
+    """Number of relevant documents at rank ≤ depth (an expression, e.g. the number relevant)."""
+    return (is_rel(rel, threshold) & (rank <= depth)).sum().cast(pl.Float64)
+
+
+def nrel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Number of relevant documents."""
+    return is_rel(rel, threshold).sum().cast(pl.Float64)
+
+
+def div0(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """a / b, and 0 where b = 0 (trec_eval's rule for IDCG = 0, R = 0, ...)."""
+    return pl.when(b == 0).then(0.0).otherwise(a.cast(pl.Float64) / b.cast(pl.Float64))
+
+
+def recip0(a: pl.Expr) -> pl.Expr:
+    """1 / a, and 0 where a is NULL."""
+    return pl.when(a.is_null()).then(0.0).otherwise(1.0 / a.cast(pl.Float64))
+
+
+def positive(a: pl.Expr) -> pl.Expr:
+    """1.0 where a > 0, else 0.0."""
+    return (a > 0).cast(pl.Float64)

@@ -1,0 +1,122 @@
+"""Evaluation conventions and column names: every choice explicit, defaults = trec_eval.
+
+>>> Conventions()
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False)
+>>> Conventions(ties="random")
+Traceback (most recent call last):
+...
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic'], got 'random'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
+
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic"]
+"""How documents with equal scores are ordered.
+
+- ``trec_eval``: score descending, then doc_id descending (trec_eval's rule; the default).
+- ``doc_asc``: score descending, then doc_id ascending.
+- ``optimistic``: among equal scores, more relevant documents first (then doc_id descending).
+- ``pessimistic``: among equal scores, less relevant (and unjudged) documents first.
+"""
+
+MissingPolicy = Literal["ignore", "zero"]
+"""Queries that have judgments but are absent from the run.
+
+- ``ignore``: left out of the output (trec_eval's default, pytrec_eval).
+- ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
+"""
+
+TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluate`).
+
+    - ``ties``: see :data:`TiePolicy`.
+    - ``missing``: see :data:`MissingPolicy`.
+    - ``max_rank``: keep only the top ``max_rank`` documents of each query (trec_eval ``-M``).
+    - ``rel``: default relevance threshold of binary metrics (trec_eval ``-l``); a metric's own
+      ``rel=`` parameter wins.
+    - ``judged_only``: drop unjudged documents before ranking (trec_eval ``-J``) for every
+      metric that has the ``judged_only`` parameter, unless the metric sets it.
+    """
+
+    ties: TiePolicy = "trec_eval"
+    missing: MissingPolicy = "ignore"
+    max_rank: int | None = None
+    rel: float = 1
+    judged_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ties not in TIE_POLICIES:
+            raise InvalidParameterError(
+                f"convention 'ties' must be one of {list(TIE_POLICIES)}, got {self.ties!r}"
+            )
+        if self.missing not in MISSING_POLICIES:
+            raise InvalidParameterError(
+                f"convention 'missing' must be one of {list(MISSING_POLICIES)}, got {self.missing!r}"
+            )
+        if self.max_rank is not None and (
+            isinstance(self.max_rank, bool) or not isinstance(self.max_rank, int) or self.max_rank <= 0
+        ):
+            raise InvalidParameterError(
+                f"convention 'max_rank' must be a positive integer or None, got {self.max_rank!r}"
+            )
+        if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or self.rel != self.rel:
+            raise InvalidParameterError(f"convention 'rel' must be a number, got {self.rel!r}")
+        if not isinstance(self.judged_only, bool):
+            raise InvalidParameterError(
+                f"convention 'judged_only' must be True or False, got {self.judged_only!r}"
+            )
+
+    def as_params(self) -> dict[str, float | bool]:
+        """The conventions that metric parameters can default to."""
+        return {"rel": self.rel, "judged_only": self.judged_only}
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_ .\-]{0,127}$")
+
+
+def check_identifier(name: object, what: str) -> str:
+    """Accept a column/table name only if it is a plain identifier-like string.
+
+    >>> check_identifier("query_id", "query_id column")
+    'query_id'
+    >>> check_identifier("x'); DROP TABLE t; --", "table")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.UnsafeIdentifierError: table name "x'); DROP TABLE t; --" is not allowed: use letters, digits, '_', ' ', '.', '-' (starting with a letter or '_'), at most 128 characters
+    """
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise UnsafeIdentifierError(
+            f"{what} name {name!r} is not allowed: use letters, digits, '_', ' ', '.', '-' "
+            "(starting with a letter or '_'), at most 128 characters"
+        )
+    return name
+
+
+def quote_identifier(name: str) -> str:
+    """Double-quote an (already checked) identifier for SQL."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Column names of the run and the qrels (keyword-overridable everywhere)."""
+
+    query_id: str = "query_id"
+    doc_id: str = "doc_id"
+    score: str = "score"
+    relevance: str = "relevance"
+
+    def __post_init__(self) -> None:
+        for field in ("query_id", "doc_id", "score", "relevance"):
+            check_identifier(getattr(self, field), f"{field} column")

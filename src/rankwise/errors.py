@@ -1,0 +1,75 @@
+"""The exceptions and warnings rankwise raises.
+
+Every error names the problem, the offending value and, where there is a finite set of valid
+values, lists them (with the closest match first). All errors subclass :class:`RankwiseError`
+and also ``ValueError`` or ``TypeError`` so that generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class RankwiseError(Exception):
+    """Base class of every exception rankwise raises on purpose."""
+
+
+class UnknownMetricError(RankwiseError, ValueError):
+    """A metric string names no known metric."""
+
+
+class MetricSyntaxError(RankwiseError, ValueError):
+    """A metric string cannot be parsed (e.g. ``nDCG@@10``)."""
+
+
+class InvalidParameterError(RankwiseError, ValueError):
+    """A metric parameter or convention has an unknown name, a wrong type or a value out of range."""
+
+
+class MissingColumnError(RankwiseError, ValueError):
+    """A required input column is absent."""
+
+
+class ColumnTypeError(RankwiseError, TypeError):
+    """An input column has a data type rankwise cannot use (e.g. a string score)."""
+
+
+class InvalidValueError(RankwiseError, ValueError):
+    """An input holds values rankwise refuses: NULL/NaN ids or scores, NaN relevance."""
+
+
+class DuplicateDocumentError(RankwiseError, ValueError):
+    """The same document appears twice for one query in a run or in qrels."""
+
+
+class EmptyInputError(RankwiseError, ValueError):
+    """The run (or the qrels) has no rows."""
+
+
+class UnsupportedInputError(RankwiseError, TypeError):
+    """An input object or file is of a kind rankwise cannot read."""
+
+
+class UnsafeIdentifierError(RankwiseError, ValueError):
+    """A table or column name would not be safe to place in SQL."""
+
+
+class RankwiseWarning(UserWarning):
+    """Something the user should know about the data, e.g. run queries without judgments."""
+
+
+def closest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """Return the valid choices closest to ``value`` (case-insensitive), best first."""
+    options = list(dict.fromkeys(choices))
+    by_lower: dict[str, str] = {}
+    for option in options:
+        by_lower.setdefault(option.lower(), option)
+    found = difflib.get_close_matches(value.lower(), list(by_lower), n=n, cutoff=0.4)
+    return [by_lower[f] for f in found]
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """A ``" Did you mean 'x'?"`` suffix, or an empty string when nothing is close."""
+    best = closest(value, choices, n=1)
+    return f" Did you mean {best[0]!r}?" if best else ""

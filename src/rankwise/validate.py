@@ -1,0 +1,104 @@
+"""Input checks shared by every engine.
+
+Each engine reports what it found (column types, counts of NULL/NaN values, one duplicated
+pair) and the functions here turn that into one specific exception naming the column and the
+value. The engines never decide what is an error on their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rankwise.conventions import Columns
+from rankwise.errors import (
+    ColumnTypeError,
+    DuplicateDocumentError,
+    EmptyInputError,
+    InvalidValueError,
+    MissingColumnError,
+    closest,
+)
+
+TypeClass = Literal["string", "integer", "float", "other"]
+Kind = Literal["run", "qrels"]
+
+
+def value_column(kind: Kind, columns: Columns) -> str:
+    """The score column of a run, the relevance column of qrels."""
+    return columns.score if kind == "run" else columns.relevance
+
+
+def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], kind: Kind, columns: Columns) -> None:
+    """Raise if a required column is missing or has an unusable type.
+
+    ``found`` maps every column of the input to its type class, ``found_raw`` to the engine's
+    own type name (shown in messages).
+    """
+    value = value_column(kind, columns)
+    keyword = "score" if kind == "run" else "relevance"
+    for name, keyword_name in ((columns.query_id, "query_id"), (columns.doc_id, "doc_id"), (value, keyword)):
+        if name not in found:
+            near = closest(name, found)
+            hint = f" Did you mean {near[0]!r}? (pass {keyword_name}={near[0]!r})" if near else ""
+            raise MissingColumnError(
+                f"the {kind} has no column {name!r}.{hint} Columns found: {list(found)}"
+            )
+    for name in (columns.query_id, columns.doc_id):
+        if found[name] not in ("string", "integer"):
+            raise ColumnTypeError(
+                f"the {kind}'s id column {name!r} must hold strings or integers, "
+                f"found type {found_raw[name]}"
+            )
+    if found[value] not in ("integer", "float"):
+        raise ColumnTypeError(
+            f"the {kind}'s {keyword} column {value!r} must be numeric, found type {found_raw[value]}"
+        )
+
+
+@dataclass(frozen=True)
+class DataProfile:
+    """What an engine counted in one input."""
+
+    rows: int
+    null_query: int
+    null_doc: int
+    null_value: int
+    nan_value: int
+    duplicate: tuple[Any, Any] | None
+    """One (query_id, doc_id) pair that occurs more than once, if any."""
+
+
+def check_profile(profile: DataProfile, kind: Kind, columns: Columns) -> None:
+    """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, duplicated documents."""
+    if profile.rows == 0:
+        raise EmptyInputError(f"the {kind} is empty: it has no rows")
+    value = value_column(kind, columns)
+    for count, name in (
+        (profile.null_query, columns.query_id),
+        (profile.null_doc, columns.doc_id),
+        (profile.null_value, value),
+    ):
+        if count:
+            raise InvalidValueError(
+                f"the {kind}'s column {name!r} holds {count} NULL value(s); remove or fill them"
+            )
+    if profile.nan_value:
+        raise InvalidValueError(
+            f"the {kind}'s column {value!r} holds {profile.nan_value} NaN value(s); remove or fill them"
+        )
+    if profile.duplicate is not None:
+        q, d = profile.duplicate
+        raise DuplicateDocumentError(
+            f"the {kind} lists document {d!r} more than once for query {q!r} "
+            f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query"
+        )
+
+
+def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass], columns: Columns) -> tuple[bool, bool]:
+    """Whether (query_id, doc_id) must be cast to strings because run and qrels disagree."""
+    return (
+        run[columns.query_id] != qrels[columns.query_id],
+        run[columns.doc_id] != qrels[columns.doc_id],
+    )
