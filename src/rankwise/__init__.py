@@ -7,6 +7,7 @@ nDCG@10
 
 from __future__ import annotations
 
+from rankwise._duckdb.macros import register
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
     ColumnTypeError,
@@ -51,5 +52,6 @@ __all__ = [
     "get_spec",
     "parse_metric",
     "parse_metrics",
+    "register",
     "summarize",
 ]

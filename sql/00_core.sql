@@ -1,0 +1,36 @@
+-- rankwise core macros: gain, discount, relevance test, cutoff, safe division.
+-- Shared by every metric. Load order: 00_core, 10_ranking, 20_primitives, 90_evaluate.
+-- All macros are TEMP, so they install on read-only connections too.
+
+-- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).
+-- Unjudged (NULL) and non-positive relevance gain 0, as in trec_eval.
+CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
+    CASE
+        WHEN rel IS NULL OR rel <= 0 THEN 0.0::DOUBLE
+        WHEN kind = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
+        ELSE rel::DOUBLE
+    END;
+
+-- Rank discount. 'log2': log2(i + 1); 'jarvelin': max(1, log_b(i)) (Järvelin & Kekäläinen 2002).
+CREATE OR REPLACE TEMP MACRO rw_discount(rnk, kind, base) AS
+    CASE
+        WHEN kind = 'jarvelin' THEN greatest(1.0, ln(rnk::DOUBLE) / ln(base::DOUBLE))
+        ELSE log2(rnk::DOUBLE + 1.0)
+    END;
+
+-- A document is relevant when its relevance >= t; unjudged documents never are.
+CREATE OR REPLACE TEMP MACRO rw_is_rel(rel, t) AS coalesce(rel >= t, false);
+
+-- Rank i is inside the cutoff k (k NULL = no cutoff).
+CREATE OR REPLACE TEMP MACRO rw_within(rnk, k) AS (k IS NULL OR rnk <= k);
+
+-- a / b, and 0 where b = 0 (trec_eval's rule for IDCG = 0, R = 0, ...).
+CREATE OR REPLACE TEMP MACRO rw_div0(a, b) AS
+    CASE WHEN b = 0 THEN 0.0::DOUBLE ELSE a::DOUBLE / b::DOUBLE END;
+
+-- 1 / a, and 0 where a is NULL (reciprocal rank of "no relevant document").
+CREATE OR REPLACE TEMP MACRO rw_recip0(a) AS
+    CASE WHEN a IS NULL THEN 0.0::DOUBLE ELSE 1.0 / a::DOUBLE END;
+
+-- 1 where a > 0, else 0.
+CREATE OR REPLACE TEMP MACRO rw_positive(a) AS CASE WHEN a > 0 THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END;

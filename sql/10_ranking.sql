@@ -1,0 +1,53 @@
+-- rankwise ranking macros: turn a run into ranked rows, judgments into the ideal order.
+-- Tables (or views, or file paths readable by DuckDB) must have the columns
+--   run:   query_id, doc_id, score
+--   qrels: query_id, doc_id, relevance
+
+-- The run joined with its judgments and ranked per query (rnk = 1 is the top).
+-- ties: 'trec_eval' (score desc, then doc_id desc), 'doc_asc' (score desc, doc_id asc),
+--       'optimistic' / 'pessimistic' (among equal scores, most / least relevant first).
+-- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
+-- documents and rank again (trec_eval -J).
+CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eval', max_rank := NULL, judged_only := false) AS TABLE
+    WITH joined AS (
+        SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
+        FROM query_table(run_table) AS r
+        LEFT JOIN query_table(qrels_table) AS j
+            ON r.query_id = j.query_id AND r.doc_id = j.doc_id
+    ),
+    ranked AS (
+        SELECT *,
+            row_number() OVER (
+                PARTITION BY query_id
+                ORDER BY score DESC,
+                    CASE WHEN ties = 'optimistic' THEN coalesce(relevance, 0.0) END DESC,
+                    CASE WHEN ties = 'pessimistic' THEN coalesce(relevance, 0.0) END ASC,
+                    CASE WHEN ties = 'doc_asc' THEN doc_id END ASC,
+                    CASE WHEN ties <> 'doc_asc' THEN doc_id END DESC
+            ) AS rnk0
+        FROM joined
+    )
+    SELECT query_id, doc_id, score, relevance,
+        CASE WHEN judged_only
+            THEN row_number() OVER (PARTITION BY query_id ORDER BY rnk0)
+            ELSE rnk0
+        END AS rnk
+    FROM ranked
+    WHERE (max_rank IS NULL OR rnk0 <= max_rank)
+      AND (NOT judged_only OR relevance IS NOT NULL);
+
+-- Judgments with their rank in the ideal order (relevance descending): irank.
+CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table) AS TABLE
+    SELECT query_id, doc_id, relevance::DOUBLE AS relevance,
+        row_number() OVER (PARTITION BY query_id ORDER BY relevance DESC) AS irank
+    FROM query_table(qrels_table);
+
+-- Window: running count of relevant documents down the ranking of query qid.
+CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1 ELSE 0 END) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );
+
+-- Window: rank of each retrieved document in the ideal order of the retrieved list.
+CREATE OR REPLACE TEMP MACRO rw_ideal_rank(rel, qid) AS
+    row_number() OVER (PARTITION BY qid ORDER BY rw_gain(rel, 'linear') DESC);

@@ -1,0 +1,35 @@
+-- rankwise per-query primitives: aggregate macros used in a GROUP BY query_id over ranked rows
+-- (columns relevance and rank) or over judgments (relevance and ideal rank irank).
+-- Every metric is a formula over these (see rankwise/recipes.py); no metric has its own copy.
+
+-- Number of relevant documents (relevance >= t) at rank <= k (k NULL: all ranks).
+CREATE OR REPLACE TEMP MACRO rw_relret(rel, rnk, t, k) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t) AND rw_within(rnk, k)))::DOUBLE;
+
+-- Σ_{i <= k} gain(rel_i) / discount(i): DCG over retrieval ranks, IDCG over ideal ranks.
+CREATE OR REPLACE TEMP MACRO rw_dcg(rel, rnk, k, gain, discount, base) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN rw_gain(rel, gain) / rw_discount(rnk, discount, base)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{i <= k} gain(rel_i).
+CREATE OR REPLACE TEMP MACRO rw_cg(rel, rnk, k, gain) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN rw_gain(rel, gain) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{i <= k, relevant} cumrel_i / i, with cumrel from rw_cum_rel (the sum in AP).
+CREATE OR REPLACE TEMP MACRO rw_ap_sum(rel, rnk, cumrel, t, k) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+                      THEN cumrel::DOUBLE / rnk::DOUBLE
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Smallest rank <= k holding a relevant document (NULL when none).
+CREATE OR REPLACE TEMP MACRO rw_first_rel(rel, rnk, t, k) AS
+    (min(rnk) FILTER (WHERE rw_is_rel(rel, t) AND rw_within(rnk, k)))::DOUBLE;
+
+-- Number of relevant documents at rank <= depth (depth: a column, e.g. R for R-precision).
+CREATE OR REPLACE TEMP MACRO rw_relret_at(rel, rnk, t, depth) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t) AND rnk <= depth))::DOUBLE;
+
+-- Number of relevant documents (over judgments: R).
+CREATE OR REPLACE TEMP MACRO rw_nrel(rel, t) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t)))::DOUBLE;

@@ -1,0 +1,292 @@
+"""The DuckDB engine: every number is computed in SQL by the ``rw_*`` macros of ``sql/``.
+
+Python only (1) exposes the inputs as views with the standard column names, (2) runs the
+shared input checks, and (3) compiles each metric's recipe (:mod:`rankwise.recipes`) into one
+SQL statement of macro calls. Parameter values reach SQL only as validated literals and names
+only as checked, quoted identifiers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from rankwise._duckdb.macros import register
+from rankwise.conventions import Columns, Conventions, quote_identifier
+from rankwise.errors import InvalidParameterError, UnsupportedInputError
+from rankwise.io import detect_format, read_trec, to_lazyframe
+from rankwise.metric import Metric
+from rankwise.recipes import RUN_NULL_WHEN_EMPTY, Arg, Const, Fn, Node, QrelsAgg, RunAgg, leaves, recipe
+from rankwise.validate import (
+    DataProfile,
+    Kind,
+    TypeClass,
+    check_profile,
+    check_schema,
+    ids_as_strings,
+    value_column,
+)
+
+_counter = itertools.count()
+
+
+def literal(value: Arg) -> str:
+    """A validated Python value as a SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"parameter value must be finite, got {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise InvalidParameterError(f"cannot pass {value!r} to SQL")
+
+
+def type_class(sql_type: str) -> TypeClass:
+    t = sql_type.upper()
+    if t in ("VARCHAR", "STRING", "TEXT") or t.startswith("VARCHAR") or t.startswith("ENUM"):
+        return "string"
+    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+             "UINTEGER", "UBIGINT", "UHUGEINT"):
+        return "integer"
+    if t in ("FLOAT", "DOUBLE", "REAL") or t.startswith("DECIMAL"):
+        return "float"
+    return "other"
+
+
+def _source(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns) -> str:
+    """Expose an input to SQL; returns a FROM-clause fragment."""
+    if isinstance(obj, (str, os.PathLike)):
+        path = Path(obj)
+        if not path.exists():
+            raise UnsupportedInputError(f"no such file: {str(path)!r}")
+        if path.is_dir():
+            raise UnsupportedInputError(
+                f"{str(path)!r} is a folder; pass a file (folders and globs are not supported yet)"
+            )
+        fmt = detect_format(path)
+        if fmt == "parquet":
+            return f"read_parquet({literal(str(path))})"
+        if fmt in ("csv", "tsv"):
+            sep = literal("," if fmt == "csv" else "\t")
+            return f"read_csv({literal(str(path))}, header = true, delim = {sep})"
+        obj = read_trec(path, kind, columns)
+    name = f"rw_input_{kind}_{next(_counter)}"
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
+        con.register(name, obj)
+    elif type(obj).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+        con.register(name, obj.fetch_arrow_table())
+    else:
+        con.register(name, to_lazyframe(obj, kind, columns))
+    return quote_identifier(name)
+
+
+def _view(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns) -> tuple[str, dict[str, TypeClass]]:
+    """A raw view of the input; returns its name and column type classes (schema checked)."""
+    src = _source(con, obj, kind, columns)
+    raw = f"rw_raw_{kind}_{next(_counter)}"
+    con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
+    rel = con.sql(f"SELECT * FROM {quote_identifier(raw)} LIMIT 0")
+    raw_types = {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
+    classes = {c: type_class(t) for c, t in raw_types.items()}
+    check_schema(classes, raw_types, kind, columns)
+    return raw, classes
+
+
+def _normalise(
+    con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool
+) -> str:
+    """A view with the standard column names (query_id, doc_id, score | relevance)."""
+    name = f"rw_{kind}_{next(_counter)}"
+    qi = quote_identifier(columns.query_id)
+    di = quote_identifier(columns.doc_id)
+    vi = quote_identifier(value_column(kind, columns))
+    out_value = "score" if kind == "run" else "relevance"
+    con.execute(
+        f"CREATE TEMP VIEW {quote_identifier(name)} AS SELECT "
+        f"{qi}{'::VARCHAR' if q_str else ''} AS query_id, "
+        f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
+        f"{vi}::DOUBLE AS {out_value} FROM {quote_identifier(raw)}"
+    )
+    return name
+
+
+def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns) -> None:
+    v = quote_identifier(view)
+    value = "score" if kind == "run" else "relevance"
+    row = con.sql(
+        f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
+        f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
+        f"count(*) FILTER (WHERE isnan({value})) FROM {v}"
+    ).fetchall()[0]
+    dup = con.sql(
+        f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
+        f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
+    ).fetchall()
+    check_profile(
+        DataProfile(
+            rows=row[0], null_query=row[1], null_doc=row[2], null_value=row[3], nan_value=row[4],
+            duplicate=(dup[0][0], dup[0][1]) if dup else None,
+        ),
+        kind,
+        columns,
+    )
+
+
+# -- recipe compilation -----------------------------------------------------------------------
+
+_RUN_SQL: dict[str, str] = {
+    "count": "count(*)::DOUBLE",
+    "relret": "rw_relret(relevance, rnk, {0}, {1})",
+    "dcg": "rw_dcg(relevance, rnk, {0}, {1}, {2}, {3})",
+    "cg": "rw_cg(relevance, rnk, {0}, {1})",
+    "ideal_dcg_run": "rw_dcg(relevance, irank_run, {0}, {1}, {2}, {3})",
+    "ap_sum": "rw_ap_sum(relevance, rnk, {cumrel}, {0}, {1})",
+    "first_rel": "rw_first_rel(relevance, rnk, {0}, {1})",
+    "relret_at_nrel": "rw_relret_at(relevance, rnk, {0}, {nrel})",
+}
+_QRELS_SQL: dict[str, str] = {
+    "nrel": "rw_nrel(relevance, {0})",
+    "idcg": "rw_dcg(relevance, irank, {0}, {1}, {2}, {3})",
+}
+_FN_SQL: dict[str, str] = {
+    "div0": "rw_div0({0}, {1})",
+    "recip0": "rw_recip0({0})",
+    "positive": "rw_positive({0})",
+    "div": "({0}) / ({1})",
+}
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.qaggs: dict[QrelsAgg, str] = {}
+        self.parts: dict[bool, dict[RunAgg, str]] = {}
+        self.rowcols: dict[bool, dict[str, str]] = {}
+        self.cumrel: dict[Arg, str] = {}
+
+    def cumrel_col(self, threshold: Arg) -> str:
+        return self.cumrel.setdefault(threshold, f"cumrel{len(self.cumrel)}")
+
+    def qrels_col(self, node: QrelsAgg) -> str:
+        return self.qaggs.setdefault(node, f"q{len(self.qaggs)}")
+
+    def run_col(self, node: RunAgg, part: bool) -> str:
+        aggs = self.parts.setdefault(part, {})
+        rows = self.rowcols.setdefault(part, {})
+        if node not in aggs:
+            if node.op == "ap_sum":
+                rows.setdefault(self.cumrel_col(node.args[0]), f"rw_cum_rel(relevance, {literal(node.args[0])}, query_id, rnk)")
+            if node.op == "ideal_dcg_run":
+                rows.setdefault("irank_run", "rw_ideal_rank(relevance, query_id)")
+            if node.op == "relret_at_nrel":
+                self.qrels_col(QrelsAgg("nrel", node.args))
+            aggs[node] = f"r{int(part)}_{len(aggs)}"
+        return aggs[node]
+
+    def run_sql(self, node: RunAgg) -> str:
+        extra: dict[str, str] = {}
+        if node.op == "ap_sum":
+            extra["cumrel"] = self.cumrel_col(node.args[0])
+        if node.op == "relret_at_nrel":
+            extra["nrel"] = self.qaggs[QrelsAgg("nrel", node.args)]
+        return _RUN_SQL[node.op].format(*map(literal, node.args), **extra)
+
+    def final(self, node: Node, part: bool) -> str:
+        if isinstance(node, Const):
+            return literal(node.value)
+        if isinstance(node, QrelsAgg):
+            return f"qs.{self.qrels_col(node)}"
+        if isinstance(node, RunAgg):
+            col = f"ag{int(part)}.{self.run_col(node, part)}"
+            return col if node.op in RUN_NULL_WHEN_EMPTY else f"coalesce({col}, 0.0)"
+        return _FN_SQL[node.op].format(*(self.final(a, part) for a in node.args))
+
+
+def build_sql(
+    metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str
+) -> str:
+    """One SQL statement computing every metric per query from two normalised views."""
+    params = conv.as_params()
+    comp = _Compiler()
+    outputs: list[str] = []
+    for m in metrics:
+        part = bool(m.resolve(params).get("judged_only", False))
+        tree = recipe(m, params)
+        for leaf in leaves(tree):  # register run primitives first so their row columns exist
+            if isinstance(leaf, RunAgg):
+                comp.run_col(leaf, part)
+        outputs.append(f"({comp.final(tree, part)})::DOUBLE AS {quote_identifier(m.label)}")
+
+    qaggs = ", ".join(
+        f"{_QRELS_SQL[n.op].format(*map(literal, n.args))} AS {c}" for n, c in comp.qaggs.items()
+    )
+    ctes = [
+        "qs AS (SELECT query_id, count(*) AS n_judged"
+        + (", " + qaggs if qaggs else "")
+        + f" FROM rw_judgments({literal(qrels_view)}) GROUP BY query_id)"
+    ]
+    base = "qs"
+    if conv.missing == "ignore":
+        ctes.append(
+            f"base AS (SELECT qs.* FROM qs SEMI JOIN (SELECT DISTINCT query_id FROM "
+            f"{quote_identifier(run_view)}) AS present USING (query_id))"
+        )
+        base = "base"
+    joins = []
+    for part, aggs in comp.parts.items():
+        rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
+        ranked = (
+            f"rw_ranked({literal(run_view)}, {literal(qrels_view)}, ties := {literal(conv.ties)}, "
+            f"max_rank := {literal(conv.max_rank)}, judged_only := {literal(part)})"
+        )
+        ctes.append(
+            f"rows{int(part)} AS (SELECT r.*, qs.* EXCLUDE (query_id){rowcols} "
+            f"FROM {ranked} AS r JOIN qs USING (query_id))"
+        )
+        sel = ", ".join(f"{comp.run_sql(n)} AS {c}" for n, c in aggs.items())
+        ctes.append(f"ag{int(part)} AS (SELECT query_id, {sel} FROM rows{int(part)} GROUP BY query_id)")
+        joins.append(f"LEFT JOIN ag{int(part)} USING (query_id)")
+    return (
+        "WITH " + ",\n".join(ctes)
+        + f"\nSELECT query_id AS {quote_identifier(columns.query_id)}, "
+        + ", ".join(outputs)
+        + f"\nFROM {base} AS qs " + " ".join(joins)
+        + "\nORDER BY 1"
+    )
+
+
+def evaluate_duckdb(
+    run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns
+) -> tuple[pl.DataFrame, int]:
+    """Per-query values computed by DuckDB, and the number of run queries without judgments."""
+    con = duckdb.connect()
+    try:
+        register(con)
+        run_raw, run_types = _view(con, run, "run", columns)
+        qrels_raw, qrels_types = _view(con, qrels, "qrels", columns)
+        q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+        run_view = _normalise(con, run_raw, "run", columns, q_str, d_str)
+        qrels_view = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
+        _check_data(con, run_view, "run", columns)
+        _check_data(con, qrels_view, "qrels", columns)
+        sql = build_sql(metrics, conv, columns, run_view, qrels_view)
+        result = con.sql(sql).pl()
+        unjudged = con.sql(
+            f"SELECT count(*) FROM (SELECT DISTINCT query_id FROM {quote_identifier(run_view)}) "
+            f"ANTI JOIN (SELECT DISTINCT query_id FROM {quote_identifier(qrels_view)}) USING (query_id)"
+        ).fetchall()
+        return result, int(unjudged[0][0])
+    finally:
+        con.close()
