@@ -8,6 +8,19 @@ nDCG@10
 from __future__ import annotations
 
 from rankwise._duckdb.macros import register
+from rankwise._polars import namespace as _namespace  # registers the .ir namespaces
+from rankwise._polars.expr import (
+    average_precision,
+    cg,
+    dcg,
+    idcg,
+    ndcg,
+    precision,
+    r_precision,
+    recall,
+    reciprocal_rank,
+    success,
+)
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
     ColumnTypeError,
@@ -29,6 +42,8 @@ from rankwise.registry import SPECS, all_names, get_spec
 
 __version__ = "0.1.0"
 
+del _namespace
+
 __all__ = [
     "SPECS",
     "ColumnTypeError",
@@ -48,10 +63,20 @@ __all__ = [
     "UnsupportedInputError",
     "__version__",
     "all_names",
+    "average_precision",
+    "cg",
+    "dcg",
     "evaluate",
     "get_spec",
+    "idcg",
+    "ndcg",
     "parse_metric",
     "parse_metrics",
+    "precision",
+    "r_precision",
+    "recall",
+    "reciprocal_rank",
     "register",
+    "success",
     "summarize",
 ]

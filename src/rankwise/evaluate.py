@@ -59,16 +59,11 @@ def evaluate(
     >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"],
     ...                     "score": [2.0, 1.0, 1.0]})
     >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
-    >>> rw.evaluate(run, qrels, ["nDCG@10", "RR"])
-    shape: (2, 3)
-    ┌──────────┬──────────┬─────┐
-    │ query_id ┆ nDCG@10  ┆ RR  │
-    │ ---      ┆ ---      ┆ --- │
-    │ str      ┆ f64      ┆ f64 │
-    ╞══════════╪══════════╪═════╡
-    │ q1       ┆ 0.63093  ┆ 0.5 │
-    │ q2       ┆ 1.0      ┆ 1.0 │
-    └──────────┴──────────┴─────┘
+    >>> result = rw.evaluate(run, qrels, ["nDCG@10", "RR"])
+    >>> result.columns
+    ['query_id', 'nDCG@10', 'RR']
+    >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
+    (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
     parsed = parse_metrics(metrics)
     conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
@@ -107,15 +102,8 @@ def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None)
     >>> import polars as pl, rankwise as rw
     >>> per_query = pl.DataFrame({"query_id": ["a", "b"], "AP": [0.5, 0.0], "GMAP": [0.5, 0.0],
     ...                           "NumQ": [1.0, 1.0]})
-    >>> rw.summarize(per_query)
-    shape: (1, 3)
-    ┌──────┬──────────┬──────┐
-    │ AP   ┆ GMAP     ┆ NumQ │
-    │ ---  ┆ ---      ┆ ---  │
-    │ f64  ┆ f64      ┆ f64  │
-    ╞══════╪══════════╪══════╡
-    │ 0.25 ┆ 0.002236 ┆ 2.0  │
-    └──────┴──────────┴──────┘
+    >>> rw.summarize(per_query).to_dicts()
+    [{'AP': 0.25, 'GMAP': 0.0022360679774997894, 'NumQ': 2.0}]
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     aggs: list[pl.Expr] = []

@@ -1,0 +1,67 @@
+"""Shared fixtures: one test body runs on every engine (Polars eager, Polars lazy, DuckDB)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+
+ENGINES = ("polars", "polars-lazy", "duckdb")
+
+Evaluate = Callable[..., pl.DataFrame]
+
+
+def _conformance_dir() -> Path:
+    env = os.environ.get("RANKWISE_CONFORMANCE")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    # ../shared/conformance/trec_eval beside the project's root
+    return here.parents[2] / "shared" / "conformance" / "trec_eval"
+
+
+CONFORMANCE = _conformance_dir()
+
+
+def run_on(engine: str, run: Any, qrels: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
+    """Evaluate through one engine's public entry point."""
+    if engine == "polars":
+        return rw.evaluate(run, qrels, metrics, engine="polars", **kw)
+    if engine == "polars-lazy":
+        lf = run.lazy() if isinstance(run, pl.DataFrame) else rw.io.to_lazyframe(run, "run", rw.Columns(**{
+            k: v for k, v in kw.items() if k in ("query_id", "doc_id", "score", "relevance")
+        }))
+        out = lf.ir.evaluate(qrels, metrics, **kw)
+        assert isinstance(out, pl.LazyFrame)
+        return out.collect()
+    if engine == "duckdb":
+        return rw.evaluate(run, qrels, metrics, engine="duckdb", **kw)
+    raise ValueError(engine)
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def evaluate(engine: str) -> Evaluate:
+    """``evaluate(run, qrels, metrics, **conventions)`` on the parametrized engine."""
+
+    def call(run: Any, qrels: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
+        return run_on(engine, run, qrels, metrics, **kw)
+
+    return call
+
+
+@pytest.fixture
+def conformance() -> Path:
+    if not CONFORMANCE.is_dir():
+        pytest.fail(f"trec_eval conformance files not found at {CONFORMANCE} (set RANKWISE_CONFORMANCE)")
+    return CONFORMANCE
