@@ -7,7 +7,8 @@
 -- ties: 'trec_eval' (score desc, then doc_id desc), 'doc_asc' (score desc, doc_id asc),
 --       'optimistic' / 'pessimistic' (among equal scores, most / least relevant first).
 -- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
--- documents and rank again (trec_eval -J).
+-- documents and those judged negative (trec_eval 10: "in the pool but unjudged") and rank
+-- again (trec_eval -J).
 CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eval', max_rank := NULL, judged_only := false) AS TABLE
     WITH joined AS (
         SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
@@ -34,7 +35,7 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eva
         END AS rnk
     FROM ranked
     WHERE (max_rank IS NULL OR rnk0 <= max_rank)
-      AND (NOT judged_only OR relevance IS NOT NULL);
+      AND (NOT judged_only OR relevance >= 0);
 
 -- Judgments with their rank in the ideal order (relevance descending): irank.
 CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table) AS TABLE

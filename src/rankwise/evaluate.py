@@ -21,7 +21,7 @@ def _warn_unjudged(count: int) -> None:
     if count:
         warnings.warn(
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
-            "and was not scored (as in trec_eval)",
+            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
             RankwiseWarning,
             stacklevel=3,
         )

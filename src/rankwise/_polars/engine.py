@@ -130,7 +130,9 @@ def ranked(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.LazyFrame
     if conv.max_rank is not None:
         rows = rows.filter(pl.col(RANK) <= conv.max_rank)
     if judged_only:
-        rows = rows.filter(pl.col(REL).is_not_null()).with_columns(_rank_here())
+        # trec_eval -J: unjudged documents, and those judged negative (trec_eval 10 reads a
+        # negative judgment as "in the pool but unjudged"), leave the ranking.
+        rows = rows.filter(pl.col(REL) >= 0).with_columns(_rank_here())
     return rows
 
 

@@ -1,0 +1,46 @@
+"""Hypothesis strategies: random runs and qrels with ties, unjudged documents, graded and
+negative relevance, queries without relevant documents and queries missing on either side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+from hypothesis import strategies as st
+
+QUERY_IDS = ["q1", "q2", "Q3", "q10", "301"]
+DOC_IDS = ["d1", "d2", "D3", "d10", "d9", "a", "B", "zz", "doc-5", "Doc_6", "x1", "x2"]
+SCORES = [0.0, 0.5, 1.0, 1.5, 2.0, -1.0]
+
+
+@dataclass
+class Case:
+    run: dict[str, dict[str, float]]
+    qrels: dict[str, dict[str, int]]
+
+    def run_frame(self) -> pl.DataFrame:
+        rows = [(q, d, s) for q, docs in self.run.items() for d, s in docs.items()]
+        return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
+
+    def qrels_frame(self) -> pl.DataFrame:
+        rows = [(q, d, r) for q, docs in self.qrels.items() for d, r in docs.items()]
+        return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+
+
+@st.composite
+def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Case:
+    """Random (run, qrels). ``nonnegative``: relevance 0..3 only, for pytrec-eval-terrier,
+    whose trec_eval 9.x writes out of bounds on negative judgments (see test_reference.py)."""
+    run_queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
+    qrels_queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
+    docs = DOC_IDS[:max_docs]
+    score = st.one_of(st.sampled_from(SCORES), st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 3)))
+    run = {
+        q: draw(st.dictionaries(st.sampled_from(docs), score, min_size=1, max_size=len(docs)))
+        for q in run_queries
+    }
+    qrels = {
+        q: draw(st.dictionaries(st.sampled_from(docs), st.integers(0 if nonnegative else -1, 3), min_size=1, max_size=len(docs)))
+        for q in qrels_queries
+    }
+    return Case(run, qrels)

@@ -1,0 +1,178 @@
+"""Hand-computed golden values (../shared/MISSION.md worked examples and edge cases), one test
+body on every engine."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+from tests.conftest import Evaluate
+
+LOG2_3 = math.log2(3)
+
+
+def ranked(rels: list[int | None], qrels: dict[str, int] | None = None, query: str = "q") -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run whose i-th document (score descending) has relevance rels[i] (None = unjudged);
+    qrels hold those judgments plus any extra ``qrels`` documents not retrieved."""
+    n = len(rels)
+    run = pl.DataFrame({"query_id": [query] * n, "doc_id": [f"d{i:03d}" for i in range(n)], "score": [float(n - i) for i in range(n)]})
+    judged = [(query, f"d{i:03d}", r) for i, r in enumerate(rels) if r is not None]
+    judged += [(query, d, r) for d, r in (qrels or {}).items()]
+    q = pl.DataFrame(judged, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+    return run, q
+
+
+def value(evaluate: Evaluate, rels: list[int | None], metric: str, qrels: dict[str, int] | None = None, **kw: object) -> float:
+    run, q = ranked(rels, qrels)
+    out = evaluate(run, q, [metric], **kw)
+    assert out.height == 1
+    return float(out[metric][0])
+
+
+@pytest.mark.parametrize(
+    ("rels", "expected"),
+    [([1, 0], 1.0), ([0, 1], 0.6309297535714575)],
+)
+def test_usual_dcg_discount_is_not_off_by_one(evaluate: Evaluate, rels: list[int], expected: float) -> None:
+    assert value(evaluate, rels, "DCG") == pytest.approx(expected, abs=1e-12)
+
+
+def test_jarvelin_weighs_ranks_one_and_two_the_same(evaluate: Evaluate) -> None:
+    assert value(evaluate, [1, 0], "DCG(discount='jarvelin')") == 1.0
+    assert value(evaluate, [0, 1], "DCG(discount='jarvelin')") == 1.0
+    # base 3: ranks 1, 2 undiscounted, rank 3 divided by log_3(3) = 1, rank 9 by 2
+    assert value(evaluate, [0, 0, 0, 0, 0, 0, 0, 0, 1], "DCG(discount='jarvelin', base=3)") == pytest.approx(0.5, abs=1e-12)
+
+
+def test_idcg_at_4(evaluate: Evaluate) -> None:
+    expected = 3 + 2 / LOG2_3 + 2 / 2 + 1 / math.log2(5)
+    # MISSION.md quotes 5.69253 ("rounded"); the exact value 5.6925361 truncates to it
+    assert abs(expected - 5.69253) < 1e-5
+    got = value(evaluate, [0], "IDCG@4", qrels={"x1": 3, "x2": 2, "x3": 2, "x4": 1})
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+TEN = [5, 3, 3, 3, 3, 3, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("ranking", "jarvelin", "exponential"),
+    [
+        ([5, 3, 3, 3, 3, 3, 0, 0, 0, 0], 1.00, 1.00),
+        ([3, 3, 3, 3, 3, 0, 0, 0, 0, 5], 0.88, 0.63),
+        ([5, 0, 0, 0, 0, 3, 3, 3, 3, 3], 0.73, 0.89),
+    ],
+)
+def test_mission_ten_document_table(evaluate: Evaluate, ranking: list[int], jarvelin: float, exponential: float) -> None:
+    # every one of the ten documents is judged; the ideal comes from the same ten
+    j = value(evaluate, ranking, "nDCG(discount='jarvelin', base=2)")
+    e = value(evaluate, ranking, "nDCG(gain='exponential')")
+    assert round(j, 2) == jarvelin
+    assert round(e, 2) == exponential
+    # and by hand, independently of the engines
+    def dcg(rels: list[int], gain: str, disc: str) -> float:
+        g = (lambda r: r) if gain == "linear" else (lambda r: 2**r - 1)
+        d = (lambda i: max(1.0, math.log2(i))) if disc == "jarvelin" else (lambda i: math.log2(i + 1))
+        return sum(g(r) / d(i) for i, r in enumerate(rels, start=1))
+    ideal = sorted(TEN, reverse=True)
+    assert j == pytest.approx(dcg(ranking, "linear", "jarvelin") / dcg(ideal, "linear", "jarvelin"), abs=1e-12)
+    assert e == pytest.approx(dcg(ranking, "exp", "log2") / dcg(ideal, "exp", "log2"), abs=1e-12)
+
+
+def test_ideal_from_run_overstates_when_relevant_documents_are_missed(evaluate: Evaluate) -> None:
+    # retrieved [1, 0]; a relevance-3 document was never retrieved
+    from_qrels = value(evaluate, [1, 0], "nDCG@2", qrels={"missed": 3})
+    from_run = value(evaluate, [1, 0], "nDCG(ideal='run')@2", qrels={"missed": 3})
+    assert from_run == 1.0
+    assert from_qrels == pytest.approx(1 / (3 + 1 / LOG2_3), abs=1e-12)
+    assert value(evaluate, [0, 1], "IDCG(ideal='run')", qrels={"missed": 3}) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "rels", "expected"),
+    [
+        ("P@5", [1, 0, 1], 2 / 5),  # denominator k even when fewer were retrieved
+        ("P@2", [1, 0, 1], 1 / 2),
+        ("R@2", [1, 0, 1, 0], 1 / 2),
+        ("R", [1, 0, 1, 0], 1.0),
+        ("Success@1", [0, 1], 0.0),
+        ("Success@2", [0, 1], 1.0),
+        ("RR", [0, 0, 2], 1 / 3),
+        ("RR@2", [0, 0, 2], 0.0),
+        ("RR(rel=2)", [1, 2], 0.5),
+        ("AP", [1, 0, 1], (1 + 2 / 3) / 2),
+        ("AP@2", [1, 0, 1], 1 / 2),  # denominator: all relevant in the qrels
+        ("Rprec", [0, 1, 1, 0], 1 / 2),
+        ("CG@3", [3, None, 2, 5], 5.0),
+        ("CG", [3, -1, 2], 5.0),  # negative relevance gains 0, as in trec_eval's nDCG
+        ("DCG(gain='exponential')@2", [2, 1], 3 + 1 / LOG2_3),
+        ("nDCG@1", [0, 2], 0.0),
+        ("NumRet", [1, None, 0], 3.0),
+        ("NumRel", [1, None, 0, 2], 2.0),
+        ("NumRelRet", [1, None, 0, 2], 2.0),
+        ("NumRel(rel=2)", [1, None, 0, 2], 1.0),
+        ("NumQ", [0], 1.0),
+        ("P@3", [None, None, 1], 1 / 3),
+        ("P(judged_only=True)@1", [None, None, 1], 1.0),
+    ],
+)
+def test_golden_values(evaluate: Evaluate, metric: str, rels: list[int | None], expected: float) -> None:
+    assert value(evaluate, rels, metric) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["nDCG", "nDCG@10", "AP", "RR", "R@10", "Rprec", "P@3", "GMAP", "Success@3"])
+def test_query_with_nothing_relevant_scores_its_empty_value(evaluate: Evaluate, metric: str) -> None:
+    spec = rw.parse_metric(metric).spec
+    assert value(evaluate, [0, 0, None, -1], metric) == spec.empty_value == 0.0
+
+
+def test_k_past_the_list_is_the_whole_list(evaluate: Evaluate) -> None:
+    assert value(evaluate, [2, 0, 1], "nDCG@1000") == value(evaluate, [2, 0, 1], "nDCG")
+    assert value(evaluate, [2, 0, 1], "AP@1000") == value(evaluate, [2, 0, 1], "AP")
+
+
+def test_conventions_max_rank_and_rel(evaluate: Evaluate) -> None:
+    assert value(evaluate, [0, 0, 1], "NumRet", max_rank=2) == 2.0
+    assert value(evaluate, [0, 0, 1], "RR", max_rank=2) == 0.0
+    assert value(evaluate, [1, 2], "RR", rel=2) == 0.5
+    assert value(evaluate, [1, 2], "RR(rel=1)", rel=2) == 1.0  # the metric's own parameter wins
+
+
+@pytest.mark.parametrize(
+    ("ties", "expected_rr"),
+    [("trec_eval", 1 / 2), ("doc_asc", 1.0), ("optimistic", 1.0), ("pessimistic", 1 / 2)],
+)
+def test_tie_policies(evaluate: Evaluate, ties: str, expected_rr: float) -> None:
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    assert evaluate(run, qrels, ["RR"], ties=ties)["RR"][0] == expected_rr
+
+
+def test_gmap_forms() -> None:
+    per_query = pl.DataFrame({"query_id": ["a", "b", "c"], "GMAP": [0.5, 0.0, 0.2], "GMAP(form='shifted', eps=0.01)": [0.5, 0.0, 0.2]})
+    s = rw.summarize(per_query).row(0, named=True)
+    assert s["GMAP"] == pytest.approx(math.exp((math.log(0.5) + math.log(1e-5) + math.log(0.2)) / 3), abs=1e-15)
+    assert s["GMAP(form='shifted', eps=0.01)"] == pytest.approx((0.51 * 0.01 * 0.21) ** (1 / 3) - 0.01, abs=1e-15)
+
+
+def test_summarize_sums_counts_and_means_the_rest(evaluate: Evaluate) -> None:
+    run, q = ranked([1, 0, 1])
+    run2, q2 = ranked([0, 1], query="r")
+    out = evaluate(pl.concat([run, run2]), pl.concat([q, q2]), ["NumRet", "NumQ", "P@1"])
+    assert rw.summarize(out).row(0, named=True) == {"NumRet": 5.0, "NumQ": 2.0, "P@1": 0.5}
+
+
+def test_negative_relevance_follows_trec_eval_10(evaluate: Evaluate) -> None:
+    """trec_eval 10 (form_res_rels.c, m_ndcg.c): a negative judgment is "in the pool but
+    unjudged": never relevant, gain 0 in DCG and IDCG, still retrieved, and dropped by -J."""
+    rels = [-1, 2, -2, 1]
+    assert value(evaluate, rels, "NumRet") == 4.0
+    assert value(evaluate, rels, "NumRel") == 2.0
+    assert value(evaluate, rels, "DCG") == pytest.approx(2 / LOG2_3 + 1 / math.log2(5), abs=1e-12)
+    assert value(evaluate, rels, "IDCG") == pytest.approx(2 + 1 / LOG2_3, abs=1e-12)
+    assert value(evaluate, rels, "NumRet(judged_only=True)") == 2.0
+    assert value(evaluate, rels, "P(judged_only=True)@1") == 1.0
+    assert value(evaluate, rels, "AP", judged_only=True) == 1.0
