@@ -82,6 +82,12 @@ def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
         ) from exc
 
 
+def duckdb_arrow(relation: Any) -> Any:
+    """A DuckDB relation's rows as a pyarrow Table (``to_arrow_table`` on DuckDB >= 1.4)."""
+    method = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return method()
+
+
 def to_lazyframe(obj: Any, kind: Kind, columns: Columns) -> pl.LazyFrame:
     """Turn any accepted input into a Polars LazyFrame (paths are scanned lazily)."""
     if isinstance(obj, pl.LazyFrame):
@@ -106,7 +112,7 @@ def to_lazyframe(obj: Any, kind: Kind, columns: Columns) -> pl.LazyFrame:
     if module == "pandas":
         return pl.from_pandas(obj).lazy()
     if module in ("duckdb", "_duckdb"):
-        return pl.from_arrow(obj.fetch_arrow_table()).lazy()  # type: ignore[union-attr]
+        return pl.from_arrow(duckdb_arrow(obj)).lazy()  # type: ignore[union-attr]
     raise UnsupportedInputError(
         f"cannot read a {kind} from {type(obj).__module__}.{type(obj).__name__}: pass a Polars "
         "DataFrame/LazyFrame, a pyarrow Table, a pandas DataFrame, a DuckDB relation, or a path "

@@ -21,7 +21,7 @@ import polars as pl
 from rankwise._duckdb.macros import register
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError, UnsupportedInputError
-from rankwise.io import detect_format, read_trec, to_lazyframe
+from rankwise.io import detect_format, duckdb_arrow, read_trec, to_lazyframe
 from rankwise.metric import Metric
 from rankwise.recipes import RUN_NULL_WHEN_EMPTY, Arg, Const, Fn, Node, QrelsAgg, RunAgg, leaves, recipe
 from rankwise.validate import (
@@ -87,7 +87,7 @@ def _source(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Colum
     if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
         con.register(name, obj)
     elif type(obj).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-        con.register(name, obj.fetch_arrow_table())
+        con.register(name, duckdb_arrow(obj))
     else:
         con.register(name, to_lazyframe(obj, kind, columns))
     return quote_identifier(name)

@@ -1,0 +1,155 @@
+"""Bad input raises a specific rankwise exception naming the problem and the value, on every
+engine; never a raw engine traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+from tests.conftest import Evaluate
+
+RUN = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+QRELS = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+
+
+def test_missing_column_lists_the_columns_found(evaluate: Evaluate) -> None:
+    with pytest.raises(rw.MissingColumnError, match=r"no column 'score'.*Columns found: \['query_id', 'doc_id', 'sc'\]"):
+        evaluate(RUN.rename({"score": "sc"}), QRELS, ["P@1"])
+    with pytest.raises(rw.MissingColumnError, match=r"qrels has no column 'relevance'.*Did you mean 'rel'"):
+        evaluate(RUN, QRELS.rename({"relevance": "rel"}), ["P@1"])
+
+
+def test_column_names_can_be_overridden(evaluate: Evaluate) -> None:
+    run = RUN.rename({"query_id": "qid", "doc_id": "docno", "score": "sim"})
+    qrels = QRELS.rename({"query_id": "qid", "doc_id": "docno", "relevance": "grade"})
+    out = evaluate(run, qrels, ["P@1"], query_id="qid", doc_id="docno", score="sim", relevance="grade")
+    assert out.columns == ["qid", "P@1"]
+    assert out.row(0) == ("q", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("frame", "which", "match"),
+    [
+        (RUN.with_columns(pl.col("score").cast(pl.String)), "run", r"run's score column 'score' must be numeric, found type (String|VARCHAR)"),
+        (QRELS.with_columns(pl.col("relevance").cast(pl.String)), "qrels", r"qrels's relevance column 'relevance' must be numeric"),
+        (RUN.with_columns(query_id=pl.Series([True, False])), "run", r"id column 'query_id' must hold strings or integers"),
+    ],
+)
+def test_mistyped_columns(evaluate: Evaluate, frame: pl.DataFrame, which: str, match: str) -> None:
+    with pytest.raises(rw.ColumnTypeError, match=match):
+        if which == "run":
+            evaluate(frame, QRELS, ["P@1"])
+        else:
+            evaluate(RUN, frame, ["P@1"])
+
+
+@pytest.mark.parametrize(
+    ("run", "qrels", "match"),
+    [
+        (RUN.with_columns(score=pl.Series([None, 1.0])), QRELS, r"run's column 'score' holds 1 NULL"),
+        (RUN.with_columns(score=pl.Series([float("nan"), 1.0])), QRELS, r"run's column 'score' holds 1 NaN"),
+        (RUN.with_columns(doc_id=pl.Series(["a", None])), QRELS, r"run's column 'doc_id' holds 1 NULL"),
+        (RUN.with_columns(query_id=pl.Series([None, "q"])), QRELS, r"run's column 'query_id' holds 1 NULL"),
+        (RUN, QRELS.with_columns(relevance=pl.Series([None], dtype=pl.Int64)), r"qrels's column 'relevance' holds 1 NULL"),
+        (RUN, QRELS.with_columns(relevance=pl.Series([float("nan")])), r"qrels's column 'relevance' holds 1 NaN"),
+    ],
+)
+def test_null_and_nan_values(evaluate: Evaluate, run: pl.DataFrame, qrels: pl.DataFrame, match: str) -> None:
+    with pytest.raises(rw.InvalidValueError, match=match):
+        evaluate(run, qrels, ["P@1"])
+
+
+def test_duplicate_documents(evaluate: Evaluate) -> None:
+    dup_run = pl.concat([RUN, RUN.head(1).with_columns(score=pl.lit(0.5))])
+    with pytest.raises(rw.DuplicateDocumentError, match=r"run lists document 'a' more than once for query 'q'"):
+        evaluate(dup_run, QRELS, ["P@1"])
+    with pytest.raises(rw.DuplicateDocumentError, match=r"qrels lists document 'a' more than once"):
+        evaluate(RUN, pl.concat([QRELS, QRELS]), ["P@1"])
+
+
+def test_empty_run(evaluate: Evaluate) -> None:
+    with pytest.raises(rw.EmptyInputError, match="run is empty"):
+        evaluate(RUN.clear(), QRELS, ["P@1"])
+
+
+@pytest.mark.parametrize(
+    ("metric", "error", "match"),
+    [
+        ("nDCG@0", rw.InvalidParameterError, r"cutoff k must be a positive integer, got 0"),
+        ("nDCG@-3", rw.InvalidParameterError, r"got -3"),
+        ("nDCG@2.5", rw.InvalidParameterError, r"got 2.5"),
+        ("P", rw.InvalidParameterError, r"P needs a cutoff, e.g. P@10"),
+        ("Rprec@10", rw.InvalidParameterError, r"Rprec takes no cutoff"),
+        ("nDGC@10", rw.UnknownMetricError, r"unknown metric 'nDGC'. Closest: nDCG"),
+        ("nDCG(gian='exponential')", rw.InvalidParameterError, r"unknown parameter 'gian' for nDCG. Did you mean 'gain'\? Valid parameters: gain, discount, base, ideal, judged_only"),
+        ("nDCG(gain='quadratic')", rw.InvalidParameterError, r"'gain' must be one of \['linear', 'exponential'\], got 'quadratic'"),
+        ("nDCG(discount='jarvelin', base=1)", rw.InvalidParameterError, r"'base' must be > 1.0, got 1"),
+        ("P(rel='high')@5", rw.InvalidParameterError, r"'rel' must be a number, got 'high'"),
+        ("AP(judged_only=1)", rw.InvalidParameterError, r"'judged_only' must be True or False, got 1"),
+        ("nDCG@@10", rw.MetricSyntaxError, r"cannot parse metric 'nDCG@@10'"),
+        ("nDCG(2)", rw.MetricSyntaxError, r"parameters must be named"),
+        ("nDCG(gain=linear)", rw.MetricSyntaxError, r"must be literals.*got 'linear'"),
+        ("__import__('os')", rw.MetricSyntaxError, r"parameters must be named"),
+    ],
+)
+def test_bad_metric_strings(evaluate: Evaluate, metric: str, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        evaluate(RUN, QRELS, [metric])
+
+
+def test_bad_conventions(evaluate: Evaluate) -> None:
+    with pytest.raises(rw.InvalidParameterError, match=r"'ties' must be one of .*got 'random'"):
+        evaluate(RUN, QRELS, ["P@1"], ties="random")
+    with pytest.raises(rw.InvalidParameterError, match=r"'max_rank' must be a positive integer or None, got 0"):
+        evaluate(RUN, QRELS, ["P@1"], max_rank=0)
+    with pytest.raises(rw.InvalidParameterError, match=r"'missing' must be one of \['ignore', 'zero'\]"):
+        evaluate(RUN, QRELS, ["P@1"], missing="skip")
+
+
+def test_unknown_engine() -> None:
+    with pytest.raises(rw.InvalidParameterError, match=r"engine must be one of \['polars', 'duckdb'\], got 'spark'"):
+        rw.evaluate(RUN, QRELS, ["P@1"], engine="spark")  # type: ignore[arg-type]
+
+
+def test_no_metrics_and_duplicate_metrics(evaluate: Evaluate) -> None:
+    with pytest.raises(rw.InvalidParameterError, match="no metrics requested"):
+        evaluate(RUN, QRELS, [])
+    with pytest.raises(rw.InvalidParameterError, match=r"metric 'AP' is requested twice"):
+        evaluate(RUN, QRELS, ["AP", "AP"])
+
+
+@pytest.mark.parametrize("name", ["x'); DROP TABLE t; --", 'a"b', "1abc", "", "a;b"])
+def test_unsafe_column_names_are_refused(evaluate: Evaluate, name: str) -> None:
+    with pytest.raises(rw.UnsafeIdentifierError, match=r"query_id column name .* is not allowed"):
+        evaluate(RUN, QRELS, ["P@1"], query_id=name)
+
+
+def test_unreadable_inputs(evaluate: Evaluate, tmp_path: Path) -> None:
+    with pytest.raises(rw.UnsupportedInputError, match="no such file"):
+        evaluate(tmp_path / "missing.parquet", QRELS, ["P@1"])
+    with pytest.raises(rw.UnsupportedInputError, match="cannot read a qrels from builtins.dict"):
+        rw.evaluate(RUN, {"q": {"a": 1}}, ["P@1"])
+    bad = tmp_path / "run.txt"
+    bad.write_text("q1 Q0 doc1\n")
+    with pytest.raises(rw.UnsupportedInputError, match=r"is not a TREC run file: expected at least 6"):
+        evaluate(bad, QRELS, ["P@1"])
+
+
+def test_unjudged_run_queries_are_reported(engine: str) -> None:
+    run = pl.concat([RUN, pl.DataFrame({"query_id": ["other"], "doc_id": ["z"], "score": [1.0]})])
+    if engine == "polars-lazy":
+        pytest.skip("the lazy namespace returns a plan; it cannot warn before it is collected")
+    with pytest.warns(rw.RankwiseWarning, match=r"1 run query has no judgments in the qrels and was not scored"):
+        out = rw.evaluate(run, QRELS, ["P@1"], engine=engine)  # type: ignore[arg-type]
+    assert out["query_id"].to_list() == ["q"]
+
+
+def test_errors_are_value_or_type_errors() -> None:
+    for cls in (rw.UnknownMetricError, rw.InvalidParameterError, rw.MissingColumnError, rw.InvalidValueError,
+                rw.DuplicateDocumentError, rw.EmptyInputError, rw.UnsafeIdentifierError, rw.MetricSyntaxError):
+        assert issubclass(cls, ValueError) and issubclass(cls, rw.RankwiseError)
+    for cls in (rw.ColumnTypeError, rw.UnsupportedInputError):
+        assert issubclass(cls, TypeError) and issubclass(cls, rw.RankwiseError)

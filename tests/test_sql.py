@@ -1,0 +1,93 @@
+"""The SQL macros: installed by rankwise.register (TEMP, read-only connections too), loadable
+file by file as the DuckDB CLI's .read does, composable in users' own window queries, and safe
+against injected names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import rankwise as rw
+from rankwise._duckdb.macros import sql_files
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_sql_files_ship_and_match_the_repository() -> None:
+    shipped = dict(sql_files())
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "sql").glob("*.sql"))}
+    assert shipped == on_disk
+    assert list(shipped) == sorted(shipped)  # load order is file-name order
+
+
+def test_files_load_one_by_one_like_the_cli_read(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    for path in sorted((ROOT / "sql").glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))  # what `.read sql/NN_x.sql` does
+    assert con.sql("SELECT rw_gain(3, 'exponential'), rw_gain(-1, 'linear')").fetchall() == [(7.0, 0.0)]
+
+
+def test_register_on_a_read_only_connection(tmp_path: Path) -> None:
+    db = tmp_path / "data.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE run AS SELECT 'q' AS query_id, 'a' AS doc_id, 1.0 AS score")
+        con.execute("CREATE TABLE qrels AS SELECT 'q' AS query_id, 'a' AS doc_id, 1 AS relevance")
+    ro = duckdb.connect(str(db), read_only=True)
+    rw.register(ro)
+    assert ro.sql("SELECT query_id, \"AP\", \"P@k\" FROM rw_evaluate('run', 'qrels', k := 1)").fetchall() == [("q", 1.0, 1.0)]
+
+
+def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path) -> None:
+    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+    run = rw.io.read_trec(conf / "results.test", "run", rw.Columns())
+    qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
+    run.write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    con = rw.register(duckdb.connect())
+    got = con.sql(
+        f"SELECT * FROM rw_evaluate('{tmp_path / 'run.parquet'}', '{tmp_path / 'qrels.parquet'}', k := 20)"
+    ).pl()
+    names = {"NumRet": "NumRet", "NumRel": "NumRel", "NumRelRet": "NumRelRet", "AP": "AP", "RR": "RR", "Rprec": "Rprec",
+             "nDCG": "nDCG", "nDCG@k": "nDCG@20", "P@k": "P@20", "R@k": "R@20", "Success@k": "Success@20"}
+    expected = rw.evaluate(run, qrels, list(names.values()))
+    assert_frame_equal(got.rename(names), expected, check_exact=False, abs_tol=1e-12)
+
+
+def test_macros_compose_in_a_users_window_query() -> None:
+    con = rw.register(duckdb.connect())
+    con.execute("CREATE TABLE j AS SELECT * FROM (VALUES ('q', 'a', 3.0, 0), ('q', 'b', 2.0, 1), ('q', 'c', 1.0, 2)) v(query_id, doc_id, score, relevance)")
+    row = con.sql("""
+        SELECT query_id,
+               rw_dcg(relevance, rnk, 3, 'linear', 'log2', 2) AS dcg,
+               rw_relret(relevance, rnk, 1, 2) / 2 AS p2,
+               rw_recip0(rw_first_rel(relevance, rnk, 1, NULL)) AS rr
+        FROM (SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY score DESC) AS rnk FROM j)
+        GROUP BY query_id
+    """).fetchall()
+    import math
+    assert row == [("q", pytest.approx(1 / math.log2(3) + 2 / 2), 0.5, 0.5)]
+
+
+def test_injected_table_names_are_values_not_sql() -> None:
+    con = rw.register(duckdb.connect())
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    with pytest.raises(duckdb.Error):
+        con.sql("SELECT * FROM rw_evaluate('x''); DROP TABLE t; --', 'qrels')").fetchall()
+    assert con.sql("SELECT x FROM t").fetchall() == [(1,)]
+
+
+def test_duckdb_engine_uses_sql(monkeypatch: pytest.MonkeyPatch) -> None:
+    """engine='duckdb' never calls the Polars engine."""
+    import rankwise._polars.engine as polars_engine
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the Polars engine was used")
+
+    monkeypatch.setattr(polars_engine, "evaluate_lazy", boom)
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    assert rw.evaluate(run, qrels, ["AP"], engine="duckdb")["AP"][0] == 1.0
