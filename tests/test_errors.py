@@ -130,7 +130,7 @@ def test_unsafe_column_names_are_refused(evaluate: Evaluate, name: str) -> None:
 def test_unreadable_inputs(evaluate: Evaluate, tmp_path: Path) -> None:
     with pytest.raises(rw.UnsupportedInputError, match="no such file"):
         evaluate(tmp_path / "missing.parquet", QRELS, ["P@1"])
-    with pytest.raises(rw.UnsupportedInputError, match="cannot read a qrels from builtins.dict"):
+    with pytest.raises(rw.UnsupportedInputError, match=r"cannot read a qrels from builtins\.dict"):
         rw.evaluate(RUN, {"q": {"a": 1}}, ["P@1"])
     bad = tmp_path / "run.txt"
     bad.write_text("q1 Q0 doc1\n")

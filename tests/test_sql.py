@@ -91,3 +91,20 @@ def test_duckdb_engine_uses_sql(monkeypatch: pytest.MonkeyPatch) -> None:
     run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     assert rw.evaluate(run, qrels, ["AP"], engine="duckdb")["AP"][0] == 1.0
+
+
+def test_a_built_wheel_ships_the_sql_files(tmp_path: Path) -> None:
+    """`pip install .` (not only editable) must carry sql/ inside the package."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+        check=True, capture_output=True, timeout=300,
+    )
+    (wheel,) = tmp_path.glob("rankwise-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in sorted((ROOT / "sql").glob("*.sql")):
+        assert f"rankwise/sql/{path.name}" in names
+    assert "rankwise/py.typed" in names

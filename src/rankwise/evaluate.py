@@ -9,7 +9,12 @@ from typing import Any, Literal
 import polars as pl
 
 from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy
-from rankwise.errors import InvalidParameterError, RankwiseWarning, UnknownMetricError, MetricSyntaxError
+from rankwise.errors import (
+    InvalidParameterError,
+    MetricSyntaxError,
+    RankwiseWarning,
+    UnknownMetricError,
+)
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, parse_metric, parse_metrics
 

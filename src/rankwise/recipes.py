@@ -72,6 +72,26 @@ class Fn:
 
 Node = RunAgg | QrelsAgg | Const | Fn
 
+def as_cutoff(value: Arg) -> int | None:
+    """A recipe argument that is a cutoff (int or None)."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise TypeError(f"expected a cutoff, got {value!r}")
+
+
+def as_float(value: Arg) -> float:
+    """A recipe argument that is a number."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(f"expected a number, got {value!r}")
+
+
+def dcg_params(args: tuple[Arg, ...]) -> tuple[int | None, str, str, float]:
+    """(k, gain, discount, base) of a dcg-like primitive."""
+    k, gain, discount, base = args
+    return as_cutoff(k), str(gain), str(discount), as_float(base)
+
+
 RUN_OPS: dict[str, int] = {
     "count": 0,
     "relret": 2,

@@ -23,7 +23,16 @@ from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError, UnsupportedInputError
 from rankwise.io import detect_format, duckdb_arrow, read_trec, to_lazyframe
 from rankwise.metric import Metric
-from rankwise.recipes import RUN_NULL_WHEN_EMPTY, Arg, Const, Fn, Node, QrelsAgg, RunAgg, leaves, recipe
+from rankwise.recipes import (
+    RUN_NULL_WHEN_EMPTY,
+    Arg,
+    Const,
+    Node,
+    QrelsAgg,
+    RunAgg,
+    leaves,
+    recipe,
+)
 from rankwise.validate import (
     DataProfile,
     Kind,

@@ -13,17 +13,35 @@ The plan, per evaluation:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
 
-from rankwise._polars import primitives as P
+from rankwise._polars import primitives as prim
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
-from rankwise.recipes import RUN_NULL_WHEN_EMPTY, Const, Fn, Node, QrelsAgg, RunAgg, leaves, recipe
-from rankwise.validate import DataProfile, TypeClass, check_profile, check_schema, ids_as_strings
+from rankwise.recipes import (
+    RUN_NULL_WHEN_EMPTY,
+    Const,
+    Node,
+    QrelsAgg,
+    RunAgg,
+    as_cutoff,
+    as_float,
+    dcg_params,
+    leaves,
+    recipe,
+)
+from rankwise.validate import (
+    DataProfile,
+    Kind,
+    TypeClass,
+    check_profile,
+    check_schema,
+    ids_as_strings,
+)
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
 
@@ -93,10 +111,11 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
     if check_data:
         plans = [*_profile_plan(r, S), *_profile_plan(j, REL)]
         rc, rd, qc, qd = pl.collect_all(plans)
-        for kind, counts, dup in (("run", rc, rd), ("qrels", qc, qd)):
+        checks: tuple[tuple[Kind, pl.DataFrame, pl.DataFrame], ...] = (("run", rc, rd), ("qrels", qc, qd))
+        for kind, counts, dup in checks:
             row = counts.row(0, named=True)
             duplicate = (dup[Q][0], dup[D][0]) if dup.height else None
-            check_profile(DataProfile(duplicate=duplicate, **row), kind, columns)  # type: ignore[arg-type]
+            check_profile(DataProfile(duplicate=duplicate, **row), kind, columns)
     dtype = r.collect_schema()[Q]
     return Prepared(r, j, dtype)
 
@@ -148,11 +167,9 @@ def _nrel_key(threshold: float) -> str:
 def _qrels_expr(node: QrelsAgg) -> pl.Expr:
     rel, irank = pl.col(REL), pl.col(IRANK)
     if node.op == "nrel":
-        (t,) = node.args
-        return P.nrel(rel, float(t))  # type: ignore[arg-type]
+        return prim.nrel(rel, as_float(node.args[0]))
     if node.op == "idcg":
-        k, g, d, b = node.args
-        return P.dcg_sum(rel, irank, k, str(g), str(d), float(b))  # type: ignore[arg-type]
+        return prim.dcg_sum(rel, irank, *dcg_params(node.args))
     raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
 
 
@@ -162,24 +179,33 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     a = node.args
     if node.op == "count":
         return pl.len().cast(pl.Float64)
-    if node.op == "relret":
-        return P.relret(rel, rank, float(a[0]), a[1])  # type: ignore[arg-type]
     if node.op == "dcg":
-        return P.dcg_sum(rel, rank, a[0], str(a[1]), str(a[2]), float(a[3]))  # type: ignore[arg-type]
-    if node.op == "cg":
-        return P.cg_sum(rel, rank, a[0], str(a[1]))  # type: ignore[arg-type]
+        return prim.dcg_sum(rel, rank, *dcg_params(a))
     if node.op == "ideal_dcg_run":
-        row_cols[IRANK] = P.gain(rel, "linear").rank("ordinal", descending=True).over(Q)
-        return P.dcg_sum(rel, pl.col(IRANK), a[0], str(a[1]), str(a[2]), float(a[3]))  # type: ignore[arg-type]
+        row_cols[IRANK] = prim.gain(rel, "linear").rank("ordinal", descending=True).over(Q)
+        return prim.dcg_sum(rel, pl.col(IRANK), *dcg_params(a))
+    if node.op == "cg":
+        return prim.cg_sum(rel, rank, as_cutoff(a[0]), str(a[1]))
+    t = as_float(a[0])
+    if node.op == "relret":
+        return prim.relret(rel, rank, t, as_cutoff(a[1]))
     if node.op == "ap_sum":
-        name = f"__cumrel|{a[0]!r}"
-        row_cols[name] = P.cum_rel(rel, float(a[0])).over(Q, order_by=RANK)  # type: ignore[arg-type]
-        return P.ap_sum(rel, rank, pl.col(name), float(a[0]), a[1])  # type: ignore[arg-type]
+        name = f"__cumrel|{t!r}"
+        row_cols[name] = prim.cum_rel(rel, t).over(Q, order_by=RANK)
+        return prim.ap_sum(rel, rank, pl.col(name), t, as_cutoff(a[1]))
     if node.op == "first_rel":
-        return P.first_rel(rel, rank, float(a[0]), a[1])  # type: ignore[arg-type]
+        return prim.first_rel(rel, rank, t, as_cutoff(a[1]))
     if node.op == "relret_at_nrel":
-        return P.relret_at(rel, rank, float(a[0]), pl.col(_nrel_key(float(a[0]))))  # type: ignore[arg-type]
+        return prim.relret_at(rel, rank, t, pl.col(_nrel_key(t)))
     raise InvalidParameterError(f"unknown run primitive {node.op!r}")
+
+
+_FNS: dict[str, Callable[..., pl.Expr]] = {
+    "div0": prim.div0,
+    "recip0": prim.recip0,
+    "positive": prim.positive,
+    "div": lambda a, b: a.cast(pl.Float64) / b,
+}
 
 
 def _compile(node: Node, part: bool) -> pl.Expr:
@@ -187,11 +213,7 @@ def _compile(node: Node, part: bool) -> pl.Expr:
         return pl.lit(node.value, dtype=pl.Float64)
     if isinstance(node, (RunAgg, QrelsAgg)):
         return pl.col(_key(node, part))
-    args = [_compile(a, part) for a in node.args]
-    fns = {"div0": P.div0, "recip0": P.recip0, "positive": P.positive}
-    if node.op == "div":
-        return args[0].cast(pl.Float64) / args[1]
-    return fns[node.op](*args)
+    return _FNS[node.op](*(_compile(a, part) for a in node.args))
 
 
 @dataclass

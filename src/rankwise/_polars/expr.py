@@ -33,7 +33,7 @@ from typing import Literal
 
 import polars as pl
 
-from rankwise._polars import primitives as P
+from rankwise._polars import primitives as prim
 from rankwise.errors import InvalidParameterError
 
 GainKind = Literal["linear", "exponential"]
@@ -77,7 +77,7 @@ def dcg(
     """
     _check(k, gain, discount, base)
     rel, rank = _ranked(relevance, by, descending)
-    return P.dcg_sum(rel, rank, k, gain, discount, float(base))
+    return prim.dcg_sum(rel, rank, k, gain, discount, float(base))
 
 
 def idcg(
@@ -86,7 +86,7 @@ def idcg(
 ) -> pl.Expr:
     """IDCG@k: DCG@k of the group's rows sorted by relevance, best first."""
     _check(k, gain, discount, base)
-    return P.dcg_sum(_ideal(relevance), pl.int_range(1, pl.len() + 1, dtype=pl.Int64), k, gain, discount, float(base))
+    return prim.dcg_sum(_ideal(relevance), pl.int_range(1, pl.len() + 1, dtype=pl.Int64), k, gain, discount, float(base))
 
 
 def ndcg(
@@ -94,7 +94,7 @@ def ndcg(
     discount: DiscountKind = "log2", base: float = 2.0, descending: bool = True,
 ) -> pl.Expr:
     """nDCG@k = DCG@k / IDCG@k, 0 when IDCG@k = 0; ideal from the group's rows."""
-    return P.div0(
+    return prim.div0(
         dcg(relevance, by=by, k=k, gain=gain, discount=discount, base=base, descending=descending),
         idcg(relevance, k=k, gain=gain, discount=discount, base=base),
     )
@@ -104,7 +104,7 @@ def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind
     """CG@k = Σ_{i≤k} gain(rel_i)."""
     _check(k, gain)
     rel, rank = _ranked(relevance, by, descending)
-    return P.cg_sum(rel, rank, k, gain)
+    return prim.cg_sum(rel, rank, k, gain)
 
 
 def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
@@ -113,39 +113,39 @@ def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, desce
         raise InvalidParameterError("parameter 'k' is required for precision")
     _check(k)
     r, rank = _ranked(relevance, by, descending)
-    return P.relret(r, rank, float(rel), k) / float(k)
+    return prim.relret(r, rank, float(rel), k) / float(k)
 
 
 def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """R@k = |relevant in top k| / |relevant in the group| (0 when none)."""
     _check(k)
     r, rank = _ranked(relevance, by, descending)
-    return P.div0(P.relret(r, rank, float(rel), k), P.nrel(_col(relevance), float(rel)))
+    return prim.div0(prim.relret(r, rank, float(rel), k), prim.nrel(_col(relevance), float(rel)))
 
 
 def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
     """Success@k = 1 if a relevant document is in the top k, else 0."""
     _check(k)
     r, rank = _ranked(relevance, by, descending)
-    return P.positive(P.relret(r, rank, float(rel), k))
+    return prim.positive(prim.relret(r, rank, float(rel), k))
 
 
 def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """AP@k = (1/R) Σ_{i≤k, relevant} P@i, R = relevant rows in the group."""
     _check(k)
     r, rank = _ranked(relevance, by, descending)
-    return P.div0(P.ap_sum(r, rank, P.cum_rel(r, float(rel)), float(rel), k), P.nrel(_col(relevance), float(rel)))
+    return prim.div0(prim.ap_sum(r, rank, prim.cum_rel(r, float(rel)), float(rel), k), prim.nrel(_col(relevance), float(rel)))
 
 
 def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """RR@k = 1 / rank of the first relevant document within k (0 when none)."""
     _check(k)
     r, rank = _ranked(relevance, by, descending)
-    return P.recip0(P.first_rel(r, rank, float(rel), k))
+    return prim.recip0(prim.first_rel(r, rank, float(rel), k))
 
 
 def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True) -> pl.Expr:
     """Rprec = |relevant in top R| / R, R = relevant rows in the group (0 when R = 0)."""
     r, rank = _ranked(relevance, by, descending)
-    n = P.nrel(_col(relevance), float(rel))
-    return P.div0(P.relret_at(r, rank, float(rel), n), n)
+    n = prim.nrel(_col(relevance), float(rel))
+    return prim.div0(prim.relret_at(r, rank, float(rel), n), n)

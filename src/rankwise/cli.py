@@ -1,0 +1,139 @@
+"""The ``rankwise`` command line.
+
+``rankwise eval RUN QRELS [-m METRIC ...]`` prints the mean of each metric over queries (and
+per query with ``--per-query``); ``rankwise metrics [NAME]`` lists or explains metrics.
+Errors are one line on stderr and exit code 2 (``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+import polars as pl
+
+from rankwise.errors import RankwiseError, RankwiseWarning
+from rankwise.evaluate import ENGINES, evaluate, summarize
+from rankwise.registry import SPECS, get_spec
+
+DEFAULT_METRICS: tuple[str, ...] = (
+    "NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "RR",
+    "P@5", "P@10", "P@15", "P@20", "P@30", "P@100", "P@200", "P@500", "P@1000",
+    "nDCG", "nDCG@10",
+)
+"""Default set: trec_eval's official measures that rankwise has, plus nDCG and nDCG@10."""
+
+
+def _format_value(metric: str, value: float) -> str:
+    return str(int(value)) if metric.startswith("Num") and value == int(value) else f"{value:.4f}"
+
+
+def _table(per_query: pl.DataFrame, summary: pl.DataFrame, query_col: str, per_query_rows: bool) -> str:
+    metrics = [c for c in per_query.columns if c != query_col]
+    width = max(len(m) for m in metrics) + 2
+    lines = []
+    if per_query_rows:
+        for row in per_query.iter_rows(named=True):
+            for m in metrics:
+                lines.append(f"{m:<{width}}{row[query_col]!s:<10}{_format_value(m, row[m])}")
+    srow = summary.row(0, named=True)
+    for m in metrics:
+        lines.append(f"{m:<{width}}{'all':<10}{_format_value(m, srow[m])}")
+    return "\n".join(lines)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    metrics = args.metric or list(DEFAULT_METRICS)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankwiseWarning)
+        per_query = evaluate(
+            args.run, args.qrels, metrics, engine=args.engine, ties=args.ties,
+            missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
+            rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
+            doc_id=args.doc_id, score=args.score, relevance=args.relevance,
+        )
+    for w in caught:
+        if not args.quiet:
+            print(f"rankwise: warning: {w.message}", file=sys.stderr)
+    summary = summarize(per_query)
+    if args.format == "table":
+        text = _table(per_query, summary, args.query_id, args.per_query)
+    else:
+        out = per_query if args.per_query else summary
+        text = out.write_csv() if args.format == "csv" else out.write_json()
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text.rstrip("\n") + "\n")
+    else:
+        print(text.rstrip("\n"))
+    return 0
+
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    if args.name:
+        spec = get_spec(args.name)
+        print(f"{spec.name}: {spec.description}")
+        print(f"  names:    {', '.join(spec.all_names)}")
+        print(f"  formula:  {spec.formula}")
+        cutoff = {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]
+        print(f"  cutoff:   {cutoff}")
+        for p in spec.params:
+            choices = f" one of {list(p.choices)};" if p.choices else ""
+            print(f"  {p.name} (default {p.default!r}):{choices} {p.doc}")
+        print(f"  empty query value: {spec.empty_value}; summary: {spec.aggregate}")
+        if spec.trec_eval:
+            print(f"  trec_eval: {spec.trec_eval}")
+        print(f"  citation: {spec.citation}")
+        return 0
+    width = max(len(s.name) for s in SPECS) + 2
+    for spec in SPECS:
+        aliases = f" (also: {', '.join(spec.aliases)})" if spec.aliases else ""
+        print(f"{spec.name:<{width}}{spec.description}{aliases}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("eval", help="evaluate a run against qrels")
+    ev.add_argument("run", help="run: Parquet, CSV/TSV or TREC run file")
+    ev.add_argument("qrels", help="qrels: Parquet, CSV/TSV or TREC qrels file")
+    ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10 (repeatable; default: trec_eval's official set)")
+    ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    ev.add_argument("--engine", choices=ENGINES, default="polars")
+    ev.add_argument("-c", "--complete", action="store_true", help="score queries missing from the run as 0 (trec_eval -c)")
+    ev.add_argument("-M", "--max-rank", type=int, default=None, help="evaluate only the top N per query (trec_eval -M)")
+    ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
+    ev.add_argument("-l", "--rel", type=float, default=1, help="relevance threshold of binary metrics (trec_eval -l)")
+    ev.add_argument("--ties", default="trec_eval", help="tie policy: trec_eval, doc_asc, optimistic, pessimistic")
+    ev.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ev.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ev.add_argument("--quiet", action="store_true", help="no warnings on stderr")
+    for col in ("query_id", "doc_id", "score", "relevance"):
+        ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    ev.set_defaults(func=_cmd_eval)
+
+    me = sub.add_parser("metrics", help="list metrics, or explain one")
+    me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
+    me.set_defaults(func=_cmd_metrics)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rankwise`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except RankwiseError as exc:
+        if args.debug:
+            raise
+        print(f"rankwise: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

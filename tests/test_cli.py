@@ -1,0 +1,96 @@
+"""The installed ``rankwise`` console script, run in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = ROOT / "examples" / "data" / "run.parquet"
+QRELS = ROOT / "examples" / "data" / "qrels.parquet"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("rankwise")
+    cmd = [exe] if exe else [sys.executable, "-m", "rankwise.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_quick_start_default_metrics() -> None:
+    out = cli("eval", str(RUN), str(QRELS))
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split()[0:3:2] for line in out.stdout.splitlines())
+    expected = rw.summarize(rw.evaluate(RUN, QRELS, ["AP", "nDCG@10", "NumQ"])).row(0, named=True)
+    assert lines["NumQ"] == "199"
+    assert float(lines["AP"]) == pytest.approx(expected["AP"], abs=5e-5)
+    assert float(lines["nDCG@10"]) == pytest.approx(expected["nDCG@10"], abs=5e-5)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_csv_per_query_parses_back(engine: str) -> None:
+    out = cli("eval", str(RUN), str(QRELS), "-m", "nDCG@10", "-m", "RR", "--per-query", "--format", "csv", "--engine", engine, "-c")
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.StringIO(out.stdout))
+    expected = rw.evaluate(RUN, QRELS, ["nDCG@10", "RR"], missing="zero")
+    assert got["query_id"].to_list() == expected["query_id"].to_list()
+    assert (got["nDCG@10"] - expected["nDCG@10"]).abs().max() < 1e-12  # type: ignore[operator]
+
+
+def test_json_output_to_file(tmp_path: Path) -> None:
+    target = tmp_path / "summary.json"
+    out = cli("eval", str(RUN), str(QRELS), "-m", "AP", "--format", "json", "-o", str(target))
+    assert out.returncode == 0 and out.stdout == ""
+    assert pl.read_json(target)["AP"][0] == pytest.approx(
+        rw.summarize(rw.evaluate(RUN, QRELS, ["AP"]))["AP"][0], abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["eval", "nope.parquet", str(QRELS)], "rankwise: error: no such file: 'nope.parquet'"),
+        (["eval", str(RUN), str(QRELS), "-m", "nDGC@10"], "rankwise: error: unknown metric 'nDGC'. Closest: nDCG"),
+        (["eval", str(RUN), str(QRELS), "-m", "P@0"], "rankwise: error: metric 'P@0': the cutoff k must be a positive integer, got 0"),
+        (["eval", str(RUN), str(QRELS), "--score-col", "sim"], "rankwise: error: the run has no column 'sim'"),
+        (["eval", str(RUN), str(QRELS), "--ties", "random"], "rankwise: error: convention 'ties' must be one of"),
+    ],
+)
+def test_errors_are_one_line(args: list[str], message: str) -> None:
+    out = cli(*args)
+    assert out.returncode == 2
+    assert out.stderr.startswith(message), out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_metrics_listing_and_explanation() -> None:
+    out = cli("metrics")
+    assert out.returncode == 0
+    for spec in rw.SPECS:
+        assert spec.name in out.stdout
+    one = cli("metrics", "map")
+    assert one.stdout.startswith("AP: average precision")
+    assert "formula:" in one.stdout
+
+
+def test_readme_metric_table_is_generated_from_the_specs() -> None:
+    from rankwise.docs import metric_table
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = readme.index("<!-- metrics:start -->\n"), readme.index("\n<!-- metrics:end -->")
+    assert readme[start + len("<!-- metrics:start -->\n"):end] == metric_table()
+
+
+def test_readme_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e '.[dev]' && rankwise eval examples/data/run.parquet examples/data/qrels.parquet" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "ruff check . && mypy && pytest" in readme and "ruff check . && mypy && pytest" in ci

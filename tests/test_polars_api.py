@@ -1,0 +1,65 @@
+"""The Polars expression API inside group_by().agg(), and the .ir namespaces."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from polars.testing import assert_frame_equal
+
+import rankwise as rw
+from tests.strategies import Case, cases
+
+
+def joined(case: Case) -> pl.DataFrame:
+    """Run rows with their relevance (NULL when unjudged): what users hold in a pipeline."""
+    return case.run_frame().join(case.qrels_frame(), on=["query_id", "doc_id"], how="left")
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=40, deadline=None)
+@given(case=cases())
+def test_expressions_equal_evaluate_with_the_ideal_from_the_list(case: Case) -> None:
+    frame = joined(case).filter(pl.col("query_id").is_in(case.qrels_frame()["query_id"].implode()))
+    if frame.is_empty():
+        return
+    by = ["score", "doc_id"]  # score, then doc_id, both descending: trec_eval's tie rule
+    got = frame.group_by("query_id").agg(
+        rw.ndcg("relevance", by=by, k=5).alias("nDCG(ideal='run')@5"),
+        rw.ndcg("relevance", by=by, gain="exponential").alias("nDCG(gain='exponential', ideal='run')"),
+        rw.dcg("relevance", by=by, discount="jarvelin", base=3).alias("DCG(discount='jarvelin', base=3)"),
+        rw.cg("relevance", by=by, k=3).alias("CG@3"),
+        rw.precision("relevance", by=by, k=3).alias("P@3"),
+        rw.success("relevance", by=by, k=2).alias("Success@2"),
+        rw.reciprocal_rank("relevance", by=by, rel=2).alias("RR(rel=2)"),
+        rw.idcg("relevance", k=4).alias("IDCG(ideal='run')@4"),
+    ).sort("query_id")
+    expected = rw.evaluate(case.run_frame(), case.qrels_frame(), got.columns[1:])
+    assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
+
+
+def test_recall_ap_rprec_count_relevant_rows_of_the_group() -> None:
+    df = pl.DataFrame({"q": ["a"] * 4, "rel": [1, 0, 1, 0], "s": [4.0, 3.0, 2.0, 1.0]})
+    out = df.group_by("q").agg(
+        rw.recall("rel", by="s", k=2).alias("r"),
+        rw.average_precision("rel", by="s").alias("ap"),
+        rw.r_precision("rel", by="s").alias("rp"),
+    )
+    assert out.row(0) == ("a", 0.5, (1 + 2 / 3) / 2, 0.5)
+
+
+def test_ascending_scores() -> None:
+    df = pl.DataFrame({"q": ["a", "a"], "rel": [1, 0], "rank": [2, 1]})
+    out = df.group_by("q").agg(rw.reciprocal_rank("rel", by="rank", descending=False).alias("rr"))
+    assert out["rr"][0] == 0.5
+
+
+def test_dataframe_namespace_and_lazy_in_lazy_out() -> None:
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["b"], "relevance": [1]})
+    eager = run.ir.evaluate(qrels, ["RR", "NumQ"])
+    assert isinstance(eager, pl.DataFrame)
+    lazy = run.lazy().ir.evaluate(qrels.lazy(), ["RR", "NumQ"])
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(), eager)
+    assert eager.ir.summarize().row(0) == (0.5, 1.0)
