@@ -108,3 +108,30 @@ def test_a_built_wheel_ships_the_sql_files(tmp_path: Path) -> None:
     for path in sorted((ROOT / "sql").glob("*.sql")):
         assert f"rankwise/sql/{path.name}" in names
     assert "rankwise/py.typed" in names
+
+
+def test_the_duckdb_cli_reads_the_files(tmp_path: Path) -> None:
+    """The files load in the DuckDB command line with `.read` (package duckdb-cli)."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("duckdb")
+    assert exe, "the DuckDB CLI is missing: pip install -e '.[dev]' installs duckdb-cli"
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
+    run.write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    reads = "".join(f".read {p}\n" for p in sorted((ROOT / "sql").glob("*.sql")))
+    script = reads + ".mode csv\n" + (
+        f"SELECT query_id, \"AP\", \"nDCG@k\" FROM rw_evaluate('{tmp_path / 'run.parquet'}', "
+        f"'{tmp_path / 'qrels.parquet'}', k := 10);\n"
+    )
+    out = subprocess.run([exe, "-batch"], input=script, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    import io
+
+    got = pl.read_csv(io.StringIO(out.stdout))
+    expected = rw.evaluate(run, qrels, ["AP", "nDCG@10"])
+    assert got["query_id"].to_list() == ["q1", "q2"]
+    assert got["AP"].to_list() == expected["AP"].to_list()
+    assert (got["nDCG@k"] - expected["nDCG@10"]).abs().max() < 1e-12  # type: ignore[operator]
