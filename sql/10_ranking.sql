@@ -52,3 +52,9 @@ CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS
 -- Window: rank of each retrieved document in the ideal order of the retrieved list.
 CREATE OR REPLACE TEMP MACRO rw_ideal_rank(rel, qid) AS
     row_number() OVER (PARTITION BY qid ORDER BY rw_gain(rel, 'linear') DESC);
+
+-- Window: running count of judged non-relevant documents (0 <= relevance < t) down the ranking.
+CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS
+    sum(CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );

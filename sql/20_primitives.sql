@@ -33,3 +33,27 @@ CREATE OR REPLACE TEMP MACRO rw_relret_at(rel, rnk, t, depth) AS
 -- Number of relevant documents (over judgments: R).
 CREATE OR REPLACE TEMP MACRO rw_nrel(rel, t) AS
     (count(*) FILTER (WHERE rw_is_rel(rel, t)))::DOUBLE;
+
+-- Number of judged non-relevant documents (0 <= relevance < t).
+CREATE OR REPLACE TEMP MACRO rw_nonrel_judged(rel, t) AS
+    (count(*) FILTER (WHERE rel >= 0 AND rel < t))::DOUBLE;
+
+-- Number of documents at rank <= k that are unjudged, or judged negative (trec_eval 10: "in
+-- the pool but unjudged").
+CREATE OR REPLACE TEMP MACRO rw_unjudged(rel, rnk, k) AS
+    (count(*) FILTER (WHERE (rel IS NULL OR rel < 0) AND rw_within(rnk, k)))::DOUBLE;
+
+-- bpref's sum (Buckley & Voorhees 2004, as trec_eval): over relevant documents,
+-- 1 - min(n, R) / min(N, R), n = cumnonrel (rw_cum_nonrel), N = judged non-relevant, R = relevant.
+CREATE OR REPLACE TEMP MACRO rw_bpref_sum(rel, t, cumnonrel, nrel, nnonrel) AS
+    coalesce(sum(CASE
+        WHEN NOT rw_is_rel(rel, t) THEN 0.0
+        WHEN cumnonrel = 0 THEN 1.0
+        ELSE 1.0 - least(cumnonrel, nrel)::DOUBLE / least(nnonrel, nrel)::DOUBLE
+    END), 0.0)::DOUBLE;
+
+-- Interpolated precision at recall level: max(cumrel / rnk) over the ranks where
+-- cumrel >= lround(level * R) (trec_eval 10's rounding); 0 when there is none.
+CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level) AS
+    coalesce(max(cumrel::DOUBLE / rnk::DOUBLE)
+             FILTER (WHERE cumrel >= floor(level * nrel + 0.5)), 0.0)::DOUBLE;

@@ -1,9 +1,9 @@
 """trec_eval's own expected outputs (../shared/conformance/trec_eval) reproduced to its 4
-printed decimals, on every engine, for the metrics rankwise implements."""
+printed decimals, on every engine. Measure names are read by rankwise's own parser of
+trec_eval's names; the measures rankwise does not compute yet are listed in NOT_YET."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -11,38 +11,26 @@ import pytest
 import rankwise as rw
 from tests.conftest import Evaluate
 
-# trec_eval measure name -> rankwise metric string
-_FIXED = {
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "map": "AP",
-    "gm_map": "GMAP",
-    "Rprec": "Rprec",
-    "recip_rank": "RR",
-    "ndcg": "nDCG",
-    "num_q": "NumQ",
+NOT_YET = {
+    # trec_eval measures rankwise does not compute yet (issue: every trec_eval measure)
+    "infAP", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "relstring", "relstring_20", "runid",
+    "11pt_avg_.25,.5,.75", "ndcg_1=3,2=9,4=4.5",
 }
-_CUT = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Success"}
 
 
-def to_rankwise(measure: str) -> str | None:
-    if measure in _FIXED:
-        return _FIXED[measure]
-    m = re.fullmatch(r"([A-Za-z_]+?)_(\d+)", measure)
-    if m and m.group(1) in _CUT:
-        return f"{_CUT[m.group(1)]}@{m.group(2)}"
-    return None
-
-
-def read_expected(path: Path) -> dict[tuple[str, str], float]:
-    out: dict[tuple[str, str], float] = {}
+def read_expected(path: Path) -> tuple[dict[tuple[str, str], float], set[str]]:
+    """((measure, query) -> value) for the measures rankwise parses, and the others' names."""
+    values: dict[tuple[str, str], float] = {}
+    skipped: set[str] = set()
     for line in path.read_text().splitlines():
         measure, query, value = (f.strip() for f in line.split("\t"))
-        name = to_rankwise(measure)
-        if name is not None:
-            out[(name, query)] = float(value)
-    return out
+        try:
+            rw.parse_metrics([measure])
+        except rw.RankwiseError:
+            skipped.add(measure)
+            continue
+        values[(measure, query)] = float(value)
+    return values, skipped
 
 
 CASES = {
@@ -52,24 +40,24 @@ CASES = {
     "out.test.aqc": ("qrels.test", "results.trunc", {"missing": "zero"}),
     "out.test.aqcM": ("qrels.test", "results.trunc", {"missing": "zero", "max_rank": 100}),
     "out.test.aql": ("qrels.rel_level", "results.test", {"rel": 2}),
+    "out.test.meas_params": ("qrels.test", "results.test", {}),
 }
 
 
 @pytest.mark.parametrize("expected_file", sorted(CASES))
 def test_trec_eval_outputs(evaluate: Evaluate, conformance: Path, expected_file: str) -> None:
     qrels_file, run_file, conventions = CASES[expected_file]
-    expected = read_expected(conformance / expected_file)
-    metrics = sorted({name for name, _ in expected})
-    assert len(metrics) >= 15, metrics  # the official set at least
+    expected, skipped = read_expected(conformance / expected_file)
+    assert skipped <= NOT_YET, skipped - NOT_YET
+    metrics = list(dict.fromkeys(name for name, _ in expected))
     per_query = evaluate(conformance / run_file, conformance / qrels_file, metrics, **conventions)
+    assert per_query.columns == ["query_id", *metrics]
     summary = rw.summarize(per_query).row(0, named=True)
-    got = {(m, str(q)): v for row in per_query.iter_rows(named=True) for q in [row["query_id"]] for m, v in row.items() if m != "query_id"}
-    checked = 0
+    rows = {row["query_id"]: row for row in per_query.iter_rows(named=True)}
     for (metric, query), value in expected.items():
-        actual = summary[metric] if query == "all" else got[(metric, query)]
+        actual = summary[metric] if query == "all" else rows[query][metric]
         assert abs(actual - value) <= 5e-5 + 1e-12, (expected_file, metric, query, actual, value)
-        checked += 1
-    assert checked == len(expected)
+    assert len(expected) >= 17
 
 
 def test_every_query_of_aqc_is_output(conformance: Path) -> None:

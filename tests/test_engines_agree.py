@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise.recipes import QRELS_OPS, RECIPES, RUN_OPS, leaves, recipe
+from rankwise.recipes import QRELS_OPS, RECIPES, RUN_OPS, RunAgg, leaves, recipe, requires
 from rankwise.registry import SPECS
 from tests.conftest import run_on
 from tests.strategies import Case, cases
@@ -26,7 +26,9 @@ def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
             params = {"ideal": ideal} if spec.param("ideal") else {}
             cutoff = 10 if spec.cutoff != "none" else None
             m = rw.metric.make_metric(spec, params, cutoff)
-            used |= {leaf.op for leaf in leaves(recipe(m, {}))}
+            for leaf in leaves(recipe(m, {})):
+                used.add(leaf.op)
+                used |= {need.op for need in requires(leaf)} if isinstance(leaf, RunAgg) else set()
     assert used == set(RUN_OPS) | set(QRELS_OPS)
 
 

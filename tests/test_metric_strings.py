@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.registry import SPECS
-from rankwise.spec import MetricSpec
+from rankwise.spec import MetricSpec, Param
 
 
 @pytest.mark.parametrize(
@@ -72,19 +72,27 @@ def test_unknown_metric_lists_valid_names() -> None:
         assert spec.name in text
 
 
+def _valid(p: Param, value: float) -> bool:
+    if p.minimum is None:
+        return True
+    return value > p.minimum if p.exclusive_min else value >= p.minimum
+
+
 def _param_values(spec: MetricSpec) -> st.SearchStrategy[dict[str, object]]:
+    """Random valid values for each parameter of a spec, from its Param table."""
     options: dict[str, st.SearchStrategy[object]] = {}
     for p in spec.params:
         if p.choices:
             options[p.name] = st.sampled_from(p.choices)
         elif p.kind is bool:
             options[p.name] = st.booleans()
-        elif p.name == "base":
-            options[p.name] = st.sampled_from([2, 3, 10, 2.5])
-        elif p.name == "eps":
-            options[p.name] = st.sampled_from([1e-5, 0.01, 1])
+        elif p.kind is int:
+            options[p.name] = st.sampled_from([v for v in (-2, 0, 1, 3, 1000) if _valid(p, v)])
         else:
-            options[p.name] = st.one_of(st.integers(-3, 5), st.sampled_from([0.5, 1.5]))
+            values = [v for v in (-1, 0, 0.2, 0.5, 1, 1.5, 2, 2.5, 3, 10) if _valid(p, v)]
+            if p.name == "recall":
+                values = [v for v in values if v <= 1]
+            options[p.name] = st.sampled_from(values)
     return st.fixed_dictionaries({}, optional=options)
 
 

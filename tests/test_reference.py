@@ -28,7 +28,20 @@ TREC_MEASURES = {
     "recall." + ",".join(map(str, CUTS)),
     "map_cut." + ",".join(map(str, CUTS)),
     "success.1,5,10",
+    "bpref", "set_P", "set_recall", "set_map", "set_F", "set_relative_P",
+    "num_nonrel_judged_ret", "utility", "Rprec_mult",
+    "relative_P." + ",".join(map(str, CUTS)),
 }
+# trec_eval names rankwise reads itself (its parser of trec_eval's names is under test too).
+# Not here: iprec_at_recall and 11pt_avg, whose recall cutoffs trec_eval 9.x (bundled by
+# pytrec-eval-terrier) rounds differently from trec_eval 10 (+0.9 and truncation vs lround);
+# the conformance files check them against trec_eval 10.
+TREC_NAMED = [
+    "bpref", "set_P", "set_recall", "set_map", "set_F", "set_relative_P",
+    "num_nonrel_judged_ret", "utility",
+    *(f"Rprec_mult_{x:.2f}" for x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    *(f"relative_P_{k}" for k in CUTS),
+]
 # rankwise metric -> (trec_eval output name, transform of trec_eval's per-query value)
 PAIRS: dict[str, tuple[str, object]] = {
     "nDCG": ("ndcg", None),
@@ -45,6 +58,7 @@ PAIRS: dict[str, tuple[str, object]] = {
     **{f"R@{k}": (f"recall_{k}", None) for k in CUTS},
     **{f"AP@{k}": (f"map_cut_{k}", None) for k in CUTS},
     **{f"Success@{k}": (f"success_{k}", None) for k in (1, 5, 10)},
+    **{name: (name, None) for name in TREC_NAMED},
 }
 
 

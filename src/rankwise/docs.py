@@ -1,6 +1,7 @@
 """Documentation generated from the metric specs (the README's metric table).
 
-    python -m rankwise.docs        # prints the Markdown table the README embeds
+    python -m rankwise.docs                   # prints the Markdown table the README embeds
+    python -m rankwise.docs --write README.md # replaces it between the README's markers
 """
 
 from __future__ import annotations
@@ -28,5 +29,23 @@ def metric_table() -> str:
     return "\n".join(rows)
 
 
+START, END = "<!-- metrics:start -->\n", "\n<!-- metrics:end -->"
+
+
+def write_readme(path: str) -> None:
+    """Replace the table between the metrics markers of the file at ``path``."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head + START + metric_table() + END + tail)
+
+
 if __name__ == "__main__":
-    print(metric_table())
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] == "--write":
+        write_readme(sys.argv[2])
+    else:
+        print(metric_table())

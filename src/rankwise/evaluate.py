@@ -16,7 +16,7 @@ from rankwise.errors import (
     UnknownMetricError,
 )
 from rankwise.io import to_lazyframe
-from rankwise.metric import Metric, parse_metric, parse_metrics
+from rankwise.metric import Metric, parse_metrics
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
@@ -90,10 +90,12 @@ def evaluate(
 
 
 def _metric_of(column: str) -> Metric | None:
+    """The metric a result column holds, recognised from its name (any naming scheme)."""
     try:
-        return parse_metric(column)
+        found = parse_metrics([column])
     except (UnknownMetricError, MetricSyntaxError, InvalidParameterError):
         return None
+    return found[0] if len(found) == 1 else None
 
 
 def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame:

@@ -20,7 +20,7 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from rankwise.errors import InvalidParameterError, MetricSyntaxError, closest
+from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError, closest
 from rankwise.registry import get_spec
 from rankwise.spec import MetricSpec, Param, ParamValue
 
@@ -212,12 +212,39 @@ def parse_metric(text: str | Metric) -> Metric:
     return make_metric(get_spec(tree.id), params, cutoff, source)
 
 
+def _parse_any(text: str | Metric) -> list[Metric]:
+    """ir-measures syntax first; else trec_eval's names (which may expand to several), else
+    ranx's; the error of the ir-measures parse is the one reported."""
+    if isinstance(text, Metric) or not isinstance(text, str):
+        return [parse_metric(text)]
+    try:
+        return [parse_metric(text)]
+    except (MetricSyntaxError, UnknownMetricError) as first:
+        from rankwise.ranx_names import parse_ranx
+        from rankwise.trec_names import parse_trec
+
+        try:
+            return parse_trec(text.strip())
+        except UnknownMetricError:
+            pass
+        try:
+            return [parse_ranx(text)]
+        except UnknownMetricError:
+            raise first from None
+
+
 def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
-    """Parse one metric or a list of them; duplicates (same label) are an error."""
+    """Parse one metric or a list of them; duplicates (same label) are an error.
+
+    Besides ir-measures syntax, trec_eval's names are accepted, and its ``-m`` lists expand:
+
+    >>> [m.label for m in parse_metrics(["P.5,10", "iprec_at_recall_0.10", "11pt_avg"])]
+    ['P_5', 'P_10', 'iprec_at_recall_0.10', '11pt_avg']
+    """
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise InvalidParameterError("no metrics requested: pass e.g. ['nDCG@10', 'AP']")
-    parsed = [parse_metric(m) for m in items]
+    parsed = [m for item in items for m in _parse_any(item)]
     labels = [m.label for m in parsed]
     for label in labels:
         if labels.count(label) > 1:

@@ -15,15 +15,25 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
   relevance.
 - ``ap_sum(t, k)``: Σ_{i≤k, rel_i≥t} relret(t, i) / i.
 - ``first_rel(t, k)``: smallest rank ≤ k holding a relevant document (NULL when none).
-- ``relret_at_nrel(t)``: relevant documents at rank ≤ nrel(t).
+- ``relret_at_nrel(t, x)``: relevant documents at rank ≤ floor(x · nrel(t) + 0.9)
+  (x = 1: R-precision's depth R; trec_eval's Rprec_mult rounding).
+- ``nonrel_judged(t)``: judged documents (relevance ≥ 0) with relevance < t.
+- ``unjudged(k)``: documents at rank ≤ k that are unjudged or judged negative (trec_eval's
+  "in the pool but unjudged").
+- ``bpref_sum(t)``: Σ over relevant documents of 1 − min(n, R) / min(N, R), with n the judged
+  non-relevant documents ranked above, N all judged non-relevant, R = nrel(t) (1 when n = 0).
+- ``iprec(t, level)``: interpolated precision at recall ``level``: max precision at the ranks
+  where at least lround(level · R) relevant documents have been seen (0 when none).
 
 Primitives over the judgments of a query (``QrelsAgg``):
 
 - ``nrel(t)``: number of judged documents with relevance ≥ t.
 - ``idcg(k, gain, discount, base)``: DCG@k of all judged documents sorted by relevance.
+- ``nonrel(t)``: number of judged documents (relevance ≥ 0) with relevance < t.
 
 Scalar operations (``Fn``): ``div0(a, b)`` (a / b, 0 when b = 0), ``recip0(a)`` (1 / a, 0
-when a is NULL), ``positive(a)`` (1 when a > 0 else 0), ``div(a, b)``.
+when a is NULL), ``positive(a)`` (1 when a > 0 else 0), ``div(a, b)``, ``add``, ``sub``,
+``mul``, ``min``, ``floor``.
 
 >>> from rankwise.metric import parse_metric
 >>> recipe(parse_metric("nDCG@10"), {})
@@ -100,18 +110,34 @@ RUN_OPS: dict[str, int] = {
     "ideal_dcg_run": 4,
     "ap_sum": 2,
     "first_rel": 2,
-    "relret_at_nrel": 1,
+    "relret_at_nrel": 2,
+    "nonrel_judged": 1,
+    "unjudged": 1,
+    "bpref_sum": 1,
+    "iprec": 2,
 }
 """Run-side primitives and their number of arguments."""
 
-QRELS_OPS: dict[str, int] = {"nrel": 1, "idcg": 4}
+QRELS_OPS: dict[str, int] = {"nrel": 1, "idcg": 4, "nonrel": 1}
 """Qrels-side primitives and their number of arguments."""
 
-FN_OPS: dict[str, int] = {"div0": 2, "recip0": 1, "positive": 1, "div": 2}
+FN_OPS: dict[str, int] = {
+    "div0": 2, "recip0": 1, "positive": 1, "div": 2, "add": 2, "sub": 2, "mul": 2, "min": 2,
+    "floor": 1,
+}
 """Scalar operations and their number of arguments."""
 
 RUN_NULL_WHEN_EMPTY = frozenset({"first_rel"})
 """Run primitives whose value for a query with no ranked documents is NULL (the others are 0)."""
+
+
+def requires(node: RunAgg) -> tuple[QrelsAgg, ...]:
+    """Qrels-side values a run primitive reads on every ranked row (joined per query)."""
+    if node.op in ("relret_at_nrel", "iprec"):
+        return (QrelsAgg("nrel", node.args[:1]),)
+    if node.op == "bpref_sum":
+        return (QrelsAgg("nrel", node.args), QrelsAgg("nonrel", node.args))
+    return ()
 
 
 def _threshold(p: Mapping[str, ParamValue]) -> float:
@@ -133,6 +159,59 @@ def _ap(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return Fn("div0", (RunAgg("ap_sum", (t, m.cutoff)), QrelsAgg("nrel", (t,))))
 
 
+def _relret(m: Metric, p: Mapping[str, ParamValue], k: int | None = None) -> Node:
+    return RunAgg("relret", (_threshold(p), k))
+
+
+def _nrel(p: Mapping[str, ParamValue]) -> Node:
+    return QrelsAgg("nrel", (_threshold(p),))
+
+
+def _add(*nodes: Node) -> Node:
+    out = nodes[0]
+    for n in nodes[1:]:
+        out = Fn("add", (out, n))
+    return out
+
+
+def _mul(a: Node, b: Node) -> Node:
+    return Fn("mul", (a, b))
+
+
+def _fscore(precision: Node, recall: Node, weight: float) -> Node:
+    """(w + 1)·P·R / (w·P + R), 0 when P = R = 0 (trec_eval set_F's form; w = 1: F1)."""
+    num = _mul(Const(weight + 1.0), _mul(precision, recall))
+    return Fn("div0", (num, _add(_mul(Const(weight), precision), recall)))
+
+
+def _set_p(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    return Fn("div0", (_relret(m, p), RunAgg("count")))
+
+
+def _set_r(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    return Fn("div0", (_relret(m, p), _nrel(p)))
+
+
+def _iprec(t: float, level: float) -> Node:
+    return RunAgg("iprec", (t, level))
+
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _utility(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    relret, ret, nrel = _relret(m, p), RunAgg("count"), _nrel(p)
+    nonrel_ret = Fn("sub", (ret, relret))
+    rel_missed = Fn("sub", (nrel, relret))
+    rest = Fn("sub", (_add(Const(float(p["docs"])), relret), _add(ret, nrel)))
+    return _add(
+        _mul(Const(float(p["a"])), relret),
+        _mul(Const(float(p["b"])), nonrel_ret),
+        _mul(Const(float(p["c"])), rel_missed),
+        _mul(Const(float(p["d"])), rest),
+    )
+
+
 Recipe = Callable[[Metric, Mapping[str, ParamValue]], Node]
 
 RECIPES: dict[str, Recipe] = {
@@ -151,8 +230,38 @@ RECIPES: dict[str, Recipe] = {
     "GMAP": _ap,
     "RR": lambda m, p: Fn("recip0", (RunAgg("first_rel", (_threshold(p), m.cutoff)),)),
     "Rprec": lambda m, p: Fn(
+        "div0", (RunAgg("relret_at_nrel", (_threshold(p), 1.0)), _nrel(p))
+    ),
+    "RprecMult": lambda m, p: Fn(
         "div0",
-        (RunAgg("relret_at_nrel", (_threshold(p),)), QrelsAgg("nrel", (_threshold(p),))),
+        (
+            RunAgg("relret_at_nrel", (_threshold(p), float(p["mult"]))),
+            Fn("floor", (_add(_mul(Const(float(p["mult"])), _nrel(p)), Const(0.9)),)),
+        ),
+    ),
+    "Bpref": lambda m, p: Fn("div0", (RunAgg("bpref_sum", (_threshold(p),)), _nrel(p))),
+    "GMBpref": lambda m, p: Fn("div0", (RunAgg("bpref_sum", (_threshold(p),)), _nrel(p))),
+    "IPrec": lambda m, p: _iprec(_threshold(p), float(p["recall"])),
+    "IPrec11": lambda m, p: Fn(
+        "div", (_add(*(_iprec(_threshold(p), r) for r in ELEVEN_POINTS)), Const(11.0))
+    ),
+    "SetP": _set_p,
+    "SetF": lambda m, p: _fscore(_set_p(m, p), _set_r(m, p), float(p["beta"])),
+    "SetAP": lambda m, p: _mul(_set_p(m, p), _set_r(m, p)),
+    "SetRelP": lambda m, p: Fn("div0", (_relret(m, p), Fn("min", (RunAgg("count"), _nrel(p))))),
+    "RelP": lambda m, p: Fn(
+        "div0", (_relret(m, p, m.cutoff), Fn("min", (Const(float(m.cutoff or 0)), _nrel(p))))
+    ),
+    "F1": lambda m, p: _fscore(
+        Fn("div", (_relret(m, p, m.cutoff), Const(float(m.cutoff or 1)))),
+        Fn("div0", (_relret(m, p, m.cutoff), _nrel(p))),
+        1.0,
+    ),
+    "Utility": _utility,
+    "NumNonRelJudgedRet": lambda m, p: RunAgg("nonrel_judged", (_threshold(p),)),
+    "Unjudged": lambda m, p: Fn("div", (RunAgg("unjudged", (m.cutoff,)), Const(float(m.cutoff or 1)))),
+    "Judged": lambda m, p: Fn(
+        "sub", (Const(1.0), Fn("div", (RunAgg("unjudged", (m.cutoff,)), Const(float(m.cutoff or 1)))))
     ),
     "NumQ": lambda m, p: Const(1.0),
     "NumRet": lambda m, p: RunAgg("count"),

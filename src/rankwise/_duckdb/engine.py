@@ -32,6 +32,7 @@ from rankwise.recipes import (
     RunAgg,
     leaves,
     recipe,
+    requires,
 )
 from rankwise.validate import (
     DataProfile,
@@ -164,17 +165,27 @@ _RUN_SQL: dict[str, str] = {
     "ideal_dcg_run": "rw_dcg(relevance, irank_run, {0}, {1}, {2}, {3})",
     "ap_sum": "rw_ap_sum(relevance, rnk, {cumrel}, {0}, {1})",
     "first_rel": "rw_first_rel(relevance, rnk, {0}, {1})",
-    "relret_at_nrel": "rw_relret_at(relevance, rnk, {0}, {nrel})",
+    "relret_at_nrel": "rw_relret_at(relevance, rnk, {0}, floor({1} * {nrel} + 0.9))",
+    "nonrel_judged": "rw_nonrel_judged(relevance, {0})",
+    "unjudged": "rw_unjudged(relevance, rnk, {0})",
+    "bpref_sum": "rw_bpref_sum(relevance, {0}, {cumnonrel}, {nrel}, {nnonrel})",
+    "iprec": "rw_iprec(rnk, {cumrel}, {nrel}, {1})",
 }
 _QRELS_SQL: dict[str, str] = {
     "nrel": "rw_nrel(relevance, {0})",
     "idcg": "rw_dcg(relevance, irank, {0}, {1}, {2}, {3})",
+    "nonrel": "rw_nonrel_judged(relevance, {0})",
 }
 _FN_SQL: dict[str, str] = {
     "div0": "rw_div0({0}, {1})",
     "recip0": "rw_recip0({0})",
     "positive": "rw_positive({0})",
     "div": "({0}) / ({1})",
+    "add": "({0}) + ({1})",
+    "sub": "({0}) - ({1})",
+    "mul": "({0}) * ({1})",
+    "min": "least({0}, {1})",
+    "floor": "floor({0})",
 }
 
 
@@ -184,9 +195,13 @@ class _Compiler:
         self.parts: dict[bool, dict[RunAgg, str]] = {}
         self.rowcols: dict[bool, dict[str, str]] = {}
         self.cumrel: dict[Arg, str] = {}
+        self.cumnonrel: dict[Arg, str] = {}
 
     def cumrel_col(self, threshold: Arg) -> str:
         return self.cumrel.setdefault(threshold, f"cumrel{len(self.cumrel)}")
+
+    def cumnonrel_col(self, threshold: Arg) -> str:
+        return self.cumnonrel.setdefault(threshold, f"cumnonrel{len(self.cumnonrel)}")
 
     def qrels_col(self, node: QrelsAgg) -> str:
         return self.qaggs.setdefault(node, f"q{len(self.qaggs)}")
@@ -195,21 +210,27 @@ class _Compiler:
         aggs = self.parts.setdefault(part, {})
         rows = self.rowcols.setdefault(part, {})
         if node not in aggs:
-            if node.op == "ap_sum":
-                rows.setdefault(self.cumrel_col(node.args[0]), f"rw_cum_rel(relevance, {literal(node.args[0])}, query_id, rnk)")
+            t = literal(node.args[0]) if node.args else ""
+            if node.op in ("ap_sum", "iprec"):
+                rows.setdefault(self.cumrel_col(node.args[0]), f"rw_cum_rel(relevance, {t}, query_id, rnk)")
+            if node.op == "bpref_sum":
+                rows.setdefault(self.cumnonrel_col(node.args[0]), f"rw_cum_nonrel(relevance, {t}, query_id, rnk)")
             if node.op == "ideal_dcg_run":
                 rows.setdefault("irank_run", "rw_ideal_rank(relevance, query_id)")
-            if node.op == "relret_at_nrel":
-                self.qrels_col(QrelsAgg("nrel", node.args))
+            for need in requires(node):
+                self.qrels_col(need)
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
     def run_sql(self, node: RunAgg) -> str:
         extra: dict[str, str] = {}
-        if node.op == "ap_sum":
+        if node.op in ("ap_sum", "iprec"):
             extra["cumrel"] = self.cumrel_col(node.args[0])
-        if node.op == "relret_at_nrel":
-            extra["nrel"] = self.qaggs[QrelsAgg("nrel", node.args)]
+        if node.op == "bpref_sum":
+            extra["cumnonrel"] = self.cumnonrel_col(node.args[0])
+            extra["nnonrel"] = self.qaggs[QrelsAgg("nonrel", node.args[:1])]
+        if node.op in ("relret_at_nrel", "iprec", "bpref_sum"):
+            extra["nrel"] = self.qaggs[QrelsAgg("nrel", node.args[:1])]
         return _RUN_SQL[node.op].format(*map(literal, node.args), **extra)
 
     def final(self, node: Node, part: bool) -> str:

@@ -33,6 +33,7 @@ from rankwise.recipes import (
     dcg_params,
     leaves,
     recipe,
+    requires,
 )
 from rankwise.validate import (
     DataProfile,
@@ -160,14 +161,19 @@ def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
     return f"{prefix}|{node.op}|{'|'.join(map(repr, node.args))}"
 
 
-def _nrel_key(threshold: float) -> str:
-    return _key(QrelsAgg("nrel", (threshold,)))
+def _cumrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
+    """The running relevant count (a window column shared by AP and interpolated precision)."""
+    name = f"__cumrel|{threshold!r}"
+    row_cols[name] = prim.cum_rel(pl.col(REL), threshold).over(Q, order_by=RANK)
+    return pl.col(name)
 
 
 def _qrels_expr(node: QrelsAgg) -> pl.Expr:
     rel, irank = pl.col(REL), pl.col(IRANK)
     if node.op == "nrel":
         return prim.nrel(rel, as_float(node.args[0]))
+    if node.op == "nonrel":
+        return prim.nonrel_judged(rel, as_float(node.args[0]))
     if node.op == "idcg":
         return prim.dcg_sum(rel, irank, *dcg_params(node.args))
     raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
@@ -186,17 +192,28 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         return prim.dcg_sum(rel, pl.col(IRANK), *dcg_params(a))
     if node.op == "cg":
         return prim.cg_sum(rel, rank, as_cutoff(a[0]), str(a[1]))
+    if node.op == "unjudged":
+        return prim.unjudged(rel, rank, as_cutoff(a[0]))
     t = as_float(a[0])
+    n_rel = pl.col(_key(QrelsAgg("nrel", (a[0],))))
     if node.op == "relret":
         return prim.relret(rel, rank, t, as_cutoff(a[1]))
     if node.op == "ap_sum":
-        name = f"__cumrel|{t!r}"
-        row_cols[name] = prim.cum_rel(rel, t).over(Q, order_by=RANK)
-        return prim.ap_sum(rel, rank, pl.col(name), t, as_cutoff(a[1]))
+        return prim.ap_sum(rel, rank, _cumrel(row_cols, t), t, as_cutoff(a[1]))
+    if node.op == "iprec":
+        return prim.iprec(rank, _cumrel(row_cols, t), n_rel, as_float(a[1]))
+    if node.op == "nonrel_judged":
+        return prim.nonrel_judged(rel, t)
+    if node.op == "bpref_sum":
+        name = f"__cumnonrel|{t!r}"
+        row_cols[name] = prim.cum_nonrel(rel, t).over(Q, order_by=RANK)
+        n_nonrel = pl.col(_key(QrelsAgg("nonrel", (a[0],))))
+        return prim.bpref_sum(rel, pl.col(name), t, n_rel, n_nonrel)
     if node.op == "first_rel":
         return prim.first_rel(rel, rank, t, as_cutoff(a[1]))
     if node.op == "relret_at_nrel":
-        return prim.relret_at(rel, rank, t, pl.col(_nrel_key(t)))
+        depth = (as_float(a[1]) * n_rel + 0.9).floor()
+        return prim.relret_at(rel, rank, t, depth)
     raise InvalidParameterError(f"unknown run primitive {node.op!r}")
 
 
@@ -205,6 +222,11 @@ _FNS: dict[str, Callable[..., pl.Expr]] = {
     "recip0": prim.recip0,
     "positive": prim.positive,
     "div": lambda a, b: a.cast(pl.Float64) / b,
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "min": lambda a, b: pl.min_horizontal(a, b),
+    "floor": lambda a: a.floor(),
 }
 
 
@@ -241,9 +263,8 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
                 continue
             p = parts.setdefault(part, _Part())
-            if leaf.op == "relret_at_nrel":
-                nrel = QrelsAgg("nrel", (leaf.args[0],))
-                qaggs.setdefault(_key(nrel), _qrels_expr(nrel))
+            for need in requires(leaf):
+                qaggs.setdefault(_key(need), _qrels_expr(need))
             key = _key(leaf, part)
             if key not in p.aggs:
                 p.aggs[key] = _run_expr(leaf, p.row_cols)

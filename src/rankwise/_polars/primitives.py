@@ -95,3 +95,47 @@ def recip0(a: pl.Expr) -> pl.Expr:
 def positive(a: pl.Expr) -> pl.Expr:
     """1.0 where a > 0, else 0.0."""
     return (a > 0).cast(pl.Float64)
+
+
+def is_judged_nonrel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Judged (relevance ≥ 0) but below the threshold."""
+    r = rel.cast(pl.Float64)
+    return ((r >= 0) & (r < threshold)).fill_null(False)
+
+
+def is_unjudged(rel: pl.Expr) -> pl.Expr:
+    """Unjudged, or judged negative (trec_eval: "in the pool but unjudged")."""
+    return rel.is_null() | (rel.cast(pl.Float64) < 0).fill_null(True)
+
+
+def nonrel_judged(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Number of judged non-relevant documents."""
+    return is_judged_nonrel(rel, threshold).sum().cast(pl.Float64)
+
+
+def unjudged(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
+    """Number of unjudged documents at rank ≤ k."""
+    return (is_unjudged(rel) & within(rank, k)).sum().cast(pl.Float64)
+
+
+def cum_nonrel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Running count of judged non-relevant documents, in the expression's current order."""
+    return is_judged_nonrel(rel, threshold).cast(pl.Int64).cum_sum()
+
+
+def bpref_sum(rel: pl.Expr, running_nonrel: pl.Expr, threshold: float, n_rel: pl.Expr, n_nonrel: pl.Expr) -> pl.Expr:
+    """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n = judged
+    non-relevant ranked above, N = all judged non-relevant, R = all relevant."""
+    n = running_nonrel.cast(pl.Float64)
+    term = pl.when(n == 0).then(1.0).otherwise(
+        1.0 - pl.min_horizontal(n, n_rel) / pl.min_horizontal(n_nonrel, n_rel)
+    )
+    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
+
+
+def iprec(rank: pl.Expr, running: pl.Expr, n_rel: pl.Expr, level: float) -> pl.Expr:
+    """Interpolated precision at recall ``level``: max of running / rank over the ranks where
+    running ≥ lround(level · R) (trec_eval 10's rounding), 0 when there is none."""
+    needed = (pl.lit(level) * n_rel.cast(pl.Float64) + 0.5).floor()
+    precision = running.cast(pl.Float64) / rank.cast(pl.Float64)
+    return precision.filter(running.cast(pl.Float64) >= needed).max().fill_null(0.0)

@@ -1,0 +1,149 @@
+"""trec_eval's measure names, parsed into rankwise metrics.
+
+Both forms trec_eval uses are accepted: the printed form (``P_10``, ``ndcg_cut_20``,
+``iprec_at_recall_0.10``, ``Rprec_mult_0.20``, ``11pt_avg``) and the ``-m`` form with a
+parameter list (``P.5,10,20``, ``ndcg_cut.10,20``, ``set_F.0.5``), which expands into one
+metric per value, each labelled as trec_eval prints it. ``official`` expands to trec_eval's
+default set.
+
+>>> [m.label for m in parse_trec("P.5,10")]
+['P_5', 'P_10']
+>>> parse_trec("iprec_at_recall_0.10")
+[IPrec(recall=0.1)]
+>>> parse_trec("map_cut_100")
+[AP@100]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from rankwise.errors import UnknownMetricError
+from rankwise.metric import Metric, make_metric
+from rankwise.registry import get_spec
+
+
+@dataclass(frozen=True)
+class Family:
+    """One trec_eval measure: the rankwise spec it maps to and what its number means."""
+
+    spec: str
+    number: Literal["cutoff", "param", "none"] = "none"
+    param: str | None = None
+    defaults: tuple[float, ...] = ()
+    fmt: str = "{:g}"
+    """How trec_eval prints the number in the measure name."""
+
+
+_CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
+_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+FAMILIES: dict[str, Family] = {
+    "num_q": Family("NumQ"),
+    "num_ret": Family("NumRet"),
+    "num_rel": Family("NumRel"),
+    "num_rel_ret": Family("NumRelRet"),
+    "num_nonrel_judged_ret": Family("NumNonRelJudgedRet"),
+    "map": Family("AP"),
+    "gm_map": Family("GMAP"),
+    "Rprec": Family("Rprec"),
+    "bpref": Family("Bpref"),
+    "gm_bpref": Family("GMBpref"),
+    "recip_rank": Family("RR"),
+    "ndcg": Family("nDCG"),
+    "11pt_avg": Family("IPrec11"),
+    "set_P": Family("SetP"),
+    "set_recall": Family("R"),
+    "set_map": Family("SetAP"),
+    "set_relative_P": Family("SetRelP"),
+    "set_F": Family("SetF", "param", "beta", (1.0,)),
+    "utility": Family("Utility"),
+    "P": Family("P", "cutoff", defaults=_CUTS),
+    "recall": Family("R", "cutoff", defaults=_CUTS),
+    "ndcg_cut": Family("nDCG", "cutoff", defaults=_CUTS),
+    "map_cut": Family("AP", "cutoff", defaults=_CUTS),
+    "relative_P": Family("RelP", "cutoff", defaults=_CUTS),
+    "success": Family("Success", "cutoff", defaults=(1.0, 5.0, 10.0)),
+    "unj": Family("Unjudged", "cutoff", defaults=(5.0, 10.0, 20.0)),
+    "iprec_at_recall": Family("IPrec", "param", "recall", _LEVELS, "{:.2f}"),
+    "Rprec_mult": Family("RprecMult", "param", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), "{:.2f}"),
+}
+
+OFFICIAL: tuple[str, ...] = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P",
+)
+"""trec_eval's default measures (what ``trec_eval qrels run`` prints), in its order."""
+
+_PRINTED = re.compile(r"^(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)$")
+
+
+def _metric(name: str, family: Family, value: float | None) -> Metric:
+    spec = get_spec(family.spec)
+    if family.number == "none" or value is None:
+        return replace(make_metric(spec, {}, None, name), source=name)
+    if family.number == "cutoff":
+        cutoff = int(value)  # trec_eval truncates: ndcg_cut.23.4 is ndcg_cut_23
+        return make_metric(spec, {}, cutoff, f"{name}_{cutoff}")
+    assert family.param is not None  # families with a parameter name it
+    label = f"{name}_{family.fmt.format(value)}" if family.fmt != "{:g}" else f"{name}"
+    return make_metric(spec, {family.param: value}, None, label)
+
+
+def expand_family(name: str, values: tuple[float, ...] | None = None) -> list[Metric]:
+    """The metrics of trec_eval measure ``name`` with parameter ``values`` (default: its own)."""
+    family = FAMILIES[name]
+    if family.number == "none":
+        return [_metric(name, family, None)]
+    chosen = values if values is not None else family.defaults
+    if family.spec == "SetF":  # set_F prints no number in its name
+        return [replace(_metric(name, family, v), source=name) for v in chosen]
+    return [_metric(name, family, v) for v in chosen]
+
+
+_UTILITY = re.compile(r"^utility[._](?P<coefs>[^,]+,[^,]+,[^,]+,[^,]+)$")
+
+
+def _utility(text: str) -> Metric | None:
+    """``utility.2,-1,0,0`` (``-m`` form) or ``utility_2,-1,0,0`` (printed form)."""
+    m = _UTILITY.match(text)
+    if m is None:
+        return None
+    try:
+        a, b, c, d = (float(v) for v in m.group("coefs").split(","))
+    except ValueError:
+        return None
+    label = "utility_" + m.group("coefs")
+    return make_metric(get_spec("Utility"), {"a": a, "b": b, "c": c, "d": d}, None, label)
+
+
+def parse_trec(text: str) -> list[Metric]:
+    """Parse a trec_eval measure name (printed or ``-m`` form) into metrics.
+
+    Raises :class:`UnknownMetricError` when ``text`` is no trec_eval name rankwise has.
+    """
+    utility = _utility(text)
+    if utility is not None:
+        return [utility]
+    if text == "official":
+        return [m for name in OFFICIAL for m in expand_family(name)]
+    if text in FAMILIES:
+        return expand_family(text)
+    if "." in text:
+        head, _, tail = text.partition(".")
+        if head in FAMILIES and tail:
+            try:
+                values = tuple(float(v) for v in tail.split(",") if v != "")
+            except ValueError:
+                values = ()
+            if values:
+                return expand_family(head, values)
+    m = _PRINTED.match(text)
+    if m and m.group("family") in FAMILIES and FAMILIES[m.group("family")].number != "none":
+        family = FAMILIES[m.group("family")]
+        value = float(m.group("value"))
+        metric = _metric(m.group("family"), family, value)
+        return [replace(metric, source=text)]
+    raise UnknownMetricError(f"{text!r} is not a trec_eval measure name rankwise knows")
