@@ -34,3 +34,8 @@ CREATE OR REPLACE TEMP MACRO rw_recip0(a) AS
 
 -- 1 where a > 0, else 0.
 CREATE OR REPLACE TEMP MACRO rw_positive(a) AS CASE WHEN a > 0 THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END;
+
+-- ERR's stop probability (Chapelle et al. 2009): (2^g - 1) / 2^max_rel, g = rel clipped to [0, max_rel].
+CREATE OR REPLACE TEMP MACRO rw_err_stop(rel, max_rel) AS
+    (pow(2.0, least(greatest(coalesce(rel::DOUBLE, 0.0), 0.0), max_rel::DOUBLE)) - 1.0)
+        / pow(2.0, max_rel::DOUBLE);

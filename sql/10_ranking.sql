@@ -58,3 +58,9 @@ CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS
     sum(CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END) OVER (
         PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     );
+
+-- Window: running Σ ln(1 − stop probability) of ERR's cascade model down the ranking.
+CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
+    sum(ln(1.0 - rw_err_stop(rel, max_rel))) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );

@@ -57,3 +57,33 @@ CREATE OR REPLACE TEMP MACRO rw_bpref_sum(rel, t, cumnonrel, nrel, nnonrel) AS
 CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level) AS
     coalesce(max(cumrel::DOUBLE / rnk::DOUBLE)
              FILTER (WHERE cumrel >= floor(level * nrel + 0.5)), 0.0)::DOUBLE;
+
+-- binG's sum: over relevant documents, 1 / log2(2 + rnk - cumrel) (cumrel from rw_cum_rel).
+CREATE OR REPLACE TEMP MACRO rw_bing_sum(rel, rnk, cumrel, t) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t)
+                      THEN 1.0 / log2(2.0 + rnk::DOUBLE - cumrel::DOUBLE)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- RankEff's sum (Büttcher et al. 2007): over relevant documents, 1 - cumnonrel / N (1 when N = 0).
+CREATE OR REPLACE TEMP MACRO rw_rankeff_sum(rel, t, cumnonrel, nnonrel) AS
+    coalesce(sum(CASE
+        WHEN NOT rw_is_rel(rel, t) THEN 0.0
+        WHEN nnonrel = 0 THEN 1.0
+        ELSE 1.0 - cumnonrel::DOUBLE / nnonrel::DOUBLE
+    END), 0.0)::DOUBLE;
+
+-- Σ over relevant documents of p^(rnk - 1) (RBP without its (1 - p) factor).
+CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ over unjudged (or negatively judged) documents of p^(rnk - 1) (RBP's residual).
+CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS
+    coalesce(sum(CASE WHEN rel IS NULL OR rel < 0 THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- ERR's sum: Σ_{rnk <= k} stop / rnk · Π_{earlier} (1 - stop), the product from
+-- cumlog = rw_cum_log_continue (inclusive, so this row's own factor is taken back out).
+CREATE OR REPLACE TEMP MACRO rw_err_sum(rel, rnk, cumlog, k, max_rel) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN rw_err_stop(rel, max_rel) / rnk::DOUBLE
+                           * exp(cumlog - ln(1.0 - rw_err_stop(rel, max_rel)))
+                      ELSE 0.0 END), 0.0)::DOUBLE;

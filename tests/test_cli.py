@@ -28,10 +28,20 @@ def test_quick_start_default_metrics() -> None:
     out = cli("eval", str(RUN), str(QRELS))
     assert out.returncode == 0, out.stderr
     lines = dict(line.split()[0:3:2] for line in out.stdout.splitlines())
-    expected = rw.summarize(rw.evaluate(RUN, QRELS, ["AP", "nDCG@10", "NumQ"])).row(0, named=True)
-    assert lines["NumQ"] == "199"
-    assert float(lines["AP"]) == pytest.approx(expected["AP"], abs=5e-5)
-    assert float(lines["nDCG@10"]) == pytest.approx(expected["nDCG@10"], abs=5e-5)
+    expected = rw.summarize(rw.evaluate(RUN, QRELS, ["AP", "P@10", "Bpref"])).row(0, named=True)
+    assert list(lines)[:5] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map"]  # trec_eval's official set
+    assert lines["num_q"] == "199"
+    assert float(lines["map"]) == pytest.approx(expected["AP"], abs=5e-5)
+    assert float(lines["P_10"]) == pytest.approx(expected["P@10"], abs=5e-5)
+    assert float(lines["bpref"]) == pytest.approx(expected["Bpref"], abs=5e-5)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_is_trec_eval_s_own_output(engine: str) -> None:
+    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    out = cli("eval", str(conf / "results.test"), str(conf / "qrels.test"), "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (conf / "out.test").read_text()
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])

@@ -176,3 +176,35 @@ def test_negative_relevance_follows_trec_eval_10(evaluate: Evaluate) -> None:
     assert value(evaluate, rels, "NumRet(judged_only=True)") == 2.0
     assert value(evaluate, rels, "P(judged_only=True)@1") == 1.0
     assert value(evaluate, rels, "AP", judged_only=True) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "rels", "qrels", "expected"),
+    [
+        # ERR (Chapelle et al. 2009): R = (2^g - 1) / 2^max; [0.75, 0, 0.25]
+        ("ERR(max_rel=2)@3", [2, 0, 1], None, 0.75 + 0.25 / 3 * (1 - 0.75) * (1 - 0)),
+        ("ERR(max_rel=2)@1", [2, 0, 1], None, 0.75),
+        ("ERR(max_rel=1)", [5, None, -1], None, 0.5),  # grades clipped to [0, max_rel]
+        # RBP (Moffat & Zobel 2008): (1 - p) Σ rel_i p^(i-1)
+        ("RBP(p=0.5)", [1, 0, 1], None, 0.5 * (1 + 0.25)),
+        ("RBP(p=0.5, rel=2)", [1, 2], None, 0.5 * 0.5),
+        # residual: (1 - p) Σ_{unjudged} p^(i-1) + p^d
+        ("RBPResid(p=0.5)", [1, None, 0], None, 0.5 * 0.5 + 0.5**3),
+        # RankEff (Büttcher et al. 2007): N = 3 judged non-relevant (two retrieved, x unretrieved)
+        ("RankEff", [0, 1, None, 0, 1], {"x": 0}, ((1 - 1 / 3) + (1 - 2 / 3)) / 2),
+        ("RankEff", [None, 1], None, 1.0),  # N = 0: every relevant document counts fully
+        # bpref (Buckley & Voorhees 2004) on the same data: min(N, R) = 2
+        ("Bpref", [0, 1, None, 0, 1], {"x": 0}, ((1 - 1 / 2) + (1 - 2 / 2)) / 2),
+        ("F1@2", [1, 0, 1], None, 0.5),
+        ("F1@1", [1, 0, 1], None, 2 * 1 * 0.5 / 1.5),
+        ("Judged@4", [1, None, 0], None, 0.75),  # beyond the list counts as judged (trec_eval unj)
+        ("Unjudged@2", [1, None, 0], None, 0.5),
+        ("BinG", [0, 1, 0, 1], None, (1 / LOG2_3 + 1 / 2) / 2),
+        ("SetF(beta=0.5)", [1, 0, 0, 0], {"x": 1}, 1.5 * 0.25 * 0.5 / (0.5 * 0.25 + 0.5)),
+        ("Utility(a=2, b=-1)", [1, 0, 0], {"x": 1}, 2 * 1 - 1 * 2),
+    ],
+)
+def test_golden_values_of_the_trec_eval_family_and_beyond(
+    evaluate: Evaluate, metric: str, rels: list[int | None], qrels: dict[str, int] | None, expected: float
+) -> None:
+    assert value(evaluate, rels, metric, qrels=qrels) == pytest.approx(expected, abs=1e-12)

@@ -39,6 +39,7 @@ from rankwise.errors import (
 from rankwise.evaluate import evaluate, summarize
 from rankwise.metric import Metric, parse_metric, parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
+from rankwise.trec_writer import to_trec
 
 __version__ = "0.1.0"
 
@@ -79,4 +80,5 @@ __all__ = [
     "register",
     "success",
     "summarize",
+    "to_trec",
 ]

@@ -11,23 +11,24 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import polars as pl
 
 from rankwise.errors import RankwiseError, RankwiseWarning
-from rankwise.evaluate import ENGINES, evaluate, summarize
+from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
+from rankwise.io import trec_runid
 from rankwise.registry import SPECS, get_spec
+from rankwise.trec_writer import to_trec
 
-DEFAULT_METRICS: tuple[str, ...] = (
-    "NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "RR",
-    "P@5", "P@10", "P@15", "P@20", "P@30", "P@100", "P@200", "P@500", "P@1000",
-    "nDCG", "nDCG@10",
-)
-"""Default set: trec_eval's official measures that rankwise has, plus nDCG and nDCG@10."""
+DEFAULT_METRICS: tuple[str, ...] = ("official",)
+"""Default set: trec_eval's official measures (what ``trec_eval qrels run`` prints)."""
 
 
 def _format_value(metric: str, value: float) -> str:
-    return str(int(value)) if metric.startswith("Num") and value == int(value) else f"{value:.4f}"
+    spec = metric_of_column(metric)
+    is_count = spec is not None and spec.spec.aggregate == "sum"
+    return str(int(value)) if is_count and value == int(value) else f"{value:.4f}"
 
 
 def _table(per_query: pl.DataFrame, summary: pl.DataFrame, query_col: str, per_query_rows: bool) -> str:
@@ -57,9 +58,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for w in caught:
         if not args.quiet:
             print(f"rankwise: warning: {w.message}", file=sys.stderr)
-    summary = summarize(per_query)
+    summary = summarize(per_query.drop(args.query_id))
     if args.format == "table":
         text = _table(per_query, summary, args.query_id, args.per_query)
+    elif args.format == "trec":
+        runid = trec_runid(args.run) or Path(args.run).name.split(".")[0]
+        text = to_trec(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
     else:
         out = per_query if args.per_query else summary
         text = out.write_csv() if args.format == "csv" else out.write_json()
@@ -102,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="evaluate a run against qrels")
     ev.add_argument("run", help="run: Parquet, CSV/TSV or TREC run file")
     ev.add_argument("qrels", help="qrels: Parquet, CSV/TSV or TREC qrels file")
-    ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10 (repeatable; default: trec_eval's official set)")
+    ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
     ev.add_argument("-c", "--complete", action="store_true", help="score queries missing from the run as 0 (trec_eval -c)")
@@ -110,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
     ev.add_argument("-l", "--rel", type=float, default=1, help="relevance threshold of binary metrics (trec_eval -l)")
     ev.add_argument("--ties", default="trec_eval", help="tie policy: trec_eval, doc_asc, optimistic, pessimistic")
-    ev.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ev.add_argument("--format", choices=("table", "csv", "json", "trec"), default="table",
+                    help="trec: what trec_eval prints (with -q, per query too)")
     ev.add_argument("-o", "--output", help="write to this file instead of stdout")
     ev.add_argument("--quiet", action="store_true", help="no warnings on stderr")
     for col in ("query_id", "doc_id", "score", "relevance"):

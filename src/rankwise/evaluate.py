@@ -89,7 +89,7 @@ def evaluate(
     raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
 
 
-def _metric_of(column: str) -> Metric | None:
+def metric_of_column(column: str) -> Metric | None:
     """The metric a result column holds, recognised from its name (any naming scheme)."""
     try:
         found = parse_metrics([column])
@@ -117,7 +117,7 @@ def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None)
     for column in per_query.columns:
         if column in keys:
             continue
-        metric = _metric_of(column)
+        metric = metric_of_column(column)
         if metric is None:
             continue
         c = pl.col(column)

@@ -82,6 +82,19 @@ def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
         ) from exc
 
 
+def trec_runid(path: str | os.PathLike[str]) -> str | None:
+    """The run tag (6th field of the first line) of a TREC run file, if it is one."""
+    p = Path(path)
+    if detect_format(p) != "trec" or not p.is_file():
+        return None
+    with p.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            fields = line.split()
+            if fields:
+                return fields[5] if len(fields) >= 6 else None
+    return None
+
+
 def duckdb_arrow(relation: Any) -> Any:
     """A DuckDB relation's rows as a pyarrow Table (``to_arrow_table`` on DuckDB >= 1.4)."""
     method = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table

@@ -217,6 +217,12 @@ def _parse_any(text: str | Metric) -> list[Metric]:
     ranx's; the error of the ir-measures parse is the one reported."""
     if isinstance(text, Metric) or not isinstance(text, str):
         return [parse_metric(text)]
+    from rankwise.trec_names import takes_precedence
+
+    if takes_precedence(text.strip()):
+        from rankwise.trec_names import parse_trec
+
+        return parse_trec(text.strip())
     try:
         return [parse_metric(text)]
     except (MetricSyntaxError, UnknownMetricError) as first:

@@ -24,6 +24,13 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
   non-relevant documents ranked above, N all judged non-relevant, R = nrel(t) (1 when n = 0).
 - ``iprec(t, level)``: interpolated precision at recall ``level``: max precision at the ranks
   where at least lround(level · R) relevant documents have been seen (0 when none).
+- ``bing_sum(t)``: Σ over relevant documents of 1 / log2(2 + n), n = non-relevant ranked above.
+- ``rankeff_sum(t)``: Σ over relevant documents of 1 − n / N, n = judged non-relevant ranked
+  above, N = all judged non-relevant (1 when N = 0).
+- ``rbp_sum(t, p)``: Σ over relevant documents of p^(i − 1).
+- ``unjudged_rbp_sum(p)``: Σ over unjudged documents of p^(i − 1).
+- ``err_sum(k, max_rel)``: Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel,
+  g = min(max(rel, 0), max_rel).
 
 Primitives over the judgments of a query (``QrelsAgg``):
 
@@ -33,7 +40,7 @@ Primitives over the judgments of a query (``QrelsAgg``):
 
 Scalar operations (``Fn``): ``div0(a, b)`` (a / b, 0 when b = 0), ``recip0(a)`` (1 / a, 0
 when a is NULL), ``positive(a)`` (1 when a > 0 else 0), ``div(a, b)``, ``add``, ``sub``,
-``mul``, ``min``, ``floor``.
+``mul``, ``min``, ``floor``, ``pow``.
 
 >>> from rankwise.metric import parse_metric
 >>> recipe(parse_metric("nDCG@10"), {})
@@ -115,6 +122,11 @@ RUN_OPS: dict[str, int] = {
     "unjudged": 1,
     "bpref_sum": 1,
     "iprec": 2,
+    "bing_sum": 1,
+    "rankeff_sum": 1,
+    "rbp_sum": 2,
+    "unjudged_rbp_sum": 1,
+    "err_sum": 2,
 }
 """Run-side primitives and their number of arguments."""
 
@@ -123,7 +135,7 @@ QRELS_OPS: dict[str, int] = {"nrel": 1, "idcg": 4, "nonrel": 1}
 
 FN_OPS: dict[str, int] = {
     "div0": 2, "recip0": 1, "positive": 1, "div": 2, "add": 2, "sub": 2, "mul": 2, "min": 2,
-    "floor": 1,
+    "floor": 1, "pow": 2,
 }
 """Scalar operations and their number of arguments."""
 
@@ -137,6 +149,8 @@ def requires(node: RunAgg) -> tuple[QrelsAgg, ...]:
         return (QrelsAgg("nrel", node.args[:1]),)
     if node.op == "bpref_sum":
         return (QrelsAgg("nrel", node.args), QrelsAgg("nonrel", node.args))
+    if node.op == "rankeff_sum":
+        return (QrelsAgg("nonrel", node.args),)
     return ()
 
 
@@ -258,6 +272,14 @@ RECIPES: dict[str, Recipe] = {
         1.0,
     ),
     "Utility": _utility,
+    "BinG": lambda m, p: Fn("div0", (RunAgg("bing_sum", (_threshold(p),)), _nrel(p))),
+    "RankEff": lambda m, p: Fn("div0", (RunAgg("rankeff_sum", (_threshold(p),)), _nrel(p))),
+    "RBP": lambda m, p: _mul(Const(1.0 - float(p["p"])), RunAgg("rbp_sum", (_threshold(p), float(p["p"])))),
+    "RBPResid": lambda m, p: _add(
+        _mul(Const(1.0 - float(p["p"])), RunAgg("unjudged_rbp_sum", (float(p["p"]),))),
+        Fn("pow", (Const(float(p["p"])), RunAgg("count"))),
+    ),
+    "ERR": lambda m, p: RunAgg("err_sum", (m.cutoff, float(p["max_rel"]))),
     "NumNonRelJudgedRet": lambda m, p: RunAgg("nonrel_judged", (_threshold(p),)),
     "Unjudged": lambda m, p: Fn("div", (RunAgg("unjudged", (m.cutoff,)), Const(float(m.cutoff or 1)))),
     "Judged": lambda m, p: Fn(

@@ -89,6 +89,15 @@ UTILITY_PARAMS = (
     Param("docs", int, 0, "number of documents in the collection (trec_eval -N)", minimum=0),
 )
 
+PERSISTENCE = Param(
+    "p", float, 0.8, "persistence: probability of looking at the next document",
+    minimum=0.0, exclusive_min=True,
+)
+MAX_REL = Param(
+    "max_rel", float, 4.0, "highest relevance grade of the scale (stop probability 1 − 2^−max_rel)",
+    minimum=0.0, exclusive_min=True,
+)
+
 _DCG_FORMULA = (
     "DCG@k = Σ_{i≤k} gain(rel_i) / discount(i); gain linear = max(rel, 0), exponential = 2^rel − 1; "
     "discount log2 = log2(i + 1), jarvelin = max(1, log_b i)"
@@ -378,6 +387,59 @@ SPECS: tuple[MetricSpec, ...] = (
         formula="Judged@k = 1 − |unjudged in top k| / k",
         citation="Sakai 2007; ir-measures Judged",
         empty_value=1.0,
+    ),
+    MetricSpec(
+        name="BinG",
+        aliases=(),
+        params=(REL, JUDGED_ONLY),
+        cutoff="none",
+        description="binary G: relevant documents discounted by the non-relevant ranked above",
+        formula="BinG = (1/R) Σ_{relevant retrieved r} 1 / log2(2 + n_r), n_r = non-relevant above r",
+        citation="trec_eval binG",
+        empty_value=0.0,
+        trec_eval="binG",
+    ),
+    MetricSpec(
+        name="RankEff",
+        aliases=(),
+        params=(REL, JUDGED_ONLY),
+        cutoff="none",
+        description="rank effectiveness for incomplete judgments",
+        formula="RankEff = (1/R) Σ_{relevant retrieved r} (1 − n_r / N), n_r = judged non-relevant above r, N = judged non-relevant (term 1 when N = 0)",
+        citation="Büttcher, Clarke, Yeung & Soboroff, Reliable information retrieval evaluation with incomplete and biased judgements, SIGIR 2007",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="RBP",
+        aliases=(),
+        params=(PERSISTENCE, REL, JUDGED_ONLY),
+        cutoff="none",
+        description="rank-biased precision",
+        formula="RBP = (1 − p) Σ_i [rel_i ≥ rel] · p^(i − 1)",
+        citation="Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008",
+        empty_value=0.0,
+        trec_eval="rbp (defective in trec_eval 10: see README)",
+    ),
+    MetricSpec(
+        name="RBPResid",
+        aliases=("rbp_resid",),
+        params=(PERSISTENCE, JUDGED_ONLY),
+        cutoff="none",
+        description="RBP residual: the most RBP could rise if every unjudged and unseen document were relevant",
+        formula="RBPResid = (1 − p) Σ_{unjudged i ≤ d} p^(i − 1) + p^d, d = documents retrieved",
+        citation="Moffat & Zobel, TOIS 2008",
+        empty_value=0.0,
+        trec_eval="rbp_resid (trec_eval prints 0 when no retrieved document is unjudged)",
+    ),
+    MetricSpec(
+        name="ERR",
+        aliases=(),
+        params=(MAX_REL,),
+        cutoff="optional",
+        description="expected reciprocal rank (cascade model, graded)",
+        formula="ERR@k = Σ_{i≤k} (1/i) · R_i · Π_{j<i} (1 − R_j), R_i = (2^g_i − 1) / 2^max_rel, g_i = min(max(rel_i, 0), max_rel)",
+        citation="Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded relevance, CIKM 2009",
+        empty_value=0.0,
     ),
     MetricSpec(
         name="NumQ",

@@ -35,6 +35,8 @@ class Family:
     defaults: tuple[float, ...] = ()
     fmt: str = "{:g}"
     """How trec_eval prints the number in the measure name."""
+    printed: bool = True
+    """Whether trec_eval prints the parameter in the measure's name (set_F and rbp do not)."""
 
 
 _CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
@@ -58,7 +60,10 @@ FAMILIES: dict[str, Family] = {
     "set_recall": Family("R"),
     "set_map": Family("SetAP"),
     "set_relative_P": Family("SetRelP"),
-    "set_F": Family("SetF", "param", "beta", (1.0,)),
+    "set_F": Family("SetF", "param", "beta", (1.0,), printed=False),
+    "binG": Family("BinG"),
+    "rbp": Family("RBP", "param", "p", (0.9,), printed=False),
+    "rbp_resid": Family("RBPResid", "param", "p", (0.9,), printed=False),
     "utility": Family("Utility"),
     "P": Family("P", "cutoff", defaults=_CUTS),
     "recall": Family("R", "cutoff", defaults=_CUTS),
@@ -98,7 +103,7 @@ def expand_family(name: str, values: tuple[float, ...] | None = None) -> list[Me
     if family.number == "none":
         return [_metric(name, family, None)]
     chosen = values if values is not None else family.defaults
-    if family.spec == "SetF":  # set_F prints no number in its name
+    if not family.printed:
         return [replace(_metric(name, family, v), source=name) for v in chosen]
     return [_metric(name, family, v) for v in chosen]
 
@@ -117,6 +122,15 @@ def _utility(text: str) -> Metric | None:
         return None
     label = "utility_" + m.group("coefs")
     return make_metric(get_spec("Utility"), {"a": a, "b": b, "c": c, "d": d}, None, label)
+
+
+def takes_precedence(text: str) -> bool:
+    """Whether ``text`` is read as trec_eval's measure before ir-measures syntax: the exact
+    trec_eval names whose parameters are not printed (``rbp`` is RBP(p=0.9), trec_eval's
+    default, where ir-measures' ``RBP`` defaults to p=0.8). Other names (``recall``, ``P``)
+    keep their ir-measures meaning."""
+    family = FAMILIES.get(text)
+    return family is not None and family.number == "param" and not family.printed
 
 
 def parse_trec(text: str) -> list[Metric]:

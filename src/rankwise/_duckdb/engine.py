@@ -170,6 +170,11 @@ _RUN_SQL: dict[str, str] = {
     "unjudged": "rw_unjudged(relevance, rnk, {0})",
     "bpref_sum": "rw_bpref_sum(relevance, {0}, {cumnonrel}, {nrel}, {nnonrel})",
     "iprec": "rw_iprec(rnk, {cumrel}, {nrel}, {1})",
+    "bing_sum": "rw_bing_sum(relevance, rnk, {cumrel}, {0})",
+    "rankeff_sum": "rw_rankeff_sum(relevance, {0}, {cumnonrel}, {nnonrel})",
+    "rbp_sum": "rw_rbp_sum(relevance, rnk, {0}, {1})",
+    "unjudged_rbp_sum": "rw_unjudged_rbp_sum(relevance, rnk, {0})",
+    "err_sum": "rw_err_sum(relevance, rnk, {cumlog}, {0}, {1})",
 }
 _QRELS_SQL: dict[str, str] = {
     "nrel": "rw_nrel(relevance, {0})",
@@ -186,6 +191,7 @@ _FN_SQL: dict[str, str] = {
     "mul": "({0}) * ({1})",
     "min": "least({0}, {1})",
     "floor": "floor({0})",
+    "pow": "pow({0}, {1})",
 }
 
 
@@ -196,9 +202,13 @@ class _Compiler:
         self.rowcols: dict[bool, dict[str, str]] = {}
         self.cumrel: dict[Arg, str] = {}
         self.cumnonrel: dict[Arg, str] = {}
+        self.cumlog: dict[Arg, str] = {}
 
     def cumrel_col(self, threshold: Arg) -> str:
         return self.cumrel.setdefault(threshold, f"cumrel{len(self.cumrel)}")
+
+    def cumlog_col(self, max_rel: Arg) -> str:
+        return self.cumlog.setdefault(max_rel, f"cumlog{len(self.cumlog)}")
 
     def cumnonrel_col(self, threshold: Arg) -> str:
         return self.cumnonrel.setdefault(threshold, f"cumnonrel{len(self.cumnonrel)}")
@@ -211,9 +221,11 @@ class _Compiler:
         rows = self.rowcols.setdefault(part, {})
         if node not in aggs:
             t = literal(node.args[0]) if node.args else ""
-            if node.op in ("ap_sum", "iprec"):
+            if node.op in ("ap_sum", "iprec", "bing_sum"):
                 rows.setdefault(self.cumrel_col(node.args[0]), f"rw_cum_rel(relevance, {t}, query_id, rnk)")
-            if node.op == "bpref_sum":
+            if node.op == "err_sum":
+                rows.setdefault(self.cumlog_col(node.args[1]), f"rw_cum_log_continue(relevance, {literal(node.args[1])}, query_id, rnk)")
+            if node.op in ("bpref_sum", "rankeff_sum"):
                 rows.setdefault(self.cumnonrel_col(node.args[0]), f"rw_cum_nonrel(relevance, {t}, query_id, rnk)")
             if node.op == "ideal_dcg_run":
                 rows.setdefault("irank_run", "rw_ideal_rank(relevance, query_id)")
@@ -224,9 +236,11 @@ class _Compiler:
 
     def run_sql(self, node: RunAgg) -> str:
         extra: dict[str, str] = {}
-        if node.op in ("ap_sum", "iprec"):
+        if node.op in ("ap_sum", "iprec", "bing_sum"):
             extra["cumrel"] = self.cumrel_col(node.args[0])
-        if node.op == "bpref_sum":
+        if node.op == "err_sum":
+            extra["cumlog"] = self.cumlog_col(node.args[1])
+        if node.op in ("bpref_sum", "rankeff_sum"):
             extra["cumnonrel"] = self.cumnonrel_col(node.args[0])
             extra["nnonrel"] = self.qaggs[QrelsAgg("nonrel", node.args[:1])]
         if node.op in ("relret_at_nrel", "iprec", "bpref_sum"):

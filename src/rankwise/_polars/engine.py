@@ -24,6 +24,7 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.recipes import (
     RUN_NULL_WHEN_EMPTY,
+    Arg,
     Const,
     Node,
     QrelsAgg,
@@ -161,6 +162,17 @@ def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
     return f"{prefix}|{node.op}|{'|'.join(map(repr, node.args))}"
 
 
+def _cumnonrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
+    """The running judged non-relevant count (shared by bpref and RankEff)."""
+    name = f"__cumnonrel|{threshold!r}"
+    row_cols[name] = prim.cum_nonrel(pl.col(REL), threshold).over(Q, order_by=RANK)
+    return pl.col(name)
+
+
+def _nonrel_col(threshold: Arg) -> pl.Expr:
+    return pl.col(_key(QrelsAgg("nonrel", (threshold,))))
+
+
 def _cumrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
     """The running relevant count (a window column shared by AP and interpolated precision)."""
     name = f"__cumrel|{threshold!r}"
@@ -194,6 +206,13 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         return prim.cg_sum(rel, rank, as_cutoff(a[0]), str(a[1]))
     if node.op == "unjudged":
         return prim.unjudged(rel, rank, as_cutoff(a[0]))
+    if node.op == "unjudged_rbp_sum":
+        return prim.geometric_sum(prim.is_unjudged(rel), rank, as_float(a[0]))
+    if node.op == "err_sum":
+        max_rel = as_float(a[1])
+        name = f"__cumlog|{max_rel!r}"
+        row_cols[name] = (1.0 - prim.err_stop(rel, max_rel)).log().cum_sum().over(Q, order_by=RANK)
+        return prim.err_sum(rel, rank, pl.col(name), as_cutoff(a[0]), max_rel)
     t = as_float(a[0])
     n_rel = pl.col(_key(QrelsAgg("nrel", (a[0],))))
     if node.op == "relret":
@@ -205,10 +224,13 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     if node.op == "nonrel_judged":
         return prim.nonrel_judged(rel, t)
     if node.op == "bpref_sum":
-        name = f"__cumnonrel|{t!r}"
-        row_cols[name] = prim.cum_nonrel(rel, t).over(Q, order_by=RANK)
-        n_nonrel = pl.col(_key(QrelsAgg("nonrel", (a[0],))))
-        return prim.bpref_sum(rel, pl.col(name), t, n_rel, n_nonrel)
+        return prim.bpref_sum(rel, _cumnonrel(row_cols, t), t, n_rel, _nonrel_col(a[0]))
+    if node.op == "rankeff_sum":
+        return prim.rankeff_sum(rel, _cumnonrel(row_cols, t), t, _nonrel_col(a[0]))
+    if node.op == "bing_sum":
+        return prim.bing_sum(rel, rank, _cumrel(row_cols, t), t)
+    if node.op == "rbp_sum":
+        return prim.geometric_sum(prim.is_rel(rel, t), rank, as_float(a[1]))
     if node.op == "first_rel":
         return prim.first_rel(rel, rank, t, as_cutoff(a[1]))
     if node.op == "relret_at_nrel":
@@ -227,6 +249,7 @@ _FNS: dict[str, Callable[..., pl.Expr]] = {
     "mul": lambda a, b: a * b,
     "min": lambda a, b: pl.min_horizontal(a, b),
     "floor": lambda a: a.floor(),
+    "pow": lambda a, b: a.pow(b),
 }
 
 

@@ -8,6 +8,8 @@ evaluation plan (explicit rank columns) and the public expression API (ranks mad
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 
@@ -139,3 +141,33 @@ def iprec(rank: pl.Expr, running: pl.Expr, n_rel: pl.Expr, level: float) -> pl.E
     needed = (pl.lit(level) * n_rel.cast(pl.Float64) + 0.5).floor()
     precision = running.cast(pl.Float64) / rank.cast(pl.Float64)
     return precision.filter(running.cast(pl.Float64) >= needed).max().fill_null(0.0)
+
+
+def bing_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, threshold: float) -> pl.Expr:
+    """Σ over relevant documents of 1 / log2(2 + rank − running), running = relevant so far."""
+    nonrel_above = rank.cast(pl.Float64) - running.cast(pl.Float64)
+    return pl.when(is_rel(rel, threshold)).then(1.0 / (2.0 + nonrel_above).log(2)).otherwise(0.0).sum()
+
+
+def rankeff_sum(rel: pl.Expr, running_nonrel: pl.Expr, threshold: float, n_nonrel: pl.Expr) -> pl.Expr:
+    """Σ over relevant documents of 1 − n / N (1 when N = 0)."""
+    term = pl.when(n_nonrel == 0).then(1.0).otherwise(1.0 - running_nonrel.cast(pl.Float64) / n_nonrel)
+    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
+
+
+def geometric_sum(hit: pl.Expr, rank: pl.Expr, p: float) -> pl.Expr:
+    """Σ over rows where ``hit`` of p^(rank − 1)."""
+    return pl.when(hit).then(pl.lit(p).pow(rank.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
+
+
+def err_stop(rel: pl.Expr, max_rel: float) -> pl.Expr:
+    """Stop probability of the cascade model: (2^g − 1) / 2^max_rel, g clipped to [0, max_rel]."""
+    g = rel.cast(pl.Float64).fill_null(0.0).clip(0.0, max_rel)
+    return (pl.lit(2.0).pow(g) - 1.0) / math.pow(2.0, max_rel)
+
+
+def err_sum(rel: pl.Expr, rank: pl.Expr, cum_log_continue: pl.Expr, k: int | None, max_rel: float) -> pl.Expr:
+    """Σ_{rank ≤ k} R / rank · Π_{earlier} (1 − R), the product from a running Σ ln(1 − R)."""
+    stop = err_stop(rel, max_rel)
+    reach = (cum_log_continue - (1.0 - stop).log()).exp()
+    return pl.when(within(rank, k)).then(stop / rank.cast(pl.Float64) * reach).otherwise(0.0).sum()
