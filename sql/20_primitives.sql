@@ -6,15 +6,22 @@
 CREATE OR REPLACE TEMP MACRO rw_relret(rel, rnk, t, k) AS
     (count(*) FILTER (WHERE rw_is_rel(rel, t) AND rw_within(rnk, k)))::DOUBLE;
 
--- Σ_{i <= k} gain(rel_i) / discount(i): DCG over retrieval ranks, IDCG over ideal ranks.
-CREATE OR REPLACE TEMP MACRO rw_dcg(rel, rnk, k, gain, discount, base) AS
+-- Σ_{i <= k} g_i / discount(i), g the gain values (any gain expression, e.g. a gain table).
+CREATE OR REPLACE TEMP MACRO rw_dcg_gain(g, rnk, k, discount, base) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k)
-                      THEN rw_gain(rel, gain) / rw_discount(rnk, discount, base)
+                      THEN g / rw_discount(rnk, discount, base)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
+-- Σ_{i <= k} gain(rel_i) / discount(i): DCG over retrieval ranks, IDCG over ideal ranks.
+CREATE OR REPLACE TEMP MACRO rw_dcg(rel, rnk, k, gain, discount, base) AS
+    rw_dcg_gain(rw_gain(rel, gain), rnk, k, discount, base);
+
+-- Σ_{i <= k} g_i, g the gain values.
+CREATE OR REPLACE TEMP MACRO rw_cg_gain(g, rnk, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN g ELSE 0.0 END), 0.0)::DOUBLE;
+
 -- Σ_{i <= k} gain(rel_i).
-CREATE OR REPLACE TEMP MACRO rw_cg(rel, rnk, k, gain) AS
-    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN rw_gain(rel, gain) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cg(rel, rnk, k, gain) AS rw_cg_gain(rw_gain(rel, gain), rnk, k);
 
 -- Σ_{i <= k, relevant} cumrel_i / i, with cumrel from rw_cum_rel (the sum in AP).
 CREATE OR REPLACE TEMP MACRO rw_ap_sum(rel, rnk, cumrel, t, k) AS

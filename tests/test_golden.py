@@ -208,3 +208,33 @@ def test_golden_values_of_the_trec_eval_family_and_beyond(
     evaluate: Evaluate, metric: str, rels: list[int | None], qrels: dict[str, int] | None, expected: float
 ) -> None:
     assert value(evaluate, rels, metric, qrels=qrels) == pytest.approx(expected, abs=1e-12)
+
+
+def test_gain_table_sorts_the_ideal_by_gain(evaluate: Evaluate) -> None:
+    """Gains less than 1 apart: trec_eval's comparator (int)(g1 - g2) calls them equal and
+    builds its ideal in level order; rankwise sorts by gain. Levels 1, 2, 3 gain 0.5, 0.8, 0.3."""
+    rels = [3, 1, 2]  # gains 0.3, 0.5, 0.8 in ranked order
+    metric = "nDCG(gains='1=0.5,2=0.8,3=0.3')"
+    dcg = 0.3 + 0.5 / LOG2_3 + 0.8 / 2
+    idcg = 0.8 + 0.5 / LOG2_3 + 0.3 / 2
+    assert value(evaluate, rels, metric) == pytest.approx(dcg / idcg, abs=1e-12)
+    assert value(evaluate, rels, "IDCG(gains='1=0.5,2=0.8,3=0.3')") == pytest.approx(idcg, abs=1e-12)
+    # levels not in the table gain their own value (trec_eval's rule): 2 keeps gain 2
+    assert value(evaluate, [2, 1], "DCG(gains='1=5')") == pytest.approx(2 + 5 / LOG2_3, abs=1e-12)
+    assert value(evaluate, [2, 1], "DCG(gains='1=5')@1") == 2.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("nDCG(rel=2)", (2 / LOG2_3) / (2 + 0)),  # relevance 1 gains nothing below rel=2
+        ("ndcg@10-l2", (2 / LOG2_3) / 2),  # ranx's relevance-level suffix
+        ("nDCG(dcg='exp-log2')", (3 / LOG2_3 + 1 / 2) / (3 + 1 / LOG2_3)),  # ir-measures' name
+        ("nDCG", (2 / LOG2_3 + 1 / 2) / (2 + 1 / LOG2_3)),
+    ],
+)
+def test_ndcg_relevance_floor_and_other_names(evaluate: Evaluate, metric: str, expected: float) -> None:
+    assert value(evaluate, [0, 2, 1], metric) == pytest.approx(expected, abs=1e-12)
+    # the rel convention (trec_eval -l) does not reach nDCG, as in trec_eval
+    if metric == "nDCG":
+        assert value(evaluate, [0, 2, 1], metric, rel=2) == pytest.approx(expected, abs=1e-12)

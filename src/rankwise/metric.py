@@ -17,6 +17,7 @@ AP@100
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -106,6 +107,8 @@ def check_param(spec: MetricSpec, p: Param, value: ParamValue, text: str) -> Par
     elif p.kind is str:
         if not isinstance(value, str):
             raise InvalidParameterError(f"{where} must be a string, got {value!r}")
+        if p.pattern is not None and not re.fullmatch(p.pattern, value):
+            raise InvalidParameterError(f"{where} is malformed: {value!r} (expected e.g. {p.doc})")
         if p.choices is not None and value not in p.choices:
             lowered = {c.lower(): c for c in p.choices}
             if value.lower() in lowered:
@@ -151,6 +154,14 @@ def make_metric(
     """Build a validated :class:`Metric` from a spec, parameters and cutoff."""
     where = text if text is not None else spec.name
     given = dict(params or {})
+    if "dcg" in given and spec.param("gain") is not None:
+        # ir-measures' nDCG(dcg='log2' | 'exp-log2') names rankwise's gain parameter
+        dcg = given.pop("dcg")
+        if dcg not in ("log2", "exp-log2"):
+            raise InvalidParameterError(
+                f"metric {where!r}: parameter 'dcg' must be one of ['log2', 'exp-log2'], got {dcg!r}"
+            )
+        given.setdefault("gain", "exponential" if dcg == "exp-log2" else "linear")
     names = [p.name for p in spec.params]
     for key in given:
         if key not in names:

@@ -9,7 +9,7 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
 
 - ``count()``: number of ranked documents.
 - ``relret(t, k)``: number of documents with relevance ≥ t at rank ≤ k (k = None: all).
-- ``dcg(k, gain, discount, base)``: Σ_{i≤k} gain(rel_i) / discount(i).
+- ``dcg(k, gain, discount, base)``: Σ_{i≤k} gain(rel_i) / discount(i), ``gain`` a :class:`Gain`.
 - ``cg(k, gain)``: Σ_{i≤k} gain(rel_i).
 - ``ideal_dcg_run(k, gain, discount, base)``: DCG@k of the retrieved documents re-sorted by
   relevance.
@@ -44,7 +44,7 @@ when a is NULL), ``positive(a)`` (1 when a > 0 else 0), ``div(a, b)``, ``add``, 
 
 >>> from rankwise.metric import parse_metric
 >>> recipe(parse_metric("nDCG@10"), {})
-Fn(op='div0', args=(RunAgg(op='dcg', args=(10, 'linear', 'log2', 2.0)), QrelsAgg(op='idcg', args=(10, 'linear', 'log2', 2.0))))
+Fn(op='div0', args=(RunAgg(op='dcg', args=(10, Gain(kind='linear', min_rel=0.0, table=()), 'log2', 2.0)), QrelsAgg(op='idcg', args=(10, Gain(kind='linear', min_rel=0.0, table=()), 'log2', 2.0))))
 """
 
 from __future__ import annotations
@@ -55,7 +55,39 @@ from dataclasses import dataclass
 from rankwise.metric import Metric
 from rankwise.spec import ParamValue
 
-Arg = int | float | str | bool | None
+
+@dataclass(frozen=True)
+class Gain:
+    """How a relevance value becomes a gain (shared by DCG, IDCG, nDCG, CG).
+
+    - ``kind``: 'linear' (rel) or 'exponential' (2^rel − 1);
+    - ``min_rel``: relevance below it gains 0 (unjudged and negative relevance always gain 0);
+    - ``table``: (level, gain) pairs that override the kind for those levels (trec_eval's
+      ``ndcg.1=3,2=9``: levels not listed gain their own value).
+    """
+
+    kind: str = "linear"
+    min_rel: float = 0.0
+    table: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def monotone(self) -> bool:
+        """True when sorting by relevance sorts by gain (no table)."""
+        return not self.table
+
+
+def parse_gain_table(text: str) -> tuple[tuple[float, float], ...]:
+    """``"1=3,2=9,4=4.5"`` → ((1.0, 3.0), (2.0, 9.0), (4.0, 4.5)); ``""`` → ()."""
+    if not text.strip():
+        return ()
+    pairs = []
+    for item in text.split(","):
+        level, _, gain = item.partition("=")
+        pairs.append((float(level), float(gain)))
+    return tuple(pairs)
+
+
+Arg = int | float | str | bool | None | Gain
 
 
 @dataclass(frozen=True)
@@ -103,10 +135,17 @@ def as_float(value: Arg) -> float:
     raise TypeError(f"expected a number, got {value!r}")
 
 
-def dcg_params(args: tuple[Arg, ...]) -> tuple[int | None, str, str, float]:
+def as_gain(value: Arg) -> Gain:
+    """A recipe argument that is a :class:`Gain`."""
+    if isinstance(value, Gain):
+        return value
+    raise TypeError(f"expected a Gain, got {value!r}")
+
+
+def dcg_params(args: tuple[Arg, ...]) -> tuple[int | None, Gain, str, float]:
     """(k, gain, discount, base) of a dcg-like primitive."""
     k, gain, discount, base = args
-    return as_cutoff(k), str(gain), str(discount), as_float(base)
+    return as_cutoff(k), as_gain(gain), str(discount), as_float(base)
 
 
 RUN_OPS: dict[str, int] = {
@@ -158,8 +197,12 @@ def _threshold(p: Mapping[str, ParamValue]) -> float:
     return float(p["rel"])
 
 
+def _gain(p: Mapping[str, ParamValue]) -> Gain:
+    return Gain(str(p["gain"]), float(p["rel"]), parse_gain_table(str(p["gains"])))
+
+
 def _dcg_args(m: Metric, p: Mapping[str, ParamValue]) -> tuple[Arg, ...]:
-    return (m.cutoff, str(p["gain"]), str(p["discount"]), float(p["base"]))
+    return (m.cutoff, _gain(p), str(p["discount"]), float(p["base"]))
 
 
 def _ideal(m: Metric, p: Mapping[str, ParamValue]) -> Node:
@@ -232,7 +275,7 @@ RECIPES: dict[str, Recipe] = {
     "nDCG": lambda m, p: Fn("div0", (RunAgg("dcg", _dcg_args(m, p)), _ideal(m, p))),
     "DCG": lambda m, p: RunAgg("dcg", _dcg_args(m, p)),
     "IDCG": _ideal,
-    "CG": lambda m, p: RunAgg("cg", (m.cutoff, str(p["gain"]))),
+    "CG": lambda m, p: RunAgg("cg", (m.cutoff, _gain(p))),
     "P": lambda m, p: Fn(
         "div", (RunAgg("relret", (_threshold(p), m.cutoff)), Const(float(m.cutoff or 1)))
     ),

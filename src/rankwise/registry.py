@@ -19,6 +19,20 @@ GAIN = Param(
     "gain of a document: 'linear' = max(rel, 0); 'exponential' = 2^rel - 1 (Burges et al. 2005), 0 for rel <= 0",
     choices=("linear", "exponential"),
 )
+DCG_REL = Param(
+    "rel",
+    float,
+    0,
+    "relevance below this gains 0 (not bound to the rel convention: trec_eval's nDCG ignores -l)",
+)
+GAINS = Param(
+    "gains",
+    str,
+    "",
+    "gain table 'level=gain,...' overriding the gain of those levels (trec_eval ndcg.1=3,2=9); "
+    "the ideal order sorts by these gains",
+    pattern=r"((-?\d+(\.\d+)?=-?\d+(\.\d+)?)(,-?\d+(\.\d+)?=-?\d+(\.\d+)?)*)?",
+)
 DISCOUNT = Param(
     "discount",
     str,
@@ -107,7 +121,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
         aliases=("ndcg_cut",),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="normalised discounted cumulative gain",
         formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0); " + _DCG_FORMULA,
@@ -118,7 +132,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="DCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="discounted cumulative gain",
         formula=_DCG_FORMULA,
@@ -128,7 +142,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="IDCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, IDEAL),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, DCG_REL, GAINS),
         cutoff="optional",
         description="ideal DCG: DCG of the best possible ordering",
         formula="IDCG@k = DCG@k of the judged documents sorted by relevance, best first (or of the retrieved list with ideal='run')",
@@ -138,7 +152,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="CG",
         aliases=(),
-        params=(GAIN, JUDGED_ONLY),
+        params=(GAIN, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="cumulative gain (order-blind)",
         formula="CG@k = Σ_{i≤k} gain(rel_i)",

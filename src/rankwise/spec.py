@@ -35,6 +35,8 @@ class Param:
     minimum: float | None = None
     exclusive_min: bool = False
     convention: str | None = None
+    pattern: str | None = None
+    """A regular expression string values must match in full."""
 
 
 @dataclass(frozen=True)

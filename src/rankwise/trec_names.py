@@ -133,14 +133,25 @@ def takes_precedence(text: str) -> bool:
     return family is not None and family.number == "param" and not family.printed
 
 
+_NDCG_GAINS = re.compile(r"^ndcg[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$")
+
+
+def _ndcg_gains(text: str) -> Metric | None:
+    """``ndcg.1=3,2=9`` (``-m`` form) or ``ndcg_1=3,2=9`` (printed form): nDCG, gain table."""
+    m = _NDCG_GAINS.match(text)
+    if m is None:
+        return None
+    return make_metric(get_spec("nDCG"), {"gains": m.group("table")}, None, "ndcg_" + m.group("table"))
+
+
 def parse_trec(text: str) -> list[Metric]:
     """Parse a trec_eval measure name (printed or ``-m`` form) into metrics.
 
     Raises :class:`UnknownMetricError` when ``text`` is no trec_eval name rankwise has.
     """
-    utility = _utility(text)
-    if utility is not None:
-        return [utility]
+    special = _utility(text) or _ndcg_gains(text)
+    if special is not None:
+        return [special]
     if text == "official":
         return [m for name in OFFICIAL for m in expand_family(name)]
     if text in FAMILIES:

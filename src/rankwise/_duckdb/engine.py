@@ -27,9 +27,11 @@ from rankwise.recipes import (
     RUN_NULL_WHEN_EMPTY,
     Arg,
     Const,
+    Gain,
     Node,
     QrelsAgg,
     RunAgg,
+    as_gain,
     leaves,
     recipe,
     requires,
@@ -47,8 +49,27 @@ from rankwise.validate import (
 _counter = itertools.count()
 
 
+def gain_sql(g: Gain, rel: str = "relevance") -> str:
+    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised)."""
+    sql = f"rw_gain({rel}, {literal(g.kind)})"
+    if g.table:
+        cases = " ".join(f"WHEN {rel} = {literal(lv)} THEN {literal(gv)}" for lv, gv in g.table)
+        sql = f"CASE {cases} ELSE {sql} END"
+    if g.table or g.min_rel > 0:
+        sql = f"CASE WHEN {rel} IS NULL OR {rel} < 0 OR {rel} < {literal(g.min_rel)} THEN 0.0 ELSE {sql} END"
+    return sql
+
+
+def ideal_rank_sql(g: Gain) -> str:
+    """Window: rank in the ideal (gain-descending) order of a query's rows."""
+    key = "coalesce(relevance, 0.0)" if g.monotone else gain_sql(g)
+    return f"row_number() OVER (PARTITION BY query_id ORDER BY {key} DESC)"
+
+
 def literal(value: Arg) -> str:
-    """A validated Python value as a SQL literal."""
+    """A validated Python value as a SQL literal (a :class:`Gain` as its gain expression)."""
+    if isinstance(value, Gain):
+        return gain_sql(value)
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -160,9 +181,9 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
 _RUN_SQL: dict[str, str] = {
     "count": "count(*)::DOUBLE",
     "relret": "rw_relret(relevance, rnk, {0}, {1})",
-    "dcg": "rw_dcg(relevance, rnk, {0}, {1}, {2}, {3})",
-    "cg": "rw_cg(relevance, rnk, {0}, {1})",
-    "ideal_dcg_run": "rw_dcg(relevance, irank_run, {0}, {1}, {2}, {3})",
+    "dcg": "rw_dcg_gain({1}, rnk, {0}, {2}, {3})",
+    "cg": "rw_cg_gain({1}, rnk, {0})",
+    "ideal_dcg_run": "rw_dcg_gain({1}, {irank}, {0}, {2}, {3})",
     "ap_sum": "rw_ap_sum(relevance, rnk, {cumrel}, {0}, {1})",
     "first_rel": "rw_first_rel(relevance, rnk, {0}, {1})",
     "relret_at_nrel": "rw_relret_at(relevance, rnk, {0}, floor({1} * {nrel} + 0.9))",
@@ -178,7 +199,7 @@ _RUN_SQL: dict[str, str] = {
 }
 _QRELS_SQL: dict[str, str] = {
     "nrel": "rw_nrel(relevance, {0})",
-    "idcg": "rw_dcg(relevance, irank, {0}, {1}, {2}, {3})",
+    "idcg": "rw_dcg_gain({1}, {irank}, {0}, {2}, {3})",
     "nonrel": "rw_nonrel_judged(relevance, {0})",
 }
 _FN_SQL: dict[str, str] = {
@@ -203,9 +224,23 @@ class _Compiler:
         self.cumrel: dict[Arg, str] = {}
         self.cumnonrel: dict[Arg, str] = {}
         self.cumlog: dict[Arg, str] = {}
+        self.iranks: dict[tuple[Gain, str], str] = {}
 
     def cumrel_col(self, threshold: Arg) -> str:
         return self.cumrel.setdefault(threshold, f"cumrel{len(self.cumrel)}")
+
+    def irank_col(self, gain: Gain, side: str) -> str:
+        """Ideal-rank column of a gain definition, on the run rows or the judgments (where
+        rw_judgments' irank, by relevance, already serves every monotone gain)."""
+        if side == "qrels" and gain.monotone:
+            return "irank"
+        return self.iranks.setdefault((gain, side), f"irank_{side}{len(self.iranks)}")
+
+    def qrels_sql(self, node: QrelsAgg) -> str:
+        extra: dict[str, str] = {}
+        if node.op == "idcg":
+            extra["irank"] = self.irank_col(as_gain(node.args[1]), "qrels")
+        return _QRELS_SQL[node.op].format(*map(literal, node.args), **extra)
 
     def cumlog_col(self, max_rel: Arg) -> str:
         return self.cumlog.setdefault(max_rel, f"cumlog{len(self.cumlog)}")
@@ -228,7 +263,8 @@ class _Compiler:
             if node.op in ("bpref_sum", "rankeff_sum"):
                 rows.setdefault(self.cumnonrel_col(node.args[0]), f"rw_cum_nonrel(relevance, {t}, query_id, rnk)")
             if node.op == "ideal_dcg_run":
-                rows.setdefault("irank_run", "rw_ideal_rank(relevance, query_id)")
+                gain = as_gain(node.args[1])
+                rows.setdefault(self.irank_col(gain, "run"), ideal_rank_sql(gain))
             for need in requires(node):
                 self.qrels_col(need)
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -240,6 +276,8 @@ class _Compiler:
             extra["cumrel"] = self.cumrel_col(node.args[0])
         if node.op == "err_sum":
             extra["cumlog"] = self.cumlog_col(node.args[1])
+        if node.op == "ideal_dcg_run":
+            extra["irank"] = self.irank_col(as_gain(node.args[1]), "run")
         if node.op in ("bpref_sum", "rankeff_sum"):
             extra["cumnonrel"] = self.cumnonrel_col(node.args[0])
             extra["nnonrel"] = self.qaggs[QrelsAgg("nonrel", node.args[:1])]
@@ -273,13 +311,15 @@ def build_sql(
                 comp.run_col(leaf, part)
         outputs.append(f"({comp.final(tree, part)})::DOUBLE AS {quote_identifier(m.label)}")
 
-    qaggs = ", ".join(
-        f"{_QRELS_SQL[n.op].format(*map(literal, n.args))} AS {c}" for n, c in comp.qaggs.items()
+    qaggs = ", ".join(f"{comp.qrels_sql(n)} AS {c}" for n, c in list(comp.qaggs.items()))
+    qranks = "".join(
+        f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
     ctes = [
+        f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}))",
         "qs AS (SELECT query_id, count(*) AS n_judged"
         + (", " + qaggs if qaggs else "")
-        + f" FROM rw_judgments({literal(qrels_view)}) GROUP BY query_id)"
+        + " FROM qj GROUP BY query_id)",
     ]
     base = "qs"
     if conv.missing == "ignore":

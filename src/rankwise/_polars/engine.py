@@ -26,11 +26,13 @@ from rankwise.recipes import (
     RUN_NULL_WHEN_EMPTY,
     Arg,
     Const,
+    Gain,
     Node,
     QrelsAgg,
     RunAgg,
     as_cutoff,
     as_float,
+    as_gain,
     dcg_params,
     leaves,
     recipe,
@@ -162,6 +164,11 @@ def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
     return f"{prefix}|{node.op}|{'|'.join(map(repr, node.args))}"
 
 
+def _irank_name(gain: Gain) -> str:
+    """Ideal-rank column for a gain definition (one for every monotone gain)."""
+    return IRANK if gain.monotone else f"{IRANK}|{gain!r}"
+
+
 def _cumnonrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
     """The running judged non-relevant count (shared by bpref and RankEff)."""
     name = f"__cumnonrel|{threshold!r}"
@@ -181,13 +188,14 @@ def _cumrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
 
 
 def _qrels_expr(node: QrelsAgg) -> pl.Expr:
-    rel, irank = pl.col(REL), pl.col(IRANK)
+    rel = pl.col(REL)
     if node.op == "nrel":
         return prim.nrel(rel, as_float(node.args[0]))
     if node.op == "nonrel":
         return prim.nonrel_judged(rel, as_float(node.args[0]))
     if node.op == "idcg":
-        return prim.dcg_sum(rel, irank, *dcg_params(node.args))
+        k, gain, discount, base = dcg_params(node.args)
+        return prim.dcg_sum(rel, pl.col(_irank_name(gain)), k, gain, discount, base)
     raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
 
 
@@ -200,10 +208,12 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     if node.op == "dcg":
         return prim.dcg_sum(rel, rank, *dcg_params(a))
     if node.op == "ideal_dcg_run":
-        row_cols[IRANK] = prim.gain(rel, "linear").rank("ordinal", descending=True).over(Q)
-        return prim.dcg_sum(rel, pl.col(IRANK), *dcg_params(a))
+        k, gain, discount, base = dcg_params(a)
+        name = _irank_name(gain)
+        row_cols[name] = prim.ideal_rank(rel, gain).over(Q)
+        return prim.dcg_sum(rel, pl.col(name), k, gain, discount, base)
     if node.op == "cg":
-        return prim.cg_sum(rel, rank, as_cutoff(a[0]), str(a[1]))
+        return prim.cg_sum(rel, rank, as_cutoff(a[0]), as_gain(a[1]))
     if node.op == "unjudged":
         return prim.unjudged(rel, rank, as_cutoff(a[0]))
     if node.op == "unjudged_rbp_sum":
@@ -275,6 +285,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
     params = conv.as_params()
     trees: list[tuple[Metric, Node, bool]] = []
     qaggs: dict[str, pl.Expr] = {}
+    qnodes: set[QrelsAgg] = set()
     parts: dict[bool, _Part] = {}
     for m in metrics:
         resolved = m.resolve(params)
@@ -284,6 +295,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
         for leaf in leaves(tree):
             if isinstance(leaf, QrelsAgg):
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
+                qnodes.add(leaf)
                 continue
             p = parts.setdefault(part, _Part())
             for need in requires(leaf):
@@ -295,10 +307,10 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
                 p.null_when_empty.add(key)
 
     qrels = prep.qrels
-    if any(k.startswith("q|idcg") for k in qaggs):
-        qrels = qrels.with_columns(
-            pl.col(REL).fill_null(0.0).rank("ordinal", descending=True).over(Q).alias(IRANK)
-        )
+    gains = {as_gain(n.args[1]) for n in qnodes if n.op == "idcg"}
+    iranks = {_irank_name(g): prim.ideal_rank(pl.col(REL), g).over(Q) for g in gains}
+    if iranks:
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
     qstats = qrels.group_by(Q).agg(pl.len().alias("__judged"), *[e.alias(k) for k, e in qaggs.items()])
 
     out = qstats

@@ -12,15 +12,31 @@ import math
 
 import polars as pl
 
+from rankwise.recipes import Gain
 
-def gain(rel: pl.Expr, kind: str) -> pl.Expr:
-    """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0).
+
+def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
+    """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0),
+    levels of ``how.table`` taking their listed gain, relevance below ``how.min_rel`` gaining 0.
 
     Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval.
     """
+    g = Gain(how) if isinstance(how, str) else how
     r = rel.cast(pl.Float64).fill_null(0.0)
-    value = r if kind == "linear" else pl.lit(2.0).pow(r) - 1.0
-    return pl.when(r > 0).then(value).otherwise(0.0)
+    base = r if g.kind == "linear" else pl.lit(2.0).pow(r) - 1.0
+    value = pl.when(r > 0).then(base).otherwise(0.0)
+    for level, level_gain in reversed(g.table):
+        value = pl.when(r == level).then(pl.lit(level_gain)).otherwise(value)
+    if g.min_rel > 0 or g.table:
+        value = pl.when((r < 0) | (r < g.min_rel)).then(0.0).otherwise(value)
+    return value
+
+
+def ideal_rank(rel: pl.Expr, how: Gain | str) -> pl.Expr:
+    """Rank in the ideal order: by gain, best first (by relevance when gains are monotone)."""
+    g = Gain(how) if isinstance(how, str) else how
+    key = rel.cast(pl.Float64).fill_null(0.0) if g.monotone else gain(rel, g)
+    return key.rank("ordinal", descending=True)
 
 
 def discount(rank: pl.Expr, kind: str, base: float) -> pl.Expr:
@@ -41,14 +57,14 @@ def within(rank: pl.Expr, k: int | None) -> pl.Expr:
     return pl.lit(True) if k is None else rank <= k
 
 
-def dcg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: str, discount_kind: str, base: float) -> pl.Expr:
+def dcg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: Gain | str, discount_kind: str, base: float) -> pl.Expr:
     """Σ_{rank ≤ k} gain(rel) / discount(rank): DCG when ``rank`` is the retrieval rank, IDCG
     when it is the rank in the ideal (relevance-sorted) order."""
     term = gain(rel, gain_kind) / discount(rank, discount_kind, base)
     return pl.when(within(rank, k)).then(term).otherwise(0.0).sum()
 
 
-def cg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: str) -> pl.Expr:
+def cg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: Gain | str) -> pl.Expr:
     """Σ_{rank ≤ k} gain(rel)."""
     return pl.when(within(rank, k)).then(gain(rel, gain_kind)).otherwise(0.0).sum()
 
