@@ -64,3 +64,9 @@ CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
     sum(ln(1.0 - rw_err_stop(rel, max_rel))) OVER (
         PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     );
+
+-- Window: running count of pooled-but-unjudged documents (negative relevance, trec_eval's -1).
+CREATE OR REPLACE TEMP MACRO rw_cum_pooled(rel, qid, rnk) AS
+    sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );

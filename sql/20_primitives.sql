@@ -94,3 +94,12 @@ CREATE OR REPLACE TEMP MACRO rw_err_sum(rel, rnk, cumlog, k, max_rel) AS
                       THEN rw_err_stop(rel, max_rel) / rnk::DOUBLE
                            * exp(cumlog - ln(1.0 - rw_err_stop(rel, max_rel)))
                       ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- infAP's sum (Yilmaz & Aslam 2006, as trec_eval): over relevant documents,
+-- (1 + X (a + eps) / (a + n + 2 eps)) / rnk with a = cumrel - 1, n = cumnonrel,
+-- X = a + n + cumpooled, eps = 1e-5.
+CREATE OR REPLACE TEMP MACRO rw_infap_sum(rel, rnk, cumrel, cumnonrel, cumpooled, t) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t)
+        THEN (1.0 + (cumrel - 1.0 + cumnonrel + cumpooled) * (cumrel - 1.0 + 1e-5)
+                    / (cumrel - 1.0 + cumnonrel + 2e-5)) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;

@@ -4,6 +4,8 @@ against outside references is in test_reference.py, test_conformance.py, test_go
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -53,3 +55,15 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0)
     assert results[0].columns == ["query_id", *names]
     assert results[0].schema[names[0]] == pl.Float64
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec) -> None:
+    """Each metric by itself (no other metric registering the pieces it needs)."""
+    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+    m = repr(rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None))
+    run, qrels = conf / "results.trunc", conf / "qrels.test"
+    results = [run_on(e, run, qrels, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
+    for other in results[1:]:
+        assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0)

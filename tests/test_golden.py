@@ -200,6 +200,9 @@ def test_negative_relevance_follows_trec_eval_10(evaluate: Evaluate) -> None:
         ("Judged@4", [1, None, 0], None, 0.75),  # beyond the list counts as judged (trec_eval unj)
         ("Unjudged@2", [1, None, 0], None, 0.5),
         ("BinG", [0, 1, 0, 1], None, (1 / LOG2_3 + 1 / 2) / 2),
+        # infAP (Yilmaz & Aslam 2006): rank 5 has a = 1 relevant, n = 1 judged non-relevant and
+        # u = 1 pooled-unjudged (-1) above: (1 + 3 (1 + eps) / (2 + 2 eps)) / 5 = 0.5
+        ("InfAP", [1, -1, None, 0, 1], None, (1 + 0.5) / 2),
         ("SetF(beta=0.5)", [1, 0, 0, 0], {"x": 1}, 1.5 * 0.25 * 0.5 / (0.5 * 0.25 + 0.5)),
         ("Utility(a=2, b=-1)", [1, 0, 0], {"x": 1}, 2 * 1 - 1 * 2),
     ],

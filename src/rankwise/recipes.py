@@ -24,6 +24,9 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
   non-relevant documents ranked above, N all judged non-relevant, R = nrel(t) (1 when n = 0).
 - ``iprec(t, level)``: interpolated precision at recall ``level``: max precision at the ranks
   where at least lround(level · R) relevant documents have been seen (0 when none).
+- ``infap_sum(t)``: Σ over relevant documents at rank i of (1 + X · (a + ε) / (a + n + 2ε)) / i,
+  with a, n, u the relevant, judged non-relevant and pooled-but-unjudged (negative) documents
+  above, X = a + n + u, ε = 1e-5 (Yilmaz & Aslam 2006, as trec_eval).
 - ``bing_sum(t)``: Σ over relevant documents of 1 / log2(2 + n), n = non-relevant ranked above.
 - ``rankeff_sum(t)``: Σ over relevant documents of 1 − n / N, n = judged non-relevant ranked
   above, N = all judged non-relevant (1 when N = 0).
@@ -162,6 +165,7 @@ RUN_OPS: dict[str, int] = {
     "bpref_sum": 1,
     "iprec": 2,
     "bing_sum": 1,
+    "infap_sum": 1,
     "rankeff_sum": 1,
     "rbp_sum": 2,
     "unjudged_rbp_sum": 1,
@@ -315,6 +319,7 @@ RECIPES: dict[str, Recipe] = {
         1.0,
     ),
     "Utility": _utility,
+    "InfAP": lambda m, p: Fn("div0", (RunAgg("infap_sum", (_threshold(p),)), _nrel(p))),
     "BinG": lambda m, p: Fn("div0", (RunAgg("bing_sum", (_threshold(p),)), _nrel(p))),
     "RankEff": lambda m, p: Fn("div0", (RunAgg("rankeff_sum", (_threshold(p),)), _nrel(p))),
     "RBP": lambda m, p: _mul(Const(1.0 - float(p["p"])), RunAgg("rbp_sum", (_threshold(p), float(p["p"])))),

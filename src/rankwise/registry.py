@@ -403,6 +403,17 @@ SPECS: tuple[MetricSpec, ...] = (
         empty_value=1.0,
     ),
     MetricSpec(
+        name="InfAP",
+        aliases=(),
+        params=(REL, JUDGED_ONLY),
+        cutoff="none",
+        description="inferred AP from sampled judgments (relevance −1 = pooled but unjudged)",
+        formula="InfAP = (1/R) Σ_{relevant at rank i} (1 + X·(a + ε)/(a + n + 2ε)) / i, a/n/u = relevant/judged non-relevant/pooled-unjudged above, X = a + n + u, ε = 1e-5",
+        citation="Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006; trec_eval infAP",
+        empty_value=0.0,
+        trec_eval="infAP",
+    ),
+    MetricSpec(
         name="BinG",
         aliases=(),
         params=(REL, JUDGED_ONLY),

@@ -62,6 +62,7 @@ FAMILIES: dict[str, Family] = {
     "set_relative_P": Family("SetRelP"),
     "set_F": Family("SetF", "param", "beta", (1.0,), printed=False),
     "binG": Family("BinG"),
+    "infAP": Family("InfAP"),
     "rbp": Family("RBP", "param", "p", (0.9,), printed=False),
     "rbp_resid": Family("RBPResid", "param", "p", (0.9,), printed=False),
     "utility": Family("Utility"),

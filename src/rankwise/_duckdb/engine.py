@@ -192,11 +192,25 @@ _RUN_SQL: dict[str, str] = {
     "bpref_sum": "rw_bpref_sum(relevance, {0}, {cumnonrel}, {nrel}, {nnonrel})",
     "iprec": "rw_iprec(rnk, {cumrel}, {nrel}, {1})",
     "bing_sum": "rw_bing_sum(relevance, rnk, {cumrel}, {0})",
+    "infap_sum": "rw_infap_sum(relevance, rnk, {cumrel}, {cumnonrel}, {cumpooled}, {0})",
     "rankeff_sum": "rw_rankeff_sum(relevance, {0}, {cumnonrel}, {nnonrel})",
     "rbp_sum": "rw_rbp_sum(relevance, rnk, {0}, {1})",
     "unjudged_rbp_sum": "rw_unjudged_rbp_sum(relevance, rnk, {0})",
     "err_sum": "rw_err_sum(relevance, rnk, {cumlog}, {0}, {1})",
 }
+_RUN_INPUTS: dict[str, tuple[str, ...]] = {
+    "ap_sum": ("cumrel",),
+    "iprec": ("cumrel", "nrel"),
+    "bing_sum": ("cumrel",),
+    "infap_sum": ("cumrel", "cumnonrel", "cumpooled"),
+    "bpref_sum": ("cumnonrel", "nrel", "nnonrel"),
+    "rankeff_sum": ("cumnonrel", "nnonrel"),
+    "relret_at_nrel": ("nrel",),
+    "err_sum": ("cumlog",),
+    "ideal_dcg_run": ("irank",),
+}
+"""Named inputs (window or qrels columns) each run primitive's SQL template reads."""
+
 _QRELS_SQL: dict[str, str] = {
     "nrel": "rw_nrel(relevance, {0})",
     "idcg": "rw_dcg_gain({1}, {irank}, {0}, {2}, {3})",
@@ -253,36 +267,43 @@ class _Compiler:
 
     def run_col(self, node: RunAgg, part: bool) -> str:
         aggs = self.parts.setdefault(part, {})
-        rows = self.rowcols.setdefault(part, {})
         if node not in aggs:
-            t = literal(node.args[0]) if node.args else ""
-            if node.op in ("ap_sum", "iprec", "bing_sum"):
-                rows.setdefault(self.cumrel_col(node.args[0]), f"rw_cum_rel(relevance, {t}, query_id, rnk)")
-            if node.op == "err_sum":
-                rows.setdefault(self.cumlog_col(node.args[1]), f"rw_cum_log_continue(relevance, {literal(node.args[1])}, query_id, rnk)")
-            if node.op in ("bpref_sum", "rankeff_sum"):
-                rows.setdefault(self.cumnonrel_col(node.args[0]), f"rw_cum_nonrel(relevance, {t}, query_id, rnk)")
-            if node.op == "ideal_dcg_run":
-                gain = as_gain(node.args[1])
-                rows.setdefault(self.irank_col(gain, "run"), ideal_rank_sql(gain))
             for need in requires(node):
                 self.qrels_col(need)
+            self.run_sql(node, part)  # registers the window columns it reads
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
-    def run_sql(self, node: RunAgg) -> str:
-        extra: dict[str, str] = {}
-        if node.op in ("ap_sum", "iprec", "bing_sum"):
-            extra["cumrel"] = self.cumrel_col(node.args[0])
-        if node.op == "err_sum":
-            extra["cumlog"] = self.cumlog_col(node.args[1])
-        if node.op == "ideal_dcg_run":
-            extra["irank"] = self.irank_col(as_gain(node.args[1]), "run")
-        if node.op in ("bpref_sum", "rankeff_sum"):
-            extra["cumnonrel"] = self.cumnonrel_col(node.args[0])
-            extra["nnonrel"] = self.qaggs[QrelsAgg("nonrel", node.args[:1])]
-        if node.op in ("relret_at_nrel", "iprec", "bpref_sum"):
-            extra["nrel"] = self.qaggs[QrelsAgg("nrel", node.args[:1])]
+    def _input(self, name: str, node: RunAgg, part: bool) -> str:
+        """The column holding input ``name`` of a run primitive (registering its window)."""
+        rows = self.rowcols.setdefault(part, {})
+        a = node.args
+        if name == "cumrel":
+            col = self.cumrel_col(a[0])
+            rows.setdefault(col, f"rw_cum_rel(relevance, {literal(a[0])}, query_id, rnk)")
+        elif name == "cumnonrel":
+            col = self.cumnonrel_col(a[0])
+            rows.setdefault(col, f"rw_cum_nonrel(relevance, {literal(a[0])}, query_id, rnk)")
+        elif name == "cumpooled":
+            col = "cumpooled"
+            rows.setdefault(col, "rw_cum_pooled(relevance, query_id, rnk)")
+        elif name == "cumlog":
+            col = self.cumlog_col(a[1])
+            rows.setdefault(col, f"rw_cum_log_continue(relevance, {literal(a[1])}, query_id, rnk)")
+        elif name == "irank":
+            gain = as_gain(a[1])
+            col = self.irank_col(gain, "run")
+            rows.setdefault(col, ideal_rank_sql(gain))
+        elif name == "nrel":
+            col = self.qrels_col(QrelsAgg("nrel", a[:1]))
+        elif name == "nnonrel":
+            col = self.qrels_col(QrelsAgg("nonrel", a[:1]))
+        else:
+            raise InvalidParameterError(f"unknown input {name!r} of run primitive {node.op!r}")
+        return col
+
+    def run_sql(self, node: RunAgg, part: bool) -> str:
+        extra = {name: self._input(name, node, part) for name in _RUN_INPUTS.get(node.op, ())}
         return _RUN_SQL[node.op].format(*map(literal, node.args), **extra)
 
     def final(self, node: Node, part: bool) -> str:
@@ -339,7 +360,7 @@ def build_sql(
             f"rows{int(part)} AS (SELECT r.*, qs.* EXCLUDE (query_id){rowcols} "
             f"FROM {ranked} AS r JOIN qs USING (query_id))"
         )
-        sel = ", ".join(f"{comp.run_sql(n)} AS {c}" for n, c in aggs.items())
+        sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
         ctes.append(f"ag{int(part)} AS (SELECT query_id, {sel} FROM rows{int(part)} GROUP BY query_id)")
         joins.append(f"LEFT JOIN ag{int(part)} USING (query_id)")
     return (

@@ -237,6 +237,10 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         return prim.bpref_sum(rel, _cumnonrel(row_cols, t), t, n_rel, _nonrel_col(a[0]))
     if node.op == "rankeff_sum":
         return prim.rankeff_sum(rel, _cumnonrel(row_cols, t), t, _nonrel_col(a[0]))
+    if node.op == "infap_sum":
+        pooled = "__cumpooled"
+        row_cols[pooled] = (pl.col(REL) < 0).fill_null(False).cast(pl.Int64).cum_sum().over(Q, order_by=RANK)
+        return prim.infap_sum(rel, rank, _cumrel(row_cols, t), _cumnonrel(row_cols, t), pl.col(pooled), t)
     if node.op == "bing_sum":
         return prim.bing_sum(rel, rank, _cumrel(row_cols, t), t)
     if node.op == "rbp_sum":

@@ -187,3 +187,16 @@ def err_sum(rel: pl.Expr, rank: pl.Expr, cum_log_continue: pl.Expr, k: int | Non
     stop = err_stop(rel, max_rel)
     reach = (cum_log_continue - (1.0 - stop).log()).exp()
     return pl.when(within(rank, k)).then(stop / rank.cast(pl.Float64) * reach).otherwise(0.0).sum()
+
+
+INFAP_EPSILON = 1e-5
+
+
+def infap_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, running_nonrel: pl.Expr, running_pooled: pl.Expr, threshold: float) -> pl.Expr:
+    """Σ over relevant documents of (1 + X·(a + ε)/(a + n + 2ε)) / rank, a = relevant above
+    (running − 1), n = judged non-relevant above, u = pooled-unjudged above, X = a + n + u."""
+    a = running.cast(pl.Float64) - 1.0
+    n = running_nonrel.cast(pl.Float64)
+    x = a + n + running_pooled.cast(pl.Float64)
+    term = (1.0 + x * (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)) / rank.cast(pl.Float64)
+    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
