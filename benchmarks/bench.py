@@ -1,0 +1,161 @@
+"""Benchmark rankwise (each engine) against ranx and pytrec_eval on the same files.
+
+    python benchmarks/bench.py --quick          # 1M rows, under a minute
+    python benchmarks/bench.py                  # 10M rows (100,000 queries x 100 documents)
+    python benchmarks/bench.py --rows-table     # time per row at 1M / 10M rows
+
+Every tool runs in its own process (several repetitions; median reported), end to end from
+the Parquet files: reading, building its input structures, computing nDCG@10, AP, RR, P@10
+and R@100 per query. "compute" is the part after the data is in the tool's own form. Peak RSS
+is the child process's maximum resident set. "floor" is reading the run and sorting it by
+(query, score): the cost any tool pays. rankwise's per-query values must equal
+pytrec_eval's to 1e-9, or the run fails. Peers are optional: pip install -e '.[bench]'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+METRICS = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100"}
+RANX = {"nDCG@10": "ndcg@10", "AP": "map", "RR": "mrr", "P@10": "precision@10", "R@100": "recall@100"}
+
+CHILD = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    t0 = time.perf_counter()
+    tool, run_path, qrels_path, out_path = sys.argv[1:5]
+    metrics = {metrics!r}
+    ranx_names = {ranx!r}
+    values = None
+    if tool.startswith("rankwise"):
+        import rankwise as rw
+        t1 = time.perf_counter()
+        res = rw.evaluate(run_path, qrels_path, list(metrics), engine=tool.split("-")[1])
+        compute = time.perf_counter() - t1
+        values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics}}
+    elif tool == "pytrec_eval":
+        import pyarrow.parquet as pq, pytrec_eval
+        run_t, qrels_t = pq.read_table(run_path), pq.read_table(qrels_path)
+        run, qrels = {{}}, {{}}
+        for q, d, s in zip(*(run_t.column(c).to_pylist() for c in ("query_id", "doc_id", "score"))):
+            run.setdefault(q, {{}})[d] = s
+        for q, d, r in zip(*(qrels_t.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance"))):
+            qrels.setdefault(q, {{}})[d] = int(r)
+        t1 = time.perf_counter()
+        ev = pytrec_eval.RelevanceEvaluator(qrels, {{"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}})
+        res = ev.evaluate(run)
+        compute = time.perf_counter() - t1
+        values = {{m: {{q: v[t] for q, v in res.items()}} for m, t in metrics.items()}}
+    elif tool == "ranx":
+        import pandas as pd
+        from ranx import Qrels, Run, evaluate
+        run_df = pd.read_parquet(run_path)
+        qrels_df = pd.read_parquet(qrels_path)
+        for df in (run_df, qrels_df):  # ranx wants object (str) id columns
+            df["query_id"] = df["query_id"].astype(object)
+            df["doc_id"] = df["doc_id"].astype(object)
+        qrels = Qrels.from_df(qrels_df, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
+        run = Run.from_df(run_df, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+        t1 = time.perf_counter()
+        evaluate(qrels, run, list(ranx_names.values()), return_mean=False)
+        compute = time.perf_counter() - t1
+    elif tool == "floor":
+        import polars as pl
+        t1 = time.perf_counter()
+        pl.scan_parquet(run_path).sort(["query_id", "score"], descending=[False, True]).collect()
+        compute = time.perf_counter() - t1
+    total = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    with open(out_path, "w") as fh:
+        json.dump({{"total": total, "compute": compute, "rss_mb": rss, "values": values}}, fh)
+    """
+).format(metrics=METRICS, ranx=RANX)
+
+
+def run_tool(tool: str, run: Path, qrels: Path, reps: int) -> dict[str, object]:
+    totals, computes, rss = [], [], []
+    values = None
+    for _ in range(reps):
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
+            out = fh.name
+        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+        with open(out) as fh:
+            r = json.load(fh)
+        os.unlink(out)
+        totals.append(r["total"])
+        computes.append(r["compute"])
+        rss.append(r["rss_mb"])
+        values = r["values"]
+    return {"total": statistics.median(totals), "compute": statistics.median(computes),
+            "rss_mb": max(rss), "values": values}
+
+
+def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, float]], tool: str) -> None:
+    for metric, ref in reference.items():
+        got = rankwise[metric]
+        if set(got) != set(ref):
+            raise SystemExit(f"{tool}: queries differ from pytrec_eval's for {metric}")
+        worst = max(abs(got[q] - ref[q]) for q in ref)
+        if worst > 1e-9:
+            raise SystemExit(f"{tool}: {metric} differs from pytrec_eval's by {worst}")
+
+
+def bench(data: Path, reps: int, tools: list[str]) -> list[tuple[str, dict[str, object]]]:
+    run, qrels = data / "run.parquet", data / "qrels.parquet"
+    results = [(tool, run_tool(tool, run, qrels, reps)) for tool in tools]
+    ref = dict(results).get("pytrec_eval", {}).get("values")
+    for tool, r in results:
+        if tool.startswith("rankwise") and ref and "values" in r:
+            check(r["values"], ref, tool)  # type: ignore[arg-type]
+    return results
+
+
+def table(results: list[tuple[str, dict[str, object]]], rows: int) -> str:
+    base = dict(results).get("rankwise-polars", {})
+    lines = [
+        f"rows: {rows:,}",
+        "| tool | end to end (s) | compute (s) | peak RSS (MB) | end to end / rankwise-polars | RSS / rankwise-polars |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for tool, r in results:
+        if "error" in r:
+            lines.append(f"| {tool} | error: {r['error']} | | | | |")
+            continue
+        ratio = r["total"] / base["total"] if base.get("total") else float("nan")  # type: ignore[operator]
+        mem = r["rss_mb"] / base["rss_mb"] if base.get("rss_mb") else float("nan")  # type: ignore[operator]
+        lines.append(f"| {tool} | {r['total']:.2f} | {r['compute']:.2f} | {r['rss_mb']:.0f} | {ratio:.2f} | {mem:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="10,000 queries x 100 documents (1M rows)")
+    p.add_argument("--queries", type=int, default=None)
+    p.add_argument("--docs", type=int, default=100)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rankwise-bench")
+    p.add_argument("--tools", default="floor,rankwise-polars,rankwise-duckdb,pytrec_eval,ranx")
+    a = p.parse_args()
+    queries = a.queries or (10_000 if a.quick else 100_000)
+    data = a.data / f"{queries}x{a.docs}"
+    if not (data / "run.parquet").exists():
+        subprocess.run([sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries),
+                        "--docs", str(a.docs)], check=True)
+    results = bench(data, a.reps, a.tools.split(","))
+    print(table(results, queries * a.docs))
+
+
+if __name__ == "__main__":
+    main()

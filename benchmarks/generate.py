@@ -1,0 +1,62 @@
+"""Seeded benchmark data: a run and qrels as Parquet files.
+
+    python benchmarks/generate.py OUT_DIR --queries 100000 --docs 100 --judged 20 --tie-rate 0.1
+
+Each query retrieves ``--docs`` documents with scores (a fraction ``--tie-rate`` rounded so
+they tie) and has ``--judged`` judgments (graded 0-3, about half drawn from the retrieved
+documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (strings),
+score (float64); query_id, doc_id, relevance (int64).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+
+def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = queries * docs
+    q = np.repeat(np.arange(queries, dtype=np.int64), docs)
+    d = np.tile(np.arange(docs, dtype=np.int64), queries) * 7919 + rng.integers(0, 7919, n)
+    score = rng.random(n)
+    ties = rng.random(n) < tie_rate
+    score[ties] = np.round(score[ties], 1)
+    run = pl.DataFrame({"query_id": q, "doc_id": d, "score": score})
+    run = run.unique(["query_id", "doc_id"], keep="first")
+    order = rng.permutation(run.height) if not sort else np.arange(run.height)
+    run = run[order]
+    if sort:
+        run = run.sort(["query_id", "score"], descending=[False, True])
+    # judgments: half from the retrieved documents, half from elsewhere in the collection
+    from_run = run.group_by("query_id").head(judged // 2).select("query_id", "doc_id")
+    other = pl.DataFrame({
+        "query_id": np.repeat(np.arange(queries, dtype=np.int64), judged - judged // 2),
+        "doc_id": rng.integers(10**9, 2 * 10**9, queries * (judged - judged // 2)),
+    })
+    qrels = pl.concat([from_run, other]).unique(["query_id", "doc_id"])
+    qrels = qrels.with_columns(relevance=pl.Series(rng.choice([0, 0, 1, 2, 3], qrels.height)))
+    as_str = [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
+    out.mkdir(parents=True, exist_ok=True)
+    run.with_columns(as_str).write_parquet(out / "run.parquet")
+    qrels.with_columns(as_str).write_parquet(out / "qrels.parquet")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("out", type=Path)
+    p.add_argument("--queries", type=int, default=100_000)
+    p.add_argument("--docs", type=int, default=100)
+    p.add_argument("--judged", type=int, default=20)
+    p.add_argument("--tie-rate", type=float, default=0.1)
+    p.add_argument("--sorted", action="store_true", help="write the run sorted by (query, score desc)")
+    p.add_argument("--seed", type=int, default=42)
+    a = p.parse_args()
+    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed)
+
+
+if __name__ == "__main__":
+    main()
