@@ -104,3 +104,29 @@ def test_readme_commands() -> None:
     assert "pip install -e '.[dev]' && rankwise eval examples/data/run.parquet examples/data/qrels.parquet" in readme
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "ruff check . && mypy && pytest" in readme and "ruff check . && mypy && pytest" in ci
+
+
+def test_segments_and_parquet_output(tmp_path: Path) -> None:
+    run = pl.read_parquet(RUN).with_columns(market=pl.when(pl.col("query_id") < "q100").then(pl.lit("de")).otherwise(pl.lit("fr")))
+    run.write_parquet(tmp_path / "run.parquet")
+    out = cli("eval", str(tmp_path / "run.parquet"), str(QRELS), "-m", "AP", "-m", "NumQ", "--by", "market",
+              "--format", "parquet", "-o", str(tmp_path / "summary.parquet"))
+    assert out.returncode == 0, out.stderr
+    summary = pl.read_parquet(tmp_path / "summary.parquet")
+    expected = rw.summarize(rw.evaluate(run, QRELS, ["AP", "NumQ"], by="market"), by="market")
+    assert summary.columns == ["market", "AP", "NumQ"]
+    assert summary["NumQ"].to_list() == expected["NumQ"].to_list() == [99.0, 100.0]
+    table = cli("eval", str(tmp_path / "run.parquet"), str(QRELS), "-m", "AP", "--by", "market")
+    assert [line.split()[:2] for line in table.stdout.splitlines()] == [["AP", "de"], ["AP", "fr"]]
+
+
+def test_quiet_when_piped_and_more_errors(tmp_path: Path) -> None:
+    out = cli("eval", str(RUN), str(QRELS), "-m", "AP")
+    assert out.stderr == ""  # no progress lines when stderr is not a terminal
+    missing_o = cli("eval", str(RUN), str(QRELS), "--format", "parquet")
+    assert missing_o.returncode == 2 and missing_o.stderr.startswith("rankwise: error: --format parquet needs -o PATH")
+    (tmp_path / "x.txt").write_text("not a run\n")
+    bad = cli("eval", str(tmp_path / "x.txt"), str(QRELS))
+    assert bad.returncode == 2 and "is not a TREC run file" in bad.stderr
+    no_col = cli("eval", str(RUN), str(QRELS), "--by", "market")
+    assert no_col.returncode == 2 and "no segment column 'market'" in no_col.stderr

@@ -37,6 +37,8 @@ from rankwise.errors import (
     UnsupportedInputError,
 )
 from rankwise.evaluate import evaluate, summarize
+from rankwise.events import gains_from_events
+from rankwise.lists import evaluate_lists, lists_to_long
 from rankwise.metric import Metric, parse_metric, parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
 from rankwise.trec_writer import to_trec
@@ -68,8 +70,11 @@ __all__ = [
     "cg",
     "dcg",
     "evaluate",
+    "evaluate_lists",
+    "gains_from_events",
     "get_spec",
     "idcg",
+    "lists_to_long",
     "ndcg",
     "parse_metric",
     "parse_metrics",

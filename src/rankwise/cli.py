@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
-from rankwise.errors import RankwiseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
-from rankwise.io import trec_runid
+from rankwise.io import FORMATS, trec_runid
 from rankwise.registry import SPECS, get_spec
 from rankwise.trec_writer import to_trec
 
@@ -31,22 +32,40 @@ def _format_value(metric: str, value: float) -> str:
     return str(int(value)) if is_count and value == int(value) else f"{value:.4f}"
 
 
-def _table(per_query: pl.DataFrame, summary: pl.DataFrame, query_col: str, per_query_rows: bool) -> str:
-    metrics = [c for c in per_query.columns if c != query_col]
+def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_query_rows: bool) -> str:
+    """trec_eval's layout (metric, query, value), with segment values before the query."""
+    metrics = [c for c in per_query.columns if c not in keys]
+    segments = keys[:-1]
     width = max(len(m) for m in metrics) + 2
+
+    def where(row: dict[str, object], query: object) -> str:
+        parts = [f"{row[s]!s}" for s in segments] + [f"{query!s}"]
+        return "".join(f"{p:<12}" for p in parts)
+
     lines = []
     if per_query_rows:
         for row in per_query.iter_rows(named=True):
             for m in metrics:
-                lines.append(f"{m:<{width}}{row[query_col]!s:<10}{_format_value(m, row[m])}")
-    srow = summary.row(0, named=True)
-    for m in metrics:
-        lines.append(f"{m:<{width}}{'all':<10}{_format_value(m, srow[m])}")
+                lines.append(f"{m:<{width}}{where(row, row[keys[-1]])}{_format_value(m, row[m])}")
+    for srow in summary.iter_rows(named=True):
+        for m in metrics:
+            lines.append(f"{m:<{width}}{where(srow, 'all')}{_format_value(m, srow[m])}")
     return "\n".join(lines)
+
+
+def _progress(args: argparse.Namespace, message: str) -> None:
+    """A status line on a terminal; nothing when stderr is piped or with --quiet."""
+    if not args.quiet and sys.stderr.isatty():
+        print(f"rankwise: {message}", file=sys.stderr, flush=True)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     metrics = args.metric or list(DEFAULT_METRICS)
+    segments = args.by or []
+    if args.format == "parquet" and not args.output:
+        raise InvalidParameterError("--format parquet needs -o PATH")
+    _progress(args, f"evaluating {args.run} against {args.qrels} with the {args.engine} engine ...")
+    started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         per_query = evaluate(
@@ -54,18 +73,26 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
             rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
             doc_id=args.doc_id, score=args.score, relevance=args.relevance,
+            run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
         )
     for w in caught:
         if not args.quiet:
             print(f"rankwise: warning: {w.message}", file=sys.stderr)
-    summary = summarize(per_query.drop(args.query_id))
+    _progress(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
+    keys = [*segments, args.query_id]
+    summary = summarize(per_query.drop(args.query_id), by=segments or None)
     if args.format == "table":
-        text = _table(per_query, summary, args.query_id, args.per_query)
+        text = _table(per_query, summary, keys, args.per_query)
     elif args.format == "trec":
+        if segments:
+            raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
         runid = trec_runid(args.run) or Path(args.run).name.split(".")[0]
         text = to_trec(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
     else:
         out = per_query if args.per_query else summary
+        if args.format == "parquet":
+            out.write_parquet(args.output)
+            return 0
         text = out.write_csv() if args.format == "csv" else out.write_json()
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
@@ -104,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ev = sub.add_parser("eval", help="evaluate a run against qrels")
-    ev.add_argument("run", help="run: Parquet, CSV/TSV or TREC run file")
-    ev.add_argument("qrels", help="qrels: Parquet, CSV/TSV or TREC qrels file")
+    ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
+    ev.add_argument("qrels", help="qrels: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
@@ -114,8 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
     ev.add_argument("-l", "--rel", type=float, default=1, help="relevance threshold of binary metrics (trec_eval -l)")
     ev.add_argument("--ties", default="trec_eval", help="tie policy: trec_eval, doc_asc, optimistic, pessimistic")
-    ev.add_argument("--format", choices=("table", "csv", "json", "trec"), default="table",
-                    help="trec: what trec_eval prints (with -q, per query too)")
+    ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
+                    help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
+    ev.add_argument("--by", action="append", help="segment column of the run (repeatable): one summary per segment")
+    ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
+    ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")
     ev.add_argument("-o", "--output", help="write to this file instead of stdout")
     ev.add_argument("--quiet", action="store_true", help="no warnings on stderr")
     for col in ("query_id", "doc_id", "score", "relevance"):

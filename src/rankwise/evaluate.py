@@ -8,14 +8,15 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy
+from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy, check_identifier
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
+    MissingColumnError,
     RankwiseWarning,
     UnknownMetricError,
 )
-from rankwise.io import to_lazyframe
+from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric, parse_metrics
 
 Engine = Literal["polars", "duckdb"]
@@ -47,13 +48,23 @@ def evaluate(
     doc_id: str = "doc_id",
     score: str = "score",
     relevance: str = "relevance",
+    run_format: FileFormat | None = None,
+    qrels_format: FileFormat | None = None,
+    by: str | Iterable[str] | None = None,
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
 
     ``run`` (query_id, doc_id, score) and ``qrels`` (query_id, doc_id, relevance) may be Polars
-    DataFrames/LazyFrames, pyarrow Tables, pandas DataFrames, DuckDB relations or paths to
-    Parquet, CSV or TREC files. Metric columns are named by the strings passed. Rows are
+    DataFrames/LazyFrames, pyarrow Tables, pandas DataFrames, DuckDB relations or paths (a
+    file, a folder of files with hive partitions, or a glob) to Parquet, CSV/TSV or TREC files,
+    optionally gzipped; ``run_format``/``qrels_format`` override the format detected from the
+    extension or content. Metric columns are named by the strings passed. Rows are
     sorted by query id. ``engine="duckdb"`` computes through the SQL macros of ``sql/``.
+
+    ``by`` (run columns such as market, device, date or experiment arm) evaluates every
+    segment in the same pass: a query is scored in each segment where the run has it, against
+    its judgments, and the per-query rows start with the segment columns
+    (``summarize(result, by=...)`` gives one row per segment).
 
     Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
     ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
@@ -73,20 +84,72 @@ def evaluate(
     parsed = parse_metrics(metrics)
     conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
     columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    segments = [by] if isinstance(by, str) else list(by or [])
+    if segments:
+        return _evaluate_segments(
+            to_lazyframe(run, "run", columns, run_format),
+            to_lazyframe(qrels, "qrels", columns, qrels_format),
+            parsed, segments, engine, conv, columns,
+        )
     if engine == "polars":
         from rankwise._polars.engine import evaluate_lazy, prepare, unjudged_queries
 
-        prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
+        prep = prepare(
+            to_lazyframe(run, "run", columns, run_format),
+            to_lazyframe(qrels, "qrels", columns, qrels_format),
+            columns,
+        )
         result, unjudged = pl.collect_all([evaluate_lazy(prep, parsed, conv, columns), unjudged_queries(prep)])
         _warn_unjudged(unjudged.height)
         return result
     if engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
-        result, n_unjudged = evaluate_duckdb(run, qrels, parsed, conv, columns)
+        result, n_unjudged = evaluate_duckdb(run, qrels, parsed, conv, columns, run_format, qrels_format)
         _warn_unjudged(n_unjudged)
         return result
     raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+
+
+def _evaluate_segments(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
+    engine: Engine, conv: Conventions, columns: Columns,
+) -> pl.DataFrame:
+    """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
+    to the pairs by query, the engines see one key, and the pairs are joined back."""
+    names = run.collect_schema().names()
+    for col in segments:
+        check_identifier(col, "segment column")
+        if col not in names:
+            raise MissingColumnError(f"the run has no segment column {col!r}. Columns found: {names}")
+        if col in (columns.query_id, columns.doc_id, columns.score):
+            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
+    key = "__segment_key"
+    pairs = (
+        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
+        .with_row_index(key).collect()
+    )
+    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner").select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score
+    )
+    keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance
+    )
+    conv_kw = {"ties": conv.ties, "missing": conv.missing, "max_rank": conv.max_rank,
+               "rel": conv.rel, "judged_only": conv.judged_only}
+    result = evaluate(
+        keyed_run.collect(), keyed_qrels.collect(), metrics, engine=engine,
+        query_id=columns.query_id, doc_id=columns.doc_id, score=columns.score,
+        relevance=columns.relevance, **conv_kw,  # type: ignore[arg-type]
+    )
+    return (
+        result.rename({columns.query_id: key})
+        .join(pairs, on=key, how="left")
+        .select(*segments, columns.query_id, *[m.label for m in metrics])
+        .sort(*segments, columns.query_id)
+    )
 
 
 def metric_of_column(column: str) -> Metric | None:

@@ -12,7 +12,6 @@ import itertools
 import math
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -20,8 +19,15 @@ import polars as pl
 
 from rankwise._duckdb.macros import register
 from rankwise.conventions import Columns, Conventions, quote_identifier
-from rankwise.errors import InvalidParameterError, UnsupportedInputError
-from rankwise.io import detect_format, duckdb_arrow, read_trec, to_lazyframe
+from rankwise.errors import InvalidParameterError
+from rankwise.io import (
+    check_format,
+    detect_format,
+    duckdb_arrow,
+    expand_path,
+    is_gzip,
+    to_lazyframe,
+)
 from rankwise.metric import Metric
 from rankwise.recipes import (
     RUN_NULL_WHEN_EMPTY,
@@ -97,23 +103,22 @@ def type_class(sql_type: str) -> TypeClass:
     return "other"
 
 
-def _source(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns) -> str:
-    """Expose an input to SQL; returns a FROM-clause fragment."""
+def _source(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns, fmt: str | None) -> str:
+    """Expose an input to SQL; returns a FROM-clause fragment. Parquet and CSV files (also
+    folders, globs, hive partitions, gzip) are read by DuckDB itself."""
     if isinstance(obj, (str, os.PathLike)):
-        path = Path(obj)
-        if not path.exists():
-            raise UnsupportedInputError(f"no such file: {str(path)!r}")
-        if path.is_dir():
-            raise UnsupportedInputError(
-                f"{str(path)!r} is a folder; pass a file (folders and globs are not supported yet)"
-            )
-        fmt = detect_format(path)
-        if fmt == "parquet":
-            return f"read_parquet({literal(str(path))})"
-        if fmt in ("csv", "tsv"):
-            sep = literal("," if fmt == "csv" else "\t")
-            return f"read_csv({literal(str(path))}, header = true, delim = {sep})"
-        obj = read_trec(path, kind, columns)
+        forced = check_format(fmt)
+        files, many = expand_path(obj)
+        chosen = forced or detect_format(files[0], columns)
+        paths = "[" + ", ".join(literal(str(f)) for f in files) + "]"
+        if chosen == "parquet":
+            return f"read_parquet({paths}, hive_partitioning = {literal(many)}, union_by_name = true)"
+        if chosen in ("csv", "tsv") and all(
+            not is_gzip(f) or f.suffix.lower() == ".gz" for f in files
+        ):
+            sep = literal("," if chosen == "csv" else "\t")
+            return f"read_csv({paths}, header = true, delim = {sep}, union_by_name = true)"
+        obj = to_lazyframe(obj, kind, columns, fmt)
     name = f"rw_input_{kind}_{next(_counter)}"
     if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
         con.register(name, obj)
@@ -124,9 +129,11 @@ def _source(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Colum
     return quote_identifier(name)
 
 
-def _view(con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns) -> tuple[str, dict[str, TypeClass]]:
+def _view(
+    con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None
+) -> tuple[str, dict[str, TypeClass]]:
     """A raw view of the input; returns its name and column type classes (schema checked)."""
-    src = _source(con, obj, kind, columns)
+    src = _source(con, obj, kind, columns, fmt)
     raw = f"rw_raw_{kind}_{next(_counter)}"
     con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
     rel = con.sql(f"SELECT * FROM {quote_identifier(raw)} LIMIT 0")
@@ -373,14 +380,15 @@ def build_sql(
 
 
 def evaluate_duckdb(
-    run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns
+    run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
+    run_format: str | None = None, qrels_format: str | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments."""
     con = duckdb.connect()
     try:
         register(con)
-        run_raw, run_types = _view(con, run, "run", columns)
-        qrels_raw, qrels_types = _view(con, qrels, "qrels", columns)
+        run_raw, run_types = _view(con, run, "run", columns, run_format)
+        qrels_raw, qrels_types = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         run_view = _normalise(con, run_raw, "run", columns, q_str, d_str)
         qrels_view = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)

@@ -1,0 +1,106 @@
+"""The list form of recommenders: one row per query/user with an ordered list of predicted
+items and the ground truth, turned into the long form (run + qrels) and evaluated by the
+same engines, so the numbers are those of the equivalent long form.
+
+Ground truth may be a list of relevant items (relevance 1), a list of structs
+``{item, relevance}`` (two fields, in that order), or a map item → relevance (pyarrow maps
+arrive in Polars as lists of ``{key, value}`` structs). Relevance may be real-valued.
+
+>>> import polars as pl, rankwise as rw
+>>> df = pl.DataFrame({"user": ["u1", "u2"], "predicted": [["a", "b", "c"], ["x", "y"]],
+...                    "relevant": [["b"], ["z"]]})
+>>> out = rw.evaluate_lists(df, ["RR", "P@2"], query_id="user")
+>>> out.rows()
+[('u1', 0.5, 0.5), ('u2', 0.0, 0.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from rankwise.conventions import Columns, MissingPolicy, TiePolicy
+from rankwise.errors import ColumnTypeError, MissingColumnError, closest
+from rankwise.evaluate import Engine, evaluate
+from rankwise.io import to_lazyframe
+from rankwise.metric import Metric
+
+
+def lists_to_long(
+    frame: Any, *, query_id: str = "query_id", predicted: str = "predicted", truth: str = "relevant"
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(run, qrels) in long form from the list form. The run's score is minus the position,
+    so the list order is the ranking (no ties); duplicate items keep their first position."""
+    lf = to_lazyframe(frame, "run", Columns(query_id=query_id))
+    schema = lf.collect_schema()
+    for name in (query_id, predicted, truth):
+        if name not in schema:
+            near = closest(name, schema.names())
+            hint = f" Did you mean {near[0]!r}?" if near else ""
+            raise MissingColumnError(f"the list-form input has no column {name!r}.{hint} Columns found: {schema.names()}")
+    if not isinstance(schema[predicted], pl.List):
+        raise ColumnTypeError(f"column {predicted!r} must be a list of items, found type {schema[predicted]}")
+    truth_type = schema[truth]
+    map_type = getattr(pl, "Map", None)  # Polars >= 2 has a native Map; older ones lists of structs
+    if map_type is not None and isinstance(truth_type, map_type):
+        lf = lf.with_columns(pl.col(truth).map.entries())  # type: ignore[attr-defined]
+        truth_type = lf.collect_schema()[truth]
+    if not isinstance(truth_type, pl.List):
+        raise ColumnTypeError(
+            f"column {truth!r} must be a list of items, a list of (item, relevance) structs or a map, "
+            f"found type {truth_type}"
+        )
+    run = (
+        lf.select(
+            pl.col(query_id).alias("query_id"),
+            pl.col(predicted).alias("doc_id"),
+            pl.int_ranges(0, pl.col(predicted).list.len()).alias("position"),
+        )
+        .explode("doc_id", "position")
+        .drop_nulls("doc_id")
+        .unique(["query_id", "doc_id"], keep="first", maintain_order=True)
+        .select("query_id", "doc_id", (-pl.col("position").cast(pl.Float64)).alias("score"))
+    )
+    inner = truth_type.inner
+    qrels = lf.select(pl.col(query_id).alias("query_id"), pl.col(truth).alias("t")).explode("t").drop_nulls("t")
+    if isinstance(inner, pl.Struct):
+        if len(inner.fields) != 2:
+            raise ColumnTypeError(
+                f"column {truth!r}: structs must have two fields (item, relevance), found {inner}"
+            )
+        item, rel = (f.name for f in inner.fields)
+        qrels = qrels.select(
+            "query_id",
+            pl.col("t").struct.field(item).alias("doc_id"),
+            pl.col("t").struct.field(rel).cast(pl.Float64).alias("relevance"),
+        )
+    else:
+        qrels = qrels.select("query_id", pl.col("t").alias("doc_id"), pl.lit(1, dtype=pl.Int64).alias("relevance"))
+    qrels = qrels.unique(["query_id", "doc_id"], keep="first", maintain_order=True)
+    return run, qrels
+
+
+def evaluate_lists(
+    frame: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    query_id: str = "query_id",
+    predicted: str = "predicted",
+    truth: str = "relevant",
+    engine: Engine = "polars",
+    ties: TiePolicy = "trec_eval",
+    missing: MissingPolicy = "ignore",
+    max_rank: int | None = None,
+    rel: float = 1,
+    judged_only: bool = False,
+) -> pl.DataFrame:
+    """Per-query metric values for the list form; same columns and conventions as
+    :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given)."""
+    run, qrels = lists_to_long(frame, query_id=query_id, predicted=predicted, truth=truth)
+    result = evaluate(
+        run.collect(), qrels.collect(), metrics, engine=engine, ties=ties, missing=missing,
+        max_rank=max_rank, rel=rel, judged_only=judged_only,
+    )
+    return result.rename({"query_id": query_id}) if query_id != "query_id" else result
