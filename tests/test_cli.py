@@ -130,3 +130,18 @@ def test_quiet_when_piped_and_more_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "is not a TREC run file" in bad.stderr
     no_col = cli("eval", str(RUN), str(QRELS), "--by", "market")
     assert no_col.returncode == 2 and "no segment column 'market'" in no_col.stderr
+
+
+def test_usage_errors_are_one_line_too() -> None:
+    out = cli("eval", str(RUN), str(QRELS), "--format", "xml")
+    assert out.returncode == 2
+    assert out.stderr.startswith("rankwise: error: argument --format: invalid choice: 'xml'")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_metrics_lists_names_in_each_scheme() -> None:
+    out = cli("metrics")
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("AP "))
+    assert "trec_eval: map, map_cut" in line and "ranx: map, map@k" in line
+    unknown = cli("metrics", "nDGC")
+    assert unknown.returncode == 2 and unknown.stderr.startswith("rankwise: error: unknown metric 'nDGC'")

@@ -8,18 +8,22 @@ Errors are one line on stderr and exit code 2 (``--debug`` shows the traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import polars as pl
 
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.io import FORMATS, trec_runid
+from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
+from rankwise.trec_names import trec_names_of
 from rankwise.trec_writer import to_trec
 
 DEFAULT_METRICS: tuple[str, ...] = ("official",)
@@ -107,6 +111,10 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         spec = get_spec(args.name)
         print(f"{spec.name}: {spec.description}")
         print(f"  names:    {', '.join(spec.all_names)}")
+        if trec_names_of(spec.name):
+            print(f"  trec_eval: {', '.join(trec_names_of(spec.name))}")
+        if spec.name in RANX_NAMES:
+            print(f"  ranx:     {RANX_NAMES[spec.name]}")
         print(f"  formula:  {spec.formula}")
         cutoff = {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]
         print(f"  cutoff:   {cutoff}")
@@ -120,15 +128,27 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         return 0
     width = max(len(s.name) for s in SPECS) + 2
     for spec in SPECS:
-        aliases = f" (also: {', '.join(spec.aliases)})" if spec.aliases else ""
-        print(f"{spec.name:<{width}}{spec.description}{aliases}")
+        names = [f"ir-measures: {spec.name}" + ("@k" if spec.cutoff == "required" else "")]
+        trec = trec_names_of(spec.name)
+        if trec:
+            names.append("trec_eval: " + ", ".join(trec))
+        if spec.name in RANX_NAMES:
+            names.append("ranx: " + RANX_NAMES[spec.name])
+        print(f"{spec.name:<{width}}{spec.description} [{'; '.join(names)}]")
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"rankwise: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
+    parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     ev = sub.add_parser("eval", help="evaluate a run against qrels")
     ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
@@ -163,6 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except RankwiseError as exc:
         if args.debug:
             raise

@@ -42,3 +42,12 @@ def parse_ranx(text: str) -> Metric:
         params["rel"] = int(m.group("level"))
     k = int(m.group("k")) if m.group("k") is not None else None
     return make_metric(spec, params, k, text)
+
+
+RANX_NAMES: dict[str, str] = {
+    "nDCG": "ndcg@k, ndcg_burges@k", "AP": "map, map@k", "RR": "mrr, mrr@k", "P": "precision@k",
+    "R": "recall, recall@k", "Success": "hit_rate@k", "Rprec": "r-precision", "Bpref": "bpref",
+    "F1": "f1@k",
+}
+"""ranx's names of each rankwise spec (for listings; all accept the -lN suffix where a
+relevance level applies)."""

@@ -173,3 +173,8 @@ def parse_trec(text: str) -> list[Metric]:
         metric = _metric(m.group("family"), family, value)
         return [replace(metric, source=text)]
     raise UnknownMetricError(f"{text!r} is not a trec_eval measure name rankwise knows")
+
+
+def trec_names_of(spec_name: str) -> list[str]:
+    """trec_eval's measure names that map to a rankwise spec (for listings)."""
+    return [name for name, family in FAMILIES.items() if family.spec == spec_name]
