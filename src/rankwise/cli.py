@@ -18,9 +18,10 @@ from typing import NoReturn
 
 import polars as pl
 
+from rankwise.conventions import Columns
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
-from rankwise.io import FORMATS, trec_runid
+from rankwise.io import FORMATS, to_lazyframe, trec_runid
 from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
 from rankwise.trec_names import trec_names_of
@@ -68,7 +69,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     segments = args.by or []
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
-    _progress(args, f"evaluating {args.run} against {args.qrels} with the {args.engine} engine ...")
+    if not args.quiet and sys.stderr.isatty():
+        columns = Columns(query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance)
+        rows = [
+            to_lazyframe(args.run, "run", columns, args.run_format).select(pl.len()).collect().item(),
+            to_lazyframe(args.qrels, "qrels", columns, args.qrels_format).select(pl.len()).collect().item(),
+        ]
+        _progress(args, f"read {rows[0]:,} run rows and {rows[1]:,} judgments; evaluating with {args.engine} ...")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
