@@ -21,6 +21,7 @@ from rankwise._polars.expr import (
     reciprocal_rank,
     success,
 )
+from rankwise.comparison import compare
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
     ColumnTypeError,
@@ -68,6 +69,7 @@ __all__ = [
     "all_names",
     "average_precision",
     "cg",
+    "compare",
     "dcg",
     "evaluate",
     "evaluate_lists",

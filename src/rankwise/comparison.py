@@ -1,0 +1,254 @@
+"""Is the new ranking better? Paired comparison of runs on per-query values.
+
+:func:`compare` evaluates every run on the same queries (a query missing from a run counts
+as 0 there, trec_eval ``-c``), and for each run × metric reports the mean, the difference
+to the baseline (absolute and relative), a paired bootstrap confidence interval of the mean
+difference, p-values of paired tests, the p-values after multiple-comparison correction,
+significance at ``alpha``, and wins / ties / losses over queries.
+
+Tests (``tests=``): ``"t"`` (Student's paired t-test, scipy.stats.ttest_rel), ``"wilcoxon"``
+(signed-rank, scipy.stats.wilcoxon), ``"randomization"`` (Fisher's paired randomization test:
+random sign flips of the differences, ``resamples`` of them in blocks, seeded), ``"tukey"``
+(Tukey's HSD across all runs, scipy.stats.tukey_hsd; not paired). Needs numpy and scipy:
+``pip install 'rankwise[stats]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import polars as pl
+
+from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.evaluate import Engine, evaluate
+from rankwise.metric import Metric, make_metric, parse_metrics
+from rankwise.registry import get_spec
+
+Test = Literal["t", "wilcoxon", "randomization", "tukey"]
+TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")
+Correction = Literal["holm", "bonferroni", "none"]
+_BLOCK = 1000
+
+
+class MissingExtraError(RankwiseError, ImportError):
+    """An optional dependency is not installed."""
+
+
+def _stats() -> tuple[Any, Any]:
+    try:
+        import numpy as np
+        from scipy import stats
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise MissingExtraError(
+            "rankwise.compare needs numpy and scipy: pip install 'rankwise[stats]'"
+        ) from exc
+    return np, stats
+
+
+def adjust(pvalues: Sequence[float], method: Correction) -> list[float]:
+    """Multiple-comparison correction: Holm–Bonferroni (step-down), Bonferroni, or none.
+
+    >>> [round(p, 3) for p in adjust([0.01, 0.04, 0.03, 0.005], "holm")]
+    [0.03, 0.06, 0.06, 0.02]
+    >>> adjust([0.01, 0.04], "bonferroni")
+    [0.02, 0.08]
+    """
+    m = len(pvalues)
+    if method == "none":
+        return list(pvalues)
+    if method == "bonferroni":
+        return [min(1.0, p * m) for p in pvalues]
+    if method != "holm":
+        raise InvalidParameterError(f"correction must be one of ['holm', 'bonferroni', 'none'], got {method!r}")
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def randomization_pvalue(diffs: Any, resamples: int, seed: int) -> float:
+    """Two-sided paired randomization test of mean(diffs) = 0 by random sign flips, drawn in
+    blocks of rows so memory stays bounded: p = (1 + #{|mean*| ≥ |mean|}) / (1 + resamples)."""
+    np, _ = _stats()
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.size == 0:
+        return 1.0
+    observed = abs(d.mean())
+    rng = np.random.default_rng(seed)
+    hits = 0
+    done = 0
+    tol = 1e-12 * max(1.0, observed)
+    while done < resamples:
+        block = min(_BLOCK, resamples - done)
+        signs = rng.integers(0, 2, size=(block, d.size), dtype=np.int8) * 2 - 1
+        means = np.abs(signs @ d) / d.size
+        hits += int((means >= observed - tol).sum())
+        done += block
+    return float((hits + 1) / (resamples + 1))
+
+
+def bootstrap_ci(diffs: Any, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean paired difference (queries resampled)."""
+    np, _ = _stats()
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = []
+    done = 0
+    while done < resamples:
+        block = min(_BLOCK, resamples - done)
+        idx = rng.integers(0, d.size, size=(block, d.size))
+        means.append(d[idx].mean(axis=1))
+        done += block
+    all_means = np.concatenate(means)
+    lo, hi = np.quantile(all_means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return float(lo), float(hi)
+
+
+def _paired_pvalue(test: str, cand: Any, base: Any, resamples: int, seed: int) -> float:
+    np, stats = _stats()
+    d = cand - base
+    if test == "randomization":
+        return randomization_pvalue(d, resamples, seed)
+    if np.allclose(d, 0.0):
+        return 1.0
+    if test == "t":
+        return float(stats.ttest_rel(cand, base).pvalue)
+    return float(stats.wilcoxon(cand, base).pvalue)
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    baseline: str | None = None,
+    tests: Sequence[Test] = ("t",),
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    by: str | Iterable[str] | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    engine: Engine = "polars",
+    **conventions: Any,
+) -> pl.DataFrame:
+    """Compare runs (name → any accepted input) against a baseline, per metric.
+
+    Returns one row per (segment,) run and metric: ``mean``, ``baseline_mean``, ``diff``,
+    ``rel_diff``, ``ci_low``/``ci_high`` (paired bootstrap, 95%), per test ``p_<test>``,
+    ``p_<test>_adj`` (corrected over all run × metric rows of a segment) and ``sig_<test>``,
+    ``wins``/``ties``/``losses`` over queries, ``queries`` and ``filled`` (queries absent from
+    the run, counted as 0). The baseline's own rows have null statistics. Per-query values are
+    rounded to 12 decimals before pairing, so that floating-point noise (a sum taken in another
+    order) is neither a win nor a loss, nor a non-zero difference for the Wilcoxon test.
+    """
+    _np, stats = _stats()
+    if not runs:
+        raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
+    names = list(runs)
+    base_name = baseline if baseline is not None else names[0]
+    if base_name not in runs:
+        raise InvalidParameterError(f"baseline {base_name!r} is not one of the runs {names}")
+    for t in tests:
+        if t not in TESTS:
+            raise InvalidParameterError(f"test must be one of {list(TESTS)}, got {t!r}")
+    if not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+    parsed = parse_metrics(metrics)
+    labels = [m.label for m in parsed]
+    segments = [by] if isinstance(by, str) else list(by or [])
+    query = conventions.get("query_id", "query_id")
+    keys = [*segments, query]
+    conventions = {**conventions, "missing": "zero"}
+
+    # a query the run does not have is filled with 0 (NumRet = 0 marks it: a run's query
+    # always retrieves something)
+    retrieved = make_metric(get_spec("NumRet"), {}, None, "__rw_retrieved")
+    per_run: dict[str, pl.DataFrame] = {}
+    for name, run in runs.items():
+        per_run[name] = evaluate(
+            run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **conventions
+        )
+    # pair the queries: the union over runs, a query absent from a run scoring 0 there
+    all_keys = pl.concat([df.select(keys) for df in per_run.values()]).unique().sort(keys)
+    aligned: dict[str, pl.DataFrame] = {}
+    filled: dict[str, pl.DataFrame] = {}
+    for name, df in per_run.items():
+        # one row per paired query, in the same order for every run (joins keep no order)
+        joined = all_keys.join(df, on=keys, how="left").sort(keys)
+        was_filled = (pl.col("__rw_retrieved").fill_null(0.0) == 0).sum().alias("filled")
+        filled[name] = (
+            joined.group_by(segments, maintain_order=True).agg(was_filled)
+            if segments else joined.select(was_filled)
+        )
+        # rounded to 12 decimals: floating-point noise (sums in another order) is no win or loss
+        aligned[name] = joined.drop("__rw_retrieved").with_columns(pl.col(labels).fill_null(0.0).round(12))
+
+    rows: list[dict[str, Any]] = []
+    groups = all_keys.select(segments).unique(maintain_order=True).rows(named=True) if segments else [{}]
+    for group in groups:
+        def part(df: pl.DataFrame, g: dict[str, Any] = group) -> pl.DataFrame:
+            return df.filter(*[pl.col(k) == v for k, v in g.items()]) if g else df
+
+        group_rows: list[dict[str, Any]] = []
+        for label in labels:
+            base = part(aligned[base_name])[label].to_numpy()
+            samples = {n: part(aligned[n])[label].to_numpy() for n in names}
+            tukey = None
+            if "tukey" in tests and len(names) > 1:
+                tukey = stats.tukey_hsd(*[samples[n] for n in names]).pvalue
+            for i, name in enumerate(names):
+                cand = samples[name]
+                d = cand - base
+                n_filled = part(filled[name])["filled"][0] if segments else filled[name]["filled"][0]
+                row: dict[str, Any] = {
+                    **group, "run": name, "metric": label, "mean": float(cand.mean()) if cand.size else float("nan"),
+                    "baseline_mean": float(base.mean()) if base.size else float("nan"),
+                    "queries": int(cand.size), "filled": int(n_filled),
+                }
+                if name == base_name:
+                    row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
+                                "wins": None, "ties": None, "losses": None})
+                    for t in tests:
+                        row[f"p_{t}"] = None
+                else:
+                    diff = float(d.mean())
+                    lo, hi = bootstrap_ci(d, resamples, seed)
+                    row.update({
+                        "diff": diff,
+                        "rel_diff": diff / row["baseline_mean"] if row["baseline_mean"] else None,
+                        "ci_low": lo, "ci_high": hi,
+                        "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
+                    })
+                    for t in tests:
+                        if t == "tukey":
+                            row["p_tukey"] = float(tukey[i][names.index(base_name)]) if tukey is not None else None
+                        else:
+                            row[f"p_{t}"] = _paired_pvalue(t, cand, base, resamples, seed)
+                group_rows.append(row)
+        for t in tests:
+            idx = [j for j, r in enumerate(group_rows) if r[f"p_{t}"] is not None]
+            adjusted = adjust([group_rows[j][f"p_{t}"] for j in idx], correction)
+            for j in range(len(group_rows)):
+                group_rows[j][f"p_{t}_adj"] = None
+                group_rows[j][f"sig_{t}"] = None
+            for j, p in zip(idx, adjusted, strict=True):
+                group_rows[j][f"p_{t}_adj"] = p
+                group_rows[j][f"sig_{t}"] = p < alpha
+        rows.extend(group_rows)
+    columns = [*segments, "run", "metric", "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high"]
+    for t in tests:
+        columns += [f"p_{t}", f"p_{t}_adj", f"sig_{t}"]
+    columns += ["wins", "ties", "losses", "queries", "filled"]
+    schema: dict[str, Any] = {c: pl.Float64 for c in columns}
+    schema.update({c: pl.Int64 for c in ("wins", "ties", "losses", "queries", "filled")})
+    schema.update({"run": pl.String, "metric": pl.String})
+    schema.update({f"sig_{t}": pl.Boolean for t in tests})
+    for s in segments:
+        schema[s] = all_keys.schema[s]
+    return pl.DataFrame(rows, schema=schema, orient="row").select(columns)
