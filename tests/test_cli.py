@@ -145,3 +145,20 @@ def test_metrics_lists_names_in_each_scheme() -> None:
     assert "trec_eval: map, map_cut" in line and "ranx: map, map@k" in line
     unknown = cli("metrics", "nDGC")
     assert unknown.returncode == 2 and unknown.stderr.startswith("rankwise: error: unknown metric 'nDGC'")
+
+
+def test_compare_and_explain_commands(tmp_path: Path) -> None:
+    base = pl.read_parquet(RUN)
+    base.with_columns(score=-pl.col("score")).write_parquet(tmp_path / "reversed.parquet")
+    out = cli("compare", str(QRELS), str(RUN), str(tmp_path / "reversed.parquet"), "-m", "AP",
+              "--test", "t", "--test", "wilcoxon", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    table = pl.read_csv(io.StringIO(out.stdout))
+    expected = rw.compare(QRELS, {"run": RUN, "reversed": tmp_path / "reversed.parquet"}, ["AP"], tests=["t", "wilcoxon"])
+    assert table["run"].to_list() == ["run", "reversed"]
+    assert table["p_t"][1] == pytest.approx(expected["p_t"][1], abs=1e-12)
+    assert bool(table["sig_t"][1]) is True  # reversing a decent ranking is significantly worse
+    ex = cli("explain", str(RUN), str(QRELS), "-m", "AP", "-q", "q002", "--format", "csv")
+    assert ex.returncode == 0, ex.stderr
+    rows = pl.read_csv(io.StringIO(ex.stdout))
+    assert rows["value"][-1] == pytest.approx(rw.evaluate(RUN, QRELS, ["AP"]).filter(query_id="q002")["AP"][0], abs=1e-12)

@@ -39,6 +39,7 @@ from rankwise.errors import (
 )
 from rankwise.evaluate import evaluate, summarize
 from rankwise.events import gains_from_events
+from rankwise.explain import explain
 from rankwise.lists import evaluate_lists, lists_to_long
 from rankwise.metric import Metric, parse_metric, parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
@@ -73,6 +74,7 @@ __all__ = [
     "dcg",
     "evaluate",
     "evaluate_lists",
+    "explain",
     "gains_from_events",
     "get_spec",
     "idcg",

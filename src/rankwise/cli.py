@@ -18,9 +18,11 @@ from typing import NoReturn
 
 import polars as pl
 
+from rankwise.comparison import compare
 from rankwise.conventions import Columns
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
+from rankwise.explain import explain
 from rankwise.io import FORMATS, to_lazyframe, trec_runid
 from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
@@ -152,6 +154,47 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"rankwise: error: {message} (see {self.prog} --help)\n")
 
 
+def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
+    if args.format == "csv":
+        text = frame.write_csv()
+    elif args.format == "json":
+        text = frame.write_json()
+    else:
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40):
+            text = str(frame)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text.rstrip("\n") + "\n")
+    else:
+        print(text.rstrip("\n"))
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    runs: dict[str, str] = {}
+    for path in args.runs:
+        name = Path(path).name.split(".")[0]
+        runs[name if name not in runs else path] = path
+    _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankwiseWarning)
+        table = compare(
+            args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], baseline=args.baseline,
+            tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
+            by=args.by or None, engine=args.engine,
+        )
+    for w in caught:
+        if not args.quiet:
+            print(f"rankwise: warning: {w.message}", file=sys.stderr)
+    _write(args, table)
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    table = explain(args.run, args.qrels, args.metric, args.query)
+    _write(args, table)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
@@ -178,6 +221,30 @@ def build_parser() -> argparse.ArgumentParser:
     for col in ("query_id", "doc_id", "score", "relevance"):
         ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
     ev.set_defaults(func=_cmd_eval)
+
+    co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests")
+    co.add_argument("qrels", help="qrels file, folder or glob")
+    co.add_argument("runs", nargs="+", help="runs (named by their file names); the first is the baseline")
+    co.add_argument("-m", "--metric", action="append", help="metric string (repeatable; default AP, nDCG@10, P@10, RR)")
+    co.add_argument("--baseline", help="name of the baseline run (default: the first)")
+    co.add_argument("--test", action="append", choices=("t", "wilcoxon", "randomization", "tukey"), help="paired test (repeatable; default t)")
+    co.add_argument("--alpha", type=float, default=0.05)
+    co.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm")
+    co.add_argument("--by", action="append", help="segment column of the runs (repeatable)")
+    co.add_argument("--engine", choices=ENGINES, default="polars")
+    co.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    co.add_argument("-o", "--output", help="write to this file instead of stdout")
+    co.add_argument("--quiet", action="store_true")
+    co.set_defaults(func=_cmd_compare)
+
+    ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric")
+    ex.add_argument("run")
+    ex.add_argument("qrels")
+    ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
+    ex.add_argument("-q", "--query", required=True, help="the query id")
+    ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ex.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ex.set_defaults(func=_cmd_explain)
 
     me = sub.add_parser("metrics", help="list metrics, or explain one")
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")

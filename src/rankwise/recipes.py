@@ -201,12 +201,13 @@ def _threshold(p: Mapping[str, ParamValue]) -> float:
     return float(p["rel"])
 
 
-def _gain(p: Mapping[str, ParamValue]) -> Gain:
+def gain_of(p: Mapping[str, ParamValue]) -> Gain:
+    """The :class:`Gain` of resolved DCG-family parameters."""
     return Gain(str(p["gain"]), float(p["rel"]), parse_gain_table(str(p["gains"])))
 
 
 def _dcg_args(m: Metric, p: Mapping[str, ParamValue]) -> tuple[Arg, ...]:
-    return (m.cutoff, _gain(p), str(p["discount"]), float(p["base"]))
+    return (m.cutoff, gain_of(p), str(p["discount"]), float(p["base"]))
 
 
 def _ideal(m: Metric, p: Mapping[str, ParamValue]) -> Node:
@@ -279,7 +280,7 @@ RECIPES: dict[str, Recipe] = {
     "nDCG": lambda m, p: Fn("div0", (RunAgg("dcg", _dcg_args(m, p)), _ideal(m, p))),
     "DCG": lambda m, p: RunAgg("dcg", _dcg_args(m, p)),
     "IDCG": _ideal,
-    "CG": lambda m, p: RunAgg("cg", (m.cutoff, _gain(p))),
+    "CG": lambda m, p: RunAgg("cg", (m.cutoff, gain_of(p))),
     "P": lambda m, p: Fn(
         "div", (RunAgg("relret", (_threshold(p), m.cutoff)), Const(float(m.cutoff or 1)))
     ),

@@ -1,0 +1,40 @@
+"""explain(): the last row's value equals evaluate()'s, for every supported metric, on random
+data; bad requests are clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankwise as rw
+from tests.strategies import Case, cases
+
+METRICS = [
+    "nDCG", "nDCG@3", "nDCG(gain='exponential')@5", "nDCG(discount='jarvelin', base=3)",
+    "nDCG(ideal='run')@4", "nDCG(gains='1=0.5,2=0.8,3=0.3')", "DCG@2", "IDCG@4", "CG@3",
+    "AP", "AP@3", "RR", "RR@2", "P@3", "R@2", "AP(rel=2)",
+]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=30, deadline=None)
+@given(case=cases(), metric=st.sampled_from(METRICS))
+def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
+    run, qrels = case.run_frame(), case.qrels_frame()
+    per_query = rw.evaluate(run, qrels, [metric])
+    for query, expected in per_query.select("query_id", metric).iter_rows():
+        table = rw.explain(run, qrels, metric, query)
+        got = table["value"][-1] if table.height else 0.0
+        assert got == pytest.approx(expected, abs=1e-12), (metric, query, table)
+
+
+def test_explain_errors() -> None:
+    data = Path(__file__).resolve().parents[1] / "examples" / "data"
+    run, qrels = data / "run.parquet", data / "qrels.parquet"
+    with pytest.raises(rw.InvalidParameterError, match="explain supports"):
+        rw.explain(run, qrels, "Bpref", "q001")
+    with pytest.raises(rw.InvalidParameterError, match="query 'nope' is neither in the run nor in the qrels"):
+        rw.explain(run, qrels, "AP", "nope")
