@@ -7,6 +7,7 @@ nDCG@10
 
 from __future__ import annotations
 
+from rankwise import plots
 from rankwise._duckdb.macros import register
 from rankwise._polars import namespace as _namespace  # registers the .ir namespaces
 from rankwise._polars.expr import (
@@ -43,6 +44,7 @@ from rankwise.explain import explain
 from rankwise.lists import evaluate_lists, lists_to_long
 from rankwise.metric import Metric, parse_metric, parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
+from rankwise.report import report, to_latex, to_markdown
 from rankwise.trec_writer import to_trec
 
 __version__ = "0.1.0"
@@ -82,12 +84,16 @@ __all__ = [
     "ndcg",
     "parse_metric",
     "parse_metrics",
+    "plots",
     "precision",
     "r_precision",
     "recall",
     "reciprocal_rank",
     "register",
+    "report",
     "success",
     "summarize",
+    "to_latex",
+    "to_markdown",
     "to_trec",
 ]

@@ -182,11 +182,35 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
             by=args.by or None, engine=args.engine,
         )
+        if args.report:
+            from rankwise.report import report
+
+            report(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], args.report,
+                   baseline=args.baseline, tests=args.test or ["t"], correction=args.correction)
+        if args.plot:
+            _plots(args, runs, (args.metric or ["AP"])[0])
     for w in caught:
         if not args.quiet:
             print(f"rankwise: warning: {w.message}", file=sys.stderr)
     _write(args, table)
     return 0
+
+
+def _plots(args: argparse.Namespace, runs: dict[str, str], metric: str) -> None:
+    from rankwise import plots
+
+    folder = Path(args.plot)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = list(runs)
+    base = args.baseline or names[0]
+    safe = "".join(ch if ch.isalnum() else "_" for ch in metric)
+    for name in names:
+        if name != base:
+            plots.difference_plot(args.qrels, runs[base], runs[name], metric, names=(base, name),
+                                  path=folder / f"difference_{safe}_{name}.png")
+    plots.cutoff_curves(args.qrels, runs, "nDCG", path=folder / "ndcg_at_k.png")
+    plots.precision_recall(args.qrels, runs, path=folder / "precision_recall.png")
+    plots.score_distribution(args.qrels, runs, metric, path=folder / f"distribution_{safe}.png")
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -234,6 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--engine", choices=ENGINES, default="polars")
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")
     co.add_argument("-o", "--output", help="write to this file instead of stdout")
+    co.add_argument("--plot", help="write the figures (PNG) to this folder")
+    co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
     co.add_argument("--quiet", action="store_true")
     co.set_defaults(func=_cmd_compare)
 

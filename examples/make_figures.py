@@ -1,0 +1,39 @@
+"""Generate the README's figures from the bundled sample data.
+
+The candidate is the sample run re-scored with seeded noise (a "new ranker" that is a little
+different); the figures compare it with the sample run as the baseline.
+
+    python examples/make_figures.py        # writes docs/figures/*.png
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+import rankwise as rw
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "examples" / "data"
+OUT = ROOT / "docs" / "figures"
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    base = pl.read_parquet(DATA / "run.parquet")
+    rng = np.random.default_rng(7)
+    candidate = base.with_columns(score=pl.col("score") + pl.Series(rng.normal(0, 0.6, base.height)))
+    qrels = DATA / "qrels.parquet"
+    runs = {"sample": base, "candidate": candidate}
+    rw.plots.difference_plot(qrels, base, candidate, "AP", names=("sample", "candidate"), path=OUT / "difference.png")
+    rw.plots.cutoff_curves(qrels, runs, "nDCG", max_k=20, path=OUT / "ndcg_at_k.png")
+    rw.plots.precision_recall(qrels, runs, path=OUT / "precision_recall.png")
+    rw.plots.score_distribution(qrels, runs, "nDCG@10", path=OUT / "distribution.png")
+    table = rw.compare(qrels, runs, ["AP", "nDCG@10", "P@10"], tests=["t", "randomization"])
+    print(rw.to_markdown(table.select("run", "metric", "mean", "diff", "ci_low", "ci_high", "p_t_adj", "p_randomization_adj", "wins", "losses")))
+
+
+if __name__ == "__main__":
+    main()

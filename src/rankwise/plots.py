@@ -1,0 +1,130 @@
+"""Pictures of a comparison (optional extra ``[plot]``: matplotlib, imported lazily).
+
+Every function returns the matplotlib Figure and, given ``path``, saves it (PNG or SVG by the
+path's extension). The Agg backend is used, so no display is needed.
+
+- :func:`difference_plot`: per-query candidate − baseline, sorted, wins and losses coloured.
+- :func:`cutoff_curves`: a metric at k = 1..K for each run.
+- :func:`precision_recall`: 11-point interpolated precision–recall curve for each run.
+- :func:`score_distribution`: the per-query values of a metric, per run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rankwise.comparison import MissingExtraError
+from rankwise.errors import InvalidParameterError
+from rankwise.evaluate import evaluate, summarize
+from rankwise.metric import parse_metrics
+
+WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise MissingExtraError("rankwise plots need matplotlib: pip install 'rankwise[plot]'") from exc
+    return plt
+
+
+def _finish(fig: Any, path: str | Path | None) -> Any:
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def _per_query(qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Any) -> dict[str, pl.DataFrame]:
+    if not runs:
+        raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
+    return {
+        name: evaluate(run, qrels, metrics, missing="zero", **conventions).sort("query_id")
+        for name, run in runs.items()
+    }
+
+
+def difference_plot(
+    qrels: Any, baseline: Any, candidate: Any, metric: str, *, names: tuple[str, str] = ("baseline", "candidate"),
+    path: str | Path | None = None, **conventions: Any,
+) -> Any:
+    """Sorted bars of candidate − baseline per query (green wins, red losses)."""
+    plt = _pyplot()
+    per = _per_query(qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
+    joined = per[names[0]].join(per[names[1]], on="query_id", how="full", suffix="_c", coalesce=True).fill_null(0.0)
+    diff = (joined[f"{metric}_c"] - joined[metric]).sort(descending=True).to_list()
+    colors = [WIN if d > 0 else LOSS if d < 0 else TIE for d in diff]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.bar(range(len(diff)), diff, color=colors, width=1.0)
+    ax.axhline(0, color="black", linewidth=0.6)
+    wins, losses = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
+    ax.set_title(f"{metric}: {names[1]} − {names[0]} per query ({wins} wins, {losses} losses)")
+    ax.set_xlabel("queries, sorted by difference")
+    ax.set_ylabel(f"Δ {metric}")
+    return _finish(fig, path)
+
+
+def cutoff_curves(
+    qrels: Any, runs: Mapping[str, Any], metric: str = "nDCG", *, max_k: int = 20,
+    path: str | Path | None = None, **conventions: Any,
+) -> Any:
+    """Mean ``metric@k`` for k = 1..max_k, one line per run (the metric must take a cutoff)."""
+    plt = _pyplot()
+    (base,) = parse_metrics([metric])
+    if base.spec.cutoff == "none":
+        raise InvalidParameterError(f"{base.spec.name} takes no cutoff; pick e.g. nDCG, P, R, AP")
+    if base.cutoff is not None:
+        raise InvalidParameterError(f"give the metric without @k (e.g. {base.spec.name}); k runs from 1 to max_k")
+    labels = [f"{metric}@{k}" for k in range(1, max_k + 1)]
+    per = _per_query(qrels, runs, labels, **conventions)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for name, df in per.items():
+        means = summarize(df).row(0)
+        ax.plot(range(1, max_k + 1), means, marker="o", markersize=3, label=name)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("k")
+    ax.set_ylabel(f"mean {metric}@k")
+    ax.set_title(f"{metric}@k, k = 1..{max_k}")
+    ax.legend()
+    return _finish(fig, path)
+
+
+def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Any) -> Any:
+    """The 11-point interpolated precision–recall curve (mean IPrec at recall 0, 0.1, …, 1)."""
+    plt = _pyplot()
+    levels = [i / 10 for i in range(11)]
+    labels = [f"IPrec(recall={x})" for x in levels]
+    per = _per_query(qrels, runs, labels, **conventions)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    for name, df in per.items():
+        ax.plot(levels, summarize(df).row(0), marker="o", markersize=3, label=name)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_title("11-point interpolated precision–recall")
+    ax.legend()
+    return _finish(fig, path)
+
+
+def score_distribution(
+    qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Any,
+) -> Any:
+    """Box plots of the per-query values of ``metric``, one per run."""
+    plt = _pyplot()
+    per = _per_query(qrels, runs, [metric], **conventions)
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.boxplot([df[metric].to_list() for df in per.values()], tick_labels=list(per), showmeans=True)
+    ax.set_ylabel(metric)
+    ax.set_title(f"per-query {metric}")
+    return _finish(fig, path)

@@ -1,0 +1,131 @@
+"""One-call reports of a comparison: a self-contained HTML page (tables and the figures
+embedded as PNG), and the comparison table as Markdown or LaTeX.
+
+>>> import polars as pl
+>>> t = pl.DataFrame({"run": ["a", "b"], "metric": ["AP", "AP"], "mean": [0.25, 0.3],
+...                   "diff": [None, 0.05], "sig_t": [None, True]})
+>>> print(to_markdown(t))
+| run | metric | mean | diff | sig_t |
+| --- | --- | --- | --- | --- |
+| a | AP | 0.2500 |  |  |
+| b | AP | 0.3000 | +0.0500 | yes |
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rankwise.comparison import Correction, Test, compare
+from rankwise.metric import Metric, parse_metrics
+
+
+def _cell(column: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if column in ("diff", "rel_diff", "ci_low", "ci_high"):
+            return f"{value:+.4f}"
+        if column.startswith("p_"):
+            return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def to_markdown(table: pl.DataFrame) -> str:
+    """A comparison (or any) table as Markdown, numbers to 4 decimals."""
+    lines = ["| " + " | ".join(table.columns) + " |", "| " + " | ".join("---" for _ in table.columns) + " |"]
+    for row in table.iter_rows(named=True):
+        lines.append("| " + " | ".join(_cell(c, row[c]) for c in table.columns) + " |")
+    return "\n".join(lines)
+
+
+def to_latex(table: pl.DataFrame) -> str:
+    """A comparison (or any) table as a LaTeX tabular (booktabs rules)."""
+    def esc(text: str) -> str:
+        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("@", r"@")):
+            text = text.replace(a, b)
+        return text
+
+    lines = [r"\begin{tabular}{" + "l" * 2 + "r" * (len(table.columns) - 2) + "}", r"\toprule",
+             " & ".join(esc(c) for c in table.columns) + r" \\", r"\midrule"]
+    for row in table.iter_rows(named=True):
+        lines.append(" & ".join(esc(_cell(c, row[c])) for c in table.columns) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def report(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    path: str | Path,
+    *,
+    baseline: str | None = None,
+    tests: Sequence[Test] = ("t",),
+    correction: Correction = "holm",
+    title: str = "rankwise comparison",
+    **conventions: Any,
+) -> pl.DataFrame:
+    """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
+    it) and return the comparison table. Figures: per-query differences of the first metric
+    for every run against the baseline, nDCG@k curves, the interpolated precision–recall curve
+    and the per-query distribution of the first metric."""
+    from rankwise import plots
+
+    parsed = parse_metrics(metrics)
+    names = list(runs)
+    base = baseline if baseline is not None else names[0]
+    table = compare(qrels, runs, parsed, baseline=base, tests=tests, correction=correction, **conventions)
+    first = parsed[0].label
+    figures = [
+        (f"{first}: {name} − {base}", plots.difference_plot(qrels, runs[base], runs[name], first, names=(base, name), **conventions))
+        for name in names if name != base
+    ]
+    figures += [
+        ("nDCG@k", plots.cutoff_curves(qrels, runs, "nDCG", max_k=20, **conventions)),
+        ("precision–recall", plots.precision_recall(qrels, runs, **conventions)),
+        (f"per-query {first}", plots.score_distribution(qrels, runs, first, **conventions)),
+    ]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in table.columns) + "</tr>"
+        for row in table.iter_rows(named=True)
+    )
+    images = "".join(
+        f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{_png(fig)}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        for caption, fig in figures
+    )
+    page = (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:2em;max-width:1100px}"
+        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+        "figure{display:inline-block;margin:1em}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>baseline: {html.escape(base)}; tests: {html.escape(', '.join(tests))}; "
+        f"correction: {html.escape(correction)}</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
+    )
+    target = Path(path)
+    target.write_text(page, encoding="utf-8")
+    target.with_suffix(".md").write_text(to_markdown(table) + "\n", encoding="utf-8")
+    target.with_suffix(".tex").write_text(to_latex(table) + "\n", encoding="utf-8")
+    return table
