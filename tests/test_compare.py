@@ -71,10 +71,15 @@ def test_randomization_agrees_with_scipy_permutation_test() -> None:
     assert randomization_pvalue(d, 5_000, seed=11) == randomization_pvalue(d, 5_000, seed=11)
 
 
-def test_randomization_handles_many_queries_in_blocks() -> None:
-    d = np.random.default_rng(0).normal(0.0, 1.0, 20_000)
-    p = randomization_pvalue(d, 2_500, seed=0)  # 20,000 queries x 2,500 resamples in blocks
+def test_randomization_handles_many_queries_in_bounded_memory() -> None:
+    import resource
+
+    d = np.random.default_rng(0).normal(0.0, 1.0, 100_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    p = randomization_pvalue(d, 400, seed=0)  # 100,000 queries, blocks of 40 resamples
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert 0.0 < p <= 1.0
+    assert grown_mb < 300  # one block: 40 x 100,000 int8 signs and their float64 product
 
 
 def test_holm_on_a_hand_made_table() -> None:

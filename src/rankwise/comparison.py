@@ -28,7 +28,13 @@ from rankwise.registry import get_spec
 Test = Literal["t", "wilcoxon", "randomization", "tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")
 Correction = Literal["holm", "bonferroni", "none"]
-_BLOCK = 1000
+_BLOCK_ELEMENTS = 4_000_000
+"""Resamples are drawn in blocks of at most this many (resample, query) cells (~32 MB of
+float64), so 100,000 queries x 10,000 resamples runs in bounded memory."""
+
+
+def _block(n: int, remaining: int) -> int:
+    return max(1, min(remaining, _BLOCK_ELEMENTS // max(n, 1)))
 
 
 class MissingExtraError(RankwiseError, ImportError):
@@ -83,7 +89,7 @@ def randomization_pvalue(diffs: Any, resamples: int, seed: int) -> float:
     done = 0
     tol = 1e-12 * max(1.0, observed)
     while done < resamples:
-        block = min(_BLOCK, resamples - done)
+        block = _block(d.size, resamples - done)
         signs = rng.integers(0, 2, size=(block, d.size), dtype=np.int8) * 2 - 1
         means = np.abs(signs @ d) / d.size
         hits += int((means >= observed - tol).sum())
@@ -101,7 +107,7 @@ def bootstrap_ci(diffs: Any, resamples: int, seed: int, level: float = 0.95) -> 
     means = []
     done = 0
     while done < resamples:
-        block = min(_BLOCK, resamples - done)
+        block = _block(d.size, resamples - done)
         idx = rng.integers(0, d.size, size=(block, d.size))
         means.append(d[idx].mean(axis=1))
         done += block
