@@ -124,38 +124,31 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
     return Prepared(r, j, dtype)
 
 
-_TIE_KEYS: dict[str, tuple[list[pl.Expr], list[bool]]] = {
-    "trec_eval": ([pl.col(Q), pl.col(S), pl.col(D)], [False, True, True]),
-    "doc_asc": ([pl.col(Q), pl.col(S), pl.col(D)], [False, True, False]),
-    "optimistic": (
-        [pl.col(Q), pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)],
-        [False, True, True, True],
-    ),
-    "pessimistic": (
-        [pl.col(Q), pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)],
-        [False, True, False, True],
-    ),
+_TIE_KEYS: dict[str, tuple[list[pl.Expr], bool]] = {
+    # every policy in one direction, so one per-query window ranks (no global sort)
+    "trec_eval": ([pl.col(S), pl.col(D)], True),
+    "doc_asc": ([-pl.col(S), pl.col(D)], False),
+    "optimistic": ([pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)], True),
+    "pessimistic": ([pl.col(S), -pl.col(REL).fill_null(0.0), pl.col(D)], True),
 }
 
 
-def _rank_here() -> pl.Expr:
-    return pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q).alias(RANK)
-
-
 def ranked(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.LazyFrame:
-    """The run joined with relevance and ranked: columns ``__q, __d, __s, __rel, __rank``."""
+    """The run joined with relevance and ranked: columns ``__q, __d, __s, __rel, __rank``.
+
+    Ranks come from a window per query ordered by the tie policy's keys: no global sort."""
     keys, descending = _TIE_KEYS[conv.ties]
-    rows = (
-        prep.run.join(prep.qrels, on=[Q, D], how="left")
-        .sort(keys, descending=descending)
-        .with_columns(_rank_here())
+    rows = prep.run.join(prep.qrels, on=[Q, D], how="left").with_columns(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q, order_by=keys, descending=descending).alias(RANK)
     )
     if conv.max_rank is not None:
         rows = rows.filter(pl.col(RANK) <= conv.max_rank)
     if judged_only:
         # trec_eval -J: unjudged documents, and those judged negative (trec_eval 10 reads a
         # negative judgment as "in the pool but unjudged"), leave the ranking.
-        rows = rows.filter(pl.col(REL) >= 0).with_columns(_rank_here())
+        rows = rows.filter(pl.col(REL) >= 0).with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q, order_by=RANK).alias(RANK)
+        )
     return rows
 
 
