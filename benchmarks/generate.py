@@ -2,8 +2,8 @@
 
     python benchmarks/generate.py OUT_DIR --queries 100000 --docs 100 --judged 20 --tie-rate 0.1
 
-Each query retrieves ``--docs`` documents with scores (a fraction ``--tie-rate`` rounded so
-they tie) and has ``--judged`` judgments (graded 0-3, about half drawn from the retrieved
+Each query retrieves ``--docs`` documents with float32-representable scores (a fraction
+``--tie-rate`` rounded so they tie) and has ``--judged`` judgments (graded 0-3, about half drawn from the retrieved
 documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (strings),
 score (float64); query_id, doc_id, relevance (int64).
 """
@@ -22,9 +22,13 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
     n = queries * docs
     q = np.repeat(np.arange(queries, dtype=np.int64), docs)
     d = np.tile(np.arange(docs, dtype=np.int64), queries) * 7919 + rng.integers(0, 7919, n)
-    score = rng.random(n)
+    # float32-representable scores: trec_eval 9.x (bundled by pytrec-eval-terrier) keeps
+    # scores as float, trec_eval 10 and rankwise as double; scores closer than float32
+    # precision would tie in one and not the other, and the correctness check would compare
+    # two rankings
+    score = rng.random(n).astype(np.float32).astype(np.float64)
     ties = rng.random(n) < tie_rate
-    score[ties] = np.round(score[ties], 1)
+    score[ties] = np.round(score[ties], 1).astype(np.float32).astype(np.float64)
     run = pl.DataFrame({"query_id": q, "doc_id": d, "score": score})
     run = run.unique(["query_id", "doc_id"], keep="first")
     order = rng.permutation(run.height) if not sort else np.arange(run.height)
