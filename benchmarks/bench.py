@@ -2,7 +2,8 @@
 
     python benchmarks/bench.py --quick          # 1M rows, under a minute
     python benchmarks/bench.py                  # 10M rows (100,000 queries x 100 documents)
-    python benchmarks/bench.py --rows-table     # time per row at 1M / 10M rows
+    python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-duckdb \
+        --memory-limit 2GB --reps 1             # 100M rows, out of core
 
 Every tool runs in its own process (several repetitions; median reported), end to end from
 the Parquet files: reading, building its input structures, computing nDCG@10, AP, RR, P@10
@@ -39,7 +40,8 @@ CHILD = textwrap.dedent(
     if tool.startswith("rankwise"):
         import rankwise as rw
         t1 = time.perf_counter()
-        res = rw.evaluate(run_path, qrels_path, list(metrics), engine=tool.split("-")[1])
+        config = {{"memory_limit": sys.argv[5]}} if len(sys.argv) > 5 and sys.argv[5] else None
+        res = rw.evaluate(run_path, qrels_path, list(metrics), engine=tool.split("-")[1], duckdb_config=config)
         compute = time.perf_counter() - t1
         values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics}}
     elif tool == "pytrec_eval":
@@ -81,13 +83,13 @@ CHILD = textwrap.dedent(
 ).format(metrics=METRICS, ranx=RANX)
 
 
-def run_tool(tool: str, run: Path, qrels: Path, reps: int) -> dict[str, object]:
+def run_tool(tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "") -> dict[str, object]:
     totals, computes, rss = [], [], []
     values = None
     for _ in range(reps):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
             out = fh.name
-        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out],
+        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
@@ -112,9 +114,11 @@ def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, 
             raise SystemExit(f"{tool}: {metric} differs from pytrec_eval's by {worst}")
 
 
-def bench(data: Path, reps: int, tools: list[str]) -> list[tuple[str, dict[str, object]]]:
+def bench(data: Path, reps: int, tools: list[str], memory_limit: str = "") -> list[tuple[str, dict[str, object]]]:
     run, qrels = data / "run.parquet", data / "qrels.parquet"
-    results = [(tool, run_tool(tool, run, qrels, reps)) for tool in tools]
+    if not run.exists():  # a folder of files (--files)
+        run, qrels = data / "run", data / "qrels"
+    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit)) for tool in tools]
     ref = dict(results).get("pytrec_eval", {}).get("values")
     for tool, r in results:
         if tool.startswith("rankwise") and ref and "values" in r:
@@ -147,13 +151,15 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rankwise-bench")
     p.add_argument("--tools", default="floor,rankwise-polars,rankwise-duckdb,pytrec_eval,ranx")
+    p.add_argument("--files", type=int, default=1, help="generate folders of this many Parquet files")
+    p.add_argument("--memory-limit", default="", help="DuckDB engine memory limit, e.g. 2GB (out of core)")
     a = p.parse_args()
     queries = a.queries or (10_000 if a.quick else 100_000)
-    data = a.data / f"{queries}x{a.docs}"
-    if not (data / "run.parquet").exists():
+    data = a.data / f"{queries}x{a.docs}" / f"files{a.files}"
+    if not (data / "run.parquet").exists() and not (data / "run").exists():
         subprocess.run([sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries),
-                        "--docs", str(a.docs)], check=True)
-    results = bench(data, a.reps, a.tools.split(","))
+                        "--docs", str(a.docs), "--files", str(a.files)], check=True)
+    results = bench(data, a.reps, a.tools.split(","), a.memory_limit)
     print(table(results, queries * a.docs))
 
 

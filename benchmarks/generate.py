@@ -17,10 +17,30 @@ import numpy as np
 import polars as pl
 
 
-def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int) -> None:
+def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
+             files: int = 1) -> None:
+    """Write run.parquet and qrels.parquet, or with ``files`` > 1 the folders run/ and qrels/
+    of ``files`` Parquet files each (generated one file at a time: bounded memory)."""
+    if files > 1:
+        per = -(-queries // files)
+        for i in range(files):
+            first, count = i * per, min(per, queries - i * per)
+            if count <= 0:
+                break
+            part = out / f"part-{i:03d}"
+            _generate(part, first, count, docs, judged, tie_rate, sort, seed + i)
+            for kind in ("run", "qrels"):
+                (out / kind).mkdir(parents=True, exist_ok=True)
+                (part / f"{kind}.parquet").rename(out / kind / f"part-{i:03d}.parquet")
+            part.rmdir()
+        return
+    _generate(out, 0, queries, docs, judged, tie_rate, sort, seed)
+
+
+def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = queries * docs
-    q = np.repeat(np.arange(queries, dtype=np.int64), docs)
+    q = np.repeat(np.arange(first, first + queries, dtype=np.int64), docs)
     d = np.tile(np.arange(docs, dtype=np.int64), queries) * 7919 + rng.integers(0, 7919, n)
     # float32-representable scores: trec_eval 9.x (bundled by pytrec-eval-terrier) keeps
     # scores as float, trec_eval 10 and rankwise as double; scores closer than float32
@@ -38,7 +58,7 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
     # judgments: half from the retrieved documents, half from elsewhere in the collection
     from_run = run.group_by("query_id").head(judged // 2).select("query_id", "doc_id")
     other = pl.DataFrame({
-        "query_id": np.repeat(np.arange(queries, dtype=np.int64), judged - judged // 2),
+        "query_id": np.repeat(np.arange(first, first + queries, dtype=np.int64), judged - judged // 2),
         "doc_id": rng.integers(10**9, 2 * 10**9, queries * (judged - judged // 2)),
     })
     qrels = pl.concat([from_run, other]).unique(["query_id", "doc_id"])
@@ -58,8 +78,9 @@ def main() -> None:
     p.add_argument("--tie-rate", type=float, default=0.1)
     p.add_argument("--sorted", action="store_true", help="write the run sorted by (query, score desc)")
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--files", type=int, default=1, help="write folders run/ and qrels/ of this many files")
     a = p.parse_args()
-    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed)
+    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files)
 
 
 if __name__ == "__main__":

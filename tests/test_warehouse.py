@@ -211,3 +211,14 @@ def test_segments_in_one_pass(evaluate: Evaluate, engine: str) -> None:
     assert rw.summarize(got, by="arm").rows() == [("A", 0.25, 3.0), ("B", 0.5, 3.0)]
     with pytest.raises(rw.MissingColumnError, match="no segment column 'market'"):
         rw.evaluate(both, qrels, ["RR"], by="market")
+
+
+def test_duckdb_engine_under_a_memory_limit(expected: pl.DataFrame, tmp_path: Path) -> None:
+    run, qrels = frames()
+    run.drop("dt").write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    got = rw.evaluate(tmp_path / "run.parquet", tmp_path / "qrels.parquet", METRICS, engine="duckdb",
+                      duckdb_config={"memory_limit": "200MB", "temp_directory": str(tmp_path / "spill")})
+    assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
+    with pytest.raises(rw.InvalidParameterError, match="DuckDB refused the settings"):
+        rw.evaluate(run.drop("dt"), qrels, ["AP"], engine="duckdb", duckdb_config={"memory_limit": "lots"})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import polars as pl
@@ -51,6 +51,7 @@ def evaluate(
     run_format: FileFormat | None = None,
     qrels_format: FileFormat | None = None,
     by: str | Iterable[str] | None = None,
+    duckdb_config: Mapping[str, Any] | None = None,
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
 
@@ -64,7 +65,9 @@ def evaluate(
     ``by`` (run columns such as market, device, date or experiment arm) evaluates every
     segment in the same pass: a query is scored in each segment where the run has it, against
     its judgments, and the per-query rows start with the segment columns
-    (``summarize(result, by=...)`` gives one row per segment).
+    (``summarize(result, by=...)`` gives one row per segment). ``duckdb_config`` sets the DuckDB
+    engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
+    than memory).
 
     Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
     ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
@@ -91,7 +94,7 @@ def evaluate(
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format),
             to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns,
+            parsed, segments, engine, conv, columns, duckdb_config,
         )
     if engine == "polars":
         from rankwise._polars.engine import evaluate_lazy, prepare, unjudged_queries
@@ -107,7 +110,9 @@ def evaluate(
     if engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
-        result, n_unjudged = evaluate_duckdb(run, qrels, parsed, conv, columns, run_format, qrels_format)
+        result, n_unjudged = evaluate_duckdb(
+            run, qrels, parsed, conv, columns, run_format, qrels_format, config=duckdb_config
+        )
         _warn_unjudged(n_unjudged)
         return result
     raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -115,7 +120,7 @@ def evaluate(
 
 def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
-    engine: Engine, conv: Conventions, columns: Columns,
+    engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
 ) -> pl.DataFrame:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back."""
@@ -142,7 +147,7 @@ def _evaluate_segments(
     result = evaluate(
         keyed_run.collect(), keyed_qrels.collect(), metrics, engine=engine,
         query_id=columns.query_id, doc_id=columns.doc_id, score=columns.score,
-        relevance=columns.relevance, **conv_kw,  # type: ignore[arg-type]
+        relevance=columns.relevance, duckdb_config=duckdb_config, **conv_kw,  # type: ignore[arg-type]
     )
     return (
         result.rename({columns.query_id: key})

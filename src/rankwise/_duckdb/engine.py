@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -382,9 +382,18 @@ def build_sql(
 def evaluate_duckdb(
     run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> tuple[pl.DataFrame, int]:
-    """Per-query values computed by DuckDB, and the number of run queries without judgments."""
-    con = duckdb.connect()
+    """Per-query values computed by DuckDB, and the number of run queries without judgments.
+
+    ``config`` goes to ``duckdb.connect`` (e.g. ``{"memory_limit": "2GB", "temp_directory":
+    "/scratch"}``: DuckDB then spills to disk instead of running out of memory); insertion
+    order is not preserved unless asked, which lets DuckDB stream more."""
+    settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
+    try:
+        con = duckdb.connect(config=settings)
+    except duckdb.Error as exc:
+        raise InvalidParameterError(f"DuckDB refused the settings {dict(config or {})}: {exc}") from exc
     try:
         register(con)
         run_raw, run_types = _view(con, run, "run", columns, run_format)
