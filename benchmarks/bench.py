@@ -41,9 +41,10 @@ CHILD = textwrap.dedent(
         import rankwise as rw
         t1 = time.perf_counter()
         config = {{"memory_limit": sys.argv[5]}} if len(sys.argv) > 5 and sys.argv[5] else None
-        res = rw.evaluate(run_path, qrels_path, list(metrics), engine=tool.split("-")[1], duckdb_config=config)
+        asked = json.loads(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else list(metrics)
+        res = rw.evaluate(run_path, qrels_path, asked, engine=tool.split("-")[1], duckdb_config=config)
         compute = time.perf_counter() - t1
-        values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics}}
+        values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics if m in res.columns}}
     elif tool == "pytrec_eval":
         import pyarrow.parquet as pq, pytrec_eval
         run_t, qrels_t = pq.read_table(run_path), pq.read_table(qrels_path)
@@ -83,13 +84,13 @@ CHILD = textwrap.dedent(
 ).format(metrics=METRICS, ranx=RANX)
 
 
-def run_tool(tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "") -> dict[str, object]:
+def run_tool(tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "", metrics: str = "") -> dict[str, object]:
     totals, computes, rss = [], [], []
     values = None
     for _ in range(reps):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
             out = fh.name
-        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit],
+        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
@@ -114,14 +115,14 @@ def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, 
             raise SystemExit(f"{tool}: {metric} differs from pytrec_eval's by {worst}")
 
 
-def bench(data: Path, reps: int, tools: list[str], memory_limit: str = "") -> list[tuple[str, dict[str, object]]]:
+def bench(data: Path, reps: int, tools: list[str], memory_limit: str = "", metrics: str = "") -> list[tuple[str, dict[str, object]]]:
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     if not run.exists():  # a folder of files (--files)
         run, qrels = data / "run", data / "qrels"
-    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit)) for tool in tools]
+    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit, metrics)) for tool in tools]
     ref = dict(results).get("pytrec_eval", {}).get("values")
     for tool, r in results:
-        if tool.startswith("rankwise") and ref and "values" in r:
+        if tool.startswith("rankwise") and ref and "values" in r and not metrics:
             check(r["values"], ref, tool)  # type: ignore[arg-type]
     return results
 
@@ -153,13 +154,14 @@ def main() -> None:
     p.add_argument("--tools", default="floor,rankwise-polars,rankwise-duckdb,pytrec_eval,ranx")
     p.add_argument("--files", type=int, default=1, help="generate folders of this many Parquet files")
     p.add_argument("--memory-limit", default="", help="DuckDB engine memory limit, e.g. 2GB (out of core)")
+    p.add_argument("--metrics", default="", help="rankwise only: metrics as a JSON list, e.g. '[\"nDCG@10\"]' or '[\"official\"]'")
     a = p.parse_args()
     queries = a.queries or (10_000 if a.quick else 100_000)
     data = a.data / f"{queries}x{a.docs}" / f"files{a.files}"
     if not (data / "run.parquet").exists() and not (data / "run").exists():
         subprocess.run([sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries),
                         "--docs", str(a.docs), "--files", str(a.files)], check=True)
-    results = bench(data, a.reps, a.tools.split(","), a.memory_limit)
+    results = bench(data, a.reps, a.tools.split(","), a.memory_limit, a.metrics)
     print(table(results, queries * a.docs))
 
 
