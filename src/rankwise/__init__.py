@@ -7,7 +7,7 @@ nDCG@10
 
 from __future__ import annotations
 
-from rankwise import plots
+from rankwise import plots, spark
 from rankwise._duckdb.macros import register
 from rankwise._polars import namespace as _namespace  # registers the .ir namespaces
 from rankwise._polars.expr import (
@@ -45,6 +45,7 @@ from rankwise.lists import evaluate_lists, lists_to_long
 from rankwise.metric import Metric, parse_metric, parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
 from rankwise.report import report, to_latex, to_markdown
+from rankwise.to_sql import to_sql
 from rankwise.trec_writer import to_trec
 
 __version__ = "0.1.0"
@@ -91,9 +92,11 @@ __all__ = [
     "reciprocal_rank",
     "register",
     "report",
+    "spark",
     "success",
     "summarize",
     "to_latex",
     "to_markdown",
+    "to_sql",
     "to_trec",
 ]

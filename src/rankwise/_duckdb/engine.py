@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -325,9 +325,12 @@ class _Compiler:
 
 
 def build_sql(
-    metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str
+    metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
+    quote: Callable[[str], str] = quote_identifier,
 ) -> str:
-    """One SQL statement computing every metric per query from two normalised views."""
+    """One SQL statement computing every metric per query from two normalised views, calling
+    the ``rw_*`` macros (``rankwise.sql_inline`` inlines them for other engines); ``quote``
+    quotes identifiers for the target dialect."""
     params = conv.as_params()
     comp = _Compiler()
     outputs: list[str] = []
@@ -337,7 +340,7 @@ def build_sql(
         for leaf in leaves(tree):  # register run primitives first so their row columns exist
             if isinstance(leaf, RunAgg):
                 comp.run_col(leaf, part)
-        outputs.append(f"({comp.final(tree, part)})::DOUBLE AS {quote_identifier(m.label)}")
+        outputs.append(f"({comp.final(tree, part)})::DOUBLE AS {quote(m.label)}")
 
     qaggs = ", ".join(f"{comp.qrels_sql(n)} AS {c}" for n, c in list(comp.qaggs.items()))
     qranks = "".join(
@@ -353,7 +356,7 @@ def build_sql(
     if conv.missing == "ignore":
         ctes.append(
             f"base AS (SELECT qs.* FROM qs SEMI JOIN (SELECT DISTINCT query_id FROM "
-            f"{quote_identifier(run_view)}) AS present USING (query_id))"
+            f"{quote(run_view)}) AS present USING (query_id))"
         )
         base = "base"
     joins = []
@@ -364,7 +367,7 @@ def build_sql(
             f"max_rank := {literal(conv.max_rank)}, judged_only := {literal(part)})"
         )
         ctes.append(
-            f"rows{int(part)} AS (SELECT r.*, qs.* EXCLUDE (query_id){rowcols} "
+            f"rows{int(part)} AS (SELECT *{rowcols} "
             f"FROM {ranked} AS r JOIN qs USING (query_id))"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
@@ -372,7 +375,7 @@ def build_sql(
         joins.append(f"LEFT JOIN ag{int(part)} USING (query_id)")
     return (
         "WITH " + ",\n".join(ctes)
-        + f"\nSELECT query_id AS {quote_identifier(columns.query_id)}, "
+        + f"\nSELECT query_id AS {quote(columns.query_id)}, "
         + ", ".join(outputs)
         + f"\nFROM {base} AS qs " + " ".join(joins)
         + "\nORDER BY 1"
