@@ -65,3 +65,29 @@ def conformance() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.fail(f"trec_eval conformance files not found at {CONFORMANCE} (set RANKWISE_CONFORMANCE)")
     return CONFORMANCE
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    """One local Spark session for the whole test run (startup takes seconds)."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("rankwise-tests")
+        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def run_on_spark(session: Any, run: pl.DataFrame, qrels: pl.DataFrame, metrics: Any, **kw: Any) -> pl.DataFrame:
+    """The Spark engine, through the same entry point shape as run_on."""
+    result = rw.spark.evaluate(
+        session.createDataFrame(run.to_pandas()), session.createDataFrame(qrels.to_pandas()), metrics, **kw
+    )
+    return pl.from_pandas(result.toPandas())

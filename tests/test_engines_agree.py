@@ -5,6 +5,7 @@ against outside references is in test_reference.py, test_conformance.py, test_go
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -15,7 +16,7 @@ from polars.testing import assert_frame_equal
 import rankwise as rw
 from rankwise.recipes import QRELS_OPS, RECIPES, RUN_OPS, RunAgg, leaves, recipe, requires
 from rankwise.registry import SPECS
-from tests.conftest import run_on
+from tests.conftest import run_on, run_on_spark
 from tests.strategies import Case, cases
 from tests.test_metric_strings import metrics
 
@@ -59,11 +60,14 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
-def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec) -> None:
-    """Each metric by itself (no other metric registering the pieces it needs)."""
+def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any) -> None:
+    """Each metric by itself (no other metric registering the pieces it needs), on Polars
+    eager, Polars lazy, DuckDB and Spark."""
     conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
     m = repr(rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None))
-    run, qrels = conf / "results.trunc", conf / "qrels.test"
+    run = rw.io.read_trec(conf / "results.trunc", "run", rw.Columns())
+    qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
     results = [run_on(e, run, qrels, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
+    results.append(run_on_spark(spark, run, qrels, [m], missing="zero"))
     for other in results[1:]:
-        assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0)
+        assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -4,8 +4,6 @@ Spark too. to_sql's statements run on a bare DuckDB connection. One Spark sessio
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +20,6 @@ from tests.test_conformance import CASES, KNOWN_DIFFERENCES, read_expected
 from tests.test_metric_strings import metrics as metric_strategy
 
 CONF = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]").appName("rankwise-tests")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def to_spark(spark: Any, frame: pl.DataFrame) -> Any:
