@@ -87,7 +87,9 @@ def _param_values(spec: MetricSpec) -> st.SearchStrategy[dict[str, object]]:
         elif p.kind is bool:
             options[p.name] = st.booleans()
         elif p.kind is str:  # free-form strings with a pattern: gain tables
-            options[p.name] = st.sampled_from(["", "1=3,2=9", "1=0.5,2=0.8,3=0.3", "0=1,3=-1"])
+            options[p.name] = st.sampled_from(
+                ["", "0.25,0.5,0.75", "0.5"] if p.name == "levels" else ["", "1=3,2=9", "1=0.5,2=0.8,3=0.3", "0=1,3=-1"]
+            )
         elif p.kind is int:
             options[p.name] = st.sampled_from([v for v in (-2, 0, 1, 3, 1000) if _valid(p, v)])
         else:

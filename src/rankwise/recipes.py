@@ -261,6 +261,11 @@ def _iprec(t: float, level: float) -> Node:
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
+def _levels(p: Mapping[str, ParamValue]) -> tuple[float, ...]:
+    text = str(p["levels"]).strip()
+    return tuple(float(x) for x in text.split(",")) if text else ELEVEN_POINTS
+
+
 def _utility(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     relret, ret, nrel = _relret(m, p), RunAgg("count"), _nrel(p)
     nonrel_ret = Fn("sub", (ret, relret))
@@ -305,7 +310,8 @@ RECIPES: dict[str, Recipe] = {
     "GMBpref": lambda m, p: Fn("div0", (RunAgg("bpref_sum", (_threshold(p),)), _nrel(p))),
     "IPrec": lambda m, p: _iprec(_threshold(p), float(p["recall"])),
     "IPrec11": lambda m, p: Fn(
-        "div", (_add(*(_iprec(_threshold(p), r) for r in ELEVEN_POINTS)), Const(11.0))
+        "div",
+        (_add(*(_iprec(_threshold(p), r) for r in _levels(p))), Const(float(len(_levels(p))))),
     ),
     "SetP": _set_p,
     "SetF": lambda m, p: _fscore(_set_p(m, p), _set_r(m, p), float(p["beta"])),

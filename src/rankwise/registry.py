@@ -95,6 +95,11 @@ BETA = Param(
     "weight w of recall in (w + 1)·P·R / (w·P + R) (trec_eval set_F's parameter; w = 1 is F1)",
     minimum=0.0,
 )
+LEVELS = Param(
+    "levels", str, "",
+    "recall levels to average, e.g. '0.25,0.5,0.75' (trec_eval 11pt_avg..25,.5,.75); empty: 0, 0.1, ..., 1",
+    pattern=r"(\d*\.?\d+(,\d*\.?\d+)*)?",
+)
 UTILITY_PARAMS = (
     Param("a", float, 1.0, "gain per relevant retrieved document"),
     Param("b", float, -1.0, "gain per non-relevant retrieved document"),
@@ -285,10 +290,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="IPrec11",
         aliases=("eleven_pt_avg",),
-        params=(REL, JUDGED_ONLY),
+        params=(LEVELS, REL, JUDGED_ONLY),
         cutoff="none",
         description="11-point average interpolated precision",
-        formula="IPrec11 = (1/11) Σ_{x ∈ 0, 0.1, …, 1} IPrec(recall=x)",
+        formula="IPrec11 = (1/11) Σ_{x ∈ 0, 0.1, …, 1} IPrec(recall=x) (or the mean over the given levels)",
         citation="trec_eval 11pt_avg",
         empty_value=0.0,
         trec_eval="11pt_avg",

@@ -145,12 +145,24 @@ def _ndcg_gains(text: str) -> Metric | None:
     return make_metric(get_spec("nDCG"), {"gains": m.group("table")}, None, "ndcg_" + m.group("table"))
 
 
+_ELEVEN = re.compile(r"^11pt_avg[._](?P<levels>\d*\.?\d+(?:,\d*\.?\d+)*)$")
+
+
+def _eleven_levels(text: str) -> Metric | None:
+    """``11pt_avg..25,.5,.75`` (``-m`` form) or ``11pt_avg_.25,.5,.75`` (printed form)."""
+    m = _ELEVEN.match(text)
+    if m is None:
+        return None
+    levels = ",".join(repr(float(x)) for x in m.group("levels").split(","))
+    return make_metric(get_spec("IPrec11"), {"levels": levels}, None, "11pt_avg_" + m.group("levels"))
+
+
 def parse_trec(text: str) -> list[Metric]:
     """Parse a trec_eval measure name (printed or ``-m`` form) into metrics.
 
     Raises :class:`UnknownMetricError` when ``text`` is no trec_eval name rankwise has.
     """
-    special = _utility(text) or _ndcg_gains(text)
+    special = _utility(text) or _ndcg_gains(text) or _eleven_levels(text)
     if special is not None:
         return [special]
     if text == "official":
