@@ -68,16 +68,23 @@ def _schema(lf: pl.LazyFrame) -> tuple[dict[str, TypeClass], dict[str, str]]:
     )
 
 
-def _profile_plan(lf: pl.LazyFrame, value: str) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    counts = lf.select(
+def _counts_plan(lf: pl.LazyFrame, value: str) -> pl.LazyFrame:
+    """One pass: rows, NULL/NaN counts, and distinct (query, doc) hashes (duplicates found
+    cheaply; the exact search for an example runs only when hashes repeat)."""
+    return lf.select(
         pl.len().alias("rows"),
         pl.col(Q).null_count().alias("null_query"),
         pl.col(D).null_count().alias("null_doc"),
         pl.col(value).null_count().alias("null_value"),
         pl.col(value).cast(pl.Float64).is_nan().sum().alias("nan_value"),
+        pl.struct(Q, D).hash().n_unique().alias("distinct_pairs"),
     )
-    dup = lf.group_by(Q, D).len().filter(pl.col("len") > 1).select(Q, D).head(1)
-    return counts, dup
+
+
+def _duplicate(lf: pl.LazyFrame) -> tuple[object, object] | None:
+    """One (query, doc) pair listed twice, if any (exact)."""
+    dup = lf.group_by(Q, D).len().filter(pl.col("len") > 1).select(Q, D).head(1).collect()
+    return (dup[Q][0], dup[D][0]) if dup.height else None
 
 
 @dataclass
@@ -113,12 +120,12 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
         pl.col(columns.relevance).cast(pl.Float64).alias(REL),
     )
     if check_data:
-        plans = [*_profile_plan(r, S), *_profile_plan(j, REL)]
-        rc, rd, qc, qd = pl.collect_all(plans)
-        checks: tuple[tuple[Kind, pl.DataFrame, pl.DataFrame], ...] = (("run", rc, rd), ("qrels", qc, qd))
-        for kind, counts, dup in checks:
+        rc, qc = pl.collect_all([_counts_plan(r, S), _counts_plan(j, REL)])
+        checks: tuple[tuple[Kind, pl.DataFrame, pl.LazyFrame], ...] = (("run", rc, r), ("qrels", qc, j))
+        for kind, counts, frame in checks:
             row = counts.row(0, named=True)
-            duplicate = (dup[Q][0], dup[D][0]) if dup.height else None
+            repeats = row.pop("distinct_pairs") < row["rows"]
+            duplicate = _duplicate(frame) if repeats else None
             check_profile(DataProfile(duplicate=duplicate, **row), kind, columns)
     dtype = r.collect_schema()[Q]
     return Prepared(r, j, dtype)
