@@ -70,3 +70,18 @@ CREATE OR REPLACE TEMP MACRO rw_cum_pooled(rel, qid, rnk) AS
     sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END) OVER (
         PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     );
+
+-- Window: running Σ x down the ranking (or the ideal order) of query qid.
+CREATE OR REPLACE TEMP MACRO rw_running_sum(x, qid, rnk) AS
+    sum(x) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );
+
+-- Window: running DCG Σ_{j <= rnk} g_j / log2(j + 1) (g: gain values).
+CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS
+    rw_running_sum(g / log2(rnk::DOUBLE + 1.0), qid, rnk);
+
+-- Window over the ideal order (g: positive gains, rnk: ideal rank): true at the last rank of
+-- each run of equal positive gains (the next gain differs; beyond the list it is 0).
+CREATE OR REPLACE TEMP MACRO rw_ideal_boundary(g, qid, rnk) AS
+    g > 0 AND g <> lead(g, 1, 0.0) OVER (PARTITION BY qid ORDER BY rnk);

@@ -103,3 +103,19 @@ CREATE OR REPLACE TEMP MACRO rw_infap_sum(rel, rnk, cumrel, cumnonrel, cumpooled
         THEN (1.0 + (cumrel - 1.0 + cumnonrel + cumpooled) * (cumrel - 1.0 + 1e-5)
                     / (cumrel - 1.0 + cumnonrel + 2e-5)) / rnk::DOUBLE
         ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- ndcg_rel's sum: over documents of positive gain g, cumdcg / IDCG_{min(rnk, npos)}, with igd
+-- the ideal prefix joined at this rank (NULL beyond npos: the whole ideal DCG idcg_total).
+CREATE OR REPLACE TEMP MACRO rw_ndcg_rel_sum(g, cumdcg, igd, idcg_total) AS
+    coalesce(sum(CASE WHEN g > 0 THEN cumdcg / coalesce(igd, idcg_total) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ of x at the ideal boundaries (igb, NULL: none): Rndcg's sums.
+CREATE OR REPLACE TEMP MACRO rw_boundary_sum(x, igb) AS
+    coalesce(sum(CASE WHEN coalesce(igb, false) THEN x ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- G's sum (trec_eval G): Σ g / log2(2 + rnk + igx - cumgain), igx the running Σ max(g* - 1, 0)
+-- of the ideal gains joined at this rank (NULL beyond npos: excess_total), cumgain the running gain.
+CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
+    coalesce(sum(CASE WHEN g <> 0
+                      THEN g / log2(2.0 + rnk::DOUBLE + coalesce(igx, excess_total) - cumgain)
+                      ELSE 0.0 END), 0.0)::DOUBLE;

@@ -213,6 +213,42 @@ def test_golden_values_of_the_trec_eval_family_and_beyond(
     assert value(evaluate, rels, metric, qrels=qrels) == pytest.approx(expected, abs=1e-12)
 
 
+_I2 = 2 + 1 / LOG2_3  # IDCG of the ideal gains [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("metric", "rels", "qrels", "expected"),
+    [
+        # G: Σ g_i / log2(2 + C_i − S_i) / Σ ideal gains, C_i = Σ_{j≤i} max(g*_j, 1)
+        ("G", [1, 2], None, (1 / LOG2_3 + 2 / 1) / 3),
+        ("G", [0, 0, 1], {"x": 1}, (1 / 2) / 2),  # C_3 = 1 + 1 + 1 beyond the ideal list
+        # a table giving level 0 a gain: judged non-relevant documents gain 1, unjudged ones 0
+        ("G(gains='0=1')", [None, 0, 1], None, (1 / LOG2_3 + 1 / LOG2_3) / 2),
+        # ndcg_rel: nDCG at each positive-gain document, IDCG_{min(i, npos)}; a missed one counts
+        # nDCG at the end of the ranking. Ideal [2, 1, 1]: IDCG_1 = 2, IDCG_3 = 2.5 + 1/log2 3
+        ("ndcg_rel", [2, 0, 1], {"x": 1}, (1 + 2 * 2.5 / (2.5 + 1 / LOG2_3)) / 3),
+        # Rndcg: nDCG where the ideal gain changes (ranks 1 and 2 of the ideal [2, 1]); with
+        # n = npos + 1 trec_eval adds no final level ...
+        ("Rndcg", [1, 0, 2], None, (1 / 2 + 1 / _I2) / 2),
+        # ... with n >= npos + 2 it adds DCG_n / IDCG_npos (DCG_4 = 1 + 2 / log2 5 ... rank 3: 2 / 2)
+        ("Rndcg", [1, 0, 2, 0], None, (1 / 2 + 1 / _I2 + 2 / _I2) / 3),
+        # levels beyond the retrieved depth use the DCG of the whole ranking
+        ("Rndcg", [1], {"x": 2}, (1 / 2 + 1 / _I2) / 2),
+        ("Rndcg(rel=2)", [1, 0], None, 0.0),  # nothing relevant at -l2: 0, as trec_eval
+    ],
+)
+def test_golden_values_of_the_ideal_prefix_measures(
+    evaluate: Evaluate, metric: str, rels: list[int | None], qrels: dict[str, int] | None, expected: float
+) -> None:
+    assert value(evaluate, rels, metric, qrels=qrels) == pytest.approx(expected, abs=1e-12)
+
+
+def test_gain_table_never_gives_unjudged_documents_a_gain(evaluate: Evaluate) -> None:
+    """A table entry for level 0 gives judged non-relevant documents that gain; unjudged
+    documents have no level and gain 0 (trec_eval's get_gain)."""
+    assert value(evaluate, [None, 0, 1], "DCG(gains='0=1')") == pytest.approx(1 / LOG2_3 + 1 / 2, abs=1e-12)
+
+
 def test_gain_table_sorts_the_ideal_by_gain(evaluate: Evaluate) -> None:
     """Gains less than 1 apart: trec_eval's comparator (int)(g1 - g2) calls them equal and
     builds its ideal in level order; rankwise sorts by gain. Levels 1, 2, 3 gain 0.5, 0.8, 0.3."""

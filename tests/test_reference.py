@@ -29,7 +29,7 @@ TREC_MEASURES = {
     "map_cut." + ",".join(map(str, CUTS)),
     "success.1,5,10",
     "bpref", "set_P", "set_recall", "set_map", "set_F", "set_relative_P",
-    "num_nonrel_judged_ret", "utility", "Rprec_mult", "binG", "infAP",
+    "num_nonrel_judged_ret", "utility", "Rprec_mult", "binG", "infAP", "G", "ndcg_rel", "Rndcg",
     "relative_P." + ",".join(map(str, CUTS)),
 }
 # trec_eval names rankwise reads itself (its parser of trec_eval's names is under test too).
@@ -38,7 +38,7 @@ TREC_MEASURES = {
 # the conformance files check them against trec_eval 10.
 TREC_NAMED = [
     "bpref", "set_P", "set_recall", "set_map", "set_F", "set_relative_P",
-    "num_nonrel_judged_ret", "utility", "binG", "infAP",
+    "num_nonrel_judged_ret", "utility", "binG", "infAP", "G", "ndcg_rel", "Rndcg",
     *(f"Rprec_mult_{x:.2f}" for x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     *(f"relative_P_{k}" for k in CUTS),
 ]

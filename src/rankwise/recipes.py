@@ -35,11 +35,28 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
 - ``err_sum(k, max_rel)``: Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel,
   g = min(max(rel, 0), max_rel).
 
+Primitives that read the *ideal prefix* of their query at each rank (gain g, log2 discount;
+the ideal order holds the judged documents of positive gain, best first, npos of them; at a
+rank i beyond npos the prefix is the whole ideal list):
+
+- ``npos_ret(gain)``: number of retrieved documents with gain > 0.
+- ``ndcg_rel_sum(gain)``: Σ over retrieved documents of positive gain of DCG_i / IDCG_{min(i, npos)}.
+- ``rndcg_sum(gain)``: Σ over ranks i ≤ n that end a run of equal ideal gains of DCG_i / IDCG_i.
+- ``rndcg_inv(gain)``: Σ over the same ranks of 1 / IDCG_i.
+- ``g_sum(gain)``: Σ_i g_i / log2(2 + C_i − S_i), S_i = Σ_{j≤i} g_j, C_i = i + Σ_{j≤min(i, npos)}
+  max(g*_j − 1, 0) with g* the ideal gains (trec_eval's G).
+
 Primitives over the judgments of a query (``QrelsAgg``):
 
 - ``nrel(t)``: number of judged documents with relevance ≥ t.
 - ``idcg(k, gain, discount, base)``: DCG@k of all judged documents sorted by relevance.
 - ``nonrel(t)``: number of judged documents (relevance ≥ 0) with relevance < t.
+- ``npos(gain)``: number of judged documents with gain > 0 (npos).
+- ``pos_gain(gain)``: Σ of the positive gains.
+- ``pos_excess(gain)``: Σ of max(gain − 1, 0) (G's cost of the whole ideal list beyond one per rank).
+- ``idcg_pos(gain)``: IDCG_npos, the DCG of the whole ideal list (log2 discount).
+- ``rndcg_bounds(gain)``: number of ideal ranks b that end a run of equal positive gains.
+- ``rndcg_bounds_inv(gain)``: Σ over those ranks of 1 / IDCG_b.
 
 Scalar operations (``Fn``): ``div0(a, b)`` (a / b, 0 when b = 0), ``recip0(a)`` (1 / a, 0
 when a is NULL), ``positive(a)`` (1 when a > 0 else 0), ``div(a, b)``, ``add``, ``sub``,
@@ -170,10 +187,18 @@ RUN_OPS: dict[str, int] = {
     "rbp_sum": 2,
     "unjudged_rbp_sum": 1,
     "err_sum": 2,
+    "npos_ret": 1,
+    "ndcg_rel_sum": 1,
+    "rndcg_sum": 1,
+    "rndcg_inv": 1,
+    "g_sum": 1,
 }
 """Run-side primitives and their number of arguments."""
 
-QRELS_OPS: dict[str, int] = {"nrel": 1, "idcg": 4, "nonrel": 1}
+QRELS_OPS: dict[str, int] = {
+    "nrel": 1, "idcg": 4, "nonrel": 1, "npos": 1, "pos_gain": 1, "pos_excess": 1, "idcg_pos": 1,
+    "rndcg_bounds": 1, "rndcg_bounds_inv": 1,
+}
 """Qrels-side primitives and their number of arguments."""
 
 FN_OPS: dict[str, int] = {
@@ -194,7 +219,18 @@ def requires(node: RunAgg) -> tuple[QrelsAgg, ...]:
         return (QrelsAgg("nrel", node.args), QrelsAgg("nonrel", node.args))
     if node.op == "rankeff_sum":
         return (QrelsAgg("nonrel", node.args),)
+    if node.op == "ndcg_rel_sum":
+        return (QrelsAgg("idcg_pos", node.args),)
+    if node.op == "g_sum":
+        return (QrelsAgg("pos_excess", node.args),)
     return ()
+
+
+IDEAL_PREFIX_OPS = frozenset({"ndcg_rel_sum", "rndcg_sum", "rndcg_inv", "g_sum"})
+"""Run primitives that read the ideal prefix of their query at each rank (a join on rank)."""
+
+QRELS_PREFIX_OPS = frozenset({"rndcg_bounds", "rndcg_bounds_inv"})
+"""Qrels primitives computed over the ideal prefix (its boundary flags)."""
 
 
 def _threshold(p: Mapping[str, ParamValue]) -> float:
@@ -279,6 +315,35 @@ def _utility(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     )
 
 
+def _table_gain(p: Mapping[str, ParamValue]) -> Gain:
+    """trec_eval's gain for G, ndcg_rel, Rndcg: the relevance level, or the table's value."""
+    return Gain("linear", 0.0, parse_gain_table(str(p["gains"])))
+
+
+def _ndcg_rel(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    g = _table_gain(p)
+    npos = QrelsAgg("npos", (g,))
+    missed = Fn("sub", (npos, RunAgg("npos_ret", (g,))))
+    end = Fn("div0", (RunAgg("dcg", (None, g, "log2", 2.0)), QrelsAgg("idcg_pos", (g,))))
+    return Fn("div0", (_add(RunAgg("ndcg_rel_sum", (g,)), _mul(missed, end)), npos))
+
+
+def _rndcg(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    g = _table_gain(p)
+    dcg_n = RunAgg("dcg", (None, g, "log2", 2.0))
+    # trec_eval adds nDCG at the end of the ranking only when two or more documents follow the
+    # last ideal boundary (its loop has already consumed one)
+    tail = Fn("positive", (Fn("sub", (RunAgg("count"), _add(QrelsAgg("npos", (g,)), Const(1.0)))),))
+    beyond = Fn("sub", (QrelsAgg("rndcg_bounds_inv", (g,)), RunAgg("rndcg_inv", (g,))))
+    total = _add(
+        RunAgg("rndcg_sum", (g,)),
+        _mul(dcg_n, beyond),
+        _mul(tail, Fn("div0", (dcg_n, QrelsAgg("idcg_pos", (g,))))),
+    )
+    value = Fn("div0", (total, _add(QrelsAgg("rndcg_bounds", (g,)), tail)))
+    return _mul(Fn("positive", (_nrel(p),)), value)
+
+
 Recipe = Callable[[Metric, Mapping[str, ParamValue]], Node]
 
 RECIPES: dict[str, Recipe] = {
@@ -340,6 +405,11 @@ RECIPES: dict[str, Recipe] = {
     "Judged": lambda m, p: Fn(
         "sub", (Const(1.0), Fn("div", (RunAgg("unjudged", (m.cutoff,)), Const(float(m.cutoff or 1)))))
     ),
+    "G": lambda m, p: Fn(
+        "div0", (RunAgg("g_sum", (_table_gain(p),)), QrelsAgg("pos_gain", (_table_gain(p),)))
+    ),
+    "nDCGRel": _ndcg_rel,
+    "RnDCG": _rndcg,
     "NumQ": lambda m, p: Const(1.0),
     "NumRet": lambda m, p: RunAgg("count"),
     "NumRel": lambda m, p: QrelsAgg("nrel", (_threshold(p),)),

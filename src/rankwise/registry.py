@@ -419,6 +419,42 @@ SPECS: tuple[MetricSpec, ...] = (
         trec_eval="infAP",
     ),
     MetricSpec(
+        name="G",
+        aliases=(),
+        params=(GAINS, JUDGED_ONLY),
+        cutoff="none",
+        description="normalised gain: each document's gain discounted by how far the ranking above it falls short of the ideal",
+        formula="G = Σ_i g_i / log2(2 + C_i − S_i) / Σ_{judged, g>0} g; S_i = Σ_{j≤i} g_j, "
+        "C_i = Σ_{j≤i} max(g*_j, 1) with g* the ideal gains (0 beyond the judged relevant); g = relevance level or its gains-table value",
+        citation="trec_eval G (Buckley, 2008)",
+        empty_value=0.0,
+        trec_eval="G",
+    ),
+    MetricSpec(
+        name="nDCGRel",
+        aliases=("ndcg_rel",),
+        params=(GAINS, JUDGED_ONLY),
+        cutoff="none",
+        description="nDCG averaged at each relevant (positive-gain) document; a relevant document not retrieved counts nDCG at the end of the ranking",
+        formula="nDCGRel = (1/npos) [Σ_{retrieved i, g_i>0} DCG_i / IDCG_{min(i, npos)} + (npos − npos_ret) · DCG_n / IDCG_npos]; "
+        "log2(i + 1) discount, npos = judged documents with gain > 0, n = documents retrieved",
+        citation="trec_eval ndcg_rel (Buckley); Järvelin & Kekäläinen, TOIS 2002",
+        empty_value=0.0,
+        trec_eval="ndcg_rel",
+    ),
+    MetricSpec(
+        name="RnDCG",
+        aliases=(),
+        params=(GAINS, REL, JUDGED_ONLY),
+        cutoff="none",
+        description="nDCG averaged at the R-levels: the ideal ranks where the ideal gain changes",
+        formula="RnDCG = mean of DCG_{min(b, n)} / IDCG_b over the ideal ranks b that end a run of equal positive gains, "
+        "plus DCG_n / IDCG_npos when n ≥ npos + 2 (trec_eval's implied final level); 0 when no judged document has relevance ≥ rel",
+        citation="trec_eval Rndcg (Buckley); Järvelin & Kekäläinen, TOIS 2002",
+        empty_value=0.0,
+        trec_eval="Rndcg",
+    ),
+    MetricSpec(
         name="BinG",
         aliases=(),
         params=(REL, JUDGED_ONLY),

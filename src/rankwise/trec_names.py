@@ -62,6 +62,9 @@ FAMILIES: dict[str, Family] = {
     "set_relative_P": Family("SetRelP"),
     "set_F": Family("SetF", "param", "beta", (1.0,), printed=False),
     "binG": Family("BinG"),
+    "G": Family("G"),
+    "ndcg_rel": Family("nDCGRel"),
+    "Rndcg": Family("RnDCG"),
     "infAP": Family("InfAP"),
     "rbp": Family("RBP", "param", "p", (0.9,), printed=False),
     "rbp_resid": Family("RBPResid", "param", "p", (0.9,), printed=False),
@@ -134,15 +137,18 @@ def takes_precedence(text: str) -> bool:
     return family is not None and family.number == "param" and not family.printed
 
 
-_NDCG_GAINS = re.compile(r"^ndcg[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$")
+_GAIN_TABLE = re.compile(r"^(?P<family>ndcg|ndcg_rel|Rndcg|G)[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$")
 
 
 def _ndcg_gains(text: str) -> Metric | None:
-    """``ndcg.1=3,2=9`` (``-m`` form) or ``ndcg_1=3,2=9`` (printed form): nDCG, gain table."""
-    m = _NDCG_GAINS.match(text)
+    """``ndcg.1=3,2=9`` (``-m`` form) or ``ndcg_1=3,2=9`` (printed form): a gain table for
+    nDCG (and likewise for ndcg_rel, Rndcg and G)."""
+    m = _GAIN_TABLE.match(text)
     if m is None:
         return None
-    return make_metric(get_spec("nDCG"), {"gains": m.group("table")}, None, "ndcg_" + m.group("table"))
+    family = m.group("family")
+    label = f"{family}_{m.group('table')}"
+    return make_metric(get_spec(FAMILIES[family].spec), {"gains": m.group("table")}, None, label)
 
 
 _ELEVEN = re.compile(r"^11pt_avg[._](?P<levels>\d*\.?\d+(?:,\d*\.?\d+)*)$")

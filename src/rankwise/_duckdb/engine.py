@@ -30,6 +30,7 @@ from rankwise.io import (
 )
 from rankwise.metric import Metric
 from rankwise.recipes import (
+    QRELS_PREFIX_OPS,
     RUN_NULL_WHEN_EMPTY,
     Arg,
     Const,
@@ -204,6 +205,11 @@ _RUN_SQL: dict[str, str] = {
     "rbp_sum": "rw_rbp_sum(relevance, rnk, {0}, {1})",
     "unjudged_rbp_sum": "rw_unjudged_rbp_sum(relevance, rnk, {0})",
     "err_sum": "rw_err_sum(relevance, rnk, {cumlog}, {0}, {1})",
+    "npos_ret": "(count(*) FILTER (WHERE {0} > 0))::DOUBLE",
+    "ndcg_rel_sum": "rw_ndcg_rel_sum({0}, {cumdcg}, {igd}, {idcgpos})",
+    "rndcg_sum": "rw_boundary_sum({cumdcg} / {igd}, {igb})",
+    "rndcg_inv": "rw_boundary_sum(1.0 / {igd}, {igb})",
+    "g_sum": "rw_g_sum({0}, rnk, {cumgain}, {igx}, {excess})",
 }
 _RUN_INPUTS: dict[str, tuple[str, ...]] = {
     "ap_sum": ("cumrel",),
@@ -215,6 +221,10 @@ _RUN_INPUTS: dict[str, tuple[str, ...]] = {
     "relret_at_nrel": ("nrel",),
     "err_sum": ("cumlog",),
     "ideal_dcg_run": ("irank",),
+    "ndcg_rel_sum": ("cumdcg", "igd", "idcgpos"),
+    "rndcg_sum": ("cumdcg", "igd", "igb"),
+    "rndcg_inv": ("igd", "igb"),
+    "g_sum": ("cumgain", "igx", "excess"),
 }
 """Named inputs (window or qrels columns) each run primitive's SQL template reads."""
 
@@ -222,6 +232,12 @@ _QRELS_SQL: dict[str, str] = {
     "nrel": "rw_nrel(relevance, {0})",
     "idcg": "rw_dcg_gain({1}, {irank}, {0}, {2}, {3})",
     "nonrel": "rw_nonrel_judged(relevance, {0})",
+    "npos": "(count(*) FILTER (WHERE {0} > 0))::DOUBLE",
+    "pos_gain": "coalesce(sum(greatest({0}, 0.0)), 0.0)::DOUBLE",
+    "pos_excess": "coalesce(sum(greatest({0} - 1.0, 0.0)), 0.0)::DOUBLE",
+    "idcg_pos": "rw_dcg_gain(greatest({0}, 0.0), {irank}, NULL, 'log2', 2.0)",
+    "rndcg_bounds": "(count(*) FILTER (WHERE {igb}))::DOUBLE",
+    "rndcg_bounds_inv": "rw_boundary_sum(1.0 / {igd}, {igb})",
 }
 _FN_SQL: dict[str, str] = {
     "div0": "rw_div0({0}, {1})",
@@ -246,6 +262,12 @@ class _Compiler:
         self.cumnonrel: dict[Arg, str] = {}
         self.cumlog: dict[Arg, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
+        self.prefixes: dict[Gain, int] = {}
+
+    def prefix_col(self, name: str, gain: Gain) -> str:
+        """Column ``name`` (igd, igx, igb) of the ideal prefix of a gain definition."""
+        self.irank_col(gain, "qrels")
+        return f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
 
     def cumrel_col(self, threshold: Arg) -> str:
         return self.cumrel.setdefault(threshold, f"cumrel{len(self.cumrel)}")
@@ -261,6 +283,11 @@ class _Compiler:
         extra: dict[str, str] = {}
         if node.op == "idcg":
             extra["irank"] = self.irank_col(as_gain(node.args[1]), "qrels")
+        if node.op == "idcg_pos":
+            extra["irank"] = self.irank_col(as_gain(node.args[0]), "qrels")
+        if node.op in QRELS_PREFIX_OPS:
+            extra["igd"] = self.prefix_col("igd", as_gain(node.args[0]))
+            extra["igb"] = self.prefix_col("igb", as_gain(node.args[0]))
         return _QRELS_SQL[node.op].format(*map(literal, node.args), **extra)
 
     def cumlog_col(self, max_rel: Arg) -> str:
@@ -301,6 +328,17 @@ class _Compiler:
             gain = as_gain(a[1])
             col = self.irank_col(gain, "run")
             rows.setdefault(col, ideal_rank_sql(gain))
+        elif name in ("cumdcg", "cumgain"):
+            gain = as_gain(a[0])
+            col = f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
+            running = "rw_cum_dcg" if name == "cumdcg" else "rw_running_sum"
+            rows.setdefault(col, f"{running}({gain_sql(gain)}, query_id, rnk)")
+        elif name in ("igd", "igx", "igb"):
+            col = self.prefix_col(name, as_gain(a[0]))
+        elif name == "idcgpos":
+            col = self.qrels_col(QrelsAgg("idcg_pos", a[:1]))
+        elif name == "excess":
+            col = self.qrels_col(QrelsAgg("pos_excess", a[:1]))
         elif name == "nrel":
             col = self.qrels_col(QrelsAgg("nrel", a[:1]))
         elif name == "nnonrel":
@@ -346,11 +384,35 @@ def build_sql(
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
-    ctes = [
-        f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}))",
+    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}))"]
+    ideal_joins = ""
+    if comp.prefixes:
+        # the ideal prefix of each gain definition: running IDCG (igd), running excess cost
+        # (igx) and run-of-equal-gains boundaries (igb) down the ideal order, joined to the
+        # ranked rows at rank = ideal rank
+        windows, tables = [], []
+        for gain, n in comp.prefixes.items():
+            g, irank = f"greatest({gain_sql(gain)}, 0.0)", comp.irank_col(gain, "qrels")
+            windows += [
+                f"rw_cum_dcg({g}, query_id, {irank}) AS igd{n}",
+                f"rw_running_sum(greatest({g} - 1.0, 0.0), query_id, {irank}) AS igx{n}",
+                f"rw_ideal_boundary({g}, query_id, {irank}) AS igb{n}",
+            ]
+            tables.append(
+                f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, igd{n}, igx{n}, igb{n} "
+                f"FROM qjp WHERE {g} > 0)"
+            )
+            ideal_joins += f" LEFT JOIN ideal{n} ON ideal{n}.iq{n} = r.query_id AND ideal{n}.ip{n} = r.rnk"
+        ctes[0] = "qj0" + ctes[0][2:]
+        ctes.append(f"qjp AS (SELECT *, {', '.join(windows)} FROM qj0)")
+        ctes += tables
+        qj = "qjp"
+    else:
+        qj = "qj"
+    ctes += [
         "qs AS (SELECT query_id, count(*) AS n_judged"
         + (", " + qaggs if qaggs else "")
-        + " FROM qj GROUP BY query_id)",
+        + f" FROM {qj} GROUP BY query_id)",
     ]
     base = "qs"
     if conv.missing == "ignore":
@@ -368,7 +430,7 @@ def build_sql(
         )
         ctes.append(
             f"rows{int(part)} AS (SELECT *{rowcols} "
-            f"FROM {ranked} AS r JOIN qs USING (query_id))"
+            f"FROM {ranked} AS r JOIN qs USING (query_id){ideal_joins})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
         ctes.append(f"ag{int(part)} AS (SELECT query_id, {sel} FROM rows{int(part)} GROUP BY query_id)")

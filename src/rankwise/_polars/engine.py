@@ -23,6 +23,8 @@ from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.recipes import (
+    IDEAL_PREFIX_OPS,
+    QRELS_PREFIX_OPS,
     RUN_NULL_WHEN_EMPTY,
     Arg,
     Const,
@@ -187,8 +189,47 @@ def _cumrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
     return pl.col(name)
 
 
+def _prefix(name: str, gain: Gain) -> str:
+    """A column of the ideal prefix of a gain definition: ``igd`` (IDCG_i), ``igx`` (running
+    Σ max(g* − 1, 0)), ``igb`` (ends a run of equal gains)."""
+    return f"__{name}|{gain!r}"
+
+
+def _prefix_columns(gain: Gain) -> dict[str, pl.Expr]:
+    """Window columns of the ideal prefix, over the judgments in the ideal order."""
+    irank = pl.col(_irank_name(gain))
+    g = prim.positive_gain(pl.col(REL), gain)
+    return {
+        _prefix("igd", gain): (g / prim.log2_discount(irank)).cum_sum().over(Q, order_by=irank),
+        _prefix("igx", gain): (g - 1.0).clip(lower_bound=0.0).cum_sum().over(Q, order_by=irank),
+        _prefix("igb", gain): prim.ideal_boundary(g).over(Q, order_by=irank),
+    }
+
+
+def _prefix_gains(nodes: Sequence[RunAgg | QrelsAgg]) -> set[Gain]:
+    return {
+        as_gain(n.args[0]) for n in nodes
+        if (isinstance(n, RunAgg) and n.op in IDEAL_PREFIX_OPS) or (isinstance(n, QrelsAgg) and n.op in QRELS_PREFIX_OPS)
+    }
+
+
 def _qrels_expr(node: QrelsAgg) -> pl.Expr:
     rel = pl.col(REL)
+    if node.op in ("npos", "pos_gain", "pos_excess", "idcg_pos"):
+        gain = as_gain(node.args[0])
+        g = prim.positive_gain(rel, gain)
+        if node.op == "npos":
+            return (g > 0).sum().cast(pl.Float64)
+        if node.op == "pos_gain":
+            return g.sum()
+        if node.op == "pos_excess":
+            return (g - 1.0).clip(lower_bound=0.0).sum()
+        return (g / prim.log2_discount(pl.col(_irank_name(gain)))).sum()
+    if node.op == "rndcg_bounds":
+        return pl.col(_prefix("igb", as_gain(node.args[0]))).sum().cast(pl.Float64)
+    if node.op == "rndcg_bounds_inv":
+        gain = as_gain(node.args[0])
+        return prim.boundary_sum(1.0 / pl.col(_prefix("igd", gain)), pl.col(_prefix("igb", gain)))
     if node.op == "nrel":
         return prim.nrel(rel, as_float(node.args[0]))
     if node.op == "nonrel":
@@ -223,6 +264,8 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         name = f"__cumlog|{max_rel!r}"
         row_cols[name] = (1.0 - prim.err_stop(rel, max_rel)).log().cum_sum().over(Q, order_by=RANK)
         return prim.err_sum(rel, rank, pl.col(name), as_cutoff(a[0]), max_rel)
+    if node.op in IDEAL_PREFIX_OPS or node.op == "npos_ret":
+        return _prefix_expr(node, row_cols)
     t = as_float(a[0])
     n_rel = pl.col(_key(QrelsAgg("nrel", (a[0],))))
     if node.op == "relret":
@@ -251,6 +294,28 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         depth = (as_float(a[1]) * n_rel + 0.9).floor()
         return prim.relret_at(rel, rank, t, depth)
     raise InvalidParameterError(f"unknown run primitive {node.op!r}")
+
+
+def _prefix_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
+    """Run primitives reading the ideal prefix joined at each rank (G, ndcg_rel, Rndcg)."""
+    gain = as_gain(node.args[0])
+    g = prim.gain(pl.col(REL), gain)
+    if node.op == "npos_ret":
+        return (g > 0).sum().cast(pl.Float64)
+    igd, igb = pl.col(_prefix("igd", gain)), pl.col(_prefix("igb", gain))
+    if node.op == "g_sum":
+        cum_gain = f"__cumgain|{gain!r}"
+        row_cols[cum_gain] = g.cum_sum().over(Q, order_by=RANK)
+        excess = pl.col(_key(QrelsAgg("pos_excess", (gain,))))
+        return prim.g_sum(g, pl.col(RANK), pl.col(cum_gain), pl.col(_prefix("igx", gain)), excess)
+    if node.op == "rndcg_inv":
+        return prim.boundary_sum(1.0 / igd, igb)
+    cum_dcg = f"__cumdcg|{gain!r}"
+    row_cols[cum_dcg] = (g / prim.log2_discount(pl.col(RANK))).cum_sum().over(Q, order_by=RANK)
+    if node.op == "rndcg_sum":
+        return prim.boundary_sum(pl.col(cum_dcg) / igd, igb)
+    total = pl.col(_key(QrelsAgg("idcg_pos", (gain,))))
+    return prim.ndcg_rel_sum(g, pl.col(cum_dcg), igd, total)
 
 
 _FNS: dict[str, Callable[..., pl.Expr]] = {
@@ -291,6 +356,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
     qaggs: dict[str, pl.Expr] = {}
     qnodes: set[QrelsAgg] = set()
     parts: dict[bool, _Part] = {}
+    run_leaves: list[RunAgg] = []
     for m in metrics:
         resolved = m.resolve(params)
         part = bool(resolved.get("judged_only", False))
@@ -302,8 +368,10 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
                 qnodes.add(leaf)
                 continue
             p = parts.setdefault(part, _Part())
+            run_leaves.append(leaf)
             for need in requires(leaf):
                 qaggs.setdefault(_key(need), _qrels_expr(need))
+                qnodes.add(need)
             key = _key(leaf, part)
             if key not in p.aggs:
                 p.aggs[key] = _run_expr(leaf, p.row_cols)
@@ -311,11 +379,22 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
                 p.null_when_empty.add(key)
 
     qrels = prep.qrels
+    prefix_gains = _prefix_gains([*qnodes, *run_leaves])
     gains = {as_gain(n.args[1]) for n in qnodes if n.op == "idcg"}
+    gains |= {as_gain(n.args[0]) for n in qnodes if n.op == "idcg_pos"} | prefix_gains
     iranks = {_irank_name(g): prim.ideal_rank(pl.col(REL), g).over(Q) for g in gains}
     if iranks:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
+    for gain in prefix_gains:
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in _prefix_columns(gain).items()])
     qstats = qrels.group_by(Q).agg(pl.len().alias("__judged"), *[e.alias(k) for k, e in qaggs.items()])
+    ideal_tables = [
+        qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0).select(
+            Q, pl.col(_irank_name(gain)).cast(pl.Int64).alias(RANK),
+            *[_prefix(name, gain) for name in ("igd", "igx", "igb")],
+        )
+        for gain in prefix_gains
+    ]
 
     out = qstats
     if conv.missing == "ignore":
@@ -323,6 +402,8 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
         out = out.join(present, on=Q, how="semi")
     for part, work in parts.items():
         rows = ranked(prep, conv, part).join(qstats, on=Q, how="inner")
+        for table in ideal_tables:
+            rows = rows.join(table, on=[Q, RANK], how="left")
         if work.row_cols:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.row_cols.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])

@@ -28,7 +28,9 @@ def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
     for level, level_gain in reversed(g.table):
         value = pl.when(r == level).then(pl.lit(level_gain)).otherwise(value)
     if g.min_rel > 0 or g.table:
-        value = pl.when((r < 0) | (r < g.min_rel)).then(0.0).otherwise(value)
+        # unjudged documents gain 0 even when the table gives level 0 a gain (trec_eval's
+        # get_gain: a document outside the qrels has no level)
+        value = pl.when(rel.is_null() | (r < 0) | (r < g.min_rel)).then(0.0).otherwise(value)
     return value
 
 
@@ -200,3 +202,37 @@ def infap_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, running_nonrel: pl.
     x = a + n + running_pooled.cast(pl.Float64)
     term = (1.0 + x * (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)) / rank.cast(pl.Float64)
     return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
+
+
+def positive_gain(rel: pl.Expr, how: Gain) -> pl.Expr:
+    """max(gain, 0): the gain a document contributes to the ideal list."""
+    return pl.max_horizontal(gain(rel, how), pl.lit(0.0))
+
+
+def log2_discount(rank: pl.Expr) -> pl.Expr:
+    """log2(i + 1)."""
+    return (rank.cast(pl.Float64) + 1.0).log(2)
+
+
+def ideal_boundary(ideal_gain: pl.Expr) -> pl.Expr:
+    """True at the last rank of each run of equal positive gains, in the ideal order (the next
+    rank's gain differs; beyond the list it is 0)."""
+    return (ideal_gain > 0) & (ideal_gain != ideal_gain.shift(-1, fill_value=0.0))
+
+
+def ndcg_rel_sum(g: pl.Expr, cum_dcg: pl.Expr, ideal_dcg: pl.Expr, ideal_total: pl.Expr) -> pl.Expr:
+    """Σ over documents of positive gain of DCG_i / IDCG_{min(i, npos)} (``ideal_dcg`` NULL
+    beyond npos, where the whole ideal DCG ``ideal_total`` applies)."""
+    return pl.when(g > 0).then(cum_dcg / ideal_dcg.fill_null(ideal_total)).otherwise(0.0).sum()
+
+
+def boundary_sum(value: pl.Expr, boundary: pl.Expr) -> pl.Expr:
+    """Σ of ``value`` at ideal boundaries (NULL boundary: none)."""
+    return pl.when(boundary.fill_null(False)).then(value).otherwise(0.0).sum()
+
+
+def g_sum(g: pl.Expr, rank: pl.Expr, cum_gain: pl.Expr, ideal_excess: pl.Expr, excess_total: pl.Expr) -> pl.Expr:
+    """Σ_i g_i / log2(2 + i + X_{min(i, npos)} − S_i): trec_eval's G, X the running Σ of
+    max(g* − 1, 0) over the ideal gains (NULL beyond npos: ``excess_total``), S the running gain."""
+    cost = rank.cast(pl.Float64) + ideal_excess.fill_null(excess_total)
+    return pl.when(g != 0).then(g / (2.0 + cost - cum_gain).log(2)).otherwise(0.0).sum()
