@@ -39,3 +39,13 @@ CREATE OR REPLACE TEMP MACRO rw_positive(a) AS CASE WHEN a > 0 THEN 1.0::DOUBLE 
 CREATE OR REPLACE TEMP MACRO rw_err_stop(rel, max_rel) AS
     (pow(2.0, least(greatest(coalesce(rel::DOUBLE, 0.0), 0.0), max_rel::DOUBLE)) - 1.0)
         / pow(2.0, max_rel::DOUBLE);
+
+-- One character for a relevance value (trec_eval relstring): the level's digit (floor), '>'
+-- above 9, '-' unjudged (NULL), '.' judged negative ("in the pool but unjudged").
+CREATE OR REPLACE TEMP MACRO rw_rel_char(rel) AS
+    CASE
+        WHEN rel IS NULL THEN '-'
+        WHEN rel < 0 THEN '.'
+        WHEN rel >= 10 THEN '>'
+        ELSE CAST(CAST(floor(rel) AS BIGINT) AS STRING)
+    END;

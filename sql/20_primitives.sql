@@ -119,3 +119,9 @@ CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
     coalesce(sum(CASE WHEN g <> 0
                       THEN g / log2(2.0 + rnk::DOUBLE + coalesce(igx, excess_total) - cumgain)
                       ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- trec_eval relstring: the characters relchar (rw_rel_char) of the documents at rank <= k, in
+-- rank order ('' when there is none). Spark SQL spells the ordered aggregate
+-- listagg(relchar, '') WITHIN GROUP (ORDER BY rnk): rankwise.sql_inline rewrites it.
+CREATE OR REPLACE TEMP MACRO rw_relstring(relchar, rnk, k) AS
+    coalesce(string_agg(relchar, '' ORDER BY rnk) FILTER (WHERE rw_within(rnk, k)), '');

@@ -45,6 +45,19 @@ def test_format_trec_is_trec_eval_s_own_output(engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
+    """`rankwise eval -m all_trec -q --format trec` = `trec_eval -m all_trec -q`, byte for byte
+    (out.test.aq has none of the measures where rankwise departs from trec_eval on purpose)."""
+    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    out = cli(
+        "eval", str(conf / "results.test"), str(conf / "qrels.test"), "-m", "all_trec", "-q",
+        "--format", "trec", "--engine", engine,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (conf / "out.test.aq").read_text()
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_csv_per_query_parses_back(engine: str) -> None:
     out = cli("eval", str(RUN), str(QRELS), "-m", "nDCG@10", "-m", "RR", "--per-query", "--format", "csv", "--engine", engine, "-c")
     assert out.returncode == 0, out.stderr

@@ -11,10 +11,7 @@ import pytest
 import rankwise as rw
 from tests.conftest import Evaluate
 
-NOT_YET = {
-    # trec_eval measures rankwise does not compute yet (issue: every trec_eval measure)
-    "relstring", "relstring_20",
-}
+NOT_YET: set[str] = set()  # trec_eval measures rankwise does not compute (none left)
 
 
 _RESID = (
@@ -38,9 +35,10 @@ KNOWN_DIFFERENCES: dict[tuple[str, str, str], tuple[float, float, str]] = {
 }
 
 
-def read_expected(path: Path) -> tuple[dict[tuple[str, str], float], set[str]]:
-    """((measure, query) -> value) for the measures rankwise parses, and the others' names."""
-    values: dict[tuple[str, str], float] = {}
+def read_expected(path: Path) -> tuple[dict[tuple[str, str], float | str], set[str]]:
+    """((measure, query) -> value) for the measures rankwise parses, and the others' names
+    (relstring's values are text, printed in quotes)."""
+    values: dict[tuple[str, str], float | str] = {}
     skipped: set[str] = set()
     for line in path.read_text().splitlines():
         measure, query, value = (f.strip() for f in line.split("\t"))
@@ -51,7 +49,7 @@ def read_expected(path: Path) -> tuple[dict[tuple[str, str], float], set[str]]:
         except rw.RankwiseError:
             skipped.add(measure)
             continue
-        values[(measure, query)] = float(value)
+        values[(measure, query)] = value[1:-1] if value.startswith("'") else float(value)
     return values, skipped
 
 
@@ -78,10 +76,13 @@ def test_trec_eval_outputs(evaluate: Evaluate, conformance: Path, expected_file:
     rows = {row["query_id"]: row for row in per_query.iter_rows(named=True)}
     for (metric, query), value in expected.items():
         actual = summary[metric] if query == "all" else rows[query][metric]
+        if isinstance(value, str):
+            assert actual == value, (expected_file, metric, query, actual, value)
+            continue
         known = KNOWN_DIFFERENCES.get((expected_file, metric, query))
         if known is not None:
             trec_value, rankwise_value, _reason = known
-            assert value == trec_value
+            assert value == trec_value and isinstance(actual, float)
             assert abs(actual - rankwise_value) <= 1e-9, (expected_file, metric, query, actual)
             continue
         assert abs(actual - value) <= 5e-5 + 1e-12, (expected_file, metric, query, actual, value)
@@ -97,17 +98,33 @@ def test_every_query_of_aqc_is_output(conformance: Path) -> None:
     assert ignored["query_id"].to_list() == ["301", "303"]
 
 
-def test_trec_writer_reproduces_trec_eval_q(conformance: Path) -> None:
-    """`trec_eval -m all_trec -q` text, line for line, for every measure rankwise computes."""
+@pytest.mark.parametrize(
+    ("expected_file", "run_file", "conventions"),
+    [
+        ("out.test.aq", "results.test", {}),
+        ("out.test.aqc", "results.trunc", {"missing": "zero"}),
+        ("out.test.aqcM", "results.trunc", {"missing": "zero", "max_rank": 100}),
+    ],
+)
+def test_all_trec_reproduces_trec_eval_q(
+    conformance: Path, expected_file: str, run_file: str, conventions: dict[str, object]
+) -> None:
+    """`-m all_trec -q` text line for line: every measure, in trec_eval's order, its per-query
+    lines (relstring's included) and `all` lines; only the KNOWN_DIFFERENCES lines differ."""
     from rankwise.io import trec_runid
     from rankwise.trec_writer import to_trec
 
-    lines = (conformance / "out.test.aq").read_text().splitlines()
-    differ = {m for (f, m, _q) in KNOWN_DIFFERENCES if f == "out.test.aq"}
-    keep = [ln for ln in lines if ln.split("\t")[0].strip() not in NOT_YET | differ]
-    # trec_eval's measure order is the order of its `all` lines
-    measures = [ln.split("\t")[0].strip() for ln in keep if ln.split("\t")[1] == "all"]
-    measures = [m for m in measures if m not in ("runid", "num_q")]
-    per_query = rw.evaluate(conformance / "results.test", conformance / "qrels.test", measures)
-    text = to_trec(per_query, runid=trec_runid(conformance / "results.test"))
-    assert text.splitlines() == keep
+    per_query = rw.evaluate(conformance / run_file, conformance / "qrels.test", ["all_trec"], **conventions)  # type: ignore[arg-type]
+    text = to_trec(per_query, runid=trec_runid(conformance / run_file))
+
+    def key(line: str) -> tuple[str, str, str]:
+        measure, query, _ = (f.strip() for f in line.split("\t"))
+        return (expected_file, measure, query)
+
+    expected = (conformance / expected_file).read_text().splitlines()
+    assert len(text.splitlines()) == len(expected)
+    for got, want in zip(text.splitlines(), expected, strict=True):
+        if key(want) in KNOWN_DIFFERENCES:
+            assert key(got) == key(want)
+            continue
+        assert got == want

@@ -33,7 +33,9 @@ DEFAULT_METRICS: tuple[str, ...] = ("official",)
 """Default set: trec_eval's official measures (what ``trec_eval qrels run`` prints)."""
 
 
-def _format_value(metric: str, value: float) -> str:
+def _format_value(metric: str, value: float | str) -> str:
+    if isinstance(value, str):
+        return f"'{value}'"
     spec = metric_of_column(metric)
     is_count = spec is not None and spec.spec.aggregate == "sum"
     return str(int(value)) if is_count and value == int(value) else f"{value:.4f}"
@@ -56,6 +58,8 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
                 lines.append(f"{m:<{width}}{where(row, row[keys[-1]])}{_format_value(m, row[m])}")
     for srow in summary.iter_rows(named=True):
         for m in metrics:
+            if m not in srow:  # per-query-only measures (relstring)
+                continue
             lines.append(f"{m:<{width}}{where(srow, 'all')}{_format_value(m, srow[m])}")
     return "\n".join(lines)
 

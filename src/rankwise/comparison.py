@@ -166,6 +166,9 @@ def compare(
     if not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
     parsed = parse_metrics(metrics)
+    for m in parsed:
+        if m.spec.value_type != "float":
+            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
     labels = [m.label for m in parsed]
     segments = [by] if isinstance(by, str) else list(by or [])
     query = conventions.get("query_id", "query_id")

@@ -172,7 +172,8 @@ def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None)
     Each metric column is aggregated as its spec says: the mean (MAP, MRR, mean nDCG, ...),
     the sum (NumQ, NumRet, NumRel, NumRelRet) or, for GMAP, the geometric mean
     (trec_eval: exp(mean(log(max(AP, eps)))); form='shifted': (Π (AP + eps))^(1/n) − eps).
-    Columns that are not metric strings (query ids, ``by`` columns) are left out.
+    Columns that are not metric strings (query ids, ``by`` columns) are left out, and so are
+    per-query-only measures (``relstring``, text).
 
     >>> import polars as pl, rankwise as rw
     >>> per_query = pl.DataFrame({"query_id": ["a", "b"], "AP": [0.5, 0.0], "GMAP": [0.5, 0.0],
@@ -189,6 +190,8 @@ def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None)
         if metric is None:
             continue
         c = pl.col(column)
+        if metric.spec.aggregate == "none":
+            continue
         if metric.spec.aggregate == "sum":
             aggs.append(c.sum().cast(pl.Float64).alias(column))
         elif metric.spec.aggregate == "gmean":

@@ -32,6 +32,8 @@ Primitives over the ranked rows of a query (``RunAgg``; rank i = 1 is the top):
   above, N = all judged non-relevant (1 when N = 0).
 - ``rbp_sum(t, p)``: Σ over relevant documents of p^(i − 1).
 - ``unjudged_rbp_sum(p)``: Σ over unjudged documents of p^(i − 1).
+- ``relstring(k)``: the relevance of the documents at rank ≤ k as text, one character each:
+  the level's digit (floor), '>' above 9, '-' unjudged, '.' judged negative (trec_eval relstring).
 - ``err_sum(k, max_rel)``: Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel,
   g = min(max(rel, 0), max_rel).
 
@@ -192,6 +194,7 @@ RUN_OPS: dict[str, int] = {
     "rndcg_sum": 1,
     "rndcg_inv": 1,
     "g_sum": 1,
+    "relstring": 1,
 }
 """Run-side primitives and their number of arguments."""
 
@@ -208,6 +211,8 @@ FN_OPS: dict[str, int] = {
 """Scalar operations and their number of arguments."""
 
 RUN_NULL_WHEN_EMPTY = frozenset({"first_rel"})
+RUN_STRING_OPS = frozenset({"relstring"})
+"""Run primitives whose value is text ('' for a query with no ranked documents)."""
 """Run primitives whose value for a query with no ranked documents is NULL (the others are 0)."""
 
 
@@ -344,6 +349,9 @@ def _rndcg(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return _mul(Fn("positive", (_nrel(p),)), value)
 
 
+RELSTRING_DEFAULT_K = 10
+"""Documents RelString shows without a cutoff (trec_eval's default)."""
+
 Recipe = Callable[[Metric, Mapping[str, ParamValue]], Node]
 
 RECIPES: dict[str, Recipe] = {
@@ -410,6 +418,7 @@ RECIPES: dict[str, Recipe] = {
     ),
     "nDCGRel": _ndcg_rel,
     "RnDCG": _rndcg,
+    "RelString": lambda m, p: RunAgg("relstring", (m.cutoff or RELSTRING_DEFAULT_K,)),
     "NumQ": lambda m, p: Const(1.0),
     "NumRet": lambda m, p: RunAgg("count"),
     "NumRel": lambda m, p: QrelsAgg("nrel", (_threshold(p),)),

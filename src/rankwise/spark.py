@@ -69,6 +69,8 @@ def summarize(per_query: Any) -> Any:
         if metric is None:
             continue
         c = sf.col(f"`{column}`")
+        if metric.spec.aggregate == "none":
+            continue
         if metric.spec.aggregate == "sum":
             aggs.append(sf.sum(c).cast("double").alias(column))
         elif metric.spec.aggregate == "gmean":

@@ -13,7 +13,8 @@ from typing import Literal
 
 ParamValue = int | float | str | bool
 
-Aggregate = Literal["mean", "sum", "gmean"]
+Aggregate = Literal["mean", "sum", "gmean", "none"]
+ValueType = Literal["float", "string"]
 CutoffRule = Literal["optional", "required", "none"]
 
 
@@ -53,10 +54,12 @@ class MetricSpec:
     description: str
     formula: str
     citation: str
-    empty_value: float
+    empty_value: float | str
     """Value for a judged query with nothing relevant (and for a query missing from the run)."""
     aggregate: Aggregate = "mean"
-    """How :func:`rankwise.summarize` aggregates per-query values."""
+    """How :func:`rankwise.summarize` aggregates per-query values ('none': per query only)."""
+    value_type: ValueType = "float"
+    """Float64 per query (every measure but trec_eval's relstring, which is text)."""
     trec_eval: str | None = None
     """The trec_eval measure this metric reproduces, if any (``-m`` name)."""
 

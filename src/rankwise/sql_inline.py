@@ -135,6 +135,10 @@ def _call(macro: Macro, args: list[str]) -> str:
     return f"({body})"
 
 
+_ORDERED_STRING_AGG = re.compile(r"string_agg\(\(?(\w+)\)?, '' ORDER BY \(?(\w+)\)?\)")
+"""DuckDB's ordered string aggregate, which Spark SQL spells listagg(...) WITHIN GROUP (ORDER BY ...)."""
+
+
 def expand(sql: str, dialect: Dialect = "duckdb") -> str:
     """``sql`` with every rankwise macro call inlined (repeatedly, innermost results first)."""
     if dialect not in DIALECTS:
@@ -143,7 +147,7 @@ def expand(sql: str, dialect: Dialect = "duckdb") -> str:
     for _ in range(1000):
         match = next((m for m in _CALL.finditer(sql) if m.group(1) in known), None)
         if match is None:
-            return sql
+            return _ORDERED_STRING_AGG.sub(r"listagg(\1, '') WITHIN GROUP (ORDER BY \2)", sql) if dialect == "spark" else sql
         open_at = match.end() - 1
         close_at = _close(sql, open_at)
         args = _split_args(sql[open_at + 1 : close_at])

@@ -4,7 +4,7 @@ Both forms trec_eval uses are accepted: the printed form (``P_10``, ``ndcg_cut_2
 ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``, ``11pt_avg``) and the ``-m`` form with a
 parameter list (``P.5,10,20``, ``ndcg_cut.10,20``, ``set_F.0.5``), which expands into one
 metric per value, each labelled as trec_eval prints it. ``official`` expands to trec_eval's
-default set.
+default set, ``all_trec`` to every measure of trec_eval (as ``trec_eval -m all_trec``).
 
 >>> [m.label for m in parse_trec("P.5,10")]
 ['P_5', 'P_10']
@@ -37,6 +37,9 @@ class Family:
     """How trec_eval prints the number in the measure name."""
     printed: bool = True
     """Whether trec_eval prints the parameter in the measure's name (set_F and rbp do not)."""
+    bare_default: bool = False
+    """Whether trec_eval prints the measure without its number when the default is used
+    (``relstring``, but ``relstring_20`` for ``-m relstring.20``)."""
 
 
 _CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
@@ -76,6 +79,7 @@ FAMILIES: dict[str, Family] = {
     "relative_P": Family("RelP", "cutoff", defaults=_CUTS),
     "success": Family("Success", "cutoff", defaults=(1.0, 5.0, 10.0)),
     "unj": Family("Unjudged", "cutoff", defaults=(5.0, 10.0, 20.0)),
+    "relstring": Family("RelString", "cutoff", defaults=(10.0,), bare_default=True),
     "iprec_at_recall": Family("IPrec", "param", "recall", _LEVELS, "{:.2f}"),
     "Rprec_mult": Family("RprecMult", "param", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), "{:.2f}"),
 }
@@ -85,6 +89,15 @@ OFFICIAL: tuple[str, ...] = (
     "recip_rank", "iprec_at_recall", "P",
 )
 """trec_eval's default measures (what ``trec_eval qrels run`` prints), in its order."""
+
+ALL_TREC: tuple[str, ...] = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+)
+"""trec_eval's ``all_trec`` set, in the order it prints them (``trec_eval -m all_trec``)."""
 
 _PRINTED = re.compile(r"^(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)$")
 
@@ -107,6 +120,8 @@ def expand_family(name: str, values: tuple[float, ...] | None = None) -> list[Me
     if family.number == "none":
         return [_metric(name, family, None)]
     chosen = values if values is not None else family.defaults
+    if family.bare_default and values is None:
+        return [replace(_metric(name, family, v), source=name) for v in chosen]
     if not family.printed:
         return [replace(_metric(name, family, v), source=name) for v in chosen]
     return [_metric(name, family, v) for v in chosen]
@@ -173,6 +188,8 @@ def parse_trec(text: str) -> list[Metric]:
         return [special]
     if text == "official":
         return [m for name in OFFICIAL for m in expand_family(name)]
+    if text == "all_trec":
+        return [m for name in ALL_TREC for m in expand_family(name)]
     if text in FAMILIES:
         return expand_family(text)
     if "." in text:

@@ -1,7 +1,8 @@
 r"""Write results as ``trec_eval -q`` prints them: ``measure<TAB>query<TAB>value`` lines.
 
 Per-query lines come first (query by query, measures in the order given; geometric-mean
-measures and NumQ have no per-query line, as in trec_eval), then the ``all`` lines: ``runid``
+measures and NumQ have no per-query line, as in trec_eval; relstring, text, is quoted and
+has only per-query lines), then the ``all`` lines: ``runid``
 (when known), ``num_q``, and each measure's summary (means; sums for counts; geometric means
 for GMAP/gm_bpref). Counts print as integers, everything else with 4 decimals. With
 trec_eval's measure names (``map``, ``P_10``, ``official``, ...) the text is trec_eval's.
@@ -29,7 +30,9 @@ def _line(measure: str, query: object, value: str) -> str:
     return f"{measure:<22}\t{query}\t{value}"
 
 
-def _value(metric: Metric, value: float) -> str:
+def _value(metric: Metric, value: float | str) -> str:
+    if isinstance(value, str):
+        return f"'{value}'"
     if metric.spec.aggregate == "sum" and value == int(value):
         return str(int(value))
     return f"{value:.4f}"
@@ -59,12 +62,13 @@ def to_trec(
                 if metric.spec.aggregate == "gmean" or metric.spec.name == "NumQ":
                     continue
                 lines.append(_line(column, row[query_id], _value(metric, row[column])))
-    summary = summarize(per_query.drop(query_id)).row(0, named=True)
+    numeric = [column for column, metric in metrics if metric.spec.aggregate != "none"]
+    summary = summarize(per_query.select(numeric)).row(0, named=True) if numeric else {}
     if runid is not None:
         lines.append(_line("runid", "all", runid))
     lines.append(_line("num_q", "all", str(per_query.height)))
     for column, metric in metrics:
-        if metric.spec.name == "NumQ":
+        if metric.spec.name == "NumQ" or column not in summary:
             continue
         lines.append(_line(column, "all", _value(metric, summary[column])))
     return "\n".join(lines)

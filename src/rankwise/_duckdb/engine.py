@@ -32,6 +32,7 @@ from rankwise.metric import Metric
 from rankwise.recipes import (
     QRELS_PREFIX_OPS,
     RUN_NULL_WHEN_EMPTY,
+    RUN_STRING_OPS,
     Arg,
     Const,
     Gain,
@@ -210,6 +211,7 @@ _RUN_SQL: dict[str, str] = {
     "rndcg_sum": "rw_boundary_sum({cumdcg} / {igd}, {igb})",
     "rndcg_inv": "rw_boundary_sum(1.0 / {igd}, {igb})",
     "g_sum": "rw_g_sum({0}, rnk, {cumgain}, {igx}, {excess})",
+    "relstring": "rw_relstring({relchar}, rnk, {0})",
 }
 _RUN_INPUTS: dict[str, tuple[str, ...]] = {
     "ap_sum": ("cumrel",),
@@ -225,6 +227,7 @@ _RUN_INPUTS: dict[str, tuple[str, ...]] = {
     "rndcg_sum": ("cumdcg", "igd", "igb"),
     "rndcg_inv": ("igd", "igb"),
     "g_sum": ("cumgain", "igx", "excess"),
+    "relstring": ("relchar",),
 }
 """Named inputs (window or qrels columns) each run primitive's SQL template reads."""
 
@@ -339,6 +342,9 @@ class _Compiler:
             col = self.qrels_col(QrelsAgg("idcg_pos", a[:1]))
         elif name == "excess":
             col = self.qrels_col(QrelsAgg("pos_excess", a[:1]))
+        elif name == "relchar":
+            col = "relchar"
+            rows.setdefault(col, "rw_rel_char(relevance)")
         elif name == "nrel":
             col = self.qrels_col(QrelsAgg("nrel", a[:1]))
         elif name == "nnonrel":
@@ -358,6 +364,8 @@ class _Compiler:
             return f"qs.{self.qrels_col(node)}"
         if isinstance(node, RunAgg):
             col = f"ag{int(part)}.{self.run_col(node, part)}"
+            if node.op in RUN_STRING_OPS:
+                return f"coalesce({col}, '')"
             return col if node.op in RUN_NULL_WHEN_EMPTY else f"coalesce({col}, 0.0)"
         return _FN_SQL[node.op].format(*(self.final(a, part) for a in node.args))
 
@@ -378,7 +386,8 @@ def build_sql(
         for leaf in leaves(tree):  # register run primitives first so their row columns exist
             if isinstance(leaf, RunAgg):
                 comp.run_col(leaf, part)
-        outputs.append(f"({comp.final(tree, part)})::DOUBLE AS {quote(m.label)}")
+        sql_type = "STRING" if m.spec.value_type == "string" else "DOUBLE"
+        outputs.append(f"CAST({comp.final(tree, part)} AS {sql_type}) AS {quote(m.label)}")
 
     qaggs = ", ".join(f"{comp.qrels_sql(n)} AS {c}" for n, c in list(comp.qaggs.items()))
     qranks = "".join(

@@ -26,6 +26,7 @@ from rankwise.recipes import (
     IDEAL_PREFIX_OPS,
     QRELS_PREFIX_OPS,
     RUN_NULL_WHEN_EMPTY,
+    RUN_STRING_OPS,
     Arg,
     Const,
     Gain,
@@ -257,6 +258,8 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
         return prim.cg_sum(rel, rank, as_cutoff(a[0]), as_gain(a[1]))
     if node.op == "unjudged":
         return prim.unjudged(rel, rank, as_cutoff(a[0]))
+    if node.op == "relstring":
+        return prim.rel_string(rel, rank, as_cutoff(a[0]))
     if node.op == "unjudged_rbp_sum":
         return prim.geometric_sum(prim.is_unjudged(rel), rank, as_float(a[0]))
     if node.op == "err_sum":
@@ -347,6 +350,7 @@ class _Part:
     aggs: dict[str, pl.Expr] = field(default_factory=dict)
     row_cols: dict[str, pl.Expr] = field(default_factory=dict)
     null_when_empty: set[str] = field(default_factory=set)
+    text: set[str] = field(default_factory=set)
 
 
 def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame:
@@ -377,6 +381,8 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
                 p.aggs[key] = _run_expr(leaf, p.row_cols)
             if leaf.op in RUN_NULL_WHEN_EMPTY:
                 p.null_when_empty.add(key)
+            if leaf.op in RUN_STRING_OPS:
+                p.text.add(key)
 
     qrels = prep.qrels
     prefix_gains = _prefix_gains([*qnodes, *run_leaves])
@@ -408,12 +414,18 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
             rows = rows.with_columns(*[e.alias(k) for k, e in work.row_cols.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
         out = out.join(aggs, on=Q, how="left")
-        fill = [pl.col(k).fill_null(0.0) for k in work.aggs if k not in work.null_when_empty]
+        fill = [
+            pl.col(k).fill_null("" if k in work.text else 0.0)
+            for k in work.aggs if k not in work.null_when_empty
+        ]
         if fill:
             out = out.with_columns(fill)
     return out.select(
         pl.col(Q).alias(columns.query_id),
-        *[_compile(tree, part).cast(pl.Float64).alias(m.label) for m, tree, part in trees],
+        *[
+            _compile(tree, part).cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(m.label)
+            for m, tree, part in trees
+        ],
     ).sort(columns.query_id)
 
 

@@ -236,3 +236,21 @@ def g_sum(g: pl.Expr, rank: pl.Expr, cum_gain: pl.Expr, ideal_excess: pl.Expr, e
     max(g* − 1, 0) over the ideal gains (NULL beyond npos: ``excess_total``), S the running gain."""
     cost = rank.cast(pl.Float64) + ideal_excess.fill_null(excess_total)
     return pl.when(g != 0).then(g / (2.0 + cost - cum_gain).log(2)).otherwise(0.0).sum()
+
+
+def rel_char(rel: pl.Expr) -> pl.Expr:
+    """One character for a relevance value (trec_eval relstring): the level's digit (floor),
+    '>' above 9, '-' unjudged, '.' judged negative ("in the pool but unjudged")."""
+    r = rel.cast(pl.Float64)
+    digit = r.floor().cast(pl.Int64).cast(pl.String)
+    return (
+        pl.when(r.is_null()).then(pl.lit("-"))
+        .when(r < 0).then(pl.lit("."))
+        .when(r >= 10).then(pl.lit(">"))
+        .otherwise(digit)
+    )
+
+
+def rel_string(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
+    """The characters of the documents at rank ≤ k, in rank order."""
+    return rel_char(rel).filter(within(rank, k)).sort_by(rank.filter(within(rank, k))).str.join("")
