@@ -115,3 +115,5 @@ def test_bad_arguments() -> None:
         rw.compare(qrels, runs, ["AP"], baseline="nope")
     with pytest.raises(rw.InvalidParameterError, match=r"test must be one of \['t', 'wilcoxon', 'randomization', 'tukey'\]"):
         rw.compare(qrels, runs, ["AP"], tests=["z"])  # type: ignore[list-item]
+    with pytest.raises(rw.InvalidParameterError, match="'relstring' is text, not a number"):
+        rw.compare(qrels, runs, ["AP", "relstring"])
