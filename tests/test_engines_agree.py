@@ -55,7 +55,8 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0)
     assert results[0].columns == ["query_id", *names]
-    assert results[0].schema[names[0]] == pl.Float64
+    for m, name in zip(chosen, names, strict=True):
+        assert results[0].schema[name] == (pl.String if m.spec.value_type == "string" else pl.Float64)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

@@ -103,8 +103,14 @@ def evaluate(
             to_lazyframe(run, "run", columns, run_format),
             to_lazyframe(qrels, "qrels", columns, qrels_format),
             columns,
+            check_data=False,
         )
-        result, unjudged = pl.collect_all([evaluate_lazy(prep, parsed, conv, columns), unjudged_queries(prep)])
+        # one plan: the data checks' counts share the inputs' scans with the evaluation; the
+        # checks raise before any result is returned
+        *counts, result, unjudged = pl.collect_all(
+            [*prep.count_plans(), evaluate_lazy(prep, parsed, conv, columns), unjudged_queries(prep, conv)]
+        )
+        prep.check(counts)
         _warn_unjudged(unjudged.height)
         return result
     if engine == "duckdb":

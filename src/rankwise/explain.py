@@ -61,7 +61,7 @@ def explain(
     prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
     p = m.resolve(conv.as_params())
     rows = (
-        ranked(prep, conv, bool(p.get("judged_only", False)))
+        ranked(prep, conv, bool(p.get("judged_only", False)), docs=True)
         .filter(pl.col(Q) == query).sort(RANK).collect()
     )
     judged = prep.qrels.filter(pl.col(Q) == query).collect()

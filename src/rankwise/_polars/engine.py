@@ -13,7 +13,7 @@ The plan, per evaluation:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -97,6 +97,23 @@ class Prepared:
     run: pl.LazyFrame
     qrels: pl.LazyFrame
     query_dtype: pl.DataType
+    columns: Columns
+
+    def count_plans(self) -> list[pl.LazyFrame]:
+        """The data checks' counting passes (run, qrels): collect them with the evaluation, so
+        that one scan of each input serves both, and pass the results to :meth:`check`."""
+        return [_counts_plan(self.run, S), _counts_plan(self.qrels, REL)]
+
+    def check(self, counts: Sequence[pl.DataFrame]) -> None:
+        """Raise the specific error for NULL/NaN values or a duplicate (query, doc) pair."""
+        checks: tuple[tuple[Kind, pl.DataFrame, pl.LazyFrame], ...] = (
+            ("run", counts[0], self.run), ("qrels", counts[1], self.qrels),
+        )
+        for kind, count, frame in checks:
+            row = count.row(0, named=True)
+            repeats = row.pop("distinct_pairs") < row["rows"]
+            duplicate = _duplicate(frame) if repeats else None
+            check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns)
 
 
 def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
@@ -122,44 +139,76 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
         ids(columns.doc_id, d_str).alias(D),
         pl.col(columns.relevance).cast(pl.Float64).alias(REL),
     )
+    prep = Prepared(r, j, r.collect_schema()[Q], columns)
     if check_data:
-        rc, qc = pl.collect_all([_counts_plan(r, S), _counts_plan(j, REL)])
-        checks: tuple[tuple[Kind, pl.DataFrame, pl.LazyFrame], ...] = (("run", rc, r), ("qrels", qc, j))
-        for kind, counts, frame in checks:
-            row = counts.row(0, named=True)
-            repeats = row.pop("distinct_pairs") < row["rows"]
-            duplicate = _duplicate(frame) if repeats else None
-            check_profile(DataProfile(duplicate=duplicate, **row), kind, columns)
-    dtype = r.collect_schema()[Q]
-    return Prepared(r, j, dtype)
+        prep.check(pl.collect_all(prep.count_plans()))
+    return prep
 
 
 _TIE_KEYS: dict[str, tuple[list[pl.Expr], bool]] = {
-    # every policy in one direction, so one per-query window ranks (no global sort)
+    # every policy in one direction, so one sort per query ranks
     "trec_eval": ([pl.col(S), pl.col(D)], True),
     "doc_asc": ([-pl.col(S), pl.col(D)], False),
     "optimistic": ([pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)], True),
     "pessimistic": ([pl.col(S), -pl.col(REL).fill_null(0.0), pl.col(D)], True),
 }
 
+ELEMENT = pl.element()
+"""The relevance of a ranked document, inside a per-query sequence expression."""
 
-def ranked(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.LazyFrame:
-    """The run joined with relevance and ranked: columns ``__q, __d, __s, __rel, __rank``.
+SEQ_RANK = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+"""The rank of a ranked document, inside a per-query sequence expression."""
 
-    Ranks come from a window per query ordered by the tie policy's keys: no global sort."""
+
+def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False) -> pl.LazyFrame:
+    """One row per run query: ``__q`` and its relevance values (``__rel``; and doc ids,
+    ``__d``, with ``docs``) in ranked order, cut at ``max_rank``.
+
+    The run is joined with the qrels and each query's values are sorted once by the tie
+    policy's keys: one small sort per query, no global sort, no window."""
     keys, descending = _TIE_KEYS[conv.ties]
-    rows = prep.run.join(prep.qrels, on=[Q, D], how="left").with_columns(
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q, order_by=keys, descending=descending).alias(RANK)
-    )
+    ordered = [pl.col(c).sort_by(keys, descending=descending) for c in _carried(docs)]
     if conv.max_rank is not None:
-        rows = rows.filter(pl.col(RANK) <= conv.max_rank)
+        ordered = [e.head(conv.max_rank) for e in ordered]
+    return prep.run.join(prep.qrels, on=[Q, D], how="left").group_by(Q).agg(ordered)
+
+
+def _carried(docs: bool) -> list[str]:
+    return [REL, D] if docs else [REL]
+
+
+def ranked(
+    prep: Prepared,
+    conv: Conventions,
+    judged_only: bool,
+    sequences: Mapping[str, pl.Expr] | None = None,
+    *,
+    docs: bool = False,
+    per_query: pl.LazyFrame | None = None,
+    lists: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """The run joined with relevance and ranked: columns ``__q, __rel, __rank`` (and ``__d``
+    with ``docs``), one row per ranked document, from :func:`rank_lists` (or ``lists``, its
+    result).
+
+    Judged-only rankings keep the judged documents of each list and rank them anew. The
+    ``sequences`` — expressions over a query's ranked relevance values (:data:`ELEMENT`) and
+    ranks (:data:`SEQ_RANK`), such as running counts — are computed on the ordered lists
+    before they are exploded back into rows, so no window re-sorts them. ``per_query``
+    columns (keyed by ``__q``; an inner join) are joined per query before the explosion."""
+    carried = _carried(docs)
+    if lists is None:
+        lists = rank_lists(prep, conv, docs=docs)
     if judged_only:
         # trec_eval -J: unjudged documents, and those judged negative (trec_eval 10 reads a
         # negative judgment as "in the pool but unjudged"), leave the ranking.
-        rows = rows.filter(pl.col(REL) >= 0).with_columns(
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(Q, order_by=RANK).alias(RANK)
-        )
-    return rows
+        kept = pl.col(REL).list.eval(pl.int_range(pl.len()).filter(ELEMENT >= 0))
+        lists = lists.with_columns(*[pl.col(c).list.gather(kept) for c in carried])
+    seq = {RANK: SEQ_RANK, **(sequences or {})}
+    lists = lists.with_columns(*[pl.col(REL).list.eval(e).alias(k) for k, e in seq.items()])
+    if per_query is not None:
+        lists = lists.join(per_query, on=Q, how="inner")
+    return lists.explode(*carried, *seq)
 
 
 def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
@@ -172,10 +221,10 @@ def _irank_name(gain: Gain) -> str:
     return IRANK if gain.monotone else f"{IRANK}|{gain!r}"
 
 
-def _cumnonrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
+def _cumnonrel(seqs: dict[str, pl.Expr], threshold: float) -> pl.Expr:
     """The running judged non-relevant count (shared by bpref and RankEff)."""
     name = f"__cumnonrel|{threshold!r}"
-    row_cols[name] = prim.cum_nonrel(pl.col(REL), threshold).over(Q, order_by=RANK)
+    seqs[name] = prim.cum_nonrel(ELEMENT, threshold)
     return pl.col(name)
 
 
@@ -183,10 +232,10 @@ def _nonrel_col(threshold: Arg) -> pl.Expr:
     return pl.col(_key(QrelsAgg("nonrel", (threshold,))))
 
 
-def _cumrel(row_cols: dict[str, pl.Expr], threshold: float) -> pl.Expr:
-    """The running relevant count (a window column shared by AP and interpolated precision)."""
+def _cumrel(seqs: dict[str, pl.Expr], threshold: float) -> pl.Expr:
+    """The running relevant count (a sequence column shared by AP and interpolated precision)."""
     name = f"__cumrel|{threshold!r}"
-    row_cols[name] = prim.cum_rel(pl.col(REL), threshold).over(Q, order_by=RANK)
+    seqs[name] = prim.cum_rel(ELEMENT, threshold)
     return pl.col(name)
 
 
@@ -241,8 +290,8 @@ def _qrels_expr(node: QrelsAgg) -> pl.Expr:
     raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
 
 
-def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
-    """Aggregate for one run primitive; registers the window columns it needs in ``row_cols``."""
+def _run_expr(node: RunAgg, seqs: dict[str, pl.Expr]) -> pl.Expr:
+    """Aggregate for one run primitive; registers the sequence columns it needs (running counts over the ranking) in ``seqs``."""
     rel, rank = pl.col(REL), pl.col(RANK)
     a = node.args
     if node.op == "count":
@@ -252,7 +301,7 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     if node.op == "ideal_dcg_run":
         k, gain, discount, base = dcg_params(a)
         name = _irank_name(gain)
-        row_cols[name] = prim.ideal_rank(rel, gain).over(Q)
+        seqs[name] = prim.ideal_rank(ELEMENT, gain)
         return prim.dcg_sum(rel, pl.col(name), k, gain, discount, base)
     if node.op == "cg":
         return prim.cg_sum(rel, rank, as_cutoff(a[0]), as_gain(a[1]))
@@ -265,30 +314,30 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     if node.op == "err_sum":
         max_rel = as_float(a[1])
         name = f"__cumlog|{max_rel!r}"
-        row_cols[name] = (1.0 - prim.err_stop(rel, max_rel)).log().cum_sum().over(Q, order_by=RANK)
+        seqs[name] = (1.0 - prim.err_stop(ELEMENT, max_rel)).log().cum_sum()
         return prim.err_sum(rel, rank, pl.col(name), as_cutoff(a[0]), max_rel)
     if node.op in IDEAL_PREFIX_OPS or node.op == "npos_ret":
-        return _prefix_expr(node, row_cols)
+        return _prefix_expr(node, seqs)
     t = as_float(a[0])
     n_rel = pl.col(_key(QrelsAgg("nrel", (a[0],))))
     if node.op == "relret":
         return prim.relret(rel, rank, t, as_cutoff(a[1]))
     if node.op == "ap_sum":
-        return prim.ap_sum(rel, rank, _cumrel(row_cols, t), t, as_cutoff(a[1]))
+        return prim.ap_sum(rel, rank, _cumrel(seqs, t), t, as_cutoff(a[1]))
     if node.op == "iprec":
-        return prim.iprec(rank, _cumrel(row_cols, t), n_rel, as_float(a[1]))
+        return prim.iprec(rank, _cumrel(seqs, t), n_rel, as_float(a[1]))
     if node.op == "nonrel_judged":
         return prim.nonrel_judged(rel, t)
     if node.op == "bpref_sum":
-        return prim.bpref_sum(rel, _cumnonrel(row_cols, t), t, n_rel, _nonrel_col(a[0]))
+        return prim.bpref_sum(rel, _cumnonrel(seqs, t), t, n_rel, _nonrel_col(a[0]))
     if node.op == "rankeff_sum":
-        return prim.rankeff_sum(rel, _cumnonrel(row_cols, t), t, _nonrel_col(a[0]))
+        return prim.rankeff_sum(rel, _cumnonrel(seqs, t), t, _nonrel_col(a[0]))
     if node.op == "infap_sum":
         pooled = "__cumpooled"
-        row_cols[pooled] = (pl.col(REL) < 0).fill_null(False).cast(pl.Int64).cum_sum().over(Q, order_by=RANK)
-        return prim.infap_sum(rel, rank, _cumrel(row_cols, t), _cumnonrel(row_cols, t), pl.col(pooled), t)
+        seqs[pooled] = (ELEMENT < 0).fill_null(False).cast(pl.Int64).cum_sum()
+        return prim.infap_sum(rel, rank, _cumrel(seqs, t), _cumnonrel(seqs, t), pl.col(pooled), t)
     if node.op == "bing_sum":
-        return prim.bing_sum(rel, rank, _cumrel(row_cols, t), t)
+        return prim.bing_sum(rel, rank, _cumrel(seqs, t), t)
     if node.op == "rbp_sum":
         return prim.geometric_sum(prim.is_rel(rel, t), rank, as_float(a[1]))
     if node.op == "first_rel":
@@ -299,7 +348,7 @@ def _run_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     raise InvalidParameterError(f"unknown run primitive {node.op!r}")
 
 
-def _prefix_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
+def _prefix_expr(node: RunAgg, seqs: dict[str, pl.Expr]) -> pl.Expr:
     """Run primitives reading the ideal prefix joined at each rank (G, ndcg_rel, Rndcg)."""
     gain = as_gain(node.args[0])
     g = prim.gain(pl.col(REL), gain)
@@ -308,13 +357,13 @@ def _prefix_expr(node: RunAgg, row_cols: dict[str, pl.Expr]) -> pl.Expr:
     igd, igb = pl.col(_prefix("igd", gain)), pl.col(_prefix("igb", gain))
     if node.op == "g_sum":
         cum_gain = f"__cumgain|{gain!r}"
-        row_cols[cum_gain] = g.cum_sum().over(Q, order_by=RANK)
+        seqs[cum_gain] = prim.gain(ELEMENT, gain).cum_sum()
         excess = pl.col(_key(QrelsAgg("pos_excess", (gain,))))
         return prim.g_sum(g, pl.col(RANK), pl.col(cum_gain), pl.col(_prefix("igx", gain)), excess)
     if node.op == "rndcg_inv":
         return prim.boundary_sum(1.0 / igd, igb)
     cum_dcg = f"__cumdcg|{gain!r}"
-    row_cols[cum_dcg] = (g / prim.log2_discount(pl.col(RANK))).cum_sum().over(Q, order_by=RANK)
+    seqs[cum_dcg] = (prim.gain(ELEMENT, gain) / prim.log2_discount(SEQ_RANK)).cum_sum()
     if node.op == "rndcg_sum":
         return prim.boundary_sum(pl.col(cum_dcg) / igd, igb)
     total = pl.col(_key(QrelsAgg("idcg_pos", (gain,))))
@@ -348,7 +397,8 @@ class _Part:
     """Run-side work for one ranking (full, or judged-only)."""
 
     aggs: dict[str, pl.Expr] = field(default_factory=dict)
-    row_cols: dict[str, pl.Expr] = field(default_factory=dict)
+    seqs: dict[str, pl.Expr] = field(default_factory=dict)
+    needs: set[str] = field(default_factory=set)
     null_when_empty: set[str] = field(default_factory=set)
     text: set[str] = field(default_factory=set)
 
@@ -376,9 +426,10 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
             for need in requires(leaf):
                 qaggs.setdefault(_key(need), _qrels_expr(need))
                 qnodes.add(need)
+                p.needs.add(_key(need))
             key = _key(leaf, part)
             if key not in p.aggs:
-                p.aggs[key] = _run_expr(leaf, p.row_cols)
+                p.aggs[key] = _run_expr(leaf, p.seqs)
             if leaf.op in RUN_NULL_WHEN_EMPTY:
                 p.null_when_empty.add(key)
             if leaf.op in RUN_STRING_OPS:
@@ -402,16 +453,15 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
         for gain in prefix_gains
     ]
 
+    lists = rank_lists(prep, conv)
     out = qstats
     if conv.missing == "ignore":
-        present = prep.run.select(Q).unique()
-        out = out.join(present, on=Q, how="semi")
+        out = out.join(lists.select(Q), on=Q, how="semi")
     for part, work in parts.items():
-        rows = ranked(prep, conv, part).join(qstats, on=Q, how="inner")
+        needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
+        rows = ranked(prep, conv, part, work.seqs, per_query=needed, lists=lists)
         for table in ideal_tables:
             rows = rows.join(table, on=[Q, RANK], how="left")
-        if work.row_cols:
-            rows = rows.with_columns(*[e.alias(k) for k, e in work.row_cols.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
         out = out.join(aggs, on=Q, how="left")
         fill = [
@@ -429,6 +479,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
     ).sort(columns.query_id)
 
 
-def unjudged_queries(prep: Prepared) -> pl.LazyFrame:
-    """Distinct run queries that have no judgment at all."""
-    return prep.run.select(Q).unique().join(prep.qrels.select(Q).unique(), on=Q, how="anti")
+def unjudged_queries(prep: Prepared, conv: Conventions) -> pl.LazyFrame:
+    """Distinct run queries that have no judgment at all (from the same per-query lists as
+    the evaluation, so that one plan computes both)."""
+    return rank_lists(prep, conv).select(Q).join(prep.qrels.select(Q).unique(), on=Q, how="anti")
