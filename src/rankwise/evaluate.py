@@ -97,7 +97,7 @@ def evaluate(
             parsed, segments, engine, conv, columns, duckdb_config,
         )
     if engine == "polars":
-        from rankwise._polars.engine import evaluate_lazy, prepare, unjudged_queries
+        from rankwise._polars.engine import evaluation_plans, prepare
 
         prep = prepare(
             to_lazyframe(run, "run", columns, run_format),
@@ -105,13 +105,9 @@ def evaluate(
             columns,
             check_data=False,
         )
-        # one plan: the data checks' counts share the inputs' scans with the evaluation; the
-        # checks raise before any result is returned
-        *counts, result, unjudged = pl.collect_all(
-            [*prep.count_plans(), evaluate_lazy(prep, parsed, conv, columns), unjudged_queries(prep, conv)]
-        )
-        prep.check(counts)
-        _warn_unjudged(unjudged.height)
+        # one collection: the run's data checks are counted in the group-by that ranks it
+        result, n_unjudged = evaluation_plans(prep, parsed, conv, columns).collect(prep)
+        _warn_unjudged(n_unjudged)
         return result
     if engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb

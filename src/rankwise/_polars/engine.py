@@ -170,7 +170,34 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False) -> pl.L
     ordered = [pl.col(c).sort_by(keys, descending=descending) for c in _carried(docs)]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
-    return prep.run.join(prep.qrels, on=[Q, D], how="left").group_by(Q).agg(ordered)
+    # the audit columns are dropped by the optimiser when unused
+    return prep.run.join(prep.qrels, on=[Q, D], how="left").group_by(Q).agg(*ordered, *_audit(S))
+
+
+def _audit(value: str) -> list[pl.Expr]:
+    """Per query, over all its rows (before ``max_rank``): the data checks' counts, computed
+    in a group-by the evaluation runs anyway, so that the checks cost no pass of their own."""
+    return [
+        pl.len().alias("__rows"),
+        pl.col(D).n_unique().alias("__distinct_docs"),
+        pl.col(D).null_count().alias("__null_doc"),
+        pl.col(value).null_count().alias("__null_value"),
+        pl.col(value).is_nan().sum().alias("__nan_value"),
+    ]
+
+
+def _audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
+    """One input's data-check counts (as :func:`_counts_plan`, distinct pairs exact) from the
+    :func:`_audit` columns of its per-query groups."""
+    return groups.select(
+        pl.col("__rows").sum().alias("rows"),
+        pl.col("__rows").filter(pl.col(Q).is_null()).sum().alias("null_query"),
+        pl.col("__null_doc").sum().alias("null_doc"),
+        pl.col("__null_value").sum().alias("null_value"),
+        pl.col("__nan_value").sum().alias("nan_value"),
+        pl.col("__distinct_docs").sum().alias("distinct_pairs"),
+        *extra,
+    )
 
 
 def _carried(docs: bool) -> list[str]:
@@ -403,8 +430,31 @@ class _Part:
     text: set[str] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class Plans:
+    """An evaluation's lazy plans, built on one ranking so that one collection runs it once."""
+
+    result: pl.LazyFrame
+    """Per-query values: query column + one column per metric."""
+    counts: tuple[pl.LazyFrame, pl.LazyFrame]
+    """The data checks' counts of the run (with ``unjudged``, how many run queries have no
+    judgment at all) and of the qrels."""
+
+    def collect(self, prep: Prepared) -> tuple[pl.DataFrame, int]:
+        """Collect everything at once; raise the data checks' errors (:meth:`Prepared.check`)
+        before returning the per-query values and the number of unjudged run queries."""
+        run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result])
+        prep.check([run_counts.drop("unjudged"), qrels_counts])
+        return result, int(run_counts["unjudged"].item())
+
+
 def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame:
     """Per-query metric values as a LazyFrame (query column + one Float64 column per metric)."""
+    return evaluation_plans(prep, metrics, conv, columns).result
+
+
+def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans`: the per-query values, the unjudged count and the checks."""
     params = conv.as_params()
     trees: list[tuple[Metric, Node, bool]] = []
     qaggs: dict[str, pl.Expr] = {}
@@ -444,7 +494,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
     for gain in prefix_gains:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in _prefix_columns(gain).items()])
-    qstats = qrels.group_by(Q).agg(pl.len().alias("__judged"), *[e.alias(k) for k, e in qaggs.items()])
+    qstats = qrels.group_by(Q).agg(*_audit(REL), *[e.alias(k) for k, e in qaggs.items()])
     ideal_tables = [
         qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0).select(
             Q, pl.col(_irank_name(gain)).cast(pl.Int64).alias(RANK),
@@ -470,16 +520,15 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
         ]
         if fill:
             out = out.with_columns(fill)
-    return out.select(
+    result = out.select(
         pl.col(Q).alias(columns.query_id),
         *[
             _compile(tree, part).cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(m.label)
             for m, tree, part in trees
         ],
     ).sort(columns.query_id)
-
-
-def unjudged_queries(prep: Prepared, conv: Conventions) -> pl.LazyFrame:
-    """Distinct run queries that have no judgment at all (from the same per-query lists as
-    the evaluation, so that one plan computes both)."""
-    return rank_lists(prep, conv).select(Q).join(prep.qrels.select(Q).unique(), on=Q, how="anti")
+    # how many run queries have no judgment at all
+    unjudged = pl.col("__judged_query").null_count().alias("unjudged")
+    judged = qstats.select(Q, pl.lit(True).alias("__judged_query"))
+    run_counts = _audit_counts(lists.join(judged, on=Q, how="left"), unjudged)
+    return Plans(result, (run_counts, _audit_counts(qstats)))
