@@ -43,39 +43,35 @@ CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table) AS TABLE
         row_number() OVER (PARTITION BY query_id ORDER BY relevance DESC) AS irank
     FROM query_table(qrels_table);
 
--- Window: running count of relevant documents down the ranking of query qid.
-CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS
-    sum(CASE WHEN rw_is_rel(rel, t) THEN 1 ELSE 0 END) OVER (
+-- Window: running Σ x down the ranking (or the ideal order) of query qid.
+CREATE OR REPLACE TEMP MACRO rw_running_sum(x, qid, rnk) AS
+    sum(x) OVER (
         PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     );
+
+-- Per-row steps of the running sums below: a query's running value at a rank is the sum of
+-- its steps down to that rank (the engine sums them over its ranking window directly).
+CREATE OR REPLACE TEMP MACRO rw_rel_step(rel, t) AS CASE WHEN rw_is_rel(rel, t) THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_nonrel_step(rel, t) AS CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_pooled_step(rel) AS CASE WHEN rel < 0 THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_log_continue_step(rel, max_rel) AS ln(1.0 - rw_err_stop(rel, max_rel));
+
+-- Window: running count of relevant documents down the ranking of query qid.
+CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS rw_running_sum(rw_rel_step(rel, t), qid, rnk);
 
 -- Window: rank of each retrieved document in the ideal order of the retrieved list.
 CREATE OR REPLACE TEMP MACRO rw_ideal_rank(rel, qid) AS
     row_number() OVER (PARTITION BY qid ORDER BY rw_gain(rel, 'linear') DESC);
 
 -- Window: running count of judged non-relevant documents (0 <= relevance < t) down the ranking.
-CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS
-    sum(CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END) OVER (
-        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    );
+CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS rw_running_sum(rw_nonrel_step(rel, t), qid, rnk);
 
 -- Window: running Σ ln(1 − stop probability) of ERR's cascade model down the ranking.
 CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
-    sum(ln(1.0 - rw_err_stop(rel, max_rel))) OVER (
-        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    );
+    rw_running_sum(rw_log_continue_step(rel, max_rel), qid, rnk);
 
 -- Window: running count of pooled-but-unjudged documents (negative relevance, trec_eval's -1).
-CREATE OR REPLACE TEMP MACRO rw_cum_pooled(rel, qid, rnk) AS
-    sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END) OVER (
-        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    );
-
--- Window: running Σ x down the ranking (or the ideal order) of query qid.
-CREATE OR REPLACE TEMP MACRO rw_running_sum(x, qid, rnk) AS
-    sum(x) OVER (
-        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    );
+CREATE OR REPLACE TEMP MACRO rw_cum_pooled(rel, qid, rnk) AS rw_running_sum(rw_pooled_step(rel), qid, rnk);
 
 -- Window: running DCG Σ_{j <= rnk} g_j / log2(j + 1) (g: gain values).
 CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS

@@ -146,6 +146,15 @@ def test_unjudged_run_queries_are_reported(engine: str) -> None:
     assert out["query_id"].to_list() == ["q"]
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("missing", ["ignore", "zero"])
+def test_run_with_no_judged_query_reports_every_query(engine: str, missing: str) -> None:
+    run = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "z"], "score": [1.0, 0.5, 1.0]})
+    with pytest.warns(rw.RankwiseWarning, match=r"2 run queries have no judgments"):
+        out = rw.evaluate(run, QRELS, ["P@1"], engine=engine, missing=missing)  # type: ignore[arg-type]
+    assert out["query_id"].to_list() == ([] if missing == "ignore" else ["q"])
+
+
 def test_errors_are_value_or_type_errors() -> None:
     for cls in (rw.UnknownMetricError, rw.InvalidParameterError, rw.MissingColumnError, rw.InvalidValueError,
                 rw.DuplicateDocumentError, rw.EmptyInputError, rw.UnsafeIdentifierError, rw.MetricSyntaxError):

@@ -166,15 +166,17 @@ def _normalise(
 def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns) -> None:
     v = quote_identifier(view)
     value = "score" if kind == "run" else "relevance"
+    # one pass: counts, and distinct (query, doc) hashes: the exact search for a duplicated
+    # pair runs only when hashes repeat
     row = con.sql(
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
-        f"count(*) FILTER (WHERE isnan({value})) FROM {v}"
+        f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)) FROM {v}"
     ).fetchall()[0]
     dup = con.sql(
         f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
         f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
-    ).fetchall()
+    ).fetchall() if row[5] < row[0] else []
     check_profile(
         DataProfile(
             rows=row[0], null_query=row[1], null_doc=row[2], null_value=row[3], nan_value=row[4],
@@ -261,6 +263,9 @@ class _Compiler:
         self.qaggs: dict[QrelsAgg, str] = {}
         self.parts: dict[bool, dict[RunAgg, str]] = {}
         self.rowcols: dict[bool, dict[str, str]] = {}
+        """Per part: columns computed on the ranked rows (windows over ``rnk``, row values)."""
+        self.steps: dict[bool, dict[str, str]] = {}
+        """Per part: running sums, as their per-row steps, summed over the ranking window."""
         self.cumrel: dict[Arg, str] = {}
         self.cumnonrel: dict[Arg, str] = {}
         self.cumlog: dict[Arg, str] = {}
@@ -314,28 +319,32 @@ class _Compiler:
     def _input(self, name: str, node: RunAgg, part: bool) -> str:
         """The column holding input ``name`` of a run primitive (registering its window)."""
         rows = self.rowcols.setdefault(part, {})
+        steps = self.steps.setdefault(part, {})
         a = node.args
         if name == "cumrel":
             col = self.cumrel_col(a[0])
-            rows.setdefault(col, f"rw_cum_rel(relevance, {literal(a[0])}, query_id, rnk)")
+            steps.setdefault(col, f"rw_rel_step(relevance, {literal(a[0])})")
         elif name == "cumnonrel":
             col = self.cumnonrel_col(a[0])
-            rows.setdefault(col, f"rw_cum_nonrel(relevance, {literal(a[0])}, query_id, rnk)")
+            steps.setdefault(col, f"rw_nonrel_step(relevance, {literal(a[0])})")
         elif name == "cumpooled":
             col = "cumpooled"
-            rows.setdefault(col, "rw_cum_pooled(relevance, query_id, rnk)")
+            steps.setdefault(col, "rw_pooled_step(relevance)")
         elif name == "cumlog":
             col = self.cumlog_col(a[1])
-            rows.setdefault(col, f"rw_cum_log_continue(relevance, {literal(a[1])}, query_id, rnk)")
+            steps.setdefault(col, f"rw_log_continue_step(relevance, {literal(a[1])})")
         elif name == "irank":
             gain = as_gain(a[1])
             col = self.irank_col(gain, "run")
             rows.setdefault(col, ideal_rank_sql(gain))
-        elif name in ("cumdcg", "cumgain"):
+        elif name == "cumgain":
             gain = as_gain(a[0])
             col = f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
-            running = "rw_cum_dcg" if name == "cumdcg" else "rw_running_sum"
-            rows.setdefault(col, f"{running}({gain_sql(gain)}, query_id, rnk)")
+            steps.setdefault(col, gain_sql(gain))
+        elif name == "cumdcg":
+            gain = as_gain(a[0])
+            col = f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
+            rows.setdefault(col, f"rw_cum_dcg({gain_sql(gain)}, query_id, rnk)")
         elif name in ("igd", "igx", "igb"):
             col = self.prefix_col(name, as_gain(a[0]))
         elif name == "idcgpos":
@@ -370,13 +379,49 @@ class _Compiler:
         return _FN_SQL[node.op].format(*(self.final(a, part) for a in node.args))
 
 
+TIE_ORDER: dict[str, str] = {
+    "trec_eval": "score DESC, doc_id DESC",
+    "doc_asc": "score DESC, doc_id ASC",
+    "optimistic": "score DESC, coalesce(relevance, 0.0) DESC, doc_id DESC",
+    "pessimistic": "score DESC, coalesce(relevance, 0.0) ASC, doc_id DESC",
+}
+"""The ranking order of each tie policy (as in ``rw_ranked``), over the joined rows."""
+
+UNJUDGED_COLUMN = "__rw_unjudged_queries"
+"""The extra output column of :func:`build_sql` with ``count_unjudged``."""
+
+
+def _ranking_cte(name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str]) -> str:
+    """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
+    step), all in one window: one sort per query serves the rank and every running sum.
+
+    ``max_rank`` is applied by the caller on ``rnk`` (running sums are prefix sums, so cutting
+    after them changes nothing), except with ``judged_only``: trec_eval cuts the ranking at
+    ``max_rank`` first and then drops the unjudged documents, so that case ranks twice."""
+    order, source, where = TIE_ORDER[conv.ties], "joined", ""
+    if judged_only:
+        # unjudged documents, and those judged negative (trec_eval 10: "in the pool but
+        # unjudged"), leave the ranking
+        where = " WHERE relevance >= 0"
+        if conv.max_rank is not None:
+            source = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+            where += f" AND rnk0 <= {literal(conv.max_rank)}"
+            order = "rnk0"
+    sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
+    return (
+        f"{name} AS (SELECT query_id, relevance, row_number() OVER w AS rnk{sums} FROM {source}{where} "
+        f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
+    )
+
+
 def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
-    quote: Callable[[str], str] = quote_identifier,
+    quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise.sql_inline`` inlines them for other engines); ``quote``
-    quotes identifiers for the target dialect."""
+    quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
+    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
     params = conv.as_params()
     comp = _Compiler()
     outputs: list[str] = []
@@ -423,27 +468,33 @@ def build_sql(
         + (", " + qaggs if qaggs else "")
         + f" FROM {qj} GROUP BY query_id)",
     ]
+    run, qrels = quote(run_view), quote(qrels_view)
+    ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
     if conv.missing == "ignore":
-        ctes.append(
-            f"base AS (SELECT qs.* FROM qs SEMI JOIN (SELECT DISTINCT query_id FROM "
-            f"{quote(run_view)}) AS present USING (query_id))"
-        )
+        ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
+    ctes.append(
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
+    )
     joins = []
     for part, aggs in comp.parts.items():
+        p = int(part)
+        ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {})))
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
-        ranked = (
-            f"rw_ranked({literal(run_view)}, {literal(qrels_view)}, ties := {literal(conv.ties)}, "
-            f"max_rank := {literal(conv.max_rank)}, judged_only := {literal(part)})"
-        )
+        cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         ctes.append(
-            f"rows{int(part)} AS (SELECT *{rowcols} "
-            f"FROM {ranked} AS r JOIN qs USING (query_id){ideal_joins})"
+            f"rows{p} AS (SELECT *{rowcols} "
+            f"FROM ranked{p} AS r JOIN qs USING (query_id){ideal_joins}{cut})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
-        ctes.append(f"ag{int(part)} AS (SELECT query_id, {sel} FROM rows{int(part)} GROUP BY query_id)")
-        joins.append(f"LEFT JOIN ag{int(part)} USING (query_id)")
+        ctes.append(f"ag{p} AS (SELECT query_id, {sel} FROM rows{p} GROUP BY query_id)")
+        joins.append(f"LEFT JOIN ag{p} USING (query_id)")
+    if count_unjudged:
+        outputs.append(
+            f"(SELECT count(*) FROM present ANTI JOIN qs USING (query_id)) AS {quote(UNJUDGED_COLUMN)}"
+        )
     return (
         "WITH " + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
@@ -477,12 +528,14 @@ def evaluate_duckdb(
         qrels_view = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
         _check_data(con, run_view, "run", columns)
         _check_data(con, qrels_view, "qrels", columns)
-        sql = build_sql(metrics, conv, columns, run_view, qrels_view)
+        sql = build_sql(metrics, conv, columns, run_view, qrels_view, count_unjudged=True)
         result = con.sql(sql).pl()
-        unjudged = con.sql(
-            f"SELECT count(*) FROM (SELECT DISTINCT query_id FROM {quote_identifier(run_view)}) "
-            f"ANTI JOIN (SELECT DISTINCT query_id FROM {quote_identifier(qrels_view)}) USING (query_id)"
-        ).fetchall()
-        return result, int(unjudged[0][0])
+        if result.height:
+            unjudged = int(result[UNJUDGED_COLUMN][0])
+        else:  # no judged query in the run: every run query is unjudged
+            unjudged = int(con.sql(
+                f"SELECT count(DISTINCT query_id) FROM {quote_identifier(run_view)}"
+            ).fetchall()[0][0])
+        return result.drop(UNJUDGED_COLUMN), unjudged
     finally:
         con.close()
