@@ -4,6 +4,8 @@
     python benchmarks/bench.py                  # 10M rows (100,000 queries x 100 documents)
     python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-duckdb \
         --memory-limit 2GB --reps 1             # 100M rows, out of core
+    python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-polars \
+        --query-chunks 10 --reps 1              # the same with the Polars engine
 
 Every tool runs in its own process (several repetitions; median reported), end to end from
 the Parquet files: reading, building its input structures, computing nDCG@10, AP, RR, P@10
@@ -42,7 +44,9 @@ CHILD = textwrap.dedent(
         t1 = time.perf_counter()
         config = {{"memory_limit": sys.argv[5]}} if len(sys.argv) > 5 and sys.argv[5] else None
         asked = json.loads(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else list(metrics)
-        res = rw.evaluate(run_path, qrels_path, asked, engine=tool.split("-")[1], duckdb_config=config)
+        chunks = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[7] != "0" else None
+        res = rw.evaluate(run_path, qrels_path, asked, engine=tool.split("-")[1], duckdb_config=config,
+                          query_chunks=chunks)
         compute = time.perf_counter() - t1
         values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics if m in res.columns}}
     elif tool == "rankwise-spark":
@@ -96,13 +100,16 @@ CHILD = textwrap.dedent(
 ).format(metrics=METRICS, ranx=RANX)
 
 
-def run_tool(tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "", metrics: str = "") -> dict[str, object]:
+def run_tool(
+    tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "", metrics: str = "", query_chunks: int = 0
+) -> dict[str, object]:
     totals, computes, rss = [], [], []
     values = None
     for _ in range(reps):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
             out = fh.name
-        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics],
+        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics,
+                               str(query_chunks)],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
@@ -127,11 +134,13 @@ def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, 
             raise SystemExit(f"{tool}: {metric} differs from pytrec_eval's by {worst}")
 
 
-def bench(data: Path, reps: int, tools: list[str], memory_limit: str = "", metrics: str = "") -> list[tuple[str, dict[str, object]]]:
+def bench(
+    data: Path, reps: int, tools: list[str], memory_limit: str = "", metrics: str = "", query_chunks: int = 0
+) -> list[tuple[str, dict[str, object]]]:
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     if not run.exists():  # a folder of files (--files)
         run, qrels = data / "run", data / "qrels"
-    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit, metrics)) for tool in tools]
+    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit, metrics, query_chunks)) for tool in tools]
     ref = dict(results).get("pytrec_eval", {}).get("values")
     for tool, r in results:
         if tool.startswith("rankwise") and ref and r.get("values") and not metrics:
@@ -167,13 +176,14 @@ def main() -> None:
     p.add_argument("--files", type=int, default=1, help="generate folders of this many Parquet files")
     p.add_argument("--memory-limit", default="", help="DuckDB engine memory limit, e.g. 2GB (out of core)")
     p.add_argument("--metrics", default="", help="rankwise only: metrics as a JSON list, e.g. '[\"nDCG@10\"]' or '[\"official\"]'")
+    p.add_argument("--query-chunks", type=int, default=0, help="Polars engine: evaluate in this many query groups (out of core)")
     a = p.parse_args()
     queries = a.queries or (10_000 if a.quick else 100_000)
     data = a.data / f"{queries}x{a.docs}" / f"files{a.files}"
     if not (data / "run.parquet").exists() and not (data / "run").exists():
         subprocess.run([sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries),
                         "--docs", str(a.docs), "--files", str(a.files)], check=True)
-    results = bench(data, a.reps, a.tools.split(","), a.memory_limit, a.metrics)
+    results = bench(data, a.reps, a.tools.split(","), a.memory_limit, a.metrics, a.query_chunks)
     print(table(results, queries * a.docs))
 
 

@@ -57,6 +57,13 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
     assert out.stdout == (conf / "out.test.aq").read_text()
 
 
+def test_format_trec_in_query_chunks() -> None:
+    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    out = cli("eval", str(conf / "results.test"), str(conf / "qrels.test"), "--format", "trec", "--query-chunks", "3")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (conf / "out.test").read_text()
+
+
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_csv_per_query_parses_back(engine: str) -> None:
     out = cli("eval", str(RUN), str(QRELS), "-m", "nDCG@10", "-m", "RR", "--per-query", "--format", "csv", "--engine", engine, "-c")

@@ -222,3 +222,39 @@ def test_duckdb_engine_under_a_memory_limit(expected: pl.DataFrame, tmp_path: Pa
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
     with pytest.raises(rw.InvalidParameterError, match="DuckDB refused the settings"):
         rw.evaluate(run.drop("dt"), qrels, ["AP"], engine="duckdb", duckdb_config={"memory_limit": "lots"})
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=30, deadline=None)
+@given(case=cases(), chunks=st.sampled_from([2, 3, 7]), missing=st.sampled_from(["ignore", "zero"]))
+def test_query_chunks_give_the_same_values(case: Case, chunks: int, missing: str) -> None:
+    run, qrels = case.run_frame(), case.qrels_frame()
+    whole = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
+    chunked = rw.evaluate(run, qrels, METRICS, missing=missing, query_chunks=chunks)  # type: ignore[arg-type]
+    assert_frame_equal(chunked, whole)
+
+
+def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Path) -> None:
+    run, qrels = frames()
+    for i, part in enumerate(run.drop("dt").partition_by("query_id")):
+        part.write_parquet(tmp_path / f"run-{i}.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    out = rw.evaluate(str(tmp_path / "run-*.parquet"), tmp_path / "qrels.parquet", METRICS, query_chunks=4)
+    assert_frame_equal(out, expected)
+
+
+def test_query_chunks_keep_the_checks_and_the_warning() -> None:
+    run, qrels = frames()
+    run = run.drop("dt")
+    with pytest.raises(rw.DuplicateDocumentError):
+        rw.evaluate(pl.concat([run, run.head(1)]), qrels, ["AP"], query_chunks=3)
+    with pytest.raises(rw.EmptyInputError):
+        rw.evaluate(run.head(0), qrels, ["AP"], query_chunks=3)
+    with pytest.warns(rw.RankwiseWarning, match=r"^2 run queries have no judgments"):
+        extra = pl.DataFrame({"query_id": ["u1", "u2"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+        rw.evaluate(pl.concat([run, extra]), qrels, ["AP"], query_chunks=5)
+    for bad in (0, -2, True, 1.5, "2"):
+        with pytest.raises(rw.InvalidParameterError, match="query_chunks must be a positive integer"):
+            rw.evaluate(run, qrels, ["AP"], query_chunks=bad)  # type: ignore[arg-type]
+    with pytest.raises(rw.InvalidParameterError, match="Polars engine"):
+        rw.evaluate(run, qrels, ["AP"], engine="duckdb", query_chunks=2)

@@ -92,6 +92,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             doc_id=args.doc_id, score=args.score, relevance=args.relevance,
             run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
             duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
+            query_chunks=args.query_chunks,
         )
     for w in caught:
         if not args.quiet:
@@ -243,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
                     help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
     ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")
+    ev.add_argument("--query-chunks", type=int, help="Polars engine: evaluate the queries in this many groups, "
+                    "one after the other (memory held: about one group's share)")
     ev.add_argument("--by", action="append", help="segment column of the run (repeatable): one summary per segment")
     ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
     ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")

@@ -52,6 +52,7 @@ def evaluate(
     qrels_format: FileFormat | None = None,
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
+    query_chunks: int | None = None,
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
 
@@ -67,7 +68,9 @@ def evaluate(
     its judgments, and the per-query rows start with the segment columns
     (``summarize(result, by=...)`` gives one row per segment). ``duckdb_config`` sets the DuckDB
     engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
-    than memory).
+    than memory). ``query_chunks`` (Polars engine) evaluates the queries in that many groups,
+    by a hash of the query id, one group after the other: each group reads the inputs again
+    and holds about its share of them in memory, for exports larger than memory.
 
     Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
     ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
@@ -89,6 +92,14 @@ def evaluate(
     columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    if query_chunks is not None:
+        if isinstance(query_chunks, bool) or not isinstance(query_chunks, int) or query_chunks < 1:
+            raise InvalidParameterError(f"query_chunks must be a positive integer, got {query_chunks!r}")
+        if engine != "polars" or by:
+            raise InvalidParameterError(
+                "query_chunks applies to the Polars engine without by= segments; "
+                "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
+            )
     segments = [by] if isinstance(by, str) else list(by or [])
     if segments:
         return _evaluate_segments(
@@ -97,7 +108,7 @@ def evaluate(
             parsed, segments, engine, conv, columns, duckdb_config,
         )
     if engine == "polars":
-        from rankwise._polars.engine import evaluation_plans, prepare
+        from rankwise._polars.engine import evaluate_eager, prepare
 
         prep = prepare(
             to_lazyframe(run, "run", columns, run_format),
@@ -105,8 +116,9 @@ def evaluate(
             columns,
             check_data=False,
         )
-        # one collection: the run's data checks are counted in the group-by that ranks it
-        result, n_unjudged = evaluation_plans(prep, parsed, conv, columns).collect(prep)
+        # the data checks are counted in the group-bys that rank the run and summarise the
+        # qrels, collected with the values
+        result, n_unjudged = evaluate_eager(prep, parsed, conv, columns, query_chunks or 1)
         _warn_unjudged(n_unjudged)
         return result
     if engine == "duckdb":

@@ -14,7 +14,7 @@ The plan, per evaluation:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -440,12 +440,37 @@ class Plans:
     """The data checks' counts of the run (with ``unjudged``, how many run queries have no
     judgment at all) and of the qrels."""
 
-    def collect(self, prep: Prepared) -> tuple[pl.DataFrame, int]:
-        """Collect everything at once; raise the data checks' errors (:meth:`Prepared.check`)
-        before returning the per-query values and the number of unjudged run queries."""
+    def collect(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """Collect everything at once: the run's counts, the qrels' counts, the values."""
         run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result])
-        prep.check([run_counts.drop("unjudged"), qrels_counts])
-        return result, int(run_counts["unjudged"].item())
+        return run_counts, qrels_counts, result
+
+
+def evaluate_eager(
+    prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns, query_chunks: int = 1
+) -> tuple[pl.DataFrame, int]:
+    """Per-query values and the number of unjudged run queries; the data checks' errors are
+    raised (:meth:`Prepared.check`, on the counts of every chunk summed) before any value is
+    returned.
+
+    With ``query_chunks`` = n > 1 the queries are evaluated in n groups (by a hash of the
+    query id), one after the other: each group reads the inputs again but holds only about
+    1/n of them in memory, for inputs larger than memory."""
+    counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
+    results: list[pl.DataFrame] = []
+    for chunk in range(query_chunks):
+        part = prep
+        if query_chunks > 1:
+            keep = (pl.col(Q).hash(seed=0) % query_chunks) == chunk
+            part = replace(prep, run=prep.run.filter(keep), qrels=prep.qrels.filter(keep))
+        run_counts, qrels_counts, result = evaluation_plans(part, metrics, conv, columns).collect()
+        counts.append((run_counts, qrels_counts))
+        results.append(result)
+    run_total = pl.concat([c[0] for c in counts]).sum()
+    qrels_total = pl.concat([c[1] for c in counts]).sum()
+    prep.check([run_total.drop("unjudged"), qrels_total])
+    result = results[0] if len(results) == 1 else pl.concat(results).sort(columns.query_id)
+    return result, int(run_total["unjudged"].item())
 
 
 def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame:
