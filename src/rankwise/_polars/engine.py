@@ -71,19 +71,6 @@ def _schema(lf: pl.LazyFrame) -> tuple[dict[str, TypeClass], dict[str, str]]:
     )
 
 
-def _counts_plan(lf: pl.LazyFrame, value: str) -> pl.LazyFrame:
-    """One pass: rows, NULL/NaN counts, and distinct (query, doc) hashes (duplicates found
-    cheaply; the exact search for an example runs only when hashes repeat)."""
-    return lf.select(
-        pl.len().alias("rows"),
-        pl.col(Q).null_count().alias("null_query"),
-        pl.col(D).null_count().alias("null_doc"),
-        pl.col(value).null_count().alias("null_value"),
-        pl.col(value).cast(pl.Float64).is_nan().sum().alias("nan_value"),
-        pl.struct(Q, D).hash().n_unique().alias("distinct_pairs"),
-    )
-
-
 def _duplicate(lf: pl.LazyFrame) -> tuple[object, object] | None:
     """One (query, doc) pair listed twice, if any (exact)."""
     dup = lf.group_by(Q, D).len().filter(pl.col("len") > 1).select(Q, D).head(1).collect()
@@ -100,9 +87,12 @@ class Prepared:
     columns: Columns
 
     def count_plans(self) -> list[pl.LazyFrame]:
-        """The data checks' counting passes (run, qrels): collect them with the evaluation, so
-        that one scan of each input serves both, and pass the results to :meth:`check`."""
-        return [_counts_plan(self.run, S), _counts_plan(self.qrels, REL)]
+        """The data checks' counting passes (run, qrels), a group-by per query each, whose
+        results :meth:`check` reads (an evaluation counts the same in its own group-bys)."""
+        return [
+            _audit_counts(self.run.group_by(Q).agg(*_audit(S))),
+            _audit_counts(self.qrels.group_by(Q).agg(*_audit(REL))),
+        ]
 
     def check(self, counts: Sequence[pl.DataFrame]) -> None:
         """Raise the specific error for NULL/NaN values or a duplicate (query, doc) pair."""
@@ -187,8 +177,8 @@ def _audit(value: str) -> list[pl.Expr]:
 
 
 def _audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
-    """One input's data-check counts (as :func:`_counts_plan`, distinct pairs exact) from the
-    :func:`_audit` columns of its per-query groups."""
+    """One input's data-check counts (rows, NULL ids, NULL/NaN values, distinct (query, doc)
+    pairs) from the :func:`_audit` columns of its per-query groups."""
     return groups.select(
         pl.col("__rows").sum().alias("rows"),
         pl.col("__rows").filter(pl.col(Q).is_null()).sum().alias("null_query"),
