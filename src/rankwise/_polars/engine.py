@@ -3,11 +3,14 @@ recipe compiled into aggregations over it.
 
 The plan, per evaluation:
 
-1. ``run LEFT JOIN qrels`` on (query, doc), sorted by the tie policy and ranked once
-   (``max_rank`` cuts the ranking); a judged-only ranking is derived from it when asked for.
+1. ``run LEFT JOIN qrels`` on (query, doc), grouped by query: each query's relevance values
+   sorted once into a list by the tie policy's keys (``max_rank`` cuts the lists; a
+   judged-only ranking keeps the judged entries). The data checks' counts are extra
+   aggregates of this group-by and of the qrels' one (:func:`_audit`).
 2. Qrels-side primitives aggregated per query (number relevant, ideal DCG).
-3. Run-side primitives aggregated per query over the ranked rows (which carry the qrels-side
-   values they need, e.g. R for R-precision).
+3. Running values (relevant so far, ...) computed on the sorted lists, which are then
+   exploded into ranked rows carrying the qrels-side values they need (e.g. R for
+   R-precision); run-side primitives aggregated per query over them.
 4. Per-query output: each recipe's formula over the two aggregate tables.
 """
 
