@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
+from rankwise._polars import engine as polars_engine
 from tests.conftest import Evaluate, run_on
 from tests.strategies import Case, cases
 
@@ -232,6 +233,22 @@ def test_query_chunks_give_the_same_values(case: Case, chunks: int, missing: str
     whole = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
     chunked = rw.evaluate(run, qrels, METRICS, missing=missing, query_chunks=chunks)  # type: ignore[arg-type]
     assert_frame_equal(chunked, whole)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=30, deadline=None)
+@given(case=cases(), rows_per_group=st.sampled_from([1, 2, 5]), missing=st.sampled_from(["ignore", "zero"]))
+def test_in_memory_query_groups_give_the_same_values(case: Case, rows_per_group: int, missing: str) -> None:
+    """By default the Polars engine splits inputs of more than ROWS_PER_CHUNK run rows into
+    query groups; with a tiny group size every case here is split."""
+    run, qrels = case.run_frame(), case.qrels_frame()
+    whole = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(polars_engine, "ROWS_PER_CHUNK", rows_per_group)
+        grouped = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
+        with pytest.raises(rw.DuplicateDocumentError):
+            rw.evaluate(pl.concat([run, run.tail(1)]), qrels, METRICS)
+    assert_frame_equal(grouped, whole)
 
 
 def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Path) -> None:

@@ -68,9 +68,10 @@ def evaluate(
     its judgments, and the per-query rows start with the segment columns
     (``summarize(result, by=...)`` gives one row per segment). ``duckdb_config`` sets the DuckDB
     engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
-    than memory). ``query_chunks`` (Polars engine) evaluates the queries in that many groups,
-    by a hash of the query id, one group after the other: each group reads the inputs again
-    and holds about its share of them in memory, for exports larger than memory.
+    than memory). The Polars engine evaluates the queries in groups (by a hash of the query
+    id) one after the other: by default it reads the inputs once and splits them into groups
+    of about a million run rows; ``query_chunks`` = n makes each of n groups read the inputs
+    again instead, so that only about 1/n of them is held, for exports larger than memory.
 
     Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
     ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
@@ -118,7 +119,7 @@ def evaluate(
         )
         # the data checks are counted in the group-bys that rank the run and summarise the
         # qrels, collected with the values
-        result, n_unjudged = evaluate_eager(prep, parsed, conv, columns, query_chunks or 1)
+        result, n_unjudged = evaluate_eager(prep, parsed, conv, columns, query_chunks)
         _warn_unjudged(n_unjudged)
         return result
     if engine == "duckdb":

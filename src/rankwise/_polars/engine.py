@@ -439,24 +439,57 @@ class Plans:
         return run_counts, qrels_counts, result
 
 
+ROWS_PER_CHUNK = 1_000_000
+"""Run rows per query group when the inputs are held in memory (:func:`evaluate_eager`)."""
+
+_CHUNK = "__chunk"
+
+
+def _query_groups(prep: Prepared, query_chunks: int | None) -> tuple[Prepared, list[Prepared]]:
+    """The inputs split into query groups by a hash of the query id: ``query_chunks`` groups
+    that each read the inputs again, or (``None``) the inputs read once and split into
+    groups of about :data:`ROWS_PER_CHUNK` run rows. Also returns ``prep`` as it then is."""
+    if query_chunks is not None:
+        key = pl.col(Q).hash(seed=0) % query_chunks
+        return prep, [
+            replace(prep, run=prep.run.filter(key == c), qrels=prep.qrels.filter(key == c))
+            for c in range(query_chunks)
+        ]
+    run, qrels = pl.collect_all([prep.run, prep.qrels])
+    prep = replace(prep, run=run.lazy(), qrels=qrels.lazy())
+    n = max(1, -(-run.height // ROWS_PER_CHUNK))
+    if n == 1:
+        return prep, [prep]
+    key = (pl.col(Q).hash(seed=0) % n).alias(_CHUNK)
+    run, qrels = run.with_columns(key), qrels.with_columns(key)
+    return prep, [
+        replace(
+            prep,
+            run=run.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+            qrels=qrels.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+        )
+        for c in range(n)
+    ]
+
+
 def evaluate_eager(
-    prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns, query_chunks: int = 1
+    prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
+    query_chunks: int | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values and the number of unjudged run queries; the data checks' errors are
-    raised (:meth:`Prepared.check`, on the counts of every chunk summed) before any value is
+    raised (:meth:`Prepared.check`, on the counts of every group summed) before any value is
     returned.
 
-    With ``query_chunks`` = n > 1 the queries are evaluated in n groups (by a hash of the
-    query id), one after the other: each group reads the inputs again but holds only about
-    1/n of them in memory, for inputs larger than memory."""
+    The queries are evaluated in groups (by a hash of the query id), one after the other:
+    by default the inputs are read once and split into groups of about a million run rows
+    (smaller group-bys are faster and hold less); with ``query_chunks`` = n, each of n groups
+    reads the inputs again, so that only about 1/n of them is ever held: for inputs larger
+    than memory."""
+    prep, groups = _query_groups(prep, query_chunks)
     counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     results: list[pl.DataFrame] = []
-    for chunk in range(query_chunks):
-        part = prep
-        if query_chunks > 1:
-            keep = (pl.col(Q).hash(seed=0) % query_chunks) == chunk
-            part = replace(prep, run=prep.run.filter(keep), qrels=prep.qrels.filter(keep))
-        run_counts, qrels_counts, result = evaluation_plans(part, metrics, conv, columns).collect()
+    for group in groups:
+        run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect()
         counts.append((run_counts, qrels_counts))
         results.append(result)
     run_total = pl.concat([c[0] for c in counts]).sum()
