@@ -251,6 +251,18 @@ def test_in_memory_query_groups_give_the_same_values(case: Case, rows_per_group:
     assert_frame_equal(grouped, whole)
 
 
+@pytest.mark.parametrize("qrels_ids", [pl.Int64, pl.String])
+def test_query_groups_with_integer_query_ids(qrels_ids: pl.DataType) -> None:
+    run, qrels = frames()
+    run = run.drop("dt").with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64).cast(qrels_ids))
+    whole = rw.evaluate(run, qrels, METRICS, missing="zero")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(polars_engine, "ROWS_PER_CHUNK", 4)
+        assert_frame_equal(rw.evaluate(run, qrels, METRICS, missing="zero"), whole)
+    assert_frame_equal(rw.evaluate(run, qrels, METRICS, missing="zero", query_chunks=3), whole)
+
+
 def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Path) -> None:
     run, qrels = frames()
     for i, part in enumerate(run.drop("dt").partition_by("query_id")):
