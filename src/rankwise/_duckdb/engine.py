@@ -469,7 +469,8 @@ def build_sql(
         + f" FROM {qj} GROUP BY query_id)",
     ]
     run, qrels = quote(run_view), quote(qrels_view)
-    ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
+    if conv.missing == "ignore" or count_unjudged:
+        ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
     if conv.missing == "ignore":
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")

@@ -449,6 +449,8 @@ def _query_groups(prep: Prepared, query_chunks: int | None) -> tuple[Prepared, l
     """The inputs split into query groups by a hash of the query id: ``query_chunks`` groups
     that each read the inputs again, or (``None``) the inputs read once and split into
     groups of about :data:`ROWS_PER_CHUNK` run rows. Also returns ``prep`` as it then is."""
+    if query_chunks == 1:
+        return prep, [prep]
     if query_chunks is not None:
         key = pl.col(Q).hash(seed=0) % query_chunks
         return prep, [
