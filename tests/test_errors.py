@@ -161,3 +161,25 @@ def test_errors_are_value_or_type_errors() -> None:
         assert issubclass(cls, ValueError) and issubclass(cls, rw.RankwiseError)
     for cls in (rw.ColumnTypeError, rw.UnsupportedInputError):
         assert issubclass(cls, TypeError) and issubclass(cls, rw.RankwiseError)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize(
+    ("metrics", "judged_only"),
+    [(["P@1"], False), (["P@1"], True), (["num_rel"], False), (["num_rel", "P@1"], True)],
+)
+def test_presence_and_unjudged_count_whatever_the_metrics_rank(
+    engine: str, metrics: list[str], judged_only: bool
+) -> None:
+    # query c is judged and retrieved only unjudged documents: present in the run, so kept;
+    # query "other" has no judgment at all: counted, not scored. The DuckDB engine reads both
+    # off the aggregation of the full ranking when a metric ranks it, else off the run itself.
+    run = pl.DataFrame({"query_id": ["q", "q", "c", "other"], "doc_id": ["a", "b", "u", "z"],
+                        "score": [2.0, 1.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q", "q", "c", "gone"], "doc_id": ["a", "x", "v", "w"],
+                          "relevance": [1, 1, 1, 1]})
+    with pytest.warns(rw.RankwiseWarning, match=r"^1 run query has no judgments"):
+        out = rw.evaluate(run, qrels, metrics, engine=engine, judged_only=judged_only)  # type: ignore[arg-type]
+    assert out["query_id"].to_list() == ["c", "q"]
+    if "num_rel" in metrics:
+        assert out["num_rel"].to_list() == [1.0, 2.0]

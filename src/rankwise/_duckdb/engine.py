@@ -469,11 +469,15 @@ def build_sql(
         + f" FROM {qj} GROUP BY query_id)",
     ]
     run, qrels = quote(run_view), quote(qrels_view)
-    if conv.missing == "ignore" or count_unjudged:
+    # the unjudged run queries, and (missing="ignore") the queries present in the run, are read
+    # off the aggregation of the full ranking (part 0), which then keeps the unjudged queries:
+    # a DISTINCT pass over the run only when no metric ranks the full run
+    present = "ag0" if False in comp.parts else "present"
+    if present == "present" and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
     if conv.missing == "ignore":
-        ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
+        base_cte = f"base AS (SELECT qs.* FROM qs SEMI JOIN {present} USING (query_id))"
         base = "base"
     ctes.append(
         f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
@@ -485,17 +489,24 @@ def build_sql(
         ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {})))
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+        keep_unjudged = p == 0 and count_unjudged
         ctes.append(
-            f"rows{p} AS (SELECT *{rowcols} "
-            f"FROM ranked{p} AS r JOIN qs USING (query_id){ideal_joins}{cut})"
+            f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
+            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{cut})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
+        if keep_unjudged:
+            sel += ", any_value(n_judged) IS NOT NULL AS judged"
         ctes.append(f"ag{p} AS (SELECT query_id, {sel} FROM rows{p} GROUP BY query_id)")
         joins.append(f"LEFT JOIN ag{p} USING (query_id)")
+    if conv.missing == "ignore":
+        ctes.append(base_cte)
     if count_unjudged:
-        outputs.append(
-            f"(SELECT count(*) FROM present ANTI JOIN qs USING (query_id)) AS {quote(UNJUDGED_COLUMN)}"
+        unjudged = (
+            "SELECT count(*) FROM ag0 WHERE NOT judged" if present == "ag0"
+            else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
         )
+        outputs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
     return (
         "WITH " + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
