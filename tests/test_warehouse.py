@@ -272,6 +272,17 @@ def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Pa
     assert_frame_equal(out, expected)
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=10, deadline=None)
+@given(case=cases(), chunks=st.sampled_from([1, 3]))
+def test_every_trec_eval_measure_on_the_streaming_engine(case: Case, chunks: int) -> None:
+    """query_chunks runs its groups on Polars' streaming engine: every measure of all_trec
+    (ideal prefixes, list sequences, the relstring text) gives the in-memory engine's values."""
+    run, qrels = case.run_frame(), case.qrels_frame()
+    whole = rw.evaluate(run, qrels, ["all_trec"], missing="zero")
+    assert_frame_equal(rw.evaluate(run, qrels, ["all_trec"], missing="zero", query_chunks=chunks), whole)
+
+
 def test_query_chunks_keep_the_checks_and_the_warning() -> None:
     run, qrels = frames()
     run = run.drop("dt")

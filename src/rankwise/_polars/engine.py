@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import polars as pl
 
@@ -433,9 +434,9 @@ class Plans:
     """The data checks' counts of the run (with ``unjudged``, how many run queries have no
     judgment at all) and of the qrels."""
 
-    def collect(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    def collect(self, engine: Literal["auto", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
         """Collect everything at once: the run's counts, the qrels' counts, the values."""
-        run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result])
+        run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result], engine=engine)
         return run_counts, qrels_counts, result
 
 
@@ -486,12 +487,14 @@ def evaluate_eager(
     by default the inputs are read once and split into groups of about a million run rows
     (smaller group-bys are faster and hold less); with ``query_chunks`` = n, each of n groups
     reads the inputs again, so that only about 1/n of them is ever held: for inputs larger
-    than memory."""
+    than memory. Those groups run on Polars' streaming engine, which scans the files with
+    the group's filter (the per-query group-by still holds the whole group)."""
     prep, groups = _query_groups(prep, query_chunks)
+    engine: Literal["auto", "streaming"] = "auto" if query_chunks is None else "streaming"
     counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     results: list[pl.DataFrame] = []
     for group in groups:
-        run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect()
+        run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
         counts.append((run_counts, qrels_counts))
         results.append(result)
     run_total = pl.concat([c[0] for c in counts]).sum()
