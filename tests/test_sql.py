@@ -135,3 +135,20 @@ def test_the_duckdb_cli_reads_the_files(tmp_path: Path) -> None:
     assert got["query_id"].to_list() == ["q1", "q2"]
     assert got["AP"].to_list() == expected["AP"].to_list()
     assert (got["nDCG@k"] - expected["nDCG@10"]).abs().max() < 1e-12  # type: ignore[operator]
+
+
+def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
+    from rankwise._duckdb.engine import _check_threads
+
+    con = duckdb.connect(config={"threads": 2})
+    setting = "SELECT current_setting('threads')"
+    with _check_threads(con, True):
+        assert con.sql(setting).fetchall() == [(3,)]
+    assert con.sql(setting).fetchall() == [(2,)]
+    with _check_threads(con, False):
+        assert con.sql(setting).fetchall() == [(2,)]
+    # a chosen thread count is kept, and the checks still find what they look for
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(rw.DuplicateDocumentError):
+        rw.evaluate(run, pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), ["AP"],
+                    engine="duckdb", duckdb_config={"threads": 1})
