@@ -487,8 +487,8 @@ def evaluate_eager(
     by default the inputs are read once and split into groups of about a million run rows
     (smaller group-bys are faster and hold less); with ``query_chunks`` = n, each of n groups
     reads the inputs again, so that only about 1/n of them is ever held: for inputs larger
-    than memory. Those groups run on Polars' streaming engine, which scans the files with
-    the group's filter (the per-query group-by still holds the whole group)."""
+    than memory. Those groups run on Polars' streaming engine (its per-query group-by still
+    holds a whole group: the group size, not the engine, bounds the memory)."""
     prep, groups = _query_groups(prep, query_chunks)
     engine: Literal["auto", "streaming"] = "auto" if query_chunks is None else "streaming"
     counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
