@@ -71,7 +71,8 @@ def evaluate(
     than memory). The Polars engine evaluates the queries in groups (by a hash of the query
     id) one after the other: by default it reads the inputs once and splits them into groups
     of about a million run rows; ``query_chunks`` = n makes each of n groups read the inputs
-    again instead, so that only about 1/n of them is held, for exports larger than memory.
+    again instead (on Polars' streaming engine), so that only about 1/n of them is held, for
+    exports larger than memory.
 
     Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
     ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
