@@ -488,15 +488,16 @@ def build_sql(
         + f" FROM {qj} GROUP BY query_id)",
     ]
     run, qrels = quote(run_view), quote(qrels_view)
-    # the unjudged run queries, and (missing="ignore") the queries present in the run, are read
-    # off the aggregation of the full ranking (part 0), which then keeps the unjudged queries:
-    # a DISTINCT pass over the run only when no metric ranks the full run
+    # the queries present in the run (missing="ignore") are those of the aggregation of the
+    # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
+    # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
+    # the run only when no metric ranks the full run.
     present = "ag0" if False in comp.parts else "present"
     if present == "present" and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
-    if conv.missing == "ignore":
-        base_cte = f"base AS (SELECT qs.* FROM qs SEMI JOIN {present} USING (query_id))"
+    if conv.missing == "ignore" and present == "present":
+        ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
     ctes.append(
         f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
@@ -517,9 +518,8 @@ def build_sql(
         if keep_unjudged:
             sel += ", any_value(n_judged) IS NOT NULL AS judged"
         ctes.append(f"ag{p} AS (SELECT query_id, {sel} FROM rows{p} GROUP BY query_id)")
-        joins.append(f"LEFT JOIN ag{p} USING (query_id)")
-    if conv.missing == "ignore":
-        ctes.append(base_cte)
+        inner = p == 0 and conv.missing == "ignore"
+        joins.append(f"{'JOIN' if inner else 'LEFT JOIN'} ag{p} USING (query_id)")
     if count_unjudged:
         unjudged = (
             "SELECT count(*) FROM ag0 WHERE NOT judged" if present == "ag0"
