@@ -5,14 +5,18 @@ against injected names."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
 from rankwise._duckdb.macros import sql_files
+from tests.strategies import Case, cases
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,3 +156,37 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
     with pytest.raises(rw.DuplicateDocumentError):
         rw.evaluate(run, pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), ["AP"],
                     engine="duckdb", duckdb_config={"threads": 1})
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=30, deadline=None)
+@given(
+    case=cases(),
+    ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic"]),
+    max_rank=st.sampled_from([None, 1, 3]),
+    rel=st.sampled_from([1, 2, 0.5]),
+)
+def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, max_rank: int | None,
+                                                          rel: float) -> None:
+    """When every primitive ignores unjudged documents (JUDGED_ROW_OPS), the SQL keeps only the
+    judged rows (and each query's top row) after ranking; adding NumRet, which counts every
+    row, forces the full rows: every such measure of all_trec gives the same values both ways."""
+    from rankwise._duckdb.engine import JUDGED_ROW_OPS, build_sql
+    from rankwise.conventions import Columns, Conventions
+    from rankwise.metric import parse_metrics
+    from rankwise.recipes import RunAgg, leaves, recipe
+
+    safe = [
+        m for m in parse_metrics(["all_trec"])
+        if all(leaf.op in JUDGED_ROW_OPS for leaf in leaves(recipe(m, {})) if isinstance(leaf, RunAgg))
+        and m.spec.value_type == "float"
+    ]
+    assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank"} <= {m.label for m in safe}
+    conv, cols = Conventions(), Columns()
+    assert "ranked0_all" in build_sql(safe, conv, cols, "r", "q")
+    assert "ranked0_all" not in build_sql([*safe, *parse_metrics(["num_ret"])], conv, cols, "r", "q")
+    run, qrels = case.run_frame(), case.qrels_frame()
+    kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing="zero", engine="duckdb")
+    judged = rw.evaluate(run, qrels, safe, **kw)
+    full = rw.evaluate(run, qrels, [*safe, "num_ret"], **kw).drop("num_ret")
+    assert_frame_equal(judged, full, check_exact=False, abs_tol=1e-12, rel_tol=0)

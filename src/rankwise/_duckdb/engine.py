@@ -410,13 +410,42 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 """The extra output column of :func:`build_sql` with ``count_unjudged``."""
 
 
-def _ranking_cte(name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str]) -> str:
+JUDGED_ROW_OPS = frozenset({
+    "relret", "dcg", "cg", "ap_sum", "first_rel", "relret_at_nrel", "nonrel_judged", "bpref_sum",
+    "iprec", "bing_sum", "infap_sum", "rankeff_sum", "rbp_sum", "err_sum", "npos_ret",
+})
+"""Run primitives that an unjudged document (NULL relevance) adds nothing to, and whose running
+sums take no step there (``rw_*_step`` of NULL is 0): they read only judged rows, each at its
+rank among all retrieved documents. (Not: ``count`` and the unjudged counts, which count those
+rows; the primitives evaluated at every rank or at ideal-prefix ranks; relstring.)"""
+
+
+def _ranking_cte(
+    name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False
+) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
 
     ``max_rank`` is applied by the caller on ``rnk`` (running sums are prefix sums, so cutting
     after them changes nothing), except with ``judged_only``: trec_eval cuts the ranking at
-    ``max_rank`` first and then drops the unjudged documents, so that case ranks twice."""
+    ``max_rank`` first and then drops the unjudged documents, so that case ranks twice.
+
+    With ``judged_rows`` (every primitive reading the rows is in :data:`JUDGED_ROW_OPS`) the
+    rows are ranked first, then only the judged ones are kept, with each query's top row (so
+    that every run query still reaches the aggregation): the running sums then sum down far
+    fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
+    if judged_rows and not judged_only:
+        sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
+        window = (
+            " WINDOW w AS (PARTITION BY query_id ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            if steps else ""
+        )
+        return (
+            f"{name}_all AS (SELECT query_id, relevance, row_number() OVER "
+            f"(PARTITION BY query_id ORDER BY {TIE_ORDER[conv.ties]}) AS rnk FROM joined),\n"
+            f"{name} AS (SELECT query_id, relevance, rnk{sums} FROM {name}_all "
+            f"WHERE relevance IS NOT NULL OR rnk = 1{window})"
+        )
     order, source, where = TIE_ORDER[conv.ties], "joined", ""
     if judged_only:
         # unjudged documents, and those judged negative (trec_eval 10: "in the pool but
@@ -506,7 +535,8 @@ def build_sql(
     joins = []
     for part, aggs in comp.parts.items():
         p = int(part)
-        ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {})))
+        judged_rows = not comp.rowcols.get(part) and all(n.op in JUDGED_ROW_OPS for n in aggs)
+        ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows))
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         keep_unjudged = p == 0 and count_unjudged
