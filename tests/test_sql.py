@@ -183,8 +183,8 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     ]
     assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank"} <= {m.label for m in safe}
     conv, cols = Conventions(), Columns()
-    assert "ranked0_all" in build_sql(safe, conv, cols, "r", "q")
-    assert "ranked0_all" not in build_sql([*safe, *parse_metrics(["num_ret"])], conv, cols, "r", "q")
+    assert "OR rnk0 = 1" in build_sql(safe, conv, cols, "r", "q")
+    assert "OR rnk0 = 1" not in build_sql([*safe, *parse_metrics(["num_ret"])], conv, cols, "r", "q")
     run, qrels = case.run_frame(), case.qrels_frame()
     kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing="zero", engine="duckdb")
     judged = rw.evaluate(run, qrels, safe, **kw)

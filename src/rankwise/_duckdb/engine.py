@@ -434,30 +434,24 @@ def _ranking_cte(
     rows are ranked first, then only the judged ones are kept, with each query's top row (so
     that every run query still reaches the aggregation): the running sums then sum down far
     fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
-    if judged_rows and not judged_only:
-        sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
-        window = (
-            " WINDOW w AS (PARTITION BY query_id ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-            if steps else ""
-        )
-        return (
-            f"{name}_all AS (SELECT query_id, relevance, row_number() OVER "
-            f"(PARTITION BY query_id ORDER BY {TIE_ORDER[conv.ties]}) AS rnk FROM joined),\n"
-            f"{name} AS (SELECT query_id, relevance, rnk{sums} FROM {name}_all "
-            f"WHERE relevance IS NOT NULL OR rnk = 1{window})"
-        )
-    order, source, where = TIE_ORDER[conv.ties], "joined", ""
+    order = TIE_ORDER[conv.ties]
+    # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
+    ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+    source, where, rank = "joined", "", "row_number() OVER w"
     if judged_only:
         # unjudged documents, and those judged negative (trec_eval 10: "in the pool but
-        # unjudged"), leave the ranking
+        # unjudged"), leave the ranking, and the rest is ranked again
         where = " WHERE relevance >= 0"
         if conv.max_rank is not None:
-            source = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+            source, order = ranked_all, "rnk0"
             where += f" AND rnk0 <= {literal(conv.max_rank)}"
-            order = "rnk0"
+    elif judged_rows:
+        # the ranks stay those of the full ranking
+        source, order, rank = ranked_all, "rnk0", "rnk0"
+        where = " WHERE relevance IS NOT NULL OR rnk0 = 1"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
     return (
-        f"{name} AS (SELECT query_id, relevance, row_number() OVER w AS rnk{sums} FROM {source}{where} "
+        f"{name} AS (SELECT query_id, relevance, {rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
 
