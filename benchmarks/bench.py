@@ -7,12 +7,14 @@
     python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-polars \
         --query-chunks 10 --reps 1              # the same with the Polars engine
 
-Every tool runs in its own process (several repetitions; median reported), end to end from
-the Parquet files: reading, building its input structures, computing nDCG@10, AP, RR, P@10
-and R@100 per query. "compute" is the part after the data is in the tool's own form. Peak RSS
-is the child process's maximum resident set. "floor" is reading the run and sorting it by
-(query, score): the cost any tool pays. rankwise's per-query values must equal
-pytrec_eval's to 1e-9, or the run fails. Peers are optional: pip install -e '.[bench]'.
+Every tool runs in its own process, several repetitions, interleaved (every tool once, then
+again: a slow spell of the machine falls on every tool alike); the median and the range are
+reported. End to end from the Parquet files: reading, building its input structures,
+computing nDCG@10, AP, RR, P@10 and R@100 per query. "compute" is the part after the data is
+in the tool's own form. Peak RSS is the child process's maximum resident set. "floor" is
+reading the run and sorting it by (query, score): the cost any tool pays. Below the table,
+the performance issue's ratios for each rankwise engine. rankwise's per-query values must
+equal pytrec_eval's to 1e-9, or the run fails. Peers are optional: pip install -e '.[bench]'.
 """
 
 from __future__ import annotations
@@ -100,28 +102,32 @@ CHILD = textwrap.dedent(
 ).format(metrics=METRICS, ranx=RANX)
 
 
-def run_tool(
-    tool: str, run: Path, qrels: Path, reps: int, memory_limit: str = "", metrics: str = "", query_chunks: int = 0
+def run_once(
+    tool: str, run: Path, qrels: Path, memory_limit: str = "", metrics: str = "", query_chunks: int = 0
 ) -> dict[str, object]:
-    totals, computes, rss = [], [], []
-    values = None
-    for _ in range(reps):
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-            out = fh.name
-        proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics,
-                               str(query_chunks)],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
-        with open(out) as fh:
-            r = json.load(fh)
-        os.unlink(out)
-        totals.append(r["total"])
-        computes.append(r["compute"])
-        rss.append(r["rss_mb"])
-        values = r["values"]
-    return {"total": statistics.median(totals), "compute": statistics.median(computes),
-            "rss_mb": max(rss), "values": values}
+    """One repetition of one tool in its own process."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
+        out = fh.name
+    proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics,
+                           str(query_chunks)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    with open(out) as fh:
+        r: dict[str, object] = json.load(fh)
+    os.unlink(out)
+    return r
+
+
+def summarise(reps: list[dict[str, object]]) -> dict[str, object]:
+    """Median time over the repetitions (and their range), the largest peak RSS."""
+    errors = [r for r in reps if "error" in r]
+    if errors:
+        return errors[0]
+    totals = [float(r["total"]) for r in reps]  # type: ignore[arg-type]
+    return {"total": statistics.median(totals), "min": min(totals), "max": max(totals),
+            "compute": statistics.median(float(r["compute"]) for r in reps),  # type: ignore[arg-type]
+            "rss_mb": max(float(r["rss_mb"]) for r in reps), "values": reps[-1]["values"]}  # type: ignore[arg-type]
 
 
 def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, float]], tool: str) -> None:
@@ -140,7 +146,14 @@ def bench(
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     if not run.exists():  # a folder of files (--files)
         run, qrels = data / "run", data / "qrels"
-    results = [(tool, run_tool(tool, run, qrels, reps, memory_limit, metrics, query_chunks)) for tool in tools]
+    # the repetitions are interleaved (every tool once, then again): a slow spell of the machine
+    # then falls on every tool alike instead of on whichever tool was running
+    runs: dict[str, list[dict[str, object]]] = {tool: [] for tool in tools}
+    for _ in range(reps):
+        for tool in tools:
+            if not any("error" in r for r in runs[tool]):
+                runs[tool].append(run_once(tool, run, qrels, memory_limit, metrics, query_chunks))
+    results = [(tool, summarise(runs[tool])) for tool in tools]
     ref = dict(results).get("pytrec_eval", {}).get("values")
     for tool, r in results:
         if tool.startswith("rankwise") and ref and r.get("values") and not metrics:
@@ -152,17 +165,33 @@ def table(results: list[tuple[str, dict[str, object]]], rows: int) -> str:
     base = dict(results).get("rankwise-polars", {})
     lines = [
         f"rows: {rows:,}",
-        "| tool | end to end (s) | compute (s) | peak RSS (MB) | end to end / rankwise-polars | RSS / rankwise-polars |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| tool | end to end (s) | min–max (s) | compute (s) | peak RSS (MB) | end to end / rankwise-polars | RSS / rankwise-polars |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for tool, r in results:
         if "error" in r:
-            lines.append(f"| {tool} | error: {r['error']} | | | | |")
+            lines.append(f"| {tool} | error: {r['error']} | | | | | |")
             continue
         ratio = r["total"] / base["total"] if base.get("total") else float("nan")  # type: ignore[operator]
         mem = r["rss_mb"] / base["rss_mb"] if base.get("rss_mb") else float("nan")  # type: ignore[operator]
-        lines.append(f"| {tool} | {r['total']:.2f} | {r['compute']:.2f} | {r['rss_mb']:.0f} | {ratio:.2f} | {mem:.2f} |")
-    return "\n".join(lines)
+        lines.append(f"| {tool} | {r['total']:.2f} | {r['min']:.2f}–{r['max']:.2f} | {r['compute']:.2f} "
+                     f"| {r['rss_mb']:.0f} | {ratio:.2f} | {mem:.2f} |")
+    return "\n".join(lines + targets(dict(results)))
+
+
+def targets(results: dict[str, dict[str, object]]) -> list[str]:
+    """The performance issue's ratios, per rankwise engine, from the medians above."""
+    def ratio(a: str, b: str, key: str = "total") -> str:
+        ra, rb = results.get(a, {}), results.get(b, {})
+        return f"{float(ra[key]) / float(rb[key]):.2f}" if key in ra and key in rb else "n/a"  # type: ignore[arg-type]
+    lines = []
+    for engine in (t for t in results if t.startswith("rankwise") and "total" in results[t]):
+        lines.append(
+            f"{engine}: ranx / it {ratio('ranx', engine)} (target >= 10), pytrec_eval / it "
+            f"{ratio('pytrec_eval', engine)} (>= 3), it / floor {ratio(engine, 'floor')} (<= 1.5), "
+            f"RSS it / ranx {ratio(engine, 'ranx', 'rss_mb')} (<= 0.3)"
+        )
+    return ["", *lines] if lines else []
 
 
 def main() -> None:
