@@ -13,9 +13,8 @@ import itertools
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import polars as pl
 
 from rankwise._duckdb.macros import register
@@ -54,6 +53,9 @@ from rankwise.validate import (
     ids_as_strings,
     value_column,
 )
+
+if TYPE_CHECKING:  # DuckDB is imported when it evaluates: `import rankwise` stays light
+    import duckdb
 
 _counter = itertools.count()
 
@@ -569,6 +571,8 @@ def evaluate_duckdb(
     ``config`` goes to ``duckdb.connect`` (e.g. ``{"memory_limit": "2GB", "temp_directory":
     "/scratch"}``: DuckDB then spills to disk instead of running out of memory); insertion
     order is not preserved unless asked, which lets DuckDB stream more."""
+    import duckdb
+
     settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
     try:
         con = duckdb.connect(config=settings)
