@@ -172,24 +172,26 @@ def table(results: list[tuple[str, dict[str, object]]], rows: int) -> str:
         if "error" in r:
             lines.append(f"| {tool} | error: {r['error']} | | | | | |")
             continue
-        ratio = r["total"] / base["total"] if base.get("total") else float("nan")  # type: ignore[operator]
-        mem = r["rss_mb"] / base["rss_mb"] if base.get("rss_mb") else float("nan")  # type: ignore[operator]
         lines.append(f"| {tool} | {r['total']:.2f} | {r['min']:.2f}–{r['max']:.2f} | {r['compute']:.2f} "
-                     f"| {r['rss_mb']:.0f} | {ratio:.2f} | {mem:.2f} |")
+                     f"| {r['rss_mb']:.0f} | {ratio(r, base)} | {ratio(r, base, 'rss_mb')} |")
     return "\n".join(lines + targets(dict(results)))
+
+
+def ratio(a: dict[str, object], b: dict[str, object], key: str = "total") -> str:
+    """a's median time (or peak RSS, ``key``) over b's, or n/a when either is missing."""
+    return f"{float(a[key]) / float(b[key]):.2f}" if key in a and key in b else "n/a"  # type: ignore[arg-type]
 
 
 def targets(results: dict[str, dict[str, object]]) -> list[str]:
     """The performance issue's ratios, per rankwise engine, from the medians above."""
-    def ratio(a: str, b: str, key: str = "total") -> str:
-        ra, rb = results.get(a, {}), results.get(b, {})
-        return f"{float(ra[key]) / float(rb[key]):.2f}" if key in ra and key in rb else "n/a"  # type: ignore[arg-type]
+    def of(a: str, b: str, key: str = "total") -> str:
+        return ratio(results.get(a, {}), results.get(b, {}), key)
     lines = []
     for engine in (t for t in results if t.startswith("rankwise") and "total" in results[t]):
         lines.append(
-            f"{engine}: ranx / it {ratio('ranx', engine)} (target >= 10), pytrec_eval / it "
-            f"{ratio('pytrec_eval', engine)} (>= 3), it / floor {ratio(engine, 'floor')} (<= 1.5), "
-            f"RSS it / ranx {ratio(engine, 'ranx', 'rss_mb')} (<= 0.3)"
+            f"{engine}: ranx / it {of('ranx', engine)} (target >= 10), pytrec_eval / it "
+            f"{of('pytrec_eval', engine)} (>= 3), it / floor {of(engine, 'floor')} (<= 1.5), "
+            f"RSS it / ranx {of(engine, 'ranx', 'rss_mb')} (<= 0.3)"
         )
     return ["", *lines] if lines else []
 

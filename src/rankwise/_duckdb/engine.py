@@ -195,7 +195,7 @@ def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Itera
     """The checks run with one DuckDB thread more than the connection's (unless the caller
     chose ``threads``). Their distinct (query, doc) count is one large hash aggregation, and
     DuckDB's aggregation did about twice the CPU work with 2 threads as with 3 on a 2-core
-    machine: 1.3 s against 0.7 s at 10M run rows, 15.2 s against 8.1 s at 100M (measured
+    machine: 1.3 s against 0.85 s at 10M run rows, 15.2 s against 8.1 s at 100M (measured
     with duckdb 2.0; benchmarks/README.md)."""
     if not raise_threads:
         yield
@@ -517,11 +517,11 @@ def build_sql(
     # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
     # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
     # the run only when no metric ranks the full run.
-    present = "ag0" if False in comp.parts else "present"
-    if present == "present" and (conv.missing == "ignore" or count_unjudged):
+    from_full = False in comp.parts
+    if not from_full and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
-    if conv.missing == "ignore" and present == "present":
+    if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
     ctes.append(
@@ -548,7 +548,7 @@ def build_sql(
         joins.append(f"{'JOIN' if inner else 'LEFT JOIN'} ag{p} USING (query_id)")
     if count_unjudged:
         unjudged = (
-            "SELECT count(*) FROM ag0 WHERE NOT judged" if present == "ag0"
+            "SELECT count(*) FROM ag0 WHERE NOT judged" if from_full
             else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
         )
         outputs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
