@@ -99,3 +99,29 @@ def test_float_relevance(evaluate: Evaluate) -> None:
     assert out["DCG"][0] == pytest.approx(0.1 + 0.7 / math.log2(3) + 0.4 / 2, abs=1e-12)
     assert out["P(rel=0.5)@1"][0] == 0.0
     assert out["RR(rel=0.5)"][0] == 0.5
+
+
+
+@pytest.mark.parametrize("config", [None, {"memory_limit": "1GB"}, {"MAX_MEMORY": "1GB"}])
+def test_duckdb_engine_reads_a_lazy_input_once(expected: pl.DataFrame, config: dict[str, str] | None) -> None:
+    # DuckDB collects a registered LazyFrame anew for every statement that scans it: the
+    # engine reads such an input (and files) once into a temporary table, which its checks
+    # and its metrics' statement then share; under a memory limit it copies nothing, and each
+    # statement reads the input again
+    import rankwise as rw
+
+    calls = {"run": 0, "qrels": 0}
+
+    def counted(df: pl.DataFrame, kind: str) -> pl.LazyFrame:
+        def count(s: pl.Series) -> pl.Series:
+            calls[kind] += 1
+            return s
+
+        return df.lazy().with_columns(pl.col("query_id").map_batches(count, return_dtype=pl.String))
+
+    out = rw.evaluate(counted(RUN, "run"), counted(QRELS, "qrels"), METRICS, engine="duckdb", duckdb_config=config)
+    assert_frame_equal(out, expected)
+    if config is None:
+        assert calls == {"run": 1, "qrels": 1}
+    else:
+        assert calls["run"] > 1 and calls["qrels"] > 1
