@@ -101,7 +101,6 @@ def test_float_relevance(evaluate: Evaluate) -> None:
     assert out["RR(rel=0.5)"][0] == 0.5
 
 
-
 @pytest.mark.parametrize("config", [None, {"memory_limit": "1GB"}, {"MAX_MEMORY": "1GB"}])
 def test_duckdb_engine_reads_a_lazy_input_once(expected: pl.DataFrame, config: dict[str, str] | None) -> None:
     # DuckDB collects a registered LazyFrame anew for every statement that scans it: the

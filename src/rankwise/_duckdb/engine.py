@@ -599,10 +599,10 @@ def evaluate_duckdb(
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
-        copy = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
-        run_view = _normalise(con, run_raw, "run", columns, q_str, d_str, copy and not run_in_memory)
+        to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
+        run_view = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
         qrels_view = _normalise(
-            con, qrels_raw, "qrels", columns, q_str, d_str, copy and not qrels_in_memory
+            con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
         )
         with _check_threads(con, "threads" not in settings):
             _check_data(con, run_view, "run", columns)
