@@ -55,6 +55,27 @@ class UnsafeIdentifierError(RankwiseError, ValueError):
     """A table or column name would not be safe to place in SQL."""
 
 
+class InputReadError(RankwiseError, ValueError):
+    """An input file or folder cannot be read: missing, unreadable, corrupt, truncated, not in
+    the format it claims, or a folder mixing formats. The engine's or the OS's own error is kept
+    as ``__cause__``."""
+
+
+class OutputError(RankwiseError, OSError):
+    """An output (``-o`` file, report, figure) cannot be written: a missing folder, a read-only
+    file system, a full disk, a directory in the way. Nothing is left half-written."""
+
+
+class EngineResourceError(RankwiseError, MemoryError):
+    """The engine ran out of memory (e.g. DuckDB under ``memory_limit``); the engine's error is
+    kept as ``__cause__``."""
+
+
+class EngineError(RankwiseError, RuntimeError):
+    """An engine (Polars, DuckDB, Spark) failed on the data in a way no check foresaw; the
+    engine's error is kept as ``__cause__``."""
+
+
 class RankwiseWarning(UserWarning):
     """Something the user should know about the data, e.g. run queries without judgments."""
 
