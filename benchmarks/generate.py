@@ -4,7 +4,8 @@
 
 Each query retrieves ``--docs`` documents with float32-representable scores (a fraction
 ``--tie-rate`` rounded so they tie) and has ``--judged`` judgments (graded 0-3, about half drawn from the retrieved
-documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (strings),
+documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (strings; int64 with
+``--int-ids``),
 score (float64); query_id, doc_id, relevance (int64).
 """
 
@@ -18,7 +19,7 @@ import polars as pl
 
 
 def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
-             files: int = 1) -> None:
+             files: int = 1, int_ids: bool = False) -> None:
     """Write run.parquet and qrels.parquet, or with ``files`` > 1 the folders run/ and qrels/
     of ``files`` Parquet files each (generated one file at a time: bounded memory)."""
     if files > 1:
@@ -28,16 +29,17 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
             if count <= 0:
                 break
             part = out / f"part-{i:03d}"
-            _generate(part, first, count, docs, judged, tie_rate, sort, seed + i)
+            _generate(part, first, count, docs, judged, tie_rate, sort, seed + i, int_ids)
             for kind in ("run", "qrels"):
                 (out / kind).mkdir(parents=True, exist_ok=True)
                 (part / f"{kind}.parquet").rename(out / kind / f"part-{i:03d}.parquet")
             part.rmdir()
         return
-    _generate(out, 0, queries, docs, judged, tie_rate, sort, seed)
+    _generate(out, 0, queries, docs, judged, tie_rate, sort, seed, int_ids)
 
 
-def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int) -> None:
+def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
+              int_ids: bool = False) -> None:
     rng = np.random.default_rng(seed)
     n = queries * docs
     q = np.repeat(np.arange(first, first + queries, dtype=np.int64), docs)
@@ -63,7 +65,7 @@ def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_r
     })
     qrels = pl.concat([from_run, other]).unique(["query_id", "doc_id"])
     qrels = qrels.with_columns(relevance=pl.Series(rng.choice([0, 0, 1, 2, 3], qrels.height)))
-    as_str = [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
+    as_str = [] if int_ids else [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
     out.mkdir(parents=True, exist_ok=True)
     run.with_columns(as_str).write_parquet(out / "run.parquet")
     qrels.with_columns(as_str).write_parquet(out / "qrels.parquet")
@@ -79,8 +81,9 @@ def main() -> None:
     p.add_argument("--sorted", action="store_true", help="write the run sorted by (query, score desc)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--files", type=int, default=1, help="write folders run/ and qrels/ of this many files")
+    p.add_argument("--int-ids", action="store_true", help="keep query and doc ids as int64 (MS MARCO style)")
     a = p.parse_args()
-    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files)
+    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids)
 
 
 if __name__ == "__main__":

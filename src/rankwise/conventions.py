@@ -5,7 +5,7 @@ Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_onl
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
-rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic'], got 'random'
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric'], got 'random'
 """
 
 from __future__ import annotations
@@ -16,14 +16,34 @@ from typing import Literal, get_args
 
 from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
 
-TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic"]
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
 """How documents with equal scores are ordered.
 
-- ``trec_eval``: score descending, then doc_id descending (trec_eval's rule; the default).
-- ``doc_asc``: score descending, then doc_id ascending.
-- ``optimistic``: among equal scores, more relevant documents first (then doc_id descending).
-- ``pessimistic``: among equal scores, less relevant (and unjudged) documents first.
+- ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
+  column's type (trec_eval's ``strcmp`` rule; the default): among tied scores, integer doc id
+  5 ranks above 48, and 48 above 100.
+- ``doc_asc``: score descending, then doc_id ascending (as text).
+- ``optimistic``: among equal scores, more relevant documents first (then doc_id descending,
+  as text).
+- ``pessimistic``: among equal scores, less relevant (and unjudged) documents first (then
+  doc_id descending, as text).
+- ``doc_desc_numeric``: score descending, then doc_id descending in the column's own type:
+  integer ids by value (100 above 48 above 5), string ids as text.
 """
+
+TieKey = Literal["score", "relevance", "doc_text", "doc"]
+"""A key of a tie order: the score, the relevance (unjudged: 0), the doc id compared as text
+(integers as their decimal text), the doc id in its own type."""
+
+TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
+    "trec_eval": (("score", True), ("doc_text", True)),
+    "doc_asc": (("score", True), ("doc_text", False)),
+    "optimistic": (("score", True), ("relevance", True), ("doc_text", True)),
+    "pessimistic": (("score", True), ("relevance", False), ("doc_text", True)),
+    "doc_desc_numeric": (("score", True), ("doc", True)),
+}
+"""Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
+Polars engine and the SQL compiler both render."""
 
 MissingPolicy = Literal["ignore", "zero"]
 """Queries that have judgments but are absent from the run.
@@ -33,6 +53,8 @@ MissingPolicy = Literal["ignore", "zero"]
 """
 
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+MAX_INT = 2**62
+"""The largest integer parameter (cutoff, max_rank) the engines' 64-bit integers hold safely."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
 
@@ -69,6 +91,10 @@ class Conventions:
         ):
             raise InvalidParameterError(
                 f"convention 'max_rank' must be a positive integer or None, got {self.max_rank!r}"
+            )
+        if self.max_rank is not None and self.max_rank > MAX_INT:
+            raise InvalidParameterError(
+                f"convention 'max_rank' must be at most {MAX_INT} (2**62), got {self.max_rank!r}"
             )
         if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or self.rel != self.rel:
             raise InvalidParameterError(f"convention 'rel' must be a number, got {self.rel!r}")

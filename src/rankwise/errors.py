@@ -55,7 +55,7 @@ class UnsafeIdentifierError(RankwiseError, ValueError):
     """A table or column name would not be safe to place in SQL."""
 
 
-class InputReadError(RankwiseError, ValueError):
+class InputReadError(UnsupportedInputError, ValueError):
     """An input file or folder cannot be read: missing, unreadable, corrupt, truncated, not in
     the format it claims, or a folder mixing formats. The engine's or the OS's own error is kept
     as ``__cause__``."""

@@ -16,6 +16,7 @@ from rankwise.errors import (
     RankwiseWarning,
     UnknownMetricError,
 )
+from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric, parse_metrics
 
@@ -29,7 +30,7 @@ def _warn_unjudged(count: int) -> None:
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
             f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
             RankwiseWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
@@ -102,6 +103,18 @@ def evaluate(
                 "query_chunks applies to the Polars engine without by= segments; "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
+    with engine_faults({"run": run, "qrels": qrels}):
+        return _evaluate(
+            run, qrels, parsed, engine, conv, columns, run_format, qrels_format, by,
+            duckdb_config, query_chunks,
+        )
+
+
+def _evaluate(
+    run: Any, qrels: Any, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
+    run_format: FileFormat | None, qrels_format: FileFormat | None, by: str | Iterable[str] | None,
+    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None,
+) -> pl.DataFrame:
     segments = [by] if isinstance(by, str) else list(by or [])
     if segments:
         return _evaluate_segments(

@@ -14,13 +14,19 @@ from __future__ import annotations
 import glob as globlib
 import gzip
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 import polars as pl
 
 from rankwise.conventions import Columns
-from rankwise.errors import InvalidParameterError, UnsupportedInputError
+from rankwise.errors import (
+    ColumnTypeError,
+    InputReadError,
+    InvalidParameterError,
+    UnsupportedInputError,
+)
 
 Kind = Literal["run", "qrels"]
 FileFormat = Literal["parquet", "csv", "tsv", "trec"]
@@ -33,17 +39,56 @@ _EXTENSIONS: dict[str, FileFormat] = {
 _GLOB_CHARS = ("*", "?", "[")
 
 
-def _open_text(path: Path) -> Any:
-    with path.open("rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open(encoding="utf-8", errors="replace")
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, gunzipped when it is gzip; a missing, unreadable or truncated file is an
+    :class:`~rankwise.errors.InputReadError` naming it."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
+    return data
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for an I/O failure (truncated gzip reads as 'truncated')."""
+    if isinstance(exc, EOFError):
+        return "the gzip stream is truncated (the file ends before its data does)"
+    if isinstance(exc, (gzip.BadGzipFile, zlib.error)):
+        return f"the gzip data is corrupt ({exc})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _head(path: Path, size: int = 65536) -> bytes:
+    """The first bytes of a file (of its gunzipped content if gzip), for sniffing its format."""
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(2)
+        if magic == b"\x1f\x8b":
+            with gzip.open(path, "rb") as gz:
+                return gz.read(size)
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
 
 
 def is_gzip(path: Path) -> bool:
-    with path.open("rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+    try:
+        with path.open("rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError as exc:
+        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
+
+
+def header_names(path: Path, sep: str) -> list[str]:
+    """The column names of a CSV/TSV file's header line."""
+    first = _head(path).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
+    return [f.strip().strip('"') for f in first.split(sep)]
 
 
 def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
@@ -55,11 +100,10 @@ def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
         return _EXTENSIONS[suffixes[-1]]
     if not path.is_file():
         return "trec"
-    with path.open("rb") as fh:
-        if fh.read(4) == b"PAR1":
-            return "parquet"
-    with _open_text(path) as fh:
-        first = fh.readline()
+    head = _head(path)
+    if head[:4] == b"PAR1":
+        return "parquet"
+    first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
     names = {(columns or Columns()).query_id, (columns or Columns()).doc_id}
     if "\t" in first and names <= {f.strip() for f in first.split("\t")}:
         return "tsv"
@@ -71,21 +115,22 @@ def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
 def expand_path(obj: str | os.PathLike[str]) -> tuple[list[Path], bool]:
     """The files a path names, and whether it was a folder or a glob (many files)."""
     text = os.fspath(obj)
-    if any(c in text for c in _GLOB_CHARS):
+    if any(c in text for c in _GLOB_CHARS) and not os.path.exists(text):
+        # a file that exists is read as that file, even when its name holds glob characters
         files = sorted(Path(p) for p in globlib.glob(text, recursive=True) if Path(p).is_file())
         if not files:
-            raise UnsupportedInputError(f"no file matches {text!r}")
+            raise InputReadError(f"no file matches {text!r}")
         return files, True
     path = Path(text)
     if not path.exists():
-        raise UnsupportedInputError(f"no such file: {text!r}")
+        raise InputReadError(f"no such file: {text!r}")
     if path.is_dir():
         files = sorted(
             p for p in path.rglob("*")
             if p.is_file() and not p.name.startswith((".", "_")) and p.name != "SUCCESS"
         )
         if not files:
-            raise UnsupportedInputError(f"the folder {text!r} holds no files")
+            raise InputReadError(f"the folder {text!r} holds no files")
         return files, True
     return [path], False
 
@@ -98,40 +143,64 @@ def check_format(fmt: str | None) -> FileFormat | None:
     return fmt  # type: ignore[return-value]
 
 
+def decode_utf8(data: bytes, path: Path) -> str:
+    """``data`` as UTF-8 text; invalid UTF-8 is refused with an error naming the line (decoding
+    it loosely could map two different ids to the same text)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputReadError(
+            f"{str(path)!r}, line {line}: not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r}); "
+            "rankwise reads TREC files as UTF-8 and will not guess, because decoding loosely could "
+            "merge two different ids: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+        ) from exc
+
+
 def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
     """Read a TREC run (``qid Q0 doc rank score tag``) or qrels (``qid iter doc rel``) file,
-    gzipped or not.
+    gzipped or not, exactly as trec_eval splits it.
 
-    Fields are separated by any whitespace; anything after the sixth (run) or fourth (qrels)
-    field is ignored, as trec_eval does. Ids are read as strings.
+    Lines end at ``\\n`` (a ``\\r`` before it is dropped); fields are separated by ASCII spaces
+    and tabs only, so any other character (a non-breaking space, U+2028, U+0085, ...) is part of
+    the id it appears in. Blank lines are skipped; anything after the sixth (run) or fourth
+    (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
+    UTF-8 (invalid bytes are refused, naming the line).
     """
-    with _open_text(path) as fh:
-        lines = pl.DataFrame({"line": fh.read().splitlines()}, schema={"line": pl.String})
-    parts = lines.filter(pl.col("line").str.strip_chars() != "").select(
-        pl.col("line").str.extract_all(r"\S+").alias("f")
+    text = decode_utf8(read_bytes(path), path)
+    lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r").to_frame()
+    lines = lines.with_row_index("__line", offset=1)
+    parts = lines.filter(pl.col("line").str.strip_chars(" \t") != "").select(
+        "__line", pl.col("line").str.extract_all(r"[^ \t]+").alias("f")
     )
     need = 6 if kind == "run" else 4
     short = parts.filter(pl.col("f").list.len() < need)
     if short.height:
         example = " ".join(short["f"][0])
-        raise UnsupportedInputError(
-            f"{str(path)!r} is not a TREC {kind} file: expected at least {need} whitespace-separated "
-            f"fields per line ({'qid Q0 doc rank score tag' if kind == 'run' else 'qid iter doc rel'}), "
-            f"found the line {example!r}"
+        raise InputReadError(
+            f"{str(path)!r} is not a TREC {kind} file: expected at least {need} fields per line, "
+            f"separated by spaces or tabs "
+            f"({'qid Q0 doc rank score tag' if kind == 'run' else 'qid iter doc rel'}); "
+            f"line {short['__line'][0]} is {example!r}"
         )
     f = pl.col("f")
     value_index, value_name = (4, columns.score) if kind == "run" else (3, columns.relevance)
-    try:
-        return parts.select(
-            f.list.get(0).alias(columns.query_id),
-            f.list.get(2).alias(columns.doc_id),
-            f.list.get(value_index).cast(pl.Float64).alias(value_name),
+    value = f.list.get(value_index)
+    parsed = parts.select(
+        "__line",
+        f.list.get(0).alias(columns.query_id),
+        f.list.get(2).alias(columns.doc_id),
+        value.cast(pl.Float64, strict=False).alias(value_name),
+        value.alias("__text"),
+    )
+    bad = parsed.filter(pl.col(value_name).is_null())
+    if bad.height:
+        raise InputReadError(
+            f"{str(path)!r}, line {bad['__line'][0]}: the "
+            f"{'score (5th)' if kind == 'run' else 'relevance (4th)'} field of a TREC {kind} line "
+            f"must be a number, found {bad['__text'][0]!r}"
         )
-    except pl.exceptions.InvalidOperationError as exc:
-        raise UnsupportedInputError(
-            f"{str(path)!r}: the {'score (5th)' if kind == 'run' else 'relevance (4th)'} field "
-            f"of a TREC {kind} file must be a number"
-        ) from exc
+    return parsed.drop("__line", "__text")
 
 
 def trec_runid(path: str | os.PathLike[str]) -> str | None:
@@ -142,27 +211,81 @@ def trec_runid(path: str | os.PathLike[str]) -> str | None:
         return None
     if detect_format(files[0]) != "trec":
         return None
-    with _open_text(files[0]) as fh:
-        for line in fh:
-            fields = line.split()
-            if fields:
-                return fields[5] if len(fields) >= 6 else None
+    for line in _head(files[0]).split(b"\n"):
+        fields = [f for f in line.rstrip(b"\r").replace(b"\t", b" ").split(b" ") if f]
+        if fields:
+            return fields[5].decode("utf-8", errors="replace") if len(fields) >= 6 else None
     return None
+
+
+def file_format(files: list[Path], text: str, columns: Columns, fmt: str | None) -> FileFormat:
+    """The format of the files an input names: ``fmt`` if given, else each file's own (by
+    extension, else content); a folder or glob of files in different formats is refused."""
+    forced = check_format(fmt)
+    if forced is not None:
+        return forced
+    found: dict[FileFormat, Path] = {}
+    for f in files:
+        found.setdefault(detect_format(f, columns), f)
+    if len(found) > 1:
+        listed = ", ".join(f"{f.name} ({kind})" for kind, f in found.items())
+        raise InputReadError(
+            f"{text!r} mixes file formats: {listed}; keep one format per folder, or pass the "
+            "files of one format (a glob such as 'folder/*.parquet')"
+        )
+    return next(iter(found))
+
+
+def check_parquet(files: list[Path]) -> None:
+    """Read each Parquet file's footer (cheap: its metadata, not its data): an empty, truncated
+    or corrupt file is an :class:`~rankwise.errors.InputReadError` naming it."""
+    import pyarrow.parquet as pq
+
+    for f in files:
+        try:
+            pq.read_metadata(f)
+        except (OSError, pa_errors()) as exc:
+            size = f.stat().st_size if f.exists() else 0
+            what = "is empty (0 bytes)" if size == 0 else f"is not a readable Parquet file ({exc})"
+            raise InputReadError(f"{str(f)!r} {what}") from exc
+
+
+def pa_errors() -> type[Exception]:
+    import pyarrow as pa
+
+    return pa.ArrowException  # type: ignore[no-any-return]
+
+
+def csv_overrides(kind: Kind, columns: Columns) -> dict[str, pl.DataType]:
+    """CSV/TSV columns read with a fixed type, not inferred from the first rows: ids are text
+    (``0012`` stays ``0012``), the score or relevance is a float."""
+    value = columns.score if kind == "run" else columns.relevance
+    return {columns.query_id: pl.String(), columns.doc_id: pl.String(), value: pl.Float64()}
+
+
+def check_not_empty(files: list[Path]) -> None:
+    for f in files:
+        if f.stat().st_size == 0:
+            raise InputReadError(f"{str(f)!r} is empty (0 bytes)")
 
 
 def scan_path(obj: str | os.PathLike[str], kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
     """Lazily read a file, folder or glob (Parquet with hive partitions, CSV/TSV, TREC)."""
-    forced = check_format(fmt)
+    check_format(fmt)
     files, many = expand_path(obj)
-    chosen = forced or detect_format(files[0], columns)
+    chosen = file_format(files, os.fspath(obj), columns, fmt)
     if chosen == "parquet":
+        check_parquet(files)
         if many:
             return pl.scan_parquet(files, hive_partitioning=True, hive_schema=None)
         return pl.scan_parquet(files[0])
+    check_not_empty(files)
     if chosen in ("csv", "tsv"):
         sep = "," if chosen == "csv" else "\t"
+        types = csv_overrides(kind, columns)
         frames = [
-            pl.read_csv(f, separator=sep).lazy() if is_gzip(f) else pl.scan_csv(f, separator=sep)
+            pl.read_csv(read_bytes(f), separator=sep, schema_overrides=types).lazy()
+            if is_gzip(f) else pl.scan_csv(f, separator=sep, schema_overrides=types)
             for f in files
         ]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
@@ -173,6 +296,26 @@ def duckdb_arrow(relation: Any) -> Any:
     """A DuckDB relation's rows as a pyarrow Table (``to_arrow_table`` on DuckDB >= 1.4)."""
     method = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
     return method()
+
+
+def from_pandas(frame: Any, kind: Kind) -> pl.LazyFrame:
+    """A pandas DataFrame as a LazyFrame; an object column holding values of several types
+    (e.g. strings and integers) is a :class:`~rankwise.errors.ColumnTypeError` naming it."""
+    import pandas as pd
+
+    try:
+        return pl.from_pandas(frame).lazy()
+    except (pa_errors(), TypeError, ValueError) as exc:
+        for name in frame.columns:
+            kinds = pd.api.types.infer_dtype(frame[name], skipna=True)
+            if kinds.startswith("mixed"):
+                types = sorted({type(v).__name__ for v in frame[name].dropna().head(10_000)})
+                raise ColumnTypeError(
+                    f"the {kind}'s pandas column {str(name)!r} holds values of several types "
+                    f"({', '.join(types)}); convert it to one type first, e.g. "
+                    f"df[{str(name)!r}].astype(str)"
+                ) from exc
+        raise ColumnTypeError(f"cannot convert the {kind}'s pandas DataFrame: {exc}") from exc
 
 
 def to_lazyframe(obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
@@ -190,7 +333,7 @@ def to_lazyframe(obj: Any, kind: Kind, columns: Columns, fmt: str | None = None)
         if isinstance(obj, pa.Table):
             return pl.from_arrow(obj).lazy()  # type: ignore[union-attr]
     if module == "pandas":
-        return pl.from_pandas(obj).lazy()
+        return from_pandas(obj, kind)
     if module in ("duckdb", "_duckdb"):
         return pl.from_arrow(duckdb_arrow(obj)).lazy()  # type: ignore[union-attr]
     raise UnsupportedInputError(

@@ -7,7 +7,7 @@ value. The engines never decide what is an error on their own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,26 +68,48 @@ class DataProfile:
     nan_value: int
     duplicate: tuple[Any, Any] | None
     """One (query_id, doc_id) pair that occurs more than once, if any."""
+    inf_value: int = 0
+    """Infinite values of the score (allowed: they rank first or last) or relevance (refused)."""
 
 
-def check_profile(profile: DataProfile, kind: Kind, columns: Columns) -> None:
-    """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, duplicated documents."""
+Problem = Literal["null_doc", "null_value", "nan_value", "inf_value"]
+"""A kind of bad row an engine can be asked to find an example query of."""
+
+
+def check_profile(
+    profile: DataProfile, kind: Kind, columns: Columns,
+    example: Callable[[Problem], Any] | None = None,
+) -> None:
+    """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, infinite relevance,
+    duplicated documents. ``example(problem)`` (on the error path only) gives the id of a query
+    holding such a row, named in the message."""
+
+    def where(problem: Problem) -> str:
+        if example is None:
+            return ""
+        found = example(problem)
+        return "" if found is None else f" (e.g. in query {found!r})"
+
     if profile.rows == 0:
         raise EmptyInputError(f"the {kind} is empty: it has no rows")
     value = value_column(kind, columns)
-    for count, name in (
-        (profile.null_query, columns.query_id),
-        (profile.null_doc, columns.doc_id),
-        (profile.null_value, value),
-    ):
+    if profile.null_query:
+        raise InvalidValueError(
+            f"the {kind}'s column {columns.query_id!r} holds {profile.null_query} NULL value(s); "
+            "remove or fill them"
+        )
+    problems: tuple[tuple[int, Problem, str, str], ...] = (
+        (profile.null_doc, "null_doc", columns.doc_id, "NULL"),
+        (profile.null_value, "null_value", value, "NULL"),
+        (profile.nan_value, "nan_value", value, "NaN"),
+        (profile.inf_value if kind == "qrels" else 0, "inf_value", value, "infinite"),
+    )
+    for count, problem, name, what in problems:
         if count:
             raise InvalidValueError(
-                f"the {kind}'s column {name!r} holds {count} NULL value(s); remove or fill them"
+                f"the {kind}'s column {name!r} holds {count} {what} value(s){where(problem)}; "
+                + ("relevance must be a finite number" if problem == "inf_value" else "remove or fill them")
             )
-    if profile.nan_value:
-        raise InvalidValueError(
-            f"the {kind}'s column {value!r} holds {profile.nan_value} NaN value(s); remove or fill them"
-        )
     if profile.duplicate is not None:
         q, d = profile.duplicate
         raise DuplicateDocumentError(

@@ -18,13 +18,17 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankwise._duckdb.macros import register
-from rankwise.conventions import Columns, Conventions, quote_identifier
+from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.io import (
     check_format,
-    detect_format,
+    check_not_empty,
+    check_parquet,
+    csv_overrides,
     duckdb_arrow,
     expand_path,
+    file_format,
+    header_names,
     is_gzip,
     to_lazyframe,
 )
@@ -47,6 +51,7 @@ from rankwise.recipes import (
 from rankwise.validate import (
     DataProfile,
     Kind,
+    Problem,
     TypeClass,
     check_profile,
     check_schema,
@@ -115,17 +120,28 @@ def _source(
     in memory (a frame or table, not files to read or a lazy query to run). Parquet and CSV
     files (also folders, globs, hive partitions, gzip) are read by DuckDB itself."""
     if isinstance(obj, (str, os.PathLike)):
-        forced = check_format(fmt)
+        check_format(fmt)
         files, many = expand_path(obj)
-        chosen = forced or detect_format(files[0], columns)
+        chosen = file_format(files, os.fspath(obj), columns, fmt)
         paths = "[" + ", ".join(literal(str(f)) for f in files) + "]"
         if chosen == "parquet":
+            check_parquet(files)
             return f"read_parquet({paths}, hive_partitioning = {literal(many)}, union_by_name = true)", False
         if chosen in ("csv", "tsv") and all(
             not is_gzip(f) or f.suffix.lower() == ".gz" for f in files
         ):
-            sep = literal("," if chosen == "csv" else "\t")
-            return f"read_csv({paths}, header = true, delim = {sep}, union_by_name = true)", False
+            check_not_empty(files)
+            sep = "," if chosen == "csv" else "\t"
+            # ids are text and the value a float, not inferred from the first rows
+            present = set(header_names(files[0], sep))
+            types = ", ".join(
+                f"{literal(name)}: {'VARCHAR' if dtype == pl.String else 'DOUBLE'}"
+                for name, dtype in csv_overrides(kind, columns).items() if name in present
+            )
+            return (
+                f"read_csv({paths}, header = true, delim = {literal(sep)}, union_by_name = true, "
+                f"types = {{{types}}})"
+            ), False
         obj = to_lazyframe(obj, kind, columns, fmt)
     name = f"rw_input_{kind}_{next(_counter)}"
     # a registered LazyFrame is collected anew by every statement that scans it
@@ -183,19 +199,30 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     row = con.sql(
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
-        f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)) FROM {v}"
+        f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)), "
+        f"count(*) FILTER (WHERE isinf({value})) FROM {v}"
     ).fetchall()[0]
     dup = con.sql(
         f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
         f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall() if row[5] < row[0] else []
+    tests: dict[Problem, str] = {
+        "null_doc": "doc_id IS NULL", "null_value": f"{value} IS NULL",
+        "nan_value": f"isnan({value})", "inf_value": f"isinf({value})",
+    }
+
+    def example(problem: Problem) -> object:
+        found = con.sql(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
+        return found[0][0] if found else None
+
     check_profile(
         DataProfile(
             rows=row[0], null_query=row[1], null_doc=row[2], null_value=row[3], nan_value=row[4],
-            duplicate=(dup[0][0], dup[0][1]) if dup else None,
+            duplicate=(dup[0][0], dup[0][1]) if dup else None, inf_value=row[6],
         ),
         kind,
         columns,
+        example,
     )
 
 
@@ -409,13 +436,19 @@ class _Compiler:
         return _FN_SQL[node.op].format(*(self.final(a, part) for a in node.args))
 
 
-TIE_ORDER: dict[str, str] = {
-    "trec_eval": "score DESC, doc_id DESC",
-    "doc_asc": "score DESC, doc_id ASC",
-    "optimistic": "score DESC, coalesce(relevance, 0.0) DESC, doc_id DESC",
-    "pessimistic": "score DESC, coalesce(relevance, 0.0) ASC, doc_id DESC",
+_TIE_SQL: dict[TieKey, str] = {
+    "score": "score",
+    "relevance": "coalesce(relevance, 0.0)",
+    "doc_text": "CAST(doc_id AS STRING)",
+    "doc": "doc_id",
 }
-"""The ranking order of each tie policy (as in ``rw_ranked``), over the joined rows."""
+
+
+def tie_order(ties: str) -> str:
+    """The ORDER BY of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`, as in
+    ``rw_ranked``) over the joined rows. Doc ids compared as text are cast to text (a no-op
+    on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them."""
+    return ", ".join(f"{_TIE_SQL[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
 
 UNJUDGED_COLUMN = "__rw_unjudged_queries"
 """The extra output column of :func:`build_sql` with ``count_unjudged``."""
@@ -445,7 +478,7 @@ def _ranking_cte(
     rows are ranked first, then only the judged ones are kept, with each query's top row (so
     that every run query still reaches the aggregation): the running sums then sum down far
     fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
-    order = TIE_ORDER[conv.ties]
+    order = tie_order(conv.ties)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
     source, where, rank = "joined", "", "row_number() OVER w"
@@ -595,6 +628,8 @@ def evaluate_duckdb(
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB refused the settings {dict(config or {})}: {exc}") from exc
     try:
+        # no progress bar: evaluate() never writes into the caller's stdout
+        con.execute("SET enable_progress_bar = false")
         register(con)
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)

@@ -23,7 +23,7 @@ from typing import Literal
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise.conventions import Columns, Conventions
+from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.recipes import (
@@ -48,6 +48,7 @@ from rankwise.recipes import (
 from rankwise.validate import (
     DataProfile,
     Kind,
+    Problem,
     TypeClass,
     check_profile,
     check_schema,
@@ -81,6 +82,21 @@ def _duplicate(lf: pl.LazyFrame) -> tuple[object, object] | None:
     return (dup[Q][0], dup[D][0]) if dup.height else None
 
 
+def _example(frame: pl.LazyFrame, kind: Kind) -> Callable[[Problem], object]:
+    """The id of a query holding a bad row (for error messages only)."""
+    value = pl.col(S if kind == "run" else REL)
+    tests: dict[Problem, pl.Expr] = {
+        "null_doc": pl.col(D).is_null(), "null_value": value.is_null(),
+        "nan_value": value.is_nan(), "inf_value": value.is_infinite(),
+    }
+
+    def find(problem: Problem) -> object:
+        found = frame.filter(tests[problem]).select(Q).head(1).collect()
+        return found[Q][0] if found.height else None
+
+    return find
+
+
 @dataclass
 class Prepared:
     """Normalised inputs: run (``__q, __d, __s``) and qrels (``__q, __d, __rel``)."""
@@ -89,6 +105,7 @@ class Prepared:
     qrels: pl.LazyFrame
     query_dtype: pl.DataType
     columns: Columns
+    doc_dtype: pl.DataType = field(default_factory=pl.String)
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -107,7 +124,7 @@ class Prepared:
             row = count.row(0, named=True)
             repeats = row.pop("distinct_pairs") < row["rows"]
             duplicate = _duplicate(frame) if repeats else None
-            check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns)
+            check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind))
 
 
 def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
@@ -119,9 +136,15 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
     check_schema(qrels_types, qrels_raw, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
 
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+
+    def categorical(c: str) -> bool:
+        return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
+
     def ids(c: str, as_str: bool) -> pl.Expr:
         e = pl.col(c)
-        return e.cast(pl.String) if as_str else e
+        # Categorical and Enum ids are compared (and tie-broken) as their text
+        return e.cast(pl.String) if as_str or categorical(c) else e
 
     r = run.select(
         ids(columns.query_id, q_str).alias(Q),
@@ -133,19 +156,26 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
         ids(columns.doc_id, d_str).alias(D),
         pl.col(columns.relevance).cast(pl.Float64).alias(REL),
     )
-    prep = Prepared(r, j, r.collect_schema()[Q], columns)
+    schema = r.collect_schema()
+    prep = Prepared(r, j, schema[Q], columns, schema[D])
     if check_data:
         prep.check(pl.collect_all(prep.count_plans()))
     return prep
 
 
-_TIE_KEYS: dict[str, tuple[list[pl.Expr], bool]] = {
-    # every policy in one direction, so one sort per query ranks
-    "trec_eval": ([pl.col(S), pl.col(D)], True),
-    "doc_asc": ([-pl.col(S), pl.col(D)], False),
-    "optimistic": ([pl.col(S), pl.col(REL).fill_null(0.0), pl.col(D)], True),
-    "pessimistic": ([pl.col(S), -pl.col(REL).fill_null(0.0), pl.col(D)], True),
-}
+def tie_keys(ties: str, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
+    """The sort keys and directions of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`)
+    over the joined rows. Integer doc ids compared as text are cast to their decimal text:
+    trec_eval's ``strcmp`` order."""
+    keys: dict[str, pl.Expr] = {
+        "score": pl.col(S),
+        "relevance": pl.col(REL).fill_null(0.0),
+        "doc_text": pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
+        "doc": pl.col(D),
+    }
+    order = TIE_ORDERS[ties]
+    return [keys[k] for k, _ in order], [desc for _, desc in order]
+
 
 ELEMENT = pl.element()
 """The relevance of a ranked document, inside a per-query sequence expression."""
@@ -160,7 +190,7 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False) -> pl.L
 
     The run is joined with the qrels and each query's values are sorted once by the tie
     policy's keys: one small sort per query, no global sort, no window."""
-    keys, descending = _TIE_KEYS[conv.ties]
+    keys, descending = tie_keys(conv.ties, prep.doc_dtype)
     ordered = [pl.col(c).sort_by(keys, descending=descending) for c in _carried(docs)]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
@@ -177,6 +207,7 @@ def _audit(value: str) -> list[pl.Expr]:
         pl.col(D).null_count().alias("__null_doc"),
         pl.col(value).null_count().alias("__null_value"),
         pl.col(value).is_nan().sum().alias("__nan_value"),
+        pl.col(value).is_infinite().sum().alias("__inf_value"),
     ]
 
 
@@ -189,6 +220,7 @@ def _audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
         pl.col("__null_doc").sum().alias("null_doc"),
         pl.col("__null_value").sum().alias("null_value"),
         pl.col("__nan_value").sum().alias("nan_value"),
+        pl.col("__inf_value").sum().alias("inf_value"),
         pl.col("__distinct_docs").sum().alias("distinct_pairs"),
         *extra,
     )
