@@ -1,6 +1,7 @@
 r"""Write results as ``trec_eval -q`` prints them: ``measure<TAB>query<TAB>value`` lines.
 
-Per-query lines come first (query by query, measures in the order given; geometric-mean
+Per-query lines come first (query by query, in trec_eval's order: sorted by the id's text,
+``"10"`` before ``"9"``; measures in the order given; geometric-mean
 measures and NumQ have no per-query line, as in trec_eval; relstring, text, is quoted and
 has only per-query lines), then the ``all`` lines: ``runid``
 (when known), ``num_q``, and each measure's summary (means; sums for counts; geometric means
@@ -19,9 +20,13 @@ trec_eval's measure names (``map``, ``P_10``, ``official``, ...) the text is tre
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from typing import Any
+
 import polars as pl
 
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, InvalidValueError
 from rankwise.evaluate import metric_of_column, summarize
 from rankwise.metric import Metric
 
@@ -38,14 +43,42 @@ def _value(metric: Metric, value: float | str) -> str:
     return f"{value:.4f}"
 
 
-def to_trec(
+_WHITESPACE = r"[\s\x1c-\x1f]"
+"""Whitespace as any reader splits on it (Unicode's, and the separators Python's str.split
+takes): a TREC line's fields are separated by whitespace, so no field may hold any."""
+
+
+def _refuse_whitespace(what: str, value: str) -> None:
+    if value == "" or re.search(_WHITESPACE, value):
+        problem = "is empty" if value == "" else "holds whitespace"
+        raise InvalidValueError(
+            f"TREC output cannot hold the {what} {value!r}: it {problem}, and TREC lines are "
+            "whitespace-separated fields; use another format (csv, json, parquet) or other ids"
+        )
+
+
+def _check_query_ids(ids: pl.Series, query_id: str) -> None:
+    """Refuse the ids a TREC line cannot hold: NULL, empty, or holding whitespace."""
+    if ids.null_count():
+        raise InvalidValueError(f"TREC output cannot hold a NULL query id (column {query_id!r})")
+    bad = ids.filter((ids == "") | ids.str.contains(_WHITESPACE))
+    if bad.len():
+        more = f" ({bad.len() - 1} more such ids)" if bad.len() > 1 else ""
+        try:
+            _refuse_whitespace("query id", bad[0])
+        except InvalidValueError as exc:
+            raise InvalidValueError(f"{exc}{more}") from None
+
+
+def trec_lines(
     per_query: pl.DataFrame,
     *,
     query_id: str = "query_id",
     runid: str | None = None,
     per_query_lines: bool = True,
-) -> str:
-    """The ``trec_eval -q`` text of a per-query result (the output of :func:`rankwise.evaluate`)."""
+) -> Iterator[str]:
+    """The lines (without line ends) of :func:`to_trec`, produced one by one. Every check
+    (columns, ids, run id) is done before the first line is produced."""
     if query_id not in per_query.columns:
         raise InvalidParameterError(
             f"the result has no query column {query_id!r}; columns: {per_query.columns}"
@@ -55,20 +88,57 @@ def to_trec(
         for column in per_query.columns
         if column != query_id and (metric := metric_of_column(column)) is not None
     ]
-    lines: list[str] = []
-    if per_query_lines:
-        for row in per_query.iter_rows(named=True):
-            for column, metric in metrics:
-                if metric.spec.aggregate == "gmean" or metric.spec.name == "NumQ":
-                    continue
-                lines.append(_line(column, row[query_id], _value(metric, row[column])))
+    for column, _metric in metrics:
+        _refuse_whitespace("measure name", column)
+    if runid is not None:
+        _refuse_whitespace("run id", runid)
+    # trec_eval's order: queries sorted by the id's text (strcmp: "10" before "9")
+    ids = per_query.get_column(query_id).cast(pl.String)
+    _check_query_ids(ids, query_id)
+    ordered = per_query.with_columns(ids.alias(query_id)).sort(query_id, maintain_order=True)
     numeric = [column for column, metric in metrics if metric.spec.aggregate != "none"]
     summary = summarize(per_query.select(numeric)).row(0, named=True) if numeric else {}
+    return _lines(ordered, query_id, metrics, summary, runid, per_query_lines)
+
+
+def _lines(
+    ordered: pl.DataFrame,
+    query_id: str,
+    metrics: list[tuple[str, Metric]],
+    summary: dict[str, Any],
+    runid: str | None,
+    per_query_lines: bool,
+) -> Iterator[str]:
+    if per_query_lines:
+        shown = [
+            (column, metric) for column, metric in metrics
+            if metric.spec.aggregate != "gmean" and metric.spec.name != "NumQ"
+        ]
+        for row in ordered.iter_rows(named=True):
+            for column, metric in shown:
+                yield _line(column, row[query_id], _value(metric, row[column]))
     if runid is not None:
-        lines.append(_line("runid", "all", runid))
-    lines.append(_line("num_q", "all", str(per_query.height)))
+        yield _line("runid", "all", runid)
+    yield _line("num_q", "all", str(ordered.height))
     for column, metric in metrics:
         if metric.spec.name == "NumQ" or column not in summary:
             continue
-        lines.append(_line(column, "all", _value(metric, summary[column])))
-    return "\n".join(lines)
+        yield _line(column, "all", _value(metric, summary[column]))
+
+
+def to_trec(
+    per_query: pl.DataFrame,
+    *,
+    query_id: str = "query_id",
+    runid: str | None = None,
+    per_query_lines: bool = True,
+) -> str:
+    """The ``trec_eval -q`` text of a per-query result (the output of :func:`rankwise.evaluate`).
+
+    Queries come in trec_eval's order, sorted by the id's text (``"10"`` before ``"9"``),
+    whatever the id column's type. Ids (and a run id, and measure names) holding whitespace
+    (or empty, or NULL) cannot be written as TREC lines: they raise
+    :class:`~rankwise.errors.InvalidValueError` naming the value."""
+    return "\n".join(
+        trec_lines(per_query, query_id=query_id, runid=runid, per_query_lines=per_query_lines)
+    )
