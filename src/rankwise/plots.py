@@ -1,7 +1,8 @@
 """Pictures of a comparison (optional extra ``[plot]``: matplotlib, imported lazily).
 
 Every function returns the matplotlib Figure and, given ``path``, saves it (PNG or SVG by the
-path's extension). The Agg backend is used, so no display is needed.
+path's extension), whole or not at all (:mod:`rankwise.output`). The Agg backend is used, so
+no display is needed.
 
 - :func:`difference_plot`: per-query candidate − baseline, sorted, wins and losses coloured.
 - :func:`cutoff_curves`: a metric at k = 1..K for each run.
@@ -21,6 +22,7 @@ from rankwise.comparison import MissingExtraError
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluate import evaluate, summarize
 from rankwise.metric import parse_metrics
+from rankwise.output import atomic_path
 
 WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"
 
@@ -39,8 +41,24 @@ def _pyplot() -> Any:
 def _finish(fig: Any, path: str | Path | None) -> Any:
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=110)
+        save(fig, path, dpi=110)
     return fig
+
+
+def save(fig: Any, path: str | Path, **savefig: Any) -> Path:
+    """Save a figure to ``path`` whole or not at all (:mod:`rankwise.output`), in the format
+    of the path's extension (PNG without one, the extension then added, as matplotlib does);
+    returns the path written."""
+    import matplotlib
+
+    target = Path(path)
+    fmt = target.suffix[1:].lower()
+    if not fmt:
+        fmt = str(matplotlib.rcParams["savefig.format"])
+        target = target.with_name(f"{target.name}.{fmt}")
+    with atomic_path(target) as tmp:
+        fig.savefig(tmp, format=fmt, **savefig)
+    return target
 
 
 def _per_query(qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Any) -> dict[str, pl.DataFrame]:

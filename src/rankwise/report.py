@@ -24,6 +24,7 @@ import polars as pl
 
 from rankwise.comparison import Correction, Test, compare
 from rankwise.metric import Metric, parse_metrics
+from rankwise.output import atomic_paths
 
 
 def _cell(column: str, value: Any) -> str:
@@ -85,7 +86,8 @@ def report(
     **conventions: Any,
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
-    it) and return the comparison table. Figures: per-query differences of the first metric
+    it) and return the comparison table. The files are written whole or not at all (see
+    :mod:`rankwise.output`); a fault writing them raises :class:`~rankwise.errors.OutputError`. Figures: per-query differences of the first metric
     for every run against the baseline, nDCG@k curves, the interpolated precision–recall curve
     and the per-query distribution of the first metric."""
     from rankwise import plots
@@ -125,7 +127,14 @@ def report(
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
     )
     target = Path(path)
-    target.write_text(page, encoding="utf-8")
-    target.with_suffix(".md").write_text(to_markdown(table) + "\n", encoding="utf-8")
-    target.with_suffix(".tex").write_text(to_latex(table) + "\n", encoding="utf-8")
+    texts = {
+        target: page,
+        target.with_suffix(".md"): to_markdown(table) + "\n",
+        target.with_suffix(".tex"): to_latex(table) + "\n",
+    }
+    # the three files are written whole, and replaced together once all three are complete
+    with atomic_paths(list(texts)) as temps:
+        for tmp, text in zip(temps, texts.values(), strict=True):
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
     return table
