@@ -2,32 +2,46 @@
 
 ``rankwise eval RUN QRELS [-m METRIC ...]`` prints the mean of each metric over queries (and
 per query with ``--per-query``); ``rankwise metrics [NAME]`` lists or explains metrics.
-Errors are one line on stderr and exit code 2 (``--debug`` shows the traceback).
+Errors are one line on stderr and exit code 2 (``--debug`` shows the traceback); Ctrl-C exits
+with 130 and SIGTERM with 143, and no output file is then left half-written: every file is
+written to a temporary file beside it and renamed into place once complete
+(:mod:`rankwise.output`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import signal
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from types import FrameType
+from typing import NoReturn, TextIO
 
 import polars as pl
 
 from rankwise.comparison import compare
 from rankwise.conventions import Columns
-from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS, to_lazyframe, trec_runid
+from rankwise.output import (
+    os_reason,
+    output_error,
+    write_bytes_atomic,
+    write_lines_atomic,
+    write_text_atomic,
+)
 from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
 from rankwise.trec_names import trec_names_of
-from rankwise.trec_writer import to_trec
+from rankwise.trec_writer import trec_lines
 
 DEFAULT_METRICS: tuple[str, ...] = ("official",)
 """Default set: trec_eval's official measures (what ``trec_eval qrels run`` prints)."""
@@ -70,18 +84,55 @@ def _progress(args: argparse.Namespace, message: str) -> None:
         print(f"rankwise: {message}", file=sys.stderr, flush=True)
 
 
+class _StdoutError(OSError):
+    """Standard output could not be written (e.g. ``> /dev/full``)."""
+
+
+def _stdout(chunks: Iterable[str]) -> None:
+    """Write to standard output; an OS fault (other than the reader leaving) is a
+    :class:`_StdoutError`."""
+    try:
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _StdoutError(exc.errno, exc.strerror) from exc
+
+
+def _emit(args: argparse.Namespace, text: str) -> None:
+    """The text, with one line end, to ``-o`` (whole or not at all) or to standard output."""
+    text = text.rstrip("\n") + "\n"
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        _stdout([text])
+
+
+def _count_rows(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The run's and qrels' row counts for the progress line, or None when reading them fails:
+    the evaluation then reads them again and reports the fault, as it does without a
+    terminal (one error path)."""
+    columns = Columns(query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance)
+    try:
+        return (
+            to_lazyframe(args.run, "run", columns, args.run_format).select(pl.len()).collect().item(),
+            to_lazyframe(args.qrels, "qrels", columns, args.qrels_format).select(pl.len()).collect().item(),
+        )
+    except Exception:
+        return None
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     metrics = args.metric or list(DEFAULT_METRICS)
     segments = args.by or []
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     if not args.quiet and sys.stderr.isatty():
-        columns = Columns(query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance)
-        rows = [
-            to_lazyframe(args.run, "run", columns, args.run_format).select(pl.len()).collect().item(),
-            to_lazyframe(args.qrels, "qrels", columns, args.qrels_format).select(pl.len()).collect().item(),
-        ]
-        _progress(args, f"read {rows[0]:,} run rows and {rows[1]:,} judgments; evaluating with {args.engine} ...")
+        rows = _count_rows(args)
+        if rows is not None:
+            _progress(args, f"read {rows[0]:,} run rows and {rows[1]:,} judgments; evaluating with {args.engine} ...")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
@@ -106,18 +157,27 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
         runid = trec_runid(args.run) or Path(args.run).name.split(".")[0]
-        text = to_trec(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
+        # checked whole first, then written line by line (whole or not at all with -o)
+        lines = (
+            line + "\n"
+            for line in trec_lines(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
+        )
+        if args.output:
+            write_lines_atomic(args.output, lines)
+        else:
+            _stdout(lines)
+        return 0
     else:
         out = per_query if args.per_query else summary
         if args.format == "parquet":
-            out.write_parquet(args.output)
+            # encoded in memory (no larger than the frame), then written by Python: an OS fault
+            # is then an OSError (Polars would report it in its own error, or none at all)
+            buffer = io.BytesIO()
+            out.write_parquet(buffer)
+            write_bytes_atomic(args.output, buffer.getvalue())
             return 0
         text = out.write_csv() if args.format == "csv" else out.write_json()
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text.rstrip("\n") + "\n")
-    else:
-        print(text.rstrip("\n"))
+    _emit(args, text)
     return 0
 
 
@@ -168,11 +228,7 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
     else:
         with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40):
             text = str(frame)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text.rstrip("\n") + "\n")
-    else:
-        print(text.rstrip("\n"))
+    _emit(args, text)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -206,7 +262,12 @@ def _plots(args: argparse.Namespace, runs: dict[str, str], metric: str) -> None:
     from rankwise import plots
 
     folder = Path(args.plot)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"cannot write the figures into {args.plot!r}: it is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(args.plot, exc) from exc
     names = list(runs)
     base = args.baseline or names[0]
     safe = "".join(ch if ch.isalnum() else "_" for ch in metric)
@@ -229,8 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    # --debug is accepted after the command too (rankwise eval ... --debug); SUPPRESS keeps the
+    # subcommand from resetting a --debug given before it
+    debug = _Parser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show Python tracebacks on errors")
 
-    ev = sub.add_parser("eval", help="evaluate a run against qrels")
+    ev = sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug])
     ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("qrels", help="qrels: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
@@ -255,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
         ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
     ev.set_defaults(func=_cmd_eval)
 
-    co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests")
+    co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug])
     co.add_argument("qrels", help="qrels file, folder or glob")
     co.add_argument("runs", nargs="+", help="runs (named by their file names); the first is the baseline")
     co.add_argument("-m", "--metric", action="append", help="metric string (repeatable; default AP, nDCG@10, P@10, RR)")
@@ -272,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--quiet", action="store_true")
     co.set_defaults(func=_cmd_compare)
 
-    ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric")
+    ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug])
     ex.add_argument("run")
     ex.add_argument("qrels")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
@@ -281,26 +346,122 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
     ex.set_defaults(func=_cmd_explain)
 
-    me = sub.add_parser("metrics", help="list metrics, or explain one")
+    me = sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug])
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
     me.set_defaults(func=_cmd_metrics)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rankwise`` console script."""
-    args = build_parser().parse_args(argv)
+class _Terminated(SystemExit):
+    """Raised by the SIGTERM handler of :func:`main`: unwinds the stack, so that a file being
+    written is removed (its temporary file) rather than left half-written."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated(128 + signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises :class:`_Terminated` for the duration (main thread only: elsewhere
+    Python does not let a handler be set)."""
     try:
-        return int(args.func(args))
-    except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly
+        previous: Callable[[int, FrameType | None], object] | int | None = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _one_line(text: str) -> str:
+    """A message on one line: its lines joined."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _first_line(text: str) -> str:
+    """The first non-empty line of a foreign message (engines append hints and plans)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _os_message(exc: OSError) -> str:
+    reason = os_reason(exc)
+    names = [os.fspath(n) for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{' -> '.join(repr(n) for n in names)}: {reason}" if names else reason
+
+
+def _warning_line(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int,
+    file: TextIO | None = None, line: str | None = None,
+) -> None:
+    """Warnings (the engines' included) as one line each, not Python's two-line form."""
+    text = _one_line(str(message))
+    kind = "" if issubclass(category, RankwiseWarning) else f"{category.__name__}: "
+    _say(f"rankwise: warning: {kind}{text}")
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(Exception):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit, too, is quiet."""
+    with contextlib.suppress(Exception):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    except RankwiseError as exc:
-        if args.debug:
-            raise
-        print(f"rankwise: error: {exc}", file=sys.stderr)
-        return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rankwise`` console script.
+
+    Exit codes: 0 done; 2 an error (one line on stderr, ``rankwise: error: ...``; usage errors
+    too); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). No fault prints a traceback
+    unless ``--debug`` is given. Output files are written whole or not at all.
+    """
+    args = build_parser().parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
+    with _sigterm_unwinds(), warnings.catch_warnings():
+        warnings.showwarning = _warning_line
+        try:
+            code = int(args.func(args))
+            _stdout([])  # flushed here, so that a fault is reported here
+            return code
+        except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly
+            _silence_stdout()
+            return 0
+        except KeyboardInterrupt:
+            if debug:
+                raise
+            _say("rankwise: interrupted")
+            return 130
+        except _Terminated as exc:
+            _say("rankwise: terminated")
+            return int(exc.code or 143)
+        except RankwiseError as exc:
+            if debug:
+                raise
+            _say(f"rankwise: error: {_one_line(str(exc))}")
+            return 2
+        except _StdoutError as exc:
+            if debug:
+                raise
+            _silence_stdout()
+            _say(f"rankwise: error: cannot write to standard output: {_os_message(exc)}")
+            return 2
+        except OSError as exc:
+            if debug:
+                raise
+            _say(f"rankwise: error: {_os_message(exc)}")
+            return 2
+        except Exception as exc:  # the last resort: still one line, no traceback
+            if debug:
+                raise
+            detail = _first_line(str(exc))
+            _say(f"rankwise: error: {type(exc).__name__}{': ' + detail if detail else ''} (run with --debug for the traceback)")
+            return 2
 
 
 if __name__ == "__main__":
