@@ -357,23 +357,55 @@ class _Terminated(SystemExit):
     written is removed (its temporary file) rather than left half-written."""
 
 
+_Handler = Callable[[int, FrameType | None], object] | int | None
+
+_SIGNALS_SEEN: list[int] = []
+"""The signals (SIGINT, SIGTERM) received while :func:`main` runs. An engine may turn the
+exception a handler raises into its own error (DuckDB: "Query interrupted"); the command still
+exits as interrupted (130) or terminated (143)."""
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    _SIGNALS_SEEN.append(signum)
+    raise KeyboardInterrupt
+
+
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated(128 + signal.SIGTERM)
+    _SIGNALS_SEEN.append(signum)
+    raise _Terminated(128 + signum)
 
 
 @contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """SIGTERM raises :class:`_Terminated` for the duration (main thread only: elsewhere
-    Python does not let a handler be set)."""
+def _signals_unwind() -> Iterator[None]:
+    """For the duration, SIGINT raises KeyboardInterrupt and SIGTERM :class:`_Terminated`,
+    each noted in :data:`_SIGNALS_SEEN`; a signal the caller ignores stays ignored. Main thread
+    only (elsewhere Python lets no handler be set)."""
+    wanted: list[tuple[signal.Signals, _Handler, _Handler]] = [
+        (signal.SIGINT, _on_sigint, signal.default_int_handler),
+        (signal.SIGTERM, _on_sigterm, signal.SIG_DFL),
+    ]
+    previous: list[tuple[signal.Signals, _Handler]] = []
+    _SIGNALS_SEEN.clear()
     try:
-        previous: Callable[[int, FrameType | None], object] | int | None = signal.signal(signal.SIGTERM, _on_sigterm)
+        for signum, ours, usual in wanted:
+            if signal.getsignal(signum) == usual:
+                previous.append((signum, signal.signal(signum, ours)))
     except ValueError:  # not the main thread
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, theirs in previous:
+            signal.signal(signum, theirs)
+
+
+def _interrupted(exc: BaseException) -> int | None:
+    """The exit code when a signal stopped the command (130 SIGINT, 143 SIGTERM), else None."""
+    if isinstance(exc, _Terminated) or signal.SIGTERM in _SIGNALS_SEEN:
+        return 128 + signal.SIGTERM
+    if isinstance(exc, KeyboardInterrupt) or signal.SIGINT in _SIGNALS_SEEN:
+        return 128 + signal.SIGINT
+    return None
 
 
 def _one_line(text: str) -> str:
@@ -414,16 +446,29 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def _error_line(exc: Exception) -> str:
+    """The one line of an error: rankwise's own message, an OS fault with its file, or (the
+    last resort) the exception's type and the first line of its message."""
+    if isinstance(exc, RankwiseError):
+        return f"rankwise: error: {_one_line(str(exc))}"
+    if isinstance(exc, _StdoutError):
+        return f"rankwise: error: cannot write to standard output: {_os_message(exc)}"
+    if isinstance(exc, OSError):
+        return f"rankwise: error: {_os_message(exc)}"
+    detail = _first_line(str(exc))
+    return f"rankwise: error: {type(exc).__name__}{': ' + detail if detail else ''} (run with --debug for the traceback)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rankwise`` console script.
 
     Exit codes: 0 done; 2 an error (one line on stderr, ``rankwise: error: ...``; usage errors
-    too); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). No fault prints a traceback
-    unless ``--debug`` is given. Output files are written whole or not at all.
+    too); 130 interrupted (Ctrl-C, SIGINT); 143 terminated (SIGTERM). No fault prints a
+    traceback unless ``--debug`` is given. Output files are written whole or not at all.
     """
     args = build_parser().parse_args(argv)
     debug = bool(getattr(args, "debug", False))
-    with _sigterm_unwinds(), warnings.catch_warnings():
+    with _signals_unwind(), warnings.catch_warnings():
         warnings.showwarning = _warning_line
         try:
             code = int(args.func(args))
@@ -432,35 +477,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly
             _silence_stdout()
             return 0
-        except KeyboardInterrupt:
-            if debug:
+        except BaseException as exc:
+            stopped = _interrupted(exc)
+            if stopped is not None:
+                if debug and not isinstance(exc, _Terminated):
+                    raise
+                _say("rankwise: terminated" if stopped == 128 + signal.SIGTERM else "rankwise: interrupted")
+                return stopped
+            if debug or not isinstance(exc, Exception):  # SystemExit and the like pass
                 raise
-            _say("rankwise: interrupted")
-            return 130
-        except _Terminated as exc:
-            _say("rankwise: terminated")
-            return int(exc.code or 143)
-        except RankwiseError as exc:
-            if debug:
-                raise
-            _say(f"rankwise: error: {_one_line(str(exc))}")
-            return 2
-        except _StdoutError as exc:
-            if debug:
-                raise
-            _silence_stdout()
-            _say(f"rankwise: error: cannot write to standard output: {_os_message(exc)}")
-            return 2
-        except OSError as exc:
-            if debug:
-                raise
-            _say(f"rankwise: error: {_os_message(exc)}")
-            return 2
-        except Exception as exc:  # the last resort: still one line, no traceback
-            if debug:
-                raise
-            detail = _first_line(str(exc))
-            _say(f"rankwise: error: {type(exc).__name__}{': ' + detail if detail else ''} (run with --debug for the traceback)")
+            if isinstance(exc, _StdoutError):
+                _silence_stdout()
+            _say(_error_line(exc))
             return 2
 
 
