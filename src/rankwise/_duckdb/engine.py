@@ -603,6 +603,19 @@ def build_sql(
     )
 
 
+def connect(settings: Mapping[str, Any]) -> duckdb.DuckDBPyConnection:
+    """A new DuckDB connection with ``settings``, rankwise's macros installed and DuckDB's
+    progress bar off (an evaluation never writes into the caller's stdout)."""
+    import duckdb
+
+    try:
+        con = duckdb.connect(config=dict(settings))
+    except duckdb.Error as exc:
+        raise InvalidParameterError(f"DuckDB refused the settings {dict(settings)}: {exc}") from exc
+    con.execute("SET enable_progress_bar = false")
+    return register(con)  # type: ignore[no-any-return]
+
+
 def evaluate_duckdb(
     run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
@@ -620,17 +633,9 @@ def evaluate_duckdb(
     (Measured with duckdb 2.0 on 2 cores, benchmarks/README.md: 10M run rows from Parquet, 6.6 s
     against 7.7 s end to end, for 0.3 GB more peak memory; 100M rows under a 2 GB limit, 127 and
     130 s with the tables against 106 and 118 s without.)"""
-    import duckdb
-
     settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
+    con = connect(settings)
     try:
-        con = duckdb.connect(config=settings)
-    except duckdb.Error as exc:
-        raise InvalidParameterError(f"DuckDB refused the settings {dict(config or {})}: {exc}") from exc
-    try:
-        # no progress bar: evaluate() never writes into the caller's stdout
-        con.execute("SET enable_progress_bar = false")
-        register(con)
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
