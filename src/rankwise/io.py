@@ -39,6 +39,11 @@ _EXTENSIONS: dict[str, FileFormat] = {
 _GLOB_CHARS = ("*", "?", "[")
 
 
+def has_glob_chars(path: str | os.PathLike[str]) -> bool:
+    """Whether a path holds characters that a glob would interpret."""
+    return any(c in os.fspath(path) for c in _GLOB_CHARS)
+
+
 def read_bytes(path: Path) -> bytes:
     """A file's bytes, gunzipped when it is gzip; a missing, unreadable or truncated file is an
     :class:`~rankwise.errors.InputReadError` naming it."""
@@ -276,16 +281,17 @@ def scan_path(obj: str | os.PathLike[str], kind: Kind, columns: Columns, fmt: st
     chosen = file_format(files, os.fspath(obj), columns, fmt)
     if chosen == "parquet":
         check_parquet(files)
+        # the files are expanded already: no second glob (a name may hold '[' or '*')
         if many:
-            return pl.scan_parquet(files, hive_partitioning=True, hive_schema=None)
-        return pl.scan_parquet(files[0])
+            return pl.scan_parquet(files, hive_partitioning=True, hive_schema=None, glob=False)
+        return pl.scan_parquet(files[0], glob=False)
     check_not_empty(files)
     if chosen in ("csv", "tsv"):
         sep = "," if chosen == "csv" else "\t"
         types = csv_overrides(kind, columns)
         frames = [
             pl.read_csv(read_bytes(f), separator=sep, schema_overrides=types).lazy()
-            if is_gzip(f) else pl.scan_csv(f, separator=sep, schema_overrides=types)
+            if is_gzip(f) else pl.scan_csv(f, separator=sep, schema_overrides=types, glob=False)
             for f in files
         ]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")

@@ -28,6 +28,7 @@ from rankwise.io import (
     duckdb_arrow,
     expand_path,
     file_format,
+    has_glob_chars,
     header_names,
     is_gzip,
     to_lazyframe,
@@ -124,10 +125,13 @@ def _source(
         files, many = expand_path(obj)
         chosen = file_format(files, os.fspath(obj), columns, fmt)
         paths = "[" + ", ".join(literal(str(f)) for f in files) + "]"
-        if chosen == "parquet":
+        # DuckDB's readers glob every path they are given: a file whose name holds glob
+        # characters is read through Polars instead (to_lazyframe), as that very file
+        literal_names = not any(has_glob_chars(f) for f in files)
+        if chosen == "parquet" and literal_names:
             check_parquet(files)
             return f"read_parquet({paths}, hive_partitioning = {literal(many)}, union_by_name = true)", False
-        if chosen in ("csv", "tsv") and all(
+        if chosen in ("csv", "tsv") and literal_names and all(
             not is_gzip(f) or f.suffix.lower() == ".gz" for f in files
         ):
             check_not_empty(files)

@@ -1,0 +1,192 @@
+"""Faults on the Python API: every unreadable input, engine failure or absurd argument raises
+one of rankwise's own exceptions, naming the file or value, with the engine's or the OS's error
+kept as ``__cause__``. (The command line's side of the same faults: test_cli_faults.py.)"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+
+RUN = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+QRELS = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
+API_ENGINES = ("polars", "duckdb")
+
+
+@pytest.fixture
+def qrels_file(tmp_path: Path) -> Path:
+    path = tmp_path / "qrels.parquet"
+    QRELS.write_parquet(path)
+    return path
+
+
+def _parquet_bytes(tmp_path: Path) -> bytes:
+    path = tmp_path / "full.parquet"
+    pl.concat([RUN] * 200).with_row_index().with_columns(pl.col("index").cast(pl.String).alias("doc_id")).drop(
+        "index"
+    ).write_parquet(path)
+    return path.read_bytes()
+
+
+def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (path, regex the message must match)."""
+    cases: dict[str, tuple[Path, str]] = {}
+    full = _parquet_bytes(tmp_path)
+    p = tmp_path / "truncated.parquet"
+    p.write_bytes(full[: len(full) // 2])
+    cases["truncated parquet"] = (p, r"truncated\.parquet' is not a readable Parquet file")
+    p = tmp_path / "corrupt.parquet"
+    p.write_bytes(os.urandom(4096))
+    cases["corrupt parquet"] = (p, r"corrupt\.parquet' is not a readable Parquet file")
+    p = tmp_path / "empty.parquet"
+    p.write_bytes(b"")
+    cases["empty parquet"] = (p, r"empty\.parquet' is empty \(0 bytes\)")
+    p = tmp_path / "empty.csv"
+    p.write_bytes(b"")
+    cases["empty csv"] = (p, r"empty\.csv' is empty \(0 bytes\)")
+    p = tmp_path / "run.trec.gz"
+    whole = gzip.compress(b"".join(b"q1 Q0 d%d %d 1.0 t\n" % (i, i) for i in range(5000)))
+    p.write_bytes(whole[: len(whole) // 2])
+    cases["truncated gzip"] = (p, r"run\.trec\.gz': the gzip stream is truncated")
+    p = tmp_path / "garbage.trec.gz"
+    p.write_bytes(b"\x1f\x8b" + os.urandom(200))
+    cases["corrupt gzip"] = (p, r"garbage\.trec\.gz'")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    RUN.write_parquet(mixed / "part-0.parquet")
+    RUN.write_csv(mixed / "part-1.csv")
+    cases["mixed folder"] = (mixed, r"mixed' mixes file formats: part-0\.parquet \(parquet\), part-1\.csv \(csv\)")
+    cases["missing"] = (tmp_path / "nope.parquet", r"no such file: '.*nope\.parquet'")
+    return cases
+
+
+CASES = [
+    "truncated parquet", "corrupt parquet", "empty parquet", "empty csv", "truncated gzip",
+    "corrupt gzip", "mixed folder", "missing",
+]
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+@pytest.mark.parametrize("case", CASES)
+def test_unreadable_inputs_raise_input_read_error(tmp_path: Path, qrels_file: Path, engine: str, case: str) -> None:
+    path, message = _bad_inputs(tmp_path)[case]
+    with pytest.raises(rw.InputReadError, match=message):
+        rw.evaluate(path, qrels_file, ["AP"], engine=engine)
+    # the same as qrels
+    with pytest.raises(rw.InputReadError):
+        rw.evaluate(RUN, path, ["AP"], engine=engine)
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_unreadable_file(tmp_path: Path, qrels_file: Path, engine: str) -> None:
+    # /proc/self/mem exists and cannot be read from offset 0, not even by root (EIO)
+    with pytest.raises(rw.InputReadError, match=r"cannot read '/proc/self/mem': Input/output error"):
+        rw.evaluate("/proc/self/mem", qrels_file, ["AP"], engine=engine, run_format="trec")
+    if os.geteuid() != 0:  # a file without read permission (root reads it anyway)
+        path = tmp_path / "run.trec"
+        path.write_text("q1 Q0 a 1 1.0 t\n")
+        path.chmod(0)
+        with pytest.raises(rw.InputReadError, match="Permission denied"):
+            rw.evaluate(path, qrels_file, ["AP"], engine=engine)
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_a_file_named_like_a_glob_is_that_file(tmp_path: Path, qrels_file: Path, engine: str) -> None:
+    RUN.write_parquet(tmp_path / "run[1].parquet")
+    RUN.head(1).write_parquet(tmp_path / "run1.parquet")  # what the glob would match
+    got = rw.evaluate(tmp_path / "run[1].parquet", qrels_file, ["NumRet"], engine=engine)
+    assert got["NumRet"].to_list() == [2.0, 1.0]
+    got = rw.evaluate(str(tmp_path / "run[1].parquet"), qrels_file, ["NumRet"], engine=engine)
+    assert got["NumRet"].to_list() == [2.0, 1.0]
+
+
+def test_a_folder_of_one_format_and_sidecar_files(tmp_path: Path, qrels_file: Path) -> None:
+    # Spark's _SUCCESS and .crc files are not data
+    folder = tmp_path / "export"
+    folder.mkdir()
+    RUN.write_parquet(folder / "part-0.parquet")
+    (folder / "_SUCCESS").write_text("")
+    (folder / ".part-0.parquet.crc").write_text("x")
+    assert rw.evaluate(folder, qrels_file, ["NumRet"])["NumRet"].to_list() == [2.0, 1.0]
+
+
+def test_duckdb_out_of_memory_is_a_resource_error(tmp_path: Path) -> None:
+    n = 400_000
+    run = pl.DataFrame({
+        "query_id": [f"query-{i // 50:08d}" for i in range(n)],
+        "doc_id": [f"document-{i:012d}" for i in range(n)],
+        "score": [float(i % 13) for i in range(n)],
+    })
+    run.write_parquet(tmp_path / "run.parquet")
+    run.select("query_id", "doc_id", pl.lit(1).alias("relevance")).write_parquet(tmp_path / "qrels.parquet")
+    with pytest.raises(rw.EngineResourceError, match="out of memory") as info:
+        rw.evaluate(
+            tmp_path / "run.parquet", tmp_path / "qrels.parquet", ["AP", "nDCG@10"], engine="duckdb",
+            duckdb_config={"memory_limit": "4MB", "threads": 1},
+        )
+    assert info.value.__cause__ is not None
+
+
+def test_engine_faults_are_translated() -> None:
+    from rankwise.faults import translate
+
+    err = translate(OSError(5, "Input/output error"), {"run": "r.parquet", "qrels": QRELS})
+    assert isinstance(err, rw.InputReadError)
+    assert str(err) == "cannot read the inputs (run 'r.parquet', qrels: a polars DataFrame): Input/output error"
+    assert isinstance(translate(MemoryError(), {}), rw.EngineResourceError)
+    assert isinstance(translate(pl.exceptions.ComputeError("bad page"), {}), rw.InputReadError)
+    assert isinstance(translate(ZeroDivisionError("x"), {}), rw.EngineError)
+    import duckdb
+
+    assert isinstance(translate(duckdb.InterruptException("stop"), {}), KeyboardInterrupt)
+
+
+def test_duckdb_progress_bar_never_writes_to_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    from rankwise._duckdb.engine import connect
+
+    con = connect({})
+    assert con.sql("SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
+    rw.evaluate(RUN, QRELS, ["AP"], engine="duckdb")
+    assert capfd.readouterr().out == ""
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+@pytest.mark.parametrize("max_rank", [10**30, 2**62 + 1])
+def test_absurd_max_rank(engine: str, max_rank: int) -> None:
+    with pytest.raises(rw.InvalidParameterError, match=r"'max_rank' must be at most 4611686018427387904"):
+        rw.evaluate(RUN, QRELS, ["AP"], engine=engine, max_rank=max_rank)
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_max_rank_at_the_bound_works(engine: str) -> None:
+    assert rw.evaluate(RUN, QRELS, ["AP"], engine=engine, max_rank=2**62)["AP"].to_list() == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("metrics", [None, [], [None], [1], b"nDCG"])
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_metrics_that_are_not_metric_strings(engine: str, metrics: object) -> None:
+    with pytest.raises(rw.RankwiseError):
+        rw.evaluate(RUN, QRELS, metrics, engine=engine)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("metric", ["P.nan", "P.inf", "P.1e400", "RBP(p=1.5)", "x" * 100_000, "(" * 5000 + "AP" + ")" * 5000])
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_bad_metric_strings_on_the_api(engine: str, metric: str) -> None:
+    with pytest.raises(rw.RankwiseError):
+        rw.evaluate(RUN, QRELS, [metric], engine=engine)
+
+
+def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    RUN.write_parquet(folder / "run.parquet")
+    before = sorted(os.listdir(folder))
+    rw.evaluate(folder / "run.parquet", qrels_file, ["AP"], engine="duckdb")
+    assert sorted(os.listdir(folder)) == before
+    shutil.rmtree(folder)
