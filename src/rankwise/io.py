@@ -269,8 +269,9 @@ def csv_overrides(kind: Kind, columns: Columns) -> dict[str, pl.DataType]:
 
 
 def check_not_empty(files: list[Path]) -> None:
+    """Refuse an empty file (its first byte is read: /proc and pipes report size 0)."""
     for f in files:
-        if f.stat().st_size == 0:
+        if not _head(f, 1):
             raise InputReadError(f"{str(f)!r} is empty (0 bytes)")
 
 
