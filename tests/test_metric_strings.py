@@ -73,9 +73,9 @@ def test_unknown_metric_lists_valid_names() -> None:
 
 
 def _valid(p: Param, value: float) -> bool:
-    if p.minimum is None:
-        return True
-    return value > p.minimum if p.exclusive_min else value >= p.minimum
+    low = p.minimum is None or (value > p.minimum if p.exclusive_min else value >= p.minimum)
+    high = p.maximum is None or (value < p.maximum if p.exclusive_max else value <= p.maximum)
+    return low and high
 
 
 def _param_values(spec: MetricSpec) -> st.SearchStrategy[dict[str, object]]:

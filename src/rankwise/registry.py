@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rankwise.errors import UnknownMetricError, closest
-from rankwise.spec import MetricSpec, Param
+from rankwise.spec import LIMIT, MetricSpec, Param, shorten
 
 # -- parameters shared by several metrics -------------------------------------------------------
 GAIN = Param(
@@ -24,6 +24,7 @@ DCG_REL = Param(
     float,
     0,
     "relevance below this gains 0 (not bound to the rel convention: trec_eval's nDCG ignores -l)",
+    bounds="a threshold is only compared with relevance values, never computed with: any finite number",
 )
 GAINS = Param(
     "gains",
@@ -32,6 +33,12 @@ GAINS = Param(
     "gain table 'level=gain,...' overriding the gain of those levels (trec_eval ndcg.1=3,2=9); "
     "the ideal order sorts by these gains",
     pattern=r"((-?\d+(\.\d+)?=-?\d+(\.\d+)?)(,-?\d+(\.\d+)?=-?\d+(\.\d+)?)*)?",
+    numbers="pairs",
+    minimum=-LIMIT,
+    maximum=LIMIT,
+    bounds="gains may be negative (trec_eval's tables allow it) and are summed down a ranking: "
+    "each within ±2**62 so that no sum overflows; the levels are only compared with relevance "
+    "values (any finite number)",
 )
 DISCOUNT = Param(
     "discount",
@@ -47,6 +54,10 @@ BASE = Param(
     "log base b of the 'jarvelin' discount (ranks below b are not discounted)",
     minimum=1.0,
     exclusive_min=True,
+    maximum=LIMIT,
+    bounds="log_b(i) = ln(i) / ln(b): b = 1 divides by ln 1 = 0, b < 1 makes "
+    "log_b(i) negative so that max(1, ·) discounts no rank; no rank reaches 2**62, so a larger "
+    "base would discount nothing more",
 )
 IDEAL = Param(
     "ideal",
@@ -61,6 +72,7 @@ REL = Param(
     1,
     "relevance threshold: a document is relevant when its relevance >= rel (trec_eval -l)",
     convention="rel",
+    bounds="a threshold is only compared with relevance values, never computed with: any finite number",
 )
 JUDGED_ONLY = Param(
     "judged_only",
@@ -83,38 +95,65 @@ GMAP_EPS = Param(
     "floor (trec_eval form) or shift (shifted form) applied to each AP",
     minimum=0.0,
     exclusive_min=True,
+    maximum=1.0,
+    bounds="log(max(AP, eps)) and log(AP + eps) need eps > 0: a query with AP = 0 would take "
+    "log 0 (-inf in Polars, NULL in Spark, which the mean would skip); AP lies in [0, 1], so a "
+    "floor above 1 would replace every AP by eps (a shift of 1, the mean of log(1 + AP), is "
+    "the largest allowed)",
 )
 
 MULT = Param(
     "mult", float, 1.0, "depth as a multiple of R: floor(mult · R + 0.9) (trec_eval Rprec_mult)",
-    minimum=0.0, exclusive_min=True,
+    minimum=0.0, exclusive_min=True, maximum=LIMIT,
+    bounds="the depth floor(mult·R + 0.9) is 0 for every query when mult <= 0 (and negative "
+    "below); no natural ceiling, capped at 2**62 so that mult·R stays finite",
 )
-RECALL_LEVEL = Param("recall", float, 0.0, "recall level in [0, 1]", minimum=0.0)
+RECALL_LEVEL = Param(
+    "recall", float, 0.0, "recall level in [0, 1]", minimum=0.0, maximum=1.0,
+    bounds="a recall level is a fraction of the relevant documents",
+)
 BETA = Param(
     "beta", float, 1.0,
     "weight w of recall in (w + 1)·P·R / (w·P + R) (trec_eval set_F's parameter; w = 1 is F1)",
-    minimum=0.0,
+    minimum=0.0, maximum=LIMIT,
+    bounds="a negative weight can zero or flip the sign of the denominator w·P + R (F outside "
+    "[0, 1]); w = 0 is set precision; no natural ceiling, capped at 2**62",
 )
 LEVELS = Param(
     "levels", str, "",
     "recall levels to average, e.g. '0.25,0.5,0.75' (trec_eval 11pt_avg..25,.5,.75); empty: 0, 0.1, ..., 1",
     pattern=r"(\d*\.?\d+(,\d*\.?\d+)*)?",
+    numbers="numbers", minimum=0.0, maximum=1.0,
+    bounds="each level is a recall level, a fraction of the relevant documents",
+)
+_COEFFICIENT = (
+    "a gain or a cost, of either sign; each within ±2**62 so that coefficient × count of "
+    "documents stays finite"
 )
 UTILITY_PARAMS = (
-    Param("a", float, 1.0, "gain per relevant retrieved document"),
-    Param("b", float, -1.0, "gain per non-relevant retrieved document"),
-    Param("c", float, 0.0, "gain per relevant document not retrieved"),
-    Param("d", float, 0.0, "gain per non-relevant document not retrieved"),
-    Param("docs", int, 0, "number of documents in the collection (trec_eval -N)", minimum=0),
+    Param("a", float, 1.0, "gain per relevant retrieved document", minimum=-LIMIT, maximum=LIMIT, bounds=_COEFFICIENT),
+    Param("b", float, -1.0, "gain per non-relevant retrieved document", minimum=-LIMIT, maximum=LIMIT, bounds=_COEFFICIENT),
+    Param("c", float, 0.0, "gain per relevant document not retrieved", minimum=-LIMIT, maximum=LIMIT, bounds=_COEFFICIENT),
+    Param("d", float, 0.0, "gain per non-relevant document not retrieved", minimum=-LIMIT, maximum=LIMIT, bounds=_COEFFICIENT),
+    Param(
+        "docs", int, 0, "number of documents in the collection (trec_eval -N)", minimum=0, maximum=LIMIT,
+        bounds="a number of documents (0: trec_eval's default when -N is not given); at most "
+        "2**62, the engines' Int64 range",
+    ),
 )
 
 PERSISTENCE = Param(
     "p", float, 0.8, "persistence: probability of looking at the next document",
-    minimum=0.0, exclusive_min=True,
+    minimum=0.0, exclusive_min=True, maximum=1.0, exclusive_max=True,
+    bounds="a probability strictly between 0 and 1 (Moffat & Zobel): p = 1 makes (1 − p)·Σ "
+    "0 for every ranking, p > 1 makes 1 − p negative and weighs deep documents most "
+    "(RBP(p=1.5) came out as −362), p = 0 is no user model (only rank 1 counts)",
 )
 MAX_REL = Param(
     "max_rel", float, 4.0, "highest relevance grade of the scale (stop probability 1 − 2^−max_rel)",
-    minimum=0.0, exclusive_min=True,
+    minimum=0.0, exclusive_min=True, maximum=1023.0,
+    bounds="R = (2^g − 1) / 2^max_rel with g = min(max(rel, 0), max_rel): max_rel <= 0 makes "
+    "every R 0 or negative; 2^max_rel is a finite double only up to 1023",
 )
 
 _DCG_FORMULA = (
@@ -596,7 +635,7 @@ def get_spec(name: str) -> MetricSpec:
         near = closest(name, all_names())
         hint = f" Closest: {', '.join(near)}." if near else ""
         raise UnknownMetricError(
-            f"unknown metric {name!r}.{hint} Valid metrics: {', '.join(s.name for s in SPECS)}."
+            f"unknown metric {shorten(name)}.{hint} Valid metrics: {', '.join(s.name for s in SPECS)}."
         )
     return spec
 

@@ -18,14 +18,27 @@ ValueType = Literal["float", "string"]
 CutoffRule = Literal["optional", "required", "none"]
 
 
+LIMIT = 2**62
+"""The largest magnitude of any number in a metric: cutoffs ``@k``, integer parameters and the
+parameters without a natural ceiling. Beyond it a value cannot be held by the engines' Int64
+(whose maximum is 2**63 − 1), and a product with a count of documents could overflow."""
+
+NumberList = Literal["numbers", "pairs"]
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a metric.
 
     ``kind`` is the Python type a value must have (``int`` values are accepted for ``float``
-    parameters); ``choices`` restricts string parameters; ``minimum`` bounds numbers from below
-    (exclusive when ``exclusive_min``). ``convention`` names the :class:`rankwise.Conventions`
-    field whose value is used when the metric string does not set the parameter.
+    parameters); ``choices`` restricts string parameters. Numbers must be finite; ``minimum``
+    bounds them from below (exclusive when ``exclusive_min``), ``maximum`` from above (exclusive
+    when ``exclusive_max``), and ``bounds`` says why the formula needs those bounds. A string
+    parameter that holds a list of numbers says so in ``numbers``: ``'numbers'`` (``'0.25,0.5'``,
+    the bounds apply to each number) or ``'pairs'`` (a gain table ``'level=gain,...'``, the bounds
+    apply to each gain; levels need only be finite). ``convention`` names the
+    :class:`rankwise.Conventions` field whose value is used when the metric string does not set
+    the parameter.
     """
 
     name: str
@@ -38,6 +51,30 @@ class Param:
     convention: str | None = None
     pattern: str | None = None
     """A regular expression string values must match in full."""
+    maximum: float | None = None
+    exclusive_max: bool = False
+    bounds: str = ""
+    """Why the bounds are what they are (checked against the formula in :mod:`rankwise.recipes`)."""
+    numbers: NumberList | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """Whether values are numbers (or, for a string parameter, lists of numbers)."""
+        return (self.kind in (int, float)) or self.numbers is not None
+
+    def interval(self) -> str:
+        """The valid range as an interval, e.g. ``'(0, 1)'``, ``'[0, 2**62]'``, ``'any finite'``."""
+        if self.minimum is None and self.maximum is None:
+            return "any finite number"
+
+        def show(bound: float) -> str:
+            if abs(bound) == LIMIT:
+                return "-2**62" if bound < 0 else "2**62"
+            return f"{bound:g}"
+
+        low = "(-∞" if self.minimum is None else ("(" if self.exclusive_min else "[") + show(self.minimum)
+        high = "∞)" if self.maximum is None else show(self.maximum) + (")" if self.exclusive_max else "]")
+        return f"{low}, {high}"
 
 
 @dataclass(frozen=True)
@@ -73,3 +110,15 @@ class MetricSpec:
     @property
     def all_names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+
+def shorten(value: object, width: int = 80) -> str:
+    """``repr(value)``, cut to about ``width`` characters, for an error message.
+
+    >>> shorten("x" * 500, 40)
+    "'xxxxxxxxxxxxxxxxxxx...xxxxxxxxxxx' (502 characters)"
+    """
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    return f"{text[: width - 20]}...{text[-12:]} ({len(text)} characters)"
