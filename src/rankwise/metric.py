@@ -17,13 +17,27 @@ AP@100
 from __future__ import annotations
 
 import ast
+import math
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError, closest
 from rankwise.registry import get_spec
-from rankwise.spec import MetricSpec, Param, ParamValue
+from rankwise.spec import LIMIT, MetricSpec, Param, ParamValue, shorten
+
+MAX_LENGTH = 500
+"""The longest metric string rankwise parses (longer ones are refused before any parsing)."""
+
+
+def check_length(text: str) -> None:
+    """Refuse a metric string longer than :data:`MAX_LENGTH` before anything parses it."""
+    if len(text) > MAX_LENGTH:
+        raise MetricSyntaxError(
+            f"metric string too long: {len(text)} characters, the limit is {MAX_LENGTH} "
+            f"(it starts {text[:40]!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -50,14 +64,18 @@ class Metric:
         return self.source if self.source is not None else repr(self)
 
     def resolve(self, conventions: Mapping[str, ParamValue] | None = None) -> dict[str, ParamValue]:
-        """All parameter values: explicit > convention > spec default."""
+        """All parameter values: explicit > convention > spec default (a convention's value is
+        checked against the parameter's bounds like an explicit one)."""
         explicit = dict(self.params)
         out: dict[str, ParamValue] = {}
         for p in self.spec.params:
             if p.name in explicit:
                 out[p.name] = explicit[p.name]
             elif conventions is not None and p.convention and p.convention in conventions:
-                out[p.name] = conventions[p.convention]
+                try:
+                    out[p.name] = check_param(self.spec, p, conventions[p.convention], self.label)
+                except InvalidParameterError as exc:
+                    raise InvalidParameterError(f"convention {p.convention!r}, used by {exc}") from None
             else:
                 out[p.name] = p.default
         return out
@@ -71,7 +89,7 @@ class Metric:
         return text
 
 
-def _literal(node: ast.expr, text: str) -> ParamValue:
+def _literal(node: ast.expr, text: str, source: str) -> ParamValue:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool)):
         return node.value
     if (
@@ -84,63 +102,119 @@ def _literal(node: ast.expr, text: str) -> ParamValue:
         value = node.operand.value
         return -value if isinstance(node.op, ast.USub) else value
     raise MetricSyntaxError(
-        f"in metric {text!r}: parameter values must be literals (numbers, quoted strings, "
-        f"True/False), got {ast.unparse(node)!r}"
+        f"in metric {shorten(text)}: parameter values must be literals (numbers, quoted strings, "
+        f"True/False), got {shorten(_segment(source, node))}"
     )
 
 
+def _segment(source: str, node: ast.AST) -> str:
+    """The text of ``node`` in ``source`` (never ``ast.unparse``, which recurses)."""
+    return ast.get_source_segment(source, node) or type(node).__name__
+
+
 def check_param(spec: MetricSpec, p: Param, value: ParamValue, text: str) -> ParamValue:
-    """Validate one parameter value against its :class:`Param`; return it normalised."""
-    where = f"metric {text!r}: parameter {p.name!r}"
+    """Validate one parameter value against its :class:`Param`; return it normalised.
+
+    >>> from rankwise.registry import get_spec
+    >>> spec = get_spec("RBP")
+    >>> check_param(spec, spec.params[0], 1.5, "RBP(p=1.5)")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.InvalidParameterError: metric 'RBP(p=1.5)': parameter 'p' must be < 1.0, got 1.5 (valid: (0, 1))
+    """
+    where = f"metric {shorten(text)}: parameter {p.name!r}"
     if p.kind is bool:
         if not isinstance(value, bool):
-            raise InvalidParameterError(f"{where} must be True or False, got {value!r}")
+            raise InvalidParameterError(f"{where} must be True or False, got {shorten(value)}")
         return value
     if p.kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InvalidParameterError(f"{where} must be a number, got {value!r}")
-        if value != value or value in (float("inf"), float("-inf")):
-            raise InvalidParameterError(f"{where} must be finite, got {value!r}")
+            raise InvalidParameterError(f"{where} must be a number, got {shorten(value)}")
+        _check_number(p, value, where)
     elif p.kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidParameterError(f"{where} must be an integer, got {value!r}")
+            raise InvalidParameterError(f"{where} must be an integer, got {shorten(value)}")
+        _check_number(p, value, where)
     elif p.kind is str:
         if not isinstance(value, str):
-            raise InvalidParameterError(f"{where} must be a string, got {value!r}")
-        if p.pattern is not None and not re.fullmatch(p.pattern, value):
-            raise InvalidParameterError(f"{where} is malformed: {value!r} (expected e.g. {p.doc})")
+            raise InvalidParameterError(f"{where} must be a string, got {shorten(value)}")
+        if p.pattern is not None and not re.fullmatch(p.pattern, value, re.ASCII):
+            raise InvalidParameterError(
+                f"{where} is malformed: {shorten(value)} (expected e.g. {p.doc})"
+            )
+        if p.numbers is not None:
+            _check_numbers(p, value, where)
         if p.choices is not None and value not in p.choices:
             lowered = {c.lower(): c for c in p.choices}
             if value.lower() in lowered:
                 return lowered[value.lower()]
             raise InvalidParameterError(
-                f"{where} must be one of {list(p.choices)}, got {value!r}"
+                f"{where} must be one of {list(p.choices)}, got {shorten(value)}"
             )
-    if p.minimum is not None and isinstance(value, (int, float)):
-        bad = value <= p.minimum if p.exclusive_min else value < p.minimum
-        if bad:
-            op = ">" if p.exclusive_min else ">="
-            raise InvalidParameterError(f"{where} must be {op} {p.minimum}, got {value!r}")
     return value
 
 
+def _check_number(p: Param, value: float, where: str, what: str = "") -> None:
+    """A number is finite, within the parameter's own bounds and, if an integer, within ±2**62."""
+    try:
+        finite = math.isfinite(value)  # an int too large for a float overflows here
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise InvalidParameterError(f"{where}{what} must be a finite number, got {shorten(value)}")
+    if p.minimum is not None and (value <= p.minimum if p.exclusive_min else value < p.minimum):
+        op = ">" if p.exclusive_min else ">="
+        raise InvalidParameterError(
+            f"{where}{what} must be {op} {_bound(p.minimum)}, got {shorten(value)} (valid: {p.interval()})"
+        )
+    if p.maximum is not None and (value >= p.maximum if p.exclusive_max else value > p.maximum):
+        op = "<" if p.exclusive_max else "<="
+        raise InvalidParameterError(
+            f"{where}{what} must be {op} {_bound(p.maximum)}, got {shorten(value)} (valid: {p.interval()})"
+        )
+    if isinstance(value, int) and abs(value) > LIMIT:
+        raise InvalidParameterError(
+            f"{where}{what} must be at most 2**62 in magnitude (the engines' Int64 range), "
+            f"got {shorten(value)}"
+        )
+
+
+def _bound(bound: float) -> str:
+    return ("-2**62" if bound < 0 else "2**62") if abs(bound) == LIMIT else repr(bound)
+
+
+def _check_numbers(p: Param, value: str, where: str) -> None:
+    """Each number of a list parameter (``levels``) or each gain of a table (``gains``)."""
+    if not value.strip():
+        return
+    for item in value.split(","):
+        if p.numbers == "pairs":
+            level, _, gain = item.partition("=")
+            _check_number(_LEVEL, float(level), where, f" (level {shorten(level, 30)})")
+            _check_number(p, float(gain), where, f" (the gain of level {shorten(level, 30)})")
+        else:
+            _check_number(p, float(item), where, f" (item {shorten(item, 30)})")
+
+
+_LEVEL = Param("level", float, 0, "a relevance level of a gain table: any finite number")
+
+
 def check_cutoff(spec: MetricSpec, cutoff: object, text: str) -> int | None:
-    """Validate ``@k`` against the spec's cutoff rule."""
+    """Validate ``@k`` against the spec's cutoff rule: a positive integer, at most 2**62."""
+    where = f"metric {shorten(text)}"
     if cutoff is None:
         if spec.cutoff == "required":
-            raise InvalidParameterError(
-                f"metric {text!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10"
-            )
+            raise InvalidParameterError(f"{where}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
         return None
     if spec.cutoff == "none":
-        raise InvalidParameterError(f"metric {text!r}: {spec.name} takes no cutoff (@k)")
-    if isinstance(cutoff, bool) or not isinstance(cutoff, int):
+        raise InvalidParameterError(f"{where}: {spec.name} takes no cutoff (@k)")
+    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff <= 0:
         raise InvalidParameterError(
-            f"metric {text!r}: the cutoff k must be a positive integer, got {cutoff!r}"
+            f"{where}: the cutoff k must be a positive integer, got {shorten(cutoff)}"
         )
-    if cutoff <= 0:
+    if cutoff > LIMIT:
         raise InvalidParameterError(
-            f"metric {text!r}: the cutoff k must be a positive integer, got {cutoff}"
+            f"{where}: the cutoff k must be at most 2**62 (the engines' Int64 range), got {shorten(cutoff)}"
         )
     return cutoff
 
@@ -159,7 +233,8 @@ def make_metric(
         dcg = given.pop("dcg")
         if dcg not in ("log2", "exp-log2"):
             raise InvalidParameterError(
-                f"metric {where!r}: parameter 'dcg' must be one of ['log2', 'exp-log2'], got {dcg!r}"
+                f"metric {shorten(where)}: parameter 'dcg' must be one of ['log2', 'exp-log2'], "
+                f"got {shorten(dcg)}"
             )
         given.setdefault("gain", "exponential" if dcg == "exp-log2" else "linear")
     names = [p.name for p in spec.params]
@@ -169,7 +244,7 @@ def make_metric(
             hint = f" Did you mean {near[0]!r}?" if near else ""
             valid = ", ".join(names) if names else "none"
             raise InvalidParameterError(
-                f"metric {where!r}: unknown parameter {key!r} for {spec.name}.{hint} "
+                f"metric {shorten(where)}: unknown parameter {shorten(key, 40)} for {spec.name}.{hint} "
                 f"Valid parameters: {valid}."
             )
     ordered = tuple(
@@ -189,45 +264,59 @@ def parse_metric(text: str | Metric) -> Metric:
     nDCG(discount='jarvelin', base=2)
     """
     if isinstance(text, Metric):
-        return text
+        # built by hand, perhaps: checked like a parsed one (RBP with p=1.5 is refused)
+        return make_metric(text.spec, dict(text.params), text.cutoff, text.source)
     if not isinstance(text, str):
-        raise MetricSyntaxError(f"a metric must be a string, got {type(text).__name__}: {text!r}")
-    source = text
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError as exc:
         raise MetricSyntaxError(
-            f"cannot parse metric {source!r}: expected Name, Name@k or Name(param=value)@k"
-        ) from exc
+            f"a metric must be a string, got {type(text).__name__}: {shorten(text)}"
+        )
+    check_length(text)
+    source = text
+    stripped = text.strip()
+    syntax = f"cannot parse metric {shorten(source)}: expected Name, Name@k or Name(param=value)@k"
+    try:
+        with warnings.catch_warnings():  # e.g. SyntaxWarning: invalid decimal literal ('1e')
+            warnings.simplefilter("ignore")
+            tree = ast.parse(stripped, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        # ValueError: a NUL character; RecursionError / MemoryError: absurd nesting
+        raise MetricSyntaxError(syntax) from exc
     cutoff: object = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        cutoff = _literal(tree.right, source)
+        cutoff = _literal(tree.right, source, stripped)
         tree = tree.left
     params: dict[str, ParamValue] = {}
     if isinstance(tree, ast.Call):
         if tree.args:
             raise MetricSyntaxError(
-                f"in metric {source!r}: parameters must be named, e.g. {ast.unparse(tree.func)}(rel=2)"
+                f"in metric {shorten(source)}: parameters must be named, "
+                f"e.g. {_segment(stripped, tree.func)[:40]}(rel=2)"
             )
         for kw in tree.keywords:
             if kw.arg is None:
-                raise MetricSyntaxError(f"in metric {source!r}: '**' is not allowed")
+                raise MetricSyntaxError(f"in metric {shorten(source)}: '**' is not allowed")
             if kw.arg in params:
-                raise MetricSyntaxError(f"in metric {source!r}: parameter {kw.arg!r} given twice")
-            params[kw.arg] = _literal(kw.value, source)
+                raise MetricSyntaxError(
+                    f"in metric {shorten(source)}: parameter {kw.arg!r} given twice"
+                )
+            params[kw.arg] = _literal(kw.value, source, stripped)
         tree = tree.func
     if not isinstance(tree, ast.Name):
-        raise MetricSyntaxError(
-            f"cannot parse metric {source!r}: expected Name, Name@k or Name(param=value)@k"
-        )
+        raise MetricSyntaxError(syntax)
     return make_metric(get_spec(tree.id), params, cutoff, source)
 
 
 def _parse_any(text: str | Metric) -> list[Metric]:
     """ir-measures syntax first; else trec_eval's names (which may expand to several), else
     ranx's; the error of the ir-measures parse is the one reported."""
-    if isinstance(text, Metric) or not isinstance(text, str):
+    if isinstance(text, Metric):
         return [parse_metric(text)]
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"each metric must be a string (or a rankwise.Metric), got {type(text).__name__}: "
+            f"{shorten(text)}"
+        )
+    check_length(text)
     from rankwise.trec_names import takes_precedence
 
     if takes_precedence(text.strip()):
@@ -258,12 +347,20 @@ def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric
     >>> [m.label for m in parse_metrics(["P.5,10", "iprec_at_recall_0.10", "11pt_avg"])]
     ['P_5', 'P_10', 'iprec_at_recall_0.10', '11pt_avg']
     """
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if isinstance(metrics, (str, Metric)):
+        items: list[object] = [metrics]
+    elif isinstance(metrics, (bytes, bytearray, memoryview)) or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            "metrics must be a string or a list of strings (e.g. ['nDCG@10', 'AP']), "
+            f"got {type(metrics).__name__}: {shorten(metrics)}"
+        )
+    else:
+        items = list(metrics)
     if not items:
         raise InvalidParameterError("no metrics requested: pass e.g. ['nDCG@10', 'AP']")
-    parsed = [m for item in items for m in _parse_any(item)]
+    parsed = [m for item in items for m in _parse_any(item)]  # type: ignore[arg-type]
     labels = [m.label for m in parsed]
     for label in labels:
         if labels.count(label) > 1:
-            raise InvalidParameterError(f"metric {label!r} is requested twice")
+            raise InvalidParameterError(f"metric {shorten(label)} is requested twice")
     return parsed
