@@ -12,6 +12,14 @@ default set, ``all_trec`` to every measure of trec_eval (as ``trec_eval -m all_t
 [IPrec(recall=0.1)]
 >>> parse_trec("map_cut_100")
 [AP@100]
+
+trec_eval 10's own parameter syntax for ``rbp`` and ``rbp_resid`` is a ``name=value`` pair,
+printed after the measure's name; ``rbp.0.95`` (a bare value) is rankwise's shorthand for it,
+labelled ``rbp`` as trec_eval labels the default. ``rbp.95`` is ranx's name (p = 0.95), not
+trec_eval's, and is left to :mod:`rankwise.ranx_names`:
+
+>>> [(m.label, m) for m in parse_trec("rbp.p=0.95") + parse_trec("rbp.0.95")]
+[('rbp_p=0.95', RBP(p=0.95)), ('rbp', RBP(p=0.95))]
 """
 
 from __future__ import annotations
@@ -20,9 +28,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from rankwise.errors import UnknownMetricError
-from rankwise.metric import Metric, make_metric
+from rankwise.errors import InvalidParameterError, UnknownMetricError
+from rankwise.metric import Metric, check_length, make_metric
+from rankwise.ranx_names import is_ranx_rbp
 from rankwise.registry import get_spec
+from rankwise.spec import shorten
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,27 @@ ALL_TREC: tuple[str, ...] = (
 )
 """trec_eval's ``all_trec`` set, in the order it prints them (``trec_eval -m all_trec``)."""
 
-_PRINTED = re.compile(r"^(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)$")
+_PRINTED = re.compile(r"^(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)$", re.ASCII)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+"""A number as trec_eval's parameters write it (what C's atof reads, without nan and inf)."""
+_CUTOFF = re.compile(r"[-+]?\d+(?:\.\d*)?", re.ASCII)
+"""A cutoff: an integer, or a decimal that trec_eval truncates (``ndcg_cut.23.4`` is 23)."""
+
+
+def _number(name: str, family: Family, item: str, text: str) -> int | float:
+    """One value of a ``-m name.v1,v2`` list: an exact int for a cutoff, else a float."""
+    if family.number == "cutoff":
+        if not _CUTOFF.fullmatch(item):
+            raise InvalidParameterError(
+                f"metric {shorten(text)}: trec_eval's {name} takes integer cutoffs "
+                f"(e.g. {name}.5,10), got {shorten(item, 40)}"
+            )
+        return int(item.partition(".")[0])  # trec_eval truncates: ndcg_cut.23.4 is ndcg_cut_23
+    if not _NUMBER.fullmatch(item):
+        raise InvalidParameterError(
+            f"metric {shorten(text)}: trec_eval's {name} takes numbers, got {shorten(item, 40)}"
+        )
+    return float(item)  # may be inf (1e400): refused by the parameter's check
 
 
 def _metric(name: str, family: Family, value: float | None) -> Metric:
@@ -107,7 +137,7 @@ def _metric(name: str, family: Family, value: float | None) -> Metric:
     if family.number == "none" or value is None:
         return replace(make_metric(spec, {}, None, name), source=name)
     if family.number == "cutoff":
-        cutoff = int(value)  # trec_eval truncates: ndcg_cut.23.4 is ndcg_cut_23
+        cutoff = value if isinstance(value, int) else int(value)  # the defaults are floats
         return make_metric(spec, {}, cutoff, f"{name}_{cutoff}")
     assert family.param is not None  # families with a parameter name it
     label = f"{name}_{family.fmt.format(value)}" if family.fmt != "{:g}" else f"{name}"
@@ -135,10 +165,14 @@ def _utility(text: str) -> Metric | None:
     m = _UTILITY.match(text)
     if m is None:
         return None
-    try:
-        a, b, c, d = (float(v) for v in m.group("coefs").split(","))
-    except ValueError:
-        return None
+    coefs = m.group("coefs").split(",")
+    for v in coefs:
+        if not _NUMBER.fullmatch(v):
+            raise InvalidParameterError(
+                f"metric {shorten(text)}: trec_eval's utility takes four numbers a,b,c,d "
+                f"(e.g. utility.2,-1,0,0), got {shorten(v, 40)}"
+            )
+    a, b, c, d = (float(v) for v in coefs)
     label = "utility_" + m.group("coefs")
     return make_metric(get_spec("Utility"), {"a": a, "b": b, "c": c, "d": d}, None, label)
 
@@ -152,7 +186,9 @@ def takes_precedence(text: str) -> bool:
     return family is not None and family.number == "param" and not family.printed
 
 
-_GAIN_TABLE = re.compile(r"^(?P<family>ndcg|ndcg_rel|Rndcg|G)[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$")
+_GAIN_TABLE = re.compile(
+    r"^(?P<family>ndcg|ndcg_rel|Rndcg|G)[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$", re.ASCII
+)
 
 
 def _ndcg_gains(text: str) -> Metric | None:
@@ -166,7 +202,14 @@ def _ndcg_gains(text: str) -> Metric | None:
     return make_metric(get_spec(FAMILIES[family].spec), {"gains": m.group("table")}, None, label)
 
 
-_ELEVEN = re.compile(r"^11pt_avg[._](?P<levels>\d*\.?\d+(?:,\d*\.?\d+)*)$")
+_ELEVEN = re.compile(r"^11pt_avg[._](?P<levels>\d*\.?\d+(?:,\d*\.?\d+)*)$", re.ASCII)
+
+
+def _level(text: str) -> str:
+    """A recall level written as Python writes it (``.25`` -> ``0.25``), kept as written when
+    that would take an exponent (``.00001``) or is no finite number (the check reports it)."""
+    shown = repr(float(text))
+    return text if "e" in shown or "n" in shown else shown
 
 
 def _eleven_levels(text: str) -> Metric | None:
@@ -174,16 +217,37 @@ def _eleven_levels(text: str) -> Metric | None:
     m = _ELEVEN.match(text)
     if m is None:
         return None
-    levels = ",".join(repr(float(x)) for x in m.group("levels").split(","))
+    levels = ",".join(_level(x) for x in m.group("levels").split(","))
     return make_metric(get_spec("IPrec11"), {"levels": levels}, None, "11pt_avg_" + m.group("levels"))
+
+
+_RBP_PAIR = re.compile(r"^(?P<family>rbp|rbp_resid)[._]p=(?P<p>[^,]*)$", re.ASCII)
+
+
+def _rbp_pair(text: str) -> Metric | None:
+    """``rbp.p=0.95`` (trec_eval 10's ``-m`` form: name=value pairs) or ``rbp_p=0.95`` (as it
+    prints it), and likewise for ``rbp_resid``."""
+    m = _RBP_PAIR.match(text)
+    if m is None:
+        return None
+    family, value = m.group("family"), m.group("p")
+    if not _NUMBER.fullmatch(value):
+        raise InvalidParameterError(
+            f"metric {shorten(text)}: trec_eval's {family}.p= takes a number, got {shorten(value, 40)}"
+        )
+    spec = get_spec(FAMILIES[family].spec)
+    return make_metric(spec, {"p": float(value)}, None, f"{family}_p={value}")
 
 
 def parse_trec(text: str) -> list[Metric]:
     """Parse a trec_eval measure name (printed or ``-m`` form) into metrics.
 
-    Raises :class:`UnknownMetricError` when ``text`` is no trec_eval name rankwise has.
+    Raises :class:`UnknownMetricError` when ``text`` is no trec_eval name rankwise has (ranx's
+    ``rbp.95`` is none), :class:`~rankwise.errors.InvalidParameterError` when it is one with a
+    value that is not a number or is out of range.
     """
-    special = _utility(text) or _ndcg_gains(text) or _eleven_levels(text)
+    check_length(text)
+    special = _utility(text) or _ndcg_gains(text) or _eleven_levels(text) or _rbp_pair(text)
     if special is not None:
         return [special]
     if text == "official":
@@ -192,22 +256,24 @@ def parse_trec(text: str) -> list[Metric]:
         return [m for name in ALL_TREC for m in expand_family(name)]
     if text in FAMILIES:
         return expand_family(text)
+    if is_ranx_rbp(text):  # rbp.95: ranx's p = 0.95 (trec_eval itself refuses a bare value)
+        raise UnknownMetricError(f"{shorten(text)} is ranx's name, not trec_eval's")
     if "." in text:
         head, _, tail = text.partition(".")
         if head in FAMILIES and tail:
-            try:
-                values = tuple(float(v) for v in tail.split(",") if v != "")
-            except ValueError:
-                values = ()
-            if values:
-                return expand_family(head, values)
+            family = FAMILIES[head]
+            items = [v for v in tail.split(",") if v != ""]
+            if family.number != "none" and items:
+                return expand_family(head, tuple(_number(head, family, v, text) for v in items))
+            if family.number == "none" and items and all(_NUMBER.fullmatch(v) for v in items):
+                return expand_family(head)  # as trec_eval: a measure without parameters ignores them
     m = _PRINTED.match(text)
     if m and m.group("family") in FAMILIES and FAMILIES[m.group("family")].number != "none":
         family = FAMILIES[m.group("family")]
-        value = float(m.group("value"))
+        value = _number(m.group("family"), family, m.group("value"), text)
         metric = _metric(m.group("family"), family, value)
         return [replace(metric, source=text)]
-    raise UnknownMetricError(f"{text!r} is not a trec_eval measure name rankwise knows")
+    raise UnknownMetricError(f"{shorten(text)} is not a trec_eval measure name rankwise knows")
 
 
 def trec_names_of(spec_name: str) -> list[str]:
