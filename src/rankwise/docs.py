@@ -2,6 +2,7 @@
 
     python -m rankwise.docs                   # prints the Markdown table the README embeds
     python -m rankwise.docs --write README.md # replaces it between the README's markers
+    python -m rankwise.docs --bounds          # the numeric parameters' valid ranges, and why
 """
 
 from __future__ import annotations
@@ -30,6 +31,36 @@ def metric_table() -> str:
     return "\n".join(rows)
 
 
+def bounds_table() -> str:
+    """Every numeric parameter (and the cutoff), its valid range and why, one row per
+    parameter declaration (shared declarations, such as ``rel``, list all their metrics).
+
+    >>> bounds_table().splitlines()[0]
+    '| parameter | metrics | default | valid | why |'
+    """
+    rows = ["| parameter | metrics | default | valid | why |", "| --- | --- | --- | --- | --- |"]
+    seen: dict[int, list[str]] = {}
+    params = {}
+    for s in SPECS:
+        for p in s.params:
+            if p.numeric:
+                seen.setdefault(id(p), []).append(s.name)
+                params[id(p)] = p
+    for key, p in params.items():
+        kind = {"pairs": " (each gain of the table)", "numbers": " (each number of the list)"}.get(
+            p.numbers or "", ""
+        )
+        rows.append(
+            f"| `{p.name}`{kind} | {', '.join(seen[key])} | {p.default!r} | {p.interval()} | {p.bounds} |"
+        )
+    cut = ", ".join(s.name for s in SPECS if s.cutoff != "none")
+    rows.append(
+        f"| `@k` (cutoff) | {cut} | — | [1, 2**62] | a number of documents from the top; at most "
+        "2**62, the engines' Int64 range |"
+    )
+    return "\n".join(rows)
+
+
 START, END = "<!-- metrics:start -->\n", "\n<!-- metrics:end -->"
 
 
@@ -48,5 +79,7 @@ if __name__ == "__main__":
 
     if len(sys.argv) == 3 and sys.argv[1] == "--write":
         write_readme(sys.argv[2])
+    elif sys.argv[1:] == ["--bounds"]:
+        print(bounds_table())
     else:
         print(metric_table())
