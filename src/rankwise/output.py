@@ -13,7 +13,7 @@ Targets that are not regular files (``/dev/stdout``, ``/dev/null``, a FIFO, ``/d
 are written in place: a device cannot be replaced, and renaming a file over ``/dev/null``
 would break the system. Writing to ``/dev/full`` fails with "No space left on device".
 
->>> import tempfile, os
+>>> import os, shutil, tempfile
 >>> folder = tempfile.mkdtemp()
 >>> write_text_atomic(os.path.join(folder, "a.txt"), "hello\\n")
 >>> sorted(os.listdir(folder))
@@ -22,6 +22,7 @@ would break the system. Writing to ``/dev/full`` fails with "No space left on de
 Traceback (most recent call last):
 ...
 rankwise.errors.OutputError: cannot write '.../missing/a.txt': the folder '.../missing' does not exist
+>>> shutil.rmtree(folder)
 """
 
 from __future__ import annotations
