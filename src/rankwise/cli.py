@@ -156,7 +156,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     elif args.format == "trec":
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
-        runid = trec_runid(args.run) or Path(args.run).name.split(".")[0]
+        # a TREC run's own tag, else the file's name (whitespace, which a TREC line cannot
+        # hold, as '_': "my run.parquet" is run "my_run")
+        runid = trec_runid(args.run) or "_".join(Path(args.run).name.split(".")[0].split()) or "run"
         # checked whole first, then written line by line (whole or not at all with -o)
         lines = (
             line + "\n"
