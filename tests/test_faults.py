@@ -5,6 +5,7 @@ kept as ``__cause__``. (The command line's side of the same faults: test_cli_fau
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import shutil
 from pathlib import Path
@@ -190,3 +191,10 @@ def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: 
     rw.evaluate(folder / "run.parquet", qrels_file, ["AP"], engine="duckdb")
     assert sorted(os.listdir(folder)) == before
     shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+@pytest.mark.parametrize("rel", [math.inf, -math.inf, math.nan])
+def test_non_finite_rel_convention(engine: str, rel: float) -> None:
+    with pytest.raises(rw.InvalidParameterError, match="convention 'rel' must be a finite number"):
+        rw.evaluate(RUN, QRELS, ["P@1"], engine=engine, rel=rel)

@@ -10,6 +10,7 @@ rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_e
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -96,8 +97,8 @@ class Conventions:
             raise InvalidParameterError(
                 f"convention 'max_rank' must be at most {MAX_INT} (2**62), got {self.max_rank!r}"
             )
-        if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or self.rel != self.rel:
-            raise InvalidParameterError(f"convention 'rel' must be a number, got {self.rel!r}")
+        if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or not math.isfinite(self.rel):
+            raise InvalidParameterError(f"convention 'rel' must be a finite number, got {self.rel!r}")
         if not isinstance(self.judged_only, bool):
             raise InvalidParameterError(
                 f"convention 'judged_only' must be True or False, got {self.judged_only!r}"
