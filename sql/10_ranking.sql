@@ -2,19 +2,30 @@
 -- Tables (or views, or file paths readable by DuckDB) must have the columns
 --   run:   query_id, doc_id, score
 --   qrels: query_id, doc_id, relevance
+-- The table macros check their inputs first (sql/05_checks.sql): NULL ids, NULL or NaN scores,
+-- NULL/NaN/infinite relevance and duplicated documents are errors naming the column and an
+-- example, as are bad parameters. checks := false skips the checks (inputs validated upstream):
+-- the rows are then used as they are.
 
 -- The run joined with its judgments and ranked per query (rnk = 1 is the top).
--- ties: 'trec_eval' (score desc, then doc_id desc), 'doc_asc' (score desc, doc_id asc),
---       'optimistic' / 'pessimistic' (among equal scores, most / least relevant first).
+-- ties: 'trec_eval' (score desc, then doc_id desc compared as text, as trec_eval's strcmp:
+--       integer doc 5 ranks above 48 and 100), 'doc_asc' (score desc, doc_id asc as text),
+--       'doc_desc_numeric' (score desc, doc_id desc in the column's own type: 100 above 48
+--       above 5), 'optimistic' / 'pessimistic' (among equal scores, most / least relevant
+--       first, then doc_id desc as text).
 -- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
 -- documents and those judged negative (trec_eval 10: "in the pool but unjudged") and rank
 -- again (trec_eval -J).
-CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eval', max_rank := NULL, judged_only := false) AS TABLE
+CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eval', max_rank := NULL, judged_only := false, checks := true) AS TABLE
     WITH joined AS (
         SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
         FROM query_table(run_table) AS r
         LEFT JOIN query_table(qrels_table) AS j
             ON r.query_id = j.query_id AND r.doc_id = j.doc_id
+        WHERE NOT checks OR (
+            rw_check_ties(ties) AND rw_check_positive('max_rank', max_rank, null_ok := true)
+            AND (SELECT ok FROM rw_check_run(run_table)) AND (SELECT ok FROM rw_check_qrels(qrels_table))
+        )
     ),
     ranked AS (
         SELECT *,
@@ -23,8 +34,9 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eva
                 ORDER BY score DESC,
                     CASE WHEN ties = 'optimistic' THEN coalesce(relevance, 0.0) END DESC,
                     CASE WHEN ties = 'pessimistic' THEN coalesce(relevance, 0.0) END ASC,
-                    CASE WHEN ties = 'doc_asc' THEN doc_id END ASC,
-                    CASE WHEN ties <> 'doc_asc' THEN doc_id END DESC
+                    CASE WHEN ties = 'doc_asc' THEN CAST(doc_id AS STRING) END ASC,
+                    CASE WHEN ties = 'doc_desc_numeric' THEN doc_id END DESC,
+                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric') THEN CAST(doc_id AS STRING) END DESC
             ) AS rnk0
         FROM joined
     )
@@ -37,11 +49,13 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eva
     WHERE (max_rank IS NULL OR rnk0 <= max_rank)
       AND (NOT judged_only OR relevance >= 0);
 
--- Judgments with their rank in the ideal order (relevance descending): irank.
-CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table) AS TABLE
+-- Judgments with their rank in the ideal order (relevance descending): irank. checks := false
+-- skips the qrels' checks.
+CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table, checks := true) AS TABLE
     SELECT query_id, doc_id, relevance::DOUBLE AS relevance,
         row_number() OVER (PARTITION BY query_id ORDER BY relevance DESC) AS irank
-    FROM query_table(qrels_table);
+    FROM query_table(qrels_table)
+    WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table));
 
 -- Window: running Σ x down the ranking (or the ideal order) of query qid.
 CREATE OR REPLACE TEMP MACRO rw_running_sum(x, qid, rnk) AS

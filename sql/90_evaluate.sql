@@ -4,19 +4,21 @@
 --   SELECT * FROM rw_evaluate('run.parquet', 'qrels.parquet', k := 20);
 -- Columns: query_id, NumRet, NumRel, NumRelRet, AP, RR, Rprec, nDCG, "nDCG@k", "P@k", "R@k",
 -- "Success@k" (named literally "@k"; k is the parameter). Queries without judgments are left
--- out, like trec_eval.
-CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10) AS TABLE
+-- out, like trec_eval. The inputs and k are checked first (sql/05_checks.sql: an error names
+-- the problem, the column and an example); checks := false skips the checks.
+CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks := true) AS TABLE
     WITH qs AS (
         SELECT query_id,
             rw_nrel(relevance, 1) AS nrel,
             rw_dcg(relevance, irank, NULL, 'linear', 'log2', 2) AS idcg,
             rw_dcg(relevance, irank, k, 'linear', 'log2', 2) AS idcg_k
-        FROM rw_judgments(qrels_table)
+        FROM rw_judgments(qrels_table, checks := false)
+        WHERE NOT checks OR rw_check_positive('k', k)
         GROUP BY query_id
     ),
     rows AS (
         SELECT r.*, qs.nrel, rw_cum_rel(r.relevance, 1, r.query_id, r.rnk) AS cumrel
-        FROM rw_ranked(run_table, qrels_table) AS r
+        FROM rw_ranked(run_table, qrels_table, checks := checks) AS r
         JOIN qs USING (query_id)
     ),
     ag AS (
