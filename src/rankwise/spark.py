@@ -2,8 +2,12 @@
 :mod:`rankwise.to_sql`), on Spark DataFrames. Nothing is collected to the driver: the result
 is a lazy Spark DataFrame, one row per query. Needs ``pip install 'rankwise[spark]'``.
 
-Spark-side input checks are limited to the schema (missing columns); NULL scores and
-duplicate documents are not looked for, which would need a pass over the data.
+Inputs are checked in two steps. At call time, from the DataFrames' schemas (no Spark job):
+a missing column is a :class:`~rankwise.errors.MissingColumnError`, an id column that is not
+string or integer or a score/relevance that is not numeric a
+:class:`~rankwise.errors.ColumnTypeError`. The data (NULL ids, NULL/NaN scores,
+NULL/NaN/infinite relevance, duplicated documents) is checked inside the returned DataFrame's
+plan, distributed, when the result is computed (``check=True``, :func:`rankwise.to_sql`).
 """
 
 from __future__ import annotations
@@ -12,19 +16,42 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from rankwise.conventions import MissingPolicy, TiePolicy
-from rankwise.errors import MissingColumnError, closest
+from rankwise.conventions import Columns, MissingPolicy, TiePolicy
 from rankwise.evaluate import metric_of_column
 from rankwise.metric import Metric
-from rankwise.to_sql import to_sql
+from rankwise.to_sql import quoter, to_sql
+from rankwise.validate import Kind, TypeClass, check_schema, ids_as_strings
 
 
-def _check(df: Any, kind: str, needed: list[str]) -> None:
-    for name in needed:
-        if name not in df.columns:
-            near = closest(name, df.columns)
-            hint = f" Did you mean {near[0]!r}?" if near else ""
-            raise MissingColumnError(f"the {kind} has no column {name!r}.{hint} Columns found: {list(df.columns)}")
+def _type_class(data_type: Any) -> TypeClass:
+    from pyspark.sql import types as st
+
+    if isinstance(data_type, (st.StringType, st.VarcharType, st.CharType)):
+        return "string"
+    if isinstance(data_type, (st.ByteType, st.ShortType, st.IntegerType, st.LongType)):
+        return "integer"
+    if isinstance(data_type, (st.FloatType, st.DoubleType, st.DecimalType)):
+        return "float"
+    return "other"
+
+
+def _check_schema(df: Any, kind: Kind, columns: Columns) -> dict[str, TypeClass]:
+    """Check a DataFrame's schema (no Spark job); return its columns' type classes."""
+    fields = df.schema.fields
+    check_schema(
+        {f.name: _type_class(f.dataType) for f in fields}, {f.name: f.dataType.simpleString() for f in fields},
+        kind, columns,
+    )
+    return {f.name: _type_class(f.dataType) for f in fields}
+
+
+def _as_strings(df: Any, names: list[str]) -> Any:
+    from pyspark.sql import functions as sf
+
+    quote = quoter("spark")
+    for name in names:
+        df = df.withColumn(name, sf.col(quote(name)).cast("string"))
+    return df
 
 
 def evaluate(
@@ -41,11 +68,28 @@ def evaluate(
     doc_id: str = "doc_id",
     score: str = "score",
     relevance: str = "relevance",
+    check: bool = True,
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
-    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluate`."""
-    _check(run, "run", [query_id, doc_id, score])
-    _check(qrels, "qrels", [query_id, doc_id, relevance])
+    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluate`.
+
+    The schemas are checked at once (:class:`~rankwise.errors.MissingColumnError`,
+    :class:`~rankwise.errors.ColumnTypeError`); ids are compared as strings when run and qrels
+    disagree (one integer, one string). With ``check=True`` (the default) the data is checked
+    when the result is computed, distributed, inside its plan: a NULL id, a NULL or NaN score,
+    a NULL, NaN or infinite relevance or a document listed twice for one query makes the
+    action (``collect``, ``show``, ``write``, ...) fail with Spark's own exception, raised by
+    Spark SQL's ``raise_error`` (error class ``USER_RAISED_EXCEPTION``; in PySpark usually a
+    ``py4j.protocol.Py4JJavaError``, as the checks run as subqueries), whose message holds
+    ``rankwise:`` and names the problem, the column and an example, e.g. ``rankwise: the run
+    lists document 'd3' more than once for query 'q1'``. ``check=False`` leaves the data
+    checks out (inputs validated upstream; such rows then count as they are)."""
+    columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    run_types = _check_schema(run, "run", columns)
+    qrels_types = _check_schema(qrels, "qrels", columns)
+    q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+    text_ids = [name for name, cast in ((query_id, q_str), (doc_id, d_str)) if cast]
+    run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
@@ -53,7 +97,7 @@ def evaluate(
     sql = to_sql(
         metrics, dialect="spark", run=run_view, qrels=qrels_view, ties=ties, missing=missing,
         max_rank=max_rank, rel=rel, judged_only=judged_only, query_id=query_id, doc_id=doc_id,
-        score=score, relevance=relevance,
+        score=score, relevance=relevance, check=check,
     )
     return run.sparkSession.sql(sql)
 
@@ -68,7 +112,7 @@ def summarize(per_query: Any) -> Any:
         metric = metric_of_column(column)
         if metric is None:
             continue
-        c = sf.col(f"`{column}`")
+        c = sf.col(quoter("spark")(column))
         if metric.spec.aggregate == "none":
             continue
         if metric.spec.aggregate == "sum":

@@ -2,12 +2,23 @@
 
 Every ``rw_*`` macro is inlined from the same definitions ``rankwise.register`` installs
 (``sql/``), so the statement needs nothing installed. Table and column names are validated
-and quoted for the dialect; parameter values are validated literals.
+and quoted for the dialect, metric labels (the user's metric strings, the result's column
+names) are quoted for it and never rewritten; parameter values are validated literals. The
+dialects' differences are the rules of :data:`rankwise.sql_inline.DIALECT_RULES`.
+
+With ``check=True`` (the default) the statement checks its inputs, as the macros of
+``sql/05_checks.sql`` do: a NULL id, a NULL or NaN score, a NULL, NaN or infinite relevance or a
+document listed twice for one query makes the statement fail, when it runs, with an error
+whose message starts ``rankwise:`` and names the problem, the column and an example (DuckDB's
+``error()``, Spark's ``raise_error()``).
 
 >>> sql = to_sql(["nDCG@10", "AP"], dialect="spark", run="logs.run", qrels="logs.qrels")
->>> sql.startswith("WITH rw_run AS (SELECT `query_id` AS query_id")
+>>> sql.startswith("WITH rw_run_input AS (SELECT `query_id` AS query_id")
 True
->>> "FROM `logs`.`run`" in sql and "rw_" not in sql.replace("rw_run", "").replace("rw_qrels", "")
+>>> "FROM `logs`.`run`" in sql and "raise_error(" in sql
+True
+>>> unchecked = to_sql(["nDCG@10", "AP"], dialect="spark", run="logs.run", qrels="logs.qrels", check=False)
+>>> unchecked.startswith("WITH rw_run AS (SELECT `query_id` AS query_id") and "rw_check" not in unchecked
 True
 """
 
@@ -15,23 +26,53 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from rankwise._duckdb.engine import build_sql
+from rankwise._duckdb.engine import build_sql, literal
 from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy, check_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric, parse_metrics
-from rankwise.sql_inline import DIALECTS, Dialect, expand
+from rankwise.sql_inline import Dialect, dialect_rules, expand
 
 
 def quoter(dialect: Dialect) -> Callable[[str], str]:
-    """Identifier quoting: "double quotes" (DuckDB), `backticks` (Spark)."""
-    if dialect == "spark":
-        return lambda name: "`" + name.replace("`", "``") + "`"
-    return lambda name: '"' + name.replace('"', '""') + '"'
+    """Identifier quoting: "double quotes" (DuckDB), `backticks` (Spark); the quote character
+    doubled inside. Any text is safe inside: nothing in it is rewritten or executed."""
+    return dialect_rules(dialect).quote
 
 
 def _table(name: str, quote: Callable[[str], str], what: str) -> str:
     check_identifier(name, what)
     return ".".join(quote(part) for part in name.split("."))
+
+
+def _head(
+    dialect: Dialect, run: str, qrels: str, columns: Columns, check: bool
+) -> list[str]:
+    """The CTEs ``rw_run`` and ``rw_qrels``: the inputs with the standard column names and, with
+    ``check``, only once their checks (``rw_check_run``/``rw_check_qrels`` of ``sql/``) have
+    passed. The checks are uncorrelated scalar subqueries: each input is aggregated once, and
+    a fault raises the error when the statement runs."""
+    q = quoter(dialect)
+    run_select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
+        f"CAST({q(columns.score)} AS DOUBLE) AS score FROM {_table(run, q, 'run table')}"
+    )
+    qrels_select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
+        f"CAST({q(columns.relevance)} AS DOUBLE) AS relevance FROM {_table(qrels, q, 'qrels table')}"
+    )
+    if not check:
+        return [f"rw_run AS ({run_select})", f"rw_qrels AS ({qrels_select})"]
+    ids = f"query_id_name := {literal(columns.query_id)}, doc_id_name := {literal(columns.doc_id)}"
+    return [
+        f"rw_run_input AS ({run_select})",
+        f"rw_qrels_input AS ({qrels_select})",
+        f"rw_run_check AS (SELECT ok FROM rw_check_run('rw_run_input', {ids}, "
+        f"score_name := {literal(columns.score)}))",
+        f"rw_qrels_check AS (SELECT ok FROM rw_check_qrels('rw_qrels_input', {ids}, "
+        f"relevance_name := {literal(columns.relevance)}))",
+        "rw_run AS (SELECT * FROM rw_run_input WHERE (SELECT ok FROM rw_run_check))",
+        "rw_qrels AS (SELECT * FROM rw_qrels_input WHERE (SELECT ok FROM rw_qrels_check))",
+    ]
 
 
 def to_sql(
@@ -49,21 +90,25 @@ def to_sql(
     doc_id: str = "doc_id",
     score: str = "score",
     relevance: str = "relevance",
+    check: bool = True,
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
     ``qrels`` (names may be qualified, ``schema.table``), with the same columns, conventions
-    and numbers as :func:`rankwise.evaluate`."""
-    if dialect not in DIALECTS:
-        raise InvalidParameterError(f"dialect must be one of {list(DIALECTS)}, got {dialect!r}")
+    and numbers as :func:`rankwise.evaluate`.
+
+    ``check=True``: the statement fails, when it runs, on a NULL ``query_id``/``doc_id``, a NULL
+    or NaN score, a NULL, NaN or infinite relevance, or a document listed twice for one query,
+    with a message such as ``rankwise: the run lists document 'd3' more than once for query
+    'q1'`` (one more aggregation of each input). ``check=False`` leaves the checks out, for
+    inputs validated upstream: such rows then count as they are."""
+    rules = dialect_rules(dialect)
+    if not isinstance(check, bool):
+        raise InvalidParameterError(f"check must be True or False, got {check!r}")
     parsed = parse_metrics(metrics)
     conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
     columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
-    q = quoter(dialect)
-    head = (
-        f"WITH rw_run AS (SELECT {q(query_id)} AS query_id, {q(doc_id)} AS doc_id, "
-        f"CAST({q(score)} AS DOUBLE) AS score FROM {_table(run, q, 'run table')}),\n"
-        f"rw_qrels AS (SELECT {q(query_id)} AS query_id, {q(doc_id)} AS doc_id, "
-        f"CAST({q(relevance)} AS DOUBLE) AS relevance FROM {_table(qrels, q, 'qrels table')}),\n"
-    )
-    body = build_sql(parsed, conv, columns, "rw_run", "rw_qrels", quote=q)
-    return expand(head + body.removeprefix("WITH "), dialect)
+    head = _head(dialect, run, qrels, columns, check)
+    body = build_sql(parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote)
+    # the head checks the inputs once; the macros' own checks (rw_judgments') stay off
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return expand(sql, dialect, defaults={"checks": "false"})
