@@ -26,7 +26,7 @@ from typing import NoReturn, TextIO
 import polars as pl
 
 from rankwise.comparison import compare
-from rankwise.conventions import Columns
+from rankwise.conventions import TIE_POLICIES, Columns
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
@@ -307,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-M", "--max-rank", type=int, default=None, help="evaluate only the top N per query (trec_eval -M)")
     ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
     ev.add_argument("-l", "--rel", type=float, default=1, help="relevance threshold of binary metrics (trec_eval -l)")
-    ev.add_argument("--ties", default="trec_eval", help="tie policy: trec_eval, doc_asc, optimistic, pessimistic")
+    ev.add_argument("--ties", default="trec_eval",
+                    help=f"order of equal scores: {', '.join(TIE_POLICIES)} (default trec_eval: doc id "
+                    "descending, compared as text)")
     ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
                     help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
     ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")
