@@ -38,3 +38,18 @@ def test_explain_errors() -> None:
         rw.explain(run, qrels, "Bpref", "q001")
     with pytest.raises(rw.InvalidParameterError, match="query 'nope' is neither in the run nor in the qrels"):
         rw.explain(run, qrels, "AP", "nope")
+
+
+def test_explain_integer_query_ids_from_the_command_line(tmp_path: Path) -> None:
+    import polars as pl
+
+    from rankwise.cli import main
+
+    pl.DataFrame({"query_id": [7, 7], "doc_id": [5, 48], "score": [1.0, 1.0]}).write_parquet(tmp_path / "r.parquet")
+    pl.DataFrame({"query_id": [7], "doc_id": [48], "relevance": [1]}).write_parquet(tmp_path / "q.parquet")
+    out = tmp_path / "x.csv"
+    assert main(["explain", str(tmp_path / "r.parquet"), str(tmp_path / "q.parquet"), "-m", "RR", "-q", "7",
+                 "--format", "csv", "-o", str(out)]) == 0
+    # trec_eval's tie order: doc 5 above 48 (as text), so the relevant 48 is at rank 2
+    table = pl.read_csv(out)
+    assert table["doc_id"].to_list()[:2] == [5, 48]

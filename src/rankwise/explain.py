@@ -27,6 +27,7 @@ from rankwise._polars import primitives as prim
 from rankwise._polars.engine import RANK, REL, D, Q, prepare, ranked
 from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy
 from rankwise.errors import InvalidParameterError
+from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, parse_metrics
 from rankwise.recipes import gain_of
@@ -58,19 +59,26 @@ def explain(
         )
     conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
     columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
-    prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
     p = m.resolve(conv.as_params())
-    rows = (
-        ranked(prep, conv, bool(p.get("judged_only", False)), docs=True)
-        .filter(pl.col(Q) == query).sort(RANK).collect()
-    )
-    judged = prep.qrels.filter(pl.col(Q) == query).collect()
+    with engine_faults({"run": run, "qrels": qrels}):
+        prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
+        rows = (
+            ranked(prep, conv, bool(p.get("judged_only", False)), docs=True)
+            .filter(_is_query(query)).sort(RANK).collect()
+        )
+        judged = prep.qrels.filter(_is_query(query)).collect()
     if rows.is_empty() and judged.is_empty():
         raise InvalidParameterError(f"query {query!r} is neither in the run nor in the qrels")
     k = m.cutoff
     if m.spec.name in ("nDCG", "DCG", "IDCG", "CG"):
         return _dcg_table(m, p, rows, judged, k)
     return _binary_table(m, float(p["rel"]), rows, judged, k)
+
+
+def _is_query(query: Any) -> pl.Expr:
+    """Rows of the query: ids compared as text, so that "7" (from the command line) finds
+    the integer query 7."""
+    return pl.col(Q).cast(pl.String) == str(query)
 
 
 def _dcg_table(m: Metric, p: dict[str, Any], rows: pl.DataFrame, judged: pl.DataFrame, k: int | None) -> pl.DataFrame:

@@ -36,7 +36,6 @@ _READ_ERRORS = {
     ("duckdb", "ConversionException"), ("_duckdb", "IOException"),
     ("_duckdb", "InvalidInputException"), ("_duckdb", "ConversionException"),
     ("polars", "ComputeError"), ("polars", "NoDataError"), ("polars", "SchemaError"),
-    ("polars", "ShapeError"), ("polars", "InvalidOperationError"),
     ("pyarrow", "ArrowInvalid"), ("pyarrow", "ArrowIOError"), ("pyarrow", "ArrowException"),
 }
 
