@@ -528,7 +528,8 @@ def build_sql(
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
-    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}))"]
+    # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
+    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}, checks := false))"]
     ideal_joins = ""
     if comp.prefixes:
         # the ideal prefix of each gain definition: running IDCG (igd), running excess cost
