@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.metric import Metric, make_metric, parse_metrics
 from rankwise.registry import get_spec
@@ -35,10 +35,6 @@ float64), so 100,000 queries x 10,000 resamples runs in bounded memory."""
 
 def _block(n: int, remaining: int) -> int:
     return max(1, min(remaining, _BLOCK_ELEMENTS // max(n, 1)))
-
-
-class MissingExtraError(RankwiseError, ImportError):
-    """An optional dependency is not installed."""
 
 
 def _stats() -> tuple[Any, Any]:

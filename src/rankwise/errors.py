@@ -8,7 +8,7 @@ and also ``ValueError`` or ``TypeError`` so that generic handlers keep working.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class RankwiseError(Exception):
@@ -29,6 +29,20 @@ class InvalidParameterError(RankwiseError, ValueError):
 
 class MissingColumnError(RankwiseError, ValueError):
     """A required input column is absent."""
+
+    @classmethod
+    def from_missing(
+        cls, what: str, name: str, found: Sequence[str], keyword: str | None = None,
+        column: str = "column",
+    ) -> MissingColumnError:
+        """``<what> has no <column> 'x'. Did you mean 'y'? Columns found: [...]``, the one
+        wording of every missing-column error (``keyword``: the argument that names the column).
+
+        >>> MissingColumnError.from_missing("the run", "scor", ["query_id", "score"], "score")
+        MissingColumnError("the run has no column 'scor'. Did you mean 'score'? (pass score='score') Columns found: ['query_id', 'score']")
+        """
+        hint = did_you_mean(name, found, keyword)
+        return cls(f"{what} has no {column} {name!r}.{hint} Columns found: {list(found)}")
 
 
 class ColumnTypeError(RankwiseError, TypeError):
@@ -90,7 +104,14 @@ def closest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
     return [by_lower[f] for f in found]
 
 
-def did_you_mean(value: str, choices: Iterable[str]) -> str:
-    """A ``" Did you mean 'x'?"`` suffix, or an empty string when nothing is close."""
+def did_you_mean(value: str, choices: Iterable[str], keyword: str | None = None) -> str:
+    """A ``" Did you mean 'x'?"`` suffix (with ``keyword``, ``" (pass keyword='x')"`` after it),
+    or an empty string when nothing is close."""
     best = closest(value, choices, n=1)
-    return f" Did you mean {best[0]!r}?" if best else ""
+    if not best:
+        return ""
+    return f" Did you mean {best[0]!r}?" + (f" (pass {keyword}={best[0]!r})" if keyword else "")
+
+
+class MissingExtraError(RankwiseError, ImportError):
+    """An optional dependency (an extra: stats, plot, spark) is not installed."""

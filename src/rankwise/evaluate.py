@@ -157,7 +157,7 @@ def _evaluate_segments(
     for col in segments:
         check_identifier(col, "segment column")
         if col not in names:
-            raise MissingColumnError(f"the run has no segment column {col!r}. Columns found: {names}")
+            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
         if col in (columns.query_id, columns.doc_id, columns.score):
             raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
     key = "__segment_key"

@@ -49,7 +49,7 @@ def gains_from_events(
     names = lf.collect_schema().names()
     for col in (query_id, doc_id, event):
         if col not in names:
-            raise MissingColumnError(f"the event log has no column {col!r}. Columns found: {names}")
+            raise MissingColumnError.from_missing("the event log", col, names)
     frame = lf.select(query_id, doc_id, pl.col(event).cast(pl.String)).collect()
     unknown = sorted(set(frame[event].drop_nulls().unique().to_list()) - set(mapping))
     if unknown and default is None:

@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.conventions import Columns, MissingPolicy, TiePolicy
-from rankwise.errors import ColumnTypeError, MissingColumnError, closest
+from rankwise.errors import ColumnTypeError, MissingColumnError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
@@ -37,9 +37,7 @@ def lists_to_long(
     schema = lf.collect_schema()
     for name in (query_id, predicted, truth):
         if name not in schema:
-            near = closest(name, schema.names())
-            hint = f" Did you mean {near[0]!r}?" if near else ""
-            raise MissingColumnError(f"the list-form input has no column {name!r}.{hint} Columns found: {schema.names()}")
+            raise MissingColumnError.from_missing("the list-form input", name, schema.names())
     if not isinstance(schema[predicted], pl.List):
         raise ColumnTypeError(f"column {predicted!r} must be a list of items, found type {schema[predicted]}")
     truth_type = schema[truth]

@@ -23,7 +23,12 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError, closest
+from rankwise.errors import (
+    InvalidParameterError,
+    MetricSyntaxError,
+    UnknownMetricError,
+    did_you_mean,
+)
 from rankwise.registry import get_spec
 from rankwise.spec import LIMIT, MetricSpec, Param, ParamValue, shorten
 
@@ -240,8 +245,7 @@ def make_metric(
     names = [p.name for p in spec.params]
     for key in given:
         if key not in names:
-            near = closest(key, names, n=1)
-            hint = f" Did you mean {near[0]!r}?" if near else ""
+            hint = did_you_mean(key, names)
             valid = ", ".join(names) if names else "none"
             raise InvalidParameterError(
                 f"metric {shorten(where)}: unknown parameter {shorten(key, 40)} for {spec.name}.{hint} "

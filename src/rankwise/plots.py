@@ -18,8 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from rankwise.comparison import MissingExtraError
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import evaluate, summarize
 from rankwise.metric import parse_metrics
 from rankwise.output import atomic_path

@@ -18,7 +18,6 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
-    closest,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -40,11 +39,7 @@ def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], k
     keyword = "score" if kind == "run" else "relevance"
     for name, keyword_name in ((columns.query_id, "query_id"), (columns.doc_id, "doc_id"), (value, keyword)):
         if name not in found:
-            near = closest(name, found)
-            hint = f" Did you mean {near[0]!r}? (pass {keyword_name}={near[0]!r})" if near else ""
-            raise MissingColumnError(
-                f"the {kind} has no column {name!r}.{hint} Columns found: {list(found)}"
-            )
+            raise MissingColumnError.from_missing(f"the {kind}", name, list(found), keyword_name)
     for name in (columns.query_id, columns.doc_id):
         if found[name] not in ("string", "integer"):
             raise ColumnTypeError(
