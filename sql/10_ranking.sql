@@ -84,9 +84,6 @@ CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS rw_running_sum(r
 CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
     rw_running_sum(rw_log_continue_step(rel, max_rel), qid, rnk);
 
--- Window: running count of pooled-but-unjudged documents (negative relevance, trec_eval's -1).
-CREATE OR REPLACE TEMP MACRO rw_cum_pooled(rel, qid, rnk) AS rw_running_sum(rw_pooled_step(rel), qid, rnk);
-
 -- Window: running DCG Σ_{j <= rnk} g_j / log2(j + 1) (g: gain values).
 CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS
     rw_running_sum(g / log2(rnk::DOUBLE + 1.0), qid, rnk);
