@@ -143,6 +143,7 @@ class Fn:
 
 Node = RunAgg | QrelsAgg | Const | Fn
 
+
 def as_cutoff(value: Arg) -> int | None:
     """A recipe argument that is a cutoff (int or None)."""
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
@@ -211,9 +212,9 @@ FN_OPS: dict[str, int] = {
 """Scalar operations and their number of arguments."""
 
 RUN_NULL_WHEN_EMPTY = frozenset({"first_rel"})
+"""Run primitives whose value for a query with no ranked documents is NULL (the others are 0)."""
 RUN_STRING_OPS = frozenset({"relstring"})
 """Run primitives whose value is text ('' for a query with no ranked documents)."""
-"""Run primitives whose value for a query with no ranked documents is NULL (the others are 0)."""
 
 
 def requires(node: RunAgg) -> tuple[QrelsAgg, ...]:
