@@ -67,11 +67,13 @@ CREATE OR REPLACE TEMP MACRO rw_check_qrels(qrels_table, query_id_name := 'query
                  THEN rw_quoted(doc_id) || ' more than once for query ' || rw_quoted(query_id) END)) AS ok
     FROM rw_pairs;
 
--- true, or an error: parameter name must be a positive integer (k, max_rank); NULL too with
+-- true, or an error: parameter name must be a positive integer up to 2**62 (what the engines'
+-- 64-bit integers hold safely; k, max_rank); NULL too with
 -- null_ok (max_rank NULL: no cutoff).
 CREATE OR REPLACE TEMP MACRO rw_check_positive(name, k, null_ok := false) AS
     CASE
         WHEN k IS NULL AND null_ok THEN true
+        WHEN k > 4611686018427387904 THEN error('rankwise: ' || name || ' must be at most 2**62, got ' || CAST(k AS STRING))
         WHEN k >= 1 AND k = floor(k) THEN true
         ELSE error('rankwise: ' || name || ' must be a positive integer' || (CASE WHEN null_ok THEN ' or NULL' ELSE '' END)
                    || ', got ' || coalesce(CAST(k AS STRING), 'NULL'))

@@ -198,3 +198,48 @@ def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: 
 def test_non_finite_rel_convention(engine: str, rel: float) -> None:
     with pytest.raises(rw.InvalidParameterError, match="convention 'rel' must be a finite number"):
         rw.evaluate(RUN, QRELS, ["P@1"], engine=engine, rel=rel)
+
+
+# -- found by an adversarial review ----------------------------------------------------------
+
+
+SEG_RUN = pl.DataFrame({
+    "query_id": ["1", "1", "2", "2"], "doc_id": ["a", "b", "a", "b"], "score": [1.0, 2.0, 1.0, 2.0],
+    "seg": ["x", "x", None, None],
+})
+SEG_QRELS = pl.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "a"], "relevance": [1, 0, 1]})
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+@pytest.mark.parametrize("missing", ["ignore", "zero"])
+def test_a_null_segment_is_a_segment_not_a_lost_query(engine: str, missing: str) -> None:
+    # trec_eval's AP of each query: 0.5 (the relevant 'a' at rank 2)
+    got = rw.evaluate(SEG_RUN, SEG_QRELS, ["AP"], by=["seg"], engine=engine, missing=missing)  # type: ignore[arg-type]
+    assert got.rows() == [(None, "2", 0.5), ("x", "1", 0.5)]
+    assert rw.summarize(got, by="seg").rows() == [(None, 0.5), ("x", 0.5)]
+
+
+def test_compare_with_a_null_segment() -> None:
+    table = rw.compare(SEG_QRELS, {"a": SEG_RUN, "b": SEG_RUN}, ["AP"], by="seg")
+    assert table.select("seg", "run", "mean").rows() == [(None, "a", 0.5), (None, "b", 0.5), ("x", "a", 0.5), ("x", "b", 0.5)]
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_compare_runs_whose_id_types_differ(engine: str) -> None:
+    qrels = pl.DataFrame({"query_id": [1, 2], "doc_id": [1, 1], "relevance": [1, 1]})
+    a = pl.DataFrame({"query_id": [1, 2], "doc_id": [1, 1], "score": [1.0, 1.0]})
+    b = pl.DataFrame({"query_id": ["1", "2"], "doc_id": ["1", "2"], "score": [1.0, 1.0]})
+    table = rw.compare(qrels, {"a": a, "b": b}, ["AP"], engine=engine)
+    assert table.select("run", "mean").rows() == [("a", 1.0), ("b", 0.5)]
+
+
+@pytest.mark.parametrize("value", [10_001, 10**30])
+def test_query_chunks_is_bounded(value: int) -> None:
+    with pytest.raises(rw.InvalidParameterError, match="query_chunks must be at most 10000"):
+        rw.evaluate(RUN, QRELS, ["AP"], query_chunks=value)
+
+
+@pytest.mark.parametrize("metric", ["P.5,10", "official"])
+def test_explain_takes_one_metric(metric: str) -> None:
+    with pytest.raises(rw.InvalidParameterError, match=rf"explain takes one metric; '{metric}' names"):
+        rw.explain(RUN, QRELS, metric, "q1")

@@ -233,3 +233,10 @@ def test_pandas_column_of_mixed_types(engine: str) -> None:
     qrels = pd.DataFrame({"query_id": ["a"], "doc_id": ["x"], "relevance": [1]})
     with pytest.raises(rw.ColumnTypeError, match=r"pandas column 'doc_id' holds values of several types \(int, str\)"):
         rw.evaluate(run, qrels, ["RR"], engine=engine)
+
+
+def test_column_names_in_any_alphabet(evaluate: Evaluate) -> None:
+    run = pl.DataFrame({"anfrage": ["q"] * 2, "dokumént": ["a", "b"], "note": [1.0, 2.0]})
+    qrels = pl.DataFrame({"anfrage": ["q"], "dokumént": ["a"], "urteil": [1]})
+    got = evaluate(run, qrels, ["RR"], query_id="anfrage", doc_id="dokumént", score="note", relevance="urteil")
+    assert got.rows() == [("q", 0.5)]

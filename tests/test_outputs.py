@@ -370,3 +370,10 @@ def test_a_signal_never_leaves_a_half_written_file(
         assert not previous, "the previous output was removed"
     if proc.returncode == 0:
         assert target.read_bytes() == complete
+
+
+def test_dev_stdout_into_a_pipe_is_written_in_place() -> None:
+    """`-o /dev/stdout` when standard output is a pipe: the link leads to a pipe, written through."""
+    done = cli("eval", RUN, QRELS, "-m", "AP", "--format", "csv", "-o", "/dev/stdout")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "AP"

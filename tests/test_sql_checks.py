@@ -127,11 +127,16 @@ def test_rw_judgments_refuses_faulty_qrels(case_id: str) -> None:
         ("SELECT * FROM rw_evaluate('run', 'qrels', k := NULL)", "rankwise: k must be a positive integer, got NULL"),
         ("SELECT * FROM rw_ranked('run', 'qrels', max_rank := 0)",
          "rankwise: max_rank must be a positive integer or NULL, got 0"),
+        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 1e30)", "rankwise: k must be at most 2**62, got 1e+30"),
+        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 4611686018427387905)",
+         "rankwise: k must be at most 2**62, got 4611686018427387905"),
+        ("SELECT * FROM rw_ranked('run', 'qrels', max_rank := 4611686018427387905)",
+         "rankwise: max_rank must be at most 2**62, got 4611686018427387905"),
         ("SELECT * FROM rw_ranked('run', 'qrels', ties := 'random')",
          "rankwise: ties must be one of 'trec_eval', 'doc_asc', 'doc_desc_numeric', 'optimistic', "
          "'pessimistic', got 'random'"),
     ],
-    ids=["k=0", "k=-3", "k=2.5", "k=NULL", "max_rank=0", "unknown ties"],
+    ids=["k=0", "k=-3", "k=2.5", "k=NULL", "max_rank=0", "k=1e30", "k=2**62+1", "max_rank=2**62+1", "unknown ties"],
 )
 def test_table_macros_refuse_bad_parameters(query: str, message: str) -> None:
     con = connection()

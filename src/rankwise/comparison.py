@@ -179,13 +179,18 @@ def compare(
         per_run[name] = evaluate(
             run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **conventions
         )
+    # runs whose id columns differ in type (integer ids in one, text in another) are paired
+    # by the ids' text, as evaluate() pairs a run with qrels of another id type
+    for key in keys:
+        if len({df.schema[key] for df in per_run.values()}) > 1:
+            per_run = {n: df.with_columns(pl.col(key).cast(pl.String)) for n, df in per_run.items()}
     # pair the queries: the union over runs, a query absent from a run scoring 0 there
     all_keys = pl.concat([df.select(keys) for df in per_run.values()]).unique().sort(keys)
     aligned: dict[str, pl.DataFrame] = {}
     filled: dict[str, pl.DataFrame] = {}
     for name, df in per_run.items():
         # one row per paired query, in the same order for every run (joins keep no order)
-        joined = all_keys.join(df, on=keys, how="left").sort(keys)
+        joined = all_keys.join(df, on=keys, how="left", nulls_equal=True).sort(keys)
         was_filled = (pl.col("__rw_retrieved").fill_null(0.0) == 0).sum().alias("filled")
         filled[name] = (
             joined.group_by(segments, maintain_order=True).agg(was_filled)
@@ -198,7 +203,7 @@ def compare(
     groups = all_keys.select(segments).unique(maintain_order=True).rows(named=True) if segments else [{}]
     for group in groups:
         def part(df: pl.DataFrame, g: dict[str, Any] = group) -> pl.DataFrame:
-            return df.filter(*[pl.col(k) == v for k, v in g.items()]) if g else df
+            return df.filter(*[pl.col(k).eq_missing(v) for k, v in g.items()]) if g else df
 
         group_rows: list[dict[str, Any]] = []
         for label in labels:

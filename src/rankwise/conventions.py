@@ -109,7 +109,8 @@ class Conventions:
         return {"rel": self.rel, "judged_only": self.judged_only}
 
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_ .\-]{0,127}$")
+_IDENTIFIER = re.compile(r"^[^\W\d][\w .\-]{0,127}$")
+"""A letter (any alphabet) or '_', then letters, digits, '_', ' ', '.', '-'."""
 
 
 def check_identifier(name: object, what: str) -> str:

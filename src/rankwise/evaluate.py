@@ -22,6 +22,8 @@ from rankwise.metric import Metric, parse_metrics
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
+MAX_QUERY_CHUNKS = 10_000
+"""The most query groups ``query_chunks`` may ask for (each reads the inputs once more)."""
 
 
 def _warn_unjudged(count: int) -> None:
@@ -98,6 +100,11 @@ def evaluate(
     if query_chunks is not None:
         if isinstance(query_chunks, bool) or not isinstance(query_chunks, int) or query_chunks < 1:
             raise InvalidParameterError(f"query_chunks must be a positive integer, got {query_chunks!r}")
+        if query_chunks > MAX_QUERY_CHUNKS:
+            raise InvalidParameterError(
+                f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group reads the inputs "
+                f"again), got {query_chunks!r}"
+            )
         if engine != "polars" or by:
             raise InvalidParameterError(
                 "query_chunks applies to the Polars engine without by= segments; "
@@ -165,7 +172,8 @@ def _evaluate_segments(
         run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
         .with_row_index(key).collect()
     )
-    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner").select(
+    # a NULL segment value is a segment of its own: joined as equal, never dropped
+    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.score
     )
     keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(

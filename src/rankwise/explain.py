@@ -52,7 +52,13 @@ def explain(
     relevance: str = "relevance",
 ) -> pl.DataFrame:
     """The rank-by-rank table of one metric for one query (see the module docstring)."""
-    (m,) = parse_metrics([metric])
+    found = parse_metrics([metric])
+    if len(found) != 1:
+        raise InvalidParameterError(
+            f"explain takes one metric; {metric!r} names {len(found)} "
+            f"({', '.join(f.label for f in found[:5])}{', ...' if len(found) > 5 else ''})"
+        )
+    (m,) = found
     if m.spec.name not in EXPLAINED:
         raise InvalidParameterError(
             f"explain supports {list(EXPLAINED)}; {m.spec.name} is not among them yet"

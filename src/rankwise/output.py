@@ -84,8 +84,18 @@ def output_error(path: str | os.PathLike[str], exc: OSError) -> OutputError:
 
 
 def _target(path: Path) -> Path:
-    """The file to replace: a symbolic link's target (so that the link survives)."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    """The file to replace: a symbolic link's target (so that the link survives); a link to a
+    device, pipe or socket (``/dev/stdout`` when standard output is a pipe) is written through
+    as it is."""
+    if not path.is_symlink():
+        return path
+    try:
+        behind = path.stat()
+    except OSError:
+        behind = None
+    if behind is not None and not stat.S_ISREG(behind.st_mode):
+        return path
+    return Path(os.path.realpath(path))
 
 
 def _check_writable(shown: str, target: Path) -> os.stat_result | None:
