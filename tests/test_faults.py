@@ -243,3 +243,10 @@ def test_query_chunks_is_bounded(value: int) -> None:
 def test_explain_takes_one_metric(metric: str) -> None:
     with pytest.raises(rw.InvalidParameterError, match=rf"explain takes one metric; '{metric}' names"):
         rw.explain(RUN, QRELS, metric, "q1")
+
+
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_list_form_refuses_a_null_item(engine: str) -> None:
+    frame = pl.DataFrame({"query_id": ["u1", "u2"], "predicted": [["a", None], ["b"]], "relevant": [["a"], ["b"]]})
+    with pytest.raises(rw.InvalidValueError, match=r"'predicted' holds a NULL item \(e\.g\. in the list of query 'u1'\)"):
+        rw.evaluate_lists(frame, ["AP"], engine=engine)

@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.conventions import Columns, MissingPolicy, TiePolicy
-from rankwise.errors import ColumnTypeError, MissingColumnError
+from rankwise.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
@@ -49,6 +49,15 @@ def lists_to_long(
         raise ColumnTypeError(
             f"column {truth!r} must be a list of items, a list of (item, relevance) structs or a map, "
             f"found type {truth_type}"
+        )
+    holes = (
+        lf.filter(pl.col(predicted).list.eval(pl.element().is_null()).list.any())
+        .select(query_id).head(1).collect()
+    )
+    if holes.height:
+        raise InvalidValueError(
+            f"column {predicted!r} holds a NULL item (e.g. in the list of query "
+            f"{holes[query_id][0]!r}); remove it or fill it"
         )
     run = (
         lf.select(
