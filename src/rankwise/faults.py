@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from rankwise.errors import (
     InputReadError,
     RankwiseError,
 )
+from rankwise.io import READ_FAULTS, read_reason
 
 _READ_ERRORS = {
     # (module prefix, class name) of the engines' reading faults
@@ -69,9 +69,8 @@ def translate(exc: Exception, inputs: Mapping[str, Any]) -> BaseException:
             "(duckdb_config={'memory_limit': ...}, --memory-limit), or on the Polars engine use "
             "query_chunks (--query-chunks) so that fewer queries are held at once"
         )
-    if isinstance(exc, (OSError, EOFError, zlib.error)):
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else text
-        return InputReadError(f"cannot read the inputs ({where}): {reason}")
+    if isinstance(exc, READ_FAULTS):
+        return InputReadError(f"cannot read the inputs ({where}): {read_reason(exc)}")
     if names & _READ_ERRORS:
         return InputReadError(f"cannot read the inputs ({where}): {text}")
     return EngineError(f"the engine failed evaluating ({where}): {type(exc).__name__}: {text}")

@@ -11,10 +11,12 @@ column names; the run's rank column is ignored (trec_eval ranks by score).
 
 from __future__ import annotations
 
+import contextlib
 import glob as globlib
 import gzip
 import os
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -44,21 +46,12 @@ def has_glob_chars(path: str | os.PathLike[str]) -> bool:
     return any(c in os.fspath(path) for c in _GLOB_CHARS)
 
 
-def read_bytes(path: Path) -> bytes:
-    """A file's bytes, gunzipped when it is gzip; a missing, unreadable or truncated file is an
-    :class:`~rankwise.errors.InputReadError` naming it."""
-    try:
-        with path.open("rb") as fh:
-            data = fh.read()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
-    return data
+READ_FAULTS = (OSError, EOFError, zlib.error)
+"""What reading a file (gzipped or not) raises when the file is missing, unreadable or broken."""
 
 
-def _reason(exc: BaseException) -> str:
-    """A short reason for an I/O failure (truncated gzip reads as 'truncated')."""
+def read_reason(exc: BaseException) -> str:
+    """A short reason for a reading fault (a truncated gzip stream reads as 'truncated')."""
     if isinstance(exc, EOFError):
         return "the gzip stream is truncated (the file ends before its data does)"
     if isinstance(exc, (gzip.BadGzipFile, zlib.error)):
@@ -68,26 +61,36 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """A reading fault of the body as an :class:`~rankwise.errors.InputReadError` naming ``path``."""
+    try:
+        yield
+    except READ_FAULTS as exc:
+        raise InputReadError(f"cannot read {str(path)!r}: {read_reason(exc)}") from exc
+
+
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, gunzipped when it is gzip; a missing, unreadable or truncated file is an
+    :class:`~rankwise.errors.InputReadError` naming it."""
+    with _reading(path):
+        data = path.read_bytes()
+        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
 def _head(path: Path, size: int = 65536) -> bytes:
     """The first bytes of a file (of its gunzipped content if gzip), for sniffing its format."""
-    try:
-        with path.open("rb") as fh:
-            magic = fh.read(2)
-        if magic == b"\x1f\x8b":
+    with _reading(path):
+        if is_gzip(path):
             with gzip.open(path, "rb") as gz:
                 return gz.read(size)
         with path.open("rb") as fh:
             return fh.read(size)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
 
 
 def is_gzip(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(2) == b"\x1f\x8b"
-    except OSError as exc:
-        raise InputReadError(f"cannot read {str(path)!r}: {_reason(exc)}") from exc
+    with _reading(path), path.open("rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
 
 
 def header_names(path: Path, sep: str) -> list[str]:
