@@ -38,11 +38,9 @@ def _type_class(data_type: Any) -> TypeClass:
 def _check_schema(df: Any, kind: Kind, columns: Columns) -> dict[str, TypeClass]:
     """Check a DataFrame's schema (no Spark job); return its columns' type classes."""
     fields = df.schema.fields
-    check_schema(
-        {f.name: _type_class(f.dataType) for f in fields}, {f.name: f.dataType.simpleString() for f in fields},
-        kind, columns,
-    )
-    return {f.name: _type_class(f.dataType) for f in fields}
+    classes = {f.name: _type_class(f.dataType) for f in fields}
+    check_schema(classes, {f.name: f.dataType.simpleString() for f in fields}, kind, columns)
+    return classes
 
 
 def _as_strings(df: Any, names: list[str]) -> Any:

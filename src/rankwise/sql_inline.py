@@ -241,9 +241,8 @@ def _substitute(body: str, values: dict[str, str]) -> str:
     return _outside_quotes(body, lambda piece: pattern.sub(lambda m: f"({values[m.group(1)]})", piece))
 
 
-def _call(macro: Macro, args: list[str], defaults: Mapping[str, str]) -> str:
+def _call(macro: Macro, args: list[str]) -> str:
     values = dict(macro.defaults)
-    values.update((name, value) for name, value in defaults.items() if name in values)
     positional = 0
     for arg in args:
         name, sep, value = arg.partition(":=")
@@ -281,11 +280,9 @@ def _next_call(sql: str, known: Mapping[str, Macro], pos: int) -> re.Match[str] 
     return None
 
 
-def expand(sql: str, dialect: Dialect = "duckdb", defaults: Mapping[str, str] | None = None) -> str:
+def expand(sql: str, dialect: Dialect = "duckdb") -> str:
     """``sql`` with every rankwise macro call inlined (repeatedly, innermost results first),
-    then spelled for ``dialect`` (:data:`DIALECT_RULES`). ``defaults`` replaces the default of
-    a parameter wherever a macro has it and the call does not set it (e.g. ``{"checks":
-    "false"}``: the table macros leave the checking to the caller)."""
+    then spelled for ``dialect`` (:data:`DIALECT_RULES`)."""
     rules = dialect_rules(dialect)
     known = macros()
     pos = 0  # the text before pos holds no call (each call found is the first one left)
@@ -296,6 +293,6 @@ def expand(sql: str, dialect: Dialect = "duckdb", defaults: Mapping[str, str] | 
         open_at = match.end() - 1
         close_at = _close(sql, open_at)
         args = _split_args(sql[open_at + 1 : close_at])
-        sql = sql[: match.start()] + _call(known[match.group(1)], args, defaults or {}) + sql[close_at + 1 :]
+        sql = sql[: match.start()] + _call(known[match.group(1)], args) + sql[close_at + 1 :]
         pos = match.start()
     raise InvalidParameterError("macro expansion did not finish (recursive macro?)")

@@ -109,6 +109,6 @@ def to_sql(
     columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
     head = _head(dialect, run, qrels, columns, check)
     body = build_sql(parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote)
-    # the head checks the inputs once; the macros' own checks (rw_judgments') stay off
+    # the head checks the inputs once; build_sql calls the table macros with checks := false
     sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return expand(sql, dialect, defaults={"checks": "false"})
+    return expand(sql, dialect)
