@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
+from rankwise.spec import LIMIT
 
 TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
 """How documents with equal scores are ordered.
@@ -54,8 +55,6 @@ MissingPolicy = Literal["ignore", "zero"]
 """
 
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
-MAX_INT = 2**62
-"""The largest integer parameter (cutoff, max_rank) the engines' 64-bit integers hold safely."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
 
@@ -93,9 +92,9 @@ class Conventions:
             raise InvalidParameterError(
                 f"convention 'max_rank' must be a positive integer or None, got {self.max_rank!r}"
             )
-        if self.max_rank is not None and self.max_rank > MAX_INT:
+        if self.max_rank is not None and self.max_rank > LIMIT:
             raise InvalidParameterError(
-                f"convention 'max_rank' must be at most {MAX_INT} (2**62), got {self.max_rank!r}"
+                f"convention 'max_rank' must be at most {LIMIT} (2**62), got {self.max_rank!r}"
             )
         if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or not math.isfinite(self.rel):
             raise InvalidParameterError(f"convention 'rel' must be a finite number, got {self.rel!r}")
