@@ -204,7 +204,8 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
         f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)), "
-        f"count(*) FILTER (WHERE isinf({value})) FROM {v}"
+        # infinite relevance is refused; an infinite score ranks first or last
+        + (f"count(*) FILTER (WHERE isinf({value}))" if kind == "qrels" else "0") + f" FROM {v}"
     ).fetchall()[0]
     dup = con.sql(
         f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "

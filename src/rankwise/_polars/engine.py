@@ -207,7 +207,8 @@ def _audit(value: str) -> list[pl.Expr]:
         pl.col(D).null_count().alias("__null_doc"),
         pl.col(value).null_count().alias("__null_value"),
         pl.col(value).is_nan().sum().alias("__nan_value"),
-        pl.col(value).is_infinite().sum().alias("__inf_value"),
+        # infinite relevance is refused; an infinite score ranks first or last
+        (pl.col(value).is_infinite().sum() if value == REL else pl.lit(0, pl.UInt32)).alias("__inf_value"),
     ]
 
 
