@@ -16,14 +16,20 @@ random sign flips of the differences, ``resamples`` of them in blocks, seeded), 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from rankwise.conventions import Columns, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.metric import Metric, make_metric, parse_metrics
 from rankwise.registry import get_spec
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")
@@ -137,7 +143,7 @@ def compare(
     resamples: int = 10_000,
     seed: int = 0,
     engine: Engine = "polars",
-    **conventions: Any,
+    **options: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Compare runs (name → any accepted input) against a baseline, per metric.
 
@@ -148,7 +154,12 @@ def compare(
     the run, counted as 0). The baseline's own rows have null statistics. Per-query values are
     rounded to 12 decimals before pairing, so that floating-point noise (a sum taken in another
     order) is neither a win nor a loss, nor a non-zero difference for the Wilcoxon test.
+
+    The keyword ``options`` (conventions and column names,
+    :class:`~rankwise.conventions.EvaluationOptions`) are those of :func:`rankwise.evaluate`,
+    but for ``missing``: every run is evaluated with ``missing='zero'``.
     """
+    check_options("compare", options)
     _np, stats = _stats()
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
@@ -167,9 +178,9 @@ def compare(
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
     labels = [m.label for m in parsed]
     segments = [by] if isinstance(by, str) else list(by or [])
-    query = conventions.get("query_id", "query_id")
+    query = options.get("query_id", Columns.query_id)
     keys = [*segments, query]
-    conventions = {**conventions, "missing": "zero"}
+    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
 
     # a query the run does not have is filled with 0 (NumRet = 0 marks it: a run's query
     # always retrieves something)
@@ -177,7 +188,7 @@ def compare(
     per_run: dict[str, pl.DataFrame] = {}
     for name, run in runs.items():
         per_run[name] = evaluate(
-            run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **conventions
+            run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
         )
     # runs whose id columns differ in type (integer ids in one, text in another) are paired
     # by the ids' text, as evaluate() pairs a run with qrels of another id type

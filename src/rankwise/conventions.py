@@ -1,5 +1,9 @@
 """Evaluation conventions and column names: every choice explicit, defaults = trec_eval.
 
+Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.to_sql`,
+:func:`rankwise.compare`, ...) takes them as keyword arguments, typed once by
+:class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
+
 >>> Conventions()
 Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False)
 >>> Conventions(ties="random")
@@ -12,11 +16,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Literal, get_args
+from collections.abc import Collection, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 
 from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
 from rankwise.spec import LIMIT
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
 """How documents with equal scores are ordered.
@@ -58,8 +66,19 @@ TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
 
+class _FromOptions:
+    """``from_options``: a dataclass of keyword options built from an entry point's keywords."""
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        """The fields among an entry point's keyword options (the others are ignored;
+        :func:`check_options` refuses unknown ones); those not given take their defaults."""
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        return cls(**{key: options[key] for key in names if key in options})
+
+
 @dataclass(frozen=True)
-class Conventions:
+class Conventions(_FromOptions):
     """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluate`).
 
     - ``ties``: see :data:`TiePolicy`.
@@ -107,6 +126,10 @@ class Conventions:
         """The conventions that metric parameters can default to."""
         return {"rel": self.rel, "judged_only": self.judged_only}
 
+    def as_options(self) -> ConventionOptions:
+        """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
+        return cast(ConventionOptions, asdict(self))
+
 
 _IDENTIFIER = re.compile(r"^[^\W\d][\w .\-]{0,127}$")
 """A letter (any alphabet) or '_', then letters, digits, '_', ' ', '.', '-'."""
@@ -136,7 +159,7 @@ def quote_identifier(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class Columns:
+class Columns(_FromOptions):
     """Column names of the run and the qrels (keyword-overridable everywhere)."""
 
     query_id: str = "query_id"
@@ -145,5 +168,79 @@ class Columns:
     relevance: str = "relevance"
 
     def __post_init__(self) -> None:
-        for field in ("query_id", "doc_id", "score", "relevance"):
+        for field in COLUMN_KEYWORDS:
             check_identifier(getattr(self, field), f"{field} column")
+
+    def as_options(self) -> ColumnOptions:
+        """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
+        return cast(ColumnOptions, asdict(self))
+
+
+class ConventionOptions(TypedDict, total=False):
+    """The conventions as keyword arguments (``**options: Unpack[ConventionOptions]``); each
+    is optional, its default and meaning those of the :class:`Conventions` field of its name."""
+
+    ties: TiePolicy
+    missing: MissingPolicy
+    max_rank: int | None
+    rel: float
+    judged_only: bool
+
+
+class ColumnOptions(TypedDict, total=False):
+    """The column names as keyword arguments; each optional, its default that of the
+    :class:`Columns` field of its name."""
+
+    query_id: str
+    doc_id: str
+    score: str
+    relevance: str
+
+
+class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
+    """The keyword options shared by the entry points (:func:`rankwise.evaluate`,
+    :func:`rankwise.explain`, :func:`rankwise.to_sql`, :func:`rankwise.spark.evaluate`,
+    :func:`rankwise.compare`, the ``.ir`` namespaces): the conventions and the column names.
+
+    - ``ties`` (default ``'trec_eval'``: score descending, then doc_id descending as text):
+      see :data:`TiePolicy`.
+    - ``missing`` (default ``'ignore'``; ``'zero'`` scores queries absent from the run as 0,
+      trec_eval ``-c``): see :data:`MissingPolicy`.
+    - ``max_rank`` (default None): only the top ``max_rank`` documents of each query
+      (trec_eval ``-M``).
+    - ``rel`` (default 1): relevance threshold of binary metrics (trec_eval ``-l``).
+    - ``judged_only`` (default False): drop unjudged documents first (trec_eval ``-J``).
+    - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
+      words).
+
+    The keys are the fields of :class:`Conventions` and :class:`Columns`, where the defaults
+    are defined:
+
+    >>> CONVENTION_KEYWORDS == tuple(ConventionOptions.__annotations__)
+    True
+    >>> COLUMN_KEYWORDS == tuple(ColumnOptions.__annotations__)
+    True
+    >>> sorted(EvaluationOptions.__optional_keys__) == sorted(EVALUATION_KEYWORDS)
+    True
+    """
+
+
+CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions))
+COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
+EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS
+
+
+def check_options(
+    function: str, options: Mapping[str, object], allowed: Collection[str] = EVALUATION_KEYWORDS
+) -> None:
+    """Refuse a keyword argument that ``function`` does not take, as Python does for a
+    keyword missing from a signature.
+
+    >>> check_options("evaluate", {"ties": "doc_asc", "tie": "doc_asc"})
+    Traceback (most recent call last):
+    ...
+    TypeError: evaluate() got an unexpected keyword argument 'tie'
+    """
+    for key in options:
+        if key not in allowed:
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy, check_identifier
+from rankwise.conventions import Columns, Conventions, check_identifier, check_options
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
@@ -19,6 +19,11 @@ from rankwise.errors import (
 from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric, parse_metrics
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
@@ -42,20 +47,12 @@ def evaluate(
     metrics: str | Metric | Iterable[str | Metric],
     *,
     engine: Engine = "polars",
-    ties: TiePolicy = "trec_eval",
-    missing: MissingPolicy = "ignore",
-    max_rank: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str = "score",
-    relevance: str = "relevance",
     run_format: FileFormat | None = None,
     qrels_format: FileFormat | None = None,
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
     query_chunks: int | None = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
 
@@ -77,10 +74,13 @@ def evaluate(
     again instead (on Polars' streaming engine), so that only about 1/n of them is held, for
     exports larger than memory.
 
-    Conventions (defaults reproduce trec_eval): ``ties`` (score desc, then doc_id desc),
-    ``missing`` ('ignore' queries absent from the run, or score them 'zero' as ``-c``),
-    ``max_rank`` (``-M``), ``rel`` (``-l``), ``judged_only`` (``-J``). Run queries without any
-    judgment are not scored; a :class:`~rankwise.errors.RankwiseWarning` says how many.
+    ``options`` (keyword arguments, see :class:`~rankwise.conventions.EvaluationOptions`):
+    the conventions, whose defaults reproduce trec_eval, ``ties='trec_eval'`` (score desc,
+    then doc_id desc), ``missing='ignore'`` (queries absent from the run; 'zero' scores them 0
+    as ``-c``), ``max_rank=None`` (``-M``), ``rel=1`` (``-l``), ``judged_only=False`` (``-J``);
+    and the column names ``query_id``, ``doc_id``, ``score``, ``relevance`` (defaults: the same
+    words). Run queries without any judgment are not scored; a
+    :class:`~rankwise.errors.RankwiseWarning` says how many.
 
     >>> import polars as pl, rankwise as rw
     >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"],
@@ -92,9 +92,10 @@ def evaluate(
     >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
     (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
+    check_options("evaluate", options)
     parsed = parse_metrics(metrics)
-    conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
-    columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    conv = Conventions.from_options(options)
+    columns = Columns.from_options(options)
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
     if query_chunks is not None:
@@ -179,12 +180,9 @@ def _evaluate_segments(
     keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance
     )
-    conv_kw = {"ties": conv.ties, "missing": conv.missing, "max_rank": conv.max_rank,
-               "rel": conv.rel, "judged_only": conv.judged_only}
     result = evaluate(
         keyed_run.collect(), keyed_qrels.collect(), metrics, engine=engine,
-        query_id=columns.query_id, doc_id=columns.doc_id, score=columns.score,
-        relevance=columns.relevance, duckdb_config=duckdb_config, **conv_kw,  # type: ignore[arg-type]
+        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
     )
     return (
         result.rename({columns.query_id: key})

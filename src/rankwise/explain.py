@@ -19,18 +19,23 @@ the contribution and the running value. The last row's ``value`` is the metric's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.engine import RANK, REL, D, Q, prepare, ranked
-from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy
+from rankwise.conventions import Columns, Conventions, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, parse_metrics
 from rankwise.recipes import gain_of
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 EXPLAINED = ("nDCG", "DCG", "IDCG", "CG", "AP", "RR", "P", "R")
 
@@ -40,18 +45,12 @@ def explain(
     qrels: Any,
     metric: str | Metric,
     query: Any,
-    *,
-    ties: TiePolicy = "trec_eval",
-    missing: MissingPolicy = "ignore",
-    max_rank: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str = "score",
-    relevance: str = "relevance",
+    **options: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
-    """The rank-by-rank table of one metric for one query (see the module docstring)."""
+    """The rank-by-rank table of one metric for one query (see the module docstring); the
+    keyword ``options`` are those of :func:`rankwise.evaluate`
+    (:class:`~rankwise.conventions.EvaluationOptions`)."""
+    check_options("explain", options)
     found = parse_metrics([metric])
     if len(found) != 1:
         raise InvalidParameterError(
@@ -63,8 +62,8 @@ def explain(
         raise InvalidParameterError(
             f"explain supports {list(EXPLAINED)}; {m.spec.name} is not among them yet"
         )
-    conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
-    columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    conv = Conventions.from_options(options)
+    columns = Columns.from_options(options)
     p = m.resolve(conv.as_params())
     with engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)

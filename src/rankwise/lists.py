@@ -17,15 +17,20 @@ arrive in Polars as lists of ``{key, value}`` structs). Relevance may be real-va
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankwise.conventions import Columns, MissingPolicy, TiePolicy
+from rankwise.conventions import CONVENTION_KEYWORDS, Columns, check_options
 from rankwise.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import ConventionOptions
 
 
 def lists_to_long(
@@ -97,17 +102,12 @@ def evaluate_lists(
     predicted: str = "predicted",
     truth: str = "relevant",
     engine: Engine = "polars",
-    ties: TiePolicy = "trec_eval",
-    missing: MissingPolicy = "ignore",
-    max_rank: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
+    **conventions: Unpack[ConventionOptions],
 ) -> pl.DataFrame:
     """Per-query metric values for the list form; same columns and conventions as
-    :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given)."""
+    :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given;
+    the keyword ``conventions``: :class:`~rankwise.conventions.ConventionOptions`)."""
+    check_options("evaluate_lists", conventions, CONVENTION_KEYWORDS)
     run, qrels = lists_to_long(frame, query_id=query_id, predicted=predicted, truth=truth)
-    result = evaluate(
-        run.collect(), qrels.collect(), metrics, engine=engine, ties=ties, missing=missing,
-        max_rank=max_rank, rel=rel, judged_only=judged_only,
-    )
+    result = evaluate(run.collect(), qrels.collect(), metrics, engine=engine, **conventions)
     return result.rename({"query_id": query_id}) if query_id != "query_id" else result

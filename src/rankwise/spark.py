@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rankwise.conventions import Columns, MissingPolicy, TiePolicy
+from rankwise.conventions import Columns, check_options
 from rankwise.evaluate import metric_of_column
 from rankwise.metric import Metric
 from rankwise.to_sql import quoter, to_sql
 from rankwise.validate import Kind, TypeClass, check_schema, ids_as_strings
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 
 def _type_class(data_type: Any) -> TypeClass:
@@ -57,19 +62,13 @@ def evaluate(
     qrels: Any,
     metrics: str | Metric | Iterable[str | Metric],
     *,
-    ties: TiePolicy = "trec_eval",
-    missing: MissingPolicy = "ignore",
-    max_rank: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str = "score",
-    relevance: str = "relevance",
     check: bool = True,
+    **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
-    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluate`.
+    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluate`
+    (the keyword ``options``, conventions and column names:
+    :class:`~rankwise.conventions.EvaluationOptions`).
 
     The schemas are checked at once (:class:`~rankwise.errors.MissingColumnError`,
     :class:`~rankwise.errors.ColumnTypeError`); ids are compared as strings when run and qrels
@@ -82,21 +81,18 @@ def evaluate(
     ``rankwise:`` and names the problem, the column and an example, e.g. ``rankwise: the run
     lists document 'd3' more than once for query 'q1'``. ``check=False`` leaves the data
     checks out (inputs validated upstream; such rows then count as they are)."""
-    columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    check_options("evaluate", options)
+    columns = Columns.from_options(options)
     run_types = _check_schema(run, "run", columns)
     qrels_types = _check_schema(qrels, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
-    text_ids = [name for name, cast in ((query_id, q_str), (doc_id, d_str)) if cast]
+    text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
     qrels.createOrReplaceTempView(qrels_view)
-    sql = to_sql(
-        metrics, dialect="spark", run=run_view, qrels=qrels_view, ties=ties, missing=missing,
-        max_rank=max_rank, rel=rel, judged_only=judged_only, query_id=query_id, doc_id=doc_id,
-        score=score, relevance=relevance, check=check,
-    )
+    sql = to_sql(metrics, dialect="spark", run=run_view, qrels=qrels_view, check=check, **options)
     return run.sparkSession.sql(sql)
 
 

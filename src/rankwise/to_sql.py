@@ -25,12 +25,18 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from rankwise._duckdb.engine import build_sql, literal
-from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy, check_identifier
+from rankwise.conventions import Columns, Conventions, check_identifier, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric, parse_metrics
 from rankwise.sql_inline import Dialect, dialect_rules, expand
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 
 def quoter(dialect: Dialect) -> Callable[[str], str]:
@@ -81,32 +87,26 @@ def to_sql(
     dialect: Dialect = "duckdb",
     run: str = "run",
     qrels: str = "qrels",
-    ties: TiePolicy = "trec_eval",
-    missing: MissingPolicy = "ignore",
-    max_rank: int | None = None,
-    rel: float = 1,
-    judged_only: bool = False,
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str = "score",
-    relevance: str = "relevance",
     check: bool = True,
+    **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
     ``qrels`` (names may be qualified, ``schema.table``), with the same columns, conventions
-    and numbers as :func:`rankwise.evaluate`.
+    and numbers as :func:`rankwise.evaluate` (the keyword ``options``, conventions and column
+    names: :class:`~rankwise.conventions.EvaluationOptions`).
 
     ``check=True``: the statement fails, when it runs, on a NULL ``query_id``/``doc_id``, a NULL
     or NaN score, a NULL, NaN or infinite relevance, or a document listed twice for one query,
     with a message such as ``rankwise: the run lists document 'd3' more than once for query
     'q1'`` (one more aggregation of each input). ``check=False`` leaves the checks out, for
     inputs validated upstream: such rows then count as they are."""
+    check_options("to_sql", options)
     rules = dialect_rules(dialect)
     if not isinstance(check, bool):
         raise InvalidParameterError(f"check must be True or False, got {check!r}")
     parsed = parse_metrics(metrics)
-    conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
-    columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+    conv = Conventions.from_options(options)
+    columns = Columns.from_options(options)
     head = _head(dialect, run, qrels, columns, check)
     body = build_sql(parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote)
     # the head checks the inputs once; build_sql calls the table macros with checks := false

@@ -10,15 +10,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankwise._polars.engine import evaluate_lazy, prepare
-from rankwise.conventions import Columns, Conventions, MissingPolicy, TiePolicy
+from rankwise.conventions import Columns, Conventions, check_options
 from rankwise.evaluate import evaluate, summarize
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, parse_metrics
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 
 @pl.api.register_dataframe_namespace("ir")
@@ -32,23 +37,12 @@ class IRFrame:
         self,
         qrels: Any,
         metrics: str | Metric | Iterable[str | Metric],
-        *,
-        ties: TiePolicy = "trec_eval",
-        missing: MissingPolicy = "ignore",
-        max_rank: int | None = None,
-        rel: float = 1,
-        judged_only: bool = False,
-        query_id: str = "query_id",
-        doc_id: str = "doc_id",
-        score: str = "score",
-        relevance: str = "relevance",
+        **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
-        """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate`."""
-        return evaluate(
-            self._df, qrels, metrics, engine="polars", ties=ties, missing=missing,
-            max_rank=max_rank, rel=rel, judged_only=judged_only, query_id=query_id,
-            doc_id=doc_id, score=score, relevance=relevance,
-        )
+        """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
+        keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`)."""
+        check_options("IRFrame.evaluate", options)
+        return evaluate(self._df, qrels, metrics, engine="polars", **options)
 
     def summarize(self, by: str | Iterable[str] | None = None) -> pl.DataFrame:
         """Aggregate a per-query result frame; see :func:`rankwise.summarize`."""
@@ -67,26 +61,20 @@ class IRLazyFrame:
         qrels: Any,
         metrics: str | Metric | Iterable[str | Metric],
         *,
-        ties: TiePolicy = "trec_eval",
-        missing: MissingPolicy = "ignore",
-        max_rank: int | None = None,
-        rel: float = 1,
-        judged_only: bool = False,
-        query_id: str = "query_id",
-        doc_id: str = "doc_id",
-        score: str = "score",
-        relevance: str = "relevance",
         check_data: bool = True,
+        **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
-        """Per-query values as a LazyFrame; see :func:`rankwise.evaluate`.
+        """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
+        ``options``: :class:`~rankwise.conventions.EvaluationOptions`).
 
         Schemas are checked at once. With ``check_data`` (default) the inputs are also scanned
         once now for NULL/NaN values and duplicate documents; ``check_data=False`` skips that
         scan. Run queries without judgments are left out without the warning
         :func:`rankwise.evaluate` gives.
         """
+        check_options("IRLazyFrame.evaluate", options)
         parsed = parse_metrics(metrics)
-        conv = Conventions(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
-        columns = Columns(query_id=query_id, doc_id=doc_id, score=score, relevance=relevance)
+        conv = Conventions.from_options(options)
+        columns = Columns.from_options(options)
         prep = prepare(self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data)
         return evaluate_lazy(prep, parsed, conv, columns)
