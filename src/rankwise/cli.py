@@ -26,7 +26,7 @@ from typing import NoReturn, TextIO
 import polars as pl
 
 from rankwise.comparison import compare
-from rankwise.conventions import TIE_POLICIES, Columns
+from rankwise.conventions import TIE_POLICIES, Columns, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
@@ -215,6 +215,22 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convention(name: str) -> Callable[[str], str]:
+    """An argparse ``type=`` for the convention ``name``: the value is checked as
+    :class:`~rankwise.conventions.Conventions` checks it, and refused with its message (as a
+    usage error, exit code 2)."""
+
+    def check(value: str) -> str:
+        try:
+            Conventions.from_options({name: value})
+        except InvalidParameterError as exc:
+            # no argument name before the message: it names the convention itself
+            raise argparse.ArgumentError(None, str(exc)) from None
+        return value
+
+    return check
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line and exit code 2."""
 
@@ -304,12 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
     ev.add_argument("-c", "--complete", action="store_true", help="score queries missing from the run as 0 (trec_eval -c)")
-    ev.add_argument("-M", "--max-rank", type=int, default=None, help="evaluate only the top N per query (trec_eval -M)")
+    ev.add_argument("-M", "--max-rank", type=int, default=Conventions.max_rank, help="evaluate only the top N per query (trec_eval -M)")
     ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
-    ev.add_argument("-l", "--rel", type=float, default=1, help="relevance threshold of binary metrics (trec_eval -l)")
-    ev.add_argument("--ties", default="trec_eval",
-                    help=f"order of equal scores: {', '.join(TIE_POLICIES)} (default trec_eval: doc id "
-                    "descending, compared as text)")
+    ev.add_argument("-l", "--rel", type=float, default=Conventions.rel, help="relevance threshold of binary metrics (trec_eval -l)")
+    ev.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
+                    help="order of equal scores (default %(default)s: doc id descending, compared as text)")
     ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
                     help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
     ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")
