@@ -50,3 +50,12 @@ CREATE OR REPLACE TEMP MACRO rw_rel_char(rel) AS
         WHEN rel >= 10 THEN '>'
         ELSE CAST(CAST(floor(rel) AS BIGINT) AS STRING)
     END;
+
+-- Scalar operations of the recipes (rankwise/primitives.py), one macro each.
+CREATE OR REPLACE TEMP MACRO rw_div(a, b) AS a / b;
+CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
+CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
+CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;
+CREATE OR REPLACE TEMP MACRO rw_least(a, b) AS least(a, b);
+CREATE OR REPLACE TEMP MACRO rw_floor(a) AS floor(a);
+CREATE OR REPLACE TEMP MACRO rw_power(a, b) AS pow(a, b);

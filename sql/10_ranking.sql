@@ -69,6 +69,8 @@ CREATE OR REPLACE TEMP MACRO rw_rel_step(rel, t) AS CASE WHEN rw_is_rel(rel, t) 
 CREATE OR REPLACE TEMP MACRO rw_nonrel_step(rel, t) AS CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END;
 CREATE OR REPLACE TEMP MACRO rw_pooled_step(rel) AS CASE WHEN rel < 0 THEN 1 ELSE 0 END;
 CREATE OR REPLACE TEMP MACRO rw_log_continue_step(rel, max_rel) AS ln(1.0 - rw_err_stop(rel, max_rel));
+CREATE OR REPLACE TEMP MACRO rw_gain_step(g) AS g;
+CREATE OR REPLACE TEMP MACRO rw_dcg_step(g, rnk) AS g / log2(rnk::DOUBLE + 1.0);
 
 -- Window: running count of relevant documents down the ranking of query qid.
 CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS rw_running_sum(rw_rel_step(rel, t), qid, rnk);
@@ -86,7 +88,7 @@ CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
 
 -- Window: running DCG Σ_{j <= rnk} g_j / log2(j + 1) (g: gain values).
 CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS
-    rw_running_sum(g / log2(rnk::DOUBLE + 1.0), qid, rnk);
+    rw_running_sum(rw_dcg_step(g, rnk), qid, rnk);
 
 -- Window over the ideal order (g: positive gains, rnk: ideal rank): true at the last rank of
 -- each run of equal positive gains (the next gain differs; beyond the list it is 0).

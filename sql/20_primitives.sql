@@ -1,6 +1,12 @@
 -- rankwise per-query primitives: aggregate macros used in a GROUP BY query_id over ranked rows
 -- (columns relevance and rank) or over judgments (relevance and ideal rank irank).
 -- Every metric is a formula over these (see rankwise/recipes.py); no metric has its own copy.
+-- Each primitive declared in rankwise/primitives.py is the macro rw_<its binding name>, with
+-- the parameter names of its Polars function (tests/test_primitives.py checks them):
+-- rel the relevance, rnk the rank, g the gain values, the inputs (cumrel, nrel, ...) by name.
+
+-- Number of ranked documents.
+CREATE OR REPLACE TEMP MACRO rw_count() AS count(*)::DOUBLE;
 
 -- Number of relevant documents (relevance >= t) at rank <= k (k NULL: all ranks).
 CREATE OR REPLACE TEMP MACRO rw_relret(rel, rnk, t, k) AS
@@ -125,3 +131,32 @@ CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
 -- listagg(relchar, '') WITHIN GROUP (ORDER BY rnk): rankwise.sql_inline rewrites it.
 CREATE OR REPLACE TEMP MACRO rw_relstring(relchar, rnk, k) AS
     coalesce(string_agg(relchar, '' ORDER BY rnk) FILTER (WHERE rw_within(rnk, k)), '');
+
+-- DCG@k of the retrieved documents in their ideal order (irank: rw_ideal_rank).
+CREATE OR REPLACE TEMP MACRO rw_ideal_dcg_run(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
+
+-- Relevant documents at rank <= floor(x * nrel + 0.9) (x = 1: R-precision; trec_eval's Rprec_mult).
+CREATE OR REPLACE TEMP MACRO rw_relret_at_nrel(rel, rnk, nrel, t, x) AS
+    rw_relret_at(rel, rnk, t, floor(x * nrel + 0.9));
+
+-- Number of retrieved documents of positive gain.
+CREATE OR REPLACE TEMP MACRO rw_npos_ret(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
+
+-- Rndcg's sums at the ideal boundaries: DCG_i / IDCG_i, and 1 / IDCG_i.
+CREATE OR REPLACE TEMP MACRO rw_rndcg_sum(cumdcg, igd, igb) AS rw_boundary_sum(cumdcg / igd, igb);
+CREATE OR REPLACE TEMP MACRO rw_rndcg_inv(igd, igb) AS rw_boundary_sum(1.0 / igd, igb);
+
+-- Over the judgments (irank: the ideal rank; igd, igb: the ideal prefix, rw_ideal_boundary):
+-- the number of judged non-relevant documents (0 <= relevance < t);
+CREATE OR REPLACE TEMP MACRO rw_nonrel(rel, t) AS rw_nonrel_judged(rel, t);
+-- IDCG@k;
+CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
+-- the number of documents of positive gain, the sum of the positive gains, the sum of
+-- max(gain - 1, 0), and the DCG of the whole ideal list;
+CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_pos_gain(g) AS coalesce(sum(greatest(g, 0.0)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(greatest(g - 1.0, 0.0)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_idcg_pos(g, irank) AS rw_dcg_gain(greatest(g, 0.0), irank, NULL, 'log2', 2.0);
+-- the number of ideal boundaries, and the sum of 1 / IDCG_b over them.
+CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds(igb) AS (count(*) FILTER (WHERE igb))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds_inv(igd, igb) AS rw_boundary_sum(1.0 / igd, igb);

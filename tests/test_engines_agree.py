@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise.recipes import QRELS_OPS, RECIPES, RUN_OPS, RunAgg, leaves, recipe, requires
+from rankwise.primitives import Primitive, declared, leaves, qrels_needs
+from rankwise.recipes import RECIPES, recipe
 from rankwise.registry import SPECS
 from tests.conftest import run_on, run_on_spark
 from tests.strategies import Case, cases
@@ -23,16 +24,16 @@ from tests.test_metric_strings import metrics
 
 def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
     assert set(RECIPES) == {s.name for s in SPECS}
-    used: set[str] = set()
+    used: set[type] = set()
     for spec in SPECS:
         for ideal in ("qrels", "run"):
             params = {"ideal": ideal} if spec.param("ideal") else {}
             cutoff = 10 if spec.cutoff != "none" else None
             m = rw.metric.make_metric(spec, params, cutoff)
             for leaf in leaves(recipe(m, {})):
-                used.add(leaf.op)
-                used |= {need.op for need in requires(leaf)} if isinstance(leaf, RunAgg) else set()
-    assert used == set(RUN_OPS) | set(QRELS_OPS)
+                used.add(type(leaf))
+                used |= {type(need) for need in qrels_needs(leaf)}
+    assert used == set(declared(Primitive))
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise._duckdb.macros import sql_files
+from rankwise._sql.macros import sql_files
 from tests.strategies import Case, cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,17 +168,18 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
 )
 def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, max_rank: int | None,
                                                           rel: float) -> None:
-    """When every primitive ignores unjudged documents (JUDGED_ROW_OPS), the SQL keeps only the
+    """When every primitive ignores unjudged documents (declares judged_rows), the SQL keeps only the
     judged rows (and each query's top row) after ranking; adding NumRet, which counts every
     row, forces the full rows: every such measure of all_trec gives the same values both ways."""
-    from rankwise._duckdb.engine import JUDGED_ROW_OPS, build_sql
+    from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.metric import parse_metrics
-    from rankwise.recipes import RunAgg, leaves, recipe
+    from rankwise.primitives import leaves
+    from rankwise.recipes import recipe
 
     safe = [
         m for m in parse_metrics(["all_trec"])
-        if all(leaf.op in JUDGED_ROW_OPS for leaf in leaves(recipe(m, {})) if isinstance(leaf, RunAgg))
+        if all(leaf.judged_rows for leaf in leaves(recipe(m, {})) if leaf.side == "run")
         and m.spec.value_type == "float"
     ]
     assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank"} <= {m.label for m in safe}

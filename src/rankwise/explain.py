@@ -111,7 +111,7 @@ def _dcg_table(m: Metric, p: dict[str, Any], rows: pl.DataFrame, judged: pl.Data
         .join(ideal, on="rank", how="left")
         .sort("rank")
     )
-    disc = pl.lit(1.0) if is_cg else prim.discount(pl.col("rank"), discount_kind, base)
+    disc = pl.lit(1.0) if is_cg else prim.discount_of(pl.col("rank"), discount_kind, base)
     table = table.with_columns(disc.alias("discount")).with_columns(
         (pl.col("gain").fill_null(0.0) / pl.col("discount")).alias("contribution"),
         (pl.col("ideal_gain").fill_null(0.0) / pl.col("discount")).alias("ideal_contribution"),

@@ -26,10 +26,9 @@ import bisect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Literal
 
-from rankwise._duckdb.macros import sql_files
+from rankwise._sql.macros import Macro, macros, split_args
 from rankwise.errors import InvalidParameterError
 
 Dialect = Literal["duckdb", "spark"]
@@ -121,10 +120,6 @@ def dialect_rules(dialect: str) -> DialectRules:
     return DIALECT_RULES[dialect]
 
 
-_MACRO = re.compile(
-    r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)\s+AS\s+(?P<table>TABLE\s+)?(?P<body>.*?);\s*(?=CREATE|\Z)",
-    re.S,
-)
 _CALL = re.compile(r"\b(rw_\w+)\s*\(")
 _QUERY_TABLE = re.compile(r"query_table\(\s*\(*\s*'((?:[^']|'')*)'\s*\)*\s*\)")
 _QUOTED = re.compile(r"'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?|`(?:[^`]|``)*`?")
@@ -133,38 +128,6 @@ quotes as escapes (an unterminated one runs to the end of the text)."""
 _QUOTES = "'\"`"
 _ORDERED_STRING_AGG = re.compile(r"string_agg\(\(?(\w+)\)?, '' ORDER BY \(?(\w+)\)?\)")
 """DuckDB's ordered string aggregate, which Spark SQL spells listagg(...) WITHIN GROUP (ORDER BY ...)."""
-
-
-@dataclass(frozen=True)
-class Macro:
-    name: str
-    params: tuple[str, ...]
-    defaults: tuple[tuple[str, str], ...]
-    body: str
-    table: bool
-
-
-def _strip_comments(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--"))
-
-
-@lru_cache(maxsize=1)
-def macros() -> dict[str, Macro]:
-    """Every macro of ``sql/``, by name."""
-    found: dict[str, Macro] = {}
-    for _name, text in sql_files():
-        for m in _MACRO.finditer(_strip_comments(text)):
-            params: list[str] = []
-            defaults: list[tuple[str, str]] = []
-            for raw in _split_args(m.group("params")):
-                name, sep, default = raw.partition(":=")
-                params.append(name.strip())
-                if sep:
-                    defaults.append((name.strip(), default.strip()))
-            found[m.group("name")] = Macro(
-                m.group("name"), tuple(params), tuple(defaults), m.group("body").strip(), bool(m.group("table"))
-            )
-    return found
 
 
 def _outside_quotes(text: str, rewrite: Callable[[str], str]) -> str:
@@ -190,28 +153,6 @@ class _Quoted:
     def __contains__(self, pos: int) -> bool:
         i = bisect.bisect_right(self.starts, pos) - 1
         return i >= 0 and pos < self.ends[i]
-
-
-def _split_args(text: str) -> list[str]:
-    """Split on top-level commas (not inside parentheses, brackets or quotes)."""
-    parts, depth, start, quote = [], 0, 0, ""
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote:  # a closing quote; a doubled one reopens at once
-                quote = ""
-        elif ch in _QUOTES:
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    tail = text[start:]
-    if tail.strip():
-        parts.append(tail)
-    return [p.strip() for p in parts]
 
 
 def _close(text: str, open_at: int) -> int:
@@ -292,7 +233,7 @@ def expand(sql: str, dialect: Dialect = "duckdb") -> str:
             return rules.render(sql)
         open_at = match.end() - 1
         close_at = _close(sql, open_at)
-        args = _split_args(sql[open_at + 1 : close_at])
+        args = split_args(sql[open_at + 1 : close_at])
         sql = sql[: match.start()] + _call(known[match.group(1)], args) + sql[close_at + 1 :]
         pos = match.start()
     raise InvalidParameterError("macro expansion did not finish (recursive macro?)")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from rankwise._duckdb.engine import build_sql, literal
+from rankwise._sql.compiler import build_sql, literal
 from rankwise.conventions import Columns, Conventions, check_identifier, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric, parse_metrics

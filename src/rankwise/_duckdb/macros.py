@@ -1,30 +1,10 @@
-"""The SQL macro files (top-level ``sql/``, shipped in the wheel as ``rankwise/sql``)."""
+"""Installing rankwise's SQL macros on a DuckDB connection."""
 
 from __future__ import annotations
 
-from importlib import resources
-from importlib.abc import Traversable
-from pathlib import Path
 from typing import Any
 
-from rankwise.errors import UnsupportedInputError
-
-
-def _sql_dir() -> Traversable:
-    packaged = resources.files("rankwise").joinpath("sql")
-    if packaged.is_dir():
-        return packaged
-    # Editable install / source checkout: the files live in the repository's top-level sql/.
-    checkout = Path(__file__).resolve().parents[3] / "sql"
-    if checkout.is_dir():
-        return checkout
-    raise UnsupportedInputError("rankwise's SQL macro files are missing from this installation")
-
-
-def sql_files() -> list[tuple[str, str]]:
-    """(file name, SQL text) of every macro file, in load order."""
-    files = sorted((f for f in _sql_dir().iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
-    return [(f.name, f.read_text(encoding="utf-8")) for f in files]
+from rankwise._sql.macros import sql_files
 
 
 def register(con: Any) -> Any:

@@ -16,6 +16,8 @@ The plan, per evaluation:
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -26,25 +28,23 @@ from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
-from rankwise.recipes import (
-    IDEAL_PREFIX_OPS,
-    QRELS_PREFIX_OPS,
-    RUN_NULL_WHEN_EMPTY,
-    RUN_STRING_OPS,
-    Arg,
+from rankwise.primitives import (
+    Bound,
     Const,
     Gain,
+    IdealPrefix,
+    IdealRank,
+    Input,
     Node,
-    QrelsAgg,
-    RunAgg,
-    as_cutoff,
-    as_float,
-    as_gain,
-    dcg_params,
+    Primitive,
+    RowValue,
+    Step,
+    children,
     leaves,
-    recipe,
-    requires,
+    prefix_gains,
+    qrels_needs,
 )
+from rankwise.recipes import recipe
 from rankwise.validate import (
     DataProfile,
     Kind,
@@ -265,32 +265,14 @@ def ranked(
     return lists.explode(*carried, *seq)
 
 
-def _key(node: RunAgg | QrelsAgg, part: bool | None = None) -> str:
-    prefix = "q" if isinstance(node, QrelsAgg) else f"r{int(bool(part))}"
-    return f"{prefix}|{node.op}|{'|'.join(map(repr, node.args))}"
+def _key(node: Primitive, part: bool | None = None) -> str:
+    prefix = "q" if node.side == "qrels" else f"r{int(bool(part))}"
+    return f"{prefix}|{node!r}"
 
 
 def _irank_name(gain: Gain) -> str:
     """Ideal-rank column for a gain definition (one for every monotone gain)."""
     return IRANK if gain.monotone else f"{IRANK}|{gain!r}"
-
-
-def _cumnonrel(seqs: dict[str, pl.Expr], threshold: float) -> pl.Expr:
-    """The running judged non-relevant count (shared by bpref and RankEff)."""
-    name = f"__cumnonrel|{threshold!r}"
-    seqs[name] = prim.cum_nonrel(ELEMENT, threshold)
-    return pl.col(name)
-
-
-def _nonrel_col(threshold: Arg) -> pl.Expr:
-    return pl.col(_key(QrelsAgg("nonrel", (threshold,))))
-
-
-def _cumrel(seqs: dict[str, pl.Expr], threshold: float) -> pl.Expr:
-    """The running relevant count (a sequence column shared by AP and interpolated precision)."""
-    name = f"__cumrel|{threshold!r}"
-    seqs[name] = prim.cum_rel(ELEMENT, threshold)
-    return pl.col(name)
 
 
 def _prefix(name: str, gain: Gain) -> str:
@@ -304,146 +286,51 @@ def _prefix_columns(gain: Gain) -> dict[str, pl.Expr]:
     irank = pl.col(_irank_name(gain))
     g = prim.positive_gain(pl.col(REL), gain)
     return {
-        _prefix("igd", gain): (g / prim.log2_discount(irank)).cum_sum().over(Q, order_by=irank),
+        _prefix("igd", gain): prim.dcg_step(g, irank).cum_sum().over(Q, order_by=irank),
         _prefix("igx", gain): (g - 1.0).clip(lower_bound=0.0).cum_sum().over(Q, order_by=irank),
         _prefix("igb", gain): prim.ideal_boundary(g).over(Q, order_by=irank),
     }
 
 
-def _prefix_gains(nodes: Sequence[RunAgg | QrelsAgg]) -> set[Gain]:
-    return {
-        as_gain(n.args[0]) for n in nodes
-        if (isinstance(n, RunAgg) and n.op in IDEAL_PREFIX_OPS) or (isinstance(n, QrelsAgg) and n.op in QRELS_PREFIX_OPS)
-    }
+@functools.cache
+def _params(fn: Callable[..., pl.Expr]) -> tuple[str, ...]:
+    return tuple(inspect.signature(fn).parameters)
 
 
-def _qrels_expr(node: QrelsAgg) -> pl.Expr:
-    rel = pl.col(REL)
-    if node.op in ("npos", "pos_gain", "pos_excess", "idcg_pos"):
-        gain = as_gain(node.args[0])
-        g = prim.positive_gain(rel, gain)
-        if node.op == "npos":
-            return (g > 0).sum().cast(pl.Float64)
-        if node.op == "pos_gain":
-            return g.sum()
-        if node.op == "pos_excess":
-            return (g - 1.0).clip(lower_bound=0.0).sum()
-        return (g / prim.log2_discount(pl.col(_irank_name(gain)))).sum()
-    if node.op == "rndcg_bounds":
-        return pl.col(_prefix("igb", as_gain(node.args[0]))).sum().cast(pl.Float64)
-    if node.op == "rndcg_bounds_inv":
-        gain = as_gain(node.args[0])
-        return prim.boundary_sum(1.0 / pl.col(_prefix("igd", gain)), pl.col(_prefix("igb", gain)))
-    if node.op == "nrel":
-        return prim.nrel(rel, as_float(node.args[0]))
-    if node.op == "nonrel":
-        return prim.nonrel_judged(rel, as_float(node.args[0]))
-    if node.op == "idcg":
-        k, gain, discount, base = dcg_params(node.args)
-        return prim.dcg_sum(rel, pl.col(_irank_name(gain)), k, gain, discount, base)
-    raise InvalidParameterError(f"unknown qrels primitive {node.op!r}")
+def bind(obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+    """Call ``obj``'s Polars function (:mod:`rankwise._polars.primitives`, by its binding name)
+    with its row columns ``rel`` and ``rnk``, its inputs (``input_of(name, input)``) and its
+    fields, each by parameter name; a :class:`Gain` field is passed as the gain of ``rel``."""
+    fn = getattr(prim, obj.binding())
+    given, values = obj.inputs(), obj.values()
+    rows = {"rel": rel, "rnk": rnk}
+    kwargs: dict[str, object] = {}
+    for name in _params(fn):
+        if name in rows:
+            kwargs[name] = rows[name]
+        elif name in given:
+            kwargs[name] = input_of(name, given[name])
+        else:
+            value = values[name]
+            kwargs[name] = prim.gain(rel, value) if isinstance(value, Gain) else value
+    return fn(**kwargs)  # type: ignore[no-any-return]
 
 
-def _run_expr(node: RunAgg, seqs: dict[str, pl.Expr]) -> pl.Expr:
-    """Aggregate for one run primitive; registers the sequence columns it needs (running counts over the ranking) in ``seqs``."""
-    rel, rank = pl.col(REL), pl.col(RANK)
-    a = node.args
-    if node.op == "count":
-        return pl.len().cast(pl.Float64)
-    if node.op == "dcg":
-        return prim.dcg_sum(rel, rank, *dcg_params(a))
-    if node.op == "ideal_dcg_run":
-        k, gain, discount, base = dcg_params(a)
-        name = _irank_name(gain)
-        seqs[name] = prim.ideal_rank(ELEMENT, gain)
-        return prim.dcg_sum(rel, pl.col(name), k, gain, discount, base)
-    if node.op == "cg":
-        return prim.cg_sum(rel, rank, as_cutoff(a[0]), as_gain(a[1]))
-    if node.op == "unjudged":
-        return prim.unjudged(rel, rank, as_cutoff(a[0]))
-    if node.op == "relstring":
-        return prim.rel_string(rel, rank, as_cutoff(a[0]))
-    if node.op == "unjudged_rbp_sum":
-        return prim.geometric_sum(prim.is_unjudged(rel), rank, as_float(a[0]))
-    if node.op == "err_sum":
-        max_rel = as_float(a[1])
-        name = f"__cumlog|{max_rel!r}"
-        seqs[name] = (1.0 - prim.err_stop(ELEMENT, max_rel)).log().cum_sum()
-        return prim.err_sum(rel, rank, pl.col(name), as_cutoff(a[0]), max_rel)
-    if node.op in IDEAL_PREFIX_OPS or node.op == "npos_ret":
-        return _prefix_expr(node, seqs)
-    t = as_float(a[0])
-    n_rel = pl.col(_key(QrelsAgg("nrel", (a[0],))))
-    if node.op == "relret":
-        return prim.relret(rel, rank, t, as_cutoff(a[1]))
-    if node.op == "ap_sum":
-        return prim.ap_sum(rel, rank, _cumrel(seqs, t), t, as_cutoff(a[1]))
-    if node.op == "iprec":
-        return prim.iprec(rank, _cumrel(seqs, t), n_rel, as_float(a[1]))
-    if node.op == "nonrel_judged":
-        return prim.nonrel_judged(rel, t)
-    if node.op == "bpref_sum":
-        return prim.bpref_sum(rel, _cumnonrel(seqs, t), t, n_rel, _nonrel_col(a[0]))
-    if node.op == "rankeff_sum":
-        return prim.rankeff_sum(rel, _cumnonrel(seqs, t), t, _nonrel_col(a[0]))
-    if node.op == "infap_sum":
-        pooled = "__cumpooled"
-        seqs[pooled] = (ELEMENT < 0).fill_null(False).cast(pl.Int64).cum_sum()
-        return prim.infap_sum(rel, rank, _cumrel(seqs, t), _cumnonrel(seqs, t), pl.col(pooled), t)
-    if node.op == "bing_sum":
-        return prim.bing_sum(rel, rank, _cumrel(seqs, t), t)
-    if node.op == "rbp_sum":
-        return prim.geometric_sum(prim.is_rel(rel, t), rank, as_float(a[1]))
-    if node.op == "first_rel":
-        return prim.first_rel(rel, rank, t, as_cutoff(a[1]))
-    if node.op == "relret_at_nrel":
-        depth = (as_float(a[1]) * n_rel + 0.9).floor()
-        return prim.relret_at(rel, rank, t, depth)
-    raise InvalidParameterError(f"unknown run primitive {node.op!r}")
+def _no_input(name: str, given: Input) -> pl.Expr:
+    raise InvalidParameterError(f"{given!r} cannot be computed here")
 
 
-def _prefix_expr(node: RunAgg, seqs: dict[str, pl.Expr]) -> pl.Expr:
-    """Run primitives reading the ideal prefix joined at each rank (G, ndcg_rel, Rndcg)."""
-    gain = as_gain(node.args[0])
-    g = prim.gain(pl.col(REL), gain)
-    if node.op == "npos_ret":
-        return (g > 0).sum().cast(pl.Float64)
-    igd, igb = pl.col(_prefix("igd", gain)), pl.col(_prefix("igb", gain))
-    if node.op == "g_sum":
-        cum_gain = f"__cumgain|{gain!r}"
-        seqs[cum_gain] = prim.gain(ELEMENT, gain).cum_sum()
-        excess = pl.col(_key(QrelsAgg("pos_excess", (gain,))))
-        return prim.g_sum(g, pl.col(RANK), pl.col(cum_gain), pl.col(_prefix("igx", gain)), excess)
-    if node.op == "rndcg_inv":
-        return prim.boundary_sum(1.0 / igd, igb)
-    cum_dcg = f"__cumdcg|{gain!r}"
-    seqs[cum_dcg] = (prim.gain(ELEMENT, gain) / prim.log2_discount(SEQ_RANK)).cum_sum()
-    if node.op == "rndcg_sum":
-        return prim.boundary_sum(pl.col(cum_dcg) / igd, igb)
-    total = pl.col(_key(QrelsAgg("idcg_pos", (gain,))))
-    return prim.ndcg_rel_sum(g, pl.col(cum_dcg), igd, total)
+def _qrels_expr(node: Primitive) -> pl.Expr:
+    """The aggregate of a qrels primitive over a query's judgments."""
 
+    def input_of(name: str, given: Input) -> pl.Expr:
+        if isinstance(given, IdealRank):
+            return pl.col(_irank_name(given.g))
+        if isinstance(given, IdealPrefix):
+            return pl.col(_prefix(given.column, given.g))
+        return _no_input(name, given)
 
-_FNS: dict[str, Callable[..., pl.Expr]] = {
-    "div0": prim.div0,
-    "recip0": prim.recip0,
-    "positive": prim.positive,
-    "div": lambda a, b: a.cast(pl.Float64) / b,
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "min": lambda a, b: pl.min_horizontal(a, b),
-    "floor": lambda a: a.floor(),
-    "pow": lambda a, b: a.pow(b),
-}
-
-
-def _compile(node: Node, part: bool) -> pl.Expr:
-    if isinstance(node, Const):
-        return pl.lit(node.value, dtype=pl.Float64)
-    if isinstance(node, (RunAgg, QrelsAgg)):
-        return pl.col(_key(node, part))
-    return _FNS[node.op](*(_compile(a, part) for a in node.args))
+    return bind(node, pl.col(REL), pl.lit(None), input_of)
 
 
 @dataclass
@@ -452,9 +339,45 @@ class _Part:
 
     aggs: dict[str, pl.Expr] = field(default_factory=dict)
     seqs: dict[str, pl.Expr] = field(default_factory=dict)
+    """Columns computed on each query's ranked list (running sums, ideal ranks)."""
     needs: set[str] = field(default_factory=set)
-    null_when_empty: set[str] = field(default_factory=set)
-    text: set[str] = field(default_factory=set)
+    """Qrels-side values joined to every ranked row."""
+    empty: dict[str, float | str | None] = field(default_factory=dict)
+
+    def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr]) -> None:
+        """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
+        if key in self.aggs:
+            return
+
+        def input_of(name: str, given: Input) -> pl.Expr:
+            if isinstance(given, Step):
+                col = f"__seq|{given!r}"
+                self.seqs[col] = bind(given, ELEMENT, SEQ_RANK, _no_input).cum_sum()
+                return pl.col(col)
+            if isinstance(given, RowValue):
+                return bind(given, pl.col(REL), pl.col(RANK), _no_input)
+            if isinstance(given, IdealRank):
+                col = _irank_name(given.g)
+                self.seqs[col] = prim.ideal_rank(ELEMENT, given.g)
+                return pl.col(col)
+            if isinstance(given, IdealPrefix):
+                return pl.col(_prefix(given.column, given.g))
+            col = _key(given)
+            qaggs.setdefault(col, _qrels_expr(given))
+            self.needs.add(col)
+            return pl.col(col)
+
+        self.aggs[key] = bind(node, pl.col(REL), pl.col(RANK), input_of)
+        self.empty[key] = node.empty
+
+
+def _compile(node: Node, part: bool) -> pl.Expr:
+    if isinstance(node, Const):
+        return pl.lit(node.value, dtype=pl.Float64)
+    if isinstance(node, Primitive):
+        return pl.col(_key(node, part))
+    fn = getattr(prim, node.binding())
+    return fn(*(_compile(a, part) for a in children(node)))  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -547,41 +470,30 @@ def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Convention
     params = conv.as_params()
     trees: list[tuple[Metric, Node, bool]] = []
     qaggs: dict[str, pl.Expr] = {}
-    qnodes: set[QrelsAgg] = set()
+    qnodes: set[Primitive] = set()
     parts: dict[bool, _Part] = {}
-    run_leaves: list[RunAgg] = []
+    run_leaves: list[Primitive] = []
     for m in metrics:
         resolved = m.resolve(params)
         part = bool(resolved.get("judged_only", False))
         tree = recipe(m, params)
         trees.append((m, tree, part))
         for leaf in leaves(tree):
-            if isinstance(leaf, QrelsAgg):
+            if leaf.side == "qrels":
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
                 qnodes.add(leaf)
                 continue
-            p = parts.setdefault(part, _Part())
             run_leaves.append(leaf)
-            for need in requires(leaf):
-                qaggs.setdefault(_key(need), _qrels_expr(need))
-                qnodes.add(need)
-                p.needs.add(_key(need))
-            key = _key(leaf, part)
-            if key not in p.aggs:
-                p.aggs[key] = _run_expr(leaf, p.seqs)
-            if leaf.op in RUN_NULL_WHEN_EMPTY:
-                p.null_when_empty.add(key)
-            if leaf.op in RUN_STRING_OPS:
-                p.text.add(key)
+            qnodes.update(qrels_needs(leaf))
+            parts.setdefault(part, _Part()).add(leaf, _key(leaf, part), qaggs)
 
     qrels = prep.qrels
-    prefix_gains = _prefix_gains([*qnodes, *run_leaves])
-    gains = {as_gain(n.args[1]) for n in qnodes if n.op == "idcg"}
-    gains |= {as_gain(n.args[0]) for n in qnodes if n.op == "idcg_pos"} | prefix_gains
+    prefixes = {g for n in [*qnodes, *run_leaves] for g in prefix_gains(n)}
+    gains = {i.g for n in qnodes for i in n.inputs().values() if isinstance(i, IdealRank)} | prefixes
     iranks = {_irank_name(g): prim.ideal_rank(pl.col(REL), g).over(Q) for g in gains}
     if iranks:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
-    for gain in prefix_gains:
+    for gain in prefixes:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in _prefix_columns(gain).items()])
     qstats = qrels.group_by(Q).agg(*_audit(REL), *[e.alias(k) for k, e in qaggs.items()])
     ideal_tables = [
@@ -589,7 +501,7 @@ def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Convention
             Q, pl.col(_irank_name(gain)).cast(pl.Int64).alias(RANK),
             *[_prefix(name, gain) for name in ("igd", "igx", "igb")],
         )
-        for gain in prefix_gains
+        for gain in prefixes
     ]
 
     lists = rank_lists(prep, conv)
@@ -603,10 +515,7 @@ def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Convention
             rows = rows.join(table, on=[Q, RANK], how="left")
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
         out = out.join(aggs, on=Q, how="left")
-        fill = [
-            pl.col(k).fill_null("" if k in work.text else 0.0)
-            for k in work.aggs if k not in work.null_when_empty
-        ]
+        fill = [pl.col(k).fill_null(empty) for k, empty in work.empty.items() if empty is not None]
         if fill:
             out = out.with_columns(fill)
     result = out.select(

@@ -1,9 +1,11 @@
-"""Polars implementations of the shared pieces: gain, discount, relevance test, cutoff, and the
-per-query primitives of :mod:`rankwise.recipes`.
+"""Polars implementations of the shared pieces (gain, discount, relevance test, cutoff) and of
+every primitive, input and scalar operation declared in :mod:`rankwise.primitives`: one
+function each, named by its binding name, with the parameter names of its SQL macro
+(``tests/test_primitives.py`` checks both).
 
-Every function takes the relevance and rank as expressions, so the same code serves the
-evaluation plan (explicit rank columns) and the public expression API (ranks made inside a
-``group_by().agg()``).
+Every function takes its row columns (``rel``, ``rnk``) and inputs as expressions, so the same
+code serves the evaluation plan (explicit rank columns), the ranked lists (inside
+``list.eval``) and the public expression API (ranks made inside a ``group_by().agg()``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import math
 
 import polars as pl
 
-from rankwise.recipes import Gain
+from rankwise.primitives import Gain
 
 
 def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
@@ -41,7 +43,7 @@ def ideal_rank(rel: pl.Expr, how: Gain | str) -> pl.Expr:
     return key.rank("ordinal", descending=True)
 
 
-def discount(rank: pl.Expr, kind: str, base: float) -> pl.Expr:
+def discount_of(rank: pl.Expr, kind: str, base: float) -> pl.Expr:
     """Rank discount: log2(i + 1), or Järvelin's max(1, log_b(i))."""
     i = rank.cast(pl.Float64)
     if kind == "log2":
@@ -59,47 +61,297 @@ def within(rank: pl.Expr, k: int | None) -> pl.Expr:
     return pl.lit(True) if k is None else rank <= k
 
 
-def dcg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: Gain | str, discount_kind: str, base: float) -> pl.Expr:
-    """Σ_{rank ≤ k} gain(rel) / discount(rank): DCG when ``rank`` is the retrieval rank, IDCG
-    when it is the rank in the ideal (relevance-sorted) order."""
-    term = gain(rel, gain_kind) / discount(rank, discount_kind, base)
-    return pl.when(within(rank, k)).then(term).otherwise(0.0).sum()
+# -- inputs ----------------------------------------------------------------------------------
 
 
-def cg_sum(rel: pl.Expr, rank: pl.Expr, k: int | None, gain_kind: Gain | str) -> pl.Expr:
-    """Σ_{rank ≤ k} gain(rel)."""
-    return pl.when(within(rank, k)).then(gain(rel, gain_kind)).otherwise(0.0).sum()
+def rel_step(rel: pl.Expr, t: float) -> pl.Expr:
+    """1 where relevance ≥ t."""
+    return is_rel(rel, t).cast(pl.Int64)
 
 
-def relret(rel: pl.Expr, rank: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+def is_judged_nonrel(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """Judged (relevance ≥ 0) but below the threshold."""
+    r = rel.cast(pl.Float64)
+    return ((r >= 0) & (r < threshold)).fill_null(False)
+
+
+def nonrel_step(rel: pl.Expr, t: float) -> pl.Expr:
+    """1 where 0 ≤ relevance < t."""
+    return is_judged_nonrel(rel, t).cast(pl.Int64)
+
+
+def pooled_step(rel: pl.Expr) -> pl.Expr:
+    """1 where the relevance is negative ("in the pool but unjudged")."""
+    return (rel < 0).fill_null(False).cast(pl.Int64)
+
+
+def err_stop(rel: pl.Expr, max_rel: float) -> pl.Expr:
+    """Stop probability of the cascade model: (2^g − 1) / 2^max_rel, g clipped to [0, max_rel]."""
+    g = rel.cast(pl.Float64).fill_null(0.0).clip(0.0, max_rel)
+    return (pl.lit(2.0).pow(g) - 1.0) / math.pow(2.0, max_rel)
+
+
+def log_continue_step(rel: pl.Expr, max_rel: float) -> pl.Expr:
+    """ln(1 − stop probability)."""
+    return (1.0 - err_stop(rel, max_rel)).log()
+
+
+def gain_step(g: pl.Expr) -> pl.Expr:
+    """The gain."""
+    return g
+
+
+def log2_discount(rank: pl.Expr) -> pl.Expr:
+    """log2(i + 1)."""
+    return (rank.cast(pl.Float64) + 1.0).log(2)
+
+
+def dcg_step(g: pl.Expr, rnk: pl.Expr) -> pl.Expr:
+    """g / log2(rnk + 1)."""
+    return g / log2_discount(rnk)
+
+
+def rel_char(rel: pl.Expr) -> pl.Expr:
+    """One character for a relevance value (trec_eval relstring): the level's digit (floor),
+    '>' above 9, '-' unjudged, '.' judged negative ("in the pool but unjudged")."""
+    r = rel.cast(pl.Float64)
+    digit = r.floor().cast(pl.Int64).cast(pl.String)
+    return (
+        pl.when(r.is_null()).then(pl.lit("-"))
+        .when(r < 0).then(pl.lit("."))
+        .when(r >= 10).then(pl.lit(">"))
+        .otherwise(digit)
+    )
+
+
+def positive_gain(rel: pl.Expr, how: Gain) -> pl.Expr:
+    """max(gain, 0): the gain a document contributes to the ideal list."""
+    return pl.max_horizontal(gain(rel, how), pl.lit(0.0))
+
+
+def ideal_boundary(ideal_gain: pl.Expr) -> pl.Expr:
+    """True at the last rank of each run of equal positive gains, in the ideal order (the next
+    rank's gain differs; beyond the list it is 0)."""
+    return (ideal_gain > 0) & (ideal_gain != ideal_gain.shift(-1, fill_value=0.0))
+
+
+# -- run primitives --------------------------------------------------------------------------
+
+
+def count() -> pl.Expr:
+    """Number of ranked documents."""
+    return pl.len().cast(pl.Float64)
+
+
+def relret(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Number of relevant documents at rank ≤ k."""
-    return (is_rel(rel, threshold) & within(rank, k)).sum().cast(pl.Float64)
+    return (is_rel(rel, t) & within(rnk, k)).sum().cast(pl.Float64)
 
 
-def cum_rel(rel: pl.Expr, threshold: float) -> pl.Expr:
-    """Running count of relevant documents, in the expression's current order."""
-    return is_rel(rel, threshold).cast(pl.Int64).cum_sum()
+def dcg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
+    """Σ_{rnk ≤ k} g / discount(rnk): DCG when ``rnk`` is the retrieval rank, IDCG when it is
+    the rank in the ideal order."""
+    term = g / discount_of(rnk, discount, base)
+    return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
 
 
-def ap_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
-    """Σ_{rank ≤ k, relevant} running / rank, with ``running`` the relevant count so far."""
-    hit = is_rel(rel, threshold) & within(rank, k)
-    return pl.when(hit).then(running.cast(pl.Float64) / rank.cast(pl.Float64)).otherwise(0.0).sum()
+def cg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} g."""
+    return pl.when(within(rnk, k)).then(g).otherwise(0.0).sum()
 
 
-def first_rel(rel: pl.Expr, rank: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+def ideal_dcg_run(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
+    """DCG@k of the retrieved documents in their ideal order."""
+    return dcg_gain(g, irank, k, discount, base)
+
+
+def ap_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k, relevant} cumrel / rnk, with ``cumrel`` the relevant count so far."""
+    hit = is_rel(rel, t) & within(rnk, k)
+    return pl.when(hit).then(cumrel.cast(pl.Float64) / rnk.cast(pl.Float64)).otherwise(0.0).sum()
+
+
+def first_rel(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Smallest rank ≤ k holding a relevant document (NULL when none)."""
-    return rank.filter(is_rel(rel, threshold) & within(rank, k)).min().cast(pl.Float64)
+    return rnk.filter(is_rel(rel, t) & within(rnk, k)).min().cast(pl.Float64)
 
 
-def relret_at(rel: pl.Expr, rank: pl.Expr, threshold: float, depth: pl.Expr) -> pl.Expr:
-    """Number of relevant documents at rank ≤ depth (an expression, e.g. the number relevant)."""
-    return (is_rel(rel, threshold) & (rank <= depth)).sum().cast(pl.Float64)
+def relret_at_nrel(rel: pl.Expr, rnk: pl.Expr, nrel: pl.Expr, t: float, x: float) -> pl.Expr:
+    """Number of relevant documents at rank ≤ floor(x · nrel + 0.9)."""
+    return (is_rel(rel, t) & (rnk <= (x * nrel + 0.9).floor())).sum().cast(pl.Float64)
 
 
-def nrel(rel: pl.Expr, threshold: float) -> pl.Expr:
+def nonrel_judged(rel: pl.Expr, t: float) -> pl.Expr:
+    """Number of judged non-relevant documents."""
+    return is_judged_nonrel(rel, t).sum().cast(pl.Float64)
+
+
+def is_unjudged(rel: pl.Expr) -> pl.Expr:
+    """Unjudged, or judged negative (trec_eval: "in the pool but unjudged")."""
+    return rel.is_null() | (rel.cast(pl.Float64) < 0).fill_null(True)
+
+
+def unjudged(rel: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """Number of unjudged documents at rank ≤ k."""
+    return (is_unjudged(rel) & within(rnk, k)).sum().cast(pl.Float64)
+
+
+def bpref_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nrel: pl.Expr, nnonrel: pl.Expr) -> pl.Expr:
+    """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n = judged
+    non-relevant ranked above, N = all judged non-relevant, R = all relevant."""
+    n = cumnonrel.cast(pl.Float64)
+    term = pl.when(n == 0).then(1.0).otherwise(
+        1.0 - pl.min_horizontal(n, nrel) / pl.min_horizontal(nnonrel, nrel)
+    )
+    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+
+
+def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float) -> pl.Expr:
+    """Interpolated precision at recall ``level``: max of cumrel / rnk over the ranks where
+    cumrel ≥ lround(level · R) (trec_eval 10's rounding), 0 when there is none."""
+    needed = (pl.lit(level) * nrel.cast(pl.Float64) + 0.5).floor()
+    precision = cumrel.cast(pl.Float64) / rnk.cast(pl.Float64)
+    return precision.filter(cumrel.cast(pl.Float64) >= needed).max().fill_null(0.0)
+
+
+def bing_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float) -> pl.Expr:
+    """Σ over relevant documents of 1 / log2(2 + rnk − cumrel)."""
+    nonrel_above = rnk.cast(pl.Float64) - cumrel.cast(pl.Float64)
+    return pl.when(is_rel(rel, t)).then(1.0 / (2.0 + nonrel_above).log(2)).otherwise(0.0).sum()
+
+
+INFAP_EPSILON = 1e-5
+
+
+def infap_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, cumnonrel: pl.Expr, cumpooled: pl.Expr, t: float) -> pl.Expr:
+    """Σ over relevant documents of (1 + X·(a + ε)/(a + n + 2ε)) / rnk, a = relevant above
+    (cumrel − 1), n = judged non-relevant above, u = pooled-unjudged above, X = a + n + u."""
+    a = cumrel.cast(pl.Float64) - 1.0
+    n = cumnonrel.cast(pl.Float64)
+    x = a + n + cumpooled.cast(pl.Float64)
+    term = (1.0 + x * (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)) / rnk.cast(pl.Float64)
+    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+
+
+def rankeff_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nnonrel: pl.Expr) -> pl.Expr:
+    """Σ over relevant documents of 1 − n / N (1 when N = 0)."""
+    term = pl.when(nnonrel == 0).then(1.0).otherwise(1.0 - cumnonrel.cast(pl.Float64) / nnonrel)
+    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+
+
+def _geometric_sum(hit: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
+    """Σ over rows where ``hit`` of p^(rnk − 1)."""
+    return pl.when(hit).then(pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
+
+
+def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float) -> pl.Expr:
+    """Σ over relevant documents of p^(rnk − 1)."""
+    return _geometric_sum(is_rel(rel, t), rnk, p)
+
+
+def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
+    """Σ over unjudged documents of p^(rnk − 1)."""
+    return _geometric_sum(is_unjudged(rel), rnk, p)
+
+
+def err_sum(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, k: int | None, max_rel: float) -> pl.Expr:
+    """Σ_{rnk ≤ k} R / rnk · Π_{earlier} (1 − R), the product from a running Σ ln(1 − R)."""
+    stop = err_stop(rel, max_rel)
+    reach = (cumlog - (1.0 - stop).log()).exp()
+    return pl.when(within(rnk, k)).then(stop / rnk.cast(pl.Float64) * reach).otherwise(0.0).sum()
+
+
+def npos_ret(g: pl.Expr) -> pl.Expr:
+    """Number of retrieved documents of positive gain."""
+    return (g > 0).sum().cast(pl.Float64)
+
+
+def ndcg_rel_sum(g: pl.Expr, cumdcg: pl.Expr, igd: pl.Expr, idcg_total: pl.Expr) -> pl.Expr:
+    """Σ over documents of positive gain of DCG_i / IDCG_{min(i, npos)} (``igd`` NULL beyond
+    npos, where the whole ideal DCG ``idcg_total`` applies)."""
+    return pl.when(g > 0).then(cumdcg / igd.fill_null(idcg_total)).otherwise(0.0).sum()
+
+
+def _boundary_sum(value: pl.Expr, igb: pl.Expr) -> pl.Expr:
+    """Σ of ``value`` at ideal boundaries (NULL boundary: none)."""
+    return pl.when(igb.fill_null(False)).then(value).otherwise(0.0).sum()
+
+
+def rndcg_sum(cumdcg: pl.Expr, igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
+    """Σ of DCG_i / IDCG_i at the ideal boundaries."""
+    return _boundary_sum(cumdcg / igd, igb)
+
+
+def rndcg_inv(igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
+    """Σ of 1 / IDCG_i at the ideal boundaries."""
+    return _boundary_sum(1.0 / igd, igb)
+
+
+def g_sum(g: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, igx: pl.Expr, excess_total: pl.Expr) -> pl.Expr:
+    """Σ_i g_i / log2(2 + i + X_{min(i, npos)} − S_i): trec_eval's G, X the running Σ of
+    max(g* − 1, 0) over the ideal gains (NULL beyond npos: ``excess_total``), S the running gain."""
+    cost = rnk.cast(pl.Float64) + igx.fill_null(excess_total)
+    return pl.when(g != 0).then(g / (2.0 + cost - cumgain).log(2)).otherwise(0.0).sum()
+
+
+def relstring(relchar: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """The characters of the documents at rank ≤ k, in rank order."""
+    return relchar.filter(within(rnk, k)).sort_by(rnk.filter(within(rnk, k))).str.join("")
+
+
+# -- qrels primitives ------------------------------------------------------------------------
+
+
+def nrel(rel: pl.Expr, t: float) -> pl.Expr:
     """Number of relevant documents."""
-    return is_rel(rel, threshold).sum().cast(pl.Float64)
+    return is_rel(rel, t).sum().cast(pl.Float64)
+
+
+def nonrel(rel: pl.Expr, t: float) -> pl.Expr:
+    """Number of judged non-relevant documents."""
+    return nonrel_judged(rel, t)
+
+
+def idcg(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
+    """DCG@k of the judgments in their ideal order."""
+    return dcg_gain(g, irank, k, discount, base)
+
+
+def _positive(g: pl.Expr) -> pl.Expr:
+    return pl.max_horizontal(g, pl.lit(0.0))
+
+
+def npos(g: pl.Expr) -> pl.Expr:
+    """Number of judged documents of positive gain."""
+    return (_positive(g) > 0).sum().cast(pl.Float64)
+
+
+def pos_gain(g: pl.Expr) -> pl.Expr:
+    """Σ of the positive gains."""
+    return _positive(g).sum()
+
+
+def pos_excess(g: pl.Expr) -> pl.Expr:
+    """Σ of max(gain − 1, 0)."""
+    return (_positive(g) - 1.0).clip(lower_bound=0.0).sum()
+
+
+def idcg_pos(g: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """DCG of the whole ideal list (positive gains, log2 discount)."""
+    return (_positive(g) / log2_discount(irank)).sum()
+
+
+def rndcg_bounds(igb: pl.Expr) -> pl.Expr:
+    """Number of ideal boundaries."""
+    return igb.sum().cast(pl.Float64)
+
+
+def rndcg_bounds_inv(igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
+    """Σ of 1 / IDCG_b over the ideal boundaries b."""
+    return _boundary_sum(1.0 / igd, igb)
+
+
+# -- scalar operations -----------------------------------------------------------------------
 
 
 def div0(a: pl.Expr, b: pl.Expr) -> pl.Expr:
@@ -117,140 +369,29 @@ def positive(a: pl.Expr) -> pl.Expr:
     return (a > 0).cast(pl.Float64)
 
 
-def is_judged_nonrel(rel: pl.Expr, threshold: float) -> pl.Expr:
-    """Judged (relevance ≥ 0) but below the threshold."""
-    r = rel.cast(pl.Float64)
-    return ((r >= 0) & (r < threshold)).fill_null(False)
+def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return a.cast(pl.Float64) / b
 
 
-def is_unjudged(rel: pl.Expr) -> pl.Expr:
-    """Unjudged, or judged negative (trec_eval: "in the pool but unjudged")."""
-    return rel.is_null() | (rel.cast(pl.Float64) < 0).fill_null(True)
+def add(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return a + b
 
 
-def nonrel_judged(rel: pl.Expr, threshold: float) -> pl.Expr:
-    """Number of judged non-relevant documents."""
-    return is_judged_nonrel(rel, threshold).sum().cast(pl.Float64)
+def sub(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return a - b
 
 
-def unjudged(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
-    """Number of unjudged documents at rank ≤ k."""
-    return (is_unjudged(rel) & within(rank, k)).sum().cast(pl.Float64)
+def mul(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return a * b
 
 
-def cum_nonrel(rel: pl.Expr, threshold: float) -> pl.Expr:
-    """Running count of judged non-relevant documents, in the expression's current order."""
-    return is_judged_nonrel(rel, threshold).cast(pl.Int64).cum_sum()
+def least(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return pl.min_horizontal(a, b)
 
 
-def bpref_sum(rel: pl.Expr, running_nonrel: pl.Expr, threshold: float, n_rel: pl.Expr, n_nonrel: pl.Expr) -> pl.Expr:
-    """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n = judged
-    non-relevant ranked above, N = all judged non-relevant, R = all relevant."""
-    n = running_nonrel.cast(pl.Float64)
-    term = pl.when(n == 0).then(1.0).otherwise(
-        1.0 - pl.min_horizontal(n, n_rel) / pl.min_horizontal(n_nonrel, n_rel)
-    )
-    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
+def floor(a: pl.Expr) -> pl.Expr:
+    return a.floor()
 
 
-def iprec(rank: pl.Expr, running: pl.Expr, n_rel: pl.Expr, level: float) -> pl.Expr:
-    """Interpolated precision at recall ``level``: max of running / rank over the ranks where
-    running ≥ lround(level · R) (trec_eval 10's rounding), 0 when there is none."""
-    needed = (pl.lit(level) * n_rel.cast(pl.Float64) + 0.5).floor()
-    precision = running.cast(pl.Float64) / rank.cast(pl.Float64)
-    return precision.filter(running.cast(pl.Float64) >= needed).max().fill_null(0.0)
-
-
-def bing_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, threshold: float) -> pl.Expr:
-    """Σ over relevant documents of 1 / log2(2 + rank − running), running = relevant so far."""
-    nonrel_above = rank.cast(pl.Float64) - running.cast(pl.Float64)
-    return pl.when(is_rel(rel, threshold)).then(1.0 / (2.0 + nonrel_above).log(2)).otherwise(0.0).sum()
-
-
-def rankeff_sum(rel: pl.Expr, running_nonrel: pl.Expr, threshold: float, n_nonrel: pl.Expr) -> pl.Expr:
-    """Σ over relevant documents of 1 − n / N (1 when N = 0)."""
-    term = pl.when(n_nonrel == 0).then(1.0).otherwise(1.0 - running_nonrel.cast(pl.Float64) / n_nonrel)
-    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
-
-
-def geometric_sum(hit: pl.Expr, rank: pl.Expr, p: float) -> pl.Expr:
-    """Σ over rows where ``hit`` of p^(rank − 1)."""
-    return pl.when(hit).then(pl.lit(p).pow(rank.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
-
-
-def err_stop(rel: pl.Expr, max_rel: float) -> pl.Expr:
-    """Stop probability of the cascade model: (2^g − 1) / 2^max_rel, g clipped to [0, max_rel]."""
-    g = rel.cast(pl.Float64).fill_null(0.0).clip(0.0, max_rel)
-    return (pl.lit(2.0).pow(g) - 1.0) / math.pow(2.0, max_rel)
-
-
-def err_sum(rel: pl.Expr, rank: pl.Expr, cum_log_continue: pl.Expr, k: int | None, max_rel: float) -> pl.Expr:
-    """Σ_{rank ≤ k} R / rank · Π_{earlier} (1 − R), the product from a running Σ ln(1 − R)."""
-    stop = err_stop(rel, max_rel)
-    reach = (cum_log_continue - (1.0 - stop).log()).exp()
-    return pl.when(within(rank, k)).then(stop / rank.cast(pl.Float64) * reach).otherwise(0.0).sum()
-
-
-INFAP_EPSILON = 1e-5
-
-
-def infap_sum(rel: pl.Expr, rank: pl.Expr, running: pl.Expr, running_nonrel: pl.Expr, running_pooled: pl.Expr, threshold: float) -> pl.Expr:
-    """Σ over relevant documents of (1 + X·(a + ε)/(a + n + 2ε)) / rank, a = relevant above
-    (running − 1), n = judged non-relevant above, u = pooled-unjudged above, X = a + n + u."""
-    a = running.cast(pl.Float64) - 1.0
-    n = running_nonrel.cast(pl.Float64)
-    x = a + n + running_pooled.cast(pl.Float64)
-    term = (1.0 + x * (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)) / rank.cast(pl.Float64)
-    return pl.when(is_rel(rel, threshold)).then(term).otherwise(0.0).sum()
-
-
-def positive_gain(rel: pl.Expr, how: Gain) -> pl.Expr:
-    """max(gain, 0): the gain a document contributes to the ideal list."""
-    return pl.max_horizontal(gain(rel, how), pl.lit(0.0))
-
-
-def log2_discount(rank: pl.Expr) -> pl.Expr:
-    """log2(i + 1)."""
-    return (rank.cast(pl.Float64) + 1.0).log(2)
-
-
-def ideal_boundary(ideal_gain: pl.Expr) -> pl.Expr:
-    """True at the last rank of each run of equal positive gains, in the ideal order (the next
-    rank's gain differs; beyond the list it is 0)."""
-    return (ideal_gain > 0) & (ideal_gain != ideal_gain.shift(-1, fill_value=0.0))
-
-
-def ndcg_rel_sum(g: pl.Expr, cum_dcg: pl.Expr, ideal_dcg: pl.Expr, ideal_total: pl.Expr) -> pl.Expr:
-    """Σ over documents of positive gain of DCG_i / IDCG_{min(i, npos)} (``ideal_dcg`` NULL
-    beyond npos, where the whole ideal DCG ``ideal_total`` applies)."""
-    return pl.when(g > 0).then(cum_dcg / ideal_dcg.fill_null(ideal_total)).otherwise(0.0).sum()
-
-
-def boundary_sum(value: pl.Expr, boundary: pl.Expr) -> pl.Expr:
-    """Σ of ``value`` at ideal boundaries (NULL boundary: none)."""
-    return pl.when(boundary.fill_null(False)).then(value).otherwise(0.0).sum()
-
-
-def g_sum(g: pl.Expr, rank: pl.Expr, cum_gain: pl.Expr, ideal_excess: pl.Expr, excess_total: pl.Expr) -> pl.Expr:
-    """Σ_i g_i / log2(2 + i + X_{min(i, npos)} − S_i): trec_eval's G, X the running Σ of
-    max(g* − 1, 0) over the ideal gains (NULL beyond npos: ``excess_total``), S the running gain."""
-    cost = rank.cast(pl.Float64) + ideal_excess.fill_null(excess_total)
-    return pl.when(g != 0).then(g / (2.0 + cost - cum_gain).log(2)).otherwise(0.0).sum()
-
-
-def rel_char(rel: pl.Expr) -> pl.Expr:
-    """One character for a relevance value (trec_eval relstring): the level's digit (floor),
-    '>' above 9, '-' unjudged, '.' judged negative ("in the pool but unjudged")."""
-    r = rel.cast(pl.Float64)
-    digit = r.floor().cast(pl.Int64).cast(pl.String)
-    return (
-        pl.when(r.is_null()).then(pl.lit("-"))
-        .when(r < 0).then(pl.lit("."))
-        .when(r >= 10).then(pl.lit(">"))
-        .otherwise(digit)
-    )
-
-
-def rel_string(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
-    """The characters of the documents at rank ≤ k, in rank order."""
-    return rel_char(rel).filter(within(rank, k)).sort_by(rank.filter(within(rank, k))).str.join("")
+def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return a.pow(b)

@@ -1,0 +1,342 @@
+"""The SQL compiler: every metric's recipe (:mod:`rankwise.recipes`) compiled into one SQL
+statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.to_sql` and
+Spark (whose dialect differences are :data:`rankwise.sql_inline.DIALECT_RULES`).
+
+Each primitive, input and scalar operation of :mod:`rankwise.primitives` is one macro of
+``sql/``, called through :func:`bind` by its parameter names; the compiler only decides where
+each value is computed (per-query aggregates, running sums in the ranking window, row columns,
+the ideal prefix joined at each rank). Parameter values reach SQL only as validated literals
+and names only as checked, quoted identifiers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from rankwise._sql.macros import macros
+from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
+from rankwise.errors import InvalidParameterError
+from rankwise.metric import Metric
+from rankwise.primitives import (
+    Bound,
+    Const,
+    Gain,
+    IdealPrefix,
+    IdealRank,
+    Input,
+    Node,
+    Op,
+    Primitive,
+    RowValue,
+    Step,
+    Value,
+    leaves,
+)
+from rankwise.recipes import recipe
+
+
+def gain_sql(g: Gain, rel: str = "relevance") -> str:
+    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised)."""
+    sql = f"rw_gain({rel}, {literal(g.kind)})"
+    if g.table:
+        cases = " ".join(f"WHEN {rel} = {literal(lv)} THEN {literal(gv)}" for lv, gv in g.table)
+        sql = f"CASE {cases} ELSE {sql} END"
+    if g.table or g.min_rel > 0:
+        sql = f"CASE WHEN {rel} IS NULL OR {rel} < 0 OR {rel} < {literal(g.min_rel)} THEN 0.0 ELSE {sql} END"
+    return sql
+
+
+def ideal_rank_sql(g: Gain) -> str:
+    """Window: rank in the ideal (gain-descending) order of a query's rows."""
+    key = "coalesce(relevance, 0.0)" if g.monotone else gain_sql(g)
+    return f"row_number() OVER (PARTITION BY query_id ORDER BY {key} DESC)"
+
+
+def literal(value: Value) -> str:
+    """A validated Python value as a SQL literal (a :class:`Gain` as its gain expression)."""
+    if isinstance(value, Gain):
+        return gain_sql(value)
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"parameter value must be finite, got {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise InvalidParameterError(f"cannot pass {value!r} to SQL")
+
+
+def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str:
+    """A call of ``obj``'s SQL macro (``rw_`` + its binding name, see :mod:`rankwise.primitives`),
+    its arguments given by the macro's parameter names: the row columns (``rel`` is
+    ``relevance``, ``rnk`` the rank), its inputs (``input_of(name, input)``; for a scalar
+    operation, its operands), and its fields as literals (a :class:`Gain` as the gain of the
+    row's relevance)."""
+    name = f"rw_{obj.binding()}"
+    macro = macros().get(name)
+    if macro is None:
+        raise InvalidParameterError(f"no SQL macro {name} for {type(obj).__name__}")
+    given, values = obj.inputs(), obj.values()
+    args = []
+    for param in macro.params:
+        if param in _ROW_COLUMNS:
+            args.append(_ROW_COLUMNS[param])
+        elif param in given or isinstance(obj, Op):
+            if input_of is None:
+                raise InvalidParameterError(f"{obj!r} reads {param} here, where it cannot be computed")
+            args.append(input_of(param, given.get(param)))  # type: ignore[arg-type]
+        else:
+            args.append(literal(values[param]))  # type: ignore[arg-type]
+    return f"{name}({', '.join(args)})"
+
+
+_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk"}
+
+
+class _Compiler:
+    """Collects, for one statement, the columns every primitive needs and names them."""
+
+    def __init__(self) -> None:
+        self.qaggs: dict[Primitive, str] = {}
+        self.parts: dict[bool, dict[Primitive, str]] = {}
+        self.rowcols: dict[bool, dict[str, str]] = {}
+        """Per part: columns computed on the ranked rows (windows over ``rnk``, row values)."""
+        self.steps: dict[bool, dict[str, str]] = {}
+        """Per part: running sums, as their per-row steps, summed over the ranking window."""
+        self.names: dict[Step | RowValue, str] = {}
+        self.iranks: dict[tuple[Gain, str], str] = {}
+        self.prefixes: dict[Gain, int] = {}
+
+    def prefix_col(self, name: str, gain: Gain) -> str:
+        """Column ``name`` (igd, igx, igb) of the ideal prefix of a gain definition."""
+        self.irank_col(gain, "qrels")
+        return f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
+
+    def irank_col(self, gain: Gain, side: str) -> str:
+        """Ideal-rank column of a gain definition, on the run rows or the judgments (where
+        rw_judgments' irank, by relevance, already serves every monotone gain)."""
+        if side == "qrels" and gain.monotone:
+            return "irank"
+        return self.iranks.setdefault((gain, side), f"irank_{side}{len(self.iranks)}")
+
+    def qrels_col(self, node: Primitive) -> str:
+        return self.qaggs.setdefault(node, f"q{len(self.qaggs)}")
+
+    def qrels_sql(self, node: Primitive) -> str:
+        def input_of(name: str, given: Input) -> str:
+            if isinstance(given, IdealRank):
+                return self.irank_col(given.g, "qrels")
+            if isinstance(given, IdealPrefix):
+                return self.prefix_col(given.column, given.g)
+            raise InvalidParameterError(f"{given!r} cannot be computed over the judgments")
+
+        return bind(node, input_of)
+
+    def run_col(self, node: Primitive, part: bool) -> str:
+        aggs = self.parts.setdefault(part, {})
+        if node not in aggs:
+            self.run_sql(node, part)  # registers the columns it reads
+            aggs[node] = f"r{int(part)}_{len(aggs)}"
+        return aggs[node]
+
+    def run_sql(self, node: Primitive, part: bool) -> str:
+        rows = self.rowcols.setdefault(part, {})
+        steps = self.steps.setdefault(part, {})
+
+        def input_of(name: str, given: Input) -> str:
+            if isinstance(given, Step):
+                col = self.names.setdefault(given, f"s{len(self.names)}")
+                if "rnk" in given.reads:  # a step that reads the rank sums in a second window
+                    rows.setdefault(col, f"rw_running_sum({bind(given)}, query_id, rnk)")
+                else:
+                    steps.setdefault(col, bind(given))
+                return col
+            if isinstance(given, RowValue):
+                col = self.names.setdefault(given, f"v{len(self.names)}")
+                rows.setdefault(col, bind(given))
+                return col
+            if isinstance(given, IdealRank):
+                col = self.irank_col(given.g, "run")
+                rows.setdefault(col, ideal_rank_sql(given.g))
+                return col
+            if isinstance(given, IdealPrefix):
+                return self.prefix_col(given.column, given.g)
+            return self.qrels_col(given)
+
+        return bind(node, input_of)
+
+    def final(self, node: Node, part: bool) -> str:
+        if isinstance(node, Const):
+            return literal(node.value)
+        if isinstance(node, Primitive) and node.side == "qrels":
+            return f"qs.{self.qrels_col(node)}"
+        if isinstance(node, Primitive):
+            col = f"ag{int(part)}.{self.run_col(node, part)}"
+            return col if node.empty is None else f"coalesce({col}, {literal(node.empty)})"
+        return bind(node, lambda name, given: self.final(getattr(node, name), part))
+
+
+_TIE_SQL: dict[TieKey, str] = {
+    "score": "score",
+    "relevance": "coalesce(relevance, 0.0)",
+    "doc_text": "CAST(doc_id AS STRING)",
+    "doc": "doc_id",
+}
+
+
+def tie_order(ties: str) -> str:
+    """The ORDER BY of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`, as in
+    ``rw_ranked``) over the joined rows. Doc ids compared as text are cast to text (a no-op
+    on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them."""
+    return ", ".join(f"{_TIE_SQL[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
+
+UNJUDGED_COLUMN = "__rw_unjudged_queries"
+"""The extra output column of :func:`build_sql` with ``count_unjudged``."""
+
+
+def _ranking_cte(
+    name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False
+) -> str:
+    """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
+    step), all in one window: one sort per query serves the rank and every running sum.
+
+    ``max_rank`` is applied by the caller on ``rnk`` (running sums are prefix sums, so cutting
+    after them changes nothing), except with ``judged_only``: trec_eval cuts the ranking at
+    ``max_rank`` first and then drops the unjudged documents, so that case ranks twice.
+
+    With ``judged_rows`` (every primitive reading the rows declares ``judged_rows``) the
+    rows are ranked first, then only the judged ones are kept, with each query's top row (so
+    that every run query still reaches the aggregation): the running sums then sum down far
+    fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
+    order = tie_order(conv.ties)
+    # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
+    ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+    source, where, rank = "joined", "", "row_number() OVER w"
+    if judged_only:
+        # unjudged documents, and those judged negative (trec_eval 10: "in the pool but
+        # unjudged"), leave the ranking, and the rest is ranked again
+        where = " WHERE relevance >= 0"
+        if conv.max_rank is not None:
+            source, order = ranked_all, "rnk0"
+            where += f" AND rnk0 <= {literal(conv.max_rank)}"
+    elif judged_rows:
+        # the ranks stay those of the full ranking
+        source, order, rank = ranked_all, "rnk0", "rnk0"
+        where = " WHERE relevance IS NOT NULL OR rnk0 = 1"
+    sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
+    return (
+        f"{name} AS (SELECT query_id, relevance, {rank} AS rnk{sums} FROM {source}{where} "
+        f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
+    )
+
+
+def build_sql(
+    metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
+    quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
+) -> str:
+    """One SQL statement computing every metric per query from two normalised views, calling
+    the ``rw_*`` macros (``rankwise.sql_inline`` inlines them for other engines); ``quote``
+    quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
+    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
+    params = conv.as_params()
+    comp = _Compiler()
+    outputs: list[str] = []
+    for m in metrics:
+        part = bool(m.resolve(params).get("judged_only", False))
+        tree = recipe(m, params)
+        for leaf in leaves(tree):  # register run primitives first so their row columns exist
+            if leaf.side == "run":
+                comp.run_col(leaf, part)
+        sql_type = "STRING" if m.spec.value_type == "string" else "DOUBLE"
+        outputs.append(f"CAST({comp.final(tree, part)} AS {sql_type}) AS {quote(m.label)}")
+
+    qaggs = ", ".join(f"{comp.qrels_sql(n)} AS {c}" for n, c in list(comp.qaggs.items()))
+    qranks = "".join(
+        f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
+    )
+    # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
+    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}, checks := false))"]
+    ideal_joins = ""
+    if comp.prefixes:
+        # the ideal prefix of each gain definition: running IDCG (igd), running excess cost
+        # (igx) and run-of-equal-gains boundaries (igb) down the ideal order, joined to the
+        # ranked rows at rank = ideal rank
+        windows, tables = [], []
+        for gain, n in comp.prefixes.items():
+            g, irank = f"greatest({gain_sql(gain)}, 0.0)", comp.irank_col(gain, "qrels")
+            windows += [
+                f"rw_cum_dcg({g}, query_id, {irank}) AS igd{n}",
+                f"rw_running_sum(greatest({g} - 1.0, 0.0), query_id, {irank}) AS igx{n}",
+                f"rw_ideal_boundary({g}, query_id, {irank}) AS igb{n}",
+            ]
+            tables.append(
+                f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, igd{n}, igx{n}, igb{n} "
+                f"FROM qjp WHERE {g} > 0)"
+            )
+            ideal_joins += f" LEFT JOIN ideal{n} ON ideal{n}.iq{n} = r.query_id AND ideal{n}.ip{n} = r.rnk"
+        ctes[0] = "qj0" + ctes[0][2:]
+        ctes.append(f"qjp AS (SELECT *, {', '.join(windows)} FROM qj0)")
+        ctes += tables
+        qj = "qjp"
+    else:
+        qj = "qj"
+    ctes += [
+        "qs AS (SELECT query_id, count(*) AS n_judged"
+        + (", " + qaggs if qaggs else "")
+        + f" FROM {qj} GROUP BY query_id)",
+    ]
+    run, qrels = quote(run_view), quote(qrels_view)
+    # the queries present in the run (missing="ignore") are those of the aggregation of the
+    # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
+    # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
+    # the run only when no metric ranks the full run.
+    from_full = False in comp.parts
+    if not from_full and (conv.missing == "ignore" or count_unjudged):
+        ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
+    base = "qs"
+    if conv.missing == "ignore" and not from_full:
+        ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
+        base = "base"
+    ctes.append(
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
+    )
+    joins = []
+    for part, aggs in comp.parts.items():
+        p = int(part)
+        judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
+        ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows))
+        rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
+        cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+        keep_unjudged = p == 0 and count_unjudged
+        ctes.append(
+            f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
+            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{cut})"
+        )
+        sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
+        if keep_unjudged:
+            sel += ", any_value(n_judged) IS NOT NULL AS judged"
+        ctes.append(f"ag{p} AS (SELECT query_id, {sel} FROM rows{p} GROUP BY query_id)")
+        inner = p == 0 and conv.missing == "ignore"
+        joins.append(f"{'JOIN' if inner else 'LEFT JOIN'} ag{p} USING (query_id)")
+    if count_unjudged:
+        unjudged = (
+            "SELECT count(*) FROM ag0 WHERE NOT judged" if from_full
+            else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
+        )
+        outputs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
+    return (
+        "WITH " + ",\n".join(ctes)
+        + f"\nSELECT query_id AS {quote(columns.query_id)}, "
+        + ", ".join(outputs)
+        + f"\nFROM {base} AS qs " + " ".join(joins)
+        + "\nORDER BY 1"
+    )
+
+

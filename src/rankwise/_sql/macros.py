@@ -1,0 +1,92 @@
+"""The SQL macro files (top-level ``sql/``, shipped in the wheel as ``rankwise/sql``) and their
+parsed definitions (name, parameters, body), which the compiler binds by name and
+:mod:`rankwise.sql_inline` inlines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+from rankwise.errors import UnsupportedInputError
+
+
+def _sql_dir() -> Traversable:
+    packaged = resources.files("rankwise").joinpath("sql")
+    if packaged.is_dir():
+        return packaged
+    # Editable install / source checkout: the files live in the repository's top-level sql/.
+    checkout = Path(__file__).resolve().parents[3] / "sql"
+    if checkout.is_dir():
+        return checkout
+    raise UnsupportedInputError("rankwise's SQL macro files are missing from this installation")
+
+
+def sql_files() -> list[tuple[str, str]]:
+    """(file name, SQL text) of every macro file, in load order."""
+    files = sorted((f for f in _sql_dir().iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    return [(f.name, f.read_text(encoding="utf-8")) for f in files]
+
+
+_MACRO = re.compile(
+    r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)\s+AS\s+(?P<table>TABLE\s+)?(?P<body>.*?);\s*(?=CREATE|\Z)",
+    re.S,
+)
+_QUOTES = "'\"`"
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    params: tuple[str, ...]
+    defaults: tuple[tuple[str, str], ...]
+    body: str
+    table: bool
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--"))
+
+
+def split_args(text: str) -> list[str]:
+    """Split on top-level commas (not inside parentheses, brackets or quotes)."""
+    parts, depth, start, quote = [], 0, 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:  # a closing quote; a doubled one reopens at once
+                quote = ""
+        elif ch in _QUOTES:
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    tail = text[start:]
+    if tail.strip():
+        parts.append(tail)
+    return [p.strip() for p in parts]
+
+
+@lru_cache(maxsize=1)
+def macros() -> dict[str, Macro]:
+    """Every macro of ``sql/``, by name."""
+    found: dict[str, Macro] = {}
+    for _name, text in sql_files():
+        for m in _MACRO.finditer(_strip_comments(text)):
+            params: list[str] = []
+            defaults: list[tuple[str, str]] = []
+            for raw in split_args(m.group("params")):
+                name, sep, default = raw.partition(":=")
+                params.append(name.strip())
+                if sep:
+                    defaults.append((name.strip(), default.strip()))
+            found[m.group("name")] = Macro(
+                m.group("name"), tuple(params), tuple(defaults), m.group("body").strip(), bool(m.group("table"))
+            )
+    return found

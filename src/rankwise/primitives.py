@@ -1,0 +1,681 @@
+"""The per-query primitives, each declared once: a typed frozen dataclass whose fields are its
+parameters and whose class attributes are the facts an engine needs.
+
+A metric's recipe (:mod:`rankwise.recipes`) is a tree of these. Each engine implements every
+primitive once, under the primitive's :meth:`~Bound.binding` name (the class name in
+snake_case): a Polars function in ``rankwise._polars.primitives`` and a SQL macro ``rw_<name>``
+in ``sql/``, both with the same parameter names. An engine calls them through one generic
+binder, passing by name:
+
+- the row columns the primitive :attr:`~Bound.reads`: ``rel`` (the relevance; NULL when
+  unjudged) and ``rnk`` (the rank, 1 = top);
+- its :meth:`~Bound.inputs`: running sums down the ranking (:class:`Step`), per-row values
+  (:class:`RowValue`), the rank in the ideal order (:class:`IdealRank`), the ideal prefix at
+  the row's rank (:class:`IdealPrefix`), or per-query values of the judgments (a
+  :class:`Primitive` on the ``qrels`` side, joined per query);
+- its fields, a :class:`Gain` field as the gain value of the row (``g``).
+
+``tests/test_primitives.py`` checks that for every declared class the Polars function and the
+SQL macro exist and take the same parameters. Adding a primitive therefore touches three places:
+its class here, its Polars function, its SQL macro (see docs/ARCHITECTURE.md).
+
+>>> ApSum(t=1.0, k=10).inputs()
+{'cumrel': RelStep(t=1.0)}
+>>> ApSum.binding(), ApSum.judged_rows, FirstRel.empty
+('ap_sum', True, None)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import ClassVar, Literal
+
+
+@dataclass(frozen=True)
+class Gain:
+    """How a relevance value becomes a gain (shared by DCG, IDCG, nDCG, CG).
+
+    - ``kind``: 'linear' (rel) or 'exponential' (2^rel − 1);
+    - ``min_rel``: relevance below it gains 0 (unjudged and negative relevance always gain 0);
+    - ``table``: (level, gain) pairs that override the kind for those levels (trec_eval's
+      ``ndcg.1=3,2=9``: levels not listed gain their own value).
+    """
+
+    kind: str = "linear"
+    min_rel: float = 0.0
+    table: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def monotone(self) -> bool:
+        """True when sorting by relevance sorts by gain (no table)."""
+        return not self.table
+
+
+Value = int | float | str | bool | None | Gain
+"""A primitive's parameter value."""
+
+Side = Literal["run", "qrels"]
+Column = Literal["rel", "rnk"]
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+class Bound:
+    """Something an engine implements once under its binding name (primitive, input, scalar op)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    """The row columns it reads."""
+    binding_name: ClassVar[str | None] = None
+    """Its binding name, when not the class name in snake_case."""
+
+    @classmethod
+    def binding(cls) -> str:
+        """The name of its Polars function (and, with ``rw_``, of its SQL macro)."""
+        return cls.binding_name or _CAMEL.sub("_", cls.__name__).lower()
+
+    def inputs(self) -> dict[str, Input]:
+        """The values it reads beyond its row columns and fields, by parameter name."""
+        return {}
+
+    def values(self) -> dict[str, object]:
+        """Its fields, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+# -- inputs: values an engine computes for the primitives that read them --------------------
+
+
+@dataclass(frozen=True)
+class Step(Bound):
+    """A running sum down the ranking: the engine sums this per-row step in rank order (the
+    value at a rank includes the row itself)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+
+
+@dataclass(frozen=True)
+class RelStep(Step):
+    """1 where relevance ≥ t (the running count of relevant documents)."""
+
+    t: float
+
+
+@dataclass(frozen=True)
+class NonrelStep(Step):
+    """1 where 0 ≤ relevance < t (the running count of judged non-relevant documents)."""
+
+    t: float
+
+
+@dataclass(frozen=True)
+class PooledStep(Step):
+    """1 where the relevance is negative (trec_eval's "in the pool but unjudged")."""
+
+
+@dataclass(frozen=True)
+class LogContinueStep(Step):
+    """ln(1 − R), R ERR's stop probability (the running log of the chance to go on)."""
+
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class GainStep(Step):
+    """The gain g (the running gain)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True)
+class DcgStep(Step):
+    """g / log2(rnk + 1) (the running DCG)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    g: Gain
+
+
+@dataclass(frozen=True)
+class RowValue(Bound):
+    """A value of each ranked row."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+
+
+@dataclass(frozen=True)
+class RelChar(RowValue):
+    """trec_eval's relstring character of the row's relevance."""
+
+
+@dataclass(frozen=True)
+class IdealRank:
+    """The row's rank in the ideal order of gain ``g`` (best first): of the retrieved rows
+    on the run side, of the judgments on the qrels side."""
+
+    g: Gain
+
+
+@dataclass(frozen=True)
+class IdealPrefix:
+    """A value of the ideal prefix of gain ``g`` (the judged documents of positive gain, best
+    first) at the row's rank: NULL beyond the ideal list on the run side."""
+
+    g: Gain
+    column: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class IdealDcgAt(IdealPrefix):
+    """IDCG_i, log2 discount."""
+
+    column: ClassVar[str] = "igd"
+
+
+@dataclass(frozen=True)
+class IdealExcessAt(IdealPrefix):
+    """Σ_{j≤i} max(g*_j − 1, 0)."""
+
+    column: ClassVar[str] = "igx"
+
+
+@dataclass(frozen=True)
+class IdealBoundaryAt(IdealPrefix):
+    """True at the last rank of a run of equal positive gains."""
+
+    column: ClassVar[str] = "igb"
+
+
+# -- primitives: per-query aggregates ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Primitive(Bound):
+    """A per-query aggregate: over the ranked rows of the query (side ``run``) or over its
+    judgments (side ``qrels``)."""
+
+    side: ClassVar[Side] = "run"
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk")
+    empty: ClassVar[float | str | None] = 0.0
+    """Its value for a query with no ranked row (run side)."""
+    judged_rows: ClassVar[bool] = False
+    """An unjudged row (NULL relevance) adds nothing to it and its inputs take no step there:
+    it can be computed from the judged rows alone, each at its rank among all rows."""
+    value_type: ClassVar[Literal["float", "string"]] = "float"
+
+
+@dataclass(frozen=True)
+class QrelsPrimitive(Primitive):
+    side: ClassVar[Side] = "qrels"
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+
+
+Input = Step | RowValue | IdealRank | IdealPrefix | QrelsPrimitive
+"""Values a run primitive reads beyond its row columns (a qrels primitive: joined per query)."""
+
+
+@dataclass(frozen=True)
+class Count(Primitive):
+    """Number of ranked documents."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+
+
+@dataclass(frozen=True)
+class Relret(Primitive):
+    """Number of documents with relevance ≥ t at rank ≤ k (k = None: all)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True)
+class DcgGain(Primitive):
+    """Σ_{i≤k} g_i / discount(i) (DCG)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+
+@dataclass(frozen=True)
+class CgGain(Primitive):
+    """Σ_{i≤k} g_i (CG)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    g: Gain
+
+
+@dataclass(frozen=True)
+class IdealDcgRun(Primitive):
+    """DCG@k of the retrieved documents re-sorted by gain (the ideal taken from the run)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class ApSum(Primitive):
+    """Σ_{i≤k, rel_i≥t} relret(t, i) / i (AP's sum)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True)
+class FirstRel(Primitive):
+    """Smallest rank ≤ k holding a document with relevance ≥ t (NULL when none)."""
+
+    judged_rows: ClassVar[bool] = True
+    empty: ClassVar[float | str | None] = None
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True)
+class RelretAtNrel(Primitive):
+    """Relevant documents at rank ≤ floor(x · R + 0.9), R = nrel(t) (x = 1: R-precision's
+    depth R; trec_eval's Rprec_mult rounding)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    x: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"nrel": NRel(self.t)}
+
+
+@dataclass(frozen=True)
+class NonrelJudged(Primitive):
+    """Ranked documents judged (relevance ≥ 0) with relevance < t."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+
+@dataclass(frozen=True)
+class Unjudged(Primitive):
+    """Documents at rank ≤ k that are unjudged or judged negative (trec_eval's "in the pool
+    but unjudged")."""
+
+    k: int | None
+
+
+@dataclass(frozen=True)
+class BprefSum(Primitive):
+    """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n the judged
+    non-relevant documents ranked above, N all judged non-relevant, R = nrel(t)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumnonrel": NonrelStep(self.t), "nrel": NRel(self.t), "nnonrel": Nonrel(self.t)}
+
+
+@dataclass(frozen=True)
+class Iprec(Primitive):
+    """Interpolated precision at recall ``level``: the max precision at the ranks where at
+    least lround(level · R) relevant documents have been seen (0 when none)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+    level: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t), "nrel": NRel(self.t)}
+
+
+@dataclass(frozen=True)
+class BingSum(Primitive):
+    """Σ over relevant documents of 1 / log2(2 + n), n = non-relevant ranked above."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True)
+class InfapSum(Primitive):
+    """Σ over relevant documents at rank i of (1 + X · (a + ε) / (a + n + 2ε)) / i, with a, n,
+    u the relevant, judged non-relevant and pooled-but-unjudged (negative) documents above,
+    X = a + n + u, ε = 1e-5 (Yilmaz & Aslam 2006, as trec_eval)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t), "cumnonrel": NonrelStep(self.t), "cumpooled": PooledStep()}
+
+
+@dataclass(frozen=True)
+class RankeffSum(Primitive):
+    """Σ over relevant documents of 1 − n / N, n = judged non-relevant ranked above, N = all
+    judged non-relevant (1 when N = 0)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumnonrel": NonrelStep(self.t), "nnonrel": Nonrel(self.t)}
+
+
+@dataclass(frozen=True)
+class RbpSum(Primitive):
+    """Σ over relevant documents of p^(i − 1)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    p: float
+
+
+@dataclass(frozen=True)
+class UnjudgedRbpSum(Primitive):
+    """Σ over unjudged documents of p^(i − 1)."""
+
+    p: float
+
+
+@dataclass(frozen=True)
+class ErrSum(Primitive):
+    """Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel, g = min(max(rel, 0),
+    max_rel)."""
+
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumlog": LogContinueStep(self.max_rel)}
+
+
+@dataclass(frozen=True)
+class NposRet(Primitive):
+    """Number of retrieved documents with gain > 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    judged_rows: ClassVar[bool] = True
+    g: Gain
+
+
+@dataclass(frozen=True)
+class NdcgRelSum(Primitive):
+    """Σ over retrieved documents of positive gain of DCG_i / IDCG_{min(i, npos)}."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "idcg_total": IdcgPos(self.g)}
+
+
+@dataclass(frozen=True)
+class RndcgSum(Primitive):
+    """Σ over ranks i that end a run of equal ideal gains of DCG_i / IDCG_i."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True)
+class RndcgInv(Primitive):
+    """Σ over the same ranks of 1 / IDCG_i."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True)
+class GSum(Primitive):
+    """Σ_i g_i / log2(2 + C_i − S_i), S_i = Σ_{j≤i} g_j, C_i = i + Σ_{j≤min(i, npos)}
+    max(g*_j − 1, 0) with g* the ideal gains (trec_eval's G)."""
+
+    binding_name: ClassVar[str | None] = "g_sum"
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": GainStep(self.g), "igx": IdealExcessAt(self.g), "excess_total": PosExcess(self.g)}
+
+
+@dataclass(frozen=True)
+class Relstring(Primitive):
+    """The relevance of the documents at rank ≤ k as text, one character each: the level's
+    digit (floor), '>' above 9, '-' unjudged, '.' judged negative (trec_eval relstring)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    empty: ClassVar[float | str | None] = ""
+    value_type: ClassVar[Literal["float", "string"]] = "string"
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"relchar": RelChar()}
+
+
+@dataclass(frozen=True)
+class NRel(QrelsPrimitive):
+    """Number of judged documents with relevance ≥ t."""
+
+    binding_name: ClassVar[str | None] = "nrel"
+    t: float
+
+
+@dataclass(frozen=True)
+class Nonrel(QrelsPrimitive):
+    """Number of judged documents (relevance ≥ 0) with relevance < t."""
+
+    t: float
+
+
+@dataclass(frozen=True)
+class Idcg(QrelsPrimitive):
+    """DCG@k of all judged documents in the ideal order."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class Npos(QrelsPrimitive):
+    """Number of judged documents with gain > 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True)
+class PosGain(QrelsPrimitive):
+    """Σ of the positive gains."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True)
+class PosExcess(QrelsPrimitive):
+    """Σ of max(gain − 1, 0) (G's cost of the whole ideal list beyond one per rank)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True)
+class IdcgPos(QrelsPrimitive):
+    """IDCG_npos: the DCG of the whole ideal list (log2 discount)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class RndcgBounds(QrelsPrimitive):
+    """Number of ideal ranks that end a run of equal positive gains."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True)
+class RndcgBoundsInv(QrelsPrimitive):
+    """Σ over those ranks b of 1 / IDCG_b."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+
+
+# -- scalar operations on per-query values ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float
+
+
+@dataclass(frozen=True)
+class Op(Bound):
+    """A scalar operation on other nodes (its fields)."""
+
+
+@dataclass(frozen=True)
+class Div0(Op):
+    """a / b, 0 when b = 0."""
+
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Recip0(Op):
+    """1 / a, 0 when a is NULL."""
+
+    a: Node
+
+
+@dataclass(frozen=True)
+class Positive(Op):
+    """1 when a > 0, else 0."""
+
+    a: Node
+
+
+@dataclass(frozen=True)
+class Div(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Add(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Sub(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Mul(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Least(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Floor(Op):
+    a: Node
+
+
+@dataclass(frozen=True)
+class Power(Op):
+    a: Node
+    b: Node
+
+
+Node = Primitive | Const | Op
+"""A node of a recipe's tree."""
+
+
+def children(op: Op) -> list[Node]:
+    """The operands of a scalar operation, in field order."""
+    return [getattr(op, f.name) for f in fields(op)]
+
+
+def leaves(node: Node) -> list[Primitive]:
+    """The primitives a tree uses (depth first, with repeats)."""
+    if isinstance(node, Primitive):
+        return [node]
+    if isinstance(node, Op):
+        return [leaf for a in children(node) for leaf in leaves(a)]
+    return []
+
+
+def declared(base: type[Bound]) -> list[type[Bound]]:
+    """Every concrete class below ``base`` (the declared primitives, inputs or operations)."""
+    out: list[type[Bound]] = []
+    for sub in base.__subclasses__():
+        if sub.__subclasses__():
+            out += declared(sub)
+        else:
+            out.append(sub)
+    return out
+
+
+def qrels_needs(node: Primitive) -> list[QrelsPrimitive]:
+    """The per-query values of the judgments a run primitive reads on every row."""
+    return [i for i in node.inputs().values() if isinstance(i, QrelsPrimitive)]
+
+
+def prefix_gains(node: Primitive) -> list[Gain]:
+    """The gains whose ideal prefix a primitive reads."""
+    return [i.g for i in node.inputs().values() if isinstance(i, IdealPrefix)]
