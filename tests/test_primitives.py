@@ -1,0 +1,57 @@
+"""Every primitive, input and scalar operation declared in rankwise/primitives.py has exactly
+one Polars function and one SQL macro under its binding name, and the two take the same
+parameters: the row columns it reads, its inputs, and the fields they do not consume. A
+declaration without an implementation fails here, naming it."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+
+import pytest
+
+from rankwise._polars import primitives as prim
+from rankwise._sql.macros import macros
+from rankwise.primitives import Bound, Op, Primitive, RowValue, Step, declared
+
+DECLARED = [cls for base in (Primitive, Step, RowValue, Op) for cls in declared(base)]
+
+
+def test_declarations_are_found() -> None:
+    names = {cls.__name__ for cls in DECLARED}
+    assert {"Relret", "ApSum", "NRel", "RelStep", "RelChar", "Div0", "Add"} <= names
+    assert len({cls.binding() for cls in DECLARED}) == len(DECLARED), "two classes share a binding name"
+
+
+@pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
+def test_polars_function_and_sql_macro_agree_with_the_declaration(cls: type[Bound]) -> None:
+    name = cls.binding()
+    fn = getattr(prim, name, None)
+    assert callable(fn), f"{cls.__name__} has no Polars function {name} in rankwise._polars.primitives"
+    macro = macros().get(f"rw_{name}")
+    assert macro is not None, f"{cls.__name__} has no SQL macro rw_{name} in sql/"
+    polars_params = tuple(inspect.signature(fn).parameters)
+    assert set(polars_params) == set(macro.params), (
+        f"{cls.__name__}: Polars {name}{polars_params} and SQL rw_{name}{macro.params} differ"
+    )
+    field_names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    sample = _sample(cls)
+    inputs = set(sample.inputs()) if sample is not None else set()
+    declared_names = set(cls.reads) | inputs | field_names
+    assert set(polars_params) <= declared_names, (
+        f"{cls.__name__}: parameters {set(polars_params) - declared_names} are not declared"
+    )
+    missing = (set(cls.reads) | inputs) - set(polars_params)
+    assert not missing, f"{cls.__name__} declares {missing} but its functions do not take them"
+    consumed = {f for f in field_names - set(polars_params) if not inputs}
+    assert not consumed or issubclass(cls, Op), f"{cls.__name__}: fields {consumed} reach no function"
+
+
+def _sample(cls: type[Bound]) -> Bound | None:
+    """An instance with placeholder field values (to list its inputs)."""
+    from rankwise.primitives import Gain
+
+    values: dict[str, object] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        values[f.name] = Gain() if f.name == "g" else (None if f.name == "k" else 1.0)
+    return cls(**values)
