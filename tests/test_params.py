@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.errors import RankwiseError
-from rankwise.metric import MAX_LENGTH, Metric, make_metric, parse_metrics
+from rankwise.metric import MAX_LENGTH, Metric, make_metric
+from rankwise.names import parse_metrics
 from rankwise.registry import SPECS
 from rankwise.spec import LIMIT, MetricSpec, Param
 from rankwise.trec_names import FAMILIES, expand_family

@@ -47,7 +47,8 @@ from rankwise.evaluate import evaluate, summarize
 from rankwise.events import gains_from_events
 from rankwise.explain import explain
 from rankwise.lists import evaluate_lists, lists_to_long
-from rankwise.metric import Metric, parse_metric, parse_metrics
+from rankwise.metric import Metric, parse_metric
+from rankwise.names import parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
 from rankwise.report import report, to_latex, to_markdown
 from rankwise.to_sql import to_sql

@@ -23,7 +23,8 @@ import polars as pl
 from rankwise.conventions import Columns, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import Engine, evaluate
-from rankwise.metric import Metric, make_metric, parse_metrics
+from rankwise.metric import Metric, make_metric
+from rankwise.names import parse_metrics
 from rankwise.registry import get_spec
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from rankwise.errors import (
 )
 from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
-from rankwise.metric import Metric, parse_metrics
+from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -29,7 +29,8 @@ from rankwise.conventions import Columns, Conventions, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
-from rankwise.metric import Metric, parse_metrics
+from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.recipes import gain_of
 
 if TYPE_CHECKING:

@@ -1,5 +1,8 @@
 """Metric strings: parse ``"nDCG(gain='exponential')@10"`` into a :class:`Metric`, and back.
 
+This module reads ir-measures' syntax; :func:`rankwise.names.parse_metrics` reads every naming
+scheme (this one, trec_eval's, ranx's).
+
 The parser uses Python's own :mod:`ast` (``@`` is the matrix-multiplication operator), never
 string splitting, so every form ir-measures accepts parses the same way here:
 
@@ -20,13 +23,12 @@ import ast
 import math
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
-    UnknownMetricError,
     did_you_mean,
 )
 from rankwise.registry import get_spec
@@ -308,63 +310,3 @@ def parse_metric(text: str | Metric) -> Metric:
     if not isinstance(tree, ast.Name):
         raise MetricSyntaxError(syntax)
     return make_metric(get_spec(tree.id), params, cutoff, source)
-
-
-def _parse_any(text: str | Metric) -> list[Metric]:
-    """ir-measures syntax first; else trec_eval's names (which may expand to several), else
-    ranx's; the error of the ir-measures parse is the one reported."""
-    if isinstance(text, Metric):
-        return [parse_metric(text)]
-    if not isinstance(text, str):
-        raise InvalidParameterError(
-            f"each metric must be a string (or a rankwise.Metric), got {type(text).__name__}: "
-            f"{shorten(text)}"
-        )
-    check_length(text)
-    from rankwise.trec_names import takes_precedence
-
-    if takes_precedence(text.strip()):
-        from rankwise.trec_names import parse_trec
-
-        return parse_trec(text.strip())
-    try:
-        return [parse_metric(text)]
-    except (MetricSyntaxError, UnknownMetricError) as first:
-        from rankwise.ranx_names import parse_ranx
-        from rankwise.trec_names import parse_trec
-
-        try:
-            return parse_trec(text.strip())
-        except UnknownMetricError:
-            pass
-        try:
-            return [parse_ranx(text)]
-        except UnknownMetricError:
-            raise first from None
-
-
-def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
-    """Parse one metric or a list of them; duplicates (same label) are an error.
-
-    Besides ir-measures syntax, trec_eval's names are accepted, and its ``-m`` lists expand:
-
-    >>> [m.label for m in parse_metrics(["P.5,10", "iprec_at_recall_0.10", "11pt_avg"])]
-    ['P_5', 'P_10', 'iprec_at_recall_0.10', '11pt_avg']
-    """
-    if isinstance(metrics, (str, Metric)):
-        items: list[object] = [metrics]
-    elif isinstance(metrics, (bytes, bytearray, memoryview)) or not isinstance(metrics, Iterable):
-        raise InvalidParameterError(
-            "metrics must be a string or a list of strings (e.g. ['nDCG@10', 'AP']), "
-            f"got {type(metrics).__name__}: {shorten(metrics)}"
-        )
-    else:
-        items = list(metrics)
-    if not items:
-        raise InvalidParameterError("no metrics requested: pass e.g. ['nDCG@10', 'AP']")
-    parsed = [m for item in items for m in _parse_any(item)]  # type: ignore[arg-type]
-    labels = [m.label for m in parsed]
-    for label in labels:
-        if labels.count(label) > 1:
-            raise InvalidParameterError(f"metric {shorten(label)} is requested twice")
-    return parsed

@@ -20,7 +20,7 @@ import polars as pl
 
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import evaluate, summarize
-from rankwise.metric import parse_metrics
+from rankwise.names import parse_metrics
 from rankwise.output import atomic_path
 
 WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"

@@ -23,7 +23,8 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison import Correction, Test, compare
-from rankwise.metric import Metric, parse_metrics
+from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
 
 

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from rankwise._sql.compiler import build_sql, literal
 from rankwise.conventions import Columns, Conventions, check_identifier, check_options
 from rankwise.errors import InvalidParameterError
-from rankwise.metric import Metric, parse_metrics
+from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.sql_inline import Dialect, dialect_rules, expand
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from rankwise._polars.engine import evaluate_lazy, prepare
 from rankwise.conventions import Columns, Conventions, check_options
 from rankwise.evaluate import evaluate, summarize
 from rankwise.io import to_lazyframe
-from rankwise.metric import Metric, parse_metrics
+from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -1,0 +1,70 @@
+"""Metric names in every scheme: ir-measures' syntax (:mod:`rankwise.metric`), trec_eval's
+names (:mod:`rankwise.trec_names`) and ranx's (:mod:`rankwise.ranx_names`), tried in that
+order by :func:`parse_metrics`, the parser every entry point uses.
+
+>>> parse_metrics(["nDCG@10", "ndcg_cut_10", "hit_rate@5"])
+[nDCG@10, nDCG@10, Success@5]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError
+from rankwise.metric import Metric, check_length, parse_metric
+from rankwise.ranx_names import parse_ranx
+from rankwise.spec import shorten
+from rankwise.trec_names import parse_trec, takes_precedence
+
+
+def _parse_any(text: str | Metric) -> list[Metric]:
+    """ir-measures syntax first; else trec_eval's names (which may expand to several), else
+    ranx's; the error of the ir-measures parse is the one reported."""
+    if isinstance(text, Metric):
+        return [parse_metric(text)]
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"each metric must be a string (or a rankwise.Metric), got {type(text).__name__}: "
+            f"{shorten(text)}"
+        )
+    check_length(text)
+    if takes_precedence(text.strip()):
+        return parse_trec(text.strip())
+    try:
+        return [parse_metric(text)]
+    except (MetricSyntaxError, UnknownMetricError) as first:
+        try:
+            return parse_trec(text.strip())
+        except UnknownMetricError:
+            pass
+        try:
+            return [parse_ranx(text)]
+        except UnknownMetricError:
+            raise first from None
+
+
+def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
+    """Parse one metric or a list of them; duplicates (same label) are an error.
+
+    Besides ir-measures syntax, trec_eval's names are accepted, and its ``-m`` lists expand:
+
+    >>> [m.label for m in parse_metrics(["P.5,10", "iprec_at_recall_0.10", "11pt_avg"])]
+    ['P_5', 'P_10', 'iprec_at_recall_0.10', '11pt_avg']
+    """
+    if isinstance(metrics, (str, Metric)):
+        items: list[object] = [metrics]
+    elif isinstance(metrics, (bytes, bytearray, memoryview)) or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(
+            "metrics must be a string or a list of strings (e.g. ['nDCG@10', 'AP']), "
+            f"got {type(metrics).__name__}: {shorten(metrics)}"
+        )
+    else:
+        items = list(metrics)
+    if not items:
+        raise InvalidParameterError("no metrics requested: pass e.g. ['nDCG@10', 'AP']")
+    parsed = [m for item in items for m in _parse_any(item)]  # type: ignore[arg-type]
+    labels = [m.label for m in parsed]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise InvalidParameterError(f"metric {shorten(label)} is requested twice")
+    return parsed
