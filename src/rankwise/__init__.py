@@ -7,9 +7,9 @@ nDCG@10
 
 from __future__ import annotations
 
+from rankwise import namespace as _namespace  # registers the .ir namespaces
 from rankwise import plots, spark
 from rankwise._duckdb.macros import register
-from rankwise._polars import namespace as _namespace  # registers the .ir namespaces
 from rankwise._polars.expr import (
     average_precision,
     cg,
