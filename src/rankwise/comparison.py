@@ -16,6 +16,7 @@ random sign flips of the differences, ``resamples`` of them in blocks, seeded), 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -162,6 +163,26 @@ def compare(
     """
     check_options("compare", options)
     _np, stats = _stats()
+    names, base_name, parsed = _check_arguments(runs, baseline, tests, alpha, metrics)
+    labels = [m.label for m in parsed]
+    segments = [by] if isinstance(by, str) else list(by or [])
+    keys = [*segments, options.get("query_id", Columns.query_id)]
+    per_run = _evaluate_runs(qrels, runs, parsed, segments, engine, options)
+    paired = _pair(per_run, keys, segments, labels)
+    rows: list[dict[str, Any]] = []
+    for group in paired.groups():
+        group_rows = _test_group(paired, group, names, base_name, labels, tests, resamples, seed, stats)
+        _adjust_rows(group_rows, tests, correction, alpha)
+        rows.extend(group_rows)
+    return _assemble(rows, segments, tests, paired.keys)
+
+
+def _check_arguments(
+    runs: Mapping[str, Any], baseline: str | None, tests: Sequence[Test], alpha: float,
+    metrics: str | Metric | Iterable[str | Metric],
+) -> tuple[list[str], str, list[Metric]]:
+    """The run names, the baseline's name and the parsed metrics, once the arguments are
+    checked."""
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     names = list(runs)
@@ -177,92 +198,139 @@ def compare(
     for m in parsed:
         if m.spec.value_type != "float":
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
-    labels = [m.label for m in parsed]
-    segments = [by] if isinstance(by, str) else list(by or [])
-    query = options.get("query_id", Columns.query_id)
-    keys = [*segments, query]
-    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
+    return names, base_name, parsed
 
-    # a query the run does not have is filled with 0 (NumRet = 0 marks it: a run's query
-    # always retrieves something)
-    retrieved = make_metric(get_spec("NumRet"), {}, None, "__rw_retrieved")
-    per_run: dict[str, pl.DataFrame] = {}
-    for name, run in runs.items():
-        per_run[name] = evaluate(
-            run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
-        )
+
+_RETRIEVED = "__rw_retrieved"
+"""The column of NumRet added to every run's evaluation: 0 marks a query the run does not
+have (a run's query always retrieves something)."""
+
+
+def _evaluate_runs(
+    qrels: Any, runs: Mapping[str, Any], parsed: list[Metric], segments: list[str], engine: Engine,
+    options: EvaluationOptions,
+) -> dict[str, pl.DataFrame]:
+    """Each run's per-query values (and NumRet), a query missing from the run scored 0."""
+    retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
+    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
+    return {
+        name: evaluate(run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+        for name, run in runs.items()
+    }
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """Every run's values on the same queries (the union over runs), in the same order."""
+
+    keys: pl.DataFrame
+    """The paired (segment..., query) keys, sorted."""
+    values: dict[str, pl.DataFrame]
+    """Per run: the keys and the metric columns, a query absent from the run scoring 0."""
+    filled: dict[str, pl.DataFrame]
+    """Per run (and segment): how many of the queries were absent from the run."""
+    segments: list[str]
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The segments' values, one dict per segment ([{}] without segments)."""
+        if not self.segments:
+            return [{}]
+        return self.keys.select(self.segments).unique(maintain_order=True).rows(named=True)
+
+
+def _part(df: pl.DataFrame, group: dict[str, Any]) -> pl.DataFrame:
+    """The rows of one segment (a NULL segment value is a segment of its own)."""
+    return df.filter(*[pl.col(k).eq_missing(v) for k, v in group.items()]) if group else df
+
+
+def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str], labels: list[str]) -> _Paired:
+    """Pair the queries: the union over runs, a query absent from a run scoring 0 there."""
     # runs whose id columns differ in type (integer ids in one, text in another) are paired
     # by the ids' text, as evaluate() pairs a run with qrels of another id type
     for key in keys:
         if len({df.schema[key] for df in per_run.values()}) > 1:
             per_run = {n: df.with_columns(pl.col(key).cast(pl.String)) for n, df in per_run.items()}
-    # pair the queries: the union over runs, a query absent from a run scoring 0 there
     all_keys = pl.concat([df.select(keys) for df in per_run.values()]).unique().sort(keys)
     aligned: dict[str, pl.DataFrame] = {}
     filled: dict[str, pl.DataFrame] = {}
     for name, df in per_run.items():
         # one row per paired query, in the same order for every run (joins keep no order)
         joined = all_keys.join(df, on=keys, how="left", nulls_equal=True).sort(keys)
-        was_filled = (pl.col("__rw_retrieved").fill_null(0.0) == 0).sum().alias("filled")
+        was_filled = (pl.col(_RETRIEVED).fill_null(0.0) == 0).sum().alias("filled")
         filled[name] = (
             joined.group_by(segments, maintain_order=True).agg(was_filled)
             if segments else joined.select(was_filled)
         )
         # rounded to 12 decimals: floating-point noise (sums in another order) is no win or loss
-        aligned[name] = joined.drop("__rw_retrieved").with_columns(pl.col(labels).fill_null(0.0).round(12))
+        aligned[name] = joined.drop(_RETRIEVED).with_columns(pl.col(labels).fill_null(0.0).round(12))
+    return _Paired(all_keys, aligned, filled, segments)
 
+
+def _test_group(
+    paired: _Paired, group: dict[str, Any], names: list[str], base_name: str, labels: list[str],
+    tests: Sequence[Test], resamples: int, seed: int, stats: Any,
+) -> list[dict[str, Any]]:
+    """The rows of one segment, one per metric and run: means, difference to the baseline,
+    bootstrap interval, wins/ties/losses and the p-values of the tests (not yet corrected)."""
     rows: list[dict[str, Any]] = []
-    groups = all_keys.select(segments).unique(maintain_order=True).rows(named=True) if segments else [{}]
-    for group in groups:
-        def part(df: pl.DataFrame, g: dict[str, Any] = group) -> pl.DataFrame:
-            return df.filter(*[pl.col(k).eq_missing(v) for k, v in g.items()]) if g else df
+    for label in labels:
+        base = _part(paired.values[base_name], group)[label].to_numpy()
+        samples = {n: _part(paired.values[n], group)[label].to_numpy() for n in names}
+        tukey = None
+        if "tukey" in tests and len(names) > 1:
+            tukey = stats.tukey_hsd(*[samples[n] for n in names]).pvalue
+        for i, name in enumerate(names):
+            cand = samples[name]
+            row: dict[str, Any] = {
+                **group, "run": name, "metric": label, "mean": float(cand.mean()) if cand.size else float("nan"),
+                "baseline_mean": float(base.mean()) if base.size else float("nan"),
+                "queries": int(cand.size), "filled": int(_part(paired.filled[name], group)["filled"][0]),
+            }
+            if name == base_name:
+                row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
+                            "wins": None, "ties": None, "losses": None})
+                for t in tests:
+                    row[f"p_{t}"] = None
+            else:
+                row.update(_differences(cand - base, row["baseline_mean"], resamples, seed))
+                for t in tests:
+                    if t == "tukey":
+                        row["p_tukey"] = float(tukey[i][names.index(base_name)]) if tukey is not None else None
+                    else:
+                        row[f"p_{t}"] = _paired_pvalue(t, cand, base, resamples, seed)
+            rows.append(row)
+    return rows
 
-        group_rows: list[dict[str, Any]] = []
-        for label in labels:
-            base = part(aligned[base_name])[label].to_numpy()
-            samples = {n: part(aligned[n])[label].to_numpy() for n in names}
-            tukey = None
-            if "tukey" in tests and len(names) > 1:
-                tukey = stats.tukey_hsd(*[samples[n] for n in names]).pvalue
-            for i, name in enumerate(names):
-                cand = samples[name]
-                d = cand - base
-                n_filled = part(filled[name])["filled"][0] if segments else filled[name]["filled"][0]
-                row: dict[str, Any] = {
-                    **group, "run": name, "metric": label, "mean": float(cand.mean()) if cand.size else float("nan"),
-                    "baseline_mean": float(base.mean()) if base.size else float("nan"),
-                    "queries": int(cand.size), "filled": int(n_filled),
-                }
-                if name == base_name:
-                    row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
-                                "wins": None, "ties": None, "losses": None})
-                    for t in tests:
-                        row[f"p_{t}"] = None
-                else:
-                    diff = float(d.mean())
-                    lo, hi = bootstrap_ci(d, resamples, seed)
-                    row.update({
-                        "diff": diff,
-                        "rel_diff": diff / row["baseline_mean"] if row["baseline_mean"] else None,
-                        "ci_low": lo, "ci_high": hi,
-                        "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
-                    })
-                    for t in tests:
-                        if t == "tukey":
-                            row["p_tukey"] = float(tukey[i][names.index(base_name)]) if tukey is not None else None
-                        else:
-                            row[f"p_{t}"] = _paired_pvalue(t, cand, base, resamples, seed)
-                group_rows.append(row)
-        for t in tests:
-            idx = [j for j, r in enumerate(group_rows) if r[f"p_{t}"] is not None]
-            adjusted = adjust([group_rows[j][f"p_{t}"] for j in idx], correction)
-            for j in range(len(group_rows)):
-                group_rows[j][f"p_{t}_adj"] = None
-                group_rows[j][f"sig_{t}"] = None
-            for j, p in zip(idx, adjusted, strict=True):
-                group_rows[j][f"p_{t}_adj"] = p
-                group_rows[j][f"sig_{t}"] = p < alpha
-        rows.extend(group_rows)
+
+def _differences(d: Any, baseline_mean: float, resamples: int, seed: int) -> dict[str, Any]:
+    """The mean paired difference (absolute and relative), its bootstrap interval, and the
+    wins, ties and losses over queries."""
+    diff = float(d.mean())
+    lo, hi = bootstrap_ci(d, resamples, seed)
+    return {
+        "diff": diff,
+        "rel_diff": diff / baseline_mean if baseline_mean else None,
+        "ci_low": lo, "ci_high": hi,
+        "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
+    }
+
+
+def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: Correction, alpha: float) -> None:
+    """Add each test's corrected p-values (over the rows of a segment that have one) and
+    significance at ``alpha``."""
+    for t in tests:
+        idx = [j for j, r in enumerate(rows) if r[f"p_{t}"] is not None]
+        adjusted = adjust([rows[j][f"p_{t}"] for j in idx], correction)
+        for row in rows:
+            row[f"p_{t}_adj"] = None
+            row[f"sig_{t}"] = None
+        for j, p in zip(idx, adjusted, strict=True):
+            rows[j][f"p_{t}_adj"] = p
+            rows[j][f"sig_{t}"] = p < alpha
+
+
+def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[Test], keys: pl.DataFrame) -> pl.DataFrame:
+    """The result frame: its columns in order, with their types."""
     columns = [*segments, "run", "metric", "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high"]
     for t in tests:
         columns += [f"p_{t}", f"p_{t}_adj", f"sig_{t}"]
@@ -272,5 +340,5 @@ def compare(
     schema.update({"run": pl.String, "metric": pl.String})
     schema.update({f"sig_{t}": pl.Boolean for t in tests})
     for s in segments:
-        schema[s] = all_keys.schema[s]
+        schema[s] = keys.schema[s]
     return pl.DataFrame(rows, schema=schema, orient="row").select(columns)
