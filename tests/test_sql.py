@@ -173,7 +173,7 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     row, forces the full rows: every such measure of all_trec gives the same values both ways."""
     from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
-    from rankwise.metric import parse_metrics
+    from rankwise.names import parse_metrics
     from rankwise.primitives import leaves
     from rankwise.recipes import recipe
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rankwise._sql.macros import macros
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
@@ -53,8 +54,34 @@ def ideal_rank_sql(g: Gain) -> str:
     return f"row_number() OVER (PARTITION BY query_id ORDER BY {key} DESC)"
 
 
+class IntParam(int):
+    """An integer that is a macro's parameter (e.g. ``rw_evaluate``'s cutoff ``k``): written
+    as its name."""
+
+    param_name: str
+
+    def __new__(cls, name: str, value: int) -> IntParam:
+        obj = super().__new__(cls, value)
+        obj.param_name = name
+        return obj
+
+
+class FloatParam(float):
+    """A number that is a macro's parameter: written as its name."""
+
+    param_name: str
+
+    def __new__(cls, name: str, value: float) -> FloatParam:
+        obj = super().__new__(cls, value)
+        obj.param_name = name
+        return obj
+
+
 def literal(value: Value) -> str:
-    """A validated Python value as a SQL literal (a :class:`Gain` as its gain expression)."""
+    """A validated Python value as a SQL literal (a :class:`Gain` as its gain expression, a
+    macro's parameter as its name)."""
+    if isinstance(value, (IntParam, FloatParam)):
+        return value.param_name
     if isinstance(value, Gain):
         return gain_sql(value)
     if value is None:
@@ -182,7 +209,7 @@ class _Compiler:
         return bind(node, lambda name, given: self.final(getattr(node, name), part))
 
 
-_TIE_SQL: dict[TieKey, str] = {
+TIE_SQL: dict[TieKey, str] = {
     "score": "score",
     "relevance": "coalesce(relevance, 0.0)",
     "doc_text": "CAST(doc_id AS STRING)",
@@ -194,7 +221,7 @@ def tie_order(ties: str) -> str:
     """The ORDER BY of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`, as in
     ``rw_ranked``) over the joined rows. Doc ids compared as text are cast to text (a no-op
     on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them."""
-    return ", ".join(f"{_TIE_SQL[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
+    return ", ".join(f"{TIE_SQL[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
 
 UNJUDGED_COLUMN = "__rw_unjudged_queries"
 """The extra output column of :func:`build_sql` with ``count_unjudged``."""
@@ -236,6 +263,26 @@ def _ranking_cte(
     )
 
 
+@dataclass(frozen=True)
+class Output:
+    """One output column: its label, its formula tree, whether it reads the judged-only
+    ranking, its value type."""
+
+    label: str
+    tree: Node
+    judged_only: bool = False
+    value_type: str = "float"
+
+
+def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
+    """The output columns of ``metrics`` under ``conv`` (their recipes)."""
+    params = conv.as_params()
+    return [
+        Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
+        for m in metrics
+    ]
+
+
 def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
@@ -244,24 +291,35 @@ def build_sql(
     the ``rw_*`` macros (``rankwise.sql_inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
     column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
-    params = conv.as_params()
+    run, qrels = quote(run_view), quote(qrels_view)
+    return statement(
+        outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged
+    )
+
+
+def statement(
+    columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
+    quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
+) -> str:
+    """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
+    inputs' FROM fragments (normalised: query_id, doc_id, score | relevance), ``judgments`` the
+    argument of ``rw_judgments`` that reads the qrels."""
     comp = _Compiler()
-    outputs: list[str] = []
-    for m in metrics:
-        part = bool(m.resolve(params).get("judged_only", False))
-        tree = recipe(m, params)
-        for leaf in leaves(tree):  # register run primitives first so their row columns exist
+    outs: list[str] = []
+    for out in columns_out:
+        part = out.judged_only
+        for leaf in leaves(out.tree):  # register run primitives first so their row columns exist
             if leaf.side == "run":
                 comp.run_col(leaf, part)
-        sql_type = "STRING" if m.spec.value_type == "string" else "DOUBLE"
-        outputs.append(f"CAST({comp.final(tree, part)} AS {sql_type}) AS {quote(m.label)}")
+        sql_type = "STRING" if out.value_type == "string" else "DOUBLE"
+        outs.append(f"CAST({comp.final(out.tree, part)} AS {sql_type}) AS {quote(out.label)}")
 
     qaggs = ", ".join(f"{comp.qrels_sql(n)} AS {c}" for n, c in list(comp.qaggs.items()))
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
     # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
-    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({literal(qrels_view)}, checks := false))"]
+    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({judgments}, checks := false))"]
     ideal_joins = ""
     if comp.prefixes:
         # the ideal prefix of each gain definition: running IDCG (igd), running excess cost
@@ -291,7 +349,6 @@ def build_sql(
         + (", " + qaggs if qaggs else "")
         + f" FROM {qj} GROUP BY query_id)",
     ]
-    run, qrels = quote(run_view), quote(qrels_view)
     # the queries present in the run (missing="ignore") are those of the aggregation of the
     # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
     # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
@@ -330,11 +387,11 @@ def build_sql(
             "SELECT count(*) FROM ag0 WHERE NOT judged" if from_full
             else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
         )
-        outputs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
+        outs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
     return (
         "WITH " + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
-        + ", ".join(outputs)
+        + ", ".join(outs)
         + f"\nFROM {base} AS qs " + " ".join(joins)
         + "\nORDER BY 1"
     )

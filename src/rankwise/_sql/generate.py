@@ -1,0 +1,154 @@
+"""The parts of ``sql/`` written by Python, from the one definition each has in Python:
+
+- ``rw_evaluate`` (``sql/90_evaluate.sql``): the compiler's statement for its metrics
+  (:data:`EVALUATE_METRICS`), with the cutoff as the macro's parameter ``k``;
+- the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
+  :data:`rankwise.conventions.TIE_ORDERS`.
+
+Each part stands in its file between the lines ``-- generated: <name>`` and
+``-- end generated: <name>``. ``python -m rankwise._sql.generate`` rewrites them;
+``tests/test_generated_sql.py`` fails when a file is out of date.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rankwise._sql.compiler import (
+    TIE_SQL,
+    FloatParam,
+    IntParam,
+    Output,
+    literal,
+    outputs,
+    statement,
+)
+from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
+from rankwise.metric import make_metric
+from rankwise.primitives import Node, Op, Primitive
+from rankwise.registry import get_spec
+
+EVALUATE_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("NumRet", "NumRet", False), ("NumRel", "NumRel", False), ("NumRelRet", "NumRelRet", False),
+    ("AP", "AP", False), ("RR", "RR", False), ("Rprec", "Rprec", False), ("nDCG", "nDCG", False),
+    ("nDCG@k", "nDCG", True), ("P@k", "P", True), ("R@k", "R", True), ("Success@k", "Success", True),
+)
+"""rw_evaluate's columns: (label, metric, takes the cutoff k)."""
+
+_K = 2**62 - 1
+"""The cutoff the metrics are built with, then replaced by the parameter ``k``."""
+
+
+def _symbolic(node: Node) -> Node:
+    """``node`` with every value equal to :data:`_K` replaced by the macro parameter ``k``."""
+    if not isinstance(node, (Primitive, Op)) and not dataclasses.is_dataclass(node):
+        return node
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, (Primitive, Op)) or dataclasses.is_dataclass(value):
+            changes[f.name] = _symbolic(value)  # type: ignore[arg-type]
+        elif isinstance(value, int) and not isinstance(value, bool) and value == _K:
+            changes[f.name] = IntParam("k", value)
+        elif isinstance(value, float) and value == float(_K):
+            changes[f.name] = FloatParam("k", value)
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def evaluate_macro() -> str:
+    """The ``rw_evaluate`` table macro."""
+    conv = Conventions()
+    cols: list[Output] = []
+    for label, name, cut in EVALUATE_METRICS:
+        (out,) = outputs([make_metric(get_spec(name), {}, _K if cut else None)], conv)
+        cols.append(dataclasses.replace(out, label=label, tree=_symbolic(out.tree)))
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks := true) AS TABLE\n"
+        + "\n".join("    " + line for line in sql.splitlines())
+        + ";"
+    )
+
+
+def _policies() -> list[str]:
+    """The tie policies: the default first, then by name."""
+    return [TIE_POLICIES[0], *sorted(TIE_POLICIES[1:])]
+
+
+def ranked_order() -> str:
+    """``rw_ranked``'s ORDER BY: each policy's keys, as :func:`rankwise._sql.compiler.tie_order`
+    writes them, under ``CASE WHEN ties = ...`` (a key shared by every policy stands alone)."""
+    terms: list[str] = []
+    for i in range(max(len(order) for order in TIE_ORDERS.values())):
+        at = {p: order[i] for p, order in TIE_ORDERS.items() if len(order) > i}
+        if len(at) == len(TIE_ORDERS) and len(set(at.values())) == 1:
+            key, desc = next(iter(at.values()))
+            terms.append(f"{TIE_SQL[key]} {'DESC' if desc else 'ASC'}")
+            continue
+        for policy in _policies():
+            if policy in at:
+                key, desc = at[policy]
+                terms.append(f"CASE WHEN ties = {literal(policy)} THEN {TIE_SQL[key]} END {'DESC' if desc else 'ASC'}")
+    return "                ORDER BY " + ",\n                    ".join(terms)
+
+
+def check_ties() -> str:
+    """``rw_check_ties``' test and message."""
+    names = ", ".join(literal(p) for p in _policies())
+    message = literal(f"rankwise: ties must be one of {names}, got ")
+    return f"        WHEN ties IN ({names}) THEN true\n        ELSE error({message} || rw_quoted(ties))"
+
+
+SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
+    "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
+    "rw_ranked order": ("10_ranking.sql", ranked_order),
+    "rw_check_ties": ("05_checks.sql", check_ties),
+}
+"""Each generated part: its file in ``sql/`` and the function that writes it."""
+
+
+def sql_dir() -> Path:
+    return Path(__file__).resolve().parents[3] / "sql"
+
+
+def render(text: str, name: str, body: str) -> str:
+    """``text`` with the part ``name`` replaced by ``body``."""
+    pattern = re.compile(
+        rf"(^[ \t]*-- generated: {re.escape(name)}\n)(.*?)(^[ \t]*-- end generated: {re.escape(name)}\n)",
+        re.S | re.M,
+    )
+    if not pattern.search(text):
+        raise ValueError(f"no generated part {name!r} in the file")
+    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(3), text, count=1)
+
+
+def stale(directory: Path | None = None, write: bool = False) -> list[str]:
+    """The files whose generated parts are out of date (rewritten with ``write``)."""
+    directory = directory or sql_dir()
+    out = []
+    for name, (file, make) in SECTIONS.items():
+        path = directory / file
+        text = path.read_text(encoding="utf-8")
+        new = render(text, name, make())
+        if new != text:
+            out.append(f"{file}: {name}")
+            if write:
+                path.write_text(new, encoding="utf-8")
+    return out
+
+
+if __name__ == "__main__":
+    changed = stale(write=True)
+    print("\n".join(changed) if changed else "sql/ is up to date")
+    sys.exit(0)
