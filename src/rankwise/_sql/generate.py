@@ -56,7 +56,7 @@ def _symbolic(node: Node) -> Node:
             changes[f.name] = IntParam("k", value)
         elif isinstance(value, float) and value == float(_K):
             changes[f.name] = FloatParam("k", value)
-    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var, arg-type]
 
 
 def evaluate_macro() -> str:
