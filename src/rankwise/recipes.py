@@ -13,8 +13,10 @@ Div0(a=DcgGain(k=10, g=Gain(kind='linear', min_rel=0.0, table=()), discount='log
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+from rankwise.conventions import Conventions
 from rankwise.metric import Metric
 from rankwise.primitives import (
     Add,
@@ -242,3 +244,23 @@ RECIPES: dict[str, Recipe] = {
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
     """The formula tree of ``metric`` with its parameters resolved against ``conventions``."""
     return RECIPES[metric.spec.name](metric, metric.resolve(conventions))
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output column of an evaluation: its label, its formula tree, whether it reads the
+    judged-only ranking, its value type."""
+
+    label: str
+    tree: Node
+    judged_only: bool = False
+    value_type: str = "float"
+
+
+def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
+    """The output columns of ``metrics`` under ``conv``: the engines compile these."""
+    params = conv.as_params()
+    return [
+        Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
+        for m in metrics
+    ]

@@ -44,7 +44,7 @@ from rankwise.primitives import (
     prefix_gains,
     qrels_needs,
 )
-from rankwise.recipes import recipe
+from rankwise.recipes import Output, outputs
 from rankwise.validate import (
     DataProfile,
     Kind,
@@ -467,25 +467,24 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
 
 def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Plans:
     """The plans of :class:`Plans`: the per-query values, the unjudged count and the checks."""
-    params = conv.as_params()
-    trees: list[tuple[Metric, Node, bool]] = []
+    return output_plans(prep, outputs(metrics, conv), conv, columns)
+
+
+def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans` for output columns (any formula trees)."""
     qaggs: dict[str, pl.Expr] = {}
     qnodes: set[Primitive] = set()
     parts: dict[bool, _Part] = {}
     run_leaves: list[Primitive] = []
-    for m in metrics:
-        resolved = m.resolve(params)
-        part = bool(resolved.get("judged_only", False))
-        tree = recipe(m, params)
-        trees.append((m, tree, part))
-        for leaf in leaves(tree):
+    for o in outs:
+        for leaf in leaves(o.tree):
             if leaf.side == "qrels":
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
                 qnodes.add(leaf)
                 continue
             run_leaves.append(leaf)
             qnodes.update(qrels_needs(leaf))
-            parts.setdefault(part, _Part()).add(leaf, _key(leaf, part), qaggs)
+            parts.setdefault(o.judged_only, _Part()).add(leaf, _key(leaf, o.judged_only), qaggs)
 
     qrels = prep.qrels
     prefixes = {g for n in [*qnodes, *run_leaves] for g in prefix_gains(n)}
@@ -521,8 +520,8 @@ def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Convention
     result = out.select(
         pl.col(Q).alias(columns.query_id),
         *[
-            _compile(tree, part).cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(m.label)
-            for m, tree, part in trees
+            _compile(o.tree, o.judged_only).cast(pl.String if o.value_type == "string" else pl.Float64).alias(o.label)
+            for o in outs
         ],
     ).sort(columns.query_id)
     # how many run queries have no judgment at all

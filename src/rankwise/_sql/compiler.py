@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from rankwise._sql.macros import macros
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
@@ -34,7 +33,7 @@ from rankwise.primitives import (
     Value,
     leaves,
 )
-from rankwise.recipes import recipe
+from rankwise.recipes import Output, outputs
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:
@@ -261,26 +260,6 @@ def _ranking_cte(
         f"{name} AS (SELECT query_id, relevance, {rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
-
-
-@dataclass(frozen=True)
-class Output:
-    """One output column: its label, its formula tree, whether it reads the judged-only
-    ranking, its value type."""
-
-    label: str
-    tree: Node
-    judged_only: bool = False
-    value_type: str = "float"
-
-
-def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
-    """The output columns of ``metrics`` under ``conv`` (their recipes)."""
-    params = conv.as_params()
-    return [
-        Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
-        for m in metrics
-    ]
 
 
 def build_sql(

@@ -22,14 +22,13 @@ from rankwise._sql.compiler import (
     TIE_SQL,
     FloatParam,
     IntParam,
-    Output,
     literal,
-    outputs,
     statement,
 )
 from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
 from rankwise.metric import make_metric
 from rankwise.primitives import Node, Op, Primitive
+from rankwise.recipes import Output, outputs
 from rankwise.registry import get_spec
 
 EVALUATE_METRICS: tuple[tuple[str, str, bool], ...] = (
