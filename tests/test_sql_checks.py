@@ -19,7 +19,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise.sql_inline import expand
+from rankwise._sql.inline import expand
 
 NAN, INF = float("nan"), float("inf")
 

@@ -4,7 +4,7 @@ Every ``rw_*`` macro is inlined from the same definitions ``rankwise.register`` 
 (``sql/``), so the statement needs nothing installed. Table and column names are validated
 and quoted for the dialect, metric labels (the user's metric strings, the result's column
 names) are quoted for it and never rewritten; parameter values are validated literals. The
-dialects' differences are the rules of :data:`rankwise.sql_inline.DIALECT_RULES`.
+dialects' differences are the rules of :data:`rankwise._sql.inline.DIALECT_RULES`.
 
 With ``check=True`` (the default) the statement checks its inputs, as the macros of
 ``sql/05_checks.sql`` do: a NULL id, a NULL or NaN score, a NULL, NaN or infinite relevance or a
@@ -28,11 +28,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from rankwise._sql.compiler import build_sql, literal
+from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise.conventions import Columns, Conventions, check_identifier, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
-from rankwise.sql_inline import Dialect, dialect_rules, expand
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

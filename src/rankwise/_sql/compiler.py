@@ -1,6 +1,6 @@
 """The SQL compiler: every metric's recipe (:mod:`rankwise.recipes`) compiled into one SQL
 statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.to_sql` and
-Spark (whose dialect differences are :data:`rankwise.sql_inline.DIALECT_RULES`).
+Spark (whose dialect differences are :data:`rankwise._sql.inline.DIALECT_RULES`).
 
 Each primitive, input and scalar operation of :mod:`rankwise.primitives` is one macro of
 ``sql/``, called through :func:`bind` by its parameter names; the compiler only decides where
@@ -267,7 +267,7 @@ def build_sql(
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
-    the ``rw_*`` macros (``rankwise.sql_inline`` inlines them for other engines); ``quote``
+    the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
     column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
     run, qrels = quote(run_view), quote(qrels_view)

@@ -1,6 +1,6 @@
 """The SQL macro files (top-level ``sql/``, shipped in the wheel as ``rankwise/sql``) and their
 parsed definitions (name, parameters, body), which the compiler binds by name and
-:mod:`rankwise.sql_inline` inlines."""
+:mod:`rankwise._sql.inline` inlines."""
 
 from __future__ import annotations
 
