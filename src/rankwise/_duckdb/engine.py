@@ -182,10 +182,9 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
 @contextlib.contextmanager
 def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Iterator[None]:
     """The checks run with one DuckDB thread more than the connection's (unless the caller
-    chose ``threads``). Their distinct (query, doc) count is one large hash aggregation, and
-    DuckDB's aggregation did about twice the CPU work with 2 threads as with 3 on a 2-core
-    machine: 1.3 s against 0.85 s at 10M run rows, 15.2 s against 8.1 s at 100M (measured
-    with duckdb 2.0; benchmarks/README.md)."""
+    chose ``threads``). Their distinct (query, doc) count is one large hash aggregation, which
+    on a 2-core machine costs DuckDB far more CPU with 2 threads than with 3 (the measurements:
+    benchmarks/README.md, "DuckDB engine")."""
     if not raise_threads:
         yield
         return
@@ -223,10 +222,8 @@ def evaluate_duckdb(
 
     Inputs not yet in memory (files, LazyFrames) are read once, into temporary tables that the
     checks and the metrics' statement share, unless ``config`` sets a ``memory_limit``: then
-    each statement reads them where they lie, and nothing is copied that would have to spill.
-    (Measured with duckdb 2.0 on 2 cores, benchmarks/README.md: 10M run rows from Parquet, 6.6 s
-    against 7.7 s end to end, for 0.3 GB more peak memory; 100M rows under a 2 GB limit, 127 and
-    130 s with the tables against 106 and 118 s without.)"""
+    each statement reads them where they lie, and nothing is copied that would have to spill
+    (the measurements behind both choices: benchmarks/README.md, "Inputs read once")."""
     settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
     con = connect(settings)
     try:
