@@ -580,66 +580,64 @@ class Op(Bound):
 
 
 @dataclass(frozen=True)
-class Div0(Op):
+class Unary(Op):
+    a: Node
+
+
+@dataclass(frozen=True)
+class Binary(Op):
+    a: Node
+    b: Node
+
+
+@dataclass(frozen=True)
+class Div0(Binary):
     """a / b, 0 when b = 0."""
 
-    a: Node
-    b: Node
-
 
 @dataclass(frozen=True)
-class Recip0(Op):
+class Recip0(Unary):
     """1 / a, 0 when a is NULL."""
 
-    a: Node
-
 
 @dataclass(frozen=True)
-class Positive(Op):
+class Positive(Unary):
     """1 when a > 0, else 0."""
 
-    a: Node
+
+@dataclass(frozen=True)
+class Div(Binary):
+    """a / b."""
 
 
 @dataclass(frozen=True)
-class Div(Op):
-    a: Node
-    b: Node
+class Add(Binary):
+    """a + b."""
 
 
 @dataclass(frozen=True)
-class Add(Op):
-    a: Node
-    b: Node
+class Sub(Binary):
+    """a − b."""
 
 
 @dataclass(frozen=True)
-class Sub(Op):
-    a: Node
-    b: Node
+class Mul(Binary):
+    """a · b."""
 
 
 @dataclass(frozen=True)
-class Mul(Op):
-    a: Node
-    b: Node
+class Least(Binary):
+    """min(a, b)."""
 
 
 @dataclass(frozen=True)
-class Least(Op):
-    a: Node
-    b: Node
+class Floor(Unary):
+    """⌊a⌋."""
 
 
 @dataclass(frozen=True)
-class Floor(Op):
-    a: Node
-
-
-@dataclass(frozen=True)
-class Power(Op):
-    a: Node
-    b: Node
+class Power(Binary):
+    """a^b."""
 
 
 Node = Primitive | Const | Op
