@@ -14,14 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankwise.conventions import EVALUATION_KEYWORDS, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import evaluate, summarize
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_path
+from rankwise.registry import ELEVEN_POINTS
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"
 
@@ -60,18 +67,24 @@ def save(fig: Any, path: str | Path, **savefig: Any) -> Path:
     return target
 
 
-def _per_query(qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Any) -> dict[str, pl.DataFrame]:
+def _per_query(
+    qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions]
+) -> dict[str, pl.DataFrame]:
+    """Each run's per-query values, a query missing from a run counting 0 there."""
+    # a query missing from a run counts 0 there: missing is not the caller's to choose
+    check_options("the plot", conventions, allowed=[k for k in EVALUATION_KEYWORDS if k != "missing"])
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
+    options: EvaluationOptions = {**conventions, "missing": "zero"}
     return {
-        name: evaluate(run, qrels, metrics, missing="zero", **conventions).sort("query_id")
+        name: evaluate(run, qrels, metrics, **options).sort("query_id")
         for name, run in runs.items()
     }
 
 
 def difference_plot(
     qrels: Any, baseline: Any, candidate: Any, metric: str, *, names: tuple[str, str] = ("baseline", "candidate"),
-    path: str | Path | None = None, **conventions: Any,
+    path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
     """Sorted bars of candidate − baseline per query (green wins, red losses)."""
     plt = _pyplot()
@@ -91,7 +104,7 @@ def difference_plot(
 
 def cutoff_curves(
     qrels: Any, runs: Mapping[str, Any], metric: str = "nDCG", *, max_k: int = 20,
-    path: str | Path | None = None, **conventions: Any,
+    path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
     """Mean ``metric@k`` for k = 1..max_k, one line per run (the metric must take a cutoff)."""
     plt = _pyplot()
@@ -116,10 +129,10 @@ def cutoff_curves(
     return _finish(fig, path)
 
 
-def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Any) -> Any:
+def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions]) -> Any:
     """The 11-point interpolated precision–recall curve (mean IPrec at recall 0, 0.1, …, 1)."""
     plt = _pyplot()
-    levels = [i / 10 for i in range(11)]
+    levels = list(ELEVEN_POINTS)
     labels = [f"IPrec(recall={x})" for x in levels]
     per = _per_query(qrels, runs, labels, **conventions)
     fig, ax = plt.subplots(figsize=(5, 4))
@@ -135,7 +148,7 @@ def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | 
 
 
 def score_distribution(
-    qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Any,
+    qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
     """Box plots of the per-query values of ``metric``, one per run."""
     plt = _pyplot()

@@ -64,6 +64,7 @@ from rankwise.primitives import (
     Unjudged,
     UnjudgedRbpSum,
 )
+from rankwise.registry import ELEVEN_POINTS
 from rankwise.spec import ParamValue
 
 
@@ -129,9 +130,6 @@ def _set_p(m: Metric, p: Mapping[str, ParamValue]) -> Node:
 
 def _set_r(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return Div0(_relret(m, p), _nrel(p))
-
-
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 def _levels(p: Mapping[str, ParamValue]) -> tuple[float, ...]:

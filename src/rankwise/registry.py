@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from rankwise.errors import UnknownMetricError, closest
 from rankwise.spec import LIMIT, MetricSpec, Param, shorten
 
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""The recall levels of trec_eval's 11-point interpolated precision (IPrec11's default)."""
+
 # -- parameters shared by several metrics -------------------------------------------------------
 GAIN = Param(
     "gain",

@@ -18,7 +18,7 @@ import html
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -26,6 +26,11 @@ from rankwise.comparison import Correction, Test, compare
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankwise.conventions import EvaluationOptions
 
 
 def _cell(column: str, value: Any) -> str:
@@ -84,7 +89,7 @@ def report(
     tests: Sequence[Test] = ("t",),
     correction: Correction = "holm",
     title: str = "rankwise comparison",
-    **conventions: Any,
+    **conventions: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
     it) and return the comparison table. The files are written whole or not at all (see

@@ -31,7 +31,7 @@ from typing import Literal
 from rankwise.errors import InvalidParameterError, UnknownMetricError
 from rankwise.metric import Metric, check_length, make_metric
 from rankwise.ranx_names import is_ranx_rbp
-from rankwise.registry import get_spec
+from rankwise.registry import ELEVEN_POINTS, get_spec
 from rankwise.spec import shorten
 
 
@@ -53,7 +53,6 @@ class Family:
 
 
 _CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
-_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 FAMILIES: dict[str, Family] = {
     "num_q": Family("NumQ"),
@@ -90,7 +89,7 @@ FAMILIES: dict[str, Family] = {
     "success": Family("Success", "cutoff", defaults=(1.0, 5.0, 10.0)),
     "unj": Family("Unjudged", "cutoff", defaults=(5.0, 10.0, 20.0)),
     "relstring": Family("RelString", "cutoff", defaults=(10.0,), bare_default=True),
-    "iprec_at_recall": Family("IPrec", "param", "recall", _LEVELS, "{:.2f}"),
+    "iprec_at_recall": Family("IPrec", "param", "recall", ELEVEN_POINTS, "{:.2f}"),
     "Rprec_mult": Family("RprecMult", "param", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), "{:.2f}"),
 }
 
