@@ -4,6 +4,7 @@ against injected names."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,13 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     judged = rw.evaluate(run, qrels, safe, **kw)
     full = rw.evaluate(run, qrels, [*safe, "num_ret"], **kw).drop("num_ret")
     assert_frame_equal(judged, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
+
+
+def test_to_sql_inlines_large_metric_sets() -> None:
+    """The inliner's budget grows with the statement: hundreds of metrics, each a formula of
+    several operations, inline completely (an earlier fixed budget refused 62 F1 cutoffs)."""
+    metrics = [f"F1@{k}" for k in range(1, 151)] + [f"Utility(a={a})" for a in range(1, 101)]
+    sql = rw.to_sql(metrics, dialect="spark")
+    from rankwise._sql.macros import macros
+
+    assert not set(re.findall(r"\b(rw_\w+)\s*\(", sql)) & set(macros())

@@ -221,13 +221,21 @@ def _next_call(sql: str, known: Mapping[str, Macro], pos: int) -> re.Match[str] 
     return None
 
 
+EXPANSIONS_PER_CALL = 200
+"""The most macro expansions a call of the statement may unfold into (about 10 today)."""
+
+
 def expand(sql: str, dialect: Dialect = "duckdb") -> str:
     """``sql`` with every rankwise macro call inlined (repeatedly, innermost results first),
     then spelled for ``dialect`` (:data:`DIALECT_RULES`)."""
     rules = dialect_rules(dialect)
     known = macros()
     pos = 0  # the text before pos holds no call (each call found is the first one left)
-    for _ in range(1000):
+    # each call of the statement unfolds into a bounded number of calls (the macros of sql/
+    # are not recursive, and none unfolds into more than a few dozen): a recursive macro
+    # would exhaust any such budget
+    calls = sum(1 for m in _CALL.finditer(sql) if m.group(1) in known)
+    for _ in range(1000 + EXPANSIONS_PER_CALL * calls):
         match = _next_call(sql, known, pos)
         if match is None:
             return rules.render(sql)
