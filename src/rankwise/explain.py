@@ -11,7 +11,11 @@ to it. Where a primitive has a gain or a discount, the row's ``gain`` and ``disc
 shown; where it reads the ideal order, the ideal ranking stands beside the ranking
 (``ideal_doc_id``, ``ideal_relevance``, ``ideal_gain``). The rows stop at the metric's cutoff.
 The last row's ``value`` is the metric's value, as :func:`rankwise.evaluate` computes it, by
-the same engine: an off-by-one discount is visible at a glance.
+the same engine: an off-by-one discount is visible at a glance. (With ``ideal='run'`` the
+ideal at a rank is that of the ranking cut there, and the ideal columns are the whole
+ranking's.) The values at every rank come from evaluating the ranking cut at every rank: a
+ranking of n documents costs about n²/2 rows of work (1,000 documents: a fraction of a second;
+a cutoff bounds it).
 
 >>> import polars as pl, rankwise as rw
 >>> run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
@@ -73,47 +77,58 @@ def explain(
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
         rows = ranked(prep, conv, out.judged_only, docs=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
-        if rows.is_empty() and judged.is_empty():
-            raise InvalidParameterError(f"query {query!r} is neither in the run nor in the qrels")
-        depth = rows.height if m.cutoff is None else min(rows.height, m.cutoff)
-        parts = _parts(out)
-        values = _values_by_depth(out, parts, rows.head(depth), judged, conv, prep)
-    table = rows.head(depth).select(
-        pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance")
-    )
-    if rows.is_empty():
-        table = pl.concat([table, pl.DataFrame({"rank": [0]})], how="diagonal_relaxed")
-    first = _first_with(parts, "g")
-    if first is not None:
-        g = first.values()["g"]
-        assert isinstance(g, Gain)
-        table = table.with_columns(prim.gain(pl.col("relevance"), g).alias("gain"))
-    first = _first_with(parts, "discount")
-    if first is not None:
-        v = first.values()
-        table = table.with_columns(
-            prim.discount_of(pl.col("rank"), str(v["discount"]), float(v["base"])).alias("discount")  # type: ignore[arg-type]
-        )
-    table = table.join(values, on="rank", how="left")
-    ideal = _ideal_table(parts, rows, judged)
-    if ideal is not None:
-        k = m.cutoff
-        extra = max(0, min(ideal.height, k if k is not None else ideal.height) - table.height)
-        if extra:  # the ideal list is longer than the ranking: its ranks follow, the value stays
-            more = pl.DataFrame({"rank": pl.int_range(table.height + 1, table.height + extra + 1, eager=True, dtype=pl.Int64)})
-            table = pl.concat([table, more], how="diagonal_relaxed").with_columns(
-                pl.exclude("rank", "doc_id", "relevance", "gain", "discount").forward_fill()
+        if judged.is_empty():
+            in_run = prep.run.filter(_is_query(query)).select(pl.len()).collect().item() > 0
+            if not in_run:
+                raise InvalidParameterError(f"query {query!r} is neither in the run nor in the qrels")
+            raise InvalidParameterError(
+                f"query {query!r} has no judgments: evaluate() leaves it out, as trec_eval does, "
+                "so it has no value to explain"
             )
-            if "discount" in table.columns and first is not None:
-                v = first.values()
-                table = table.with_columns(
-                    prim.discount_of(pl.col("rank"), str(v["discount"]), float(v["base"])).alias("discount")  # type: ignore[arg-type]
-                )
+        rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
+        parts = _parts(out)
+        values = _values_by_depth(out, parts, rows, judged, conv, prep)
+    table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
+    ideal = _ideal_table(parts, rows, judged)
+    last = rows.height
+    if ideal is not None:  # an ideal list longer than the ranking: its ranks follow
+        last = max(last, min(ideal.height, m.cutoff or ideal.height))
+    # an empty ranking (a query only in the qrels, a judged-only ranking of unjudged documents)
+    # is rank 0
+    first = 0 if rows.is_empty() else 1
+    ranks = pl.int_range(first, last + 1, eager=True, dtype=pl.Int64).alias("rank").to_frame()
+    table = ranks.join(table, on="rank", how="left").join(values, on="rank", how="left")
+    # beyond the ranking the ranking's value stays
+    table = table.with_columns(pl.exclude("rank", "doc_id", "relevance").forward_fill())
+    table = table.with_columns(_row_columns(parts, rows.height))
+    if ideal is not None:
         table = table.join(ideal, on="rank", how="left")
     value = pl.col("value")
     if out.value_type == "float":
         table = table.with_columns((value - value.shift(1, fill_value=0.0)).alias("contribution"))
-    return table.select(pl.exclude("contribution", "value"), pl.col("^contribution$"), value)
+    return table.select(
+        "rank", "doc_id", "relevance", pl.col("^gain$", "^discount$"), pl.exclude("rank", "doc_id", "relevance",
+        "gain", "discount", "contribution", "value"), pl.col("^contribution$"), value,
+    )
+
+
+def _row_columns(parts: dict[str, Primitive], ranked_rows: int) -> list[pl.Expr]:
+    """The gain and discount of each ranked row, where a primitive over the ranking has them
+    (the first one's), on the ranked rows only."""
+    run_side = [p for p in parts.values() if p.side == "run"]
+    out = []
+    in_ranking = pl.col("rank").is_between(1, ranked_rows)
+    with_gain = next((p for p in run_side if isinstance(p.values().get("g"), Gain)), None)
+    if with_gain is not None:
+        g = with_gain.values()["g"]
+        assert isinstance(g, Gain)
+        out.append(pl.when(in_ranking).then(prim.gain(pl.col("relevance"), g)).alias("gain"))
+    with_discount = next((p for p in run_side if "discount" in p.values()), None)
+    if with_discount is not None:
+        v = with_discount.values()
+        disc = prim.discount_of(pl.col("rank"), str(v["discount"]), float(v["base"]))  # type: ignore[arg-type]
+        out.append(pl.when(pl.col("rank") >= 1).then(disc).alias("discount"))
+    return out
 
 
 def _is_query(query: Any) -> pl.Expr:
@@ -139,32 +154,39 @@ def _parts(out: Output) -> dict[str, Primitive]:
     return named
 
 
+CUT_ROWS = 2_000_000
+"""Rows (documents of the cut rankings plus their judgments) evaluated at once by
+:func:`_values_by_depth`: a ranking of n documents cut at every rank is n(n + 1)/2 rows."""
+
+
 def _values_by_depth(
     out: Output, parts: dict[str, Primitive], rows: pl.DataFrame, judged: pl.DataFrame, conv: Conventions,
     prep: Prepared,
 ) -> pl.DataFrame:
-    """The metric and each primitive over the ranking cut at each rank 1..n: one evaluation by
-    the Polars engine of n queries, the i-th holding the top i documents and all the query's
-    judgments."""
+    """The metric and each primitive over the ranking cut at each rank 1..n: evaluations by
+    the Polars engine of queries the i-th of which holds the top i documents and all the
+    query's judgments (an empty ranking: rank 0), about :data:`CUT_ROWS` rows at a time."""
     n = rows.height
-    # an empty ranking (e.g. judged-only, nothing judged) is shown as rank 0
-    cut = pl.int_range(0 if n == 0 else 1, n + 1, eager=True, dtype=pl.Int64).alias("rank")
-    docs = rows.select(pl.col(D), pl.col(RANK)).join(cut.to_frame(), how="cross").filter(pl.col(RANK) <= pl.col("rank"))
-    run = docs.select(pl.col("rank").alias(Q), pl.col(D), (-pl.col(RANK)).cast(pl.Float64).alias(S))
-    qrels = judged.select(D, REL).join(cut.to_frame(), how="cross").select(pl.col("rank").alias(Q), D, REL)
-    cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64())
     # the rows are ranked already (judged-only rankings too): no second cut, no tie to break
     by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
-    columns = [
-        Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()
-    ] + [replace(out, label="value")]
-    plans = output_plans(cuts, columns, by_depth, Columns(query_id="rank"))
-    return plans.result.collect()
-
-
-def _first_with(parts: dict[str, Primitive], name: str) -> Primitive | None:
-    """The first primitive with a field ``name``."""
-    return next((leaf for leaf in parts.values() if name in leaf.values()), None)
+    columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
+    columns.append(replace(out, label="value"))
+    docs = rows.select(pl.col(D), pl.col(RANK))
+    found, start = [], 0 if n == 0 else 1
+    while start <= n:
+        stop = start
+        while stop < n and (stop + 1 - start + 1) * (stop + 1 + judged.height) <= CUT_ROWS:
+            stop += 1
+        cut = pl.int_range(start, stop + 1, eager=True, dtype=pl.Int64).alias("rank").to_frame()
+        run = (
+            docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("rank"))
+            .select(pl.col("rank").alias(Q), pl.col(D), (-pl.col(RANK)).cast(pl.Float64).alias(S))
+        )
+        qrels = judged.select(D, REL).join(cut, how="cross").select(pl.col("rank").alias(Q), D, REL)
+        cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64())
+        found.append(output_plans(cuts, columns, by_depth, Columns(query_id="rank")).result.collect())
+        start = stop + 1
+    return pl.concat(found)
 
 
 def _ideal_table(parts: dict[str, Primitive], rows: pl.DataFrame, judged: pl.DataFrame) -> pl.DataFrame | None:
