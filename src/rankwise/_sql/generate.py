@@ -95,10 +95,13 @@ def ranked_order() -> str:
             key, desc = next(iter(at.values()))
             terms.append(f"{TIE_SQL[key]} {'DESC' if desc else 'ASC'}")
             continue
+        default, others = _policies()[0], ", ".join(literal(p) for p in _policies()[1:])
         for policy in _policies():
             if policy in at:
                 key, desc = at[policy]
-                terms.append(f"CASE WHEN ties = {literal(policy)} THEN {TIE_SQL[key]} END {'DESC' if desc else 'ASC'}")
+                # the default's order also serves a value no policy has (checks := false)
+                test = f"ties NOT IN ({others})" if policy == default else f"ties = {literal(policy)}"
+                terms.append(f"CASE WHEN {test} THEN {TIE_SQL[key]} END {'DESC' if desc else 'ASC'}")
     return "                ORDER BY " + ",\n                    ".join(terms)
 
 
