@@ -109,12 +109,13 @@ def _metric_expr(
 ) -> pl.Expr:
     """The registered metric ``name`` as an aggregation over a group ranked by ``by``."""
     tree = recipe(make_metric(get_spec(name), dict(params or {}), cutoff), {})
-    judged = _col(relevance)
+    # the judgments in the ideal order (best first; unjudged last): the ideal DCG sums in it
+    judged = _col(relevance).sort(descending=True, nulls_last=True)
     rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
     if by is None:
         return group_expr(tree, judged, rank, judged)
     keys = [by] if isinstance(by, (str, pl.Expr)) else list(by)
-    ranked = judged.sort_by([_col(k) for k in keys], descending=descending, maintain_order=True)
+    ranked = _col(relevance).sort_by([_col(k) for k in keys], descending=descending, maintain_order=True)
     return group_expr(tree, ranked, rank, judged)
 
 
