@@ -17,21 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, check_options
+from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.registry import get_spec
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")

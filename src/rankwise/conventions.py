@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 
 from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
 from rankwise.spec import LIMIT
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
+
+__all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions], also at run time
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, Conventions, check_identifier, check_options
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_identifier,
+    check_options,
+)
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
@@ -20,11 +27,6 @@ from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")

@@ -32,13 +32,13 @@ a cutoff bounds it).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.engine import RANK, REL, D, Prepared, Q, S, output_plans, prepare, ranked
-from rankwise.conventions import Columns, Conventions, check_options
+from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
@@ -47,10 +47,6 @@ from rankwise.names import parse_metrics
 from rankwise.primitives import Gain, IdealRank, Primitive, leaves
 from rankwise.recipes import Output, outputs
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 def explain(
     run: Any,

@@ -17,20 +17,21 @@ arrive in Polars as lists of ``{key, value}`` structs). Relevance may be real-va
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
-from rankwise.conventions import CONVENTION_KEYWORDS, Columns, check_options
+from rankwise.conventions import (
+    CONVENTION_KEYWORDS,
+    Columns,
+    ConventionOptions,
+    Unpack,
+    check_options,
+)
 from rankwise.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from rankwise.evaluate import Engine, evaluate
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import ConventionOptions
 
 
 def lists_to_long(

@@ -10,21 +10,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from rankwise._polars.engine import evaluate_lazy, prepare
-from rankwise.conventions import Columns, Conventions, check_options
+from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
 from rankwise.evaluate import evaluate, summarize
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 
 @pl.api.register_dataframe_namespace("ir")

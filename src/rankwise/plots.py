@@ -14,21 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
-from rankwise.conventions import EVALUATION_KEYWORDS, check_options
+from rankwise.conventions import EVALUATION_KEYWORDS, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import evaluate, summarize
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_path
 from rankwise.registry import ELEVEN_POINTS
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"
 

@@ -18,19 +18,15 @@ import html
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from rankwise.comparison import Correction, Test, compare
+from rankwise.conventions import EvaluationOptions, Unpack
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 
 def _cell(column: str, value: Any) -> str:

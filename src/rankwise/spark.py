@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rankwise.conventions import Columns, check_options
+from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
 from rankwise.evaluate import metric_of_column
 from rankwise.metric import Metric
 from rankwise.to_sql import quoter, to_sql
 from rankwise.validate import Kind, TypeClass, check_schema, ids_as_strings
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 
 def _type_class(data_type: Any) -> TypeClass:

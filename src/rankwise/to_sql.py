@@ -25,19 +25,20 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from rankwise._sql.compiler import build_sql, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
-from rankwise.conventions import Columns, Conventions, check_identifier, check_options
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_identifier,
+    check_options,
+)
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from rankwise.conventions import EvaluationOptions
 
 
 def quoter(dialect: Dialect) -> Callable[[str], str]:
