@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from rankwise.conventions import EVALUATION_KEYWORDS, EvaluationOptions, Unpack, check_options
+from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import evaluate, summarize
 from rankwise.names import parse_metrics
@@ -63,11 +63,11 @@ def save(fig: Any, path: str | Path, **savefig: Any) -> Path:
 
 
 def _per_query(
-    qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions]
+    function: str, qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions]
 ) -> dict[str, pl.DataFrame]:
     """Each run's per-query values, a query missing from a run counting 0 there."""
-    # a query missing from a run counts 0 there: missing is not the caller's to choose
-    check_options("the plot", conventions, allowed=[k for k in EVALUATION_KEYWORDS if k != "missing"])
+    # as compare(): the options of evaluate(), but a query missing from a run counts 0 there
+    check_options(function, conventions)
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     options: EvaluationOptions = {**conventions, "missing": "zero"}
@@ -83,7 +83,7 @@ def difference_plot(
 ) -> Any:
     """Sorted bars of candidate − baseline per query (green wins, red losses)."""
     plt = _pyplot()
-    per = _per_query(qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
+    per = _per_query("difference_plot", qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
     joined = per[names[0]].join(per[names[1]], on="query_id", how="full", suffix="_c", coalesce=True).fill_null(0.0)
     diff = (joined[f"{metric}_c"] - joined[metric]).sort(descending=True).to_list()
     colors = [WIN if d > 0 else LOSS if d < 0 else TIE for d in diff]
@@ -109,7 +109,7 @@ def cutoff_curves(
     if base.cutoff is not None:
         raise InvalidParameterError(f"give the metric without @k (e.g. {base.spec.name}); k runs from 1 to max_k")
     labels = [f"{metric}@{k}" for k in range(1, max_k + 1)]
-    per = _per_query(qrels, runs, labels, **conventions)
+    per = _per_query("cutoff_curves", qrels, runs, labels, **conventions)
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for name, df in per.items():
         means = summarize(df).row(0)
@@ -129,7 +129,7 @@ def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | 
     plt = _pyplot()
     levels = list(ELEVEN_POINTS)
     labels = [f"IPrec(recall={x})" for x in levels]
-    per = _per_query(qrels, runs, labels, **conventions)
+    per = _per_query("precision_recall", qrels, runs, labels, **conventions)
     fig, ax = plt.subplots(figsize=(5, 4))
     for name, df in per.items():
         ax.plot(levels, summarize(df).row(0), marker="o", markersize=3, label=name)
@@ -147,7 +147,7 @@ def score_distribution(
 ) -> Any:
     """Box plots of the per-query values of ``metric``, one per run."""
     plt = _pyplot()
-    per = _per_query(qrels, runs, [metric], **conventions)
+    per = _per_query("score_distribution", qrels, runs, [metric], **conventions)
     fig, ax = plt.subplots(figsize=(5, 3.6))
     ax.boxplot([df[metric].to_list() for df in per.values()], tick_labels=list(per), showmeans=True)
     ax.set_ylabel(metric)
