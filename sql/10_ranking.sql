@@ -98,3 +98,12 @@ CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS
 -- each run of equal positive gains (the next gain differs; beyond the list it is 0).
 CREATE OR REPLACE TEMP MACRO rw_ideal_boundary(g, qid, rnk) AS
     g > 0 AND g <> lead(g, 1, 0.0) OVER (PARTITION BY qid ORDER BY rnk);
+
+-- max(g - 1, 0): G's cost of a rank beyond one.
+CREATE OR REPLACE TEMP MACRO rw_excess(g) AS greatest(g - 1.0, 0.0);
+
+-- The ideal prefix (rankwise/primitives.py IdealPrefix): windows over the judgments of query
+-- qid in the ideal order (irank) of the gains g: IDCG_i, the running excess, the boundaries.
+CREATE OR REPLACE TEMP MACRO rw_ideal_dcg_at(g, qid, irank) AS rw_cum_dcg(greatest(g, 0.0), qid, irank);
+CREATE OR REPLACE TEMP MACRO rw_ideal_excess_at(g, qid, irank) AS rw_running_sum(rw_excess(greatest(g, 0.0)), qid, irank);
+CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_at(g, qid, irank) AS rw_ideal_boundary(greatest(g, 0.0), qid, irank);

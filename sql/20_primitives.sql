@@ -155,8 +155,8 @@ CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain
 -- max(gain - 1, 0), and the DCG of the whole ideal list;
 CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_pos_gain(g) AS coalesce(sum(greatest(g, 0.0)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(greatest(g - 1.0, 0.0)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_idcg_pos(g, irank) AS rw_dcg_gain(greatest(g, 0.0), irank, NULL, 'log2', 2.0);
+CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(rw_excess(g)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_idcg_pos(g, irank) AS coalesce(sum(rw_dcg_step(greatest(g, 0.0), irank)), 0.0)::DOUBLE;
 -- the number of ideal boundaries, and the sum of 1 / IDCG_b over them.
 CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds(igb) AS (count(*) FILTER (WHERE igb))::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds_inv(igd, igb) AS rw_boundary_sum(1.0 / igd, igb);
+CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds_inv(igd, igb) AS rw_rndcg_inv(igd, igb);

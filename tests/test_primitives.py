@@ -12,14 +12,15 @@ import pytest
 
 from rankwise._polars import primitives as prim
 from rankwise._sql.macros import macros
-from rankwise.primitives import Bound, Op, Primitive, RowValue, Step, declared
+from rankwise.primitives import Bound, IdealPrefix, Op, Primitive, RowValue, Step, declared
 
-DECLARED = [cls for base in (Primitive, Step, RowValue, Op) for cls in declared(base)]
+DECLARED = [cls for base in (Primitive, Step, RowValue, IdealPrefix, Op) for cls in declared(base)]
 
 
 def test_declarations_are_found() -> None:
     names = {cls.__name__ for cls in DECLARED}
-    assert {"Relret", "ApSum", "NRel", "RelStep", "RelChar", "Div0", "Add"} <= names
+    assert {"Relret", "ApSum", "NRel", "RelStep", "RelChar", "IdealDcgAt", "Div0", "Add"} <= names
+    assert not {"Primitive", "QrelsPrimitive", "Step", "Op", "Binary"} & names
     assert len({cls.binding() for cls in DECLARED}) == len(DECLARED), "two classes share a binding name"
 
 
@@ -43,8 +44,11 @@ def test_polars_function_and_sql_macro_agree_with_the_declaration(cls: type[Boun
     )
     missing = (set(cls.reads) | inputs) - set(polars_params)
     assert not missing, f"{cls.__name__} declares {missing} but its functions do not take them"
-    consumed = {f for f in field_names - set(polars_params) if not inputs}
-    assert not consumed or issubclass(cls, Op), f"{cls.__name__}: fields {consumed} reach no function"
+    # a field the functions do not take must reach them through an input of the same name
+    for name in field_names - set(polars_params):
+        assert sample is not None and any(
+            name in getattr(given, "__dataclass_fields__", {}) for given in sample.inputs().values()
+        ), f"{cls.__name__}: field {name!r} reaches neither function"
 
 
 def _sample(cls: type[Bound]) -> Bound | None:

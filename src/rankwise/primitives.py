@@ -8,7 +8,7 @@ in ``sql/``, both with the same parameter names. An engine calls them through on
 binder, passing by name:
 
 - the row columns the primitive :attr:`~Bound.reads`: ``rel`` (the relevance; NULL when
-  unjudged) and ``rnk`` (the rank, 1 = top);
+  unjudged), ``rnk`` (the rank, 1 = top) and ``qid`` (the query, for windows);
 - its :meth:`~Bound.inputs`: running sums down the ranking (:class:`Step`), per-row values
   (:class:`RowValue`), the rank in the ideal order (:class:`IdealRank`), the ideal prefix at
   the row's rank (:class:`IdealPrefix`), or per-query values of the judgments (a
@@ -56,7 +56,7 @@ Value = int | float | str | bool | None | Gain
 """A primitive's parameter value."""
 
 Side = Literal["run", "qrels"]
-Column = Literal["rel", "rnk"]
+Column = Literal["rel", "rnk", "qid"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -90,6 +90,8 @@ class Bound:
 class Step(Bound):
     """A running sum down the ranking: the engine sums this per-row step in rank order (the
     value at a rank includes the row itself)."""
+
+    abstract: ClassVar[bool] = True
 
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
 
@@ -140,6 +142,8 @@ class DcgStep(Step):
 class RowValue(Bound):
     """A value of each ranked row."""
 
+    abstract: ClassVar[bool] = True
+
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
 
 
@@ -157,33 +161,34 @@ class IdealRank:
 
 
 @dataclass(frozen=True)
-class IdealPrefix:
+class IdealPrefix(Bound):
     """A value of the ideal prefix of gain ``g`` (the judged documents of positive gain, best
-    first) at the row's rank: NULL beyond the ideal list on the run side."""
+    first) at each rank: a window over the judgments in the ideal order (``qid`` the query,
+    ``irank`` the ideal rank), joined to the ranked rows at their rank (NULL beyond the ideal
+    list)."""
 
+    abstract: ClassVar[bool] = True
+
+    reads: ClassVar[tuple[Column, ...]] = ("qid",)
     g: Gain
-    column: ClassVar[str]
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
 
 
 @dataclass(frozen=True)
 class IdealDcgAt(IdealPrefix):
     """IDCG_i, log2 discount."""
 
-    column: ClassVar[str] = "igd"
-
 
 @dataclass(frozen=True)
 class IdealExcessAt(IdealPrefix):
     """Σ_{j≤i} max(g*_j − 1, 0)."""
 
-    column: ClassVar[str] = "igx"
-
 
 @dataclass(frozen=True)
 class IdealBoundaryAt(IdealPrefix):
     """True at the last rank of a run of equal positive gains."""
-
-    column: ClassVar[str] = "igb"
 
 
 # -- primitives: per-query aggregates ----------------------------------------------------------
@@ -193,6 +198,8 @@ class IdealBoundaryAt(IdealPrefix):
 class Primitive(Bound):
     """A per-query aggregate: over the ranked rows of the query (side ``run``) or over its
     judgments (side ``qrels``)."""
+
+    abstract: ClassVar[bool] = True
 
     side: ClassVar[Side] = "run"
     reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk")
@@ -206,6 +213,7 @@ class Primitive(Bound):
 
 @dataclass(frozen=True)
 class QrelsPrimitive(Primitive):
+    abstract: ClassVar[bool] = True
     side: ClassVar[Side] = "qrels"
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
 
@@ -578,14 +586,18 @@ class Const:
 class Op(Bound):
     """A scalar operation on other nodes (its fields)."""
 
+    abstract: ClassVar[bool] = True
+
 
 @dataclass(frozen=True)
 class Unary(Op):
+    abstract: ClassVar[bool] = True
     a: Node
 
 
 @dataclass(frozen=True)
 class Binary(Op):
+    abstract: ClassVar[bool] = True
     a: Node
     b: Node
 
@@ -659,13 +671,13 @@ def leaves(node: Node) -> list[Primitive]:
 
 
 def declared(base: type[Bound]) -> list[type[Bound]]:
-    """Every concrete class below ``base`` (the declared primitives, inputs or operations)."""
+    """Every class below ``base`` but the kinds themselves (marked ``abstract = True``): the
+    declared primitives, inputs or operations."""
     out: list[type[Bound]] = []
     for sub in base.__subclasses__():
-        if sub.__subclasses__():
-            out += declared(sub)
-        else:
+        if not sub.__dict__.get("abstract", False):
             out.append(sub)
+        out += declared(sub)
     return out
 
 

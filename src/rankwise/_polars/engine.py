@@ -40,6 +40,7 @@ from rankwise.primitives import (
     RowValue,
     Step,
     children,
+    declared,
     leaves,
     prefix_gains,
     qrels_needs,
@@ -275,21 +276,26 @@ def _irank_name(gain: Gain) -> str:
     return IRANK if gain.monotone else f"{IRANK}|{gain!r}"
 
 
-def _prefix(name: str, gain: Gain) -> str:
-    """A column of the ideal prefix of a gain definition: ``igd`` (IDCG_i), ``igx`` (running
-    Σ max(g* − 1, 0)), ``igb`` (ends a run of equal gains)."""
-    return f"__{name}|{gain!r}"
+def _prefix(value: IdealPrefix) -> str:
+    """The column of a value of the ideal prefix (joined to the ranked rows at their rank)."""
+    return f"__{value!r}"
 
 
 def _prefix_columns(gain: Gain) -> dict[str, pl.Expr]:
-    """Window columns of the ideal prefix, over the judgments in the ideal order."""
-    irank = pl.col(_irank_name(gain))
-    g = prim.positive_gain(pl.col(REL), gain)
-    return {
-        _prefix("igd", gain): prim.dcg_step(g, irank).cum_sum().over(Q, order_by=irank),
-        _prefix("igx", gain): (g - 1.0).clip(lower_bound=0.0).cum_sum().over(Q, order_by=irank),
-        _prefix("igb", gain): prim.ideal_boundary(g).over(Q, order_by=irank),
-    }
+    """Every value of the ideal prefix of a gain definition (each declared
+    :class:`~rankwise.primitives.IdealPrefix`), windows over the judgments in the ideal order."""
+    columns = {}
+    for cls in declared(IdealPrefix):
+        value = cls(gain)  # type: ignore[call-arg]
+        assert isinstance(value, IdealPrefix)
+        columns[_prefix(value)] = bind(value, pl.col(REL), pl.lit(None), lambda name, given: _ideal_rank_col(given))
+    return columns
+
+
+def _ideal_rank_col(given: Input) -> pl.Expr:
+    if isinstance(given, IdealRank):
+        return pl.col(_irank_name(given.g))
+    return _no_input("", given)
 
 
 @functools.cache
@@ -303,7 +309,7 @@ def bind(obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input]
     fields, each by parameter name; a :class:`Gain` field is passed as the gain of ``rel``."""
     fn = getattr(prim, obj.binding())
     given, values = obj.inputs(), obj.values()
-    rows = {"rel": rel, "rnk": rnk}
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q)}
     kwargs: dict[str, object] = {}
     for name in _params(fn):
         if name in rows:
@@ -324,11 +330,9 @@ def _qrels_expr(node: Primitive) -> pl.Expr:
     """The aggregate of a qrels primitive over a query's judgments."""
 
     def input_of(name: str, given: Input) -> pl.Expr:
-        if isinstance(given, IdealRank):
-            return pl.col(_irank_name(given.g))
         if isinstance(given, IdealPrefix):
-            return pl.col(_prefix(given.column, given.g))
-        return _no_input(name, given)
+            return pl.col(_prefix(given))
+        return _ideal_rank_col(given)
 
     return bind(node, pl.col(REL), pl.lit(None), input_of)
 
@@ -361,7 +365,7 @@ class _Part:
                 self.seqs[col] = prim.ideal_rank(ELEMENT, given.g)
                 return pl.col(col)
             if isinstance(given, IdealPrefix):
-                return pl.col(_prefix(given.column, given.g))
+                return pl.col(_prefix(given))
             col = _key(given)
             qaggs.setdefault(col, _qrels_expr(given))
             self.needs.add(col)
@@ -498,7 +502,7 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     ideal_tables = [
         qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0).select(
             Q, pl.col(_irank_name(gain)).cast(pl.Int64).alias(RANK),
-            *[_prefix(name, gain) for name in ("igd", "igx", "igb")],
+            *_prefix_columns(gain),
         )
         for gain in prefixes
     ]

@@ -126,13 +126,37 @@ def rel_char(rel: pl.Expr) -> pl.Expr:
 
 def positive_gain(rel: pl.Expr, how: Gain) -> pl.Expr:
     """max(gain, 0): the gain a document contributes to the ideal list."""
-    return pl.max_horizontal(gain(rel, how), pl.lit(0.0))
+    return _positive(gain(rel, how))
+
+
+def _positive(g: pl.Expr) -> pl.Expr:
+    return pl.max_horizontal(g, pl.lit(0.0))
+
+
+def excess(g: pl.Expr) -> pl.Expr:
+    """max(g − 1, 0) of the positive gain: G's cost of a rank beyond one."""
+    return (_positive(g) - 1.0).clip(lower_bound=0.0)
 
 
 def ideal_boundary(ideal_gain: pl.Expr) -> pl.Expr:
     """True at the last rank of each run of equal positive gains, in the ideal order (the next
     rank's gain differs; beyond the list it is 0)."""
     return (ideal_gain > 0) & (ideal_gain != ideal_gain.shift(-1, fill_value=0.0))
+
+
+def ideal_dcg_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """IDCG_i down the ideal order of each query (positive gains, log2 discount)."""
+    return dcg_step(_positive(g), irank).cum_sum().over(qid, order_by=irank)
+
+
+def ideal_excess_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """Σ_{j≤i} max(g*_j − 1, 0) down the ideal order of each query."""
+    return excess(g).cum_sum().over(qid, order_by=irank)
+
+
+def ideal_boundary_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """True at the last ideal rank of each run of equal positive gains."""
+    return ideal_boundary(_positive(g)).over(qid, order_by=irank)
 
 
 # -- run primitives --------------------------------------------------------------------------
@@ -317,10 +341,6 @@ def idcg(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base: float) 
     return dcg_gain(g, irank, k, discount, base)
 
 
-def _positive(g: pl.Expr) -> pl.Expr:
-    return pl.max_horizontal(g, pl.lit(0.0))
-
-
 def npos(g: pl.Expr) -> pl.Expr:
     """Number of judged documents of positive gain."""
     return (_positive(g) > 0).sum().cast(pl.Float64)
@@ -333,12 +353,12 @@ def pos_gain(g: pl.Expr) -> pl.Expr:
 
 def pos_excess(g: pl.Expr) -> pl.Expr:
     """Σ of max(gain − 1, 0)."""
-    return (_positive(g) - 1.0).clip(lower_bound=0.0).sum()
+    return excess(g).sum()
 
 
 def idcg_pos(g: pl.Expr, irank: pl.Expr) -> pl.Expr:
     """DCG of the whole ideal list (positive gains, log2 discount)."""
-    return (_positive(g) / log2_discount(irank)).sum()
+    return dcg_step(_positive(g), irank).sum()
 
 
 def rndcg_bounds(igb: pl.Expr) -> pl.Expr:
@@ -347,8 +367,8 @@ def rndcg_bounds(igb: pl.Expr) -> pl.Expr:
 
 
 def rndcg_bounds_inv(igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
-    """Σ of 1 / IDCG_b over the ideal boundaries b."""
-    return _boundary_sum(1.0 / igd, igb)
+    """Σ of 1 / IDCG_b over the ideal boundaries b (of the whole ideal list)."""
+    return rndcg_inv(igd, igb)
 
 
 # -- scalar operations -----------------------------------------------------------------------

@@ -31,6 +31,7 @@ from rankwise.primitives import (
     RowValue,
     Step,
     Value,
+    declared,
     leaves,
 )
 from rankwise.recipes import Output, outputs
@@ -122,7 +123,12 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     return f"{name}({', '.join(args)})"
 
 
-_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk"}
+_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id"}
+
+
+def _given(column: str) -> Callable[[str, Input], str]:
+    """An input resolver that gives ``column`` (the ideal rank, for the ideal prefix)."""
+    return lambda name, given: column
 
 
 class _Compiler:
@@ -139,10 +145,11 @@ class _Compiler:
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
 
-    def prefix_col(self, name: str, gain: Gain) -> str:
-        """Column ``name`` (igd, igx, igb) of the ideal prefix of a gain definition."""
-        self.irank_col(gain, "qrels")
-        return f"{name}{self.prefixes.setdefault(gain, len(self.prefixes))}"
+    def prefix_col(self, value: IdealPrefix) -> str:
+        """The column of a value of the ideal prefix (of its gain definition's ideal order)."""
+        self.irank_col(value.g, "qrels")
+        n = self.prefixes.setdefault(value.g, len(self.prefixes))
+        return f"{value.binding()}{n}"
 
     def irank_col(self, gain: Gain, side: str) -> str:
         """Ideal-rank column of a gain definition, on the run rows or the judgments (where
@@ -159,7 +166,7 @@ class _Compiler:
             if isinstance(given, IdealRank):
                 return self.irank_col(given.g, "qrels")
             if isinstance(given, IdealPrefix):
-                return self.prefix_col(given.column, given.g)
+                return self.prefix_col(given)
             raise InvalidParameterError(f"{given!r} cannot be computed over the judgments")
 
         return bind(node, input_of)
@@ -192,7 +199,7 @@ class _Compiler:
                 rows.setdefault(col, ideal_rank_sql(given.g))
                 return col
             if isinstance(given, IdealPrefix):
-                return self.prefix_col(given.column, given.g)
+                return self.prefix_col(given)
             return self.qrels_col(given)
 
         return bind(node, input_of)
@@ -301,20 +308,20 @@ def statement(
     ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({judgments}, checks := false))"]
     ideal_joins = ""
     if comp.prefixes:
-        # the ideal prefix of each gain definition: running IDCG (igd), running excess cost
-        # (igx) and run-of-equal-gains boundaries (igb) down the ideal order, joined to the
-        # ranked rows at rank = ideal rank
+        # the ideal prefix of each gain definition (every declared IdealPrefix: running IDCG,
+        # running excess cost, run-of-equal-gains boundaries, ...) down the ideal order,
+        # joined to the ranked rows at rank = ideal rank
         windows, tables = [], []
         for gain, n in comp.prefixes.items():
-            g, irank = f"greatest({gain_sql(gain)}, 0.0)", comp.irank_col(gain, "qrels")
+            irank = comp.irank_col(gain, "qrels")
+            values = [cls(gain) for cls in declared(IdealPrefix)]  # type: ignore[call-arg]
+            cols = [comp.prefix_col(v) for v in values]  # type: ignore[arg-type]
             windows += [
-                f"rw_cum_dcg({g}, query_id, {irank}) AS igd{n}",
-                f"rw_running_sum(greatest({g} - 1.0, 0.0), query_id, {irank}) AS igx{n}",
-                f"rw_ideal_boundary({g}, query_id, {irank}) AS igb{n}",
+                f"{bind(v, _given(irank))} AS {c}" for v, c in zip(values, cols, strict=True)
             ]
             tables.append(
-                f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, igd{n}, igx{n}, igb{n} "
-                f"FROM qjp WHERE {g} > 0)"
+                f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, {', '.join(cols)} "
+                f"FROM qjp WHERE greatest({gain_sql(gain)}, 0.0) > 0)"
             )
             ideal_joins += f" LEFT JOIN ideal{n} ON ideal{n}.iq{n} = r.query_id AND ideal{n}.ip{n} = r.rnk"
         ctes[0] = "qj0" + ctes[0][2:]
