@@ -10,7 +10,7 @@
 -- One aggregation pass per input: its rows grouped by (query_id, doc_id) (exact: no hashes),
 -- then the groups reduced to one row; an example is spelled only for the groups at fault, and
 -- the smallest (as text) is shown, so the message does not depend on the engine's row order.
--- The same SQL runs on Spark through rankwise.to_sql (see rankwise.sql_inline.DIALECT_RULES:
+-- The same SQL runs on Spark through rankwise.to_sql (see rankwise._sql.inline.DIALECT_RULES:
 -- error() is spelled raise_error() there).
 
 -- A value as it appears in a message: 'text' (quoted), or NULL.

@@ -128,7 +128,7 @@ CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
 
 -- trec_eval relstring: the characters relchar (rw_rel_char) of the documents at rank <= k, in
 -- rank order ('' when there is none). Spark SQL spells the ordered aggregate
--- listagg(relchar, '') WITHIN GROUP (ORDER BY rnk): rankwise.sql_inline rewrites it.
+-- listagg(relchar, '') WITHIN GROUP (ORDER BY rnk): rankwise._sql.inline rewrites it.
 CREATE OR REPLACE TEMP MACRO rw_relstring(relchar, rnk, k) AS
     coalesce(string_agg(relchar, '' ORDER BY rnk) FILTER (WHERE rw_within(rnk, k)), '');
 
