@@ -52,18 +52,19 @@ def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_r
     ties = rng.random(n) < tie_rate
     score[ties] = np.round(score[ties], 1).astype(np.float32).astype(np.float64)
     run = pl.DataFrame({"query_id": q, "doc_id": d, "score": score})
-    run = run.unique(["query_id", "doc_id"], keep="first")
+    # every step keeps its order: the same seed gives the same files
+    run = run.unique(["query_id", "doc_id"], keep="first", maintain_order=True)
     order = rng.permutation(run.height) if not sort else np.arange(run.height)
     run = run[order]
     if sort:
         run = run.sort(["query_id", "score"], descending=[False, True])
     # judgments: half from the retrieved documents, half from elsewhere in the collection
-    from_run = run.group_by("query_id").head(judged // 2).select("query_id", "doc_id")
+    from_run = run.group_by("query_id", maintain_order=True).head(judged // 2).select("query_id", "doc_id")
     other = pl.DataFrame({
         "query_id": np.repeat(np.arange(first, first + queries, dtype=np.int64), judged - judged // 2),
         "doc_id": rng.integers(10**9, 2 * 10**9, queries * (judged - judged // 2)),
     })
-    qrels = pl.concat([from_run, other]).unique(["query_id", "doc_id"])
+    qrels = pl.concat([from_run, other]).unique(["query_id", "doc_id"], maintain_order=True)
     qrels = qrels.with_columns(relevance=pl.Series(rng.choice([0, 0, 1, 2, 3], qrels.height)))
     as_str = [] if int_ids else [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
     out.mkdir(parents=True, exist_ok=True)
