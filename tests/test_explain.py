@@ -71,3 +71,18 @@ def test_explain_integer_query_ids_from_the_command_line(tmp_path: Path) -> None
     # trec_eval's tie order: doc 5 above 48 (as text), so the relevant 48 is at rank 2
     table = pl.read_csv(out)
     assert table["doc_id"].to_list()[:2] == [5, 48]
+
+
+def test_explain_reads_the_whole_ranking_past_the_cutoff() -> None:
+    """The rows stop at the cutoff, but the last value is the metric's on the whole ranking:
+    with ideal='run' the ideal takes a relevant document ranked below k (d1 at rank 5)."""
+    import polars as pl
+
+    run = pl.DataFrame({"query_id": ["q1"] * 5, "doc_id": ["D3", "d1", "d2", "d10", "d9"],
+                        "score": [0.5, 0.0, 0.0, 0.0, 0.0]})
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    metric = "nDCG(ideal='run')@4"
+    table = rw.explain(run, qrels, metric, "q1")
+    assert table["doc_id"].to_list() == ["D3", "d9", "d2", "d10"]
+    assert table["ideal_doc_id"].to_list()[:2] == ["d1", "d2"]
+    assert table["value"][-1] == pytest.approx(rw.evaluate(run, qrels, [metric])[metric][0], abs=1e-12)

@@ -81,11 +81,12 @@ def explain(
                 f"query {query!r} has no judgments: evaluate() leaves it out, as trec_eval does, "
                 "so it has no value to explain"
             )
+        ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
         rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
         parts = _parts(out)
-        values = _values_by_depth(out, parts, rows, judged, conv, prep)
+        values = _values_by_depth(out, parts, ranking, rows.height, judged, conv, prep)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
-    ideal = _ideal_table(parts, rows, judged)
+    ideal = _ideal_table(parts, ranking, judged)
     last = rows.height
     if ideal is not None:  # an ideal list longer than the ranking: its ranks follow
         last = max(last, min(ideal.height, m.cutoff or ideal.height))
@@ -156,29 +157,34 @@ CUT_ROWS = 2_000_000
 
 
 def _values_by_depth(
-    out: Output, parts: dict[str, Primitive], rows: pl.DataFrame, judged: pl.DataFrame, conv: Conventions,
-    prep: Prepared,
+    out: Output, parts: dict[str, Primitive], ranking: pl.DataFrame, depth: int, judged: pl.DataFrame,
+    conv: Conventions, prep: Prepared,
 ) -> pl.DataFrame:
-    """The metric and each primitive over the ranking cut at each rank 1..n: evaluations by
+    """The metric and each primitive over the ranking cut at each rank 1..depth: evaluations by
     the Polars engine of queries the i-th of which holds the top i documents and all the
-    query's judgments (an empty ranking: rank 0), about :data:`CUT_ROWS` rows at a time."""
-    n = rows.height
+    query's judgments, the last one the whole ranking (an empty ranking: rank 0), about
+    :data:`CUT_ROWS` rows at a time."""
+    n = ranking.height
     # the rows are ranked already (judged-only rankings too): no second cut, no tie to break
     by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
-    docs = rows.select(pl.col(D), pl.col(RANK))
-    found, start = [], 0 if n == 0 else 1
-    while start <= n:
-        stop = start
-        while stop < n and (stop + 1 - start + 1) * (stop + 1 + judged.height) <= CUT_ROWS:
+    docs = ranking.select(pl.col(D), pl.col(RANK))
+    # rank shown -> documents kept: i -> i, and the last rank shown -> the whole ranking
+    upto = [*range(1, depth), n] if n else [0]
+    shown = list(range(1, depth + 1)) if n else [0]
+    found, start = [], 0
+    while start < len(upto):
+        stop, size = start, upto[start] + judged.height
+        while stop + 1 < len(upto) and size + upto[stop + 1] + judged.height <= CUT_ROWS:
             stop += 1
-        cut = pl.int_range(start, stop + 1, eager=True, dtype=pl.Int64).alias("rank").to_frame()
+            size += upto[stop] + judged.height
+        cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
-            docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("rank"))
+            docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
             .select(pl.col("rank").alias(Q), pl.col(D), (-pl.col(RANK)).cast(pl.Float64).alias(S))
         )
-        qrels = judged.select(D, REL).join(cut, how="cross").select(pl.col("rank").alias(Q), D, REL)
+        qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64())
         found.append(output_plans(cuts, columns, by_depth, Columns(query_id="rank")).result.collect())
         start = stop + 1
