@@ -121,3 +121,35 @@ def test_example_spark_job_runs(tmp_path: Path) -> None:
     expected = rw.evaluate(data / "run.parquet", data / "qrels.parquet", ["AP"])
     assert written.height == expected.height
     assert abs(written["AP"].mean() - expected["AP"].mean()) < 1e-12  # type: ignore[operator]
+
+
+def test_ap_min_r_k_equals_spark_mllib(spark: Any) -> None:
+    """AP(denominator='min_R_k')@k is Spark MLlib's meanAveragePrecisionAt(k) (÷ min(R, k)), and
+    AP without a cutoff its meanAveragePrecision (÷ R): MLlib itself as the reference, on
+    random rankings (k from 1 to past the list) whose every query has a relevant document."""
+    import random
+
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    rng = random.Random(7)
+    run_rows, qrels_rows, pairs = [], [], []
+    for q in range(80):
+        docs = [f"d{i}" for i in rng.sample(range(40), rng.randint(1, 25))]
+        scores = rng.sample(range(1000), len(docs))  # no ties: the order is the scores'
+        run_rows += [(f"q{q}", d, float(s)) for d, s in zip(docs, scores, strict=True)]
+        judged = rng.sample(range(40), rng.randint(1, 20))
+        rels = {f"d{i}": rng.choice([-1, 0, 1, 2]) for i in judged}
+        rels[f"d{judged[0]}"] = 2  # a relevant document (MLlib counts an empty label set as 0)
+        qrels_rows += [(f"q{q}", d, r) for d, r in rels.items()]
+        ranking = [d for _, d in sorted(zip(scores, docs, strict=True), reverse=True)]
+        pairs.append((ranking, [d for d, r in rels.items() if r >= 1]))
+    run = pl.DataFrame(run_rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(qrels_rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+    mllib = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
+    ks = [1, 3, 5, 10, 30]
+    metrics = ["AP", *[f"AP(denominator='min_R_k')@{k}" for k in ks]]
+    for engine in ("polars", "duckdb"):
+        means = rw.evaluate(run, qrels, metrics, engine=engine).select(pl.exclude("query_id").mean()).row(0)
+        assert means[0] == pytest.approx(mllib.meanAveragePrecision, abs=1e-12)
+        for k, got in zip(ks, means[1:], strict=True):
+            assert got == pytest.approx(mllib.meanAveragePrecisionAt(k), abs=1e-12), (engine, k)

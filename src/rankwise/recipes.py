@@ -100,7 +100,10 @@ def _ideal(m: Metric, p: Mapping[str, ParamValue]) -> Node:
 
 def _ap(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     t = _threshold(p)
-    return Div0(ApSum(t, m.cutoff), NRel(t))
+    denominator: Node = NRel(t)
+    if p.get("denominator", "R") == "min_R_k" and m.cutoff is not None:
+        denominator = Least(denominator, Const(float(m.cutoff)))
+    return Div0(ApSum(t, m.cutoff), denominator)
 
 
 def _relret(m: Metric, p: Mapping[str, ParamValue], k: int | None = None) -> Node:

@@ -84,6 +84,15 @@ JUDGED_ONLY = Param(
     "drop unjudged documents from the ranking before measuring (trec_eval -J)",
     convention="judged_only",
 )
+AP_DENOMINATOR = Param(
+    "denominator",
+    str,
+    "R",
+    "what AP@k divides by: 'R', the relevant documents in the qrels (trec_eval map_cut, "
+    "ir-measures, ranx), or 'min_R_k', min(R, k) (Spark MLlib's meanAveragePrecisionAt, "
+    "recommender libraries' MAP@k); without a cutoff both are R",
+    choices=("R", "min_R_k"),
+)
 GMAP_FORM = Param(
     "form",
     str,
@@ -242,11 +251,12 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="AP",
         aliases=("map", "map_cut"),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, AP_DENOMINATOR),
         cutoff="optional",
         description="average precision (its mean over queries is MAP)",
-        formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut)",
-        citation="Harman, TREC-2 overview, 1993; trec_eval map",
+        formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut); "
+        "denominator='min_R_k': 1/min(R, k) (Spark MLlib meanAveragePrecisionAt)",
+        citation="Harman, TREC-2 overview, 1993; trec_eval map; Spark MLlib RankingMetrics",
         empty_value=0.0,
         trec_eval="map / map_cut",
     ),
