@@ -56,6 +56,10 @@ CREATE OR REPLACE TEMP MACRO rw_nonrel_judged(rel, t) AS
 CREATE OR REPLACE TEMP MACRO rw_unjudged(rel, rnk, k) AS
     (count(*) FILTER (WHERE (rel IS NULL OR rel < 0) AND rw_within(rnk, k)))::DOUBLE;
 
+-- Number of documents at rank <= k absent from the qrels (a negative judgment is a judgment).
+CREATE OR REPLACE TEMP MACRO rw_not_judged(rel, rnk, k) AS
+    (count(*) FILTER (WHERE rel IS NULL AND rw_within(rnk, k)))::DOUBLE;
+
 -- bpref's sum (Buckley & Voorhees 2004, as trec_eval): over relevant documents,
 -- 1 - min(n, R) / min(N, R), n = cumnonrel (rw_cum_nonrel), N = judged non-relevant, R = relevant.
 CREATE OR REPLACE TEMP MACRO rw_bpref_sum(rel, t, cumnonrel, nrel, nnonrel) AS

@@ -26,8 +26,10 @@ def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
     assert set(RECIPES) == {s.name for s in SPECS}
     used: set[type] = set()
     for spec in SPECS:
-        for ideal in ("qrels", "run"):
-            params = {"ideal": ideal} if spec.param("ideal") else {}
+        # the defaults, then each choice of each parameter that has choices
+        variants: list[dict[str, Any]] = [{}]
+        variants += [{p.name: c} for p in spec.params if p.choices for c in p.choices]
+        for params in variants:
             cutoff = 10 if spec.cutoff != "none" else None
             m = rw.metric.make_metric(spec, params, cutoff)
             for leaf in leaves(recipe(m, {})):

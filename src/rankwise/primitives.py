@@ -327,6 +327,14 @@ class Unjudged(Primitive):
 
 
 @dataclass(frozen=True)
+class NotJudged(Primitive):
+    """Documents at rank ≤ k with no judgment at all (absent from the qrels; a judgment of any
+    value, negative ones included, counts as one: ir-measures' Judged)."""
+
+    k: int | None
+
+
+@dataclass(frozen=True)
 class BprefSum(Primitive):
     """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n the judged
     non-relevant documents ranked above, N all judged non-relevant, R = nrel(t)."""

@@ -44,6 +44,7 @@ from rankwise.primitives import (
     NdcgRelSum,
     Node,
     NonrelJudged,
+    NotJudged,
     Npos,
     NposRet,
     NRel,
@@ -183,6 +184,16 @@ def _at_k(m: Metric, node: Node) -> Node:
     return Div(node, Const(float(m.cutoff or 1)))
 
 
+def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    """Judged@k: 1 − unjudged / k; over the retrieved documents (no cutoff, or
+    denominator='retrieved'), judged / min(k, retrieved), 0 for an empty ranking (ir-measures)."""
+    unjudged: Node = NotJudged(m.cutoff) if p["negative"] == "judged" else Unjudged(m.cutoff)
+    if m.cutoff is not None and p["denominator"] == "k":
+        return Sub(Const(1.0), _at_k(m, unjudged))
+    shown: Node = Count() if m.cutoff is None else Least(Const(float(m.cutoff)), Count())
+    return Div0(Sub(shown, unjudged), shown)
+
+
 RELSTRING_DEFAULT_K = 10
 """Documents RelString shows without a cutoff (trec_eval's default)."""
 
@@ -230,7 +241,7 @@ RECIPES: dict[str, Recipe] = {
     "ERR": lambda m, p: ErrSum(m.cutoff, float(p["max_rel"])),
     "NumNonRelJudgedRet": lambda m, p: NonrelJudged(_threshold(p)),
     "Unjudged": lambda m, p: _at_k(m, Unjudged(m.cutoff)),
-    "Judged": lambda m, p: Sub(Const(1.0), _at_k(m, Unjudged(m.cutoff))),
+    "Judged": _judged,
     "G": lambda m, p: Div0(GSum(_table_gain(p)), PosGain(_table_gain(p))),
     "nDCGRel": _ndcg_rel,
     "RnDCG": _rndcg,

@@ -93,6 +93,22 @@ AP_DENOMINATOR = Param(
     "recommender libraries' MAP@k); without a cutoff both are R",
     choices=("R", "min_R_k"),
 )
+JUDGED_DENOMINATOR = Param(
+    "denominator",
+    str,
+    "k",
+    "what Judged@k divides by: 'k', or 'retrieved', min(k, |retrieved|) (ir-measures); "
+    "without a cutoff both are |retrieved|",
+    choices=("k", "retrieved"),
+)
+JUDGED_NEGATIVE = Param(
+    "negative",
+    str,
+    "unjudged",
+    "a document judged negative (e.g. -1) counts as 'unjudged' (trec_eval 10: in the pool but "
+    "unjudged) or as 'judged' (ir-measures: any judgment)",
+    choices=("unjudged", "judged"),
+)
 GMAP_FORM = Param(
     "form",
     str,
@@ -452,10 +468,12 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="Judged",
         aliases=(),
-        params=(),
-        cutoff="required",
-        description="fraction of the top k that is judged: 1 − Unjudged@k",
-        formula="Judged@k = 1 − |unjudged in top k| / k",
+        params=(JUDGED_DENOMINATOR, JUDGED_NEGATIVE),
+        cutoff="optional",
+        description="fraction of the top k (without a cutoff: of the ranking) that is judged",
+        formula="Judged@k = 1 − |unjudged in top k| / k; denominator='retrieved': / min(k, |retrieved|); "
+        "negative='judged': a negative judgment counts as judged (ir-measures: "
+        "Judged(denominator='retrieved', negative='judged'))",
         citation="Sakai 2007; ir-measures Judged",
         empty_value=1.0,
     ),

@@ -220,6 +220,11 @@ def unjudged(rel: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     return (is_unjudged(rel) & within(rnk, k)).sum().cast(pl.Float64)
 
 
+def not_judged(rel: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """Number of documents at rank ≤ k absent from the qrels."""
+    return (rel.is_null() & within(rnk, k)).sum().cast(pl.Float64)
+
+
 def bpref_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nrel: pl.Expr, nnonrel: pl.Expr) -> pl.Expr:
     """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n = judged
     non-relevant ranked above, N = all judged non-relevant, R = all relevant."""
