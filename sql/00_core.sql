@@ -19,6 +19,12 @@ CREATE OR REPLACE TEMP MACRO rw_discount(rnk, kind, base) AS
         ELSE log2(rnk::DOUBLE + 1.0)
     END;
 
+-- A score as trec_eval 9 holds it: a 32-bit float (rounded to nearest; from the midpoint
+-- above the largest float up, +-inf), back as a double.
+CREATE OR REPLACE TEMP MACRO rw_float32(s) AS
+    CASE WHEN abs(s) >= 3.4028235677973366e38 THEN sign(s) * CAST('inf' AS DOUBLE)
+         ELSE CAST(CAST(s AS FLOAT) AS DOUBLE) END;
+
 -- A document is relevant when its relevance >= t; unjudged documents never are.
 CREATE OR REPLACE TEMP MACRO rw_is_rel(rel, t) AS coalesce(rel >= t, false);
 

@@ -70,10 +70,11 @@ CREATE OR REPLACE TEMP MACRO rw_bpref_sum(rel, t, cumnonrel, nrel, nnonrel) AS
     END), 0.0)::DOUBLE;
 
 -- Interpolated precision at recall level: max(cumrel / rnk) over the ranks where
--- cumrel >= lround(level * R) (trec_eval 10's rounding); 0 when there is none.
-CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level) AS
+-- cumrel >= floor(level * R + shift) (shift 0.5: trec_eval 10's lround; 0.9: trec_eval 9);
+-- 0 when there is none.
+CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level, shift) AS
     coalesce(max(cumrel::DOUBLE / rnk::DOUBLE)
-             FILTER (WHERE cumrel >= floor(level * nrel + 0.5)), 0.0)::DOUBLE;
+             FILTER (WHERE cumrel >= floor(level * nrel + shift)), 0.0)::DOUBLE;
 
 -- binG's sum: over relevant documents, 1 / log2(2 + rnk - cumrel) (cumrel from rw_cum_rel).
 CREATE OR REPLACE TEMP MACRO rw_bing_sum(rel, rnk, cumrel, t) AS
@@ -90,8 +91,9 @@ CREATE OR REPLACE TEMP MACRO rw_rankeff_sum(rel, t, cumnonrel, nnonrel) AS
     END), 0.0)::DOUBLE;
 
 -- Σ over relevant documents of p^(rnk - 1) (RBP without its (1 - p) factor).
-CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p) AS
-    coalesce(sum(CASE WHEN rw_is_rel(rel, t) THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p, k, graded) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+        THEN (CASE WHEN graded THEN rel ELSE 1.0 END) * pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- Σ over unjudged (or negatively judged) documents of p^(rnk - 1) (RBP's residual).
 CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS

@@ -203,7 +203,7 @@ def test_trec_eval_sets_parse() -> None:
         ("rbp.p=nan", r"rbp.p= takes a number"),
         ("rbp_resid.2", r"'p' must be < 1.0"),
         ("rbp.0", r"'p' must be > 0.0"),
-        ("rbp.95@10", r"RBP takes no cutoff"),
+        ("rbp.95@10", r"ranx's rbp takes no cutoff .*RBP\(p=0.95, gain='graded'\)@10"),
     ],
 )
 def test_out_of_range_values_are_named(text: str, match: str) -> None:

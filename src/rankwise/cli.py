@@ -26,7 +26,7 @@ from typing import NoReturn, TextIO
 import polars as pl
 
 from rankwise.comparison import compare
-from rankwise.conventions import TIE_POLICIES, Columns, Conventions
+from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
@@ -137,7 +137,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         per_query = evaluate(
-            args.run, args.qrels, metrics, engine=args.engine, ties=args.ties,
+            args.run, args.qrels, metrics, engine=args.engine, ties=args.ties, trec_eval=args.trec_eval,
             missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
             rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
             doc_id=args.doc_id, score=args.score, relevance=args.relevance,
@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-l", "--rel", type=float, default=Conventions.rel, help="relevance threshold of binary metrics (trec_eval -l)")
     ev.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
                     help="order of equal scores (default %(default)s: doc id descending, compared as text)")
+    ev.add_argument("--trec-eval", choices=TREC_EVAL_VERSIONS, type=_convention("trec_eval"), default=Conventions.trec_eval,
+                    help="the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
+                    "scores as 32-bit floats, interpolated precision's +0.9 rounding)")
     ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
                     help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
     ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")

@@ -5,7 +5,7 @@ Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`r
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
 >>> Conventions()
-Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False)
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10')
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
@@ -63,15 +63,27 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
 Polars engine and the SQL compiler both render."""
 
+TrecEvalVersion = Literal["10", "9"]
+"""The trec_eval whose numbers to reproduce (each difference: README, "Both trec_eval versions").
+
+- ``10`` (trec_eval 10.0, 2026; the default): scores kept as doubles; interpolated precision's
+  recall cutoff lround(x · R).
+- ``9`` (trec_eval 9.0.8, as bundled by pytrec_eval and used by ranx, ir-measures and every
+  paper before 2026): scores rounded to 32-bit floats before ranking (two scores closer than
+  float precision tie, and the doc id breaks the tie); the recall cutoff floor(x · R + 0.9).
+"""
+
 MissingPolicy = Literal["ignore", "zero"]
 """Queries that have judgments but are absent from the run.
 
-- ``ignore``: left out of the output (trec_eval's default, pytrec_eval).
+- ``ignore``: left out of the output (trec_eval 9's default, pytrec_eval; trec_eval 10 stops
+  with an error instead).
 - ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
 """
 
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 
 
 class _FromOptions:
@@ -96,6 +108,8 @@ class Conventions(_FromOptions):
       ``rel=`` parameter wins.
     - ``judged_only``: drop unjudged documents before ranking (trec_eval ``-J``) for every
       metric that has the ``judged_only`` parameter, unless the metric sets it.
+    - ``trec_eval``: the trec_eval version to reproduce, ``'10'`` or ``'9'``: see
+      :data:`TrecEvalVersion`.
     """
 
     ties: TiePolicy = "trec_eval"
@@ -103,6 +117,7 @@ class Conventions(_FromOptions):
     max_rank: int | None = None
     rel: float = 1
     judged_only: bool = False
+    trec_eval: TrecEvalVersion = "10"
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_POLICIES:
@@ -129,10 +144,14 @@ class Conventions(_FromOptions):
             raise InvalidParameterError(
                 f"convention 'judged_only' must be True or False, got {self.judged_only!r}"
             )
+        if self.trec_eval not in TREC_EVAL_VERSIONS:
+            raise InvalidParameterError(
+                f"convention 'trec_eval' must be one of {list(TREC_EVAL_VERSIONS)}, got {self.trec_eval!r}"
+            )
 
-    def as_params(self) -> dict[str, float | bool]:
+    def as_params(self) -> dict[str, float | bool | str]:
         """The conventions that metric parameters can default to."""
-        return {"rel": self.rel, "judged_only": self.judged_only}
+        return {"rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval}
 
     def as_options(self) -> ConventionOptions:
         """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
@@ -193,6 +212,7 @@ class ConventionOptions(TypedDict, total=False):
     max_rank: int | None
     rel: float
     judged_only: bool
+    trec_eval: TrecEvalVersion
 
 
 class ColumnOptions(TypedDict, total=False):
@@ -218,6 +238,8 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
       (trec_eval ``-M``).
     - ``rel`` (default 1): relevance threshold of binary metrics (trec_eval ``-l``).
     - ``judged_only`` (default False): drop unjudged documents first (trec_eval ``-J``).
+    - ``trec_eval`` (default ``'10'``): ``'9'`` reproduces trec_eval 9.0.8 (pytrec_eval):
+      see :data:`TrecEvalVersion`.
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
 

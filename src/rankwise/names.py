@@ -13,13 +13,15 @@ from collections.abc import Iterable
 from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError
 from rankwise.metric import Metric, check_length, parse_metric
 from rankwise.ranx_names import parse_ranx
+from rankwise.ranx_names import takes_precedence as ranx_first
 from rankwise.spec import shorten
 from rankwise.trec_names import parse_trec, takes_precedence
 
 
 def _parse_any(text: str | Metric) -> list[Metric]:
     """ir-measures syntax first; else trec_eval's names (which may expand to several), else
-    ranx's; the error of the ir-measures parse is the one reported."""
+    ranx's; the error of the ir-measures parse is the one reported. A few names of trec_eval
+    and ranx that ir-measures syntax would misread or refuse are read as theirs first."""
     if isinstance(text, Metric):
         return [parse_metric(text)]
     if not isinstance(text, str):
@@ -30,6 +32,8 @@ def _parse_any(text: str | Metric) -> list[Metric]:
     check_length(text)
     if takes_precedence(text.strip()):
         return parse_trec(text.strip())
+    if ranx_first(text):
+        return [parse_ranx(text)]
     try:
         return [parse_metric(text)]
     except (MetricSyntaxError, UnknownMetricError) as first:

@@ -350,12 +350,14 @@ class BprefSum(Primitive):
 @dataclass(frozen=True)
 class Iprec(Primitive):
     """Interpolated precision at recall ``level``: the max precision at the ranks where at
-    least lround(level · R) relevant documents have been seen (0 when none)."""
+    least floor(level · R + shift) relevant documents have been seen (0 when none); shift
+    0.5 is trec_eval 10's lround(level · R), 0.9 trec_eval 9's rounding."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
     judged_rows: ClassVar[bool] = True
     t: float
     level: float
+    shift: float
 
     def inputs(self) -> dict[str, Input]:
         return {"cumrel": RelStep(self.t), "nrel": NRel(self.t)}
@@ -400,11 +402,14 @@ class RankeffSum(Primitive):
 
 @dataclass(frozen=True)
 class RbpSum(Primitive):
-    """Σ over relevant documents of p^(i − 1)."""
+    """Σ_{i≤k} over relevant documents (relevance ≥ t) of w · p^(i − 1), w = 1, or the
+    relevance when ``graded``."""
 
     judged_rows: ClassVar[bool] = True
     t: float
     p: float
+    k: int | None
+    graded: bool
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ Div0(a=DcgGain(k=10, g=Gain(kind='linear', min_rel=0.0, table=()), discount='log
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -104,6 +105,8 @@ def _ap(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     denominator: Node = NRel(t)
     if p.get("denominator", "R") == "min_R_k" and m.cutoff is not None:
         denominator = Least(denominator, Const(float(m.cutoff)))
+    elif p.get("denominator", "R") == "relret":
+        denominator = Relret(t, m.cutoff)
     return Div0(ApSum(t, m.cutoff), denominator)
 
 
@@ -139,6 +142,12 @@ def _set_r(m: Metric, p: Mapping[str, ParamValue]) -> Node:
 def _levels(p: Mapping[str, ParamValue]) -> tuple[float, ...]:
     text = str(p["levels"]).strip()
     return tuple(float(x) for x in text.split(",")) if text else ELEVEN_POINTS
+
+
+def _recall_shift(p: Mapping[str, ParamValue]) -> float:
+    """Interpolated precision's recall cutoff is floor(x · R + shift): trec_eval 10's lround
+    (0.5), trec_eval 9's (long)(x · R + 0.9)."""
+    return 0.9 if p["trec_eval"] == "9" else 0.5
 
 
 def _utility(m: Metric, p: Mapping[str, ParamValue]) -> Node:
@@ -207,6 +216,7 @@ RECIPES: dict[str, Recipe] = {
     "P": lambda m, p: _at_k(m, _relret(m, p, m.cutoff)),
     "R": lambda m, p: Div0(_relret(m, p, m.cutoff), _nrel(p)),
     "Success": lambda m, p: Positive(_relret(m, p, m.cutoff)),
+    "Hits": lambda m, p: _relret(m, p, m.cutoff),
     "AP": _ap,
     "GMAP": _ap,
     "RR": lambda m, p: Recip0(FirstRel(_threshold(p), m.cutoff)),
@@ -217,9 +227,9 @@ RECIPES: dict[str, Recipe] = {
     ),
     "Bpref": lambda m, p: Div0(BprefSum(_threshold(p)), _nrel(p)),
     "GMBpref": lambda m, p: Div0(BprefSum(_threshold(p)), _nrel(p)),
-    "IPrec": lambda m, p: Iprec(_threshold(p), float(p["recall"])),
+    "IPrec": lambda m, p: Iprec(_threshold(p), float(p["recall"]), _recall_shift(p)),
     "IPrec11": lambda m, p: Div(
-        _add(*(Iprec(_threshold(p), r) for r in _levels(p))), Const(float(len(_levels(p))))
+        _add(*(Iprec(_threshold(p), r, _recall_shift(p)) for r in _levels(p))), Const(float(len(_levels(p))))
     ),
     "SetP": _set_p,
     "SetF": lambda m, p: _fscore(_set_p(m, p), _set_r(m, p), float(p["beta"])),
@@ -233,7 +243,9 @@ RECIPES: dict[str, Recipe] = {
     "InfAP": lambda m, p: Div0(InfapSum(_threshold(p)), _nrel(p)),
     "BinG": lambda m, p: Div0(BingSum(_threshold(p)), _nrel(p)),
     "RankEff": lambda m, p: Div0(RankeffSum(_threshold(p)), _nrel(p)),
-    "RBP": lambda m, p: Mul(Const(1.0 - float(p["p"])), RbpSum(_threshold(p), float(p["p"]))),
+    "RBP": lambda m, p: Mul(
+        Const(1.0 - float(p["p"])), RbpSum(_threshold(p), float(p["p"]), m.cutoff, p["gain"] == "graded")
+    ),
     "RBPResid": lambda m, p: _add(
         Mul(Const(1.0 - float(p["p"])), UnjudgedRbpSum(float(p["p"]))),
         Power(Const(float(p["p"])), Count()),
@@ -247,7 +259,7 @@ RECIPES: dict[str, Recipe] = {
     "RnDCG": _rndcg,
     "RelString": lambda m, p: Relstring(m.cutoff or RELSTRING_DEFAULT_K),
     "NumQ": lambda m, p: Const(1.0),
-    "NumRet": lambda m, p: Count(),
+    "NumRet": lambda m, p: Count() if math.isinf(float(p["rel"])) else Relret(_threshold(p), None),
     "NumRel": lambda m, p: _nrel(p),
     "NumRelRet": lambda m, p: Relret(_threshold(p), None),
 }

@@ -77,6 +77,15 @@ REL = Param(
     convention="rel",
     bounds="a threshold is only compared with relevance values, never computed with: any finite number",
 )
+TREC_EVAL = Param(
+    "trec_eval",
+    str,
+    "10",
+    "the trec_eval whose rounding to reproduce: '10', the recall cutoff lround(x · R); '9' "
+    "(trec_eval 9.0.8, pytrec_eval), floor(x · R + 0.9)",
+    choices=("10", "9"),
+    convention="trec_eval",
+)
 JUDGED_ONLY = Param(
     "judged_only",
     bool,
@@ -89,9 +98,11 @@ AP_DENOMINATOR = Param(
     str,
     "R",
     "what AP@k divides by: 'R', the relevant documents in the qrels (trec_eval map_cut, "
-    "ir-measures, ranx), or 'min_R_k', min(R, k) (Spark MLlib's meanAveragePrecisionAt, "
-    "recommender libraries' MAP@k); without a cutoff both are R",
-    choices=("R", "min_R_k"),
+    "ir-measures, ranx); 'min_R_k', min(R, k) (Spark MLlib's meanAveragePrecisionAt, "
+    "recommender libraries' MAP@k; without a cutoff: R); or 'relret', the relevant documents "
+    "retrieved in the top k (cwl_eval, torchmetrics, scikit-learn's average_precision_score "
+    "over the retrieved list)",
+    choices=("R", "min_R_k", "relret"),
 )
 JUDGED_DENOMINATOR = Param(
     "denominator",
@@ -176,6 +187,22 @@ PERSISTENCE = Param(
     bounds="a probability strictly between 0 and 1 (Moffat & Zobel): p = 1 makes (1 − p)·Σ "
     "0 for every ranking, p > 1 makes 1 − p negative and weighs deep documents most "
     "(RBP(p=1.5) came out as −362), p = 0 is no user model (only rank 1 counts)",
+)
+RBP_GAIN = Param(
+    "gain",
+    str,
+    "binary",
+    "what a relevant document (relevance >= rel) weighs: 'binary', 1 (trec_eval, cwl_eval's "
+    "RBP); 'graded', its relevance (ranx's rbp, trectools' graded RBP)",
+    choices=("binary", "graded"),
+)
+NUMRET_REL = Param(
+    "rel",
+    float,
+    float("-inf"),
+    "count only the documents of relevance >= rel (ir-measures' NumRet(rel=N)); by default "
+    "(-inf) every retrieved document, judged or not",
+    bounds="a threshold is only compared with relevance values, never computed with: any finite number",
 )
 MAX_REL = Param(
     "max_rel", float, 4.0, "highest relevance grade of the scale (stop probability 1 − 2^−max_rel)",
@@ -271,7 +298,8 @@ SPECS: tuple[MetricSpec, ...] = (
         cutoff="optional",
         description="average precision (its mean over queries is MAP)",
         formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut); "
-        "denominator='min_R_k': 1/min(R, k) (Spark MLlib meanAveragePrecisionAt)",
+        "denominator='min_R_k': 1/min(R, k) (Spark MLlib meanAveragePrecisionAt); "
+        "denominator='relret': 1/|relevant in top k| (0 when none; cwl_eval, torchmetrics)",
         citation="Harman, TREC-2 overview, 1993; trec_eval map; Spark MLlib RankingMetrics",
         empty_value=0.0,
         trec_eval="map / map_cut",
@@ -286,6 +314,16 @@ SPECS: tuple[MetricSpec, ...] = (
         citation="Voorhees, TREC-8 QA track, 1999; trec_eval recip_rank",
         empty_value=0.0,
         trec_eval="recip_rank",
+    ),
+    MetricSpec(
+        name="Hits",
+        aliases=(),
+        params=(REL, JUDGED_ONLY),
+        cutoff="optional",
+        description="number of relevant documents in the top k, averaged over queries (ranx hits)",
+        formula="Hits@k = |relevant in top k| (without a cutoff: in the whole ranking)",
+        citation="ranx hits",
+        empty_value=0.0,
     ),
     MetricSpec(
         name="Rprec",
@@ -347,10 +385,11 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="IPrec",
         aliases=("iprec_at_recall",),
-        params=(RECALL_LEVEL, REL, JUDGED_ONLY),
+        params=(RECALL_LEVEL, REL, JUDGED_ONLY, TREC_EVAL),
         cutoff="none",
         description="interpolated precision at a recall level",
-        formula="IPrec(recall=x) = max{P@i : relret@i ≥ lround(x · R)} (0 when none; trec_eval 10 rounding)",
+        formula="IPrec(recall=x) = max{P@i : relret@i ≥ lround(x · R)} (0 when none; trec_eval 10 rounding; "
+        "trec_eval='9': floor(x · R + 0.9))",
         citation="trec_eval iprec_at_recall",
         empty_value=0.0,
         trec_eval="iprec_at_recall",
@@ -358,7 +397,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="IPrec11",
         aliases=("eleven_pt_avg",),
-        params=(LEVELS, REL, JUDGED_ONLY),
+        params=(LEVELS, REL, JUDGED_ONLY, TREC_EVAL),
         cutoff="none",
         description="11-point average interpolated precision",
         formula="IPrec11 = (1/11) Σ_{x ∈ 0, 0.1, …, 1} IPrec(recall=x) (or the mean over the given levels)",
@@ -561,10 +600,11 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RBP",
         aliases=(),
-        params=(PERSISTENCE, REL, JUDGED_ONLY),
-        cutoff="none",
-        description="rank-biased precision",
-        formula="RBP = (1 − p) Σ_i [rel_i ≥ rel] · p^(i − 1)",
+        params=(PERSISTENCE, RBP_GAIN, REL, JUDGED_ONLY),
+        cutoff="optional",
+        description="rank-biased precision (to depth k with a cutoff)",
+        formula="RBP@k = (1 − p) Σ_{i≤k} w_i · p^(i − 1), w_i = [rel_i ≥ rel] (gain='binary') or "
+        "rel_i · [rel_i ≥ rel] (gain='graded')",
         citation="Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008",
         empty_value=0.0,
         trec_eval="rbp (defective in trec_eval 10: see README)",
@@ -605,10 +645,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="NumRet",
         aliases=("num_ret",),
-        params=(JUDGED_ONLY,),
+        params=(NUMRET_REL, JUDGED_ONLY),
         cutoff="none",
-        description="number of documents retrieved (summed)",
-        formula="NumRet = |retrieved|",
+        description="number of documents retrieved (summed); with rel, those of relevance ≥ rel",
+        formula="NumRet = |retrieved|; NumRet(rel=r) = |{retrieved d: rel_d ≥ r}| (ir-measures: NumRet(rel=1) is NumRelRet)",
         citation="trec_eval num_ret",
         empty_value=0.0,
         aggregate="sum",

@@ -164,17 +164,23 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
     return prep
 
 
-def tie_keys(ties: str, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
-    """The sort keys and directions of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`)
+def ranking_score(trec_eval: str) -> pl.Expr:
+    """The score the ranking sorts by: trec_eval 9 holds scores as 32-bit floats (rounded to
+    nearest; beyond the float range, ±inf), so scores closer than float precision tie."""
+    return pl.col(S).cast(pl.Float32).cast(pl.Float64) if trec_eval == "9" else pl.col(S)
+
+
+def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
+    """The sort keys and directions of the tie policy (:data:`~rankwise.conventions.TIE_ORDERS`)
     over the joined rows. Integer doc ids compared as text are cast to their decimal text:
     trec_eval's ``strcmp`` order."""
     keys: dict[str, pl.Expr] = {
-        "score": pl.col(S),
+        "score": ranking_score(conv.trec_eval),
         "relevance": pl.col(REL).fill_null(0.0),
         "doc_text": pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
         "doc": pl.col(D),
     }
-    order = TIE_ORDERS[ties]
+    order = TIE_ORDERS[conv.ties]
     return [keys[k] for k, _ in order], [desc for _, desc in order]
 
 
@@ -191,7 +197,7 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False) -> pl.L
 
     The run is joined with the qrels and each query's values are sorted once by the tie
     policy's keys: one small sort per query, no global sort, no window."""
-    keys, descending = tie_keys(conv.ties, prep.doc_dtype)
+    keys, descending = tie_keys(conv, prep.doc_dtype)
     ordered = [pl.col(c).sort_by(keys, descending=descending) for c in _carried(docs)]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]

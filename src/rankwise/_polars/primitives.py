@@ -235,10 +235,11 @@ def bpref_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nrel: pl.Expr, nnonrel
     return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
 
 
-def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float) -> pl.Expr:
+def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float, shift: float) -> pl.Expr:
     """Interpolated precision at recall ``level``: max of cumrel / rnk over the ranks where
-    cumrel ≥ lround(level · R) (trec_eval 10's rounding), 0 when there is none."""
-    needed = (pl.lit(level) * nrel.cast(pl.Float64) + 0.5).floor()
+    cumrel ≥ floor(level · R + shift) (shift 0.5: trec_eval 10's lround; 0.9: trec_eval 9),
+    0 when there is none."""
+    needed = (pl.lit(level) * nrel.cast(pl.Float64) + shift).floor()
     precision = cumrel.cast(pl.Float64) / rnk.cast(pl.Float64)
     return precision.filter(cumrel.cast(pl.Float64) >= needed).max().fill_null(0.0)
 
@@ -273,9 +274,11 @@ def _geometric_sum(hit: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
     return pl.when(hit).then(pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
 
 
-def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float) -> pl.Expr:
-    """Σ over relevant documents of p^(rnk − 1)."""
-    return _geometric_sum(is_rel(rel, t), rnk, p)
+def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float, k: int | None, graded: bool) -> pl.Expr:
+    """Σ_{rnk ≤ k} over relevant documents of w · p^(rnk − 1), w = 1 or (``graded``) the relevance."""
+    weight = rel.cast(pl.Float64) if graded else pl.lit(1.0)
+    hit = is_rel(rel, t) & within(rnk, k)
+    return pl.when(hit).then(weight * pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
 
 
 def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:

@@ -223,11 +223,13 @@ TIE_SQL: dict[TieKey, str] = {
 }
 
 
-def tie_order(ties: str) -> str:
+def tie_order(ties: str, trec_eval: str = "10") -> str:
     """The ORDER BY of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`, as in
     ``rw_ranked``) over the joined rows. Doc ids compared as text are cast to text (a no-op
-    on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them."""
-    return ", ".join(f"{TIE_SQL[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
+    on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them. With
+    ``trec_eval='9'`` the score is rounded to a 32-bit float first (``rw_float32``)."""
+    keys: dict[TieKey, str] = {**TIE_SQL, "score": "rw_float32(score)"} if trec_eval == "9" else TIE_SQL
+    return ", ".join(f"{keys[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
 
 UNJUDGED_COLUMN = "__rw_unjudged_queries"
 """The extra output column of :func:`build_sql` with ``count_unjudged``."""
@@ -247,7 +249,7 @@ def _ranking_cte(
     rows are ranked first, then only the judged ones are kept, with each query's top row (so
     that every run query still reaches the aggregation): the running sums then sum down far
     fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
-    order = tie_order(conv.ties)
+    order = tie_order(conv.ties, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
     source, where, rank = "joined", "", "row_number() OVER w"
