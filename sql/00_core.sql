@@ -59,6 +59,9 @@ CREATE OR REPLACE TEMP MACRO rw_rel_char(rel) AS
 
 -- Scalar operations of the recipes (rankwise/primitives.py), one macro each.
 CREATE OR REPLACE TEMP MACRO rw_div(a, b) AS a / b;
+-- a / b, and NULL (undefined) where b = 0.
+CREATE OR REPLACE TEMP MACRO rw_div_null(a, b) AS
+    CASE WHEN b = 0 THEN NULL ELSE a::DOUBLE / b::DOUBLE END;
 CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
 CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
 CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;

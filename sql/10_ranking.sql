@@ -107,3 +107,5 @@ CREATE OR REPLACE TEMP MACRO rw_excess(g) AS greatest(g - 1.0, 0.0);
 CREATE OR REPLACE TEMP MACRO rw_ideal_dcg_at(g, qid, irank) AS rw_cum_dcg(greatest(g, 0.0), qid, irank);
 CREATE OR REPLACE TEMP MACRO rw_ideal_excess_at(g, qid, irank) AS rw_running_sum(rw_excess(greatest(g, 0.0)), qid, irank);
 CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_at(g, qid, irank) AS rw_ideal_boundary(greatest(g, 0.0), qid, irank);
+-- the gain at each ideal rank (a row value: qid and irank place it)
+CREATE OR REPLACE TEMP MACRO rw_ideal_gain_at(g, qid, irank) AS greatest(g, 0.0);

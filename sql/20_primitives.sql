@@ -76,6 +76,12 @@ CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level, shift) AS
     coalesce(max(cumrel::DOUBLE / rnk::DOUBLE)
              FILTER (WHERE cumrel >= floor(level * nrel + shift)), 0.0)::DOUBLE;
 
+-- Accuracy's sum: over relevant documents at rank <= k, the non-relevant documents (unjudged
+-- included) ranked above, rnk - cumrel (cumrel from rw_cum_rel).
+CREATE OR REPLACE TEMP MACRO rw_nonrel_above_sum(rel, rnk, cumrel, t, k) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+                      THEN rnk::DOUBLE - cumrel::DOUBLE ELSE 0.0 END), 0.0)::DOUBLE;
+
 -- binG's sum: over relevant documents, 1 / log2(2 + rnk - cumrel) (cumrel from rw_cum_rel).
 CREATE OR REPLACE TEMP MACRO rw_bing_sum(rel, rnk, cumrel, t) AS
     coalesce(sum(CASE WHEN rw_is_rel(rel, t)
@@ -156,7 +162,19 @@ CREATE OR REPLACE TEMP MACRO rw_rndcg_inv(igd, igb) AS rw_boundary_sum(1.0 / igd
 -- the number of judged non-relevant documents (0 <= relevance < t);
 CREATE OR REPLACE TEMP MACRO rw_nonrel(rel, t) AS rw_nonrel_judged(rel, t);
 -- IDCG@k;
+-- The discount tied documents share (McSherry & Najork 2008; scikit-learn's ndcg_score): the
+-- mean of [rnk <= k] / discount(rnk) over the row's tie group (the query's rows of equal score);
+-- a row value (a window), and the DCG summed over it.
+CREATE OR REPLACE TEMP MACRO rw_tie_discount(rnk, qid, score, k, discount, base) AS
+    avg(CASE WHEN rw_within(rnk, k) THEN 1.0 / rw_discount(rnk, discount, base) ELSE 0.0 END)
+        OVER (PARTITION BY qid, score);
+CREATE OR REPLACE TEMP MACRO rw_tie_dcg(g, tdisc) AS coalesce(sum(g * tdisc), 0.0)::DOUBLE;
+
 CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
+-- the ideal DCG cut at the ranked list's length: over the ranked rows (rnk <= k), the ideal
+-- gain at that rank (igain, NULL beyond the ideal list) over its discount
+CREATE OR REPLACE TEMP MACRO rw_idcg_list(rnk, igain, k, discount, base) AS
+    rw_dcg_gain(coalesce(igain, 0.0), rnk, k, discount, base);
 -- the number of documents of positive gain, the sum of the positive gains, the sum of
 -- max(gain - 1, 0), and the DCG of the whole ideal list;
 CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;

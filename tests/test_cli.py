@@ -182,3 +182,18 @@ def test_compare_and_explain_commands(tmp_path: Path) -> None:
     assert ex.returncode == 0, ex.stderr
     rows = pl.read_csv(io.StringIO(ex.stdout))
     assert rows["value"][-1] == pytest.approx(rw.evaluate(RUN, QRELS, ["AP"]).filter(query_id="q002")["AP"][0], abs=1e-12)
+
+
+def test_an_undefined_value_prints_nan_and_stays_out_of_the_mean(tmp_path: Path) -> None:
+    """Accuracy is undefined for query r (no relevant document retrieved): trec_eval's nan on
+    its line, and the 'all' line is the mean over the queries where it is defined."""
+    run, qrels = tmp_path / "r.run", tmp_path / "q.qrels"
+    run.write_text("q Q0 a 1 5 x\nq Q0 b 2 4 x\nq Q0 c 3 3 x\nr Q0 a 1 1 x\n")
+    qrels.write_text("q 0 a 1\nq 0 c 2\nq 0 e 0\nr 0 z 1\n")
+    for fmt in ("trec", "table"):
+        out = cli("eval", str(run), str(qrels), "-m", "Accuracy", "-q", "--format", fmt)
+        assert out.returncode == 0, out.stderr
+        values = {tuple(line.split()[:2]): line.split()[-1] for line in out.stdout.splitlines()}
+        assert values[("Accuracy", "q")] == "0.5000"
+        assert values[("Accuracy", "r")] == "nan"
+        assert values[("Accuracy", "all")] == "0.5000"

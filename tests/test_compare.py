@@ -117,3 +117,16 @@ def test_bad_arguments() -> None:
         rw.compare(qrels, runs, ["AP"], tests=["z"])  # type: ignore[list-item]
     with pytest.raises(rw.InvalidParameterError, match="'relstring' is text, not a number"):
         rw.compare(qrels, runs, ["AP", "relstring"])
+
+
+def test_undefined_values_leave_their_queries_out_of_that_metric() -> None:
+    """Accuracy is NULL (undefined) for a query without a non-relevant document ranked: that
+    query is left out of Accuracy's comparison (not counted as 0), and kept for AP."""
+    qrels = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "x"], "relevance": [1, 0, 1]})
+    base = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["y", "x", "x"], "score": [2.0, 1.0, 1.0]})
+    better = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "x"], "score": [2.0, 1.0, 1.0]})
+    table = rw.compare(qrels, {"base": base, "better": better}, ["Accuracy", "AP"], baseline="base")
+    acc = table.filter(pl.col("metric") == "Accuracy", pl.col("run") == "better").row(0, named=True)
+    assert (acc["mean"], acc["baseline_mean"], acc["queries"], acc["wins"]) == (1.0, 0.0, 1, 1)
+    ap = table.filter(pl.col("metric") == "AP", pl.col("run") == "better").row(0, named=True)
+    assert ap["queries"] == 2

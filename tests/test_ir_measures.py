@@ -39,3 +39,41 @@ def test_judged_equals_ir_measures(engine: str, case: Case) -> None:
     for row in got.iter_rows(named=True):
         for name, measure in JUDGED.items():
             assert row[name] == pytest.approx(expected[(row["query_id"], str(measure))], abs=1e-12), (name, row)
+
+
+ACCURACY: dict[str, Any] = {
+    "Accuracy": ir_measures.Accuracy,
+    **{f"Accuracy@{k}": ir_measures.Accuracy @ k for k in CUTS},
+    "Accuracy(rel=2)@5": ir_measures.Accuracy(rel=2) @ 5,
+}
+
+
+def _accuracy_of(case: Case, query: str, measure: Any) -> float | None:
+    """ir-measures' accuracy provider on one query: None where it reports nothing (no relevant
+    document in the top k) or fails (no non-relevant one: it divides by zero). It sorts by
+    score alone, keeping the given order among ties: given in trec_eval's order (score, then
+    doc id descending), rankwise's default."""
+    ranked = dict(sorted(case.run[query].items(), key=lambda kv: (kv[1], kv[0]), reverse=True))
+    try:
+        found = list(ir_measures.iter_calc([measure], {query: case.qrels[query]}, {query: ranked}))
+    except ZeroDivisionError:
+        return None
+    return found[0].value if found else None
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cases())
+def test_accuracy_equals_ir_measures(engine: str, case: Case) -> None:
+    """Accuracy is defined (a number) exactly where ir-measures reports a value, and equal to
+    it; elsewhere NULL (where ir-measures reports nothing, or fails)."""
+    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(ACCURACY))
+    assert got.height == len(set(case.run) & set(case.qrels))
+    for row in got.iter_rows(named=True):
+        for name, measure in ACCURACY.items():
+            want = _accuracy_of(case, row["query_id"], measure)
+            if want is None:
+                assert row[name] is None, (name, row)
+            else:
+                assert row[name] == pytest.approx(want, abs=1e-12), (name, row)

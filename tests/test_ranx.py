@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import ENGINES, run_on
+from tests.strategies import Case
 
 ranx = pytest.importorskip("ranx")
 
@@ -42,15 +43,8 @@ def _case(seed: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, i
 
 
 def _frames(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    r = pl.DataFrame(
-        [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
-        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
-    )
-    j = pl.DataFrame(
-        [(q, d, v) for q, docs in qrels.items() for d, v in docs.items()],
-        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
-    )
-    return r, j
+    case = Case(run, qrels)
+    return case.run_frame(), case.qrels_frame()
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning", "ignore:unsafe cast")

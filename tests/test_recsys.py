@@ -6,6 +6,7 @@ ir-measures' ``NumRet(rel=N)``; on every engine.
 
 from __future__ import annotations
 
+import math
 import random
 
 import ir_measures
@@ -13,6 +14,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import ENGINES, run_on
+from tests.strategies import Case
 
 ranx = pytest.importorskip("ranx")
 metrics_sk = pytest.importorskip("sklearn.metrics")
@@ -36,16 +38,9 @@ def _case(seed: int, queries: int = 15) -> tuple[Run, Qrels]:
     return run, qrels
 
 
-def _frames(run: Run, qrels: Qrels) -> tuple[pl.DataFrame, pl.DataFrame]:
-    r = pl.DataFrame(
-        [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
-        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
-    )
-    j = pl.DataFrame(
-        [(q, d, v) for q, docs in qrels.items() for d, v in docs.items()],
-        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
-    )
-    return r, j
+def _frames(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    case = Case(run, qrels)
+    return case.run_frame(), case.qrels_frame()
 
 
 def _ranking(docs: dict[str, float]) -> list[str]:
@@ -105,3 +100,55 @@ def test_numret_rel_is_ir_measures_numret_rel(engine: str) -> None:
         for name, measure in measures.items():
             want = expected.get((row["query_id"], str(measure)), 0.0)  # ir-measures skips empty rankings
             assert row[name] == want, (name, row)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", [3, 4])
+def test_tie_averaged_dcg_is_scikit_learn(engine: str, seed: int) -> None:
+    """DCG(ties='average')@k and nDCG(ties='average', ideal='run')@k are scikit-learn's
+    dcg_score and ndcg_score (whose default averages over tied scores; its ideal is the
+    scored items re-sorted), on rankings full of ties."""
+    import numpy as np
+
+    rng = random.Random(seed)
+    run: Run = {}
+    qrels: Qrels = {}
+    for q in range(20):
+        docs = [f"d{i}" for i in rng.sample(range(30), rng.randint(1, 15))]
+        run[f"q{q}"] = {d: float(rng.choice([0.0, 0.5, 1.0, 2.0])) for d in docs}  # many ties
+        qrels[f"q{q}"] = {f"d{i}": rng.choice([-1, 0, 1, 2, 3]) for i in rng.sample(range(30), 12)}
+    ks = (1, 2, 5, None)
+    names = {k: (f"DCG(ties='average')@{k}" if k else "DCG(ties='average')",
+                 f"nDCG(ties='average', ideal='run')@{k}" if k else "nDCG(ties='average', ideal='run')") for k in ks}
+    got = run_on(engine, *_frames(run, qrels), [n for pair in names.values() for n in pair])
+    for row in got.iter_rows(named=True):
+        docs = run[row["query_id"]]
+        if len(docs) < 2:  # scikit-learn refuses a ranking of one document
+            continue
+        truth = np.array([[max(qrels[row["query_id"]].get(d, 0), 0) for d in docs]])
+        scores = np.array([[docs[d] for d in docs]])
+        for k, (dcg, ndcg) in names.items():
+            assert row[dcg] == pytest.approx(metrics_sk.dcg_score(truth, scores, k=k), abs=1e-12), (dcg, row)
+            assert row[ndcg] == pytest.approx(metrics_sk.ndcg_score(truth, scores, k=k), abs=1e-12), (ndcg, row)
+
+
+def test_ideal_cut_at_the_list_length_through_evaluate_lists() -> None:
+    """The recommender form: each user's predicted list and relevant items; nDCG whose ideal is
+    cut at the list's length equals trec_eval's ndcg_cut at that length."""
+    import pytrec_eval
+
+    import rankwise as rw
+
+    frame = pl.DataFrame({
+        "query_id": ["u1", "u2", "u3"],
+        "predicted": [["a", "b", "c"], ["x", "y", "z", "w", "v"], ["m"]],
+        "relevant": [["c", "d", "e", "f"], ["w"], ["n", "o"]],
+    })
+    got = rw.evaluate_lists(frame, ["nDCG(ideal_cutoff='list')@10"]).rows()
+    for (q, value), predicted, relevant in zip(got, frame["predicted"], frame["relevant"], strict=True):
+        n = len(predicted)
+        run = {q: {d: float(n - i) for i, d in enumerate(predicted)}}
+        ev = pytrec_eval.RelevanceEvaluator({q: dict.fromkeys(relevant, 1)}, {f"ndcg_cut.{n}"})
+        assert value == pytest.approx(ev.evaluate(run)[q][f"ndcg_cut_{n}"], abs=1e-12), q
+    assert got[0][1] == pytest.approx((1 / 2) / (1 + 1 / math.log2(3) + 1 / 2))  # hit at rank 3 of 3

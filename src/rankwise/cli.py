@@ -41,18 +41,10 @@ from rankwise.output import (
 from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
 from rankwise.trec_names import trec_names_of
-from rankwise.trec_writer import trec_lines
+from rankwise.trec_writer import format_value, trec_lines
 
 DEFAULT_METRICS: tuple[str, ...] = ("official",)
 """Default set: trec_eval's official measures (what ``trec_eval qrels run`` prints)."""
-
-
-def _format_value(metric: str, value: float | str) -> str:
-    if isinstance(value, str):
-        return f"'{value}'"
-    spec = metric_of_column(metric)
-    is_count = spec is not None and spec.spec.aggregate == "sum"
-    return str(int(value)) if is_count and value == int(value) else f"{value:.4f}"
 
 
 def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_query_rows: bool) -> str:
@@ -69,12 +61,12 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
     if per_query_rows:
         for row in per_query.iter_rows(named=True):
             for m in metrics:
-                lines.append(f"{m:<{width}}{where(row, row[keys[-1]])}{_format_value(m, row[m])}")
+                lines.append(f"{m:<{width}}{where(row, row[keys[-1]])}{format_value(metric_of_column(m), row[m])}")
     for srow in summary.iter_rows(named=True):
         for m in metrics:
             if m not in srow:  # per-query-only measures (relstring)
                 continue
-            lines.append(f"{m:<{width}}{where(srow, 'all')}{_format_value(m, srow[m])}")
+            lines.append(f"{m:<{width}}{where(srow, 'all')}{format_value(metric_of_column(m), srow[m])}")
     return "\n".join(lines)
 
 
@@ -198,7 +190,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         for p in spec.params:
             choices = f" one of {list(p.choices)};" if p.choices else ""
             print(f"  {p.name} (default {p.default!r}):{choices} {p.doc}")
-        print(f"  empty query value: {spec.empty_value}; summary: {spec.aggregate}")
+        empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
+        print(f"  empty query value: {empty}; summary: {spec.aggregate}")
         if spec.trec_eval:
             print(f"  trec_eval: {spec.trec_eval}")
         print(f"  citation: {spec.citation}")

@@ -221,7 +221,8 @@ class _Paired:
     keys: pl.DataFrame
     """The paired (segment..., query) keys, sorted."""
     values: dict[str, pl.DataFrame]
-    """Per run: the keys and the metric columns, a query absent from the run scoring 0."""
+    """Per run: the keys and the metric columns, a query absent from the run scoring 0 (a value
+    undefined for a query is NULL: the query is then left out of that metric's comparison)."""
     filled: dict[str, pl.DataFrame]
     """Per run (and segment): how many of the queries were absent from the run."""
     segments: list[str]
@@ -256,8 +257,13 @@ def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str]
             joined.group_by(segments, maintain_order=True).agg(was_filled)
             if segments else joined.select(was_filled)
         )
-        # rounded to 12 decimals: floating-point noise (sums in another order) is no win or loss
-        aligned[name] = joined.drop(_RETRIEVED).with_columns(pl.col(labels).fill_null(0.0).round(12))
+        # rounded to 12 decimals: floating-point noise (sums in another order) is no win or loss;
+        # a query the run's evaluation lacks scores 0, a NULL value (undefined there: Accuracy
+        # without a relevant or a non-relevant document) stays NULL
+        absent = pl.col(_RETRIEVED).is_null()
+        aligned[name] = joined.with_columns(
+            pl.when(absent).then(0.0).otherwise(pl.col(label)).round(12).alias(label) for label in labels
+        ).drop(_RETRIEVED)
     return _Paired(all_keys, aligned, filled, segments)
 
 
@@ -267,10 +273,14 @@ def _test_group(
 ) -> list[dict[str, Any]]:
     """The rows of one segment, one per metric and run: means, difference to the baseline,
     bootstrap interval, wins/ties/losses and the p-values of the tests (not yet corrected)."""
+    np, _ = _stats()
     rows: list[dict[str, Any]] = []
     for label in labels:
-        base = _part(paired.values[base_name], group)[label].to_numpy()
-        samples = {n: _part(paired.values[n], group)[label].to_numpy() for n in names}
+        values = {n: _part(paired.values[n], group)[label].cast(pl.Float64).to_numpy() for n in {*names, base_name}}
+        # the queries where the metric is defined in every run (NULL: undefined, e.g. Accuracy)
+        defined = ~np.any([np.isnan(v) for v in values.values()], axis=0)
+        base = values[base_name][defined]
+        samples = {n: values[n][defined] for n in names}
         tukey = None
         if "tukey" in tests and len(names) > 1:
             tukey = stats.tukey_hsd(*[samples[n] for n in names]).pvalue

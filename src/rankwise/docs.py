@@ -23,7 +23,10 @@ def metric_table() -> str:
     for s in SPECS:
         params = ", ".join(f"`{p.name}`={p.default!r}" for p in s.params) or "—"
         names = ", ".join(f"`{n}`" for n in s.all_names)
-        empty = repr(s.empty_value) if isinstance(s.empty_value, str) else f"{s.empty_value:g}"
+        if s.empty_value is None:
+            empty = "NULL"
+        else:
+            empty = repr(s.empty_value) if isinstance(s.empty_value, str) else f"{s.empty_value:g}"
         rows.append(
             f"| **{s.name}** — {s.description} | {names} | {params} | {s.cutoff} | {s.formula} "
             f"| {empty} | {s.aggregate} | {s.trec_eval or '—'} |"

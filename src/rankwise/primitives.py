@@ -56,7 +56,7 @@ Value = int | float | str | bool | None | Gain
 """A primitive's parameter value."""
 
 Side = Literal["run", "qrels"]
-Column = Literal["rel", "rnk", "qid"]
+Column = Literal["rel", "rnk", "qid", "score"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -145,11 +145,27 @@ class RowValue(Bound):
     abstract: ClassVar[bool] = True
 
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    window: ClassVar[bool] = False
+    """Computed over a window of the query's ranked rows (``qid`` partitions it): the engines
+    compute it on the ranked rows before aggregating them."""
 
 
 @dataclass(frozen=True)
 class RelChar(RowValue):
     """trec_eval's relstring character of the row's relevance."""
+
+
+@dataclass(frozen=True)
+class TieDiscount(RowValue):
+    """The mean over the row's tie group (the query's rows of equal score, as the ranking
+    compares scores) of [rnk ≤ k] / discount(rnk): the discount tied documents share
+    (McSherry & Najork 2008; scikit-learn's ndcg_score)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "qid", "score")
+    window: ClassVar[bool] = True
+    k: int | None
+    discount: str
+    base: float
 
 
 @dataclass(frozen=True)
@@ -189,6 +205,11 @@ class IdealExcessAt(IdealPrefix):
 @dataclass(frozen=True)
 class IdealBoundaryAt(IdealPrefix):
     """True at the last rank of a run of equal positive gains."""
+
+
+@dataclass(frozen=True)
+class IdealGainAt(IdealPrefix):
+    """g*_i, the gain at ideal rank i."""
 
 
 # -- primitives: per-query aggregates ----------------------------------------------------------
@@ -251,6 +272,21 @@ class DcgGain(Primitive):
 
 
 @dataclass(frozen=True)
+class TieDcg(Primitive):
+    """Σ_i g_i · TieDiscount_i: DCG@k where tied documents share the mean discount of the
+    ranks their group holds within k (a group across the cutoff counts in part)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tdisc": TieDiscount(self.k, self.discount, self.base)}
+
+
+@dataclass(frozen=True)
 class CgGain(Primitive):
     """Σ_{i≤k} g_i (CG)."""
 
@@ -272,6 +308,21 @@ class IdealDcgRun(Primitive):
 
     def inputs(self) -> dict[str, Input]:
         return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class IdcgList(Primitive):
+    """DCG@k of the ideal order cut at the ranked list's length: Σ over ranked rows i ≤ k of
+    g*_i / discount(i), g* the ideal gains of all judgments (IDCG@min(k, n))."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igain": IdealGainAt(self.g)}
 
 
 @dataclass(frozen=True)
@@ -369,6 +420,19 @@ class BingSum(Primitive):
 
     judged_rows: ClassVar[bool] = True
     t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True)
+class NonrelAboveSum(Primitive):
+    """Σ over relevant documents at rank i ≤ k of the non-relevant documents (unjudged
+    included) ranked above: i − relret(t, i)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
 
     def inputs(self) -> dict[str, Input]:
         return {"cumrel": RelStep(self.t)}
@@ -618,6 +682,11 @@ class Binary(Op):
 @dataclass(frozen=True)
 class Div0(Binary):
     """a / b, 0 when b = 0."""
+
+
+@dataclass(frozen=True)
+class DivNull(Binary):
+    """a / b, NULL (undefined) when b = 0."""
 
 
 @dataclass(frozen=True)

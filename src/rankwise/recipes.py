@@ -30,12 +30,14 @@ from rankwise.primitives import (
     DcgGain,
     Div,
     Div0,
+    DivNull,
     ErrSum,
     FirstRel,
     Floor,
     Gain,
     GSum,
     Idcg,
+    IdcgList,
     IdcgPos,
     IdealDcgRun,
     InfapSum,
@@ -44,6 +46,7 @@ from rankwise.primitives import (
     Mul,
     NdcgRelSum,
     Node,
+    NonrelAboveSum,
     NonrelJudged,
     NotJudged,
     Npos,
@@ -63,6 +66,7 @@ from rankwise.primitives import (
     RndcgInv,
     RndcgSum,
     Sub,
+    TieDcg,
     Unjudged,
     UnjudgedRbpSum,
 )
@@ -97,6 +101,8 @@ def _dcg_args(m: Metric, p: Mapping[str, ParamValue]) -> tuple[int | None, Gain,
 def _ideal(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     if p["ideal"] == "run":
         return IdealDcgRun(*_dcg_args(m, p))
+    if p["ideal_cutoff"] == "list":
+        return IdcgList(*_dcg_args(m, p))
     return Idcg(*_dcg_args(m, p))
 
 
@@ -193,6 +199,15 @@ def _at_k(m: Metric, node: Node) -> Node:
     return Div(node, Const(float(m.cutoff or 1)))
 
 
+def _accuracy(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    """1 − Σ n_r / (N · Rret) over the top k; NULL when N · Rret = 0 (ir-measures leaves out a
+    query without a relevant document retrieved, and fails on one without a non-relevant)."""
+    relret = _relret(m, p, m.cutoff)
+    shown: Node = Count() if m.cutoff is None else Least(Const(float(m.cutoff)), Count())
+    pairs = Mul(Sub(shown, relret), relret)
+    return Sub(Const(1.0), DivNull(NonrelAboveSum(_threshold(p), m.cutoff), pairs))
+
+
 def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     """Judged@k: 1 − unjudged / k; over the retrieved documents (no cutoff, or
     denominator='retrieved'), judged / min(k, retrieved), 0 for an empty ranking (ir-measures)."""
@@ -208,15 +223,22 @@ RELSTRING_DEFAULT_K = 10
 
 Recipe = Callable[[Metric, Mapping[str, ParamValue]], Node]
 
+def _dcg(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    if p["ties"] == "average":
+        return TieDcg(*_dcg_args(m, p))
+    return DcgGain(*_dcg_args(m, p))
+
+
 RECIPES: dict[str, Recipe] = {
-    "nDCG": lambda m, p: Div0(DcgGain(*_dcg_args(m, p)), _ideal(m, p)),
-    "DCG": lambda m, p: DcgGain(*_dcg_args(m, p)),
+    "nDCG": lambda m, p: Div0(_dcg(m, p), _ideal(m, p)),
+    "DCG": _dcg,
     "IDCG": _ideal,
     "CG": lambda m, p: CgGain(m.cutoff, gain_of(p)),
     "P": lambda m, p: _at_k(m, _relret(m, p, m.cutoff)),
     "R": lambda m, p: Div0(_relret(m, p, m.cutoff), _nrel(p)),
     "Success": lambda m, p: Positive(_relret(m, p, m.cutoff)),
     "Hits": lambda m, p: _relret(m, p, m.cutoff),
+    "Accuracy": _accuracy,
     "AP": _ap,
     "GMAP": _ap,
     "RR": lambda m, p: Recip0(FirstRel(_threshold(p), m.cutoff)),

@@ -22,6 +22,24 @@ GAIN = Param(
     "gain of a document: 'linear' = max(rel, 0); 'exponential' = 2^rel - 1 (Burges et al. 2005), 0 for rel <= 0",
     choices=("linear", "exponential"),
 )
+TIE_GAIN = Param(
+    "ties",
+    str,
+    "ranking",
+    "documents of equal score: each at its rank in the ranking ('ranking': the ties "
+    "convention breaks the tie, trec_eval), or sharing the mean discount of the ranks their "
+    "group holds ('average': McSherry & Najork 2008, scikit-learn's dcg_score/ndcg_score)",
+    choices=("ranking", "average"),
+)
+IDEAL_CUTOFF = Param(
+    "ideal_cutoff",
+    str,
+    "k",
+    "where the ideal DCG is cut: at k ('k', trec_eval), or at min(k, the length of the query's "
+    "ranked list) ('list': recommender tutorials' calc_ndcg(predicted, truth), where "
+    "k = len(predicted)); with ideal='run' both are the same",
+    choices=("k", "list"),
+)
 DCG_REL = Param(
     "rel",
     float,
@@ -213,17 +231,19 @@ MAX_REL = Param(
 
 _DCG_FORMULA = (
     "DCG@k = Σ_{i≤k} gain(rel_i) / discount(i); gain linear = max(rel, 0), exponential = 2^rel − 1; "
-    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i)"
+    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i); ties='average': each document of a "
+    "group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
         aliases=("ndcg_cut",),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="normalised discounted cumulative gain",
-        formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0); " + _DCG_FORMULA,
+        formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0; ideal_cutoff='list': / IDCG@min(k, n), "
+        "n the ranked list's length); " + _DCG_FORMULA,
         citation="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002",
         empty_value=0.0,
         trec_eval="ndcg / ndcg_cut",
@@ -231,7 +251,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="DCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="discounted cumulative gain",
         formula=_DCG_FORMULA,
@@ -241,7 +261,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="IDCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, DCG_REL, GAINS),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="ideal DCG: DCG of the best possible ordering",
         formula="IDCG@k = DCG@k of the judged documents sorted by relevance, best first (or of the retrieved list with ideal='run')",
@@ -324,6 +344,19 @@ SPECS: tuple[MetricSpec, ...] = (
         formula="Hits@k = |relevant in top k| (without a cutoff: in the whole ranking)",
         citation="ranx hits",
         empty_value=0.0,
+    ),
+    MetricSpec(
+        name="Accuracy",
+        aliases=(),
+        params=(REL, JUDGED_ONLY),
+        cutoff="optional",
+        description="the share of (relevant, non-relevant) pairs of the top k ranked in the right order: the "
+        "probability that a relevant document ranks above a non-relevant one (a diagnostic; unjudged counts as "
+        "non-relevant); undefined (NULL, left out of the mean) without a relevant or a non-relevant document in the top k",
+        formula="Accuracy@k = 1 − Σ_{relevant r in top k} n_r / (N · Rret), n_r = non-relevant above r, "
+        "N and Rret = non-relevant and relevant documents in the top k",
+        citation="ir-measures Accuracy (MacAvaney et al.)",
+        empty_value=None,
     ),
     MetricSpec(
         name="Rprec",

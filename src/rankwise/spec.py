@@ -91,8 +91,9 @@ class MetricSpec:
     description: str
     formula: str
     citation: str
-    empty_value: float | str
-    """Value for a judged query with nothing relevant (and for a query missing from the run)."""
+    empty_value: float | str | None
+    """Value for a judged query with nothing relevant (and for a query missing from the run);
+    None: undefined there (NULL, left out of the mean)."""
     aggregate: Aggregate = "mean"
     """How :func:`rankwise.summarize` aggregates per-query values ('none': per query only)."""
     value_type: ValueType = "float"

@@ -20,6 +20,7 @@ trec_eval's measure names (``map``, ``P_10``, ``official``, ...) the text is tre
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -35,10 +36,14 @@ def _line(measure: str, query: object, value: str) -> str:
     return f"{measure:<22}\t{query}\t{value}"
 
 
-def _value(metric: Metric, value: float | str) -> str:
+def format_value(metric: Metric | None, value: float | str | None) -> str:
+    """A value as trec_eval prints it: 4 decimals, sums as integers, text quoted, an undefined
+    value (NULL) as ``nan`` (trec_eval prints nan where it divides 0 by 0)."""
     if isinstance(value, str):
         return f"'{value}'"
-    if metric.spec.aggregate == "sum" and value == int(value):
+    if value is None or math.isnan(value):
+        return "nan"
+    if metric is not None and metric.spec.aggregate == "sum" and value == int(value):
         return str(int(value))
     return f"{value:.4f}"
 
@@ -116,14 +121,14 @@ def _lines(
         ]
         for row in ordered.iter_rows(named=True):
             for column, metric in shown:
-                yield _line(column, row[query_id], _value(metric, row[column]))
+                yield _line(column, row[query_id], format_value(metric, row[column]))
     if runid is not None:
         yield _line("runid", "all", runid)
     yield _line("num_q", "all", str(ordered.height))
     for column, metric in metrics:
         if metric.spec.name == "NumQ" or column not in summary:
             continue
-        yield _line(column, "all", _value(metric, summary[column]))
+        yield _line(column, "all", format_value(metric, summary[column]))
 
 
 def to_trec(

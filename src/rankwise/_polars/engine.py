@@ -191,14 +191,18 @@ SEQ_RANK = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
 """The rank of a ranked document, inside a per-query sequence expression."""
 
 
-def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False) -> pl.LazyFrame:
+def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores: bool = False) -> pl.LazyFrame:
     """One row per run query: ``__q`` and its relevance values (``__rel``; and doc ids,
-    ``__d``, with ``docs``) in ranked order, cut at ``max_rank``.
+    ``__d``, with ``docs``; the scores the ranking compares, ``__s``, with ``scores``) in
+    ranked order, cut at ``max_rank``.
 
     The run is joined with the qrels and each query's values are sorted once by the tie
     policy's keys: one small sort per query, no global sort, no window."""
     keys, descending = tie_keys(conv, prep.doc_dtype)
-    ordered = [pl.col(c).sort_by(keys, descending=descending) for c in _carried(docs)]
+    value = {S: ranking_score(conv.trec_eval)}
+    ordered = [
+        value.get(c, pl.col(c)).sort_by(keys, descending=descending).alias(c) for c in _carried(docs, scores)
+    ]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
     # the audit columns are dropped by the optimiser when unused
@@ -234,8 +238,8 @@ def _audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
     )
 
 
-def _carried(docs: bool) -> list[str]:
-    return [REL, D] if docs else [REL]
+def _carried(docs: bool, scores: bool = False) -> list[str]:
+    return [REL, *([D] if docs else []), *([S] if scores else [])]
 
 
 def ranked(
@@ -245,21 +249,22 @@ def ranked(
     sequences: Mapping[str, pl.Expr] | None = None,
     *,
     docs: bool = False,
+    scores: bool = False,
     per_query: pl.LazyFrame | None = None,
     lists: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The run joined with relevance and ranked: columns ``__q, __rel, __rank`` (and ``__d``
-    with ``docs``), one row per ranked document, from :func:`rank_lists` (or ``lists``, its
-    result).
+    with ``docs``, ``__s`` with ``scores``), one row per ranked document, from
+    :func:`rank_lists` (or ``lists``, its result, made with the same ``docs`` and ``scores``).
 
     Judged-only rankings keep the judged documents of each list and rank them anew. The
     ``sequences`` — expressions over a query's ranked relevance values (:data:`ELEMENT`) and
     ranks (:data:`SEQ_RANK`), such as running counts — are computed on the ordered lists
     before they are exploded back into rows, so no window re-sorts them. ``per_query``
     columns (keyed by ``__q``; an inner join) are joined per query before the explosion."""
-    carried = _carried(docs)
+    carried = _carried(docs, scores)
     if lists is None:
-        lists = rank_lists(prep, conv, docs=docs)
+        lists = rank_lists(prep, conv, docs=docs, scores=scores)
     if judged_only:
         # trec_eval -J: unjudged documents, and those judged negative (trec_eval 10 reads a
         # negative judgment as "in the pool but unjudged"), leave the ranking.
@@ -315,7 +320,7 @@ def bind(obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input]
     fields, each by parameter name; a :class:`Gain` field is passed as the gain of ``rel``."""
     fn = getattr(prim, obj.binding())
     given, values = obj.inputs(), obj.values()
-    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q)}
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S)}
     kwargs: dict[str, object] = {}
     for name in _params(fn):
         if name in rows:
@@ -352,6 +357,11 @@ class _Part:
     """Columns computed on each query's ranked list (running sums, ideal ranks)."""
     needs: set[str] = field(default_factory=set)
     """Qrels-side values joined to every ranked row."""
+    windows: dict[str, pl.Expr] = field(default_factory=dict)
+    """Row values over a window of the ranked rows (e.g. a tie group), computed on the rows
+    before they are aggregated."""
+    scores: bool = False
+    """Whether an input reads the score (carried along the ranked rows only then)."""
     empty: dict[str, float | str | None] = field(default_factory=dict)
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr]) -> None:
@@ -360,9 +370,14 @@ class _Part:
             return
 
         def input_of(name: str, given: Input) -> pl.Expr:
+            self.scores |= "score" in getattr(given, "reads", ())
             if isinstance(given, Step):
                 col = f"__seq|{given!r}"
                 self.seqs[col] = bind(given, ELEMENT, SEQ_RANK, _no_input).cum_sum()
+                return pl.col(col)
+            if isinstance(given, RowValue) and given.window:
+                col = f"__row|{given!r}"
+                self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), _no_input)
                 return pl.col(col)
             if isinstance(given, RowValue):
                 return bind(given, pl.col(REL), pl.col(RANK), _no_input)
@@ -513,15 +528,18 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         for gain in prefixes
     ]
 
-    lists = rank_lists(prep, conv)
+    scores = any(work.scores for work in parts.values())
+    lists = rank_lists(prep, conv, scores=scores)
     out = qstats
     if conv.missing == "ignore":
         out = out.join(lists.select(Q), on=Q, how="semi")
     for part, work in parts.items():
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
-        rows = ranked(prep, conv, part, work.seqs, per_query=needed, lists=lists)
+        rows = ranked(prep, conv, part, work.seqs, scores=scores, per_query=needed, lists=lists)
         for table in ideal_tables:
             rows = rows.join(table, on=[Q, RANK], how="left")
+        if work.windows:
+            rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
         out = out.join(aggs, on=Q, how="left")
         fill = [pl.col(k).fill_null(empty) for k, empty in work.empty.items() if empty is not None]

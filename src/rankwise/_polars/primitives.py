@@ -159,6 +159,11 @@ def ideal_boundary_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
     return ideal_boundary(_positive(g)).over(qid, order_by=irank)
 
 
+def ideal_gain_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """The gain at each ideal rank (a row value: ``qid`` and ``irank`` place it)."""
+    return _positive(g)
+
+
 # -- run primitives --------------------------------------------------------------------------
 
 
@@ -179,9 +184,26 @@ def dcg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None, discount: str, base: float
     return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
 
 
+def tie_discount(rnk: pl.Expr, qid: pl.Expr, score: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
+    """The mean of [rnk ≤ k] / discount(rnk) over the row's tie group (equal scores)."""
+    share = pl.when(within(rnk, k)).then(1.0 / discount_of(rnk, discount, base)).otherwise(0.0)
+    return share.mean().over(qid, score)
+
+
+def tie_dcg(g: pl.Expr, tdisc: pl.Expr) -> pl.Expr:
+    """Σ g · the tie group's mean discount."""
+    return (g * tdisc).sum()
+
+
 def cg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} g."""
     return pl.when(within(rnk, k)).then(g).otherwise(0.0).sum()
+
+
+def idcg_list(rnk: pl.Expr, igain: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
+    """Σ_{rnk ≤ k} g*_rnk / discount(rnk) over the ranked rows: the ideal DCG cut at the list's
+    length (``igain`` NULL beyond the ideal list)."""
+    return dcg_gain(igain.fill_null(0.0), rnk, k, discount, base)
 
 
 def ideal_dcg_run(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
@@ -244,6 +266,12 @@ def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float, shift: flo
     return precision.filter(cumrel.cast(pl.Float64) >= needed).max().fill_null(0.0)
 
 
+def nonrel_above_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ over relevant documents at rank ≤ k of rnk − cumrel (the non-relevant ranked above)."""
+    above = rnk.cast(pl.Float64) - cumrel.cast(pl.Float64)
+    return pl.when(is_rel(rel, t) & within(rnk, k)).then(above).otherwise(0.0).sum()
+
+
 def bing_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float) -> pl.Expr:
     """Σ over relevant documents of 1 / log2(2 + rnk − cumrel)."""
     nonrel_above = rnk.cast(pl.Float64) - cumrel.cast(pl.Float64)
@@ -269,16 +297,15 @@ def rankeff_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nnonrel: pl.Expr) ->
     return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
 
 
-def _geometric_sum(hit: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
-    """Σ over rows where ``hit`` of p^(rnk − 1)."""
-    return pl.when(hit).then(pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
+def _geometric_sum(hit: pl.Expr, rnk: pl.Expr, p: float, weight: pl.Expr | None = None) -> pl.Expr:
+    """Σ over rows where ``hit`` of w · p^(rnk − 1) (w = 1 without a ``weight``)."""
+    term = pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)
+    return pl.when(hit).then(term if weight is None else weight * term).otherwise(0.0).sum()
 
 
 def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float, k: int | None, graded: bool) -> pl.Expr:
     """Σ_{rnk ≤ k} over relevant documents of w · p^(rnk − 1), w = 1 or (``graded``) the relevance."""
-    weight = rel.cast(pl.Float64) if graded else pl.lit(1.0)
-    hit = is_rel(rel, t) & within(rnk, k)
-    return pl.when(hit).then(weight * pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)).otherwise(0.0).sum()
+    return _geometric_sum(is_rel(rel, t) & within(rnk, k), rnk, p, rel.cast(pl.Float64) if graded else None)
 
 
 def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
@@ -395,6 +422,11 @@ def recip0(a: pl.Expr) -> pl.Expr:
 def positive(a: pl.Expr) -> pl.Expr:
     """1.0 where a > 0, else 0.0."""
     return (a > 0).cast(pl.Float64)
+
+
+def div_null(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """a / b, NULL where b = 0 (a value that is undefined there)."""
+    return pl.when(b != 0).then(a.cast(pl.Float64) / b.cast(pl.Float64))
 
 
 def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:

@@ -123,7 +123,7 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     return f"{name}({', '.join(args)})"
 
 
-_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id"}
+_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score"}
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -265,8 +265,10 @@ def _ranking_cte(
         source, order, rank = ranked_all, "rnk0", "rnk0"
         where = " WHERE relevance IS NOT NULL OR rnk0 = 1"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
+    # the score as the ranking compares it (for the row values over tie groups)
+    score = "rw_float32(score)" if conv.trec_eval == "9" else "score"
     return (
-        f"{name} AS (SELECT query_id, relevance, {rank} AS rnk{sums} FROM {source}{where} "
+        f"{name} AS (SELECT query_id, relevance, {score} AS score, {rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
 
