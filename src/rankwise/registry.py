@@ -350,11 +350,11 @@ SPECS: tuple[MetricSpec, ...] = (
         aliases=(),
         params=(REL, JUDGED_ONLY),
         cutoff="optional",
-        description="the share of (relevant, non-relevant) pairs of the top k ranked in the right order: the "
-        "probability that a relevant document ranks above a non-relevant one (a diagnostic; unjudged counts as "
-        "non-relevant); undefined (NULL, left out of the mean) without a relevant or a non-relevant document in the top k",
-        formula="Accuracy@k = 1 − Σ_{relevant r in top k} n_r / (N · Rret), n_r = non-relevant above r, "
-        "N and Rret = non-relevant and relevant documents in the top k",
+        description="share of the (relevant, non-relevant) pairs of the top k ranked right: the chance that a "
+        "relevant document ranks above a non-relevant one (a diagnostic)",
+        formula="Accuracy@k = 1 − Σ_{relevant r in top k} n_r / (N · Rret), n_r = non-relevant (or unjudged) above r, "
+        "N and Rret = non-relevant and relevant documents in the top k; NULL (undefined, left out of means and "
+        "comparisons) when N · Rret = 0",
         citation="ir-measures Accuracy (MacAvaney et al.)",
         empty_value=None,
     ),
