@@ -582,6 +582,111 @@ class RndcgBoundsInv(QrelsPrimitive):
         return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
 
 
+# -- C/W/L user models (cwl_eval; Moffat et al.; Azzopardi, Thomas & Moffat 2019) --------------
+# A user reads rank 1 and goes on from rank i to i + 1 with probability C_i. The chance of
+# reading rank i is P_i = Π_{j<i} C_j; every model here has P_i = d(i) · S_i: a discount d of
+# the rank alone (``discount``, parameter ``a``, zero beyond ``depth``) times a survival S_i
+# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j); 'threshold'
+# [Σ_{j<i} g_j < b]). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
+# (max_rel − min_rel), 0 when unjudged. Beyond the ranking cwl_eval pads to ``depth`` with
+# gain 0, so S stays constant there and the tail of Σ P_i is S_m · Σ_{m<i≤depth} d(i).
+
+
+@dataclass(frozen=True)
+class CwlGainStep(Step):
+    """cwl's gain g of the row (the running gain)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlLogStep(Step):
+    """ln(1 − g), 0 where g = 1 (the running log of Π (1 − g) over the factors that are not 0)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlZeroStep(Step):
+    """1 where g = 1 (the running count of factors 1 − g that are 0)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlUtility(Primitive):
+    """Σ_{i≤depth} d(i) · S_i · g_i (the expected utility before normalisation)."""
+
+    discount: str
+    a: float
+    survival: str
+    b: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
+            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class CwlExamined(Primitive):
+    """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
+
+    discount: str
+    a: float
+    survival: str
+    b: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
+            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class CwlDiscounted(Primitive):
+    """Σ_{i≤depth} d(i) over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    discount: str
+    a: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlSurvival(Primitive):
+    """S after the ranked rows at rank ≤ depth (1 for an empty ranking)."""
+
+    empty: ClassVar[float | str | None] = 1.0
+    survival: str
+    b: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlGainTotal(Primitive):
+    """Σ_{i≤depth} g_i."""
+
+    min_rel: float
+    max_rel: float
+    depth: int
+
+
 # -- scalar operations on per-query values ------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ Div0(a=DcgGain(k=10, g=Gain(kind='linear', min_rel=0.0, table=()), discount='log
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,11 @@ from rankwise.primitives import (
     CgGain,
     Const,
     Count,
+    CwlDiscounted,
+    CwlExamined,
+    CwlGainTotal,
+    CwlSurvival,
+    CwlUtility,
     DcgGain,
     Div,
     Div0,
@@ -194,6 +200,102 @@ def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return Div0(Sub(shown, unjudged), shown)
 
 
+
+# -- C/W/L user models (cwl_eval) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CwlModel:
+    """A C/W/L user model in the form the primitives compute (see rankwise.primitives): the
+    chance of reading rank i is d(i) · S_i; ``end`` says whether P_{depth+1} = d(depth + 1) ·
+    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG)."""
+
+    discount: str
+    a: float
+    survival: str = "none"
+    b: float = 0.0
+    end: bool = True
+
+
+def cwl_discount_value(discount: str, a: float, depth: int, i: int) -> float:
+    """d(i) in Python (the engines' ``cwl_discount``), without the cut at ``depth`` but for
+    U-measure's last rank."""
+    if discount == "geometric":
+        return float(a ** (i - 1))
+    if discount == "insq":
+        return float((2.0 * a / (i - 1.0 + 2.0 * a)) ** 2)
+    if discount == "cutoff":
+        return 1.0 if i <= a else 0.0
+    if discount == "cutoff_recip":
+        return 1.0 / i if i <= a else 0.0
+    if discount == "log2":
+        return 1.0 / math.log2(i + 1.0) if i <= a else 0.0
+    if discount == "linear":
+        return max(0.0, 1.0 - (i - 1.0) / a) if i < depth else 0.0
+    raise ValueError(f"unknown C/W/L discount {discount!r}")
+
+
+def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
+    name = m.spec.name
+    if name == "INSQ":
+        return CwlModel("insq", float(p["T"]))
+    if name == "BPM":
+        return CwlModel("cutoff", float(m.cutoff or 0), "threshold", float(p["T"]))
+    if name == "SDCG":
+        return CwlModel("log2", float(m.cutoff or 0))
+    if name == "NERR8":
+        return CwlModel("cutoff", float(m.cutoff or 0), "product")
+    if name == "NERR9":
+        return CwlModel("cutoff_recip", float(m.cutoff or 0), "product")
+    if name == "NERR10":
+        return CwlModel("geometric", float(p["p"]), "product")
+    if name == "NERR11":
+        return CwlModel("insq", float(p["T"]), "product")
+    if name == "U":
+        return CwlModel("linear", float(p["L"]), end=False)
+    if name == "TBG":
+        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False)
+    raise KeyError(name)
+
+
+def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    """A C/W/L measure (cwl_eval's EU, ETU, EC, ETC or ED) from the sums over the ranked rows
+    and closed forms over the padding: with P_i = d(i) · S_i, S constant beyond the ranking
+    (gain 0 there), D = Σ_{i≤depth} d(i) and P_end = P_{depth+1}:
+    ED = Σ_rows d·S + S_m · (D − Σ_rows d), EU = Σ_rows d·S·g / ED, ETU = Σ_rows d·S·g −
+    P_end · Σ_rows g, EC = 1, ETC = ED − depth · P_end."""
+    lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
+    model = _cwl_models(m, p)
+    d, a, s, b = model.discount, model.a, model.survival, model.b
+    total = math.fsum(
+        cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
+    )
+    end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
+    utility = CwlUtility(d, a, s, b, lo, hi, depth)
+    survival = CwlSurvival(s, b, lo, hi, depth)
+    depth_e: Node = _add(
+        CwlExamined(d, a, s, b, lo, hi, depth),
+        Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
+    )
+    value = str(p["value"])
+    if value == "EU":
+        return Div0(utility, depth_e)
+    if value == "ED":
+        return depth_e
+    if value == "EC":
+        return Const(1.0)
+    p_end = Mul(Const(end), survival)
+    if value == "ETU":
+        return Sub(utility, Mul(p_end, CwlGainTotal(lo, hi, depth)))
+    return Sub(depth_e, Mul(Const(float(depth)), p_end))
+
+
+def _cwl_reach_limit(discount: str, a: float, depth: int) -> int:
+    """The last rank whose discount can be nonzero (the cutoff models stop at k)."""
+    if discount in ("cutoff", "cutoff_recip", "log2"):
+        return int(min(a, depth))
+    return depth
+
 RELSTRING_DEFAULT_K = 10
 """Documents RelString shows without a cutoff (trec_eval's default)."""
 
@@ -250,6 +352,16 @@ RECIPES: dict[str, Recipe] = {
     "NumRet": lambda m, p: Count(),
     "NumRel": lambda m, p: _nrel(p),
     "NumRelRet": lambda m, p: Relret(_threshold(p), None),
+    # C/W/L user models (cwl_eval)
+    "INSQ": _cwl,
+    "BPM": _cwl,
+    "SDCG": _cwl,
+    "NERR8": _cwl,
+    "NERR9": _cwl,
+    "NERR10": _cwl,
+    "NERR11": _cwl,
+    "U": _cwl,
+    "TBG": _cwl,
 }
 
 

@@ -420,3 +420,109 @@ def floor(a: pl.Expr) -> pl.Expr:
 
 def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return a.pow(b)
+
+
+# -- C/W/L user models (cwl_eval): see rankwise.primitives ------------------------------------
+
+
+def cwl_gain(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) − min_rel) / (max_rel − min_rel),
+    0 when unjudged."""
+    r = pl.max_horizontal(rel.cast(pl.Float64), pl.lit(0.0))
+    clipped = pl.min_horizontal(pl.max_horizontal(r, pl.lit(float(min_rel))), pl.lit(float(max_rel)))
+    return pl.when(rel.is_null()).then(0.0).otherwise((clipped - min_rel) / (max_rel - min_rel))
+
+
+def cwl_gain_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """The gain."""
+    return cwl_gain(rel, min_rel, max_rel)
+
+
+def _cwl_log(g: pl.Expr) -> pl.Expr:
+    return pl.when(g < 1.0).then((1.0 - g).log()).otherwise(0.0)
+
+
+def cwl_log_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """ln(1 − g), 0 where g = 1."""
+    return _cwl_log(cwl_gain(rel, min_rel, max_rel))
+
+
+def cwl_zero_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """1 where g = 1."""
+    return (cwl_gain(rel, min_rel, max_rel) >= 1.0).cast(pl.Int64)
+
+
+def cwl_discount(rnk: pl.Expr, discount: str, a: float, depth: int) -> pl.Expr:
+    """The rank's discount d(i) of a C/W/L model, 0 beyond ``depth``: 'geometric' a^(i − 1);
+    'insq' (2a / (i − 1 + 2a))²; 'cutoff' [i ≤ a]; 'cutoff_recip' [i ≤ a] / i; 'log2'
+    [i ≤ a] / log2(i + 1); 'linear' max(0, 1 − (i − 1) / a) before the last rank (U-measure)."""
+    i = rnk.cast(pl.Float64)
+    inside = i <= a
+    if discount == "geometric":
+        d = pl.lit(a).pow(i - 1.0)
+    elif discount == "insq":
+        d = (2.0 * a / (i - 1.0 + 2.0 * a)).pow(2.0)
+    elif discount == "cutoff":
+        d = pl.when(inside).then(1.0).otherwise(0.0)
+    elif discount == "cutoff_recip":
+        d = pl.when(inside).then(1.0 / i).otherwise(0.0)
+    elif discount == "log2":
+        d = pl.when(inside).then(1.0 / (i + 1.0).log(2)).otherwise(0.0)
+    elif discount == "linear":
+        d = pl.when(i < depth).then(pl.max_horizontal(pl.lit(0.0), 1.0 - (i - 1.0) / a)).otherwise(0.0)
+    else:
+        raise ValueError(f"unknown C/W/L discount {discount!r}")
+    return pl.when(rnk <= depth).then(d).otherwise(0.0)
+
+
+def cwl_reach(rel: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str, b: float,
+              min_rel: float, max_rel: float) -> pl.Expr:
+    """S_i, the survival of the gains above the row: 'none' 1; 'product' Π_{j<i} (1 − g_j)
+    (0 once a factor is 0; else from the running log, this row's own step taken out);
+    'threshold' [Σ_{j<i} g_j < b]."""
+    g = cwl_gain(rel, min_rel, max_rel)
+    if survival == "none":
+        return pl.lit(1.0)
+    if survival == "product":
+        zeros_above = cumzero - (g >= 1.0).cast(pl.Int64)
+        return pl.when(zeros_above > 0).then(0.0).otherwise((cumlog - _cwl_log(g)).exp())
+    if survival == "threshold":
+        return pl.when(cumgain - g < b).then(1.0).otherwise(0.0)
+    raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, discount: str,
+                a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ d(i) · S_i · g_i."""
+    reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
+    return (cwl_discount(rnk, discount, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
+
+
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, discount: str,
+                 a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ d(i) · S_i."""
+    reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
+    return (cwl_discount(rnk, discount, a, depth) * reach).sum()
+
+
+def cwl_discounted(rnk: pl.Expr, discount: str, a: float, depth: int) -> pl.Expr:
+    """Σ d(i) over the ranked rows."""
+    return cwl_discount(rnk, discount, a, depth).sum()
+
+
+def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, b: float, min_rel: float, max_rel: float,
+                 depth: int) -> pl.Expr:
+    """S after the rows at rank ≤ depth."""
+    g = pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0)
+    if survival == "none":
+        return pl.lit(1.0)
+    if survival == "product":
+        return pl.when((g >= 1.0).any()).then(0.0).otherwise(_cwl_log(g).sum().exp())
+    if survival == "threshold":
+        return pl.when(g.sum() < b).then(1.0).otherwise(0.0)
+    raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} g_i."""
+    return pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
