@@ -7,8 +7,8 @@
 -- cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), 0 unjudged.
 CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel) AS
     CASE WHEN rel IS NULL THEN 0.0::DOUBLE
-         ELSE (least(greatest(greatest(rel::DOUBLE, 0.0), min_rel::DOUBLE), max_rel::DOUBLE) - min_rel)
-              / (max_rel - min_rel)
+         ELSE (least(greatest(greatest(rel::DOUBLE, 0.0), min_rel::DOUBLE), max_rel::DOUBLE) - min_rel::DOUBLE)
+              / (max_rel::DOUBLE - min_rel::DOUBLE)
     END;
 
 -- ln(1 - g), 0 where g = 1.
@@ -26,12 +26,13 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel) AS
 CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, discount, a, depth) AS
     CASE
         WHEN rnk > depth THEN 0.0::DOUBLE
-        WHEN discount = 'geometric' THEN pow(a, rnk - 1.0)
-        WHEN discount = 'insq' THEN pow(2.0 * a / (rnk - 1.0 + 2.0 * a), 2.0)
+        WHEN discount = 'geometric' THEN pow(a::DOUBLE, rnk::DOUBLE - 1.0)
+        WHEN discount = 'insq' THEN pow(2.0 * a::DOUBLE / (rnk::DOUBLE - 1.0 + 2.0 * a::DOUBLE), 2.0)
         WHEN discount = 'cutoff' THEN CASE WHEN rnk <= a THEN 1.0 ELSE 0.0 END
         WHEN discount = 'cutoff_recip' THEN CASE WHEN rnk <= a THEN 1.0 / rnk::DOUBLE ELSE 0.0 END
-        WHEN discount = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk + 1.0) ELSE 0.0 END
-        WHEN discount = 'linear' THEN CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - (rnk - 1.0) / a) ELSE 0.0 END
+        WHEN discount = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk::DOUBLE + 1.0) ELSE 0.0 END
+        WHEN discount = 'linear' THEN
+            CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - (rnk::DOUBLE - 1.0) / a::DOUBLE) ELSE 0.0 END
     END::DOUBLE;
 
 -- S_i, the survival of the gains above the row: 'none' 1; 'product' prod_{j<i} (1 - g_j), 0
@@ -43,7 +44,7 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumgain, cumlog, cumzero, surviva
             CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel) > 0 THEN 0.0
                  ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel)) END
         WHEN survival = 'threshold' THEN
-            CASE WHEN cumgain - rw_cwl_gain(rel, min_rel, max_rel) < b THEN 1.0 ELSE 0.0 END
+            CASE WHEN cumgain - rw_cwl_gain(rel, min_rel, max_rel) < b::DOUBLE THEN 1.0 ELSE 0.0 END
         ELSE 1.0
     END::DOUBLE;
 
@@ -69,7 +70,7 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, b, min_rel, max
             CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel) ELSE 0 END), 0) > 0 THEN 0.0
                  ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)) END
         WHEN survival = 'threshold' THEN
-            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0) < b
+            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0) < b::DOUBLE
                  THEN 1.0 ELSE 0.0 END
         ELSE 1.0
     END::DOUBLE;
