@@ -78,3 +78,58 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, b, min_rel, max
 -- sum_{i <= depth} g_i.
 CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, depth) AS
     coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T - G_i - 1) / (i + 2T - G_i))^2, G_i
+-- the running gain cumgain (as cwl_eval writes it); its running log and count of zero factors
+-- sum steps of the running gain.
+CREATE OR REPLACE TEMP MACRO rw_inst_continue(rnk, cumgain, target) AS
+    pow((rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain) - 1.0) / (rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain)), 2.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_log_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) > 0.0 THEN ln(rw_inst_continue(rnk, cumgain, target)) ELSE 0.0::DOUBLE END;
+CREATE OR REPLACE TEMP MACRO rw_inst_zero_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) <= 0.0 THEN 1 ELSE 0 END;
+
+-- P_i = prod_{j<i} C_j: 0 once a factor is 0, else from the running log without the row's own.
+CREATE OR REPLACE TEMP MACRO rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) AS
+    CASE WHEN cumzero - rw_inst_zero_step(rnk, cumgain, target) > 0 THEN 0.0::DOUBLE
+         ELSE exp(cumlog - rw_inst_log_step(rnk, cumgain, target)) END;
+
+-- sum_{i <= depth} P_i * g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
+-- asymptotic series at x + 10.
+CREATE OR REPLACE TEMP MACRO rw_trigamma_series(y) AS
+    1.0 / y + 1.0 / (2.0 * y * y)
+    + (1.0::DOUBLE / 6.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0 + (1.0 / (y * y)) * (1.0::DOUBLE / 42.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0
+       + (1.0 / (y * y)) * (5.0::DOUBLE / 66.0 + (1.0 / (y * y)) * (-691.0::DOUBLE / 2730.0)))))) / (y * y * y);
+CREATE OR REPLACE TEMP MACRO rw_trigamma(x) AS
+    1.0 / pow(x, 2.0) + 1.0 / pow(x + 1.0, 2.0) + 1.0 / pow(x + 2.0, 2.0) + 1.0 / pow(x + 3.0, 2.0)
+    + 1.0 / pow(x + 4.0, 2.0) + 1.0 / pow(x + 5.0, 2.0) + 1.0 / pow(x + 6.0, 2.0) + 1.0 / pow(x + 7.0, 2.0)
+    + 1.0 / pow(x + 8.0, 2.0) + 1.0 / pow(x + 9.0, 2.0) + rw_trigamma_series(x + 10.0);
+
+-- Over the rows at rank <= depth (m of them, gain G_m): P_{m+1}, m, and a = 2T - G_m.
+CREATE OR REPLACE TEMP MACRO rw_inst_after_reach(rnk, cumgain, target, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_zero_step(rnk, cumgain, target) ELSE 0 END), 0) > 0 THEN 0.0
+         ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_log_step(rnk, cumgain, target) ELSE 0.0 END), 0.0)) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth) AS
+    2.0 * target::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0);
+
+-- sum_{m < i <= depth} P_i = P_{m+1} (m + a)^2 (psi1(m + a) - psi1(depth + a)) over the padding.
+CREATE OR REPLACE TEMP MACRO rw_inst_tail(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * pow(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth), 2.0)
+     * (rw_trigamma(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
+        - rw_trigamma(depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))))::DOUBLE;
+
+-- P_{depth+1} = P_{m+1} ((m + a) / (depth + a))^2.
+CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * pow((rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
+           / (depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth)), 2.0))::DOUBLE;

@@ -668,9 +668,9 @@ class CwlDiscounted(Primitive):
 
 @dataclass(frozen=True)
 class CwlSurvival(Primitive):
-    """S after the ranked rows at rank ≤ depth (1 for an empty ranking)."""
+    """S after the ranked rows at rank ≤ depth (0 for a query missing from the run, so that
+    its every value is 0)."""
 
-    empty: ClassVar[float | str | None] = 1.0
     survival: str
     b: float
     min_rel: float
@@ -686,6 +686,86 @@ class CwlGainTotal(Primitive):
     max_rel: float
     depth: int
 
+
+
+# INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i
+# the running gain: a continuation that reads a running sum, so its own running log (and count
+# of zero factors) sums a step of the running gain.
+
+
+@dataclass(frozen=True)
+class InstLogStep(Step):
+    """ln C_i of INST, 0 where C_i = 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    target: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class InstZeroStep(Step):
+    """1 where INST's C_i = 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    target: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class _InstRows(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumlog": InstLogStep(self.target, self.min_rel, self.max_rel),
+            "cumzero": InstZeroStep(self.target, self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class InstUtility(_InstRows):
+    """Σ_{i≤depth} P_i · g_i, P_i = Π_{j<i} C_j."""
+
+
+@dataclass(frozen=True)
+class InstExamined(_InstRows):
+    """Σ_{i≤depth} P_i over the ranked rows."""
+
+
+@dataclass(frozen=True)
+class _InstAfter(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class InstTail(_InstAfter):
+    """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth, gain 0 there):
+    P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a)), a = 2T − G_m, ψ1 the trigamma function."""
+
+
+@dataclass(frozen=True)
+class InstEnd(_InstAfter):
+    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
 
 # -- scalar operations on per-query values ------------------------------------------------------
 

@@ -44,6 +44,10 @@ from rankwise.primitives import (
     IdcgPos,
     IdealDcgRun,
     InfapSum,
+    InstEnd,
+    InstExamined,
+    InstTail,
+    InstUtility,
     Iprec,
     Least,
     Mul,
@@ -265,6 +269,8 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     ED = Σ_rows d·S + S_m · (D − Σ_rows d), EU = Σ_rows d·S·g / ED, ETU = Σ_rows d·S·g −
     P_end · Σ_rows g, EC = 1, ETC = ED − depth · P_end."""
     lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
+    if m.spec.name == "INST":
+        return _inst(m, p, lo, hi, depth)
     model = _cwl_models(m, p)
     d, a, s, b = model.discount, model.a, model.survival, model.b
     total = math.fsum(
@@ -277,16 +283,31 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
         CwlExamined(d, a, s, b, lo, hi, depth),
         Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
     )
-    value = str(p["value"])
+    p_end = Mul(Const(end), survival)
+    return _cwl_value(str(p["value"]), utility, depth_e, p_end, CwlGainTotal(lo, hi, depth), depth)
+
+
+def _inst(m: Metric, p: Mapping[str, ParamValue], lo: float, hi: float, depth: int) -> Node:
+    """INST: the chance of reading rank i is the running product of its adaptive continuation
+    (InstExamined); the padding's part in closed form (InstTail, InstEnd)."""
+    t = float(p["T"])
+    utility = InstUtility(t, lo, hi, depth)
+    depth_e = Add(InstExamined(t, lo, hi, depth), InstTail(t, lo, hi, depth))
+    return _cwl_value(str(p["value"]), utility, depth_e, InstEnd(t, lo, hi, depth), CwlGainTotal(lo, hi, depth), depth)
+
+
+def _cwl_value(value: str, utility: Node, depth_e: Node, p_end: Node, gain: Node, depth: int) -> Node:
+    """One of cwl_eval's numbers from Σ P_i g_i over the rows, ED = Σ P_i, P_{depth+1} and the
+    gain of the rows: EU = Σ P g / ED, ETU = Σ P g − P_end · G, EC = 1 (0 for a query missing
+    from the run, where ED = 0), ETC = ED − depth · P_end."""
     if value == "EU":
         return Div0(utility, depth_e)
     if value == "ED":
         return depth_e
     if value == "EC":
-        return Const(1.0)
-    p_end = Mul(Const(end), survival)
+        return Positive(depth_e)
     if value == "ETU":
-        return Sub(utility, Mul(p_end, CwlGainTotal(lo, hi, depth)))
+        return Sub(utility, Mul(p_end, gain))
     return Sub(depth_e, Mul(Const(float(depth)), p_end))
 
 
@@ -353,6 +374,7 @@ RECIPES: dict[str, Recipe] = {
     "NumRel": lambda m, p: _nrel(p),
     "NumRelRet": lambda m, p: Relret(_threshold(p), None),
     # C/W/L user models (cwl_eval)
+    "INST": _cwl,
     "INSQ": _cwl,
     "BPM": _cwl,
     "SDCG": _cwl,

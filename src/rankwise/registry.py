@@ -231,6 +231,13 @@ CWL_T = Param(
     "T", float, 1.0, "the total gain the user wants (the target)",
     minimum=0.0, exclusive_min=True, maximum=LIMIT, bounds=_TARGET_BOUNDS,
 )
+INST_T = Param(
+    "T", float, 1.0, "the total gain the user wants (the target)",
+    minimum=0.25, maximum=LIMIT,
+    bounds="INST goes on with C_i = ((x − 1) / x)², x = i + 2T − G_i ≥ 2T (gains lie in [0, 1]): "
+    "a probability for every ranking only when x ≥ 1/2, i.e. T ≥ 1/4 (below it C exceeds 1 "
+    "where every document is fully relevant); no natural ceiling: at most 2**62",
+)
 CWL_PERSISTENCE = Param(
     "p", float, 0.9, "persistence: probability of going on when the document gives nothing",
     minimum=0.0, maximum=1.0,
@@ -698,6 +705,16 @@ SPECS: tuple[MetricSpec, ...] = (
         trec_eval="num_rel_ret",
     ),
     # -- C/W/L user models, exact to cwl_eval (issue 18, section 2) --
+    MetricSpec(
+        name="INST",
+        aliases=(),
+        params=(INST_T, *_CWL_COMMON),
+        cutoff="none",
+        description="INST: adaptive C/W/L user who wants T gain and is more likely to stop the more gain is seen",
+        formula=_CWL_FORMULA + "C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i = Σ_{j≤i} g_j",
+        citation="Moffat, Bailey, Scholer & Thomas, INST: an adaptive metric for information retrieval evaluation, ADCS 2015; cwl_eval",
+        empty_value=0.0,
+    ),
     MetricSpec(
         name="INSQ",
         aliases=(),

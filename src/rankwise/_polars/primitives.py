@@ -526,3 +526,83 @@ def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, b: float, min_rel: f
 def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} g_i."""
     return pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+
+
+# INST: a continuation of the running gain (its running log sums a step of the running gain)
+
+
+def _inst_continue(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², as cwl_eval writes it."""
+    x = rnk.cast(pl.Float64) + target + (target - cumgain)
+    return ((x - 1.0) / x).pow(2.0)
+
+
+def inst_log_step(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """ln C_i, 0 where C_i = 0."""
+    c = _inst_continue(rnk, cumgain, target)
+    return pl.when(c > 0.0).then(c.log()).otherwise(0.0)
+
+
+def inst_zero_step(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """1 where C_i = 0."""
+    return (_inst_continue(rnk, cumgain, target) <= 0.0).cast(pl.Int64)
+
+
+def _inst_reach(rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float) -> pl.Expr:
+    """P_i = Π_{j<i} C_j: 0 once a factor is 0, else from the running log without the row's own."""
+    zeros_above = cumzero - inst_zero_step(rnk, cumgain, target)
+    return pl.when(zeros_above > 0).then(0.0).otherwise((cumlog - inst_log_step(rnk, cumgain, target)).exp())
+
+
+def inst_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
+                 min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i · g_i."""
+    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_gain(rel, min_rel, max_rel)
+    return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
+
+
+def inst_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
+                  min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i."""
+    return pl.when(rnk <= depth).then(_inst_reach(rnk, cumgain, cumlog, cumzero, target)).otherwise(0.0).sum()
+
+
+TRIGAMMA_SHIFT = 10
+"""ψ1(x) = Σ_{k<10} 1/(x + k)² + ψ1(x + 10), the last by its asymptotic series (x > 0: the
+series' first omitted term is below 1e-15 of the value)."""
+
+
+def trigamma(x: pl.Expr) -> pl.Expr:
+    """ψ1(x) = Σ_{t≥0} 1/(x + t)² for x > 0."""
+    head = pl.sum_horizontal([1.0 / (x + float(k)).pow(2.0) for k in range(TRIGAMMA_SHIFT)])
+    y = x + float(TRIGAMMA_SHIFT)
+    z = 1.0 / (y * y)
+    # 1/y + 1/(2y²) + 1/(6y³) − 1/(30y⁵) + 1/(42y⁷) − 1/(30y⁹) + 5/(66y¹¹) − 691/(2730y¹³)
+    series = 1.0 / 6 + z * (-1.0 / 30 + z * (1.0 / 42 + z * (-1.0 / 30 + z * (5.0 / 66 + z * (-691.0 / 2730)))))
+    return head + 1.0 / y + 1.0 / (2.0 * y * y) + series / (y * y * y)
+
+
+def _inst_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+                depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(P_{m+1}, m + a, depth + a) over the rows at rank ≤ depth, a = 2T − G_m."""
+    inside = rnk <= depth
+    zeros = pl.when(inside).then(inst_zero_step(rnk, cumgain, target)).otherwise(0).sum()
+    logs = pl.when(inside).then(inst_log_step(rnk, cumgain, target)).otherwise(0.0).sum()
+    reach = pl.when(zeros > 0).then(0.0).otherwise(logs.exp())
+    m = inside.sum().cast(pl.Float64)
+    a = 2.0 * target - pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    return reach, m + a, float(depth) + a
+
+
+def inst_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+              depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a))."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
+    return reach * start.pow(2.0) * (trigamma(start) - trigamma(stop))
+
+
+def inst_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+             depth: int) -> pl.Expr:
+    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
+    return reach * (start / stop).pow(2.0)
