@@ -23,15 +23,15 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel) AS
 -- The discount d(i), 0 beyond depth: 'geometric' a^(i - 1); 'insq' (2a / (i - 1 + 2a))^2;
 -- 'cutoff' [i <= a]; 'cutoff_recip' [i <= a] / i; 'log2' [i <= a] / log2(i + 1); 'linear'
 -- max(0, 1 - (i - 1) / a) before the last rank (U-measure).
-CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, discount, a, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, shape, a, depth) AS
     CASE
         WHEN rnk > depth THEN 0.0::DOUBLE
-        WHEN discount = 'geometric' THEN pow(a::DOUBLE, rnk::DOUBLE - 1.0)
-        WHEN discount = 'insq' THEN pow(2.0 * a::DOUBLE / (rnk::DOUBLE - 1.0 + 2.0 * a::DOUBLE), 2.0)
-        WHEN discount = 'cutoff' THEN CASE WHEN rnk <= a THEN 1.0 ELSE 0.0 END
-        WHEN discount = 'cutoff_recip' THEN CASE WHEN rnk <= a THEN 1.0 / rnk::DOUBLE ELSE 0.0 END
-        WHEN discount = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk::DOUBLE + 1.0) ELSE 0.0 END
-        WHEN discount = 'linear' THEN
+        WHEN shape = 'geometric' THEN pow(a::DOUBLE, rnk::DOUBLE - 1.0)
+        WHEN shape = 'insq' THEN pow(2.0 * a::DOUBLE / (rnk::DOUBLE - 1.0 + 2.0 * a::DOUBLE), 2.0)
+        WHEN shape = 'cutoff' THEN CASE WHEN rnk <= a THEN 1.0 ELSE 0.0 END
+        WHEN shape = 'cutoff_recip' THEN CASE WHEN rnk <= a THEN 1.0 / rnk::DOUBLE ELSE 0.0 END
+        WHEN shape = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk::DOUBLE + 1.0) ELSE 0.0 END
+        WHEN shape = 'linear' THEN
             CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - (rnk::DOUBLE - 1.0) / a::DOUBLE) ELSE 0.0 END
     END::DOUBLE;
 
@@ -49,19 +49,19 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumgain, cumlog, cumzero, surviva
     END::DOUBLE;
 
 -- sum d(i) * S_i * g_i (the expected utility before normalisation).
-CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumgain, cumlog, cumzero, discount, a, survival, b, min_rel, max_rel, depth) AS
-    coalesce(sum(rw_cwl_discount(rnk, discount, a, depth)
+CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumgain, cumlog, cumzero, shape, a, survival, b, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
                  * rw_cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
                  * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
 
 -- sum d(i) * S_i over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumgain, cumlog, cumzero, discount, a, survival, b, min_rel, max_rel, depth) AS
-    coalesce(sum(rw_cwl_discount(rnk, discount, a, depth)
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumgain, cumlog, cumzero, shape, a, survival, b, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
                  * rw_cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)), 0.0)::DOUBLE;
 
 -- sum d(i) over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, discount, a, depth) AS
-    coalesce(sum(rw_cwl_discount(rnk, discount, a, depth)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
 
 -- S after the rows at rank <= depth (1 for none).
 CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, b, min_rel, max_rel, depth) AS

@@ -302,3 +302,60 @@ def test_a_query_missing_from_the_run_scores_0() -> None:
     qrels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "relevance": [1, 1]})
     got = rw.evaluate(RUN, qrels, ["INSQ", "SDCG@3"], missing="zero")
     assert got.filter(pl.col("query_id") == "r").row(0)[1:] == (0.0, 0.0)
+
+
+# -- explain: each rank's continuation and expected contribution ---------------------------------
+
+
+def _cwl_vectors(measure: Any, qrels: list[tuple[Any, Any, float]], docs: list[Any], lo: float, hi: float,
+                 depth: int) -> tuple[list[float], list[float]]:
+    """cwl_eval's C vector and W vector of one ranking (query "q")."""
+    maker = RankingMaker("q", _Gains(qrels, lo, hi), None, max_gain=1.0, max_cost=1.0, min_cost=1.0, max_n=depth)
+    for d in docs:
+        maker.add(str(d), "_")
+    ranking = maker.get_ranking()
+    return [float(c) for c in measure.c_vector(ranking)], [float(w) for w in measure.w_vector(ranking)]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=10, deadline=None)
+@given(case=random_case())
+def test_explain_shows_cwl_eval_continuation_and_weights(case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    run, qrels = case
+    triples = [("q", str(d), r) for q, d, r in qrels.iter_rows() if q == run["query_id"][0]]
+    docs = _doc_asc_ranking(run)[run["query_id"][0]]
+    evaluated = rw.evaluate(run, qrels, [m for m, *_ in MEASURES], ties="doc_asc")
+    query = run["query_id"][0]
+    for name, make, lo, hi, depth in MEASURES:
+        table = rw.explain(run, qrels, name, query, ties="doc_asc")
+        assert table["expected_utility"].sum() == pytest.approx(
+            evaluated.filter(pl.col("query_id") == query)[name][0], abs=1e-9
+        ), name
+        c, w = _cwl_vectors(make(), triples, docs, lo, hi, depth)
+        for row in table.iter_rows(named=True):
+            i = row["rank"] - 1
+            if i >= depth:
+                assert row["weight"] == pytest.approx(0.0, abs=1e-12)
+                continue
+            assert row["weight"] == pytest.approx(w[i], abs=1e-9), (name, row)
+            if row["examination"] > 1e-12 and i < depth - 1:
+                want = c[i] if name not in ("U", "TBG") and not name.startswith(("U(", "TBG(")) else (
+                    w[i + 1] / w[i] if i + 1 < len(w) else 0.0
+                )
+                assert row["continuation"] == pytest.approx(want, abs=1e-9), (name, row)
+            elif row["examination"] == 0.0 or i >= depth - 1:
+                assert row["continuation"] is None
+
+
+def test_explain_inst_by_hand() -> None:
+    """INST(T=1) of [unjudged, 1/2, 1, 0] (max_rel=2): C_1 = (2/3)², C_2 = (2.5/3.5)² (G = 1/2),
+    C_3 = (2.5/3.5)² (G = 3/2, i = 3), C_4 = (3.5/4.5)²."""
+    run = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "d"], "score": [4.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["b", "c", "d"], "relevance": [1, 2, 0]})
+    table = rw.explain(run, qrels, "INST(T=1,max_rel=2)", "q")
+    c = [(2 / 3) ** 2, (2.5 / 3.5) ** 2, (2.5 / 3.5) ** 2, (3.5 / 4.5) ** 2]
+    assert table["continuation"].to_list() == pytest.approx(c, abs=1e-15)
+    p = [1.0, c[0], c[0] * c[1], c[0] * c[1] * c[2]]
+    assert table["examination"].to_list() == pytest.approx(p, abs=1e-15)
+    assert table["gain"].to_list() == [0.0, 0.5, 1.0, 0.0]
+    assert table["value"][-1] == pytest.approx(rw.evaluate(run, qrels, ["INST(T=1,max_rel=2)"])[0, 1], abs=1e-15)

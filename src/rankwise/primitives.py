@@ -585,7 +585,7 @@ class RndcgBoundsInv(QrelsPrimitive):
 # -- C/W/L user models (cwl_eval; Moffat et al.; Azzopardi, Thomas & Moffat 2019) --------------
 # A user reads rank 1 and goes on from rank i to i + 1 with probability C_i. The chance of
 # reading rank i is P_i = Π_{j<i} C_j; every model here has P_i = d(i) · S_i: a discount d of
-# the rank alone (``discount``, parameter ``a``, zero beyond ``depth``) times a survival S_i
+# the rank alone (``shape``, parameter ``a``, zero beyond ``depth``) times a survival S_i
 # of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j); 'threshold'
 # [Σ_{j<i} g_j < b]). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
 # (max_rel − min_rel), 0 when unjudged. Beyond the ranking cwl_eval pads to ``depth`` with
@@ -620,7 +620,7 @@ class CwlZeroStep(Step):
 class CwlUtility(Primitive):
     """Σ_{i≤depth} d(i) · S_i · g_i (the expected utility before normalisation)."""
 
-    discount: str
+    shape: str
     a: float
     survival: str
     b: float
@@ -640,7 +640,7 @@ class CwlUtility(Primitive):
 class CwlExamined(Primitive):
     """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
 
-    discount: str
+    shape: str
     a: float
     survival: str
     b: float
@@ -661,7 +661,7 @@ class CwlDiscounted(Primitive):
     """Σ_{i≤depth} d(i) over the ranked rows."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
-    discount: str
+    shape: str
     a: float
     depth: int
 

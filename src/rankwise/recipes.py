@@ -214,29 +214,29 @@ class CwlModel:
     chance of reading rank i is d(i) · S_i; ``end`` says whether P_{depth+1} = d(depth + 1) ·
     S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG)."""
 
-    discount: str
+    shape: str
     a: float
     survival: str = "none"
     b: float = 0.0
     end: bool = True
 
 
-def cwl_discount_value(discount: str, a: float, depth: int, i: int) -> float:
+def cwl_discount_value(shape: str, a: float, depth: int, i: int) -> float:
     """d(i) in Python (the engines' ``cwl_discount``), without the cut at ``depth`` but for
     U-measure's last rank."""
-    if discount == "geometric":
+    if shape == "geometric":
         return float(a ** (i - 1))
-    if discount == "insq":
+    if shape == "insq":
         return float((2.0 * a / (i - 1.0 + 2.0 * a)) ** 2)
-    if discount == "cutoff":
+    if shape == "cutoff":
         return 1.0 if i <= a else 0.0
-    if discount == "cutoff_recip":
+    if shape == "cutoff_recip":
         return 1.0 / i if i <= a else 0.0
-    if discount == "log2":
+    if shape == "log2":
         return 1.0 / math.log2(i + 1.0) if i <= a else 0.0
-    if discount == "linear":
+    if shape == "linear":
         return max(0.0, 1.0 - (i - 1.0) / a) if i < depth else 0.0
-    raise ValueError(f"unknown C/W/L discount {discount!r}")
+    raise ValueError(f"unknown C/W/L discount shape {shape!r}")
 
 
 def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
@@ -272,7 +272,7 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     if m.spec.name == "INST":
         return _inst(m, p, lo, hi, depth)
     model = _cwl_models(m, p)
-    d, a, s, b = model.discount, model.a, model.survival, model.b
+    d, a, s, b = model.shape, model.a, model.survival, model.b
     total = math.fsum(
         cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
     )
@@ -311,11 +311,15 @@ def _cwl_value(value: str, utility: Node, depth_e: Node, p_end: Node, gain: Node
     return Sub(depth_e, Mul(Const(float(depth)), p_end))
 
 
-def _cwl_reach_limit(discount: str, a: float, depth: int) -> int:
+def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
     """The last rank whose discount can be nonzero (the cutoff models stop at k)."""
-    if discount in ("cutoff", "cutoff_recip", "log2"):
+    if shape in ("cutoff", "cutoff_recip", "log2"):
         return int(min(a, depth))
     return depth
+
+CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG"})
+"""The C/W/L user models (cwl_eval's measures): their recipes read the chance of reading each
+rank (rankwise.explain shows it)."""
 
 RELSTRING_DEFAULT_K = 10
 """Documents RelString shows without a cutoff (trec_eval's default)."""

@@ -452,26 +452,26 @@ def cwl_zero_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
     return (cwl_gain(rel, min_rel, max_rel) >= 1.0).cast(pl.Int64)
 
 
-def cwl_discount(rnk: pl.Expr, discount: str, a: float, depth: int) -> pl.Expr:
+def cwl_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     """The rank's discount d(i) of a C/W/L model, 0 beyond ``depth``: 'geometric' a^(i − 1);
     'insq' (2a / (i − 1 + 2a))²; 'cutoff' [i ≤ a]; 'cutoff_recip' [i ≤ a] / i; 'log2'
     [i ≤ a] / log2(i + 1); 'linear' max(0, 1 − (i − 1) / a) before the last rank (U-measure)."""
     i = rnk.cast(pl.Float64)
     inside = i <= a
-    if discount == "geometric":
+    if shape == "geometric":
         d = pl.lit(a).pow(i - 1.0)
-    elif discount == "insq":
+    elif shape == "insq":
         d = (2.0 * a / (i - 1.0 + 2.0 * a)).pow(2.0)
-    elif discount == "cutoff":
+    elif shape == "cutoff":
         d = pl.when(inside).then(1.0).otherwise(0.0)
-    elif discount == "cutoff_recip":
+    elif shape == "cutoff_recip":
         d = pl.when(inside).then(1.0 / i).otherwise(0.0)
-    elif discount == "log2":
+    elif shape == "log2":
         d = pl.when(inside).then(1.0 / (i + 1.0).log(2)).otherwise(0.0)
-    elif discount == "linear":
+    elif shape == "linear":
         d = pl.when(i < depth).then(pl.max_horizontal(pl.lit(0.0), 1.0 - (i - 1.0) / a)).otherwise(0.0)
     else:
-        raise ValueError(f"unknown C/W/L discount {discount!r}")
+        raise ValueError(f"unknown C/W/L discount shape {shape!r}")
     return pl.when(rnk <= depth).then(d).otherwise(0.0)
 
 
@@ -491,23 +491,23 @@ def cwl_reach(rel: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr,
     raise ValueError(f"unknown C/W/L survival {survival!r}")
 
 
-def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, discount: str,
+def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
                 a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i · g_i."""
     reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
-    return (cwl_discount(rnk, discount, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
+    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
 
 
-def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, discount: str,
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
                  a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i."""
     reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
-    return (cwl_discount(rnk, discount, a, depth) * reach).sum()
+    return (cwl_discount(rnk, shape, a, depth) * reach).sum()
 
 
-def cwl_discounted(rnk: pl.Expr, discount: str, a: float, depth: int) -> pl.Expr:
+def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     """Σ d(i) over the ranked rows."""
-    return cwl_discount(rnk, discount, a, depth).sum()
+    return cwl_discount(rnk, shape, a, depth).sum()
 
 
 def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, b: float, min_rel: float, max_rel: float,
