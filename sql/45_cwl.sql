@@ -36,42 +36,36 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, shape, a, depth) AS
     END::DOUBLE;
 
 -- S_i, the survival of the gains above the row: 'none' 1; 'product' prod_{j<i} (1 - g_j), 0
--- once a factor is 0, else exp of the running log with this row's own step taken out;
--- 'threshold' [sum_{j<i} g_j < b].
-CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel) AS
+-- once a factor is 0, else exp of the running log with this row's own step taken out.
+CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel) AS
     CASE
         WHEN survival = 'product' THEN
             CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel) > 0 THEN 0.0
                  ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel)) END
-        WHEN survival = 'threshold' THEN
-            CASE WHEN cumgain - rw_cwl_gain(rel, min_rel, max_rel) < b::DOUBLE THEN 1.0 ELSE 0.0 END
         ELSE 1.0
     END::DOUBLE;
 
 -- sum d(i) * S_i * g_i (the expected utility before normalisation).
-CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumgain, cumlog, cumzero, shape, a, survival, b, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
                  * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
 
 -- sum d(i) * S_i over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumgain, cumlog, cumzero, shape, a, survival, b, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)), 0.0)::DOUBLE;
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)), 0.0)::DOUBLE;
 
 -- sum d(i) over the ranked rows.
 CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
 
 -- S after the rows at rank <= depth (1 for none).
-CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, b, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, depth) AS
     CASE
         WHEN survival = 'product' THEN
             CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel) ELSE 0 END), 0) > 0 THEN 0.0
                  ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)) END
-        WHEN survival = 'threshold' THEN
-            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0) < b::DOUBLE
-                 THEN 1.0 ELSE 0.0 END
         ELSE 1.0
     END::DOUBLE;
 
@@ -133,3 +127,63 @@ CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max
     (rw_inst_after_reach(rnk, cumgain, target, depth)
      * pow((rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
            / (depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth)), 2.0))::DOUBLE;
+
+-- BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+-- T_i = target + hb (G_{i-1} - (i - 1) gain_med) (hb = 0: the static model), G = cumgain.
+-- 1 where G_i >= T_i (a failure: the user has the gain wanted).
+CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) AS
+    CASE WHEN cumgain >= target::DOUBLE + hb::DOUBLE * ((cumgain - rw_cwl_gain(rel, min_rel, max_rel))
+                                                        - (rnk::DOUBLE - 1.0) * gain_med::DOUBLE)
+         THEN 1 ELSE 0 END;
+
+-- P_i = [i <= k] [no failure above] (0 beyond depth).
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    CASE WHEN rnk <= k AND rnk <= depth
+              AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) = 0
+         THEN 1.0 ELSE 0.0 END::DOUBLE;
+
+-- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
+                 * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)), 0.0)::DOUBLE;
+
+-- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
+-- failing rank j* of the padding (gain 0, G = G_m: fails where hb gain_med (j - 1) >=
+-- target + (hb - 1) G_m; when hb gain_med <= 0, at m + 1 if it fails there, else never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth
+                                THEN rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+                                ELSE 0 END), 0) = 0 THEN 1.0 ELSE 0.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_total(rel, rnk, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth) AS
+    CASE
+        WHEN hb::DOUBLE * gain_med::DOUBLE > 0 THEN
+            greatest(rw_bpm_m(rnk, depth) + 1.0,
+                     ceil((target::DOUBLE + (hb::DOUBLE - 1.0) * rw_bpm_total(rel, rnk, min_rel, max_rel, depth))
+                          / (hb::DOUBLE * gain_med::DOUBLE)) + 1.0)
+        WHEN rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
+             >= target::DOUBLE + hb::DOUBLE * (rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
+                                               - rw_bpm_m(rnk, depth) * gain_med::DOUBLE)
+            THEN rw_bpm_m(rnk, depth) + 1.0
+        ELSE NULL
+    END::DOUBLE;
+
+-- sum_{m < i <= depth} P_i = S max(0, min(depth, k, j*) - m) over the padding (j* NULL: never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+     * greatest(0.0, least(least(depth, k)::DOUBLE,
+                           coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth),
+                                    least(depth, k)::DOUBLE))
+                     - rw_bpm_m(rnk, depth)))::DOUBLE;
+
+-- P_{depth+1} = S [depth < k] [depth + 1 <= j*].
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+     * CASE WHEN depth < k
+                 AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth)
+                              >= depth + 1.0, true)
+            THEN 1.0 ELSE 0.0 END)::DOUBLE;

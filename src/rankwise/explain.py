@@ -49,7 +49,15 @@ from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
-from rankwise.primitives import CwlExamined, Gain, IdealRank, InstExamined, Primitive, leaves
+from rankwise.primitives import (
+    BpmExamined,
+    CwlExamined,
+    Gain,
+    IdealRank,
+    InstExamined,
+    Primitive,
+    leaves,
+)
 from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
@@ -131,7 +139,7 @@ def _user_model(m: Metric, conv: Conventions) -> list[Output]:
         return []
     params = {**dict(m.params), "value": "ED"}
     (depth,) = outputs([make_metric(m.spec, params, m.cutoff)], conv)
-    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined)))
+    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined)))
     return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
 
 

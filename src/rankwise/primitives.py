@@ -586,8 +586,7 @@ class RndcgBoundsInv(QrelsPrimitive):
 # A user reads rank 1 and goes on from rank i to i + 1 with probability C_i. The chance of
 # reading rank i is P_i = Π_{j<i} C_j; every model here has P_i = d(i) · S_i: a discount d of
 # the rank alone (``shape``, parameter ``a``, zero beyond ``depth``) times a survival S_i
-# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j); 'threshold'
-# [Σ_{j<i} g_j < b]). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
+# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j)). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
 # (max_rel − min_rel), 0 when unjudged. Beyond the ranking cwl_eval pads to ``depth`` with
 # gain 0, so S stays constant there and the tail of Σ P_i is S_m · Σ_{m<i≤depth} d(i).
 
@@ -623,14 +622,12 @@ class CwlUtility(Primitive):
     shape: str
     a: float
     survival: str
-    b: float
     min_rel: float
     max_rel: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
         return {
-            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
             "cumlog": CwlLogStep(self.min_rel, self.max_rel),
             "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
         }
@@ -643,14 +640,12 @@ class CwlExamined(Primitive):
     shape: str
     a: float
     survival: str
-    b: float
     min_rel: float
     max_rel: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
         return {
-            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
             "cumlog": CwlLogStep(self.min_rel, self.max_rel),
             "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
         }
@@ -672,7 +667,6 @@ class CwlSurvival(Primitive):
     its every value is 0)."""
 
     survival: str
-    b: float
     min_rel: float
     max_rel: float
     depth: int
@@ -766,6 +760,80 @@ class InstTail(_InstAfter):
 @dataclass(frozen=True)
 class InstEnd(_InstAfter):
     """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
+
+
+# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+# T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) (hb = 0: the static model), G the running gain;
+# P_i = [i ≤ k] · [no rank j < i failed]. The failures are a step of the running gain.
+
+
+@dataclass(frozen=True)
+class BpmFailStep(Step):
+    """1 where G_i ≥ T_i (the user has the gain wanted at rank i)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk")
+    target: float
+    hb: float
+    gain_med: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class _BpmRows(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    hb: float
+    gain_med: float
+    k: int
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumfail": BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class BpmUtility(_BpmRows):
+    """Σ_{i≤depth} P_i · g_i."""
+
+
+@dataclass(frozen=True)
+class BpmExamined(_BpmRows):
+    """Σ_{i≤depth} P_i over the ranked rows."""
+
+
+@dataclass(frozen=True)
+class _BpmAfter(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    hb: float
+    gain_med: float
+    k: int
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class BpmTail(_BpmAfter):
+    """Σ_{m<i≤depth} P_i over the padding (gain 0: T_i falls by hb · gain_med a rank, so the
+    first failure there is at a rank found in closed form)."""
+
+
+@dataclass(frozen=True)
+class BpmEnd(_BpmAfter):
+    """P_{depth+1}."""
 
 # -- scalar operations on per-query values ------------------------------------------------------
 

@@ -23,6 +23,10 @@ from rankwise.primitives import (
     Add,
     ApSum,
     BingSum,
+    BpmEnd,
+    BpmExamined,
+    BpmTail,
+    BpmUtility,
     BprefSum,
     CgGain,
     Const,
@@ -217,7 +221,6 @@ class CwlModel:
     shape: str
     a: float
     survival: str = "none"
-    b: float = 0.0
     end: bool = True
 
 
@@ -243,8 +246,6 @@ def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
     name = m.spec.name
     if name == "INSQ":
         return CwlModel("insq", float(p["T"]))
-    if name == "BPM":
-        return CwlModel("cutoff", float(m.cutoff or 0), "threshold", float(p["T"]))
     if name == "SDCG":
         return CwlModel("log2", float(m.cutoff or 0))
     if name == "NERR8":
@@ -271,16 +272,20 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
     if m.spec.name == "INST":
         return _inst(m, p, lo, hi, depth)
+    if m.spec.name == "BPM":
+        bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, depth)
+        read = Add(BpmExamined(*bpm), BpmTail(*bpm))
+        return _cwl_value(str(p["value"]), BpmUtility(*bpm), read, BpmEnd(*bpm), CwlGainTotal(lo, hi, depth), depth)
     model = _cwl_models(m, p)
-    d, a, s, b = model.shape, model.a, model.survival, model.b
+    d, a, s = model.shape, model.a, model.survival
     total = math.fsum(
         cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
     )
     end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
-    utility = CwlUtility(d, a, s, b, lo, hi, depth)
-    survival = CwlSurvival(s, b, lo, hi, depth)
+    utility = CwlUtility(d, a, s, lo, hi, depth)
+    survival = CwlSurvival(s, lo, hi, depth)
     depth_e: Node = _add(
-        CwlExamined(d, a, s, b, lo, hi, depth),
+        CwlExamined(d, a, s, lo, hi, depth),
         Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
     )
     p_end = Mul(Const(end), survival)

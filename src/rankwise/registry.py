@@ -728,10 +728,26 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="BPM",
         aliases=(),
-        params=(CWL_T, *_CWL_COMMON),
+        params=(
+            CWL_T,
+            Param(
+                "hb", float, 0.0, "the dynamic model's gain factor: the target moves by hb · (g − gain_med) at "
+                "each document read (0: the static model; cwl_eval's BPM-Dynamic takes 1)",
+                minimum=0.0, maximum=LIMIT,
+                bounds="a factor of the target's change: negative would move the target against the gain "
+                "seen; no natural ceiling: at most 2**62",
+            ),
+            Param(
+                "gain_med", float, 0.5, "the dynamic model's median gain: a document of more gain raises the target",
+                minimum=0.0, maximum=1.0, bounds="a gain, and gains lie in [0, 1]",
+            ),
+            *_CWL_COMMON,
+        ),
         cutoff="required",
-        description="Bejeweled Player Model (static): the user stops once T gain is seen or k documents are read",
-        formula=_CWL_FORMULA + "C_i = [Σ_{j≤i} g_j < T] · [i < k]",
+        description="Bejeweled Player Model: the user stops once the target gain is seen or k documents are "
+        "read (static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
+        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [i < k], G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
+        "gain_med) (cwl_eval 1.0.12's hc changes nothing: its update of K writes T after the gain test)",
         citation="Zhang, Liu, Li, Zhang, Xu & Ma, Evaluating web search with a bejeweled player model, SIGIR 2017; cwl_eval",
         empty_value=0.0,
     ),

@@ -475,33 +475,30 @@ def cwl_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     return pl.when(rnk <= depth).then(d).otherwise(0.0)
 
 
-def cwl_reach(rel: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str, b: float,
+def cwl_reach(rel: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str,
               min_rel: float, max_rel: float) -> pl.Expr:
     """S_i, the survival of the gains above the row: 'none' 1; 'product' Π_{j<i} (1 − g_j)
-    (0 once a factor is 0; else from the running log, this row's own step taken out);
-    'threshold' [Σ_{j<i} g_j < b]."""
+    (0 once a factor is 0; else from the running log, this row's own step taken out)."""
     g = cwl_gain(rel, min_rel, max_rel)
     if survival == "none":
         return pl.lit(1.0)
     if survival == "product":
         zeros_above = cumzero - (g >= 1.0).cast(pl.Int64)
         return pl.when(zeros_above > 0).then(0.0).otherwise((cumlog - _cwl_log(g)).exp())
-    if survival == "threshold":
-        return pl.when(cumgain - g < b).then(1.0).otherwise(0.0)
     raise ValueError(f"unknown C/W/L survival {survival!r}")
 
 
-def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i · g_i."""
-    reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
     return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
 
 
-def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                 a: float, survival: str, b: float, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                 a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i."""
-    reach = cwl_reach(rel, cumgain, cumlog, cumzero, survival, b, min_rel, max_rel)
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
     return (cwl_discount(rnk, shape, a, depth) * reach).sum()
 
 
@@ -510,7 +507,7 @@ def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     return cwl_discount(rnk, shape, a, depth).sum()
 
 
-def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, b: float, min_rel: float, max_rel: float,
+def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_rel: float,
                  depth: int) -> pl.Expr:
     """S after the rows at rank ≤ depth."""
     g = pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0)
@@ -518,8 +515,6 @@ def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, b: float, min_rel: f
         return pl.lit(1.0)
     if survival == "product":
         return pl.when((g >= 1.0).any()).then(0.0).otherwise(_cwl_log(g).sum().exp())
-    if survival == "threshold":
-        return pl.when(g.sum() < b).then(1.0).otherwise(0.0)
     raise ValueError(f"unknown C/W/L survival {survival!r}")
 
 
@@ -606,3 +601,70 @@ def inst_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_re
     """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
     reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
     return reach * (start / stop).pow(2.0)
+
+
+# BPM: the user goes on while G_i < T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) and i < k
+
+
+def bpm_fail_step(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
+                  min_rel: float, max_rel: float) -> pl.Expr:
+    """1 where G_i ≥ T_i."""
+    before = cumgain - cwl_gain(rel, min_rel, max_rel)
+    wanted = target + hb * (before - (rnk.cast(pl.Float64) - 1.0) * gain_med)
+    return (cumgain >= wanted).cast(pl.Int64)
+
+
+def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+               gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """P_i = [i ≤ k] · [no failure above] (0 beyond depth)."""
+    failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+    return pl.when((rnk <= k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
+
+
+def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+                gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i · g_i."""
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
+    return (reach * cwl_gain(rel, min_rel, max_rel)).sum()
+
+
+def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+                 gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i."""
+    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth).sum()
+
+
+def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
+               min_rel: float, max_rel: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(S, m, j*) over the rows at rank ≤ depth: S = 1 when none failed, m their number, j* the
+    first failing rank of the padding (gain 0 there, G = G_m: fails where hb · gain_med · (j − 1)
+    ≥ T + (hb − 1) · G_m; never when hb · gain_med ≤ 0 and rank m + 1 does not)."""
+    inside = rnk <= depth
+    fails = pl.when(inside).then(bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel))
+    survive = pl.when(fails.otherwise(0).sum() == 0).then(1.0).otherwise(0.0)
+    m = inside.sum().cast(pl.Float64)
+    total = pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    first = m + 1.0
+    fails_first = total >= target + hb * (total - m * gain_med)
+    rate = hb * gain_med
+    if rate > 0:
+        at = ((target + (hb - 1.0) * total) / rate).ceil() + 1.0
+        j = pl.max_horizontal(first, at)
+    else:
+        j = pl.when(fails_first).then(first).otherwise(pl.lit(math.inf))
+    return survive, m, j
+
+
+def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
+             min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, k, j*) − m)."""
+    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    last = pl.min_horizontal(pl.lit(float(min(depth, k))), j)
+    return survive * pl.max_horizontal(pl.lit(0.0), last - m)
+
+
+def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
+            min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
+    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
