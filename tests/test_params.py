@@ -332,7 +332,8 @@ def test_hostile_strings_raise_short_rankwise_errors_quickly(text: str) -> None:
     try:
         parse_metrics([text])
     except (rw.MetricSyntaxError, rw.InvalidParameterError, rw.UnknownMetricError) as exc:
-        assert len(str(exc)) < 400, str(exc)[:1000]
+        # short apart from the list of valid names (which grows with the registry, not the input)
+        assert len(str(exc).split(" Valid metrics: ")[0]) < 400, str(exc)[:1000]
         if len(text) > MAX_LENGTH:
             assert f"the limit is {MAX_LENGTH}" in str(exc)
     else:

@@ -10,6 +10,11 @@ metric's value had the ranking ended at that rank, and ``contribution`` what tha
 to it. Where a primitive has a gain or a discount, the row's ``gain`` and ``discount`` are
 shown; where it reads the ideal order, the ideal ranking stands beside the ranking
 (``ideal_doc_id``, ``ideal_relevance``, ``ideal_gain``). The rows stop at the metric's cutoff.
+For a C/W/L user model (INST, INSQ, BPM, SDCG, NERR8-11, U, TBG) each rank also shows its
+``gain`` (cwl_eval's, in [0, 1]), ``examination`` (P_i, the chance the user reads it),
+``continuation`` (C_i = P_{i+1} / P_i, the chance of going on to the next rank; empty where
+P_i = 0 and at the model's ``depth``, where its padded ranking ends), ``weight`` (W_i = P_i / ED) and ``expected_utility`` (W_i · g_i: its part of EU, the
+parts summing to EU whatever ``value`` is shown).
 The last row's ``value`` is the metric's value, as :func:`rankwise.evaluate` computes it, by
 the same engine: an off-by-one discount is visible at a glance. (With ``ideal='run'`` the
 ideal at a rank is that of the ranking cut there, and the ideal columns are the whole
@@ -42,10 +47,18 @@ from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
 from rankwise.io import to_lazyframe
-from rankwise.metric import Metric
+from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
-from rankwise.primitives import Gain, IdealRank, Primitive, leaves
-from rankwise.recipes import Output, outputs
+from rankwise.primitives import (
+    BpmExamined,
+    CwlExamined,
+    Gain,
+    IdealRank,
+    InstExamined,
+    Primitive,
+    leaves,
+)
+from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
 def explain(
@@ -84,7 +97,10 @@ def explain(
         ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
         rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
         parts = _parts(out)
-        values = _values_by_depth(out, parts, ranking, rows.height, judged, conv, prep)
+        user = _user_model(m, conv)
+        values = _values_by_depth(out, parts, ranking, rows.height, judged, conv, prep, user)
+        if user:  # the chance of reading each rank, from the user model's sums (see _user_model)
+            values = _user_model_columns(values, m)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
     ideal = _ideal_table(parts, ranking, judged)
     last = rows.height
@@ -96,7 +112,7 @@ def explain(
     ranks = pl.int_range(first, last + 1, eager=True, dtype=pl.Int64).alias("rank").to_frame()
     table = ranks.join(table, on="rank", how="left").join(values, on="rank", how="left")
     # beyond the ranking the ranking's value stays
-    table = table.with_columns(pl.exclude("rank", "doc_id", "relevance").forward_fill())
+    table = table.with_columns(pl.exclude("rank", "doc_id", "relevance", *USER_MODEL_COLUMNS).forward_fill())
     table = table.with_columns(_row_columns(parts, rows.height))
     if ideal is not None:
         table = table.join(ideal, on="rank", how="left")
@@ -106,6 +122,50 @@ def explain(
     return table.select(
         "rank", "doc_id", "relevance", pl.col("^gain$", "^discount$"), pl.exclude("rank", "doc_id", "relevance",
         "gain", "discount", "contribution", "value"), pl.col("^contribution$"), value,
+    )
+
+
+USER_MODEL_COLUMNS = ("examination", "continuation", "weight", "expected_utility")
+"""The columns of a C/W/L user model's rows (the rank's own values: not carried past the ranking)."""
+_EXAMINED = "__examined"
+_DEPTH = "__expected_depth"
+
+
+def _user_model(m: Metric, conv: Conventions) -> list[Output]:
+    """For a C/W/L user model (cwl_eval's measures), the outputs that give the chance of
+    reading each rank: Σ_{j≤i} P_j over the ranking cut at rank i (its examined sum), and the
+    expected depth ED; none for other metrics."""
+    if m.spec.name not in CWL_MEASURES:
+        return []
+    params = {**dict(m.params), "value": "ED"}
+    (depth,) = outputs([make_metric(m.spec, params, m.cutoff)], conv)
+    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined)))
+    return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
+
+
+def _user_model_columns(values: pl.DataFrame, m: Metric) -> pl.DataFrame:
+    """``examination`` P_i (the chance of reading rank i), ``continuation`` C_i = P_{i+1} / P_i
+    (the chance of going on to the next rank), ``weight`` W_i = P_i / ED and ``expected_utility``
+    W_i · g_i, the rank's part of EU (they sum to EU), from the examined sums of the cut
+    rankings (the last one holding one more document of gain 0: cwl_eval's padding)."""
+    p = m.resolve()
+    examine = pl.col(_EXAMINED) - pl.col(_EXAMINED).shift(1, fill_value=0.0)
+    nxt = pl.col("examination").shift(-1)
+    gain = prim.cwl_gain(pl.col("__relevance"), float(p["min_rel"]), float(p["max_rel"]))
+    ed = pl.col(_DEPTH).last()
+    return (
+        values.sort("rank")
+        .with_columns(examine.alias("examination"))
+        .with_columns(
+            # at rank depth and beyond the padded ranking ends: no next rank
+            pl.when((pl.col("examination") > 0) & (pl.col("rank") < int(p["depth"])))
+            .then(nxt / pl.col("examination")).alias("continuation"),
+            (pl.col("examination") / ed).alias("weight"),
+            (pl.col("examination") / ed * gain).alias("expected_utility"),
+            gain.alias("gain"),
+        )
+        .filter(pl.col("rank") != pl.col("rank").max())
+        .drop(_EXAMINED, _DEPTH, "__relevance")
     )
 
 
@@ -158,21 +218,29 @@ CUT_ROWS = 2_000_000
 
 def _values_by_depth(
     out: Output, parts: dict[str, Primitive], ranking: pl.DataFrame, depth: int, judged: pl.DataFrame,
-    conv: Conventions, prep: Prepared,
+    conv: Conventions, prep: Prepared, extra: list[Output] | None = None,
 ) -> pl.DataFrame:
     """The metric and each primitive over the ranking cut at each rank 1..depth: evaluations by
     the Polars engine of queries the i-th of which holds the top i documents and all the
     query's judgments, the last one the whole ranking (an empty ranking: rank 0), about
-    :data:`CUT_ROWS` rows at a time."""
+    :data:`CUT_ROWS` rows at a time. With ``extra`` outputs (a user model's) those are
+    evaluated too, one more cut (rank depth + 1) holds the whole ranking and an unjudged
+    document after it, and ``__relevance`` is each rank's relevance."""
     n = ranking.height
     # the rows are ranked already (judged-only rankings too): no second cut, no tie to break
     by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
+    columns += extra or []
     docs = ranking.select(pl.col(D), pl.col(RANK))
     # rank shown -> documents kept: i -> i, and the last rank shown -> the whole ranking
     upto = [*range(1, depth), n] if n else [0]
     shown = list(range(1, depth + 1)) if n else [0]
+    if extra:
+        padding = pl.DataFrame({D: [_padding_doc(docs)], RANK: [n + 1]}, schema=docs.schema)
+        docs = pl.concat([docs, padding])
+        upto.append(n + 1)
+        shown.append(shown[-1] + 1)
     found, start = [], 0
     while start < len(upto):
         stop, size = start, upto[start] + judged.height
@@ -188,7 +256,19 @@ def _values_by_depth(
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64())
         found.append(output_plans(cuts, columns, by_depth, Columns(query_id="rank")).result.collect())
         start = stop + 1
-    return pl.concat(found)
+    values = pl.concat(found)
+    if extra:
+        rel = ranking.select(pl.col(RANK).alias("rank"), pl.col(REL).alias("__relevance"))
+        values = values.join(rel, on="rank", how="left")
+    return values
+
+
+def _padding_doc(docs: pl.DataFrame) -> object:
+    """A document id not in the ranking (cwl_eval's padding: an unjudged document)."""
+    ids = docs[D]
+    if ids.dtype.is_integer():
+        return int(ids.max() or 0) + 1  # type: ignore[arg-type]
+    return max((str(x) for x in ids.to_list()), key=len, default="") + "\x00"  # longer than every id
 
 
 def _ideal_table(parts: dict[str, Primitive], rows: pl.DataFrame, judged: pl.DataFrame) -> pl.DataFrame | None:

@@ -651,6 +651,259 @@ class RndcgBoundsInv(QrelsPrimitive):
         return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
 
 
+# -- C/W/L user models (cwl_eval; Moffat et al.; Azzopardi, Thomas & Moffat 2019) --------------
+# A user reads rank 1 and goes on from rank i to i + 1 with probability C_i. The chance of
+# reading rank i is P_i = Π_{j<i} C_j; every model here has P_i = d(i) · S_i: a discount d of
+# the rank alone (``shape``, parameter ``a``, zero beyond ``depth``) times a survival S_i
+# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j)). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
+# (max_rel − min_rel), 0 when unjudged. Beyond the ranking cwl_eval pads to ``depth`` with
+# gain 0, so S stays constant there and the tail of Σ P_i is S_m · Σ_{m<i≤depth} d(i).
+
+
+@dataclass(frozen=True)
+class CwlGainStep(Step):
+    """cwl's gain g of the row (the running gain)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlLogStep(Step):
+    """ln(1 − g), 0 where g = 1 (the running log of Π (1 − g) over the factors that are not 0)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlZeroStep(Step):
+    """1 where g = 1 (the running count of factors 1 − g that are 0)."""
+
+    min_rel: float
+    max_rel: float
+
+
+@dataclass(frozen=True)
+class CwlUtility(Primitive):
+    """Σ_{i≤depth} d(i) · S_i · g_i (the expected utility before normalisation)."""
+
+    shape: str
+    a: float
+    survival: str
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
+            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class CwlExamined(Primitive):
+    """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
+
+    shape: str
+    a: float
+    survival: str
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
+            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class CwlDiscounted(Primitive):
+    """Σ_{i≤depth} d(i) over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    shape: str
+    a: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlSurvival(Primitive):
+    """S after the ranked rows at rank ≤ depth (0 for a query missing from the run, so that
+    its every value is 0)."""
+
+    survival: str
+    min_rel: float
+    max_rel: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlGainTotal(Primitive):
+    """Σ_{i≤depth} g_i."""
+
+    min_rel: float
+    max_rel: float
+    depth: int
+
+
+
+# INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i
+# the running gain: a continuation that reads a running sum, so its own running log (and count
+# of zero factors) sums a step of the running gain.
+
+
+@dataclass(frozen=True)
+class InstLogStep(Step):
+    """ln C_i of INST, 0 where C_i = 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    target: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class InstZeroStep(Step):
+    """1 where INST's C_i = 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    target: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class _InstRows(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumlog": InstLogStep(self.target, self.min_rel, self.max_rel),
+            "cumzero": InstZeroStep(self.target, self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class InstUtility(_InstRows):
+    """Σ_{i≤depth} P_i · g_i, P_i = Π_{j<i} C_j."""
+
+
+@dataclass(frozen=True)
+class InstExamined(_InstRows):
+    """Σ_{i≤depth} P_i over the ranked rows."""
+
+
+@dataclass(frozen=True)
+class _InstAfter(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class InstTail(_InstAfter):
+    """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth, gain 0 there):
+    P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a)), a = 2T − G_m, ψ1 the trigamma function."""
+
+
+@dataclass(frozen=True)
+class InstEnd(_InstAfter):
+    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
+
+
+# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+# T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) (hb = 0: the static model), G the running gain;
+# P_i = [i ≤ k] · [no rank j < i failed]. The failures are a step of the running gain.
+
+
+@dataclass(frozen=True)
+class BpmFailStep(Step):
+    """1 where G_i ≥ T_i (the user has the gain wanted at rank i)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk")
+    target: float
+    hb: float
+    gain_med: float
+    min_rel: float
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class _BpmRows(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    hb: float
+    gain_med: float
+    k: int
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
+            "cumfail": BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel),
+        }
+
+
+@dataclass(frozen=True)
+class BpmUtility(_BpmRows):
+    """Σ_{i≤depth} P_i · g_i."""
+
+
+@dataclass(frozen=True)
+class BpmExamined(_BpmRows):
+    """Σ_{i≤depth} P_i over the ranked rows."""
+
+
+@dataclass(frozen=True)
+class _BpmAfter(Primitive):
+    abstract: ClassVar[bool] = True
+    target: float
+    hb: float
+    gain_med: float
+    k: int
+    min_rel: float
+    max_rel: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+
+
+@dataclass(frozen=True)
+class BpmTail(_BpmAfter):
+    """Σ_{m<i≤depth} P_i over the padding (gain 0: T_i falls by hb · gain_med a rank, so the
+    first failure there is at a rank found in closed form)."""
+
+
+@dataclass(frozen=True)
+class BpmEnd(_BpmAfter):
+    """P_{depth+1}."""
+
 # -- scalar operations on per-query values ------------------------------------------------------
 
 

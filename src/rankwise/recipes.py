@@ -23,10 +23,19 @@ from rankwise.primitives import (
     Add,
     ApSum,
     BingSum,
+    BpmEnd,
+    BpmExamined,
+    BpmTail,
+    BpmUtility,
     BprefSum,
     CgGain,
     Const,
     Count,
+    CwlDiscounted,
+    CwlExamined,
+    CwlGainTotal,
+    CwlSurvival,
+    CwlUtility,
     DcgGain,
     Div,
     Div0,
@@ -41,6 +50,10 @@ from rankwise.primitives import (
     IdcgPos,
     IdealDcgRun,
     InfapSum,
+    InstEnd,
+    InstExamined,
+    InstTail,
+    InstUtility,
     Iprec,
     Least,
     Mul,
@@ -218,6 +231,124 @@ def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return Div0(Sub(shown, unjudged), shown)
 
 
+
+# -- C/W/L user models (cwl_eval) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CwlModel:
+    """A C/W/L user model in the form the primitives compute (see rankwise.primitives): the
+    chance of reading rank i is d(i) · S_i; ``end`` says whether P_{depth+1} = d(depth + 1) ·
+    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG)."""
+
+    shape: str
+    a: float
+    survival: str = "none"
+    end: bool = True
+
+
+def cwl_discount_value(shape: str, a: float, depth: int, i: int) -> float:
+    """d(i) in Python (the engines' ``cwl_discount``), without the cut at ``depth`` but for
+    U-measure's last rank."""
+    if shape == "geometric":
+        return float(a ** (i - 1))
+    if shape == "insq":
+        return float((2.0 * a / (i - 1.0 + 2.0 * a)) ** 2)
+    if shape == "cutoff":
+        return 1.0 if i <= a else 0.0
+    if shape == "cutoff_recip":
+        return 1.0 / i if i <= a else 0.0
+    if shape == "log2":
+        return 1.0 / math.log2(i + 1.0) if i <= a else 0.0
+    if shape == "linear":
+        return max(0.0, 1.0 - (i - 1.0) / a) if i < depth else 0.0
+    raise ValueError(f"unknown C/W/L discount shape {shape!r}")
+
+
+def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
+    name = m.spec.name
+    if name == "INSQ":
+        return CwlModel("insq", float(p["T"]))
+    if name == "SDCG":
+        return CwlModel("log2", float(m.cutoff or 0))
+    if name == "NERR8":
+        return CwlModel("cutoff", float(m.cutoff or 0), "product")
+    if name == "NERR9":
+        return CwlModel("cutoff_recip", float(m.cutoff or 0), "product")
+    if name == "NERR10":
+        return CwlModel("geometric", float(p["p"]), "product")
+    if name == "NERR11":
+        return CwlModel("insq", float(p["T"]), "product")
+    if name == "U":
+        return CwlModel("linear", float(p["L"]), end=False)
+    if name == "TBG":
+        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False)
+    raise KeyError(name)
+
+
+def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    """A C/W/L measure (cwl_eval's EU, ETU, EC, ETC or ED) from the sums over the ranked rows
+    and closed forms over the padding: with P_i = d(i) · S_i, S constant beyond the ranking
+    (gain 0 there), D = Σ_{i≤depth} d(i) and P_end = P_{depth+1}:
+    ED = Σ_rows d·S + S_m · (D − Σ_rows d), EU = Σ_rows d·S·g / ED, ETU = Σ_rows d·S·g −
+    P_end · Σ_rows g, EC = 1, ETC = ED − depth · P_end."""
+    lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
+    if m.spec.name == "INST":
+        return _inst(m, p, lo, hi, depth)
+    if m.spec.name == "BPM":
+        bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, depth)
+        read = Add(BpmExamined(*bpm), BpmTail(*bpm))
+        return _cwl_value(str(p["value"]), BpmUtility(*bpm), read, BpmEnd(*bpm), CwlGainTotal(lo, hi, depth), depth)
+    model = _cwl_models(m, p)
+    d, a, s = model.shape, model.a, model.survival
+    total = math.fsum(
+        cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
+    )
+    end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
+    utility = CwlUtility(d, a, s, lo, hi, depth)
+    survival = CwlSurvival(s, lo, hi, depth)
+    depth_e: Node = _add(
+        CwlExamined(d, a, s, lo, hi, depth),
+        Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
+    )
+    p_end = Mul(Const(end), survival)
+    return _cwl_value(str(p["value"]), utility, depth_e, p_end, CwlGainTotal(lo, hi, depth), depth)
+
+
+def _inst(m: Metric, p: Mapping[str, ParamValue], lo: float, hi: float, depth: int) -> Node:
+    """INST: the chance of reading rank i is the running product of its adaptive continuation
+    (InstExamined); the padding's part in closed form (InstTail, InstEnd)."""
+    t = float(p["T"])
+    utility = InstUtility(t, lo, hi, depth)
+    depth_e = Add(InstExamined(t, lo, hi, depth), InstTail(t, lo, hi, depth))
+    return _cwl_value(str(p["value"]), utility, depth_e, InstEnd(t, lo, hi, depth), CwlGainTotal(lo, hi, depth), depth)
+
+
+def _cwl_value(value: str, utility: Node, depth_e: Node, p_end: Node, gain: Node, depth: int) -> Node:
+    """One of cwl_eval's numbers from Σ P_i g_i over the rows, ED = Σ P_i, P_{depth+1} and the
+    gain of the rows: EU = Σ P g / ED, ETU = Σ P g − P_end · G, EC = 1 (0 for a query missing
+    from the run, where ED = 0), ETC = ED − depth · P_end."""
+    if value == "EU":
+        return Div0(utility, depth_e)
+    if value == "ED":
+        return depth_e
+    if value == "EC":
+        return Positive(depth_e)
+    if value == "ETU":
+        return Sub(utility, Mul(p_end, gain))
+    return Sub(depth_e, Mul(Const(float(depth)), p_end))
+
+
+def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
+    """The last rank whose discount can be nonzero (the cutoff models stop at k)."""
+    if shape in ("cutoff", "cutoff_recip", "log2"):
+        return int(min(a, depth))
+    return depth
+
+CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG"})
+"""The C/W/L user models (cwl_eval's measures): their recipes read the chance of reading each
+rank (rankwise.explain shows it)."""
+
 RELSTRING_DEFAULT_K = 10
 """Documents RelString shows without a cutoff (trec_eval's default)."""
 
@@ -284,6 +415,17 @@ RECIPES: dict[str, Recipe] = {
     "NumRet": lambda m, p: Count() if math.isinf(float(p["rel"])) else Relret(_threshold(p), None),
     "NumRel": lambda m, p: _nrel(p),
     "NumRelRet": lambda m, p: Relret(_threshold(p), None),
+    # C/W/L user models (cwl_eval)
+    "INST": _cwl,
+    "INSQ": _cwl,
+    "BPM": _cwl,
+    "SDCG": _cwl,
+    "NERR8": _cwl,
+    "NERR9": _cwl,
+    "NERR10": _cwl,
+    "NERR11": _cwl,
+    "U": _cwl,
+    "TBG": _cwl,
 }
 
 

@@ -235,6 +235,72 @@ _DCG_FORMULA = (
     "group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
 )
 
+# -- C/W/L user models (cwl_eval) -------------------------------------------------------------
+CWL_VALUES = ("EU", "ETU", "EC", "ETC", "ED")
+CWL_VALUE = Param(
+    "value",
+    str,
+    "EU",
+    "which of cwl_eval's numbers: 'EU' expected utility per document (the measure), 'ETU' "
+    "expected total utility, 'EC' expected cost per document, 'ETC' expected total cost, "
+    "'ED' expected depth (documents read); every document costs 1",
+    choices=CWL_VALUES,
+)
+_RELEVANCE_LEVEL = (
+    "a relevance level: relevance (negative relevance read as 0) is clipped to [min_rel, max_rel] "
+    "and scaled to a gain in [0, 1] by (rel − min_rel) / (max_rel − min_rel), which needs "
+    "max_rel > min_rel: min_rel is at most 0 and max_rel above 0, each within ±2**62 like every "
+    "number without a natural ceiling"
+)
+CWL_MIN_REL = Param(
+    "min_rel", float, 0.0, "relevance that gains 0 (lower levels are raised to it; negative relevance counts as 0)",
+    minimum=-LIMIT, maximum=0.0, bounds=_RELEVANCE_LEVEL,
+)
+CWL_MAX_REL = Param(
+    "max_rel", float, 1.0, "relevance that gains 1 (higher levels are lowered to it; ir-measures requires it, cwl_eval's --max_gain is 1)",
+    minimum=2.2250738585072014e-308, maximum=LIMIT,
+    bounds=_RELEVANCE_LEVEL + "; at least the smallest normal double, 2.2250738585072014e-308, "
+    "since an engine may divide by multiplying with 1 / (max_rel − min_rel), infinite for a subnormal",
+)
+CWL_DEPTH_MAX = 1_000_000
+CWL_DEPTH = Param(
+    "depth", int, 1000, "cwl_eval's --max_depth: the ranking is cut there, and padded to it with documents of gain 0",
+    minimum=1, maximum=CWL_DEPTH_MAX,
+    bounds="a number of ranks (at least one); the normalising sum over the ranks is taken "
+    "when the metric is built, so at most a million",
+)
+_TARGET_BOUNDS = (
+    "a total gain the user wants (gains lie in [0, 1]): T = 0 would make the continuation "
+    "0/0 at rank 1 (INSQ, NERR11) or stop before rank 1 (BPM); no natural ceiling: at most 2**62"
+)
+CWL_T = Param(
+    "T", float, 1.0, "the total gain the user wants (the target)",
+    minimum=0.0, exclusive_min=True, maximum=LIMIT, bounds=_TARGET_BOUNDS,
+)
+INST_T = Param(
+    "T", float, 1.0, "the total gain the user wants (the target)",
+    minimum=0.25, maximum=LIMIT,
+    bounds="INST goes on with C_i = ((x − 1) / x)², x = i + 2T − G_i ≥ 2T (gains lie in [0, 1]): "
+    "a probability for every ranking only when x ≥ 1/2, i.e. T ≥ 1/4 (below it C exceeds 1 "
+    "where every document is fully relevant); no natural ceiling: at most 2**62",
+)
+CWL_PERSISTENCE = Param(
+    "p", float, 0.9, "persistence: probability of going on when the document gives nothing",
+    minimum=0.0, maximum=1.0,
+    bounds="a probability: C_i = p · (1 − g_i) must lie in [0, 1]",
+)
+_CWL_COMMON = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE)
+_CWL_FORMULA = (
+    "C/W/L: C_i the chance to go on from rank i, P_i = Π_{j<i} C_j, W_i = P_i / Σ_{i≤depth} P_i; "
+    "EU = Σ W_i g_i, ETU = Σ_i L_i Σ_{j≤i} g_j with L_i = P_i (1 − C_i), ED = Σ P_i, "
+    "EC = 1, ETC = Σ_i L_i · i; g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
+    "(max_rel − min_rel), 0 unjudged; the ranking cut at depth and padded to it with gain 0; "
+)
+_NERR_CITATION = (
+    "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: exploring the relationship between "
+    "expected reciprocal rank and other metrics, ICTIR 2021; cwl_eval"
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
@@ -710,6 +776,147 @@ SPECS: tuple[MetricSpec, ...] = (
         empty_value=0.0,
         aggregate="sum",
         trec_eval="num_rel_ret",
+    ),
+    # -- C/W/L user models, exact to cwl_eval (issue 18, section 2) --
+    MetricSpec(
+        name="INST",
+        aliases=(),
+        params=(INST_T, *_CWL_COMMON),
+        cutoff="none",
+        description="INST: adaptive C/W/L user who wants T gain and is more likely to stop the more gain is seen",
+        formula=_CWL_FORMULA + "C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i = Σ_{j≤i} g_j",
+        citation="Moffat, Bailey, Scholer & Thomas, INST: an adaptive metric for information retrieval evaluation, ADCS 2015; cwl_eval",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="INSQ",
+        aliases=(),
+        params=(CWL_T, *_CWL_COMMON),
+        cutoff="none",
+        description="INSQ: C/W/L user who wants T gain, continuing with a rank-dependent chance",
+        formula=_CWL_FORMULA + "C_i = ((i + 2T − 1) / (i + 2T))²",
+        citation="Moffat, Scholer & Thomas, Models and metrics: IR evaluation as a user process, ADCS 2012; cwl_eval",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="BPM",
+        aliases=(),
+        params=(
+            CWL_T,
+            Param(
+                "hb", float, 0.0, "the dynamic model's gain factor: the target moves by hb · (g − gain_med) at "
+                "each document read (0: the static model; cwl_eval's BPM-Dynamic takes 1)",
+                minimum=0.0, maximum=LIMIT,
+                bounds="a factor of the target's change: negative would move the target against the gain "
+                "seen; no natural ceiling: at most 2**62",
+            ),
+            Param(
+                "gain_med", float, 0.5, "the dynamic model's median gain: a document of more gain raises the target",
+                minimum=0.0, maximum=1.0, bounds="a gain, and gains lie in [0, 1]",
+            ),
+            *_CWL_COMMON,
+        ),
+        cutoff="required",
+        description="Bejeweled Player Model: the user stops once the target gain is seen or k documents are "
+        "read (static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
+        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [i < k], G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
+        "gain_med) (cwl_eval 1.0.12's hc changes nothing: its update of K writes T after the gain test)",
+        citation="Zhang, Liu, Li, Zhang, Xu & Ma, Evaluating web search with a bejeweled player model, SIGIR 2017; cwl_eval",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="SDCG",
+        aliases=(),
+        params=_CWL_COMMON,
+        cutoff="required",
+        description="scaled DCG@k: DCG@k divided by the DCG@k of k fully relevant documents (C/W/L)",
+        formula=_CWL_FORMULA + "C_i = log2(i + 1) / log2(i + 2) for i < k, 0 from k on",
+        citation="Järvelin & Kekäläinen, TOIS 2002; as cwl_eval's NDCG-k",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="NERR8",
+        aliases=(),
+        params=_CWL_COMMON,
+        cutoff="required",
+        description="not (but nearly) ERR, equation 8: stop at a document with its gain, at the latest at rank k",
+        formula=_CWL_FORMULA + "C_i = 1 − g_i for i < k, 0 from k on",
+        citation=_NERR_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="NERR9",
+        aliases=(),
+        params=_CWL_COMMON,
+        cutoff="required",
+        description="not (but nearly) ERR, equation 9: NERR8 with a 1/i discount",
+        formula=_CWL_FORMULA + "C_i = i / (i + 1) · (1 − g_i) for i < k, 0 from k on",
+        citation=_NERR_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="NERR10",
+        aliases=(),
+        params=(CWL_PERSISTENCE, *_CWL_COMMON),
+        cutoff="none",
+        description="not (but nearly) ERR, equation 10: RBP's patience p times 1 − g",
+        formula=_CWL_FORMULA + "C_i = p · (1 − g_i)",
+        citation=_NERR_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="NERR11",
+        aliases=(),
+        params=(CWL_T, *_CWL_COMMON),
+        cutoff="none",
+        description="not (but nearly) ERR, equation 11: INSQ's continuation times 1 − g",
+        formula=_CWL_FORMULA + "C_i = ((i + 2T − 1) / (i + 2T))² · (1 − g_i)",
+        citation=_NERR_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="U",
+        aliases=("UMeasure",),
+        params=(
+            Param(
+                "L", float, 1000.0, "the half-life of reading: the weight of a document falls linearly to 0 at rank L + 1",
+                minimum=0.0, exclusive_min=True, maximum=LIMIT,
+                bounds="weights max(0, 1 − (i − 1) / L): L = 0 divides by 0, L < 0 gives weight only to "
+                "rank 1 by a negative slope; no natural ceiling: at most 2**62",
+            ),
+            CWL_MIN_REL, CWL_MAX_REL,
+            Param(
+                "depth", int, 1000, "cwl_eval's --max_depth: the ranking is cut there, and padded to it with documents of gain 0",
+                minimum=2, maximum=CWL_DEPTH_MAX,
+                bounds="a number of ranks: U-measure gives the last rank weight 0, so depth 1 leaves no "
+                "weight (cwl_eval divides 0 by 0); the normalising sum is taken when the metric is "
+                "built, so at most a million",
+            ),
+            CWL_VALUE,
+        ),
+        cutoff="none",
+        description="U-measure: weights falling linearly with the text read (each document costs 1)",
+        formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − (i − 1) / L) for i < depth, 0 at depth",
+        citation="Sakai & Dou, Summaries, ranked retrieval and sessions: a unified framework for information access evaluation, SIGIR 2013; cwl_eval",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="TBG",
+        aliases=(),
+        params=(
+            Param(
+                "H", float, 224.0, "the half-life: the chance of reading on halves every H units of cost (documents)",
+                minimum=0.0, exclusive_min=True, maximum=LIMIT,
+                bounds="weights 2^(−(i − 1) / H): H = 0 divides by 0, H < 0 weighs deep documents most; "
+                "no natural ceiling: at most 2**62",
+            ),
+            *_CWL_COMMON,
+        ),
+        cutoff="none",
+        description="time-biased gain (C/W/L, each document costs 1): RBP with p = 2^(−1/H), stopping at depth",
+        formula=_CWL_FORMULA + "W_i ∝ 2^(−(i − 1) / H)",
+        citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
+        empty_value=0.0,
     ),
 )
 

@@ -373,7 +373,7 @@ class _Part:
             self.scores |= "score" in getattr(given, "reads", ())
             if isinstance(given, Step):
                 col = f"__seq|{given!r}"
-                self.seqs[col] = bind(given, ELEMENT, SEQ_RANK, _no_input).cum_sum()
+                self.seqs[col] = running(given)
                 return pl.col(col)
             if isinstance(given, RowValue) and given.window:
                 col = f"__row|{given!r}"
@@ -394,6 +394,18 @@ class _Part:
 
         self.aggs[key] = bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
+
+
+def running(step: Step) -> pl.Expr:
+    """A running sum down a query's ranked list (inside ``list.eval``); its step may read other
+    running sums (a step of the running gain, say), which are summed first."""
+    return bind(step, ELEMENT, SEQ_RANK, _step_input).cum_sum()
+
+
+def _step_input(name: str, given: Input) -> pl.Expr:
+    if isinstance(given, Step):
+        return running(given)
+    return _no_input(name, given)
 
 
 def _compile(node: Node, part: bool) -> pl.Expr:

@@ -89,7 +89,8 @@ def group_expr(node: Node, rel: pl.Expr, rnk: pl.Expr, judged: pl.Expr) -> pl.Ex
 
 def _group_input(given: Input, rel: pl.Expr, rnk: pl.Expr, judged: pl.Expr) -> pl.Expr:
     if isinstance(given, Step):
-        return bind(given, rel, rnk, _unsupported).cum_sum()
+        # a step may read other running sums (summed first)
+        return bind(given, rel, rnk, lambda n, g: _group_input(g, rel, rnk, judged)).cum_sum()
     if isinstance(given, RowValue):
         return bind(given, rel, rnk, _unsupported)
     if isinstance(given, IdealRank):

@@ -455,3 +455,251 @@ def floor(a: pl.Expr) -> pl.Expr:
 
 def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return a.pow(b)
+
+
+# -- C/W/L user models (cwl_eval): see rankwise.primitives ------------------------------------
+
+
+def cwl_gain(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) − min_rel) / (max_rel − min_rel),
+    0 when unjudged."""
+    r = pl.max_horizontal(rel.cast(pl.Float64), pl.lit(0.0))
+    clipped = pl.min_horizontal(pl.max_horizontal(r, pl.lit(float(min_rel))), pl.lit(float(max_rel)))
+    return pl.when(rel.is_null()).then(0.0).otherwise((clipped - min_rel) / (max_rel - min_rel))
+
+
+def cwl_gain_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """The gain."""
+    return cwl_gain(rel, min_rel, max_rel)
+
+
+def _cwl_log(g: pl.Expr) -> pl.Expr:
+    return pl.when(g < 1.0).then((1.0 - g).log()).otherwise(0.0)
+
+
+def cwl_log_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """ln(1 − g), 0 where g = 1."""
+    return _cwl_log(cwl_gain(rel, min_rel, max_rel))
+
+
+def cwl_zero_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+    """1 where g = 1."""
+    return (cwl_gain(rel, min_rel, max_rel) >= 1.0).cast(pl.Int64)
+
+
+def cwl_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """The rank's discount d(i) of a C/W/L model, 0 beyond ``depth``: 'geometric' a^(i − 1);
+    'insq' (2a / (i − 1 + 2a))²; 'cutoff' [i ≤ a]; 'cutoff_recip' [i ≤ a] / i; 'log2'
+    [i ≤ a] / log2(i + 1); 'linear' max(0, 1 − (i − 1) / a) before the last rank (U-measure)."""
+    i = rnk.cast(pl.Float64)
+    inside = i <= a
+    if shape == "geometric":
+        d = pl.lit(a).pow(i - 1.0)
+    elif shape == "insq":
+        d = (2.0 * a / (i - 1.0 + 2.0 * a)).pow(2.0)
+    elif shape == "cutoff":
+        d = pl.when(inside).then(1.0).otherwise(0.0)
+    elif shape == "cutoff_recip":
+        d = pl.when(inside).then(1.0 / i).otherwise(0.0)
+    elif shape == "log2":
+        d = pl.when(inside).then(1.0 / (i + 1.0).log(2)).otherwise(0.0)
+    elif shape == "linear":
+        d = pl.when(i < depth).then(pl.max_horizontal(pl.lit(0.0), 1.0 - (i - 1.0) / a)).otherwise(0.0)
+    else:
+        raise ValueError(f"unknown C/W/L discount shape {shape!r}")
+    return pl.when(rnk <= depth).then(d).otherwise(0.0)
+
+
+def cwl_reach(rel: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str,
+              min_rel: float, max_rel: float) -> pl.Expr:
+    """S_i, the survival of the gains above the row: 'none' 1; 'product' Π_{j<i} (1 − g_j)
+    (0 once a factor is 0; else from the running log, this row's own step taken out)."""
+    g = cwl_gain(rel, min_rel, max_rel)
+    if survival == "none":
+        return pl.lit(1.0)
+    if survival == "product":
+        zeros_above = cumzero - (g >= 1.0).cast(pl.Int64)
+        return pl.when(zeros_above > 0).then(0.0).otherwise((cumlog - _cwl_log(g)).exp())
+    raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ d(i) · S_i · g_i."""
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
+    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
+
+
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                 a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ d(i) · S_i."""
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
+    return (cwl_discount(rnk, shape, a, depth) * reach).sum()
+
+
+def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """Σ d(i) over the ranked rows."""
+    return cwl_discount(rnk, shape, a, depth).sum()
+
+
+def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_rel: float,
+                 depth: int) -> pl.Expr:
+    """S after the rows at rank ≤ depth."""
+    g = pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0)
+    if survival == "none":
+        return pl.lit(1.0)
+    if survival == "product":
+        return pl.when((g >= 1.0).any()).then(0.0).otherwise(_cwl_log(g).sum().exp())
+    raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} g_i."""
+    return pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+
+
+# INST: a continuation of the running gain (its running log sums a step of the running gain)
+
+
+def _inst_continue(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², as cwl_eval writes it."""
+    x = rnk.cast(pl.Float64) + target + (target - cumgain)
+    return ((x - 1.0) / x).pow(2.0)
+
+
+def inst_log_step(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """ln C_i, 0 where C_i = 0."""
+    c = _inst_continue(rnk, cumgain, target)
+    return pl.when(c > 0.0).then(c.log()).otherwise(0.0)
+
+
+def inst_zero_step(rnk: pl.Expr, cumgain: pl.Expr, target: float) -> pl.Expr:
+    """1 where C_i = 0."""
+    return (_inst_continue(rnk, cumgain, target) <= 0.0).cast(pl.Int64)
+
+
+def _inst_reach(rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float) -> pl.Expr:
+    """P_i = Π_{j<i} C_j: 0 once a factor is 0, else from the running log without the row's own."""
+    zeros_above = cumzero - inst_zero_step(rnk, cumgain, target)
+    return pl.when(zeros_above > 0).then(0.0).otherwise((cumlog - inst_log_step(rnk, cumgain, target)).exp())
+
+
+def inst_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
+                 min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i · g_i."""
+    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_gain(rel, min_rel, max_rel)
+    return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
+
+
+def inst_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
+                  min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i."""
+    return pl.when(rnk <= depth).then(_inst_reach(rnk, cumgain, cumlog, cumzero, target)).otherwise(0.0).sum()
+
+
+TRIGAMMA_SHIFT = 10
+"""ψ1(x) = Σ_{k<10} 1/(x + k)² + ψ1(x + 10), the last by its asymptotic series (x > 0: the
+series' first omitted term is below 1e-15 of the value)."""
+
+
+def trigamma(x: pl.Expr) -> pl.Expr:
+    """ψ1(x) = Σ_{t≥0} 1/(x + t)² for x > 0."""
+    head = pl.sum_horizontal([1.0 / (x + float(k)).pow(2.0) for k in range(TRIGAMMA_SHIFT)])
+    y = x + float(TRIGAMMA_SHIFT)
+    z = 1.0 / (y * y)
+    # 1/y + 1/(2y²) + 1/(6y³) − 1/(30y⁵) + 1/(42y⁷) − 1/(30y⁹) + 5/(66y¹¹) − 691/(2730y¹³)
+    series = 1.0 / 6 + z * (-1.0 / 30 + z * (1.0 / 42 + z * (-1.0 / 30 + z * (5.0 / 66 + z * (-691.0 / 2730)))))
+    return head + 1.0 / y + 1.0 / (2.0 * y * y) + series / (y * y * y)
+
+
+def _inst_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+                depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(P_{m+1}, m + a, depth + a) over the rows at rank ≤ depth, a = 2T − G_m."""
+    inside = rnk <= depth
+    zeros = pl.when(inside).then(inst_zero_step(rnk, cumgain, target)).otherwise(0).sum()
+    logs = pl.when(inside).then(inst_log_step(rnk, cumgain, target)).otherwise(0.0).sum()
+    reach = pl.when(zeros > 0).then(0.0).otherwise(logs.exp())
+    m = inside.sum().cast(pl.Float64)
+    a = 2.0 * target - pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    return reach, m + a, float(depth) + a
+
+
+def inst_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+              depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a))."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
+    return reach * start.pow(2.0) * (trigamma(start) - trigamma(stop))
+
+
+def inst_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
+             depth: int) -> pl.Expr:
+    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
+    return reach * (start / stop).pow(2.0)
+
+
+# BPM: the user goes on while G_i < T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) and i < k
+
+
+def bpm_fail_step(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
+                  min_rel: float, max_rel: float) -> pl.Expr:
+    """1 where G_i ≥ T_i."""
+    before = cumgain - cwl_gain(rel, min_rel, max_rel)
+    wanted = target + hb * (before - (rnk.cast(pl.Float64) - 1.0) * gain_med)
+    return (cumgain >= wanted).cast(pl.Int64)
+
+
+def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+               gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """P_i = [i ≤ k] · [no failure above] (0 beyond depth)."""
+    failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+    return pl.when((rnk <= k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
+
+
+def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+                gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i · g_i."""
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
+    return (reach * cwl_gain(rel, min_rel, max_rel)).sum()
+
+
+def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+                 gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i."""
+    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth).sum()
+
+
+def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
+               min_rel: float, max_rel: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(S, m, j*) over the rows at rank ≤ depth: S = 1 when none failed, m their number, j* the
+    first failing rank of the padding (gain 0 there, G = G_m: fails where hb · gain_med · (j − 1)
+    ≥ T + (hb − 1) · G_m; never when hb · gain_med ≤ 0 and rank m + 1 does not)."""
+    inside = rnk <= depth
+    fails = pl.when(inside).then(bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel))
+    survive = pl.when(fails.otherwise(0).sum() == 0).then(1.0).otherwise(0.0)
+    m = inside.sum().cast(pl.Float64)
+    total = pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    first = m + 1.0
+    fails_first = total >= target + hb * (total - m * gain_med)
+    rate = hb * gain_med
+    if rate > 0:
+        at = ((target + (hb - 1.0) * total) / rate).ceil() + 1.0
+        j = pl.max_horizontal(first, at)
+    else:
+        j = pl.when(fails_first).then(first).otherwise(pl.lit(math.inf))
+    return survive, m, j
+
+
+def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
+             min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, k, j*) − m)."""
+    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    last = pl.min_horizontal(pl.lit(float(min(depth, k))), j)
+    return survive * pl.max_horizontal(pl.lit(0.0), last - m)
+
+
+def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
+            min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+    """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
+    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)

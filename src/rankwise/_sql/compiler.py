@@ -182,10 +182,21 @@ class _Compiler:
         rows = self.rowcols.setdefault(part, {})
         steps = self.steps.setdefault(part, {})
 
+        def plain_step(name: str, given: Input) -> str:
+            """A running sum read by another step: summed in the ranking window."""
+            if not isinstance(given, Step) or "rnk" in given.reads or _reads_running_sums(given):
+                raise InvalidParameterError(f"{given!r} cannot be read by a step (one level of running sums)")
+            col = self.names.setdefault(given, f"s{len(self.names)}")
+            steps.setdefault(col, bind(given))
+            return col
+
         def input_of(name: str, given: Input) -> str:
             if isinstance(given, Step):
                 col = self.names.setdefault(given, f"s{len(self.names)}")
-                if "rnk" in given.reads:  # a step that reads the rank sums in a second window
+                if _reads_running_sums(given):
+                    # a step of other running sums (summed in the ranking window): a second window
+                    rows.setdefault(col, f"rw_running_sum({bind(given, plain_step)}, query_id, rnk)")
+                elif "rnk" in given.reads:  # a step that reads the rank sums in a second window
                     rows.setdefault(col, f"rw_running_sum({bind(given)}, query_id, rnk)")
                 else:
                     steps.setdefault(col, bind(given))
@@ -213,6 +224,10 @@ class _Compiler:
             col = f"ag{int(part)}.{self.run_col(node, part)}"
             return col if node.empty is None else f"coalesce({col}, {literal(node.empty)})"
         return bind(node, lambda name, given: self.final(getattr(node, name), part))
+
+
+def _reads_running_sums(step: Step) -> bool:
+    return any(isinstance(i, Step) for i in step.inputs().values())
 
 
 TIE_SQL: dict[TieKey, str] = {

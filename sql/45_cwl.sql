@@ -1,0 +1,189 @@
+-- rankwise C/W/L user models (cwl_eval; Moffat et al.; Azzopardi, Thomas & Moffat, SIGIR 2019).
+-- A user reads rank 1 and goes on from rank i to i + 1 with probability C_i; the chance of
+-- reading rank i is P_i = d(i) * S_i: a discount d of the rank alone (rw_cwl_discount) times a
+-- survival S_i of the gains above rank i (rw_cwl_reach). The primitives of
+-- rankwise/primitives.py's C/W/L block, with the parameter names of their Polars functions.
+
+-- cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), 0 unjudged.
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel) AS
+    CASE WHEN rel IS NULL THEN 0.0::DOUBLE
+         ELSE (least(greatest(greatest(rel::DOUBLE, 0.0), min_rel::DOUBLE), max_rel::DOUBLE) - min_rel::DOUBLE)
+              / (max_rel::DOUBLE - min_rel::DOUBLE)
+    END;
+
+-- ln(1 - g), 0 where g = 1.
+CREATE OR REPLACE TEMP MACRO rw_cwl_log(g) AS CASE WHEN g < 1.0 THEN ln(1.0 - g) ELSE 0.0::DOUBLE END;
+
+-- Per-row steps of the running sums: the gain, ln(1 - g) (0 where g = 1), [g = 1].
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_step(rel, min_rel, max_rel) AS rw_cwl_gain(rel, min_rel, max_rel);
+CREATE OR REPLACE TEMP MACRO rw_cwl_log_step(rel, min_rel, max_rel) AS rw_cwl_log(rw_cwl_gain(rel, min_rel, max_rel));
+CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel) AS
+    CASE WHEN rw_cwl_gain(rel, min_rel, max_rel) >= 1.0 THEN 1 ELSE 0 END;
+
+-- The discount d(i), 0 beyond depth: 'geometric' a^(i - 1); 'insq' (2a / (i - 1 + 2a))^2;
+-- 'cutoff' [i <= a]; 'cutoff_recip' [i <= a] / i; 'log2' [i <= a] / log2(i + 1); 'linear'
+-- max(0, 1 - (i - 1) / a) before the last rank (U-measure).
+CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, shape, a, depth) AS
+    CASE
+        WHEN rnk > depth THEN 0.0::DOUBLE
+        WHEN shape = 'geometric' THEN pow(a::DOUBLE, rnk::DOUBLE - 1.0)
+        WHEN shape = 'insq' THEN pow(2.0 * a::DOUBLE / (rnk::DOUBLE - 1.0 + 2.0 * a::DOUBLE), 2.0)
+        WHEN shape = 'cutoff' THEN CASE WHEN rnk <= a THEN 1.0 ELSE 0.0 END
+        WHEN shape = 'cutoff_recip' THEN CASE WHEN rnk <= a THEN 1.0 / rnk::DOUBLE ELSE 0.0 END
+        WHEN shape = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk::DOUBLE + 1.0) ELSE 0.0 END
+        WHEN shape = 'linear' THEN
+            CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - (rnk::DOUBLE - 1.0) / a::DOUBLE) ELSE 0.0 END
+    END::DOUBLE;
+
+-- S_i, the survival of the gains above the row: 'none' 1; 'product' prod_{j<i} (1 - g_j), 0
+-- once a factor is 0, else exp of the running log with this row's own step taken out.
+CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel) AS
+    CASE
+        WHEN survival = 'product' THEN
+            CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel) > 0 THEN 0.0
+                 ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel)) END
+        ELSE 1.0
+    END::DOUBLE;
+
+-- sum d(i) * S_i * g_i (the expected utility before normalisation).
+CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
+                 * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
+
+-- sum d(i) * S_i over the ranked rows.
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)), 0.0)::DOUBLE;
+
+-- sum d(i) over the ranked rows.
+CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
+
+-- S after the rows at rank <= depth (1 for none).
+CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, depth) AS
+    CASE
+        WHEN survival = 'product' THEN
+            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel) ELSE 0 END), 0) > 0 THEN 0.0
+                 ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)) END
+        ELSE 1.0
+    END::DOUBLE;
+
+-- sum_{i <= depth} g_i.
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T - G_i - 1) / (i + 2T - G_i))^2, G_i
+-- the running gain cumgain (as cwl_eval writes it); its running log and count of zero factors
+-- sum steps of the running gain.
+CREATE OR REPLACE TEMP MACRO rw_inst_continue(rnk, cumgain, target) AS
+    pow((rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain) - 1.0) / (rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain)), 2.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_log_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) > 0.0 THEN ln(rw_inst_continue(rnk, cumgain, target)) ELSE 0.0::DOUBLE END;
+CREATE OR REPLACE TEMP MACRO rw_inst_zero_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) <= 0.0 THEN 1 ELSE 0 END;
+
+-- P_i = prod_{j<i} C_j: 0 once a factor is 0, else from the running log without the row's own.
+CREATE OR REPLACE TEMP MACRO rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) AS
+    CASE WHEN cumzero - rw_inst_zero_step(rnk, cumgain, target) > 0 THEN 0.0::DOUBLE
+         ELSE exp(cumlog - rw_inst_log_step(rnk, cumgain, target)) END;
+
+-- sum_{i <= depth} P_i * g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
+-- asymptotic series at x + 10.
+CREATE OR REPLACE TEMP MACRO rw_trigamma_series(y) AS
+    1.0 / y + 1.0 / (2.0 * y * y)
+    + (1.0::DOUBLE / 6.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0 + (1.0 / (y * y)) * (1.0::DOUBLE / 42.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0
+       + (1.0 / (y * y)) * (5.0::DOUBLE / 66.0 + (1.0 / (y * y)) * (-691.0::DOUBLE / 2730.0)))))) / (y * y * y);
+CREATE OR REPLACE TEMP MACRO rw_trigamma(x) AS
+    1.0 / pow(x, 2.0) + 1.0 / pow(x + 1.0, 2.0) + 1.0 / pow(x + 2.0, 2.0) + 1.0 / pow(x + 3.0, 2.0)
+    + 1.0 / pow(x + 4.0, 2.0) + 1.0 / pow(x + 5.0, 2.0) + 1.0 / pow(x + 6.0, 2.0) + 1.0 / pow(x + 7.0, 2.0)
+    + 1.0 / pow(x + 8.0, 2.0) + 1.0 / pow(x + 9.0, 2.0) + rw_trigamma_series(x + 10.0);
+
+-- Over the rows at rank <= depth (m of them, gain G_m): P_{m+1}, m, and a = 2T - G_m.
+CREATE OR REPLACE TEMP MACRO rw_inst_after_reach(rnk, cumgain, target, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_zero_step(rnk, cumgain, target) ELSE 0 END), 0) > 0 THEN 0.0
+         ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_log_step(rnk, cumgain, target) ELSE 0.0 END), 0.0)) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth) AS
+    2.0 * target::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0);
+
+-- sum_{m < i <= depth} P_i = P_{m+1} (m + a)^2 (psi1(m + a) - psi1(depth + a)) over the padding.
+CREATE OR REPLACE TEMP MACRO rw_inst_tail(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * pow(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth), 2.0)
+     * (rw_trigamma(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
+        - rw_trigamma(depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))))::DOUBLE;
+
+-- P_{depth+1} = P_{m+1} ((m + a) / (depth + a))^2.
+CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * pow((rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
+           / (depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth)), 2.0))::DOUBLE;
+
+-- BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+-- T_i = target + hb (G_{i-1} - (i - 1) gain_med) (hb = 0: the static model), G = cumgain.
+-- 1 where G_i >= T_i (a failure: the user has the gain wanted).
+CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) AS
+    CASE WHEN cumgain >= target::DOUBLE + hb::DOUBLE * ((cumgain - rw_cwl_gain(rel, min_rel, max_rel))
+                                                        - (rnk::DOUBLE - 1.0) * gain_med::DOUBLE)
+         THEN 1 ELSE 0 END;
+
+-- P_i = [i <= k] [no failure above] (0 beyond depth).
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    CASE WHEN rnk <= k AND rnk <= depth
+              AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) = 0
+         THEN 1.0 ELSE 0.0 END::DOUBLE;
+
+-- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
+                 * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)), 0.0)::DOUBLE;
+
+-- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
+-- failing rank j* of the padding (gain 0, G = G_m: fails where hb gain_med (j - 1) >=
+-- target + (hb - 1) G_m; when hb gain_med <= 0, at m + 1 if it fails there, else never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth
+                                THEN rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+                                ELSE 0 END), 0) = 0 THEN 1.0 ELSE 0.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_total(rel, rnk, min_rel, max_rel, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth) AS
+    CASE
+        WHEN hb::DOUBLE * gain_med::DOUBLE > 0 THEN
+            greatest(rw_bpm_m(rnk, depth) + 1.0,
+                     ceil((target::DOUBLE + (hb::DOUBLE - 1.0) * rw_bpm_total(rel, rnk, min_rel, max_rel, depth))
+                          / (hb::DOUBLE * gain_med::DOUBLE)) + 1.0)
+        WHEN rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
+             >= target::DOUBLE + hb::DOUBLE * (rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
+                                               - rw_bpm_m(rnk, depth) * gain_med::DOUBLE)
+            THEN rw_bpm_m(rnk, depth) + 1.0
+        ELSE NULL
+    END::DOUBLE;
+
+-- sum_{m < i <= depth} P_i = S max(0, min(depth, k, j*) - m) over the padding (j* NULL: never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+     * greatest(0.0, least(least(depth, k)::DOUBLE,
+                           coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth),
+                                    least(depth, k)::DOUBLE))
+                     - rw_bpm_m(rnk, depth)))::DOUBLE;
+
+-- P_{depth+1} = S [depth < k] [depth + 1 <= j*].
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+     * CASE WHEN depth < k
+                 AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth)
+                              >= depth + 1.0, true)
+            THEN 1.0 ELSE 0.0 END)::DOUBLE;
