@@ -8,13 +8,32 @@ order by :func:`parse_metrics`, the parser every entry point uses.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError
-from rankwise.metric import Metric, check_length, parse_metric
+from rankwise.metric import Metric, check_length, make_metric, parse_metric
 from rankwise.ranx_names import parse_ranx
+from rankwise.registry import get_spec
 from rankwise.spec import shorten
 from rankwise.trec_names import parse_trec, takes_precedence
+
+_NDEVAL = re.compile(r"(alpha-n?DCG|α-n?DCG|n?ERR-IA|P-IA|MAP-IA)(?:@(\d{1,19}))?", re.IGNORECASE)
+"""ndeval's printed names with a hyphen (``alpha-nDCG@20``, ``ERR-IA@10``, ``MAP-IA``; its
+others, ``NRBP``, ``nNRBP``, ``strec@k``, parse as they are)."""
+
+
+def parse_ndeval(text: str) -> Metric:
+    """An ndeval name, labelled as written.
+
+    >>> parse_ndeval("alpha-nDCG@20"), parse_ndeval("MAP-IA").label
+    (alpha_nDCG@20, 'MAP-IA')
+    """
+    found = _NDEVAL.fullmatch(text)
+    if found is None:
+        raise UnknownMetricError(f"not an ndeval measure name: {shorten(text)}")
+    name, cutoff = found.groups()
+    return make_metric(get_spec(name), {}, None if cutoff is None else int(cutoff), text)
 
 
 def _parse_any(text: str | Metric) -> list[Metric]:
@@ -30,6 +49,8 @@ def _parse_any(text: str | Metric) -> list[Metric]:
     check_length(text)
     if takes_precedence(text.strip()):
         return parse_trec(text.strip())
+    if _NDEVAL.fullmatch(text.strip()):
+        return [parse_ndeval(text.strip())]
     try:
         return [parse_metric(text)]
     except (MetricSyntaxError, UnknownMetricError) as first:
