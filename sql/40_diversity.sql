@@ -36,3 +36,31 @@ CREATE OR REPLACE TEMP MACRO rw_intent_ap_sum(rnk, cov, nsub, t) AS
 
 -- Number of subtopics with a relevant judgment (ndeval's "actual subtopics").
 CREATE OR REPLACE TEMP MACRO rw_subtopics(sub, t) AS count(DISTINCT sub)::DOUBLE;
+
+-- One row, ok = true, or an error naming the first fault of subtopic qrels (query_id,
+-- subtopic, doc_id, relevance): a NULL subtopic or relevance, or a document judged twice for
+-- one subtopic of a query. (The qrels per document, each document's largest relevance over its
+-- subtopics, are checked by rw_check_qrels.)
+CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name := 'subtopic', relevance_name := 'relevance') AS TABLE
+    WITH rw_triples AS (
+        SELECT query_id, subtopic, doc_id, count(*) AS n,
+            sum(CASE WHEN relevance IS NULL THEN 1 ELSE 0 END) AS bad
+        FROM query_table(subtopics_table)
+        GROUP BY query_id, subtopic, doc_id
+    ),
+    rw_faults AS (
+        SELECT min(CASE WHEN subtopic IS NULL THEN rw_quoted(query_id) END) AS null_subtopic,
+            min(CASE WHEN bad > 0 THEN rw_quoted(query_id) END) AS null_value,
+            min(CASE WHEN n > 1 AND subtopic IS NOT NULL THEN rw_quoted(doc_id) || ' more than once for subtopic '
+                || rw_quoted(subtopic) || ' of query ' || rw_quoted(query_id) END) AS duplicate
+        FROM rw_triples
+    )
+    SELECT CASE
+        WHEN null_subtopic IS NOT NULL THEN error('rankwise: the qrels'' subtopic column ' || subtopic_name
+            || ' holds NULL values (query ' || null_subtopic || ')')
+        WHEN null_value IS NOT NULL THEN error('rankwise: the qrels'' column ' || relevance_name
+            || ' holds NULL values (query ' || null_value || ')')
+        WHEN duplicate IS NOT NULL THEN error('rankwise: the qrels judge document ' || duplicate)
+        ELSE true
+    END AS ok
+    FROM rw_faults;

@@ -301,3 +301,25 @@ def test_bad_subtopic_qrels_name_the_problem(engine: str) -> None:
     null = GOLDEN_QRELS.with_columns(pl.when(pl.col("doc_id") == "b").then(None).otherwise(pl.col("subtopic")).alias("subtopic"))
     with pytest.raises(rw.errors.InvalidValueError, match="subtopic column 'subtopic' holds a NULL"):
         run_on(engine, run, null, ["NRBP"], subtopic="subtopic")
+
+
+def test_explain_ends_at_the_value() -> None:
+    run, qrels = random_case(3)
+    for name in ("alpha-nDCG@5", "NRBP", "strec@20"):
+        table = rw.explain(run, qrels, name, query="q3", subtopic="subtopic", ties="doc_asc")
+        value = rw.evaluate(run, qrels, [name], subtopic="subtopic", ties="doc_asc").filter(pl.col("query_id") == "q3")
+        assert table["value"][-1] == pytest.approx(value[name][0], abs=1e-12)
+        assert table["value"][-1] > 0
+
+
+def test_to_sql_checks_subtopic_qrels() -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("run", pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}))
+    con.register("qrels", pl.concat([GOLDEN_QRELS, GOLDEN_QRELS.head(1)]))
+    with pytest.raises(duckdb.Error, match="judge document 'a' more than once for subtopic 's1' of query 'q'"):
+        con.sql(rw.to_sql(["NRBP"], subtopic="subtopic")).fetchall()
+    con.register("qrels", GOLDEN_QRELS)
+    got = con.sql(rw.to_sql(["NRBP", "AP"], subtopic="subtopic")).pl()
+    assert_frame_equal(got, rw.evaluate(con.table("run").pl(), GOLDEN_QRELS, ["NRBP", "AP"], subtopic="subtopic"))

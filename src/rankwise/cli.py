@@ -31,6 +31,7 @@ from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, R
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS, to_lazyframe, trec_runid
+from rankwise.names import NDEVAL_NAMES
 from rankwise.output import (
     os_reason,
     output_error,
@@ -194,6 +195,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
             print(f"  trec_eval: {', '.join(trec_names_of(spec.name))}")
         if spec.name in RANX_NAMES:
             print(f"  ranx:     {RANX_NAMES[spec.name]}")
+        if spec.name in NDEVAL_NAMES:
+            print(f"  ndeval:   {NDEVAL_NAMES[spec.name]}")
         print(f"  formula:  {spec.formula}")
         cutoff = {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]
         print(f"  cutoff:   {cutoff}")
@@ -213,6 +216,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
             names.append("trec_eval: " + ", ".join(trec))
         if spec.name in RANX_NAMES:
             names.append("ranx: " + RANX_NAMES[spec.name])
+        if spec.name in NDEVAL_NAMES:
+            names.append("ndeval: " + NDEVAL_NAMES[spec.name])
         print(f"{spec.name:<{width}}{spec.description} [{'; '.join(names)}]")
     return 0
 

@@ -23,6 +23,13 @@ _NDEVAL = re.compile(r"(alpha-n?DCG|α-n?DCG|n?ERR-IA|P-IA|MAP-IA)(?:@(\d{1,19})
 others, ``NRBP``, ``nNRBP``, ``strec@k``, parse as they are)."""
 
 
+NDEVAL_NAMES: dict[str, str] = {
+    "alpha_DCG": "alpha-DCG@k", "alpha_nDCG": "alpha-nDCG@k", "ERR_IA": "ERR-IA@k", "nERR_IA": "nERR-IA@k",
+    "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA", "P_IA": "P-IA@k", "StRecall": "strec@k",
+}
+"""The names ndeval prints, by metric."""
+
+
 def parse_ndeval(text: str) -> Metric:
     """An ndeval name, labelled as written.
 

@@ -76,9 +76,15 @@ def _head(
             f"AS subtopic, {q(columns.doc_id)} AS doc_id, CAST({q(columns.relevance)} AS DOUBLE) AS relevance "
             f"FROM {_table(qrels, q, 'qrels table')})"
         ]
+        checked = " WHERE (SELECT ok FROM rw_subtopics_check)" if check else ""
         qrels_select = (
-            "SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id"
+            f"SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics{checked} GROUP BY query_id, doc_id"
         )
+        if check:
+            subtopics.append(
+                "rw_subtopics_check AS (SELECT ok FROM rw_check_subtopics('rw_subtopics', "
+                f"subtopic_name := {literal(columns.subtopic)}, relevance_name := {literal(columns.relevance)}))"
+            )
     if not check:
         return [*subtopics, f"rw_run AS ({run_select})", f"rw_qrels AS ({qrels_select})"]
     ids = f"query_id_name := {literal(columns.query_id)}, doc_id_name := {literal(columns.doc_id)}"
