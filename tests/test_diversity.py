@@ -323,3 +323,44 @@ def test_to_sql_checks_subtopic_qrels() -> None:
     con.register("qrels", GOLDEN_QRELS)
     got = con.sql(rw.to_sql(["NRBP", "AP"], subtopic="subtopic")).pl()
     assert_frame_equal(got, rw.evaluate(con.table("run").pl(), GOLDEN_QRELS, ["NRBP", "AP"], subtopic="subtopic"))
+
+
+def test_segments_of_subtopic_qrels() -> None:
+    run, qrels = random_case(3)
+    arms = pl.concat([run.with_columns(arm=pl.lit("a")), run.with_columns(arm=pl.lit("b"), score=-pl.col("score"))])
+    out = rw.evaluate(arms, qrels, ["alpha-nDCG@10", "AP"], subtopic="subtopic", by="arm")
+    alone = rw.evaluate(run, qrels, ["alpha-nDCG@10", "AP"], subtopic="subtopic")
+    assert_frame_equal(out.filter(pl.col("arm") == "a").drop("arm"), alone, check_exact=False, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1e-5, 0.5])
+@pytest.mark.parametrize("weight", ["log2", "rank"])
+def test_ideal_ideal_beyond_its_exact_terms(alpha: float, weight: str) -> None:
+    """Past rank 100000 the 'ideal ideal' integrates its smooth tail: against the plain sum."""
+    from rankwise.recipes import ideal_ideal
+
+    k = 300_000
+    d = 1.0 - alpha
+    exact = math.fsum(d ** (i - 1) / (math.log2(i + 1) if weight == "log2" else i) for i in range(1, k + 1))
+    assert ideal_ideal(alpha, k, weight) == pytest.approx(exact, rel=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_judged_only_matches_pyndeval_on_the_judged_documents(engine: str) -> None:
+    """ir-measures' judged_only (on ERR_IA, nERR_IA, alpha_DCG, alpha_nDCG, AP_IA, P_IA): the
+    run without its unjudged documents, ranked again. (ir-measures' own provider fails on it:
+    it indexes its run iterator as a dict; the oracle is pyndeval on the filtered run, what the
+    provider means to compute.)"""
+    pairs = {
+        "alpha_nDCG(judged_only=True)@20": "alpha-nDCG@20", "ERR_IA(judged_only=True)@10": "ERR-IA@10",
+        "nERR_IA(judged_only=True)@10": "nERR-IA@10", "AP_IA(judged_only=True)": "MAP-IA",
+        "P_IA(judged_only=True)@5": "P-IA@5", "alpha_DCG(judged_only=True)@5": "alpha-DCG@5",
+    }
+    for seed in (50, 51, 52):
+        run, qrels = random_case(seed, int_ids=seed == 51)
+        judged = run.join(qrels.select("query_id", "doc_id").unique(), on=["query_id", "doc_id"], how="semi")
+        result = run_on(engine, run, qrels, list(pairs), subtopic="subtopic", ties="doc_asc")
+        expected = oracle(judged, qrels, list(pairs.values()))
+        for q in {str(x) for x in run["query_id"]} & {str(x) for x in qrels["query_id"]} - set(expected):
+            expected[q] = dict.fromkeys(pairs.values(), 0.0)  # nothing judged retrieved: pyndeval has no row
+        assert_matches(result.rename(pairs), expected, list(pairs.values()))

@@ -228,7 +228,7 @@ def _diversity(
 
 DIVERSITY_SPECS: tuple[MetricSpec, ...] = (
     _diversity(
-        "alpha_DCG", ("alpha-DCG", "α_DCG", "α-DCG"), (REL, ALPHA), "required",
+        "alpha_DCG", ("alpha-DCG", "α_DCG", "α-DCG"), (REL, ALPHA, JUDGED_ONLY), "required",
         "α-DCG@k divided by ndeval's 'ideal ideal' (every subtopic covered at every rank)",
         "α-DCG@k = Σ_{i≤k} Σ_s rel_{i,s} (1−α)^{c_s(i)} / log2(i+1) / (S · Σ_{i≤k} (1−α)^{i−1} / log2(i+1)), "
         "c_s(i) the documents above i covering subtopic s, S the subtopics judged relevant "
@@ -236,20 +236,20 @@ DIVERSITY_SPECS: tuple[MetricSpec, ...] = (
         "Clarke et al., SIGIR 2008",
     ),
     _diversity(
-        "alpha_nDCG", ("alpha-nDCG", "α_nDCG", "α-nDCG"), (REL, ALPHA), "required",
+        "alpha_nDCG", ("alpha-nDCG", "α_nDCG", "α-nDCG"), (REL, ALPHA, JUDGED_ONLY), "required",
         "α-nDCG@k: α-DCG@k over that of ndeval's greedy ideal ranking",
         "α-nDCG@k = α-DCG@k / α-DCG@k of the greedy ideal (each rank: the document of largest "
         "Σ_s (1−α)^{c_s}, ties to the larger doc id); 0 when α-DCG@k = 0",
         "Clarke et al., SIGIR 2008",
     ),
     _diversity(
-        "ERR_IA", ("ERR-IA",), (REL, ALPHA), "required",
+        "ERR_IA", ("ERR-IA",), (REL, ALPHA, JUDGED_ONLY), "required",
         "intent-aware ERR@k (ndeval's: novelty (1−α)^c, divided by the 'ideal ideal')",
         "ERR-IA@k = Σ_{i≤k} Σ_s rel_{i,s} (1−α)^{c_s(i)} / i / (S · Σ_{i≤k} (1−α)^{i−1} / i) (k = 1: not divided)",
         "Chapelle et al., CIKM 2009",
     ),
     _diversity(
-        "nERR_IA", ("nERR-IA",), (REL, ALPHA), "required",
+        "nERR_IA", ("nERR-IA",), (REL, ALPHA, JUDGED_ONLY), "required",
         "intent-aware ERR@k over that of ndeval's greedy ideal ranking",
         "nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal; 0 when ERR-IA@k = 0",
         "Chapelle et al., CIKM 2009",
@@ -267,13 +267,13 @@ DIVERSITY_SPECS: tuple[MetricSpec, ...] = (
         "Clarke, Kolla & Vechtomova, ICTIR 2009",
     ),
     _diversity(
-        "AP_IA", ("MAP-IA", "MAP_IA"), (REL,), "none",
+        "AP_IA", ("MAP-IA", "MAP_IA"), (REL, JUDGED_ONLY), "none",
         "intent-aware average precision: the mean over subtopics of each subtopic's AP",
         "AP-IA = (1/S) Σ_s (1/R_s) Σ_{i: rel_{i,s}} |{j ≤ i: rel_{j,s}}| / i, R_s the relevant documents of s",
         "Agrawal et al., WSDM 2009",
     ),
     _diversity(
-        "P_IA", ("P-IA",), (REL,), "required",
+        "P_IA", ("P-IA",), (REL, JUDGED_ONLY), "required",
         "intent-aware precision@k: the mean over subtopics of P@k",
         "P-IA@k = Σ_{i≤k} Σ_s rel_{i,s} / (k · S)",
         "Agrawal et al., WSDM 2009",

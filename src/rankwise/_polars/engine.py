@@ -313,7 +313,7 @@ def ranked(
 
 def _key(node: Primitive, part: bool | None = None) -> str:
     if node.side in INTENT_SIDES:
-        return f"i|{node!r}"
+        return f"i{int(bool(part))}|{node!r}"
     prefix = "q" if node.side == "qrels" else f"r{int(bool(part))}"
     return f"{prefix}|{node!r}"
 
@@ -535,11 +535,11 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     qnodes: set[Primitive] = set()
     parts: dict[bool, _Part] = {}
     run_leaves: list[Primitive] = []
-    intent_leaves: dict[str, Primitive] = {}
+    intent_leaves: dict[str, tuple[Primitive, bool]] = {}
     for o in outs:
         for leaf in leaves(o.tree):
             if leaf.side in INTENT_SIDES:
-                intent_leaves.setdefault(_key(leaf), leaf)
+                intent_leaves.setdefault(_key(leaf, o.judged_only), (leaf, o.judged_only))
                 continue
             if leaf.side == "qrels":
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
@@ -581,7 +581,11 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         if fill:
             out = out.with_columns(fill)
     if intent_leaves:
-        docs = ranked(prep, conv, False, docs=True, lists=rank_lists(prep, conv, docs=True))
+        doc_lists = rank_lists(prep, conv, docs=True)
+        docs = {
+            part: ranked(prep, conv, part, docs=True, lists=doc_lists)
+            for part in {part for _, part in intent_leaves.values()}
+        }
         intents = intent_aggregates(subtopic_judgments(prep), docs, intent_leaves)
         out = out.join(intents, on=Q, how="left").with_columns(
             *[pl.col(k).fill_null(0.0) for k in intent_leaves]
@@ -667,19 +671,23 @@ def greedy_ideal(pairs: pl.DataFrame, alpha: float, depth: int | None) -> pl.Dat
     return pl.concat(placed) if placed else pl.DataFrame(schema=schema)
 
 
-def intent_aggregates(subtopics: pl.LazyFrame, docs: pl.LazyFrame, nodes: Mapping[str, Primitive]) -> pl.LazyFrame:
-    """Per query (``__q``), every diversity primitive of ``nodes`` (column: its key): over the
-    run's pairs, the greedy ideal's pairs or the relevant judgments. The greedy ideal's
-    judgments are collected (one step per ideal rank, see :func:`greedy_ideal`)."""
-    groups: dict[tuple[str, float, float], dict[str, Primitive]] = {}
-    for key, node in nodes.items():
+def intent_aggregates(
+    subtopics: pl.LazyFrame, docs: Mapping[bool, pl.LazyFrame], nodes: Mapping[str, tuple[Primitive, bool]]
+) -> pl.LazyFrame:
+    """Per query (``__q``), every diversity primitive of ``nodes`` (column: its key; with the
+    ranking it reads, judged-only or not, ``docs``): over the run's pairs, the greedy ideal's
+    pairs or the relevant judgments. The greedy ideal's judgments are collected (one step per
+    ideal rank, see :func:`greedy_ideal`)."""
+    groups: dict[tuple[str, float, float, bool], dict[str, Primitive]] = {}
+    for key, (node, part) in nodes.items():
         alpha = float(getattr(node, "alpha", 0.0)) if node.side == "ideal_intents" else 0.0
-        groups.setdefault((node.side, float(getattr(node, "t")), alpha), {})[key] = node  # noqa: B009
+        group = (node.side, float(getattr(node, "t")), alpha, part and node.side == "intents")  # noqa: B009
+        groups.setdefault(group, {})[key] = node
     tables: list[pl.LazyFrame] = []
-    for (side, t, alpha), members in groups.items():
+    for (side, t, alpha, part), members in groups.items():
         pairs = relevant_pairs(subtopics, t)
         if side == "intents":
-            rows = run_pairs(docs, pairs)
+            rows = run_pairs(docs[part], pairs)
         elif side == "ideal_intents":
             rows = greedy_ideal(pairs.collect(), alpha, ideal_depth(list(members.values()))).lazy()
         else:

@@ -146,13 +146,14 @@ class _Compiler:
         self.names: dict[Step | RowValue, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
-        self.intents: dict[tuple[str, float, float], dict[Primitive, str]] = {}
-        """Diversity primitives by group (side, threshold, the ideal's alpha): their columns."""
+        self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
+        """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
+        run's pairs are those of the judged-only ranking): their columns."""
 
-    def intent_col(self, node: Primitive) -> str:
+    def intent_col(self, node: Primitive, part: bool) -> str:
         """The column of a diversity primitive, in its group's table ``ia<n>``."""
         alpha = float(getattr(node, "alpha", 0.0)) if node.side == "ideal_intents" else 0.0
-        key = (node.side, float(getattr(node, "t")), alpha)  # noqa: B009
+        key = (node.side, float(getattr(node, "t")), alpha, part and node.side == "intents")  # noqa: B009
         group = self.intents.setdefault(key, {})
         col = group.setdefault(node, f"i{len(group)}")
         return f"ia{list(self.intents).index(key)}.{col}"
@@ -220,7 +221,7 @@ class _Compiler:
         if isinstance(node, Const):
             return literal(node.value)
         if isinstance(node, Primitive) and node.side in INTENT_SIDES:
-            return f"coalesce({self.intent_col(node)}, 0.0)"
+            return f"coalesce({self.intent_col(node, part)}, 0.0)"
         if isinstance(node, Primitive) and node.side == "qrels":
             return f"qs.{self.qrels_col(node)}"
         if isinstance(node, Primitive):
@@ -480,13 +481,18 @@ def _intent_ctes(comp: _Compiler, conv: Conventions, source: str, recursion: str
     joins: list[str] = []
     thresholds: dict[float, str] = {}
     recursive = False
-    if any(side == "intents" for side, _, _ in comp.intents):
-        cut = f" WHERE rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+    order = tie_order(conv.ties)
+    cut = f" AND rnk0 <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+    for part in sorted({part for side, _, _, part in comp.intents if side == "intents"}):
+        # the ranked documents, cut at max_rank; judged-only: then without the unjudged (and
+        # negative) ones, ranked again (as _ranking_cte)
+        keep = " AND relevance >= 0" if part else ""
         ctes.append(
-            "rdocs AS (SELECT * FROM (SELECT query_id, doc_id, row_number() OVER "
-            f"(PARTITION BY query_id ORDER BY {tie_order(conv.ties)}) AS rnk FROM joined) AS rd{cut})"
+            f"rdocs{int(part)} AS (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY rnk0) "
+            f"AS rnk FROM (SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY "
+            f"{order}) AS rnk0 FROM joined) AS rd WHERE true{cut}{keep})"
         )
-    for n, ((side, t, alpha), members) in enumerate(comp.intents.items()):
+    for n, ((side, t, alpha, part), members) in enumerate(comp.intents.items()):
         if t not in thresholds:
             pairs = thresholds[t] = f"sp{len(thresholds)}"
             ctes.append(
@@ -497,7 +503,7 @@ def _intent_ctes(comp: _Compiler, conv: Conventions, source: str, recursion: str
         if side == "intents":
             rows = (
                 "(SELECT p.query_id, p.subtopic, p.nsub, r.rnk, row_number() OVER (PARTITION BY p.query_id, "
-                "p.subtopic ORDER BY r.rnk) - 1 AS cov FROM rdocs AS r JOIN "
+                f"p.subtopic ORDER BY r.rnk) - 1 AS cov FROM rdocs{int(part)} AS r JOIN "
                 f"{pairs} AS p ON r.query_id = p.query_id AND r.doc_id = p.doc_id)"
             )
         elif side == "ideal_intents":
