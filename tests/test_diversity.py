@@ -364,3 +364,22 @@ def test_judged_only_matches_pyndeval_on_the_judged_documents(engine: str) -> No
         for q in {str(x) for x in run["query_id"]} & {str(x) for x in qrels["query_id"]} - set(expected):
             expected[q] = dict.fromkeys(pairs.values(), 0.0)  # nothing judged retrieved: pyndeval has no row
         assert_matches(result.rename(pairs), expected, list(pairs.values()))
+
+
+def test_rw_ndeval_macro() -> None:
+    import duckdb
+
+    from rankwise._duckdb.macros import register
+
+    run, qrels = random_case(5)
+    con = register(duckdb.connect())
+    con.register("run", run)
+    con.register("qrels", qrels)
+    got = con.sql("SELECT * FROM rw_ndeval('run', 'qrels', k := 10)").pl()
+    names = ["alpha-nDCG@10", "nERR-IA@10", "NRBP", "nNRBP", "MAP-IA", "P-IA@10", "strec@10"]
+    want = rw.evaluate(run, qrels, names, subtopic="subtopic")
+    got.columns = want.columns
+    assert_frame_equal(got, want, check_exact=False, abs_tol=1e-12)
+    con.register("qrels", pl.concat([qrels, qrels.head(1)]))
+    with pytest.raises(duckdb.Error, match="more than once for subtopic"):
+        con.sql("SELECT * FROM rw_ndeval('run', 'qrels')").fetchall()
