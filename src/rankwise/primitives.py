@@ -15,6 +15,9 @@ binder, passing by name:
   :class:`Primitive` on the ``qrels`` side, joined per query);
 - its fields, a :class:`Gain` field as the gain value of the row (``g``).
 
+The diversity primitives (:class:`IntentPrimitive`) read (document, subtopic) pairs instead:
+``rnk``, ``cov``, ``nsub`` and ``sub`` (see their block below).
+
 ``tests/test_primitives.py`` checks that for every declared class the Polars function and the
 SQL macro exist and take the same parameters. Adding a primitive therefore touches three places:
 its class here, its Polars function, its SQL macro (see docs/ARCHITECTURE.md).
@@ -657,6 +660,11 @@ class Subtopics(IntentPrimitive):
 
 INTENT_SIDES: tuple[Side, ...] = ("intents", "ideal_intents", "subtopic_qrels")
 """The sides whose rows are (document, subtopic) pairs."""
+
+IDEAL_SCORE_DIGITS = 12
+"""The greedy ideal compares gain sums rounded to 12 decimals (every engine): sums of
+(1 − alpha)^c that are equal, added in another order, then tie, and the tie goes to the doc id
+(ndeval compares its sums exactly, adding them in subtopic order)."""
 
 
 def ideal_depth(nodes: list[Primitive]) -> int | None:

@@ -29,6 +29,7 @@ from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
 from rankwise.metric import Metric
 from rankwise.primitives import (
+    IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     Bound,
     Const,
@@ -632,11 +633,6 @@ def run_pairs(docs: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:
     return docs.select(Q, D, RANK).join(pairs, on=[Q, D], how="inner").with_columns(
         (pl.col(RANK).rank("ordinal").over(Q, SUB).cast(pl.Int64) - 1).alias(COV)
     )
-
-
-IDEAL_SCORE_DIGITS = 12
-"""The greedy ideal compares gain sums rounded to 12 decimals: sums of (1 − alpha)^c that are
-equal (the same gains, added in another order) tie, and the tie goes to the doc id."""
 
 
 def greedy_ideal(pairs: pl.DataFrame, alpha: float, depth: int | None) -> pl.DataFrame:

@@ -19,6 +19,7 @@ from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.primitives import (
+    IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     Bound,
     Const,
@@ -414,10 +415,6 @@ def statement(
 # -- diversity: aggregates over (document, subtopic) pairs ------------------------------------
 
 _INTENT_ROWS = {"rnk": "rnk", "cov": "cov", "nsub": "nsub", "sub": "subtopic", "qid": "query_id"}
-
-IDEAL_SCORE_DIGITS = 12
-"""The greedy ideal compares gain sums rounded to 12 decimals (as the Polars engine does)."""
-
 
 def _bind_intent(node: Primitive) -> str:
     """A call of a diversity primitive's macro over pair rows (row columns, then its fields)."""
