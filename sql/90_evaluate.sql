@@ -21,3 +21,33 @@ CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;
 -- end generated: rw_evaluate
+
+-- ndeval's diversity measures over subtopic qrels (query_id, subtopic, doc_id, relevance), at
+-- ndeval's defaults (alpha = beta = 0.5; ties as trec_eval, ndeval -traditional), with cutoff k
+-- (written by rankwise/_sql/generate.py):
+--   SELECT * FROM rw_ndeval('run', 'subtopic_qrels');            -- k = 20
+-- Columns: query_id, "alpha-nDCG@k", "nERR-IA@k", NRBP, nNRBP, "MAP-IA", "P-IA@k", "strec@k".
+-- The inputs are checked first (a NULL subtopic, a document judged twice for one subtopic, ...);
+-- checks := false skips the checks.
+-- generated: rw_ndeval
+CREATE OR REPLACE TEMP MACRO rw_ndeval(run_table, qrels_table, k := 20, checks := true) AS TABLE
+    WITH RECURSIVE rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table))),
+    rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id),
+    qj AS (SELECT * FROM rw_judgments('rw_qrels', checks := false)),
+    qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
+    present AS (SELECT DISTINCT query_id FROM rw_run),
+    base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id)),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    sj AS (SELECT * FROM rw_subtopics AS s),
+    rdocs0 AS (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY rnk0) AS rnk FROM (SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC) AS rnk0 FROM joined) AS rd WHERE true),
+    sp0 AS (SELECT query_id, doc_id, subtopic, count(*) OVER (PARTITION BY query_id, subtopic) AS nsub FROM sj WHERE relevance >= 1.0),
+    ia0 AS (SELECT query_id, rw_intent_gain(rnk, cov, 1.0, k, 0.5, 'log2', 0.0) AS i0, rw_intent_gain(rnk, cov, 1.0, k, 0.5, 'rank', 0.0) AS i1, rw_intent_gain(rnk, cov, 1.0, NULL, 0.5, 'geometric', 0.5) AS i2, rw_intent_ap_sum(rnk, cov, nsub, 1.0) AS i3, rw_intent_hits(rnk, 1.0, k) AS i4, rw_intent_new(rnk, cov, 1.0, k) AS i5 FROM (SELECT p.query_id, p.subtopic, p.nsub, r.rnk, row_number() OVER (PARTITION BY p.query_id, p.subtopic ORDER BY r.rnk) - 1 AS cov FROM rdocs0 AS r JOIN sp0 AS p ON r.query_id = p.query_id AND r.doc_id = p.doc_id) AS x GROUP BY query_id),
+    gd1 AS (SELECT query_id, array_agg(struct_pack(t := dtext, s := subs)) AS docs, max(ns) AS nsubs FROM (SELECT query_id, dtext, array_agg(si) AS subs, max(max(si)) OVER (PARTITION BY query_id) AS ns FROM (SELECT query_id, CAST(doc_id AS VARCHAR) AS dtext, dense_rank() OVER (PARTITION BY query_id ORDER BY subtopic) AS si FROM sp0) AS x GROUP BY query_id, dtext) AS d GROUP BY query_id),
+    gi1(query_id, it, cnt, placed, covs) AS (SELECT query_id, CAST(0 AS BIGINT), list_transform(generate_series(1, nsubs), lambda j: CAST(0 AS BIGINT)), list_transform(generate_series(1, len(docs)), lambda i: false), list_transform(generate_series(1, 1), lambda j: CAST(0 AS BIGINT)) FROM gd1 UNION ALL SELECT query_id, it + 1, list_transform(generate_series(1, len(cnt)), lambda j: list_extract(cnt, j) + CASE WHEN array_contains(list_extract(docs, bi).s, j) THEN 1 ELSE 0 END), list_transform(generate_series(1, len(placed)), lambda i: list_extract(placed, i) OR i = bi), list_transform(list_extract(docs, bi).s, lambda x: list_extract(cnt, x)) FROM (SELECT *, list_max(filter(generate_series(1, len(docs)), lambda i: list_extract(gs, i) = gmax AND list_extract(docs, i).t = tmax)) AS bi FROM (SELECT *, list_max(list_transform(filter(generate_series(1, len(docs)), lambda i: list_extract(gs, i) = gmax), lambda i: list_extract(docs, i).t)) AS tmax FROM (SELECT *, list_max(gs) AS gmax FROM (SELECT g.query_id, g.it, g.cnt, g.placed, d.docs, list_transform(generate_series(1, len(d.docs)), lambda i: CASE WHEN list_extract(g.placed, i) THEN CAST(-1 AS DOUBLE) ELSE round(list_sum(list_transform(list_extract(d.docs, i).s, lambda x: pow(0.5, list_extract(g.cnt, x)))), 12) END) AS gs FROM gi1 AS g JOIN gd1 AS d ON g.query_id = d.query_id WHERE g.it < len(d.docs)) AS ga) AS gb) AS gc) AS ge),
+    ia1 AS (SELECT query_id, rw_ideal_intent_gain(rnk, cov, 1.0, k, 0.5, 'log2', 0.0) AS i0, rw_ideal_intent_gain(rnk, cov, 1.0, k, 0.5, 'rank', 0.0) AS i1, rw_ideal_intent_gain(rnk, cov, 1.0, NULL, 0.5, 'geometric', 0.5) AS i2 FROM (SELECT query_id, it AS rnk, unnest(covs) AS cov FROM gi1 WHERE it > 0) AS x GROUP BY query_id),
+    ia2 AS (SELECT query_id, rw_subtopics(subtopic, 1.0) AS i0 FROM sp0 AS x GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_div0(coalesce(ia0.i0, 0.0), coalesce(ia1.i0, 0.0)) AS DOUBLE) AS "alpha-nDCG@k", CAST(rw_div0(coalesce(ia0.i1, 0.0), coalesce(ia1.i1, 0.0)) AS DOUBLE) AS "nERR-IA@k", CAST(rw_mul(0.75, rw_div0(coalesce(ia0.i2, 0.0), coalesce(ia2.i0, 0.0))) AS DOUBLE) AS "NRBP", CAST(rw_div0(coalesce(ia0.i2, 0.0), coalesce(ia1.i2, 0.0)) AS DOUBLE) AS "nNRBP", CAST(rw_div0(coalesce(ia0.i3, 0.0), coalesce(ia2.i0, 0.0)) AS DOUBLE) AS "MAP-IA", CAST(rw_div0(coalesce(ia0.i4, 0.0), rw_mul(coalesce(ia2.i0, 0.0), k)) AS DOUBLE) AS "P-IA@k", CAST(rw_div0(coalesce(ia0.i5, 0.0), coalesce(ia2.i0, 0.0)) AS DOUBLE) AS "strec@k"
+    FROM base AS qs LEFT JOIN ia0 USING (query_id) LEFT JOIN ia1 USING (query_id) LEFT JOIN ia2 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_ndeval

@@ -31,6 +31,7 @@ from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, R
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS, to_lazyframe, trec_runid
+from rankwise.names import NDEVAL_NAMES
 from rankwise.output import (
     os_reason,
     output_error,
@@ -106,7 +107,9 @@ def _count_rows(args: argparse.Namespace) -> tuple[int, int] | None:
     """The run's and qrels' row counts for the progress line, or None when reading them fails:
     the evaluation then reads them again and reports the fault, as it does without a
     terminal (one error path)."""
-    columns = Columns(query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance)
+    columns = Columns(
+        query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic
+    )
     try:
         return (
             to_lazyframe(args.run, "run", columns, args.run_format).select(pl.len()).collect().item(),
@@ -132,7 +135,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             args.run, args.qrels, metrics, engine=args.engine, ties=args.ties, trec_eval=args.trec_eval,
             missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
             rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
-            doc_id=args.doc_id, score=args.score, relevance=args.relevance,
+            doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
             run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
             duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
             query_chunks=args.query_chunks,
@@ -184,6 +187,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
             print(f"  trec_eval: {', '.join(trec_names_of(spec.name))}")
         if spec.name in RANX_NAMES:
             print(f"  ranx:     {RANX_NAMES[spec.name]}")
+        if spec.name in NDEVAL_NAMES:
+            print(f"  ndeval:   {NDEVAL_NAMES[spec.name]}")
         print(f"  formula:  {spec.formula}")
         cutoff = {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]
         print(f"  cutoff:   {cutoff}")
@@ -204,6 +209,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
             names.append("trec_eval: " + ", ".join(trec))
         if spec.name in RANX_NAMES:
             names.append("ranx: " + RANX_NAMES[spec.name])
+        if spec.name in NDEVAL_NAMES:
+            names.append("ndeval: " + NDEVAL_NAMES[spec.name])
         print(f"{spec.name:<{width}}{spec.description} [{'; '.join(names)}]")
     return 0
 
@@ -333,6 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no warnings on stderr")
     for col in ("query_id", "doc_id", "score", "relevance"):
         ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    ev.add_argument(
+        "--subtopic-col", dest="subtopic", nargs="?", const="subtopic", default=None,
+        help="subtopic qrels (diversity measures, as ndeval): the qrels' subtopic column (default name "
+        "'subtopic'; a TREC qrels file's second field)",
+    )
     ev.set_defaults(func=_cmd_eval)
 
     co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug])

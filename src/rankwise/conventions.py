@@ -193,9 +193,15 @@ class Columns(_FromOptions):
     doc_id: str = "doc_id"
     score: str = "score"
     relevance: str = "relevance"
+    subtopic: str | None = None
+    """The qrels' subtopic (intent) column, if they judge documents per subtopic (ndeval's
+    qrels; a TREC qrels file's second field). Diversity measures read the judgments per
+    subtopic; every other measure reads a document's largest relevance over its subtopics."""
 
     def __post_init__(self) -> None:
         for field in COLUMN_KEYWORDS:
+            if field == "subtopic" and self.subtopic is None:
+                continue
             check_identifier(getattr(self, field), f"{field} column")
 
     def as_options(self) -> ColumnOptions:
@@ -223,6 +229,7 @@ class ColumnOptions(TypedDict, total=False):
     doc_id: str
     score: str
     relevance: str
+    subtopic: str | None
 
 
 class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
@@ -242,6 +249,7 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
       see :data:`TrecEvalVersion`.
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
+    - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.
 
     The keys are the fields of :class:`Conventions` and :class:`Columns`, where the defaults
     are defined:

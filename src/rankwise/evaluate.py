@@ -181,7 +181,8 @@ def _evaluate_segments(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.score
     )
     keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
-        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,
+        *([columns.subtopic] if columns.subtopic else []),
     )
     result = evaluate(
         keyed_run.collect(), keyed_qrels.collect(), metrics, engine=engine,

@@ -42,7 +42,7 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import RANK, REL, D, Prepared, Q, S, output_plans, prepare, ranked
+from rankwise._polars.engine import RANK, REL, SUB, D, Prepared, Q, S, output_plans, prepare, ranked
 from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
@@ -227,6 +227,7 @@ def _values_by_depth(
     evaluated too, one more cut (rank depth + 1) holds the whole ranking and an unjudged
     document after it, and ``__relevance`` is each rank's relevance."""
     n = ranking.height
+    subtopics = None if prep.subtopics is None else prep.subtopics.filter(_is_query(judged[Q][0]))
     # the rows are ranked already (judged-only rankings too): no second cut, no tie to break
     by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
@@ -253,7 +254,11 @@ def _values_by_depth(
             .select(pl.col("rank").alias(Q), pl.col(D), (-pl.col(RANK)).cast(pl.Float64).alias(S))
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
-        cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64())
+        cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)
+        if subtopics is not None:  # subtopic qrels: each cut ranking's query holds them too
+            cuts.subtopics = subtopics.join(cut.select("rank").lazy(), how="cross").select(
+                pl.col("rank").alias(Q), D, SUB, REL
+            )
         found.append(output_plans(cuts, columns, by_depth, Columns(query_id="rank")).result.collect())
         start = stop + 1
     values = pl.concat(found)

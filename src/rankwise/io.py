@@ -173,7 +173,8 @@ def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
     and tabs only, so any other character (a non-breaking space, U+2028, U+0085, ...) is part of
     the id it appears in. Blank lines are skipped; anything after the sixth (run) or fourth
     (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
-    UTF-8 (invalid bytes are refused, naming the line).
+    UTF-8 (invalid bytes are refused, naming the line). With a ``subtopic`` column (subtopic
+    qrels) the qrels' second field is the subtopic, as ndeval reads it.
     """
     text = decode_utf8(read_bytes(path), path)
     lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r").to_frame()
@@ -194,9 +195,12 @@ def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
     f = pl.col("f")
     value_index, value_name = (4, columns.score) if kind == "run" else (3, columns.relevance)
     value = f.list.get(value_index)
+    # subtopic qrels (ndeval's): the second field is the subtopic
+    subtopic = [f.list.get(1).alias(columns.subtopic)] if kind == "qrels" and columns.subtopic else []
     parsed = parts.select(
         "__line",
         f.list.get(0).alias(columns.query_id),
+        *subtopic,
         f.list.get(2).alias(columns.doc_id),
         value.cast(pl.Float64, strict=False).alias(value_name),
         value.alias("__text"),
@@ -268,7 +272,10 @@ def csv_overrides(kind: Kind, columns: Columns) -> dict[str, pl.DataType]:
     """CSV/TSV columns read with a fixed type, not inferred from the first rows: ids are text
     (``0012`` stays ``0012``), the score or relevance is a float."""
     value = columns.score if kind == "run" else columns.relevance
-    return {columns.query_id: pl.String(), columns.doc_id: pl.String(), value: pl.Float64()}
+    types: dict[str, pl.DataType] = {columns.query_id: pl.String(), columns.doc_id: pl.String(), value: pl.Float64()}
+    if kind == "qrels" and columns.subtopic:
+        types[columns.subtopic] = pl.String()
+    return types
 
 
 def check_not_empty(files: list[Path]) -> None:

@@ -8,14 +8,40 @@ order by :func:`parse_metrics`, the parser every entry point uses.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError
-from rankwise.metric import Metric, check_length, parse_metric
+from rankwise.metric import Metric, check_length, make_metric, parse_metric
 from rankwise.ranx_names import parse_ranx
 from rankwise.ranx_names import takes_precedence as ranx_first
+from rankwise.registry import get_spec
 from rankwise.spec import shorten
 from rankwise.trec_names import parse_trec, takes_precedence
+
+_NDEVAL = re.compile(r"(alpha-n?DCG|α-n?DCG|n?ERR-IA|P-IA|MAP-IA)(?:@(\d{1,19}))?", re.IGNORECASE)
+"""ndeval's printed names with a hyphen (``alpha-nDCG@20``, ``ERR-IA@10``, ``MAP-IA``; its
+others, ``NRBP``, ``nNRBP``, ``strec@k``, parse as they are)."""
+
+
+NDEVAL_NAMES: dict[str, str] = {
+    "alpha_DCG": "alpha-DCG@k", "alpha_nDCG": "alpha-nDCG@k", "ERR_IA": "ERR-IA@k", "nERR_IA": "nERR-IA@k",
+    "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA", "P_IA": "P-IA@k", "StRecall": "strec@k",
+}
+"""The names ndeval prints, by metric."""
+
+
+def parse_ndeval(text: str) -> Metric:
+    """An ndeval name, labelled as written.
+
+    >>> parse_ndeval("alpha-nDCG@20"), parse_ndeval("MAP-IA").label
+    (alpha_nDCG@20, 'MAP-IA')
+    """
+    found = _NDEVAL.fullmatch(text)
+    if found is None:
+        raise UnknownMetricError(f"not an ndeval measure name: {shorten(text)}")
+    name, cutoff = found.groups()
+    return make_metric(get_spec(name), {}, None if cutoff is None else int(cutoff), text)
 
 
 def _parse_any(text: str | Metric) -> list[Metric]:
@@ -34,6 +60,8 @@ def _parse_any(text: str | Metric) -> list[Metric]:
         return parse_trec(text.strip())
     if ranx_first(text):
         return [parse_ranx(text)]
+    if _NDEVAL.fullmatch(text.strip()):
+        return [parse_ndeval(text.strip())]
     try:
         return [parse_metric(text)]
     except (MetricSyntaxError, UnknownMetricError) as first:

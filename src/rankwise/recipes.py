@@ -49,11 +49,16 @@ from rankwise.primitives import (
     IdcgList,
     IdcgPos,
     IdealDcgRun,
+    IdealIntentGain,
     InfapSum,
     InstEnd,
     InstExamined,
     InstTail,
     InstUtility,
+    IntentApSum,
+    IntentGain,
+    IntentHits,
+    IntentNew,
     Iprec,
     Least,
     Mul,
@@ -79,6 +84,7 @@ from rankwise.primitives import (
     RndcgInv,
     RndcgSum,
     Sub,
+    Subtopics,
     TieDcg,
     Unjudged,
     UnjudgedRbpSum,
@@ -360,6 +366,85 @@ def _dcg(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return DcgGain(*_dcg_args(m, p))
 
 
+# -- diversity / intent-aware measures of TREC's ndeval ----------------------------------------
+
+_EXACT_TERMS = 100_000
+"""Ranks of ndeval's 'ideal ideal' summed term by term; beyond, the smooth tail is integrated."""
+
+
+def ideal_ideal(alpha: float, k: int, weight: str) -> float:
+    """Σ_{i=1..k} (1 − alpha)^(i − 1) · w(i), w(i) = 1 / log2(i + 1) or 1 / i: ndeval's
+    "ideal ideal" per subtopic (every subtopic covered at every rank). Exact (term by term)
+    to rank 100000; beyond, Σ f(i) = ∫ f + (f(a) − f(b)) / 2 (Euler–Maclaurin, the terms being
+    smooth and decreasing), integrated on a log scale (ndeval stops at rank 20).
+
+    >>> ideal_ideal(0.5, 2, "rank")
+    1.25
+    """
+    d = 1.0 - alpha
+
+    def f(x: float) -> float:
+        w = 1.0 / math.log2(x + 1.0) if weight == "log2" else 1.0 / x
+        return (d ** (x - 1.0) if d > 0 else (1.0 if x == 1.0 else 0.0)) * w
+
+    total, term, i = 0.0, 1.0, 1
+    while i <= min(k, _EXACT_TERMS):
+        w = 1.0 / math.log2(i + 1.0) if weight == "log2" else 1.0 / i
+        total += term * w
+        term *= d
+        if term == 0.0:
+            return total
+        i += 1
+    if k <= _EXACT_TERMS:
+        return total
+    a, b = float(_EXACT_TERMS + 1), float(k)
+    lo, hi, n = math.log(a), math.log(b), 4000  # Simpson on u = ln x
+    h = (hi - lo) / n
+    integral = sum(
+        (1 if j in (0, n) else 4 if j % 2 else 2) * f(math.exp(lo + j * h)) * math.exp(lo + j * h)
+        for j in range(n + 1)
+    ) * h / 3
+    return total + integral + (f(a) + f(b)) / 2
+
+
+def _ndeval_raw(m: Metric, p: Mapping[str, ParamValue], weight: str) -> Node:
+    """α-DCG@k or ERR-IA@k divided by ndeval's 'ideal ideal' (at k = 1 ndeval does not divide)."""
+    alpha = float(p["alpha"])
+    k = m.cutoff
+    gain = IntentGain(_threshold(p), k, alpha, weight, 0.0)
+    if k is None or k == 1:
+        return gain
+    return Div0(gain, Mul(Subtopics(_threshold(p)), Const(ideal_ideal(alpha, k, weight))))
+
+
+def _ndeval_normalised(m: Metric, p: Mapping[str, ParamValue], weight: str, beta: float = 0.0) -> Node:
+    t, alpha = _threshold(p), float(p["alpha"])
+    return Div0(
+        IntentGain(t, m.cutoff, alpha, weight, beta), IdealIntentGain(t, m.cutoff, alpha, weight, beta)
+    )
+
+
+def _nrbp(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    alpha, beta = float(p["alpha"]), float(p["beta"])
+    gain = IntentGain(_threshold(p), None, alpha, "geometric", beta)
+    return Mul(Const(1.0 - (1.0 - alpha) * beta), Div0(gain, Subtopics(_threshold(p))))
+
+
+DIVERSITY_RECIPES: dict[str, Recipe] = {
+    "alpha_DCG": lambda m, p: _ndeval_raw(m, p, "log2"),
+    "alpha_nDCG": lambda m, p: _ndeval_normalised(m, p, "log2"),
+    "ERR_IA": lambda m, p: _ndeval_raw(m, p, "rank"),
+    "nERR_IA": lambda m, p: _ndeval_normalised(m, p, "rank"),
+    "NRBP": _nrbp,
+    "nNRBP": lambda m, p: _ndeval_normalised(m, p, "geometric", float(p["beta"])),
+    "AP_IA": lambda m, p: Div0(IntentApSum(_threshold(p)), Subtopics(_threshold(p))),
+    "P_IA": lambda m, p: Div0(
+        IntentHits(_threshold(p), m.cutoff), Mul(Subtopics(_threshold(p)), Const(float(m.cutoff or 1)))
+    ),
+    "StRecall": lambda m, p: Div0(IntentNew(_threshold(p), m.cutoff), Subtopics(_threshold(p))),
+}
+
+
 RECIPES: dict[str, Recipe] = {
     "nDCG": lambda m, p: Div0(_dcg(m, p), _ideal(m, p)),
     "DCG": _dcg,
@@ -426,6 +511,8 @@ RECIPES: dict[str, Recipe] = {
     "NERR11": _cwl,
     "U": _cwl,
     "TBG": _cwl,
+    # -- diversity / intent-aware measures of TREC's ndeval (issue 18, section 1) --------------
+    **DIVERSITY_RECIPES,
 }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rankwise.errors import UnknownMetricError, closest
-from rankwise.spec import LIMIT, MetricSpec, Param, shorten
+from rankwise.spec import LIMIT, CutoffRule, MetricSpec, Param, shorten
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """The recall levels of trec_eval's 11-point interpolated precision (IPrec11's default)."""
@@ -299,6 +299,103 @@ _CWL_FORMULA = (
 _NERR_CITATION = (
     "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: exploring the relationship between "
     "expected reciprocal rank and other metrics, ICTIR 2021; cwl_eval"
+)
+
+# -- diversity / intent-aware measures of TREC's ndeval -----------------------------------------
+ALPHA = Param(
+    "alpha",
+    float,
+    0.5,
+    "redundancy intolerance: a document's gain for a subtopic already covered c times is (1 - alpha)^c (ndeval -alpha)",
+    minimum=0.0,
+    maximum=1.0,
+    bounds="(1 - alpha)^c is a probability of novelty: alpha > 1 makes it negative or alternating, "
+    "alpha < 0 makes a covered subtopic worth more than a new one; ndeval refuses both",
+)
+NRBP_BETA = Param(
+    "beta",
+    float,
+    0.5,
+    "patience: the user goes on from each rank to the next with probability beta (ndeval -beta)",
+    minimum=0.0,
+    maximum=1.0,
+    bounds="beta^(rank - 1) is the probability of reaching a rank: outside [0, 1] it is no "
+    "probability (negative, or growing with the rank); ndeval refuses both",
+)
+_NDEVAL = (
+    "ndeval (TREC Web 2009-2014); subtopic qrels (query_id, subtopic, doc_id, relevance), a "
+    "judgment relevant when relevance >= rel; subtopics never judged relevant are ignored"
+)
+
+
+def _diversity(
+    name: str, aliases: tuple[str, ...], params: tuple[Param, ...], cutoff: CutoffRule,
+    description: str, formula: str, citation: str,
+) -> MetricSpec:
+    return MetricSpec(
+        name=name, aliases=aliases, params=params, cutoff=cutoff, description=description,
+        formula=formula, citation=f"{citation}; exact to {_NDEVAL}", empty_value=0.0,
+    )
+
+
+DIVERSITY_SPECS: tuple[MetricSpec, ...] = (
+    _diversity(
+        "alpha_DCG", ("alpha-DCG", "α_DCG", "α-DCG"), (REL, ALPHA, JUDGED_ONLY), "required",
+        "α-DCG@k divided by ndeval's 'ideal ideal' (every subtopic covered at every rank)",
+        "α-DCG@k = Σ_{i≤k} Σ_s rel_{i,s} (1−α)^{c_s(i)} / log2(i+1) / (S · Σ_{i≤k} (1−α)^{i−1} / log2(i+1)), "
+        "c_s(i) the documents above i covering subtopic s, S the subtopics judged relevant "
+        "(k = 1: not divided, as ndeval)",
+        "Clarke et al., SIGIR 2008",
+    ),
+    _diversity(
+        "alpha_nDCG", ("alpha-nDCG", "α_nDCG", "α-nDCG"), (REL, ALPHA, JUDGED_ONLY), "required",
+        "α-nDCG@k: α-DCG@k over that of ndeval's greedy ideal ranking",
+        "α-nDCG@k = α-DCG@k / α-DCG@k of the greedy ideal (each rank: the document of largest "
+        "Σ_s (1−α)^{c_s}, ties to the larger doc id); 0 when α-DCG@k = 0",
+        "Clarke et al., SIGIR 2008",
+    ),
+    _diversity(
+        "ERR_IA", ("ERR-IA",), (REL, ALPHA, JUDGED_ONLY), "required",
+        "intent-aware ERR@k (ndeval's: novelty (1−α)^c, divided by the 'ideal ideal')",
+        "ERR-IA@k = Σ_{i≤k} Σ_s rel_{i,s} (1−α)^{c_s(i)} / i / (S · Σ_{i≤k} (1−α)^{i−1} / i) (k = 1: not divided)",
+        "Chapelle et al., CIKM 2009",
+    ),
+    _diversity(
+        "nERR_IA", ("nERR-IA",), (REL, ALPHA, JUDGED_ONLY), "required",
+        "intent-aware ERR@k over that of ndeval's greedy ideal ranking",
+        "nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal; 0 when ERR-IA@k = 0",
+        "Chapelle et al., CIKM 2009",
+    ),
+    _diversity(
+        "NRBP", (), (REL, ALPHA, NRBP_BETA), "none",
+        "novelty- and rank-biased precision over the whole ranking",
+        "NRBP = (1 − (1−α)β) / S · Σ_i β^{i−1} Σ_s rel_{i,s} (1−α)^{c_s(i)}",
+        "Clarke, Kolla & Vechtomova, ICTIR 2009",
+    ),
+    _diversity(
+        "nNRBP", (), (REL, ALPHA, NRBP_BETA), "none",
+        "NRBP over that of ndeval's greedy ideal ranking",
+        "nNRBP = NRBP / NRBP of the greedy ideal (0 when no subtopic is judged relevant; ndeval: NaN)",
+        "Clarke, Kolla & Vechtomova, ICTIR 2009",
+    ),
+    _diversity(
+        "AP_IA", ("MAP-IA", "MAP_IA"), (REL, JUDGED_ONLY), "none",
+        "intent-aware average precision: the mean over subtopics of each subtopic's AP",
+        "AP-IA = (1/S) Σ_s (1/R_s) Σ_{i: rel_{i,s}} |{j ≤ i: rel_{j,s}}| / i, R_s the relevant documents of s",
+        "Agrawal et al., WSDM 2009",
+    ),
+    _diversity(
+        "P_IA", ("P-IA",), (REL, JUDGED_ONLY), "required",
+        "intent-aware precision@k: the mean over subtopics of P@k",
+        "P-IA@k = Σ_{i≤k} Σ_s rel_{i,s} / (k · S)",
+        "Agrawal et al., WSDM 2009",
+    ),
+    _diversity(
+        "StRecall", ("strec", "st_recall"), (REL,), "required",
+        "subtopic recall@k: the share of the subtopics covered by the top k",
+        "StRecall@k = |{s: ∃ i ≤ k, rel_{i,s}}| / S",
+        "Zhai, Cohen & Lafferty, SIGIR 2003",
+    ),
 )
 
 SPECS: tuple[MetricSpec, ...] = (
@@ -918,6 +1015,8 @@ SPECS: tuple[MetricSpec, ...] = (
         citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
         empty_value=0.0,
     ),
+    # -- diversity / intent-aware measures of TREC's ndeval (issue 18, section 1) ----------------
+    *DIVERSITY_SPECS,
 )
 
 _BY_NAME: dict[str, MetricSpec] = {}

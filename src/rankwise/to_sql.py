@@ -68,10 +68,28 @@ def _head(
         f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
         f"CAST({q(columns.relevance)} AS DOUBLE) AS relevance FROM {_table(qrels, q, 'qrels table')}"
     )
+    subtopics: list[str] = []
+    if columns.subtopic is not None:
+        # subtopic qrels: every other measure reads a document's largest relevance
+        subtopics = [
+            f"rw_subtopics AS (SELECT {q(columns.query_id)} AS query_id, CAST({q(columns.subtopic)} AS VARCHAR) "
+            f"AS subtopic, {q(columns.doc_id)} AS doc_id, CAST({q(columns.relevance)} AS DOUBLE) AS relevance "
+            f"FROM {_table(qrels, q, 'qrels table')})"
+        ]
+        checked = " WHERE (SELECT ok FROM rw_subtopics_check)" if check else ""
+        qrels_select = (
+            f"SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics{checked} GROUP BY query_id, doc_id"
+        )
+        if check:
+            subtopics.append(
+                "rw_subtopics_check AS (SELECT ok FROM rw_check_subtopics('rw_subtopics', "
+                f"subtopic_name := {literal(columns.subtopic)}, relevance_name := {literal(columns.relevance)}))"
+            )
     if not check:
-        return [f"rw_run AS ({run_select})", f"rw_qrels AS ({qrels_select})"]
+        return [*subtopics, f"rw_run AS ({run_select})", f"rw_qrels AS ({qrels_select})"]
     ids = f"query_id_name := {literal(columns.query_id)}, doc_id_name := {literal(columns.doc_id)}"
     return [
+        *subtopics,
         f"rw_run_input AS ({run_select})",
         f"rw_qrels_input AS ({qrels_select})",
         f"rw_run_check AS (SELECT ok FROM rw_check_run('rw_run_input', {ids}, "
@@ -110,7 +128,12 @@ def to_sql(
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     head = _head(dialect, run, qrels, columns, check)
-    body = build_sql(parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote)
+    body = build_sql(
+        parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
+        subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
+    )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    recursive = body.startswith("WITH RECURSIVE ")
+    body = body.removeprefix("WITH RECURSIVE " if recursive else "WITH ")
+    sql = ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(head) + ",\n" + body
     return expand(sql, dialect)

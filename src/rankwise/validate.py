@@ -50,6 +50,15 @@ def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], k
         raise ColumnTypeError(
             f"the {kind}'s {keyword} column {value!r} must be numeric, found type {found_raw[value]}"
         )
+    subtopic = columns.subtopic
+    if kind == "qrels" and subtopic is not None:
+        if subtopic not in found:
+            raise MissingColumnError.from_missing(f"the {kind}", subtopic, list(found), "subtopic")
+        if found[subtopic] not in ("string", "integer"):
+            raise ColumnTypeError(
+                f"the qrels' subtopic column {subtopic!r} must hold strings or integers, "
+                f"found type {found_raw[subtopic]}"
+            )
 
 
 @dataclass(frozen=True)

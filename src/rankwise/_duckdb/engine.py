@@ -18,7 +18,7 @@ import polars as pl
 from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
 from rankwise.io import (
     check_format,
     check_not_empty,
@@ -143,6 +143,43 @@ def _normalise(
     return name
 
 
+def _subtopics(
+    con: duckdb.DuckDBPyConnection, raw: str, columns: Columns, q_str: bool, d_str: bool, materialise: bool
+) -> tuple[str, str]:
+    """The judgments per subtopic (query_id, subtopic, doc_id, relevance), checked: a NULL
+    subtopic or relevance, or a document judged twice for one subtopic, is an error; and the
+    qrels every other measure reads: each document's largest relevance over its subtopics."""
+    name = f"rw_subtopics_{next(_counter)}"
+    subtopic = columns.subtopic
+    assert subtopic is not None
+    con.execute(
+        f"CREATE TEMP {'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
+        f"{quote_identifier(columns.query_id)}{'::VARCHAR' if q_str else ''} AS query_id, "
+        f"{quote_identifier(subtopic)}::VARCHAR AS subtopic, "
+        f"{quote_identifier(columns.doc_id)}{'::VARCHAR' if d_str else ''} AS doc_id, "
+        f"{quote_identifier(columns.relevance)}::DOUBLE AS relevance FROM {quote_identifier(raw)}"
+    )
+    v = quote_identifier(name)
+    bad = con.sql(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
+    if bad:
+        what, column = ("subtopic", subtopic) if bad[0][1] is None else ("relevance", columns.relevance)
+        raise InvalidValueError(f"the qrels' {what} column {column!r} holds a NULL value (query {bad[0][0]!r})")
+    dup = con.sql(
+        f"SELECT query_id, subtopic, doc_id FROM {v} GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
+    ).fetchall()
+    if dup:
+        raise DuplicateDocumentError(
+            f"the qrels judge document {dup[0][2]!r} more than once for subtopic {dup[0][1]!r} "
+            f"of query {dup[0][0]!r} (column {subtopic!r})"
+        )
+    grouped = f"rw_subtopic_max_{next(_counter)}"
+    con.execute(
+        f"CREATE TEMP VIEW {quote_identifier(grouped)} AS SELECT query_id, doc_id, max(relevance) AS relevance "
+        f"FROM {v} GROUP BY query_id, doc_id"
+    )
+    return name, grouped
+
+
 def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns) -> None:
     v = quote_identifier(view)
     value = "score" if kind == "run" else "relevance"
@@ -232,13 +269,22 @@ def evaluate_duckdb(
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
         run_view = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
-        qrels_view = _normalise(
-            con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
-        )
+        subtopics_view = None
+        if columns.subtopic is not None:
+            # subtopic qrels: every other measure reads a document's largest relevance
+            subtopics_view, qrels_view = _subtopics(
+                con, qrels_raw, columns, q_str, d_str, to_tables and not qrels_in_memory
+            )
+        else:
+            qrels_view = _normalise(
+                con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
+            )
         with _check_threads(con, "threads" not in settings):
             _check_data(con, run_view, "run", columns)
             _check_data(con, qrels_view, "qrels", columns)
-        sql = build_sql(metrics, conv, columns, run_view, qrels_view, count_unjudged=True)
+        sql = build_sql(
+            metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
+        )
         result = con.sql(sql).pl()
         if result.height:
             unjudged = int(result[UNJUDGED_COLUMN][0])

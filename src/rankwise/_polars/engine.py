@@ -26,9 +26,11 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
 from rankwise.metric import Metric
 from rankwise.primitives import (
+    IDEAL_SCORE_DIGITS,
+    INTENT_SIDES,
     Bound,
     Const,
     Gain,
@@ -41,6 +43,7 @@ from rankwise.primitives import (
     Step,
     children,
     declared,
+    ideal_depth,
     leaves,
     prefix_gains,
     qrels_needs,
@@ -57,6 +60,7 @@ from rankwise.validate import (
 )
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
+SUB, COV, NSUB = "__sub", "__cov", "__nsub"
 
 
 def type_class(dtype: pl.DataType) -> TypeClass:
@@ -107,6 +111,9 @@ class Prepared:
     query_dtype: pl.DataType
     columns: Columns
     doc_dtype: pl.DataType = field(default_factory=pl.String)
+    subtopics: pl.LazyFrame | None = None
+    """The judgments per subtopic (``__q, __d, __sub, __rel``); None: the qrels, one subtopic
+    per query (:func:`subtopic_judgments`)."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -157,11 +164,50 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
         ids(columns.doc_id, d_str).alias(D),
         pl.col(columns.relevance).cast(pl.Float64).alias(REL),
     )
+    subs = None
+    if columns.subtopic is not None:
+        # subtopic qrels: ndeval's traditional view for every other measure, a document's
+        # largest relevance over its subtopics
+        subs = qrels.select(
+            ids(columns.query_id, q_str).alias(Q),
+            ids(columns.doc_id, d_str).alias(D),
+            pl.col(columns.subtopic).cast(pl.String).alias(SUB),
+            pl.col(columns.relevance).cast(pl.Float64).alias(REL),
+        )
+        if check_data:
+            _check_subtopics(subs, columns)
+        j = subs.group_by(Q, D).agg(pl.col(REL).max())
     schema = r.collect_schema()
-    prep = Prepared(r, j, schema[Q], columns, schema[D])
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs)
     if check_data:
         prep.check(pl.collect_all(prep.count_plans()))
     return prep
+
+
+def _check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
+    """Subtopic qrels: a NULL subtopic or relevance, or a document judged twice for one
+    subtopic of a query, is an error naming it (the other checks run on the qrels per document)."""
+    bad = subs.filter(pl.col(SUB).is_null() | pl.col(REL).is_null()).select(Q, SUB).head(1).collect()
+    if bad.height:
+        what = "subtopic" if bad[SUB][0] is None else "relevance"
+        column = columns.subtopic if what == "subtopic" else columns.relevance
+        raise InvalidValueError(
+            f"the qrels' {what} column {column!r} holds a NULL value (query {bad[Q][0]!r})"
+        )
+    dup = subs.group_by(Q, SUB, D).len().filter(pl.col("len") > 1).head(1).collect()
+    if dup.height:
+        raise DuplicateDocumentError(
+            f"the qrels judge document {dup[D][0]!r} more than once for subtopic {dup[SUB][0]!r} "
+            f"of query {dup[Q][0]!r} (column {columns.subtopic!r})"
+        )
+
+
+def subtopic_judgments(prep: Prepared) -> pl.LazyFrame:
+    """The judgments per subtopic: the subtopic qrels, or (ordinary qrels) every judgment of a
+    query for one subtopic, as ir-measures' ndeval provider reads 3-column qrels."""
+    if prep.subtopics is not None:
+        return prep.subtopics
+    return prep.qrels.select(Q, D, pl.lit("0").alias(SUB), REL)
 
 
 def ranking_score(trec_eval: str) -> pl.Expr:
@@ -278,6 +324,8 @@ def ranked(
 
 
 def _key(node: Primitive, part: bool | None = None) -> str:
+    if node.side in INTENT_SIDES:
+        return f"i{int(bool(part))}|{node!r}"
     prefix = "q" if node.side == "qrels" else f"r{int(bool(part))}"
     return f"{prefix}|{node!r}"
 
@@ -448,21 +496,27 @@ def _query_groups(prep: Prepared, query_chunks: int | None) -> tuple[Prepared, l
     if query_chunks is not None:
         key = pl.col(Q).hash(seed=0) % query_chunks
         return prep, [
-            replace(prep, run=prep.run.filter(key == c), qrels=prep.qrels.filter(key == c))
+            replace(
+                prep, run=prep.run.filter(key == c), qrels=prep.qrels.filter(key == c),
+                subtopics=None if prep.subtopics is None else prep.subtopics.filter(key == c),
+            )
             for c in range(query_chunks)
         ]
     run, qrels = pl.collect_all([prep.run, prep.qrels])
-    prep = replace(prep, run=run.lazy(), qrels=qrels.lazy())
+    subs = None if prep.subtopics is None else prep.subtopics.collect()
+    prep = replace(prep, run=run.lazy(), qrels=qrels.lazy(), subtopics=None if subs is None else subs.lazy())
     n = max(1, -(-run.height // ROWS_PER_CHUNK))
     if n == 1:
         return prep, [prep]
     key = (pl.col(Q).hash(seed=0) % n).alias(_CHUNK)
     run, qrels = run.with_columns(key), qrels.with_columns(key)
+    subs = None if subs is None else subs.with_columns(key)
     return prep, [
         replace(
             prep,
             run=run.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
             qrels=qrels.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+            subtopics=None if subs is None else subs.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
         )
         for c in range(n)
     ]
@@ -483,6 +537,8 @@ def evaluate_eager(
     than memory. Those groups run on Polars' streaming engine (its per-query group-by still
     holds a whole group: the group size, not the engine, bounds the memory)."""
     prep, groups = _query_groups(prep, query_chunks)
+    if prep.subtopics is not None:
+        _check_subtopics(prep.subtopics, columns)
     engine: Literal["auto", "streaming"] = "auto" if query_chunks is None else "streaming"
     counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     results: list[pl.DataFrame] = []
@@ -513,8 +569,12 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     qnodes: set[Primitive] = set()
     parts: dict[bool, _Part] = {}
     run_leaves: list[Primitive] = []
+    intent_leaves: dict[str, tuple[Primitive, bool]] = {}
     for o in outs:
         for leaf in leaves(o.tree):
+            if leaf.side in INTENT_SIDES:
+                intent_leaves.setdefault(_key(leaf, o.judged_only), (leaf, o.judged_only))
+                continue
             if leaf.side == "qrels":
                 qaggs.setdefault(_key(leaf), _qrels_expr(leaf))
                 qnodes.add(leaf)
@@ -557,6 +617,16 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         fill = [pl.col(k).fill_null(empty) for k, empty in work.empty.items() if empty is not None]
         if fill:
             out = out.with_columns(fill)
+    if intent_leaves:
+        doc_lists = rank_lists(prep, conv, docs=True)
+        docs = {
+            part: ranked(prep, conv, part, docs=True, lists=doc_lists)
+            for part in {part for _, part in intent_leaves.values()}
+        }
+        intents = intent_aggregates(subtopic_judgments(prep), docs, intent_leaves)
+        out = out.join(intents, on=Q, how="left").with_columns(
+            *[pl.col(k).fill_null(0.0) for k in intent_leaves]
+        )
     result = out.select(
         pl.col(Q).alias(columns.query_id),
         *[
@@ -569,3 +639,93 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     judged = qstats.select(Q, pl.lit(True).alias("__judged_query"))
     run_counts = _audit_counts(lists.join(judged, on=Q, how="left"), unjudged)
     return Plans(result, (run_counts, _audit_counts(qstats)))
+
+
+# -- diversity: aggregates over (document, subtopic) pairs --------------------------------------
+
+
+def _intent_rows() -> dict[str, pl.Expr]:
+    return {"rnk": pl.col(RANK), "cov": pl.col(COV), "nsub": pl.col(NSUB), "sub": pl.col(SUB), "qid": pl.col(Q)}
+
+
+def _bind_intent(node: Primitive) -> pl.Expr:
+    """``node``'s Polars function over pair rows (its row columns by name, then its fields)."""
+    fn = getattr(prim, node.binding())
+    rows, values = _intent_rows(), node.values()
+    return fn(**{name: rows[name] if name in rows else values[name] for name in _params(fn)})  # type: ignore[no-any-return]
+
+
+def relevant_pairs(subtopics: pl.LazyFrame, t: float) -> pl.LazyFrame:
+    """The relevant judgments (relevance ≥ t): ``__q, __d, __sub`` and ``__nsub``, the number
+    of relevant documents of the subtopic."""
+    return subtopics.filter(pl.col(REL) >= t).select(Q, D, SUB).with_columns(
+        pl.len().over(Q, SUB).cast(pl.Int64).alias(NSUB)
+    )
+
+
+def run_pairs(docs: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:
+    """The pairs of the ranked documents, each with ``__cov``: how many documents ranked above
+    cover the same subtopic."""
+    return docs.select(Q, D, RANK).join(pairs, on=[Q, D], how="inner").with_columns(
+        (pl.col(RANK).rank("ordinal").over(Q, SUB).cast(pl.Int64) - 1).alias(COV)
+    )
+
+
+def greedy_ideal(pairs: pl.DataFrame, alpha: float, depth: int | None) -> pl.DataFrame:
+    """ndeval's greedy ideal ranking of the judged documents, as pairs (``__q, __d, __sub,
+    __nsub``) with their ideal rank (``__rank``) and ``__cov``, ranks 1..depth (None: all).
+
+    Each rank takes, in every query at once, the document whose subtopics' gains
+    Σ (1 − alpha)^cov are largest (ties: the larger doc id as text, ndeval's strcmp), then
+    counts its subtopics as covered once more: one columnar step per rank, as many steps as
+    the largest query has relevant documents (or ``depth``)."""
+    decay = 1.0 - alpha
+    text = "__dtext"
+    todo = pairs.with_columns(pl.col(D).cast(pl.String).alias(text), pl.lit(0, pl.Int64).alias(COV))
+    placed: list[pl.DataFrame] = []
+    rank = 0
+    while todo.height and (depth is None or rank < depth):
+        rank += 1
+        scores = todo.group_by(Q, text).agg(
+            pl.lit(decay, pl.Float64).pow(pl.col(COV).cast(pl.Float64)).sum().round(IDEAL_SCORE_DIGITS).alias("__g")
+        )
+        best = scores.sort(["__g", text], descending=[True, True]).unique(Q, keep="first").select(Q, text)
+        chosen = todo.join(best, on=[Q, text], how="semi")
+        placed.append(chosen.with_columns(pl.lit(rank, pl.Int64).alias(RANK)))
+        covered = chosen.select(Q, SUB, pl.lit(1, pl.Int64).alias("__inc"))
+        todo = (
+            todo.join(best, on=[Q, text], how="anti")
+            .join(covered, on=[Q, SUB], how="left")
+            .with_columns((pl.col(COV) + pl.col("__inc").fill_null(0)).alias(COV))
+            .drop("__inc")
+        )
+    schema = {**pairs.schema, text: pl.String(), COV: pl.Int64(), RANK: pl.Int64()}
+    return pl.concat(placed) if placed else pl.DataFrame(schema=schema)
+
+
+def intent_aggregates(
+    subtopics: pl.LazyFrame, docs: Mapping[bool, pl.LazyFrame], nodes: Mapping[str, tuple[Primitive, bool]]
+) -> pl.LazyFrame:
+    """Per query (``__q``), every diversity primitive of ``nodes`` (column: its key; with the
+    ranking it reads, judged-only or not, ``docs``): over the run's pairs, the greedy ideal's
+    pairs or the relevant judgments. The greedy ideal's judgments are collected (one step per
+    ideal rank, see :func:`greedy_ideal`)."""
+    groups: dict[tuple[str, float, float, bool], dict[str, Primitive]] = {}
+    for key, (node, part) in nodes.items():
+        alpha = float(getattr(node, "alpha", 0.0)) if node.side == "ideal_intents" else 0.0
+        group = (node.side, float(getattr(node, "t")), alpha, part and node.side == "intents")  # noqa: B009
+        groups.setdefault(group, {})[key] = node
+    tables: list[pl.LazyFrame] = []
+    for (side, t, alpha, part), members in groups.items():
+        pairs = relevant_pairs(subtopics, t)
+        if side == "intents":
+            rows = run_pairs(docs[part], pairs)
+        elif side == "ideal_intents":
+            rows = greedy_ideal(pairs.collect(), alpha, ideal_depth(list(members.values()))).lazy()
+        else:
+            rows = pairs
+        tables.append(rows.group_by(Q).agg(*[_bind_intent(n).alias(k) for k, n in members.items()]))
+    out = tables[0]
+    for table in tables[1:]:
+        out = out.join(table, on=Q, how="full", coalesce=True)
+    return out

@@ -703,3 +703,53 @@ def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: flo
     """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
     survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
     return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
+
+
+# -- diversity (intent-aware) primitives: aggregates over (document, subtopic) pairs -----------
+# ``t`` is the relevance threshold that chose the pairs (the engine's); the functions do not
+# read it.
+
+
+def _intent_weight(rnk: pl.Expr, weight: str, beta: float) -> pl.Expr:
+    """The rank weight of an intent gain: 1 / log2(rank + 1), 1 / rank or beta^(rank − 1)."""
+    i = rnk.cast(pl.Float64)
+    if weight == "log2":
+        return 1.0 / (i + 1.0).log(2)
+    if weight == "rank":
+        return 1.0 / i
+    return pl.lit(beta, pl.Float64).pow(i - 1.0)
+
+
+def intent_gain(
+    rnk: pl.Expr, cov: pl.Expr, t: float, k: int | None, alpha: float, weight: str, beta: float
+) -> pl.Expr:
+    """Σ over pairs at rank ≤ k of (1 − alpha)^cov · w(rank)."""
+    novelty = pl.lit(1.0 - alpha, pl.Float64).pow(cov.cast(pl.Float64))
+    return pl.when(within(rnk, k)).then(novelty * _intent_weight(rnk, weight, beta)).otherwise(0.0).sum()
+
+
+def ideal_intent_gain(
+    rnk: pl.Expr, cov: pl.Expr, t: float, k: int | None, alpha: float, weight: str, beta: float
+) -> pl.Expr:
+    """:func:`intent_gain` over the greedy ideal's pairs."""
+    return intent_gain(rnk, cov, t, k, alpha, weight, beta)
+
+
+def intent_hits(rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Number of pairs at rank ≤ k."""
+    return within(rnk, k).cast(pl.Float64).sum()
+
+
+def intent_new(rnk: pl.Expr, cov: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Number of subtopics first covered at rank ≤ k."""
+    return (within(rnk, k) & (cov == 0)).cast(pl.Float64).sum()
+
+
+def intent_ap_sum(rnk: pl.Expr, cov: pl.Expr, nsub: pl.Expr, t: float) -> pl.Expr:
+    """Σ over pairs of (cov + 1) / (rank · nsub)."""
+    return ((cov.cast(pl.Float64) + 1.0) / (rnk.cast(pl.Float64) * nsub.cast(pl.Float64))).sum()
+
+
+def subtopics(sub: pl.Expr, t: float) -> pl.Expr:
+    """Number of distinct subtopics among the relevant judgments."""
+    return sub.n_unique().cast(pl.Float64)

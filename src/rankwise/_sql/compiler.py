@@ -19,6 +19,8 @@ from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.primitives import (
+    IDEAL_SCORE_DIGITS,
+    INTENT_SIDES,
     Bound,
     Const,
     Gain,
@@ -32,6 +34,7 @@ from rankwise.primitives import (
     Step,
     Value,
     declared,
+    ideal_depth,
     leaves,
 )
 from rankwise.recipes import Output, outputs
@@ -144,6 +147,17 @@ class _Compiler:
         self.names: dict[Step | RowValue, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
+        self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
+        """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
+        run's pairs are those of the judged-only ranking): their columns."""
+
+    def intent_col(self, node: Primitive, part: bool) -> str:
+        """The column of a diversity primitive, in its group's table ``ia<n>``."""
+        alpha = float(getattr(node, "alpha", 0.0)) if node.side == "ideal_intents" else 0.0
+        key = (node.side, float(getattr(node, "t")), alpha, part and node.side == "intents")  # noqa: B009
+        group = self.intents.setdefault(key, {})
+        col = group.setdefault(node, f"i{len(group)}")
+        return f"ia{list(self.intents).index(key)}.{col}"
 
     def prefix_col(self, value: IdealPrefix) -> str:
         """The column of a value of the ideal prefix (of its gain definition's ideal order)."""
@@ -218,6 +232,8 @@ class _Compiler:
     def final(self, node: Node, part: bool) -> str:
         if isinstance(node, Const):
             return literal(node.value)
+        if isinstance(node, Primitive) and node.side in INTENT_SIDES:
+            return f"coalesce({self.intent_col(node, part)}, 0.0)"
         if isinstance(node, Primitive) and node.side == "qrels":
             return f"qs.{self.qrels_col(node)}"
         if isinstance(node, Primitive):
@@ -291,6 +307,7 @@ def _ranking_cte(
 def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
+    subtopics_view: str | None = None, recursion: str = "",
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -298,17 +315,21 @@ def build_sql(
     column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
     run, qrels = quote(run_view), quote(qrels_view)
     return statement(
-        outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged
+        outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
+        subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
     )
 
 
 def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
+    subtopics: str | None = None, recursion: str = "",
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score | relevance), ``judgments`` the
-    argument of ``rw_judgments`` that reads the qrels."""
+    argument of ``rw_judgments`` that reads the qrels; ``subtopics`` the FROM fragment of the
+    judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
+    subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE."""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -387,6 +408,12 @@ def statement(
         ctes.append(f"ag{p} AS (SELECT query_id, {sel} FROM rows{p} GROUP BY query_id)")
         inner = p == 0 and conv.missing == "ignore"
         joins.append(f"{'JOIN' if inner else 'LEFT JOIN'} ag{p} USING (query_id)")
+    recursive = False
+    if comp.intents:
+        source = subtopics or f"(SELECT query_id, '0' AS subtopic, doc_id, relevance FROM {qrels})"
+        intent_ctes, intent_joins, recursive = _intent_ctes(comp, conv, source, recursion)
+        ctes += intent_ctes
+        joins += intent_joins
     if count_unjudged:
         unjudged = (
             "SELECT count(*) FROM ag0 WHERE NOT judged" if from_full
@@ -394,7 +421,7 @@ def statement(
         )
         outs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
     return (
-        "WITH " + ",\n".join(ctes)
+        ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
         + ", ".join(outs)
         + f"\nFROM {base} AS qs " + " ".join(joins)
@@ -402,3 +429,106 @@ def statement(
     )
 
 
+
+
+# -- diversity: aggregates over (document, subtopic) pairs ------------------------------------
+
+_INTENT_ROWS = {"rnk": "rnk", "cov": "cov", "nsub": "nsub", "sub": "subtopic", "qid": "query_id"}
+
+def _bind_intent(node: Primitive) -> str:
+    """A call of a diversity primitive's macro over pair rows (row columns, then its fields)."""
+    name = f"rw_{node.binding()}"
+    values = node.values()
+    args = [_INTENT_ROWS[p] if p in _INTENT_ROWS else literal(values[p]) for p in macros()[name].params]  # type: ignore[arg-type]
+    return f"{name}({', '.join(args)})"
+
+
+def _greedy_ctes(n: int, pairs: str, alpha: float, depth: int | None, recursion: str) -> tuple[list[str], str]:
+    """ndeval's greedy ideal ranking of the relevant pairs ``pairs`` (query_id, doc_id,
+    subtopic): CTEs, and the FROM fragment of its pairs (query_id, rnk, cov).
+
+    One row per query holds the state: ``cnt`` (how often each subtopic is covered so far) and
+    ``placed`` (which documents are ranked). Each step of the recursive CTE ranks, in every
+    query at once, the unplaced document whose subtopics' gains Σ (1 − alpha)^cnt are largest
+    (rounded to 12 decimals; ties: the larger doc id as text), records its subtopics' counts
+    (``covs``: their cov) and counts them once more. Only row-wise list functions read the
+    recursive rows (Spark allows no aggregate or window over them); the state is one row per
+    query and rank."""
+    docs, state = f"gd{n}", f"gi{n}"
+    decay = literal(1.0 - alpha)
+    more = "" if depth is None else f" AND g.it < {literal(depth)}"
+    limit = f" {recursion}" if recursion else ""
+    each = "generate_series(1, len(docs))"
+    ctes = [
+        f"{docs} AS (SELECT query_id, array_agg(struct_pack(t := dtext, s := subs)) AS docs, max(ns) AS nsubs "
+        "FROM (SELECT query_id, dtext, array_agg(si) AS subs, max(max(si)) OVER (PARTITION BY query_id) AS ns "
+        "FROM (SELECT query_id, CAST(doc_id AS VARCHAR) AS dtext, "
+        f"dense_rank() OVER (PARTITION BY query_id ORDER BY subtopic) AS si FROM {pairs}) AS x "
+        "GROUP BY query_id, dtext) AS d GROUP BY query_id)",
+        f"{state}(query_id, it, cnt, placed, covs){limit} AS ("
+        "SELECT query_id, CAST(0 AS BIGINT), list_transform(generate_series(1, nsubs), lambda j: CAST(0 AS BIGINT)), "
+        f"list_transform({each}, lambda i: false), list_transform(generate_series(1, 1), lambda j: CAST(0 AS BIGINT)) "
+        f"FROM {docs} UNION ALL "
+        "SELECT query_id, it + 1, "
+        "list_transform(generate_series(1, len(cnt)), lambda j: list_extract(cnt, j) "
+        "+ CASE WHEN array_contains(list_extract(docs, bi).s, j) THEN 1 ELSE 0 END), "
+        "list_transform(generate_series(1, len(placed)), lambda i: list_extract(placed, i) OR i = bi), "
+        "list_transform(list_extract(docs, bi).s, lambda x: list_extract(cnt, x)) FROM ("
+        f"SELECT *, list_max(filter({each}, lambda i: list_extract(gs, i) = gmax "
+        "AND list_extract(docs, i).t = tmax)) AS bi FROM ("
+        f"SELECT *, list_max(list_transform(filter({each}, lambda i: list_extract(gs, i) = gmax), "
+        "lambda i: list_extract(docs, i).t)) AS tmax FROM ("
+        "SELECT *, list_max(gs) AS gmax FROM ("
+        f"SELECT g.query_id, g.it, g.cnt, g.placed, d.docs, list_transform(generate_series(1, len(d.docs)), "
+        "lambda i: CASE WHEN list_extract(g.placed, i) THEN CAST(-1 AS DOUBLE) ELSE "
+        f"round(list_sum(list_transform(list_extract(d.docs, i).s, lambda x: pow({decay}, list_extract(g.cnt, x)))), "
+        f"{IDEAL_SCORE_DIGITS}) END) AS gs FROM {state} AS g JOIN {docs} AS d ON g.query_id = d.query_id "
+        f"WHERE g.it < len(d.docs){more}) AS ga) AS gb) AS gc) AS ge)",
+    ]
+    return ctes, f"(SELECT query_id, it AS rnk, unnest(covs) AS cov FROM {state} WHERE it > 0)"
+
+
+def _intent_ctes(comp: _Compiler, conv: Conventions, source: str, recursion: str) -> tuple[list[str], list[str], bool]:
+    """The CTEs of the diversity primitives: the judgments per subtopic (``sj``), the relevant
+    pairs of each threshold, the ranked documents, the run's pairs (with ``cov``, by a window
+    over each subtopic's documents in rank order), the greedy ideal's pairs (a recursive CTE)
+    and one aggregate table per group; the LEFT JOINs of those tables; whether a CTE recurses."""
+    ctes = [f"sj AS (SELECT * FROM {source} AS s)"]
+    joins: list[str] = []
+    thresholds: dict[float, str] = {}
+    recursive = False
+    order = tie_order(conv.ties)
+    cut = f" AND rnk0 <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+    for part in sorted({part for side, _, _, part in comp.intents if side == "intents"}):
+        # the ranked documents, cut at max_rank; judged-only: then without the unjudged (and
+        # negative) ones, ranked again (as _ranking_cte)
+        keep = " AND relevance >= 0" if part else ""
+        ctes.append(
+            f"rdocs{int(part)} AS (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY rnk0) "
+            f"AS rnk FROM (SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY "
+            f"{order}) AS rnk0 FROM joined) AS rd WHERE true{cut}{keep})"
+        )
+    for n, ((side, t, alpha, part), members) in enumerate(comp.intents.items()):
+        if t not in thresholds:
+            pairs = thresholds[t] = f"sp{len(thresholds)}"
+            ctes.append(
+                f"{pairs} AS (SELECT query_id, doc_id, subtopic, count(*) OVER (PARTITION BY query_id, subtopic) "
+                f"AS nsub FROM sj WHERE relevance >= {literal(t)})"
+            )
+        pairs = thresholds[t]
+        if side == "intents":
+            rows = (
+                "(SELECT p.query_id, p.subtopic, p.nsub, r.rnk, row_number() OVER (PARTITION BY p.query_id, "
+                f"p.subtopic ORDER BY r.rnk) - 1 AS cov FROM rdocs{int(part)} AS r JOIN "
+                f"{pairs} AS p ON r.query_id = p.query_id AND r.doc_id = p.doc_id)"
+            )
+        elif side == "ideal_intents":
+            recursive = True
+            greedy, rows = _greedy_ctes(n, pairs, alpha, ideal_depth(list(members)), recursion)
+            ctes += greedy
+        else:
+            rows = pairs
+        aggs = ", ".join(f"{_bind_intent(node)} AS {col}" for node, col in members.items())
+        ctes.append(f"ia{n} AS (SELECT query_id, {aggs} FROM {rows} AS x GROUP BY query_id)")
+        joins.append(f"LEFT JOIN ia{n} USING (query_id)")
+    return ctes, joins, recursive

@@ -2,6 +2,8 @@
 
 - ``rw_evaluate`` (``sql/90_evaluate.sql``): the compiler's statement for its metrics
   (:data:`EVALUATE_METRICS`), with the cutoff as the macro's parameter ``k``;
+- ``rw_ndeval`` (``sql/90_evaluate.sql``): the same for ndeval's measures over subtopic qrels
+  (:data:`NDEVAL_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -80,6 +82,39 @@ def evaluate_macro() -> str:
     )
 
 
+NDEVAL_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("alpha-nDCG@k", "alpha_nDCG", True), ("nERR-IA@k", "nERR_IA", True), ("NRBP", "NRBP", False),
+    ("nNRBP", "nNRBP", False), ("MAP-IA", "AP_IA", False), ("P-IA@k", "P_IA", True), ("strec@k", "StRecall", True),
+)
+"""rw_ndeval's columns: (label, metric, takes the cutoff k). (α-DCG@k and ERR-IA@k divide by a
+constant of k computed in Python, so they are not among them.)"""
+
+
+def ndeval_macro() -> str:
+    """The ``rw_ndeval`` table macro: ndeval's measures over subtopic qrels."""
+    conv = Conventions()
+    cols: list[Output] = []
+    for label, name, cut in NDEVAL_METRICS:
+        (out,) = outputs([make_metric(get_spec(name), {}, _K if cut else None)], conv)
+        cols.append(dataclasses.replace(out, label=label, tree=_symbolic(out.tree)))
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance "
+        "FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table)))",
+        "rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id)",
+    ]
+    body = statement(
+        cols, conv, Columns(subtopic="subtopic"), "rw_run", "rw_qrels", "'rw_qrels'", subtopics="rw_subtopics"
+    )
+    sql = "WITH RECURSIVE " + ",\n".join(head) + ",\n" + body.removeprefix("WITH RECURSIVE ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_ndeval(run_table, qrels_table, k := 20, checks := true) AS TABLE\n"
+        + "\n".join("    " + line for line in sql.splitlines())
+        + ";"
+    )
+
+
 def _policies() -> list[str]:
     """The tie policies: the default first, then by name."""
     return [TIE_POLICIES[0], *sorted(TIE_POLICIES[1:])]
@@ -114,6 +149,7 @@ def check_ties() -> str:
 
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
+    "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

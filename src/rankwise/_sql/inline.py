@@ -55,6 +55,14 @@ class DialectRules:
     (``'it''s'``: in Spark SQL that is the two literals ``'it'`` and ``'s'``, concatenated)."""
     ordered_listagg: bool = False
     """``string_agg(x, '' ORDER BY r)`` is spelled ``listagg(x, '') WITHIN GROUP (ORDER BY r)``."""
+    arrow_lambdas: bool = False
+    """Lambdas are spelled ``x -> e`` / ``(x, y) -> e`` (DuckDB: ``lambda x: e``), structs
+    ``named_struct('a', x)`` (DuckDB: ``struct_pack(a := x)``) and a list's sum
+    ``aggregate(l, 0, (a, b) -> a + b)`` (DuckDB: ``list_sum(l)``): the greedy ideal ranking
+    of the diversity measures (``rankwise._sql.compiler``)."""
+    recursion_limit: str = ""
+    """The clause after a recursive CTE's column list that lifts the dialect's recursion limit
+    (Spark stops at 100 levels by default)."""
 
     def quote(self, name: str) -> str:
         """``name`` as a quoted identifier of this dialect."""
@@ -86,6 +94,8 @@ class DialectRules:
                 else f"listagg({m.group(1)}, '') WITHIN GROUP (ORDER BY {m.group(2)})",
                 sql,
             )
+        if self.arrow_lambdas:
+            sql = _arrow_lambdas(sql)
         out, at = [], 0
         for m in _QUOTED.finditer(sql):
             out += [self._words(sql[at : m.start()]), self._quoted(m.group(0))]
@@ -106,8 +116,13 @@ def _rename(text: str, names: Mapping[str, str], pattern: str) -> str:
 DIALECT_RULES: dict[str, DialectRules] = {
     "duckdb": DialectRules("duckdb", identifier_quote='"'),
     "spark": DialectRules(
-        "spark", identifier_quote="`", functions={"error": "raise_error"}, types={"VARCHAR": "STRING"},
-        backslash_strings=True, ordered_listagg=True,
+        "spark", identifier_quote="`",
+        functions={
+            "error": "raise_error", "list_transform": "transform", "list_max": "array_max",
+            "generate_series": "sequence", "len": "size", "list_extract": "element_at", "unnest": "explode",
+        },
+        types={"VARCHAR": "STRING"}, backslash_strings=True, ordered_listagg=True, arrow_lambdas=True,
+        recursion_limit="MAX RECURSION LEVEL 1000000",
     ),
 }
 """The rules of each dialect :func:`expand` and :func:`rankwise.to_sql` can write."""
@@ -245,3 +260,32 @@ def expand(sql: str, dialect: Dialect = "duckdb") -> str:
         sql = sql[: match.start()] + _call(known[match.group(1)], args) + sql[close_at + 1 :]
         pos = match.start()
     raise InvalidParameterError("macro expansion did not finish (recursive macro?)")
+
+
+_LAMBDA = re.compile(r"\blambda\s+(\w+(?:\s*,\s*\w+)*)\s*:(?!=)")
+_ARRAY_CALL = re.compile(r"\b(struct_pack|list_sum)\s*\(")
+
+
+def _arrow_lambdas(sql: str) -> str:
+    """DuckDB's lambdas, ``struct_pack`` and ``list_sum`` (outside quotes) in the arrow spelling
+    (:attr:`DialectRules.arrow_lambdas`)."""
+    inside = _Quoted(sql)
+    for m in reversed([m for m in _ARRAY_CALL.finditer(sql) if m.start() not in inside]):
+        open_at = m.end() - 1
+        close_at = _close(sql, open_at)
+        args = split_args(sql[open_at + 1 : close_at])
+        if m.group(1) == "list_sum":
+            call = f"aggregate({args[0]}, CAST(0 AS DOUBLE), (rw_a, rw_b) -> rw_a + rw_b)"
+        else:
+            pairs = [arg.partition(":=") for arg in args]
+            call = "named_struct(" + ", ".join(f"'{name.strip()}', {value.strip()}" for name, _, value in pairs) + ")"
+        sql = sql[: m.start()] + call + sql[close_at + 1 :]
+    inside = _Quoted(sql)
+
+    def header(m: re.Match[str]) -> str:
+        if m.start() in inside:
+            return m.group(0)
+        names = [n.strip() for n in m.group(1).split(",")]
+        return (names[0] if len(names) == 1 else "(" + ", ".join(names) + ")") + " ->"
+
+    return _LAMBDA.sub(header, sql)
