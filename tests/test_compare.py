@@ -130,3 +130,24 @@ def test_undefined_values_leave_their_queries_out_of_that_metric() -> None:
     assert (acc["mean"], acc["baseline_mean"], acc["queries"], acc["wins"]) == (1.0, 0.0, 1, 1)
     ap = table.filter(pl.col("metric") == "AP", pl.col("run") == "better").row(0, named=True)
     assert ap["queries"] == 2
+
+
+def test_each_pair_uses_its_own_defined_queries_and_an_empty_comparison_has_no_p_value() -> None:
+    """A third run undefined on a query does not shrink the baseline-vs-candidate pairs; a
+    metric defined nowhere has no p-value and leaves the correction of the others alone."""
+    runs, qrels = runs_and_qrels(seed=5, queries=12)
+    # "other" ranks nothing non-relevant for q01: Accuracy undefined there, for it only
+    judged = qrels.filter(pl.col("query_id") == "q01", pl.col("relevance") >= 1)
+    others = runs["other"].filter(pl.col("query_id") != "q01")
+    runs["other"] = pl.concat([others, judged.select("query_id", "doc_id", pl.lit(1.0).alias("score"))])
+    two = rw.compare(qrels, {"base": runs["base"], "better": runs["better"]}, ["Accuracy"], baseline="base")
+    three = rw.compare(qrels, runs, ["Accuracy"], baseline="base")
+    row = lambda t: t.filter(pl.col("run") == "better").row(0, named=True)  # noqa: E731
+    assert row(two)["queries"] == row(three)["queries"] == 12
+    assert row(two)["p_t"] == row(three)["p_t"]
+    alone = rw.compare(qrels, runs, ["AP"], baseline="base")
+    more = rw.compare(qrels, runs, ["AP", "Accuracy(rel=5)"], baseline="base")
+    undefined = more.filter(pl.col("metric") == "Accuracy(rel=5)", pl.col("run") == "better").row(0, named=True)
+    assert undefined["queries"] == 0 and undefined["p_t"] is None and undefined["mean"] is None
+    assert alone.filter(pl.col("run") == "better")["p_t_adj"].to_list() == more.filter(
+        pl.col("run") == "better", pl.col("metric") == "AP")["p_t_adj"].to_list()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -86,3 +87,12 @@ def test_explain_reads_the_whole_ranking_past_the_cutoff() -> None:
     assert table["doc_id"].to_list() == ["D3", "d9", "d2", "d10"]
     assert table["ideal_doc_id"].to_list()[:2] == ["d1", "d2"]
     assert table["value"][-1] == pytest.approx(rw.evaluate(run, qrels, [metric])[metric][0], abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["nDCG(ties='average')@3", "DCG(ties='average')", "nDCG(ideal_cutoff='list')@10"])
+def test_the_last_row_is_evaluate_for_tie_groups_and_list_cut_ideals(metric: str) -> None:
+    """The cut rankings keep the ranking's scores, so tied documents stay tied (a tie group
+    across the cutoff shares its discount in explain as in evaluate)."""
+    run = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "d"], "score": [2.0, 1.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "c", "e"], "relevance": [0, 2, 3]})
+    assert rw.explain(run, qrels, metric, "q")["value"][-1] == pytest.approx(rw.evaluate(run, qrels, [metric])[metric][0], abs=1e-12)

@@ -24,7 +24,8 @@ ranx = pytest.importorskip("ranx")
 NAMES = [
     "ndcg", "ndcg@5", "ndcg_burges@5", "ndcg@10-l2", "dcg@5", "dcg_burges@5", "dcg", "map", "map@5",
     "mrr", "mrr@3", "precision", "precision@5", "precision@30", "recall", "recall@5", "f1", "f1@5",
-    "hit_rate@3", "hits", "hits@5", "hits@5-l2", "r-precision", "rbp.8", "rbp.95", "rbp.5-l2",
+    "hit_rate@3", "hits", "hits@5", "hits@5-l2", "r-precision", "map-l2", "mrr-l2", "ndcg-l2",
+    "precision-l2", "recall-l2", "f1-l2", "rbp.8", "rbp.95", "rbp.5-l2",
 ]
 
 

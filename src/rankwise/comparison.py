@@ -23,7 +23,7 @@ import polars as pl
 
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
-from rankwise.evaluate import Engine, evaluate
+from rankwise.evaluate import Engine, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.registry import get_spec
@@ -262,9 +262,18 @@ def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str]
         # without a relevant or a non-relevant document) stays NULL
         absent = pl.col(_RETRIEVED).is_null()
         aligned[name] = joined.with_columns(
-            pl.when(absent).then(0.0).otherwise(pl.col(label)).round(12).alias(label) for label in labels
+            pl.when(absent).then(_absent_value(label)).otherwise(pl.col(label)).round(12).alias(label)
+            for label in labels
         ).drop(_RETRIEVED)
     return _Paired(all_keys, aligned, filled, segments)
+
+
+def _absent_value(label: str) -> pl.Expr:
+    """What a query absent from a run's evaluation scores: 0, or NULL for a metric undefined on
+    an empty ranking (its empty value None)."""
+    metric = metric_of_column(label)
+    undefined = metric is not None and metric.spec.empty_value is None
+    return pl.lit(None, pl.Float64) if undefined else pl.lit(0.0)
 
 
 def _test_group(
@@ -272,23 +281,29 @@ def _test_group(
     tests: Sequence[Test], resamples: int, seed: int, stats: Any,
 ) -> list[dict[str, Any]]:
     """The rows of one segment, one per metric and run: means, difference to the baseline,
-    bootstrap interval, wins/ties/losses and the p-values of the tests (not yet corrected)."""
+    bootstrap interval, wins/ties/losses and the p-values of the tests (not yet corrected).
+
+    A query where a metric is undefined (NULL, e.g. Accuracy without a non-relevant document)
+    leaves the pairs it is in: each run is compared with the baseline on the queries where
+    both are defined (Tukey's HSD: where every run is); a comparison of fewer than two
+    queries has no p-value (and stays out of the correction)."""
     np, _ = _stats()
     rows: list[dict[str, Any]] = []
     for label in labels:
         values = {n: _part(paired.values[n], group)[label].cast(pl.Float64).to_numpy() for n in {*names, base_name}}
-        # the queries where the metric is defined in every run (NULL: undefined, e.g. Accuracy)
-        defined = ~np.any([np.isnan(v) for v in values.values()], axis=0)
-        base = values[base_name][defined]
-        samples = {n: values[n][defined] for n in names}
+        known = {n: ~np.isnan(v) for n, v in values.items()}
         tukey = None
         if "tukey" in tests and len(names) > 1:
-            tukey = stats.tukey_hsd(*[samples[n] for n in names]).pvalue
+            everywhere = np.all(list(known.values()), axis=0)
+            if everywhere.sum() >= 2:
+                tukey = stats.tukey_hsd(*[values[n][everywhere] for n in names]).pvalue
         for i, name in enumerate(names):
-            cand = samples[name]
+            both = known[name] & known[base_name]
+            cand, base = values[name][both], values[base_name][both]
             row: dict[str, Any] = {
-                **group, "run": name, "metric": label, "mean": float(cand.mean()) if cand.size else float("nan"),
-                "baseline_mean": float(base.mean()) if base.size else float("nan"),
+                **group, "run": name, "metric": label,
+                "mean": float(cand.mean()) if cand.size else None,
+                "baseline_mean": float(base.mean()) if base.size else None,
                 "queries": int(cand.size), "filled": int(_part(paired.filled[name], group)["filled"][0]),
             }
             if name == base_name:
@@ -296,11 +311,18 @@ def _test_group(
                             "wins": None, "ties": None, "losses": None})
                 for t in tests:
                     row[f"p_{t}"] = None
+            elif cand.size == 0:
+                row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
+                            "wins": 0, "ties": 0, "losses": 0})
+                for t in tests:
+                    row[f"p_{t}"] = None
             else:
                 row.update(_differences(cand - base, row["baseline_mean"], resamples, seed))
                 for t in tests:
                     if t == "tukey":
                         row["p_tukey"] = float(tukey[i][names.index(base_name)]) if tukey is not None else None
+                    elif cand.size < 2:
+                        row[f"p_{t}"] = None
                     else:
                         row[f"p_{t}"] = _paired_pvalue(t, cand, base, resamples, seed)
             rows.append(row)

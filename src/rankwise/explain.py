@@ -84,7 +84,7 @@ def explain(
     (out,) = outputs([m], conv)
     with engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
-        rows = ranked(prep, conv, out.judged_only, docs=True).filter(_is_query(query)).sort(RANK).collect()
+        rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():
             in_run = prep.run.filter(_is_query(query)).select(pl.len()).collect().item() > 0
@@ -228,17 +228,21 @@ def _values_by_depth(
     document after it, and ``__relevance`` is each rank's relevance."""
     n = ranking.height
     subtopics = None if prep.subtopics is None else prep.subtopics.filter(_is_query(judged[Q][0]))
-    # the rows are ranked already (judged-only rankings too): no second cut, no tie to break
+    # the rows are ranked already (judged-only rankings too): no second cut; their scores (as
+    # the ranking compared them) rank them again in the same order, and keep their ties (for
+    # the metrics that read tie groups)
     by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
     columns += extra or []
-    docs = ranking.select(pl.col(D), pl.col(RANK))
+    docs = ranking.select(pl.col(D), pl.col(RANK), pl.col(S))
     # rank shown -> documents kept: i -> i, and the last rank shown -> the whole ranking
     upto = [*range(1, depth), n] if n else [0]
     shown = list(range(1, depth + 1)) if n else [0]
     if extra:
-        padding = pl.DataFrame({D: [_padding_doc(docs)], RANK: [n + 1]}, schema=docs.schema)
+        # the user models read no tie group: the rank order as scores, the padding document last
+        docs = docs.with_columns((-pl.col(RANK)).cast(pl.Float64).alias(S))
+        padding = pl.DataFrame({D: [_padding_doc(docs)], RANK: [n + 1], S: [-float(n + 1)]}, schema=docs.schema)
         docs = pl.concat([docs, padding])
         upto.append(n + 1)
         shown.append(shown[-1] + 1)
@@ -251,7 +255,7 @@ def _values_by_depth(
         cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
             docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
-            .select(pl.col("rank").alias(Q), pl.col(D), (-pl.col(RANK)).cast(pl.Float64).alias(S))
+            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S))
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)

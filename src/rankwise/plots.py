@@ -84,14 +84,18 @@ def difference_plot(
     """Sorted bars of candidate − baseline per query (green wins, red losses)."""
     plt = _pyplot()
     per = _per_query("difference_plot", qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
-    joined = per[names[0]].join(per[names[1]], on="query_id", how="full", suffix="_c", coalesce=True).fill_null(0.0)
-    diff = (joined[f"{metric}_c"] - joined[metric]).sort(descending=True).to_list()
+    joined = per[names[0]].join(per[names[1]], on="query_id", how="full", suffix="_c", coalesce=True)
+    # a query where the metric is undefined in either run (NULL, e.g. Accuracy) is no pair
+    paired = joined.drop_nulls([metric, f"{metric}_c"])
+    undefined = joined.height - paired.height
+    diff = (paired[f"{metric}_c"] - paired[metric]).sort(descending=True).to_list()
     colors = [WIN if d > 0 else LOSS if d < 0 else TIE for d in diff]
     fig, ax = plt.subplots(figsize=(7, 3.2))
     ax.bar(range(len(diff)), diff, color=colors, width=1.0)
     ax.axhline(0, color="black", linewidth=0.6)
     wins, losses = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
-    ax.set_title(f"{metric}: {names[1]} − {names[0]} per query ({wins} wins, {losses} losses)")
+    left_out = f", {undefined} undefined left out" if undefined else ""
+    ax.set_title(f"{metric}: {names[1]} − {names[0]} per query ({wins} wins, {losses} losses{left_out})")
     ax.set_xlabel("queries, sorted by difference")
     ax.set_ylabel(f"Δ {metric}")
     return _finish(fig, path)
@@ -149,7 +153,8 @@ def score_distribution(
     plt = _pyplot()
     per = _per_query("score_distribution", qrels, runs, [metric], **conventions)
     fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.boxplot([df[metric].to_list() for df in per.values()], tick_labels=list(per), showmeans=True)
+    # undefined values (NULL, e.g. Accuracy) are no values
+    ax.boxplot([df[metric].drop_nulls().to_list() for df in per.values()], tick_labels=list(per), showmeans=True)
     ax.set_ylabel(metric)
     ax.set_title(f"per-query {metric}")
     return _finish(fig, path)

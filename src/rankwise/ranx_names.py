@@ -29,7 +29,7 @@ from rankwise.metric import Metric, check_length, make_metric
 from rankwise.registry import get_spec
 from rankwise.spec import ParamValue, shorten
 
-_RANX = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?$", re.ASCII)
+_RANX = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?$", re.ASCII)
 _RBP = re.compile(r"^rbp\.(?P<decimals>\d+)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?$", re.ASCII)
 """ranx's ``rbp.95`` (p = 0.95), with its ``-lN`` suffix; an ``@k`` is matched only to be
 refused (ranx has no cutoff for RBP; rankwise's is written ``RBP(...)@k``)."""

@@ -518,7 +518,7 @@ SPECS: tuple[MetricSpec, ...] = (
         formula="Accuracy@k = 1 − Σ_{relevant r in top k} n_r / (N · Rret), n_r = non-relevant (or unjudged) above r, "
         "N and Rret = non-relevant and relevant documents in the top k; NULL (undefined, left out of means and "
         "comparisons) when N · Rret = 0",
-        citation="ir-measures Accuracy (MacAvaney et al.)",
+        citation="ir-measures Accuracy (MacAvaney et al.; it counts unjudged documents as relevant when rel <= 0, rankwise never does)",
         empty_value=None,
     ),
     MetricSpec(

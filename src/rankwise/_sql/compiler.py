@@ -254,12 +254,17 @@ TIE_SQL: dict[TieKey, str] = {
 }
 
 
+def score_sql(trec_eval: str) -> str:
+    """The score as the ranking compares it: trec_eval 9 rounds it to a 32-bit float."""
+    return "rw_float32(score)" if trec_eval == "9" else "score"
+
+
 def tie_order(ties: str, trec_eval: str = "10") -> str:
     """The ORDER BY of a tie policy (:data:`~rankwise.conventions.TIE_ORDERS`, as in
     ``rw_ranked``) over the joined rows. Doc ids compared as text are cast to text (a no-op
     on text ids): integer ids then rank as trec_eval's ``strcmp`` ranks them. With
     ``trec_eval='9'`` the score is rounded to a 32-bit float first (``rw_float32``)."""
-    keys: dict[TieKey, str] = {**TIE_SQL, "score": "rw_float32(score)"} if trec_eval == "9" else TIE_SQL
+    keys: dict[TieKey, str] = {**TIE_SQL, "score": score_sql(trec_eval)}
     return ", ".join(f"{keys[k]} {'DESC' if desc else 'ASC'}" for k, desc in TIE_ORDERS[ties])
 
 UNJUDGED_COLUMN = "__rw_unjudged_queries"
@@ -296,10 +301,10 @@ def _ranking_cte(
         source, order, rank = ranked_all, "rnk0", "rnk0"
         where = " WHERE relevance IS NOT NULL OR rnk0 = 1"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
-    # the score as the ranking compares it (for the row values over tie groups)
-    score = "rw_float32(score)" if conv.trec_eval == "9" else "score"
+    # the score as the ranking compares it, for the row values over tie groups (the engines
+    # drop the column where nothing reads it)
     return (
-        f"{name} AS (SELECT query_id, relevance, {score} AS score, {rank} AS rnk{sums} FROM {source}{where} "
+        f"{name} AS (SELECT query_id, relevance, {score_sql(conv.trec_eval)} AS score, {rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
 
