@@ -668,3 +668,8 @@ def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: flo
     """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
     survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
     return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
+
+
+def cwl_unjudged_discounted(rel: pl.Expr, rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """Σ d(i) over the unjudged rows."""
+    return pl.when(rel.is_null()).then(cwl_discount(rnk, shape, a, depth)).otherwise(0.0).sum()
