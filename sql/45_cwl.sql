@@ -60,6 +60,10 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a
 CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
 
+-- sum d(i) over the unjudged rows (cwl_eval's residual of a model that ignores the gains).
+CREATE OR REPLACE TEMP MACRO rw_cwl_unjudged_discounted(rel, rnk, shape, a, depth) AS
+    coalesce(sum(CASE WHEN rel IS NULL THEN rw_cwl_discount(rnk, shape, a, depth) ELSE 0.0 END), 0.0)::DOUBLE;
+
 -- S after the rows at rank <= depth (1 for none).
 CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, depth) AS
     CASE

@@ -379,3 +379,57 @@ def test_rbp_equals_cwl_eval_rbp(p: float) -> None:
         assert value == pytest.approx(expected[q][0], abs=1e-12)
     normaliser = (1 - p) / (1 - p**1000)
     assert normaliser == pytest.approx(1 - p, abs=1e-12)
+
+
+# -- residuals (cwl_eval -r): every unjudged and padded document fully relevant ------------------
+
+RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
+WITH_RESIDUALS = [m for m in MEASURES if m[0].startswith(("INSQ", "SDCG", "U", "TBG"))]
+
+
+def cwl_eval_residuals(measure: Any, qrels: list[tuple[Any, Any, float]], ranking: dict[Any, list[Any]],
+                       lo: float, hi: float, depth: int) -> dict[str, list[float]]:
+    gains = _Gains(qrels, lo, hi)
+    measure.residuals = True
+    out = {}
+    for q, docs in ranking.items():
+        maker = RankingMaker(str(q), gains, None, max_gain=1.0, max_cost=1.0, min_cost=1.0, max_n=depth)
+        for d in docs:
+            maker.add(str(d), "_")
+        measure.measure(maker.get_ranking())
+        out[str(q)] = [float(v) for v in (
+            measure.residual_expected_utility, measure.residual_expected_total_utility,
+            measure.residual_expected_cost, measure.residual_expected_total_cost, measure.residual_expected_items,
+        )]
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=random_case())
+def test_residuals_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    run, qrels = case
+    triples = list(qrels.iter_rows())
+    ranking = _doc_asc_ranking(run)
+    names = [with_value(name, v) for name, *_ in WITH_RESIDUALS for v in RESIDUALS]
+    got = run_on(engine, run, qrels, names, ties="doc_asc")
+    for name, make, lo, hi, depth in WITH_RESIDUALS:
+        expected = cwl_eval_residuals(make(), triples, ranking, lo, hi, depth)
+        for row in got.iter_rows(named=True):
+            for value, want in zip(RESIDUALS, expected[str(row["query_id"])], strict=True):
+                label = with_value(name, value)
+                assert row[label] == pytest.approx(want, abs=1e-9), (label, row["query_id"], row[label], want)
+
+
+def test_residuals_on_spark(spark: Any) -> None:
+    run, qrels, triples, ranking = _test_collection()
+    unjudged_run = run.with_columns(pl.col("doc_id").replace({"D3": "X3", "D6": "X6"}))  # two unjudged
+    names = [with_value(name, v) for name, *_ in WITH_RESIDUALS for v in RESIDUALS]
+    got = run_on_spark(spark, unjudged_run, qrels, names)
+    ranking = {q: [{"D3": "X3", "D6": "X6"}.get(d, d) for d in docs] for q, docs in ranking.items()}
+    for name, make, lo, hi, depth in WITH_RESIDUALS:
+        expected = cwl_eval_residuals(make(), triples, ranking, lo, hi, depth)
+        for row in got.iter_rows(named=True):
+            for value, want in zip(RESIDUALS, expected[str(row["query_id"])], strict=True):
+                assert row[with_value(name, value)] == pytest.approx(want, abs=1e-9)

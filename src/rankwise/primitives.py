@@ -734,6 +734,16 @@ class CwlDiscounted(Primitive):
 
 
 @dataclass(frozen=True)
+class CwlUnjudgedDiscounted(Primitive):
+    """Σ_{i≤depth} d(i) over the unjudged rows (what they would add to the utility of a model
+    whose continuation ignores the gains, were each fully relevant: cwl_eval's residual)."""
+
+    shape: str
+    a: float
+    depth: int
+
+
+@dataclass(frozen=True)
 class CwlSurvival(Primitive):
     """S after the ranked rows at rank ≤ depth (0 for a query missing from the run, so that
     its every value is 0)."""

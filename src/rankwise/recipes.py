@@ -35,6 +35,7 @@ from rankwise.primitives import (
     CwlExamined,
     CwlGainTotal,
     CwlSurvival,
+    CwlUnjudgedDiscounted,
     CwlUtility,
     DcgGain,
     Div,
@@ -318,7 +319,21 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
         Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
     )
     p_end = Mul(Const(end), survival)
-    return _cwl_value(str(p["value"]), utility, depth_e, p_end, CwlGainTotal(lo, hi, depth), depth)
+    value = str(p["value"])
+    if value.startswith("Res"):
+        # cwl_eval -r: every unjudged and padded document fully relevant (gain 1). With a
+        # continuation that ignores the gains only the utility rises: by d(i) at each unjudged
+        # rank and by the padding's Σ d; the total gain by one a document
+        assert s == "none", f"{m.spec.name} has no residuals"
+        extra = _add(CwlUnjudgedDiscounted(d, a, depth), Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))))
+        if value == "ResEU":
+            return Div0(extra, depth_e)
+        if value == "ResETU":
+            shown = Least(Count(), Const(float(depth)))
+            extra_gain = _add(NotJudged(depth), Sub(Const(float(depth)), shown))
+            return Sub(extra, Mul(p_end, extra_gain))
+        return Const(0.0)  # the chance of reading each rank, hence EC, ETC and ED, stay
+    return _cwl_value(value, utility, depth_e, p_end, CwlGainTotal(lo, hi, depth), depth)
 
 
 def _inst(m: Metric, p: Mapping[str, ParamValue], lo: float, hi: float, depth: int) -> Node:

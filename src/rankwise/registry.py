@@ -246,6 +246,15 @@ CWL_VALUE = Param(
     "'ED' expected depth (documents read); every document costs 1",
     choices=CWL_VALUES,
 )
+CWL_RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
+CWL_VALUE_RES = Param(
+    "value",
+    str,
+    "EU",
+    CWL_VALUE.doc + "; their residuals 'ResEU', 'ResETU', 'ResEC', 'ResETC', 'ResED' (cwl_eval -r: "
+    "how much each would rise were every unjudged and padded document fully relevant)",
+    choices=CWL_VALUES + CWL_RESIDUALS,
+)
 _RELEVANCE_LEVEL = (
     "a relevance level: relevance (negative relevance read as 0) is clipped to [min_rel, max_rel] "
     "and scaled to a gain in [0, 1] by (rel − min_rel) / (max_rel − min_rel), which needs "
@@ -290,6 +299,7 @@ CWL_PERSISTENCE = Param(
     bounds="a probability: C_i = p · (1 − g_i) must lie in [0, 1]",
 )
 _CWL_COMMON = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE)
+_CWL_COMMON_RES = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE_RES)
 _CWL_FORMULA = (
     "C/W/L: C_i the chance to go on from rank i, P_i = Π_{j<i} C_j, W_i = P_i / Σ_{i≤depth} P_i; "
     "EU = Σ W_i g_i, ETU = Σ_i L_i Σ_{j≤i} g_j with L_i = P_i (1 − C_i), ED = Σ P_i, "
@@ -888,7 +898,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="INSQ",
         aliases=(),
-        params=(CWL_T, *_CWL_COMMON),
+        params=(CWL_T, *_CWL_COMMON_RES),
         cutoff="none",
         description="INSQ: C/W/L user who wants T gain, continuing with a rank-dependent chance",
         formula=_CWL_FORMULA + "C_i = ((i + 2T − 1) / (i + 2T))²",
@@ -924,7 +934,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="SDCG",
         aliases=(),
-        params=_CWL_COMMON,
+        params=_CWL_COMMON_RES,
         cutoff="required",
         description="scaled DCG@k: DCG@k divided by the DCG@k of k fully relevant documents (C/W/L)",
         formula=_CWL_FORMULA + "C_i = log2(i + 1) / log2(i + 2) for i < k, 0 from k on",
@@ -989,7 +999,7 @@ SPECS: tuple[MetricSpec, ...] = (
                 "weight (cwl_eval divides 0 by 0); the normalising sum is taken when the metric is "
                 "built, so at most a million",
             ),
-            CWL_VALUE,
+            CWL_VALUE_RES,
         ),
         cutoff="none",
         description="U-measure: weights falling linearly with the text read (each document costs 1)",
@@ -1007,7 +1017,7 @@ SPECS: tuple[MetricSpec, ...] = (
                 bounds="weights 2^(−(i − 1) / H): H = 0 divides by 0, H < 0 weighs deep documents most; "
                 "no natural ceiling: at most 2**62",
             ),
-            *_CWL_COMMON,
+            *_CWL_COMMON_RES,
         ),
         cutoff="none",
         description="time-biased gain (C/W/L, each document costs 1): RBP with p = 2^(−1/H), stopping at depth",

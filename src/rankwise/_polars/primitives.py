@@ -753,3 +753,8 @@ def intent_ap_sum(rnk: pl.Expr, cov: pl.Expr, nsub: pl.Expr, t: float) -> pl.Exp
 def subtopics(sub: pl.Expr, t: float) -> pl.Expr:
     """Number of distinct subtopics among the relevant judgments."""
     return sub.n_unique().cast(pl.Float64)
+
+
+def cwl_unjudged_discounted(rel: pl.Expr, rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """Σ d(i) over the unjudged rows."""
+    return pl.when(rel.is_null()).then(cwl_discount(rnk, shape, a, depth)).otherwise(0.0).sum()
