@@ -68,9 +68,14 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any)
     """Each metric by itself (no other metric registering the pieces it needs), on Polars
     eager, Polars lazy, DuckDB and Spark."""
     conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
-    m = repr(rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None))
+    metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
+    m = repr(metric)
     run = rw.io.read_trec(conf / "results.trunc", "run", rw.Columns())
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
+    if any(leaf.side == "ideal_intents" for leaf in leaves(recipe(metric, rw.Conventions().as_params()))):
+        # ndeval's greedy ideal takes one step per relevant document (on Spark, one job per
+        # step: minutes for the 474 of query 301): the first 40 judgments of each query
+        qrels = qrels.filter(pl.int_range(pl.len()).over("query_id") < 40)
     results = [run_on(e, run, qrels, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
     results.append(run_on_spark(spark, run, qrels, [m], missing="zero"))
     for other in results[1:]:
