@@ -91,3 +91,22 @@ def run_on_spark(session: Any, run: pl.DataFrame, qrels: pl.DataFrame, metrics: 
         session.createDataFrame(run.to_pandas()), session.createDataFrame(qrels.to_pandas()), metrics, **kw
     )
     return pl.from_pandas(result.toPandas())
+
+
+GREEDY_JUDGMENTS = 40
+"""Judgments per query given to metrics with ndeval's greedy ideal in the Spark tests on
+trec_eval's qrels.test: the greedy takes one step (on Spark, one job) per relevant document, and
+query 301 has 474."""
+
+
+def greedy_ideal(metric: rw.Metric) -> bool:
+    """Whether ``metric`` reads ndeval's greedy ideal ranking."""
+    from rankwise.primitives import leaves
+    from rankwise.recipes import recipe
+
+    return any(leaf.side == "ideal_intents" for leaf in leaves(recipe(metric, rw.Conventions().as_params())))
+
+
+def first_judgments(qrels: pl.DataFrame, n: int = GREEDY_JUDGMENTS) -> pl.DataFrame:
+    """The first ``n`` judgments of each query."""
+    return qrels.filter(pl.int_range(pl.len()).over("query_id") < n)

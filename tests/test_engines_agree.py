@@ -17,7 +17,7 @@ import rankwise as rw
 from rankwise.primitives import Primitive, declared, leaves, qrels_needs
 from rankwise.recipes import RECIPES, recipe
 from rankwise.registry import SPECS
-from tests.conftest import run_on, run_on_spark
+from tests.conftest import first_judgments, greedy_ideal, run_on, run_on_spark
 from tests.strategies import Case, cases
 from tests.test_metric_strings import metrics
 
@@ -72,10 +72,8 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any)
     m = repr(metric)
     run = rw.io.read_trec(conf / "results.trunc", "run", rw.Columns())
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
-    if any(leaf.side == "ideal_intents" for leaf in leaves(recipe(metric, rw.Conventions().as_params()))):
-        # ndeval's greedy ideal takes one step per relevant document (on Spark, one job per
-        # step: minutes for the 474 of query 301): the first 40 judgments of each query
-        qrels = qrels.filter(pl.int_range(pl.len()).over("query_id") < 40)
+    if greedy_ideal(metric):
+        qrels = first_judgments(qrels)
     results = [run_on(e, run, qrels, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
     results.append(run_on_spark(spark, run, qrels, [m], missing="zero"))
     for other in results[1:]:
