@@ -78,6 +78,8 @@ def spark() -> Any:
     session = (
         SparkSession.builder.master("local[2]").appName("rankwise-tests")
         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+        # the whole-registry statements (about 100 metrics at once) need more than the 1 GB default
+        .config("spark.driver.memory", "4g")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
