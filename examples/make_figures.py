@@ -32,7 +32,7 @@ def main() -> None:
     rw.plots.precision_recall(qrels, runs, path=OUT / "precision_recall.png")
     rw.plots.score_distribution(qrels, runs, "nDCG@10", path=OUT / "distribution.png")
     table = rw.compare(qrels, runs, ["AP", "nDCG@10", "P@10"], tests=["t", "randomization"])
-    print(rw.to_markdown(table.select("run", "metric", "mean", "diff", "ci_low", "ci_high", "p_t_adj", "p_randomization_adj", "wins", "losses")))
+    print(rw.to_markdown(table.select("run", "baseline", "metric", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "d_z", "p_t_adj", "p_randomization_adj", "wins", "ties", "losses")))
 
 
 if __name__ == "__main__":

@@ -175,9 +175,9 @@ def test_compare_and_explain_commands(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     table = pl.read_csv(io.StringIO(out.stdout))
     expected = rw.compare(QRELS, {"run": RUN, "reversed": tmp_path / "reversed.parquet"}, ["AP"], tests=["t", "wilcoxon"])
-    assert table["run"].to_list() == ["run", "reversed"]
-    assert table["p_t"][1] == pytest.approx(expected["p_t"][1], abs=1e-12)
-    assert bool(table["sig_t"][1]) is True  # reversing a decent ranking is significantly worse
+    assert (table["run"].to_list(), table["baseline"].to_list()) == (["reversed"], ["run"])
+    assert table["p_t"][0] == pytest.approx(expected["p_t"][0], abs=1e-12)
+    assert bool(table["sig_t"][0]) is True  # reversing a decent ranking is significantly worse
     ex = cli("explain", str(RUN), str(QRELS), "-m", "AP", "-q", "q002", "--format", "csv")
     assert ex.returncode == 0, ex.stderr
     rows = pl.read_csv(io.StringIO(ex.stdout))

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import rankwise as rw
-from rankwise.comparison import adjust, randomization_pvalue
+from rankwise.statistics import adjust, randomization_pvalue
 
 
 def runs_and_qrels(seed: int = 3, queries: int = 40) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
@@ -105,8 +105,8 @@ def test_segments() -> None:
         for n, r in runs.items()
     }
     out = rw.compare(qrels, with_market, ["AP"], by="market", tests=["t"])
-    assert out.columns[:3] == ["market", "run", "metric"]
-    assert out.filter(market="de", run="base")["queries"][0] == 20
+    assert out.columns[:4] == ["market", "run", "baseline", "metric"]
+    assert out.filter(market="de", run="better")["queries"][0] == 20
 
 
 def test_bad_arguments() -> None:
@@ -151,3 +151,106 @@ def test_each_pair_uses_its_own_defined_queries_and_an_empty_comparison_has_no_p
     assert undefined["queries"] == 0 and undefined["p_t"] is None and undefined["mean"] is None
     assert alone.filter(pl.col("run") == "better")["p_t_adj"].to_list() == more.filter(
         pl.col("run") == "better", pl.col("metric") == "AP")["p_t_adj"].to_list()
+
+
+# -- the statistics of issue 19, each against an implementation we did not write ---------------
+
+
+def test_corrections_equal_statsmodels_multipletests() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(11)
+    for size in (1, 2, 7, 30):
+        p = rng.uniform(0, 0.3, size)
+        for method in ("holm", "bonferroni", "fdr_bh", "fdr_by"):
+            assert adjust(list(p), method) == pytest.approx(multipletests(p, method=method)[1], abs=1e-12), method
+    with pytest.raises(rw.InvalidParameterError, match=r"correction must be one of \['holm', 'bonferroni', 'fdr_bh', 'fdr_by', 'none'\]"):
+        adjust([0.1], "sidak")  # type: ignore[arg-type]
+
+
+def test_the_correction_is_taken_over_the_family_tested() -> None:
+    """The table's adjusted p-values are statsmodels' over all its rows (pairs x metrics)."""
+    from statsmodels.stats.multitest import multipletests
+
+    runs, qrels = runs_and_qrels()
+    for pairs, rows in (("baseline", 4), ("all", 6)):
+        out = rw.compare(qrels, runs, ["AP", "RR"], pairs=pairs, correction="fdr_by")  # type: ignore[arg-type]
+        assert out.height == rows
+        assert out["p_t_adj"].to_list() == pytest.approx(multipletests(out["p_t"].to_numpy(), method="fdr_by")[1], abs=1e-12)
+
+
+def test_all_pairs_are_every_later_run_against_every_earlier() -> None:
+    runs, qrels = runs_and_qrels()
+    out = rw.compare(qrels, runs, ["AP"], pairs="all", tests=["t", "tukey"])
+    assert out.select("run", "baseline").rows() == [("better", "base"), ("other", "base"), ("other", "better")]
+    per = {n: rw.evaluate(r, qrels, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
+    keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
+    vals = {n: keys.join(df, on="query_id", how="left").sort("query_id")["AP"].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
+    row = out.filter(run="other", baseline="better").row(0, named=True)
+    assert row["p_t"] == pytest.approx(stats.ttest_rel(vals["other"], vals["better"]).pvalue, abs=1e-12)
+    tukey = stats.tukey_hsd(vals["base"], vals["better"], vals["other"]).pvalue
+    assert row["p_tukey"] == pytest.approx(tukey[2][1], abs=1e-12)
+    assert row["mean"] == pytest.approx(vals["other"].mean()) and row["baseline_mean"] == pytest.approx(vals["better"].mean())
+
+
+def test_intervals_and_effect_sizes_equal_scipy_and_pingouin() -> None:
+    import pingouin
+
+    runs, qrels = runs_and_qrels(seed=8)
+    out = rw.compare(qrels, runs, ["nDCG@10"], resamples=2_000, seed=4)
+    row = out.filter(run="better").row(0, named=True)
+    per = {n: rw.evaluate(r, qrels, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
+    cand, base = per["better"], per["base"]
+    d = cand - base
+    ci = stats.ttest_rel(cand, base).confidence_interval()
+    assert (row["ci_t_low"], row["ci_t_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    boot = stats.bootstrap((d,), np.mean, n_resamples=2_000, method="BCa", rng=np.random.default_rng(4)).confidence_interval
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((boot.low, boot.high), abs=1e-12)
+    assert row["d_z"] == pytest.approx(pingouin.compute_effsize(cand, base, paired=True, eftype="cohen_dz"), abs=1e-12)
+    assert row["hedges_g"] == pytest.approx(pingouin.compute_effsize(d, 0.0, eftype="hedges"), abs=1e-12)
+    # Glass's delta (pingouin 0.7 no longer offers it): the mean difference over the
+    # baseline's standard deviation, as Glass (1976) defines it
+    assert row["glass_delta"] == pytest.approx(d.mean() / base.std(ddof=1), abs=1e-12)
+
+
+def test_effect_sizes_and_intervals_at_the_edges() -> None:
+    from rankwise.statistics import bootstrap_bca, effect_sizes, t_interval
+
+    assert effect_sizes(np.array([0.5]), np.array([0.2])) == {"d_z": None, "hedges_g": None, "glass_delta": None}
+    same = effect_sizes(np.array([0.6, 0.7, 0.8]), np.array([0.5, 0.6, 0.7]))  # d constant: no spread
+    assert same["d_z"] is None and same["glass_delta"] == pytest.approx(1.0)
+    assert bootstrap_bca(np.array([0.1, 0.1, 0.1]), 100, 0) == pytest.approx((0.1, 0.1))
+    assert bootstrap_bca(np.array([0.1]), 100, 0) is None and t_interval(np.array([0.1])) is None
+    # hand-checked: d = (1, 2, 3): mean 2, s = 1, t_{2, .975} = 4.302653: 2 ± 4.302653/√3
+    lo, hi = t_interval(np.array([1.0, 2.0, 3.0])) or (0.0, 0.0)
+    assert (lo, hi) == pytest.approx((2 - 4.302652729911275 / 3**0.5, 2 + 4.302652729911275 / 3**0.5))
+    hand = effect_sizes(np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0]))
+    assert hand == pytest.approx({"d_z": 2.0, "hedges_g": 2.0 * (1 - 3 / 7), "glass_delta": 2.0})
+
+
+def test_a_single_run_is_an_error_and_the_baseline_has_no_row_of_its_own() -> None:
+    runs, qrels = runs_and_qrels()
+    with pytest.raises(rw.InvalidParameterError, match="compare needs at least two runs, got one \\('base'\\)"):
+        rw.compare(qrels, {"base": runs["base"]}, ["AP"])
+    with pytest.raises(rw.InvalidParameterError, match=r"pairs must be one of \['baseline', 'all'\]"):
+        rw.compare(qrels, runs, ["AP"], pairs="every")  # type: ignore[arg-type]
+    out = rw.compare(qrels, runs, ["AP"], baseline="better")
+    assert out.select("run", "baseline").rows() == [("base", "better"), ("other", "better")]
+    assert out.select(pl.all().is_null().all()).row(0) == tuple(False for _ in out.columns)
+
+
+def test_wilcoxon_at_large_n_warns_and_says_why() -> None:
+    rng = np.random.default_rng(2)
+    n = 1_000
+    qrels = pl.DataFrame({"query_id": np.arange(n), "doc_id": 1, "relevance": 1})
+    runs = {
+        name: pl.DataFrame({"query_id": np.repeat(np.arange(n), 2), "doc_id": np.tile([1, 2], n), "score": rng.random(2 * n)})
+        for name in ("a", "b")
+    }
+    with pytest.warns(rw.RankwiseWarning, match="Wilcoxon signed-rank test on 1000 queries rejects far more often"):
+        rw.compare(qrels, runs, ["RR"], tests=["wilcoxon"], resamples=200)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rw.RankwiseWarning)
+        rw.compare(qrels, runs, ["RR"], tests=["t"], resamples=200)

@@ -191,7 +191,7 @@ def test_every_output_is_complete_and_leaves_no_temporary_file(tmp_path: Path) -
     out = cli("compare", QRELS, RUN, reversed_run, "-m", "AP", "--format", "csv", "-o", tmp_path / "compare.csv",
               "--report", tmp_path / "report.html", "--plot", tmp_path / "figures")
     assert out.returncode == 0, out.stderr
-    assert pl.read_csv(tmp_path / "compare.csv")["run"].to_list() == ["run", "reversed"]
+    assert pl.read_csv(tmp_path / "compare.csv").select("run", "baseline").rows() == [("reversed", "run")]
     html = (tmp_path / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and html.endswith("</html>")
     assert (tmp_path / "report.md").read_text().startswith("| run |")

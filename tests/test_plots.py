@@ -47,9 +47,9 @@ def test_report_is_self_contained(runs: dict[str, Path], tmp_path: Path) -> None
     text = page.read_text()
     assert text.count("data:image/png;base64,") == 4
     assert "<table>" in text and "src=\"http" not in text
-    assert (tmp_path / "report.md").read_text().startswith("| run | metric |")
+    assert (tmp_path / "report.md").read_text().startswith("| run | baseline | metric |")
     assert r"\begin{tabular}" in (tmp_path / "report.tex").read_text()
-    assert table.height == 4
+    assert table.height == 2  # one pair, two metrics: the baseline is no row of its own
 
 
 def test_compare_command_writes_plots_and_report(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -66,3 +66,45 @@ def test_compare_command_writes_plots_and_report(runs: dict[str, Path], tmp_path
         "difference_AP_flat.png", "distribution_AP.png", "ndcg_at_k.png", "precision_recall.png",
     ]
     assert (tmp_path / "r.html").exists()
+
+
+def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """One call of `rankwise compare --plot --report` evaluates each run once, and its stdout
+    table, report files and figures all come from that evaluation: --alpha reaches the report
+    (with alpha 1e-40 nothing is significant anywhere), and the difference figure counts the
+    wins, ties and losses of the table."""
+    import io
+
+    from rankwise import cli, comparison, plots
+    from rankwise.report import to_markdown
+
+    calls: list[object] = []
+    real = comparison.evaluate
+
+    def counted(*args: object, **kwargs: object) -> pl.DataFrame:
+        calls.append(args[0])
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(comparison, "evaluate", counted)
+    page = tmp_path / "r.html"
+    worse = tmp_path / "worse.parquet"
+    pl.read_parquet(runs["base"]).with_columns(score=-pl.col("score")).write_parquet(worse)
+    code = cli.main(["compare", str(QRELS), str(runs["base"]), str(worse), "-m", "AP", "-m", "RR",
+                     "--alpha", "1e-40", "--test", "t", "--test", "wilcoxon", "--plot", str(tmp_path / "figs"),
+                     "--report", str(page), "--format", "csv", "--quiet"])
+    assert code == 0
+    assert len(calls) == 2  # two runs, each evaluated once for the table, the figures and the report
+    printed = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = rw.compare(QRELS, {"run": runs["base"], "worse": worse}, ["AP", "RR"], alpha=1e-40, tests=["t", "wilcoxon"])
+    assert printed.select("run", "metric", "wins", "ties", "losses", "sig_t", "sig_wilcoxon").rows() == expected.select(
+        "run", "metric", "wins", "ties", "losses", "sig_t", "sig_wilcoxon").rows()
+    # every difference is significant at 0.05, none at 1e-40, in every output
+    assert (expected["p_t_adj"] < 0.05).all() and (expected["p_wilcoxon_adj"] < 0.05).all()
+    assert not printed["sig_t"].any() and not printed["sig_wilcoxon"].any()
+    assert "| yes |" not in (tmp_path / "r.md").read_text() and "<td>yes</td>" not in page.read_text()
+    assert (tmp_path / "r.md").read_text() == to_markdown(expected) + "\n"
+    assert "alpha: 1e-40" in page.read_text()
+    result = comparison.comparison(QRELS, {"run": runs["base"], "worse": worse}, ["AP", "RR"], also=plots.FIGURE_METRICS)
+    (diff, *_) = plots.figures(result)
+    ap = expected.filter(metric="AP").row(0, named=True)
+    assert f"({ap['wins']} wins, {ap['ties']} ties, {ap['losses']} losses)" in diff.figure.axes[0].get_title()

@@ -25,7 +25,7 @@ from typing import NoReturn, TextIO
 
 import polars as pl
 
-from rankwise.comparison import compare
+from rankwise.comparison import CORRECTIONS, PAIRS, Comparison, comparison
 from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
@@ -257,45 +257,47 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
-        table = compare(
+        drawn = bool(args.report or args.plot)
+        result = comparison(
             args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], baseline=args.baseline,
-            tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
-            by=args.by or None, engine=args.engine,
+            pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
+            by=args.by or None, engine=args.engine, also=_figure_metrics() if drawn else (),
         )
-        if args.report:
-            from rankwise.report import report
-
-            report(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], args.report,
-                   baseline=args.baseline, tests=args.test or ["t"], correction=args.correction)
-        if args.plot:
-            _plots(args, runs, (args.metric or ["AP"])[0])
+        if drawn:
+            _figures(args, result)
     for w in caught:
         if not args.quiet:
             print(f"rankwise: warning: {w.message}", file=sys.stderr)
-    _write(args, table)
+    _write(args, result.table)
     return 0
 
 
-def _plots(args: argparse.Namespace, runs: dict[str, str], metric: str) -> None:
+def _figure_metrics() -> tuple[str, ...]:
+    from rankwise.plots import FIGURE_METRICS
+
+    return FIGURE_METRICS
+
+
+def _figures(args: argparse.Namespace, result: Comparison) -> None:
+    """Draw the comparison's figures once; write them to ``--plot``'s folder and embed them in
+    ``--report``'s page."""
     from rankwise import plots
 
-    folder = Path(args.plot)
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"cannot write the figures into {args.plot!r}: it is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise output_error(args.plot, exc) from exc
-    names = list(runs)
-    base = args.baseline or names[0]
-    safe = "".join(ch if ch.isalnum() else "_" for ch in metric)
-    for name in names:
-        if name != base:
-            plots.difference_plot(args.qrels, runs[base], runs[name], metric, names=(base, name),
-                                  path=folder / f"difference_{safe}_{name}.png")
-    plots.cutoff_curves(args.qrels, runs, "nDCG", path=folder / "ndcg_at_k.png")
-    plots.precision_recall(args.qrels, runs, path=folder / "precision_recall.png")
-    plots.score_distribution(args.qrels, runs, metric, path=folder / f"distribution_{safe}.png")
+    drawn = plots.figures(result)
+    if args.plot:
+        folder = Path(args.plot)
+        if folder.exists() and not folder.is_dir():
+            raise OutputError(f"cannot write the figures into {args.plot!r}: it is not a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise output_error(args.plot, exc) from exc
+        for f in drawn:
+            plots.save(f.figure, folder / f"{f.stem}.png", dpi=110)
+    if args.report:
+        from rankwise.report import write_report
+
+        write_report(result, args.report, drawn)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -354,7 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--baseline", help="name of the baseline run (default: the first)")
     co.add_argument("--test", action="append", choices=("t", "wilcoxon", "randomization", "tukey"), help="paired test (repeatable; default t)")
     co.add_argument("--alpha", type=float, default=0.05)
-    co.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm")
+    co.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                    help="multiple-comparison correction (statsmodels' names; default %(default)s)")
+    co.add_argument("--pairs", choices=PAIRS, default="baseline",
+                    help="compare each run with the baseline, or every pair of runs (default %(default)s)")
     co.add_argument("--by", action="append", help="segment column of the runs (repeatable)")
     co.add_argument("--engine", choices=ENGINES, default="polars")
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")

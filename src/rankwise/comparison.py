@@ -1,20 +1,26 @@
 """Is the new ranking better? Paired comparison of runs on per-query values.
 
-:func:`compare` evaluates every run on the same queries (a query missing from a run counts
-as 0 there, trec_eval ``-c``), and for each run × metric reports the mean, the difference
-to the baseline (absolute and relative), a paired bootstrap confidence interval of the mean
-difference, p-values of paired tests, the p-values after multiple-comparison correction,
-significance at ``alpha``, and wins / ties / losses over queries.
+Every run is evaluated **once**, on the same queries (the union over runs; a query missing
+from a run counts as 0 there, trec_eval ``-c``): :func:`per_query_values`. Every table,
+test, figure and report of a comparison is derived from those values (:class:`Comparison`),
+so each output shows the same numbers for the same call.
+
+For each pair of runs (each run against the baseline, or all pairs) and each metric,
+:func:`compare` reports the means, the mean difference (absolute and relative) with its
+BCa-bootstrap and t-based 95% intervals, the effect sizes (Cohen's d_z, Hedges' g_z, Glass's
+Δ), the p-values of paired tests, the p-values after multiple-comparison correction over the
+family tested, significance at ``alpha``, and the wins / ties / losses over queries.
 
 Tests (``tests=``): ``"t"`` (Student's paired t-test, scipy.stats.ttest_rel), ``"wilcoxon"``
 (signed-rank, scipy.stats.wilcoxon), ``"randomization"`` (Fisher's paired randomization test:
 random sign flips of the differences, ``resamples`` of them in blocks, seeded), ``"tukey"``
-(Tukey's HSD across all runs, scipy.stats.tukey_hsd; not paired). Needs numpy and scipy:
-``pip install 'rankwise[stats]'``.
+(Tukey's HSD across all runs, scipy.stats.tukey_hsd; not paired). The statistics themselves
+are in :mod:`rankwise.statistics`. Needs numpy and scipy: ``pip install 'rankwise[stats]'``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,178 +28,32 @@ from typing import Any, Literal
 import polars as pl
 
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
-from rankwise.errors import InvalidParameterError, MissingExtraError
+from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.registry import get_spec
+from rankwise.statistics import (
+    CORRECTIONS,
+    Correction,
+    adjust,
+    bootstrap_bca,
+    effect_sizes,
+    numpy_scipy,
+    outcomes,
+    paired_pvalue,
+    t_interval,
+)
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")
-Correction = Literal["holm", "bonferroni", "none"]
-_BLOCK_ELEMENTS = 4_000_000
-"""Resamples are drawn in blocks of at most this many (resample, query) cells (~32 MB of
-float64), so 100,000 queries x 10,000 resamples runs in bounded memory."""
+Pairs = Literal["baseline", "all"]
+PAIRS: tuple[str, ...] = ("baseline", "all")
+LARGE_SAMPLE = 1_000
+"""From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
+Ekstrand, Inference at scale, SIGIR 2023: at large n it rejects far more often than alpha)."""
 
-
-def _block(n: int, remaining: int) -> int:
-    return max(1, min(remaining, _BLOCK_ELEMENTS // max(n, 1)))
-
-
-def _stats() -> tuple[Any, Any]:
-    try:
-        import numpy as np
-        from scipy import stats
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise MissingExtraError(
-            "rankwise.compare needs numpy and scipy: pip install 'rankwise[stats]'"
-        ) from exc
-    return np, stats
-
-
-def adjust(pvalues: Sequence[float], method: Correction) -> list[float]:
-    """Multiple-comparison correction: Holm–Bonferroni (step-down), Bonferroni, or none.
-
-    >>> [round(p, 3) for p in adjust([0.01, 0.04, 0.03, 0.005], "holm")]
-    [0.03, 0.06, 0.06, 0.02]
-    >>> adjust([0.01, 0.04], "bonferroni")
-    [0.02, 0.08]
-    """
-    m = len(pvalues)
-    if method == "none":
-        return list(pvalues)
-    if method == "bonferroni":
-        return [min(1.0, p * m) for p in pvalues]
-    if method != "holm":
-        raise InvalidParameterError(f"correction must be one of ['holm', 'bonferroni', 'none'], got {method!r}")
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        out[i] = running
-    return out
-
-
-def randomization_pvalue(diffs: Any, resamples: int, seed: int) -> float:
-    """Two-sided paired randomization test of mean(diffs) = 0 by random sign flips, drawn in
-    blocks of rows so memory stays bounded: p = (1 + #{|mean*| ≥ |mean|}) / (1 + resamples)."""
-    np, _ = _stats()
-    d = np.asarray(diffs, dtype=np.float64)
-    if d.size == 0:
-        return 1.0
-    observed = abs(d.mean())
-    rng = np.random.default_rng(seed)
-    hits = 0
-    done = 0
-    tol = 1e-12 * max(1.0, observed)
-    while done < resamples:
-        block = _block(d.size, resamples - done)
-        signs = rng.integers(0, 2, size=(block, d.size), dtype=np.int8) * 2 - 1
-        means = np.abs(signs @ d) / d.size
-        hits += int((means >= observed - tol).sum())
-        done += block
-    return float((hits + 1) / (resamples + 1))
-
-
-def bootstrap_ci(diffs: Any, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean paired difference (queries resampled)."""
-    np, _ = _stats()
-    d = np.asarray(diffs, dtype=np.float64)
-    if d.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = []
-    done = 0
-    while done < resamples:
-        block = _block(d.size, resamples - done)
-        idx = rng.integers(0, d.size, size=(block, d.size))
-        means.append(d[idx].mean(axis=1))
-        done += block
-    all_means = np.concatenate(means)
-    lo, hi = np.quantile(all_means, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return float(lo), float(hi)
-
-
-def _paired_pvalue(test: str, cand: Any, base: Any, resamples: int, seed: int) -> float:
-    np, stats = _stats()
-    d = cand - base
-    if test == "randomization":
-        return randomization_pvalue(d, resamples, seed)
-    if np.allclose(d, 0.0):
-        return 1.0
-    if test == "t":
-        return float(stats.ttest_rel(cand, base).pvalue)
-    return float(stats.wilcoxon(cand, base).pvalue)
-
-
-def compare(
-    qrels: Any,
-    runs: Mapping[str, Any],
-    metrics: str | Metric | Iterable[str | Metric],
-    *,
-    baseline: str | None = None,
-    tests: Sequence[Test] = ("t",),
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    by: str | Iterable[str] | None = None,
-    resamples: int = 10_000,
-    seed: int = 0,
-    engine: Engine = "polars",
-    **options: Unpack[EvaluationOptions],
-) -> pl.DataFrame:
-    """Compare runs (name → any accepted input) against a baseline, per metric.
-
-    Returns one row per (segment,) run and metric: ``mean``, ``baseline_mean``, ``diff``,
-    ``rel_diff``, ``ci_low``/``ci_high`` (paired bootstrap, 95%), per test ``p_<test>``,
-    ``p_<test>_adj`` (corrected over all run × metric rows of a segment) and ``sig_<test>``,
-    ``wins``/``ties``/``losses`` over queries, ``queries`` and ``filled`` (queries absent from
-    the run, counted as 0). The baseline's own rows have null statistics. Per-query values are
-    rounded to 12 decimals before pairing, so that floating-point noise (a sum taken in another
-    order) is neither a win nor a loss, nor a non-zero difference for the Wilcoxon test.
-
-    The keyword ``options`` (conventions and column names,
-    :class:`~rankwise.conventions.EvaluationOptions`) are those of :func:`rankwise.evaluate`,
-    but for ``missing``: every run is evaluated with ``missing='zero'``.
-    """
-    check_options("compare", options)
-    _np, stats = _stats()
-    names, base_name, parsed = _check_arguments(runs, baseline, tests, alpha, metrics)
-    labels = [m.label for m in parsed]
-    segments = [by] if isinstance(by, str) else list(by or [])
-    keys = [*segments, options.get("query_id", Columns.query_id)]
-    per_run = _evaluate_runs(qrels, runs, parsed, segments, engine, options)
-    paired = _pair(per_run, keys, segments, labels)
-    rows: list[dict[str, Any]] = []
-    for group in paired.groups():
-        group_rows = _test_group(paired, group, names, base_name, labels, tests, resamples, seed, stats)
-        _adjust_rows(group_rows, tests, correction, alpha)
-        rows.extend(group_rows)
-    return _assemble(rows, segments, tests, paired.keys)
-
-
-def _check_arguments(
-    runs: Mapping[str, Any], baseline: str | None, tests: Sequence[Test], alpha: float,
-    metrics: str | Metric | Iterable[str | Metric],
-) -> tuple[list[str], str, list[Metric]]:
-    """The run names, the baseline's name and the parsed metrics, once the arguments are
-    checked."""
-    if not runs:
-        raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
-    names = list(runs)
-    base_name = baseline if baseline is not None else names[0]
-    if base_name not in runs:
-        raise InvalidParameterError(f"baseline {base_name!r} is not one of the runs {names}")
-    for t in tests:
-        if t not in TESTS:
-            raise InvalidParameterError(f"test must be one of {list(TESTS)}, got {t!r}")
-    if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
-    parsed = parse_metrics(metrics)
-    for m in parsed:
-        if m.spec.value_type != "float":
-            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
-    return names, base_name, parsed
+__all__ = ["CORRECTIONS", "Comparison", "Correction", "PerQuery", "compare", "comparison", "per_query_values"]
 
 
 _RETRIEVED = "__rw_retrieved"
@@ -201,28 +61,18 @@ _RETRIEVED = "__rw_retrieved"
 have (a run's query always retrieves something)."""
 
 
-def _evaluate_runs(
-    qrels: Any, runs: Mapping[str, Any], parsed: list[Metric], segments: list[str], engine: Engine,
-    options: EvaluationOptions,
-) -> dict[str, pl.DataFrame]:
-    """Each run's per-query values (and NumRet), a query missing from the run scored 0."""
-    retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
-    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
-    return {
-        name: evaluate(run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
-        for name, run in runs.items()
-    }
-
-
 @dataclass(frozen=True)
-class _Paired:
-    """Every run's values on the same queries (the union over runs), in the same order."""
+class PerQuery:
+    """Every run's per-query values on the same queries (the union over runs), in the same
+    order: what every table, test and figure of a comparison is computed from."""
 
     keys: pl.DataFrame
     """The paired (segment..., query) keys, sorted."""
     values: dict[str, pl.DataFrame]
     """Per run: the keys and the metric columns, a query absent from the run scoring 0 (a value
-    undefined for a query is NULL: the query is then left out of that metric's comparison)."""
+    undefined for a query is NULL: the query is then left out of that metric's comparison).
+    Values are rounded to 12 decimals, so that floating-point noise (a sum taken in another
+    order) is neither a win nor a loss, nor a non-zero difference for the Wilcoxon test."""
     filled: dict[str, pl.DataFrame]
     """Per run (and segment): how many of the queries were absent from the run."""
     segments: list[str]
@@ -233,13 +83,61 @@ class _Paired:
             return [{}]
         return self.keys.select(self.segments).unique(maintain_order=True).rows(named=True)
 
+    def array(self, run: str, label: str, group: dict[str, Any] | None = None) -> Any:
+        """One run's values of one metric (in one segment) as a float numpy array, NaN where
+        the metric is undefined."""
+        return _part(self.values[run], group or {})[label].cast(pl.Float64).to_numpy()
+
+    def pair(self, candidate: str, baseline: str, label: str, group: dict[str, Any] | None = None) -> tuple[Any, Any]:
+        """The candidate's and the baseline's values of a metric on the queries where both are
+        defined (the pairs every statistic and figure uses)."""
+        np, _ = numpy_scipy()
+        cand, base = self.array(candidate, label, group), self.array(baseline, label, group)
+        both = ~np.isnan(cand) & ~np.isnan(base)
+        return cand[both], base[both]
+
 
 def _part(df: pl.DataFrame, group: dict[str, Any]) -> pl.DataFrame:
     """The rows of one segment (a NULL segment value is a segment of its own)."""
     return df.filter(*[pl.col(k).eq_missing(v) for k, v in group.items()]) if group else df
 
 
-def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str], labels: list[str]) -> _Paired:
+def per_query_values(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    by: str | Iterable[str] | None = None,
+    engine: Engine = "polars",
+    also: Iterable[str] = (),
+    **options: Unpack[EvaluationOptions],
+) -> PerQuery:
+    """Evaluate each run once and pair the queries: the union over runs, a query absent from a
+    run scoring 0 there (NULL for a metric undefined on an empty ranking). ``also``: more
+    metrics evaluated in the same pass (those already asked are not asked twice)."""
+    check_options("compare", options)
+    parsed = parse_metrics(metrics)
+    extra = parse_metrics(list(also)) if also else []
+    parsed = _unique([*parsed, *extra])
+    segments = [by] if isinstance(by, str) else list(by or [])
+    keys = [*segments, options.get("query_id", Columns.query_id)]
+    retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
+    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
+    per_run = {
+        name: evaluate(run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+        for name, run in runs.items()
+    }
+    return _pair(per_run, keys, segments, [m.label for m in parsed])
+
+
+def _unique(parsed: list[Metric]) -> list[Metric]:
+    seen: dict[str, Metric] = {}
+    for m in parsed:
+        seen.setdefault(m.label, m)
+    return list(seen.values())
+
+
+def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str], labels: list[str]) -> PerQuery:
     """Pair the queries: the union over runs, a query absent from a run scoring 0 there."""
     # runs whose id columns differ in type (integer ids in one, text in another) are paired
     # by the ids' text, as evaluate() pairs a run with qrels of another id type
@@ -257,7 +155,6 @@ def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str]
             joined.group_by(segments, maintain_order=True).agg(was_filled)
             if segments else joined.select(was_filled)
         )
-        # rounded to 12 decimals: floating-point noise (sums in another order) is no win or loss;
         # a query the run's evaluation lacks scores 0, a NULL value (undefined there: Accuracy
         # without a relevant or a non-relevant document) stays NULL
         absent = pl.col(_RETRIEVED).is_null()
@@ -265,7 +162,7 @@ def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str]
             pl.when(absent).then(_absent_value(label)).otherwise(pl.col(label)).round(12).alias(label)
             for label in labels
         ).drop(_RETRIEVED)
-    return _Paired(all_keys, aligned, filled, segments)
+    return PerQuery(all_keys, aligned, filled, segments)
 
 
 def _absent_value(label: str) -> pl.Expr:
@@ -276,69 +173,204 @@ def _absent_value(label: str) -> pl.Expr:
     return pl.lit(None, pl.Float64) if undefined else pl.lit(0.0)
 
 
-def _test_group(
-    paired: _Paired, group: dict[str, Any], names: list[str], base_name: str, labels: list[str],
-    tests: Sequence[Test], resamples: int, seed: int, stats: Any,
-) -> list[dict[str, Any]]:
-    """The rows of one segment, one per metric and run: means, difference to the baseline,
-    bootstrap interval, wins/ties/losses and the p-values of the tests (not yet corrected).
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`comparison`: the table and the per-query values it was computed
+    from, with the settings that made it. Figures (:func:`rankwise.plots.figures`) and reports
+    (:func:`rankwise.report.write_report`) read it, so they show the table's numbers."""
 
-    A query where a metric is undefined (NULL, e.g. Accuracy without a non-relevant document)
-    leaves the pairs it is in: each run is compared with the baseline on the queries where
-    both are defined (Tukey's HSD: where every run is); a comparison of fewer than two
-    queries has no p-value (and stays out of the correction)."""
-    np, _ = _stats()
+    table: pl.DataFrame
+    per_query: PerQuery
+    metrics: list[str]
+    """The labels of the metrics compared (the table's ``metric`` values), in order."""
+    runs: list[str]
+    baseline: str
+    pairs: list[tuple[str, str]]
+    """The (candidate, baseline) pairs compared."""
+    tests: tuple[str, ...]
+    alpha: float
+    correction: str
+
+    def means(self, label: str) -> dict[str, float]:
+        """Each run's mean of a metric over the paired queries where it is defined."""
+        np, _ = numpy_scipy()
+        return {run: float(np.nanmean(self.per_query.array(run, label))) for run in self.runs}
+
+
+def comparison(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    baseline: str | None = None,
+    pairs: Pairs = "baseline",
+    tests: Sequence[Test] = ("t",),
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    by: str | Iterable[str] | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    engine: Engine = "polars",
+    also: Iterable[str] = (),
+    **options: Unpack[EvaluationOptions],
+) -> Comparison:
+    """:func:`compare`, keeping the per-query values: the arguments are those of
+    :func:`compare`; ``also`` names metrics evaluated with the others (in the same single
+    evaluation of each run) but not compared, e.g. for figures."""
+    check_options("compare", options)
+    names, base_name, parsed, pair_list = _check_arguments(runs, baseline, pairs, tests, alpha, correction, metrics)
+    labels = [m.label for m in parsed]
+    values = per_query_values(qrels, runs, parsed, by=by, engine=engine, also=also, **options)
+    rows: list[dict[str, Any]] = []
+    for group in values.groups():
+        group_rows = _test_group(values, group, names, pair_list, labels, tests, resamples, seed)
+        _adjust_rows(group_rows, tests, correction, alpha)
+        rows.extend(group_rows)
+    _warn_large_samples(rows, tests)
+    table = _assemble(rows, values.segments, tests, values.keys)
+    return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction)
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    baseline: str | None = None,
+    pairs: Pairs = "baseline",
+    tests: Sequence[Test] = ("t",),
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    by: str | Iterable[str] | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    engine: Engine = "polars",
+    **options: Unpack[EvaluationOptions],
+) -> pl.DataFrame:
+    """Compare runs (name → any accepted input), per metric: each run against the baseline
+    (``pairs='baseline'``, the default; the first run unless ``baseline`` names another) or
+    every pair of runs (``pairs='all'``, the later run of the mapping against the earlier).
+
+    Returns one row per (segment,) pair and metric: ``run`` and ``baseline`` (the two runs),
+    ``mean`` and ``baseline_mean``, the mean difference ``diff`` = mean(run − baseline) and
+    ``rel_diff`` (diff / baseline_mean), its BCa bootstrap interval ``ci_low``/``ci_high`` and
+    t-based interval ``ci_t_low``/``ci_t_high`` (95%), the effect sizes ``d_z`` (Cohen's d of
+    the differences), ``hedges_g`` and ``glass_delta`` (diff over the baseline's standard
+    deviation), per test ``p_<test>``, ``p_<test>_adj`` (corrected over all rows of a segment
+    with ``correction``: ``holm``, ``bonferroni``, ``fdr_bh``, ``fdr_by`` or ``none``) and
+    ``sig_<test>`` (``p_<test>_adj < alpha``), ``wins``/``ties``/``losses`` over queries,
+    ``queries`` (paired) and ``filled`` / ``baseline_filled`` (queries absent from the run,
+    counted as 0). A query where a metric is undefined in either run (NULL, e.g. Accuracy)
+    leaves that pair; a pair of fewer than two queries has no p-value (and stays out of the
+    correction). Per-query values are rounded to 12 decimals before pairing.
+
+    The keyword ``options`` (conventions and column names,
+    :class:`~rankwise.conventions.EvaluationOptions`) are those of :func:`rankwise.evaluate`,
+    but for ``missing``: every run is evaluated with ``missing='zero'``. Choosing the Wilcoxon
+    test with 1,000 queries or more warns (it rejects too often at large n: Ihemelandu &
+    Ekstrand, SIGIR 2023); prefer the t or randomization test and read the effect sizes.
+
+    >>> import rankwise as rw
+    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    >>> base = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}}
+    >>> new = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    >>> t = rw.compare(qrels, {"base": base, "new": new}, "RR")
+    >>> t.select("run", "baseline", "mean", "baseline_mean", "diff", "wins", "ties", "losses").row(0)
+    ('new', 'base', 1.0, 0.75, 0.25, 1, 1, 0)
+    """
+    return comparison(
+        qrels, runs, metrics, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
+        by=by, resamples=resamples, seed=seed, engine=engine, **options,
+    ).table
+
+
+def _check_arguments(
+    runs: Mapping[str, Any], baseline: str | None, pairs: str, tests: Sequence[Test], alpha: float,
+    correction: str, metrics: str | Metric | Iterable[str | Metric],
+) -> tuple[list[str], str, list[Metric], list[tuple[str, str]]]:
+    """The run names, the baseline's name, the parsed metrics and the pairs to compare, once
+    the arguments are checked."""
+    if not runs:
+        raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
+    names = list(runs)
+    if len(names) < 2:
+        raise InvalidParameterError(
+            f"compare needs at least two runs, got one ({names[0]!r}): pass e.g. {{'baseline': run_a, 'new': run_b}}"
+        )
+    base_name = baseline if baseline is not None else names[0]
+    if base_name not in runs:
+        raise InvalidParameterError(f"baseline {base_name!r} is not one of the runs {names}")
+    if pairs not in PAIRS:
+        raise InvalidParameterError(f"pairs must be one of {list(PAIRS)}, got {pairs!r}")
+    for t in tests:
+        if t not in TESTS:
+            raise InvalidParameterError(f"test must be one of {list(TESTS)}, got {t!r}")
+    if correction not in CORRECTIONS:
+        raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}, got {correction!r}")
+    if not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+    parsed = parse_metrics(metrics)
+    for m in parsed:
+        if m.spec.value_type != "float":
+            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
+    if pairs == "all":
+        pair_list = [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        pair_list = [(n, base_name) for n in names if n != base_name]
+    return names, base_name, parsed, pair_list
+
+
+def _test_group(
+    values: PerQuery, group: dict[str, Any], names: list[str], pair_list: list[tuple[str, str]],
+    labels: list[str], tests: Sequence[Test], resamples: int, seed: int,
+) -> list[dict[str, Any]]:
+    """The rows of one segment, one per metric and pair: means, difference, intervals, effect
+    sizes, wins/ties/losses and the p-values of the tests (not yet corrected). Tukey's HSD is
+    computed on the queries where every run is defined."""
+    np, stats = numpy_scipy()
     rows: list[dict[str, Any]] = []
     for label in labels:
-        values = {n: _part(paired.values[n], group)[label].cast(pl.Float64).to_numpy() for n in {*names, base_name}}
-        known = {n: ~np.isnan(v) for n, v in values.items()}
+        arrays = {n: values.array(n, label, group) for n in names}
         tukey = None
-        if "tukey" in tests and len(names) > 1:
-            everywhere = np.all(list(known.values()), axis=0)
+        if "tukey" in tests:
+            everywhere = np.all([~np.isnan(a) for a in arrays.values()], axis=0)
             if everywhere.sum() >= 2:
-                tukey = stats.tukey_hsd(*[values[n][everywhere] for n in names]).pvalue
-        for i, name in enumerate(names):
-            both = known[name] & known[base_name]
-            cand, base = values[name][both], values[base_name][both]
+                tukey = stats.tukey_hsd(*[arrays[n][everywhere] for n in names]).pvalue
+        for name, base_name in pair_list:
+            cand, base = values.pair(name, base_name, label, group)
             row: dict[str, Any] = {
-                **group, "run": name, "metric": label,
+                **group, "run": name, "baseline": base_name, "metric": label,
                 "mean": float(cand.mean()) if cand.size else None,
                 "baseline_mean": float(base.mean()) if base.size else None,
-                "queries": int(cand.size), "filled": int(_part(paired.filled[name], group)["filled"][0]),
+                "queries": int(cand.size),
+                "filled": int(_part(values.filled[name], group)["filled"][0]),
+                "baseline_filled": int(_part(values.filled[base_name], group)["filled"][0]),
             }
-            if name == base_name:
-                row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
-                            "wins": None, "ties": None, "losses": None})
-                for t in tests:
-                    row[f"p_{t}"] = None
-            elif cand.size == 0:
-                row.update({"diff": None, "rel_diff": None, "ci_low": None, "ci_high": None,
-                            "wins": 0, "ties": 0, "losses": 0})
-                for t in tests:
-                    row[f"p_{t}"] = None
-            else:
-                row.update(_differences(cand - base, row["baseline_mean"], resamples, seed))
-                for t in tests:
-                    if t == "tukey":
-                        row["p_tukey"] = float(tukey[i][names.index(base_name)]) if tukey is not None else None
-                    elif cand.size < 2:
-                        row[f"p_{t}"] = None
-                    else:
-                        row[f"p_{t}"] = _paired_pvalue(t, cand, base, resamples, seed)
+            row.update(_differences(cand, base, row["baseline_mean"], resamples, seed))
+            for t in tests:
+                if t == "tukey":
+                    row["p_tukey"] = float(tukey[names.index(name)][names.index(base_name)]) if tukey is not None else None
+                else:
+                    row[f"p_{t}"] = paired_pvalue(t, cand, base, resamples, seed) if cand.size >= 2 else None
             rows.append(row)
     return rows
 
 
-def _differences(d: Any, baseline_mean: float, resamples: int, seed: int) -> dict[str, Any]:
-    """The mean paired difference (absolute and relative), its bootstrap interval, and the
-    wins, ties and losses over queries."""
-    diff = float(d.mean())
-    lo, hi = bootstrap_ci(d, resamples, seed)
+def _differences(cand: Any, base: Any, baseline_mean: float | None, resamples: int, seed: int) -> dict[str, Any]:
+    """The mean paired difference (absolute and relative), its intervals and effect sizes, and
+    the wins, ties and losses over queries (None where there is no pair)."""
+    d = cand - base
+    diff = float(d.mean()) if d.size else None
+    boot = bootstrap_bca(d, resamples, seed)
+    t_ci = t_interval(d)
+    wins, ties, losses = outcomes(d)
     return {
         "diff": diff,
-        "rel_diff": diff / baseline_mean if baseline_mean else None,
-        "ci_low": lo, "ci_high": hi,
-        "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
+        "rel_diff": diff / baseline_mean if diff is not None and baseline_mean else None,
+        "ci_low": boot[0] if boot else None, "ci_high": boot[1] if boot else None,
+        "ci_t_low": t_ci[0] if t_ci else None, "ci_t_high": t_ci[1] if t_ci else None,
+        **effect_sizes(cand, base),
+        "wins": wins, "ties": ties, "losses": losses,
     }
 
 
@@ -356,15 +388,33 @@ def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: 
             rows[j][f"sig_{t}"] = p < alpha
 
 
+def _warn_large_samples(rows: list[dict[str, Any]], tests: Sequence[Test]) -> None:
+    n = max((r["queries"] for r in rows), default=0)
+    if "wilcoxon" in tests and n >= LARGE_SAMPLE:
+        warnings.warn(
+            f"the Wilcoxon signed-rank test on {n} queries rejects far more often than alpha at this "
+            "size (Ihemelandu & Ekstrand, Inference at scale, SIGIR 2023): prefer tests=['t'] or "
+            "['randomization'] and read the effect sizes (d_z, hedges_g) and intervals",
+            RankwiseWarning, stacklevel=4,
+        )
+
+
+STAT_COLUMNS: tuple[str, ...] = (
+    "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high",
+    "d_z", "hedges_g", "glass_delta",
+)
+COUNT_COLUMNS: tuple[str, ...] = ("wins", "ties", "losses", "queries", "filled", "baseline_filled")
+
+
 def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[Test], keys: pl.DataFrame) -> pl.DataFrame:
     """The result frame: its columns in order, with their types."""
-    columns = [*segments, "run", "metric", "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high"]
+    columns = [*segments, "run", "baseline", "metric", *STAT_COLUMNS]
     for t in tests:
         columns += [f"p_{t}", f"p_{t}_adj", f"sig_{t}"]
-    columns += ["wins", "ties", "losses", "queries", "filled"]
+    columns += COUNT_COLUMNS
     schema: dict[str, Any] = {c: pl.Float64 for c in columns}
-    schema.update({c: pl.Int64 for c in ("wins", "ties", "losses", "queries", "filled")})
-    schema.update({"run": pl.String, "metric": pl.String})
+    schema.update({c: pl.Int64 for c in COUNT_COLUMNS})
+    schema.update({"run": pl.String, "baseline": pl.String, "metric": pl.String})
     schema.update({f"sig_{t}": pl.Boolean for t in tests})
     for s in segments:
         schema[s] = keys.schema[s]

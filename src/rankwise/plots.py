@@ -8,22 +8,24 @@ no display is needed.
 - :func:`cutoff_curves`: a metric at k = 1..K for each run.
 - :func:`precision_recall`: 11-point interpolated precision–recall curve for each run.
 - :func:`score_distribution`: the per-query values of a metric, per run.
+- :func:`figures`: all of them for a :class:`~rankwise.comparison.Comparison`, from its
+  per-query values (what ``report`` and ``rankwise compare --plot`` draw).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
+from rankwise.comparison import Comparison, PerQuery, per_query_values
 from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
-from rankwise.evaluate import evaluate, summarize
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_path
 from rankwise.registry import ELEVEN_POINTS
+from rankwise.statistics import numpy_scipy, outcomes
 
 WIN, LOSS, TIE = "#2b8a3e", "#c92a2a", "#868e96"
 
@@ -62,19 +64,15 @@ def save(fig: Any, path: str | Path, **savefig: Any) -> Path:
     return target
 
 
-def _per_query(
-    function: str, qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions]
-) -> dict[str, pl.DataFrame]:
-    """Each run's per-query values, a query missing from a run counting 0 there."""
-    # as compare(): the options of evaluate(), but a query missing from a run counts 0 there
+def _values(
+    function: str, qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions],
+) -> PerQuery:
+    """Each run's per-query values, paired as :func:`rankwise.compare` pairs them (a query
+    missing from a run counts 0 there)."""
     check_options(function, conventions)
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
-    options: EvaluationOptions = {**conventions, "missing": "zero"}
-    return {
-        name: evaluate(run, qrels, metrics, **options).sort("query_id")
-        for name, run in runs.items()
-    }
+    return per_query_values(qrels, runs, metrics, **conventions)
 
 
 def difference_plot(
@@ -82,23 +80,44 @@ def difference_plot(
     path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
     """Sorted bars of candidate − baseline per query (green wins, red losses)."""
+    values = _values("difference_plot", qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
+    return _finish(_difference_figure(values, names[1], names[0], metric), path)
+
+
+def _difference_figure(values: PerQuery, candidate: str, baseline: str, metric: str) -> Any:
+    """The difference figure of one pair, from the paired values: wins, ties and losses as
+    :func:`rankwise.statistics.outcomes` counts them (the comparison table's numbers)."""
     plt = _pyplot()
-    per = _per_query("difference_plot", qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
-    joined = per[names[0]].join(per[names[1]], on="query_id", how="full", suffix="_c", coalesce=True)
+    np, _ = numpy_scipy()
+    cand, base = values.pair(candidate, baseline, metric)
     # a query where the metric is undefined in either run (NULL, e.g. Accuracy) is no pair
-    paired = joined.drop_nulls([metric, f"{metric}_c"])
-    undefined = joined.height - paired.height
-    diff = (paired[f"{metric}_c"] - paired[metric]).sort(descending=True).to_list()
-    colors = [WIN if d > 0 else LOSS if d < 0 else TIE for d in diff]
+    undefined = values.keys.height - cand.size
+    diff = np.sort(cand - base)[::-1]
+    wins, ties, losses = outcomes(diff)
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.bar(range(len(diff)), diff, color=colors, width=1.0)
+    # one filled step area per outcome (a bar per query would be one patch per query: minutes
+    # for 100,000 queries); each query spans [i, i + 1)
+    edges = np.arange(diff.size + 1)
+    heights = np.append(diff, diff[-1:] if diff.size else [])
+    for colour, where in ((WIN, heights > 0), (LOSS, heights < 0)):
+        ax.fill_between(edges, heights, 0.0, where=where, step="post", color=colour, linewidth=0)
+    if ties:
+        ax.plot([wins, wins + ties], [0.0, 0.0], color=TIE, linewidth=3)
     ax.axhline(0, color="black", linewidth=0.6)
-    wins, losses = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
     left_out = f", {undefined} undefined left out" if undefined else ""
-    ax.set_title(f"{metric}: {names[1]} − {names[0]} per query ({wins} wins, {losses} losses{left_out})")
+    ax.set_title(f"{metric}: {candidate} − {baseline} per query ({wins} wins, {ties} ties, {losses} losses{left_out})")
     ax.set_xlabel("queries, sorted by difference")
     ax.set_ylabel(f"Δ {metric}")
-    return _finish(fig, path)
+    return fig
+
+
+def _cutoff_labels(metric: str, max_k: int) -> list[str]:
+    (base,) = parse_metrics([metric])
+    if base.spec.cutoff == "none":
+        raise InvalidParameterError(f"{base.spec.name} takes no cutoff; pick e.g. nDCG, P, R, AP")
+    if base.cutoff is not None:
+        raise InvalidParameterError(f"give the metric without @k (e.g. {base.spec.name}); k runs from 1 to max_k")
+    return [f"{metric}@{k}" for k in range(1, max_k + 1)]
 
 
 def cutoff_curves(
@@ -106,18 +125,22 @@ def cutoff_curves(
     path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
     """Mean ``metric@k`` for k = 1..max_k, one line per run (the metric must take a cutoff)."""
+    labels = _cutoff_labels(metric, max_k)
+    values = _values("cutoff_curves", qrels, runs, labels, **conventions)
+    return _finish(_curves_figure(values, metric, max_k), path)
+
+
+def _mean(values: PerQuery, run: str, label: str) -> float:
+    np, _ = numpy_scipy()
+    return float(np.nanmean(values.array(run, label)))
+
+
+def _curves_figure(values: PerQuery, metric: str, max_k: int) -> Any:
     plt = _pyplot()
-    (base,) = parse_metrics([metric])
-    if base.spec.cutoff == "none":
-        raise InvalidParameterError(f"{base.spec.name} takes no cutoff; pick e.g. nDCG, P, R, AP")
-    if base.cutoff is not None:
-        raise InvalidParameterError(f"give the metric without @k (e.g. {base.spec.name}); k runs from 1 to max_k")
-    labels = [f"{metric}@{k}" for k in range(1, max_k + 1)]
-    per = _per_query("cutoff_curves", qrels, runs, labels, **conventions)
+    labels = _cutoff_labels(metric, max_k)
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    for name, df in per.items():
-        means = summarize(df).row(0)
-        ax.plot(range(1, max_k + 1), means, marker="o", markersize=3, label=name)
+    for name in values.values:
+        ax.plot(range(1, max_k + 1), [_mean(values, name, label) for label in labels], marker="o", markersize=3, label=name)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -125,36 +148,90 @@ def cutoff_curves(
     ax.set_ylabel(f"mean {metric}@k")
     ax.set_title(f"{metric}@k, k = 1..{max_k}")
     ax.legend()
-    return _finish(fig, path)
+    return fig
+
+
+PR_LABELS: tuple[str, ...] = tuple(f"IPrec(recall={x})" for x in ELEVEN_POINTS)
 
 
 def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions]) -> Any:
     """The 11-point interpolated precision–recall curve (mean IPrec at recall 0, 0.1, …, 1)."""
+    values = _values("precision_recall", qrels, runs, list(PR_LABELS), **conventions)
+    return _finish(_precision_recall_figure(values), path)
+
+
+def _precision_recall_figure(values: PerQuery) -> Any:
     plt = _pyplot()
     levels = list(ELEVEN_POINTS)
-    labels = [f"IPrec(recall={x})" for x in levels]
-    per = _per_query("precision_recall", qrels, runs, labels, **conventions)
     fig, ax = plt.subplots(figsize=(5, 4))
-    for name, df in per.items():
-        ax.plot(levels, summarize(df).row(0), marker="o", markersize=3, label=name)
+    for name in values.values:
+        ax.plot(levels, [_mean(values, name, label) for label in PR_LABELS], marker="o", markersize=3, label=name)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_title("11-point interpolated precision–recall")
     ax.legend()
-    return _finish(fig, path)
+    return fig
 
 
 def score_distribution(
     qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
-    """Box plots of the per-query values of ``metric``, one per run."""
+    """Box plots of the per-query values of ``metric``, one per run (the triangle marks the mean)."""
+    values = _values("score_distribution", qrels, runs, [metric], **conventions)
+    return _finish(_distribution_figure(values, metric), path)
+
+
+def _distribution_figure(values: PerQuery, metric: str) -> Any:
     plt = _pyplot()
-    per = _per_query("score_distribution", qrels, runs, [metric], **conventions)
+    np, _ = numpy_scipy()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     # undefined values (NULL, e.g. Accuracy) are no values
-    ax.boxplot([df[metric].drop_nulls().to_list() for df in per.values()], tick_labels=list(per), showmeans=True)
+    data = [a[~np.isnan(a)] for a in (values.array(name, metric) for name in values.values)]
+    ax.boxplot(data, tick_labels=list(values.values), showmeans=True)
     ax.set_ylabel(metric)
-    ax.set_title(f"per-query {metric}")
-    return _finish(fig, path)
+    ax.set_title(f"per-query {metric} (triangle: mean)")
+    return fig
+
+
+CURVE_METRIC = "nDCG"
+CURVE_DEPTH = 20
+FIGURE_METRICS: tuple[str, ...] = (*(f"{CURVE_METRIC}@{k}" for k in range(1, CURVE_DEPTH + 1)), *PR_LABELS)
+"""The metrics the figures of a comparison read besides the compared ones (evaluated in the
+same single pass over each run: ``comparison(..., also=FIGURE_METRICS)``)."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of a comparison: a file stem, a caption and the matplotlib figure."""
+
+    stem: str
+    caption: str
+    figure: Any
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text)
+
+
+def figures(result: Comparison) -> list[Figure]:
+    """The figures of a comparison, drawn from its per-query values (so they show the table's
+    numbers): the per-query differences of the first metric for every pair compared, the
+    nDCG@k curves and the precision–recall curve (when the comparison was made with
+    ``also=FIGURE_METRICS``), and the distribution of the first metric."""
+    values = result.per_query
+    first = result.metrics[0]
+    out = [
+        Figure(f"difference_{_safe(first)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),
+               f"{first}: {cand} − {base}", _difference_figure(values, cand, base, first))
+        for cand, base in result.pairs
+    ]
+    columns = set(next(iter(values.values.values())).columns)
+    if set(FIGURE_METRICS) <= columns:
+        out.append(Figure("ndcg_at_k", f"{CURVE_METRIC}@k", _curves_figure(values, CURVE_METRIC, CURVE_DEPTH)))
+        out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
+    out.append(Figure(f"distribution_{_safe(first)}", f"per-query {first}", _distribution_figure(values, first)))
+    for f in out:
+        f.figure.tight_layout()
+    return out

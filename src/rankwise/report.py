@@ -22,10 +22,10 @@ from typing import Any
 
 import polars as pl
 
-from rankwise.comparison import Correction, Test, compare
+from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
 from rankwise.conventions import EvaluationOptions, Unpack
+from rankwise.evaluate import Engine
 from rankwise.metric import Metric
-from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
 
 
@@ -35,7 +35,7 @@ def _cell(column: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if column in ("diff", "rel_diff", "ci_low", "ci_high"):
+        if column in ("diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta"):
             return f"{value:+.4f}"
         if column.startswith("p_"):
             return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
@@ -82,51 +82,69 @@ def report(
     path: str | Path,
     *,
     baseline: str | None = None,
+    pairs: Pairs = "baseline",
     tests: Sequence[Test] = ("t",),
+    alpha: float = 0.05,
     correction: Correction = "holm",
+    by: str | Iterable[str] | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    engine: Engine = "polars",
     title: str = "rankwise comparison",
     **conventions: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
-    it) and return the comparison table. The files are written whole or not at all (see
-    :mod:`rankwise.output`); a fault writing them raises :class:`~rankwise.errors.OutputError`. Figures: per-query differences of the first metric
-    for every run against the baseline, nDCG@k curves, the interpolated precision–recall curve
-    and the per-query distribution of the first metric."""
+    it) and return the comparison table. The arguments are those of
+    :func:`rankwise.compare`; each run is evaluated once and the table, the figures and the
+    three files are all derived from that one evaluation. The files are written whole or not at
+    all (see :mod:`rankwise.output`); a fault writing them raises
+    :class:`~rankwise.errors.OutputError`. Figures: per-query differences of the first metric
+    for every pair compared, nDCG@k curves, the interpolated precision–recall curve and the
+    per-query distribution of the first metric."""
     from rankwise import plots
 
-    parsed = parse_metrics(metrics)
-    names = list(runs)
-    base = baseline if baseline is not None else names[0]
-    table = compare(qrels, runs, parsed, baseline=base, tests=tests, correction=correction, **conventions)
-    first = parsed[0].label
-    figures = [
-        (f"{first}: {name} − {base}", plots.difference_plot(qrels, runs[base], runs[name], first, names=(base, name), **conventions))
-        for name in names if name != base
-    ]
-    figures += [
-        ("nDCG@k", plots.cutoff_curves(qrels, runs, "nDCG", max_k=20, **conventions)),
-        ("precision–recall", plots.precision_recall(qrels, runs, **conventions)),
-        (f"per-query {first}", plots.score_distribution(qrels, runs, first, **conventions)),
-    ]
+    result = comparison(
+        qrels, runs, metrics, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
+        by=by, resamples=resamples, seed=seed, engine=engine, also=plots.FIGURE_METRICS, **conventions,
+    )
+    write_report(result, path, plots.figures(result), title=title)
+    return result.table
+
+
+def write_report(result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison") -> None:
+    """Write the HTML page of a comparison to ``path`` and its table as Markdown and LaTeX
+    beside it (``.md``, ``.tex``), all three whole or not at all; ``figures`` are
+    :class:`rankwise.plots.Figure` s (``plots.figures(result)``), embedded as PNG."""
+    table = result.table
     head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in table.columns) + "</tr>"
         for row in table.iter_rows(named=True)
     )
     images = "".join(
-        f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{_png(fig)}">'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        for caption, fig in figures
+        f'<figure><img alt="{html.escape(f.caption)}" src="data:image/png;base64,{_png(f.figure)}">'
+        f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
+        for f in figures
     )
+    means = "".join(
+        f"<tr><td>{html.escape(run)}</td>" + "".join(f"<td>{v:.4f}</td>" for v in (result.means(m)[run] for m in result.metrics)) + "</tr>"
+        for run in result.runs
+    )
+    summary = (
+        "<table><thead><tr><th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in result.metrics)
+        + f"</tr></thead><tbody>{means}</tbody></table>"
+    )
+    against = "all pairs" if result.pairs and any(b != result.baseline for _, b in result.pairs) else f"baseline: {result.baseline}"
     page = (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
         "body{font-family:sans-serif;margin:2em;max-width:1100px}"
-        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+        "table{border-collapse:collapse;font-size:13px;margin-bottom:1em}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
         "figure{display:inline-block;margin:1em}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><p>baseline: {html.escape(base)}; tests: {html.escape(', '.join(tests))}; "
-        f"correction: {html.escape(correction)}</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(against)}; tests: {html.escape(', '.join(result.tests))}; "
+        f"correction: {html.escape(result.correction)}; alpha: {result.alpha:g}</p>"
+        f"<h2>Means</h2>{summary}"
+        f"<h2>Comparisons</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
     )
     target = Path(path)
     texts = {
@@ -139,4 +157,3 @@ def report(
         for tmp, text in zip(temps, texts.values(), strict=True):
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(text)
-    return table

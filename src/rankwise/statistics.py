@@ -1,0 +1,217 @@
+"""The statistics of a paired comparison, on arrays of per-query values (numpy and scipy, the
+``[stats]`` extra, imported lazily).
+
+Each function takes the per-query values (or their paired differences ``d = candidate −
+baseline``) of the queries where both runs are defined, and is checked in the tests against an
+implementation we did not write (scipy, statsmodels, pingouin).
+
+- :func:`adjust`: multiple-comparison correction (statsmodels' names: ``holm``, ``bonferroni``,
+  ``fdr_bh``, ``fdr_by``, ``none``).
+- :func:`paired_pvalue`: Student's paired t, Wilcoxon's signed-rank, Fisher's randomization test.
+- :func:`bootstrap_bca`: the BCa bootstrap interval of the mean difference (Efron 1987).
+- :func:`t_interval`: the t-based interval of the mean difference.
+- :func:`effect_sizes`: Cohen's d_z, Hedges' g_z and Glass's Δ.
+- :func:`outcomes`: wins, ties and losses (the one definition every table and figure uses).
+
+>>> import numpy as np
+>>> d = np.array([0.1, 0.2, -0.05, 0.0, 0.3])
+>>> outcomes(d)
+(3, 1, 1)
+>>> {k: round(v, 4) for k, v in effect_sizes(d + 0.5, np.full(5, 0.5) + [0.1, -0.1, 0.0, 0.1, -0.1]).items()}
+{'d_z': 0.7596, 'hedges_g': 0.6104, 'glass_delta': 1.0954}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from rankwise.errors import InvalidParameterError, MissingExtraError
+
+Correction = Literal["holm", "bonferroni", "fdr_bh", "fdr_by", "none"]
+CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh", "fdr_by", "none")
+PairedTest = Literal["t", "wilcoxon", "randomization"]
+
+_BLOCK_ELEMENTS = 4_000_000
+"""Resamples are drawn in blocks of at most this many (resample, query) cells (~32 MB of
+float64), so 100,000 queries x 10,000 resamples runs in bounded memory."""
+
+
+_NOISE = 1e-12
+"""A spread this small is floating-point noise (per-query values are rounded to 12 decimals,
+and their differences carry the rounding of binary fractions): no spread at all."""
+
+
+def _block(n: int, remaining: int) -> int:
+    return max(1, min(remaining, _BLOCK_ELEMENTS // max(n, 1)))
+
+
+def numpy_scipy() -> tuple[Any, Any]:
+    """numpy and scipy.stats, or :class:`~rankwise.errors.MissingExtraError` naming the extra."""
+    try:
+        import numpy as np
+        from scipy import stats
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise MissingExtraError(
+            "rankwise's comparison statistics need numpy and scipy: pip install 'rankwise[stats]'"
+        ) from exc
+    return np, stats
+
+
+def adjust(pvalues: Sequence[float], method: Correction) -> list[float]:
+    """Multiple-comparison correction of a family of p-values, by statsmodels' names:
+    Holm–Bonferroni step-down (``holm``; Holm 1979), ``bonferroni``, Benjamini–Hochberg
+    (``fdr_bh``; false discovery rate, Benjamini & Hochberg 1995), Benjamini–Yekutieli
+    (``fdr_by``; any dependence, Benjamini & Yekutieli 2001), or ``none``.
+
+    >>> [round(p, 3) for p in adjust([0.01, 0.04, 0.03, 0.005], "holm")]
+    [0.03, 0.06, 0.06, 0.02]
+    >>> adjust([0.01, 0.04], "bonferroni")
+    [0.02, 0.08]
+    >>> [round(p, 4) for p in adjust([0.01, 0.04, 0.03, 0.005], "fdr_bh")]
+    [0.02, 0.04, 0.04, 0.02]
+    """
+    if method not in CORRECTIONS:
+        raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}, got {method!r}")
+    m = len(pvalues)
+    if method == "none" or m == 0:
+        return list(pvalues)
+    if method == "bonferroni":
+        return [min(1.0, p * m) for p in pvalues]
+    if method == "holm":
+        order = sorted(range(m), key=lambda i: pvalues[i])
+        out = [0.0] * m
+        running = 0.0
+        for rank, i in enumerate(order):
+            running = max(running, min(1.0, (m - rank) * pvalues[i]))
+            out[i] = running
+        return out
+    _, stats = numpy_scipy()
+    return [float(p) for p in stats.false_discovery_control(list(pvalues), method=method.removeprefix("fdr_"))]
+
+
+def outcomes(d: Any) -> tuple[int, int, int]:
+    """Wins, ties and losses of the differences ``d`` (candidate − baseline): d > 0, d = 0,
+    d < 0. The per-query values are rounded to 12 decimals before they are paired (see
+    :mod:`rankwise.comparison`), so floating-point noise is neither a win nor a loss."""
+    np, _ = numpy_scipy()
+    d = np.asarray(d, dtype=np.float64)
+    return int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+
+
+def randomization_pvalue(diffs: Any, resamples: int, seed: int) -> float:
+    """Two-sided paired randomization test of mean(diffs) = 0 by random sign flips (Fisher;
+    Smucker, Allan & Carterette, CIKM 2007), drawn in blocks of rows so memory stays bounded:
+    p = (1 + #{|mean*| ≥ |mean|}) / (1 + resamples)."""
+    np, _ = numpy_scipy()
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.size == 0:
+        return 1.0
+    observed = abs(d.mean())
+    rng = np.random.default_rng(seed)
+    hits = 0
+    done = 0
+    tol = 1e-12 * max(1.0, observed)
+    while done < resamples:
+        block = _block(d.size, resamples - done)
+        signs = rng.integers(0, 2, size=(block, d.size), dtype=np.int8) * 2 - 1
+        means = np.abs(signs @ d) / d.size
+        hits += int((means >= observed - tol).sum())
+        done += block
+    return float((hits + 1) / (resamples + 1))
+
+
+def paired_pvalue(test: PairedTest, cand: Any, base: Any, resamples: int, seed: int) -> float:
+    """The two-sided p-value of a paired test of equal means: ``t`` (scipy.stats.ttest_rel),
+    ``wilcoxon`` (scipy.stats.wilcoxon, signed-rank), ``randomization``
+    (:func:`randomization_pvalue`). Runs equal on every query have p = 1."""
+    np, stats = numpy_scipy()
+    d = cand - base
+    if test == "randomization":
+        return randomization_pvalue(d, resamples, seed)
+    if np.allclose(d, 0.0):
+        return 1.0
+    if test == "t":
+        return float(stats.ttest_rel(cand, base).pvalue)
+    return float(stats.wilcoxon(cand, base).pvalue)
+
+
+def bootstrap_means(d: Any, resamples: int, seed: int) -> Any:
+    """The means of ``resamples`` bootstrap resamples of ``d`` (queries drawn with
+    replacement), drawn in bounded blocks; the draws are those of
+    ``scipy.stats.bootstrap(..., rng=numpy.random.default_rng(seed))``."""
+    np, _ = numpy_scipy()
+    rng = np.random.default_rng(seed)
+    means = []
+    done = 0
+    while done < resamples:
+        block = _block(d.size, resamples - done)
+        idx = rng.integers(0, d.size, size=(block, d.size))
+        means.append(d[idx].mean(axis=-1))
+        done += block
+    return np.concatenate(means)
+
+
+def bootstrap_bca(diffs: Any, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float] | None:
+    """The bias-corrected and accelerated (BCa) bootstrap interval of the mean difference
+    (Efron, Better bootstrap confidence intervals, JASA 1987; scipy.stats.bootstrap's
+    ``method='BCa'``): the bootstrap means' quantiles at Φ(z₀ + (z₀ + z)/(1 − a(z₀ + z))) for
+    z = Φ⁻¹((1 ∓ level)/2), with z₀ = Φ⁻¹(share of bootstrap means below the mean, ties
+    counted half) and the acceleration a = Σ(θ̄ − θᵢ)³ / (6 (Σ(θ̄ − θᵢ)²)^1.5) from the
+    jackknife means θᵢ = (Σd − dᵢ)/(n − 1), taken in closed form (no n × n jackknife). None
+    for fewer than two queries; the mean itself when every difference is the same (within 1e-12)."""
+    np, stats = numpy_scipy()
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.size < 2:
+        return None
+    theta = d.mean()
+    if np.ptp(d) <= _NOISE:
+        return float(theta), float(theta)
+    boot = bootstrap_means(d, resamples, seed)
+    share = ((boot < theta).sum() + (boot <= theta).sum()) / (2 * boot.size)
+    z0 = stats.norm.ppf(share)
+    jack = (d.sum() - d) / (d.size - 1)
+    dev = jack.mean() - jack
+    accel = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
+    z = stats.norm.ppf([(1 - level) / 2, (1 + level) / 2])
+    quantiles = stats.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
+    if not np.all(np.isfinite(quantiles)):
+        return None
+    lo, hi = np.percentile(boot, quantiles * 100)
+    return float(lo), float(hi)
+
+
+def t_interval(diffs: Any, level: float = 0.95) -> tuple[float, float] | None:
+    """The t-based interval of the mean difference: mean ± t_{n−1, (1+level)/2} · s/√n (as
+    scipy.stats.ttest_rel(...).confidence_interval()); None for fewer than two queries."""
+    np, stats = numpy_scipy()
+    d = np.asarray(diffs, dtype=np.float64)
+    if d.size < 2:
+        return None
+    half = stats.t.ppf((1 + level) / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    return float(d.mean() - half), float(d.mean() + half)
+
+
+def effect_sizes(cand: Any, base: Any) -> dict[str, float | None]:
+    """Standardised effect sizes of the paired difference d = cand − base:
+
+    - ``d_z`` = mean(d) / s_d, Cohen's d of the differences (Cohen 1988; Lakens 2013);
+    - ``hedges_g`` = d_z · (1 − 3 / (4(n − 1) − 1)), its small-sample correction (Hedges 1981);
+    - ``glass_delta`` = mean(d) / s_base, the difference in units of the baseline's spread
+      over queries (Glass 1976).
+
+    Standard deviations with n − 1; a zero spread (at most 1e-12: floating-point noise) or fewer
+    than two queries give None."""
+    np, _ = numpy_scipy()
+    c = np.asarray(cand, dtype=np.float64)
+    b = np.asarray(base, dtype=np.float64)
+    d = c - b
+    if d.size < 2:
+        return {"d_z": None, "hedges_g": None, "glass_delta": None}
+    sd_d, sd_b = d.std(ddof=1), b.std(ddof=1)
+    d_z = float(d.mean() / sd_d) if sd_d > _NOISE else None
+    return {
+        "d_z": d_z,
+        "hedges_g": d_z * (1 - 3 / (4 * (d.size - 1) - 1)) if d_z is not None else None,
+        "glass_delta": float(d.mean() / sd_b) if sd_b > _NOISE else None,
+    }
