@@ -236,7 +236,7 @@ def test_a_single_run_is_an_error_and_the_baseline_has_no_row_of_its_own() -> No
         rw.compare(qrels, runs, ["AP"], pairs="every")  # type: ignore[arg-type]
     out = rw.compare(qrels, runs, ["AP"], baseline="better")
     assert out.select("run", "baseline").rows() == [("base", "better"), ("other", "better")]
-    assert out.select(pl.all().is_null().all()).row(0) == tuple(False for _ in out.columns)
+    assert out.drop("queries_needed").select(pl.all().is_null().all()).row(0) == tuple(False for _ in out.columns[:-1])
 
 
 def test_wilcoxon_at_large_n_warns_and_says_why() -> None:
@@ -254,3 +254,52 @@ def test_wilcoxon_at_large_n_warns_and_says_why() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", rw.RankwiseWarning)
         rw.compare(qrels, runs, ["RR"], tests=["t"], resamples=200)
+
+
+def test_risk_against_the_baseline() -> None:
+    """URisk is the mean of ndeval/gdeval's per-query risk, TRisk its one-sample t statistic
+    (scipy), hurt the share of losses beyond the threshold; GeoRisk hand-checked."""
+    from rankwise.statistics import georisk
+
+    runs, qrels = runs_and_qrels(seed=9)
+    out = rw.compare(qrels, runs, ["AP"], risk_alpha=5.0, hurt=0.05)
+    per = {n: rw.evaluate(r, qrels, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
+    keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
+    vals = {n: keys.join(df, on="query_id", how="left").sort("query_id")["AP"].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
+    for name in ("better", "other"):
+        row = out.filter(run=name).row(0, named=True)
+        r, b = vals[name], vals["base"]
+        gdeval = np.array([ri - bi if ri >= bi else (1 + 5.0) * (ri - bi) for ri, bi in zip(r, b, strict=True)])
+        assert row["urisk"] == pytest.approx(gdeval.mean(), abs=1e-12)
+        assert row["trisk"] == pytest.approx(stats.ttest_1samp(gdeval, 0.0).statistic, abs=1e-9)
+        assert row["hurt"] == pytest.approx(np.mean(r - b < -0.05), abs=1e-12)
+    # GeoRisk by hand: x = [[.2, .4, .6], [.3, .3, .3]]: S = (1.2, .9), T = (.5, .7, .9), N = 2.1,
+    # e_1 = 1.2 T / N: z_1 = (-0.160357, 0, 0.119523); α = 1 doubles the negative:
+    # Z_1/c = -0.067064, Φ = 0.473266, √(0.4 · 0.473266) = 0.435093; e_2 = 0.9 T / N:
+    # z_2 = (0.185164, 0, -0.138013), Z_2/c = -0.030287, Φ = 0.487919, √(0.3 · 0.487919) = 0.382591;
+    # with α = 0: Z_1/c = -0.013611, Φ = 0.494570, √(0.4 · 0.494570) = 0.444779
+    geo = georisk([[0.2, 0.4, 0.6], [0.3, 0.3, 0.3]], 1.0)
+    assert geo == pytest.approx([0.435093, 0.382591], abs=1e-6)
+    assert georisk([[0.2, 0.4, 0.6], [0.3, 0.3, 0.3]], 0.0)[0] == pytest.approx(0.444779, abs=1e-6)
+    assert georisk([[0.0, 0.0], [0.0, 0.0]], 1.0) == [0.0, 0.0]
+    row = out.filter(run="better").row(0, named=True)
+    matrix = [vals[n] for n in ("base", "better", "other")]
+    assert (row["georisk"], row["baseline_georisk"]) == pytest.approx(tuple(georisk(matrix, 5.0)[1::-1]), abs=1e-12)
+
+
+def test_queries_needed_equal_statsmodels_power_analysis() -> None:
+    import math
+
+    from statsmodels.stats.power import TTestPower
+
+    runs, qrels = runs_and_qrels(seed=2)
+    out = rw.compare(qrels, runs, ["nDCG@10"], detect=0.02, power=0.9, alpha=0.01)
+    assert rw.compare(qrels, runs, ["nDCG@10"])["queries_needed"].is_null().all()
+    per = {n: rw.evaluate(r, qrels, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
+    sd = (per["better"] - per["base"]).std(ddof=1)
+    expected = math.ceil(TTestPower().solve_power(0.02 / sd, alpha=0.01, power=0.9, alternative="two-sided"))
+    assert out.filter(run="better")["queries_needed"][0] == expected
+    for bad, message in (({"detect": 0.0}, "detect must be a difference above 0"), ({"power": 1.0}, "power must be between 0 and 1"),
+                         ({"risk_alpha": -1.0}, "risk_alpha must be at least 0"), ({"hurt": -0.1}, "hurt must be at least 0")):
+        with pytest.raises(rw.InvalidParameterError, match=message):
+            rw.compare(qrels, runs, ["AP"], **bad)  # type: ignore[arg-type]

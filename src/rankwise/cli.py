@@ -261,7 +261,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         result = comparison(
             args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], baseline=args.baseline,
             pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
-            by=args.by or None, engine=args.engine, also=_figure_metrics() if drawn else (),
+            by=args.by or None, engine=args.engine, risk_alpha=args.risk_alpha, hurt=args.hurt, detect=args.detect,
+            power=args.power, also=_figure_metrics() if drawn else (),
         )
         if drawn:
             _figures(args, result)
@@ -361,6 +362,13 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--pairs", choices=PAIRS, default="baseline",
                     help="compare each run with the baseline, or every pair of runs (default %(default)s)")
     co.add_argument("--by", action="append", help="segment column of the runs (repeatable)")
+    co.add_argument("--risk-alpha", type=float, default=1.0,
+                    help="URisk/TRisk/GeoRisk: a loss against the baseline weighs 1 + this (default %(default)s)")
+    co.add_argument("--hurt", type=float, default=0.0,
+                    help="a query is hurt when the run loses more than this (default %(default)s)")
+    co.add_argument("--detect", type=float,
+                    help="report the queries a paired t-test needs to detect this difference (topic set size)")
+    co.add_argument("--power", type=float, default=0.8, help="power for --detect (default %(default)s)")
     co.add_argument("--engine", choices=ENGINES, default="polars")
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")
     co.add_argument("-o", "--output", help="write to this file instead of stdout")

@@ -39,10 +39,13 @@ from rankwise.statistics import (
     adjust,
     bootstrap_bca,
     effect_sizes,
+    georisk,
     numpy_scipy,
     outcomes,
     paired_pvalue,
+    risk,
     t_interval,
+    topic_set_size,
 )
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey"]
@@ -211,6 +214,10 @@ def comparison(
     resamples: int = 10_000,
     seed: int = 0,
     engine: Engine = "polars",
+    risk_alpha: float = 1.0,
+    hurt: float = 0.0,
+    detect: float | None = None,
+    power: float = 0.8,
     also: Iterable[str] = (),
     **options: Unpack[EvaluationOptions],
 ) -> Comparison:
@@ -219,11 +226,13 @@ def comparison(
     evaluation of each run) but not compared, e.g. for figures."""
     check_options("compare", options)
     names, base_name, parsed, pair_list = _check_arguments(runs, baseline, pairs, tests, alpha, correction, metrics)
+    _check_risk(risk_alpha, hurt, detect, power)
+    settings = _Settings(resamples, seed, risk_alpha, hurt, detect, power, alpha)
     labels = [m.label for m in parsed]
     values = per_query_values(qrels, runs, parsed, by=by, engine=engine, also=also, **options)
     rows: list[dict[str, Any]] = []
     for group in values.groups():
-        group_rows = _test_group(values, group, names, pair_list, labels, tests, resamples, seed)
+        group_rows = _test_group(values, group, names, pair_list, labels, tests, settings)
         _adjust_rows(group_rows, tests, correction, alpha)
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
@@ -245,6 +254,10 @@ def compare(
     resamples: int = 10_000,
     seed: int = 0,
     engine: Engine = "polars",
+    risk_alpha: float = 1.0,
+    hurt: float = 0.0,
+    detect: float | None = None,
+    power: float = 0.8,
     **options: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Compare runs (name → any accepted input), per metric: each run against the baseline
@@ -256,11 +269,17 @@ def compare(
     ``rel_diff`` (diff / baseline_mean), its BCa bootstrap interval ``ci_low``/``ci_high`` and
     t-based interval ``ci_t_low``/``ci_t_high`` (95%), the effect sizes ``d_z`` (Cohen's d of
     the differences), ``hedges_g`` and ``glass_delta`` (diff over the baseline's standard
-    deviation), per test ``p_<test>``, ``p_<test>_adj`` (corrected over all rows of a segment
+    deviation), the risk against the baseline ``urisk`` and ``trisk`` (URisk_α and TRisk_α
+    with α = ``risk_alpha``, Dinçer et al. 2014: each loss weighs 1 + α), ``georisk`` and
+    ``baseline_georisk`` (GeoRisk_α of the two runs among all runs compared, Dinçer et al.
+    2016), ``hurt`` (the share of queries where the run loses more than ``hurt``), per test
+    ``p_<test>``, ``p_<test>_adj`` (corrected over all rows of a segment
     with ``correction``: ``holm``, ``bonferroni``, ``fdr_bh``, ``fdr_by`` or ``none``) and
     ``sig_<test>`` (``p_<test>_adj < alpha``), ``wins``/``ties``/``losses`` over queries,
     ``queries`` (paired) and ``filled`` / ``baseline_filled`` (queries absent from the run,
-    counted as 0). A query where a metric is undefined in either run (NULL, e.g. Accuracy)
+    counted as 0), and with ``detect`` a difference to detect, ``queries_needed``: the queries a
+    paired t-test needs to detect it with ``power`` at ``alpha``, given the observed spread of
+    the differences (Sakai's topic set size design). A query where a metric is undefined in either run (NULL, e.g. Accuracy)
     leaves that pair; a pair of fewer than two queries has no p-value (and stays out of the
     correction). Per-query values are rounded to 12 decimals before pairing.
 
@@ -270,17 +289,19 @@ def compare(
     test with 1,000 queries or more warns (it rejects too often at large n: Ihemelandu &
     Ekstrand, SIGIR 2023); prefer the t or randomization test and read the effect sizes.
 
+    >>> import polars as pl
     >>> import rankwise as rw
-    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
-    >>> base = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}}
-    >>> new = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    >>> base = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
+    >>> new = base.with_columns(score=pl.Series([2.0, 1.0, 1.0]))
     >>> t = rw.compare(qrels, {"base": base, "new": new}, "RR")
     >>> t.select("run", "baseline", "mean", "baseline_mean", "diff", "wins", "ties", "losses").row(0)
     ('new', 'base', 1.0, 0.75, 0.25, 1, 1, 0)
     """
     return comparison(
         qrels, runs, metrics, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
-        by=by, resamples=resamples, seed=seed, engine=engine, **options,
+        by=by, resamples=resamples, seed=seed, engine=engine, risk_alpha=risk_alpha, hurt=hurt, detect=detect,
+        power=power, **options,
     ).table
 
 
@@ -320,22 +341,44 @@ def _check_arguments(
     return names, base_name, parsed, pair_list
 
 
+@dataclass(frozen=True)
+class _Settings:
+    resamples: int
+    seed: int
+    risk_alpha: float
+    hurt: float
+    detect: float | None
+    power: float
+    alpha: float
+
+
+def _check_risk(risk_alpha: float, hurt: float, detect: float | None, power: float) -> None:
+    if not risk_alpha >= 0:
+        raise InvalidParameterError(f"risk_alpha must be at least 0, got {risk_alpha!r}")
+    if not hurt >= 0:
+        raise InvalidParameterError(f"hurt must be at least 0 (a loss larger than it hurts), got {hurt!r}")
+    if detect is not None and not detect > 0:
+        raise InvalidParameterError(f"detect must be a difference above 0, got {detect!r}")
+    if not 0 < power < 1:
+        raise InvalidParameterError(f"power must be between 0 and 1, got {power!r}")
+
+
 def _test_group(
     values: PerQuery, group: dict[str, Any], names: list[str], pair_list: list[tuple[str, str]],
-    labels: list[str], tests: Sequence[Test], resamples: int, seed: int,
+    labels: list[str], tests: Sequence[Test], settings: _Settings,
 ) -> list[dict[str, Any]]:
     """The rows of one segment, one per metric and pair: means, difference, intervals, effect
-    sizes, wins/ties/losses and the p-values of the tests (not yet corrected). Tukey's HSD is
-    computed on the queries where every run is defined."""
+    sizes, risk, wins/ties/losses and the p-values of the tests (not yet corrected). Tukey's
+    HSD and GeoRisk are computed on the queries where every run is defined."""
     np, stats = numpy_scipy()
     rows: list[dict[str, Any]] = []
     for label in labels:
         arrays = {n: values.array(n, label, group) for n in names}
+        everywhere = np.all([~np.isnan(a) for a in arrays.values()], axis=0)
         tukey = None
-        if "tukey" in tests:
-            everywhere = np.all([~np.isnan(a) for a in arrays.values()], axis=0)
-            if everywhere.sum() >= 2:
-                tukey = stats.tukey_hsd(*[arrays[n][everywhere] for n in names]).pvalue
+        if "tukey" in tests and everywhere.sum() >= 2:
+            tukey = stats.tukey_hsd(*[arrays[n][everywhere] for n in names]).pvalue
+        geo = dict(zip(names, georisk([arrays[n][everywhere] for n in names], settings.risk_alpha), strict=True))
         for name, base_name in pair_list:
             cand, base = values.pair(name, base_name, label, group)
             row: dict[str, Any] = {
@@ -346,22 +389,27 @@ def _test_group(
                 "filled": int(_part(values.filled[name], group)["filled"][0]),
                 "baseline_filled": int(_part(values.filled[base_name], group)["filled"][0]),
             }
-            row.update(_differences(cand, base, row["baseline_mean"], resamples, seed))
+            row.update(_differences(cand, base, row["baseline_mean"], settings))
+            row.update(georisk=geo[name], baseline_georisk=geo[base_name])
             for t in tests:
                 if t == "tukey":
                     row["p_tukey"] = float(tukey[names.index(name)][names.index(base_name)]) if tukey is not None else None
                 else:
-                    row[f"p_{t}"] = paired_pvalue(t, cand, base, resamples, seed) if cand.size >= 2 else None
+                    row[f"p_{t}"] = paired_pvalue(t, cand, base, settings.resamples, settings.seed) if cand.size >= 2 else None
             rows.append(row)
     return rows
 
 
-def _differences(cand: Any, base: Any, baseline_mean: float | None, resamples: int, seed: int) -> dict[str, Any]:
-    """The mean paired difference (absolute and relative), its intervals and effect sizes, and
-    the wins, ties and losses over queries (None where there is no pair)."""
+def _differences(cand: Any, base: Any, baseline_mean: float | None, settings: _Settings) -> dict[str, Any]:
+    """The mean paired difference (absolute and relative), its intervals, effect sizes and
+    risk, the queries needed to detect ``detect``, and the wins, ties and losses over queries
+    (None where there is no pair)."""
     d = cand - base
     diff = float(d.mean()) if d.size else None
-    boot = bootstrap_bca(d, resamples, seed)
+    boot = bootstrap_bca(d, settings.resamples, settings.seed)
+    needed = None
+    if settings.detect is not None and d.size >= 2:
+        needed = topic_set_size(float(d.std(ddof=1)), settings.detect, alpha=settings.alpha, power=settings.power)
     t_ci = t_interval(d)
     wins, ties, losses = outcomes(d)
     return {
@@ -370,6 +418,9 @@ def _differences(cand: Any, base: Any, baseline_mean: float | None, resamples: i
         "ci_low": boot[0] if boot else None, "ci_high": boot[1] if boot else None,
         "ci_t_low": t_ci[0] if t_ci else None, "ci_t_high": t_ci[1] if t_ci else None,
         **effect_sizes(cand, base),
+        **risk(d, settings.risk_alpha),
+        "hurt": float((d < -settings.hurt).mean()) if d.size else None,
+        "queries_needed": needed,
         "wins": wins, "ties": ties, "losses": losses,
     }
 
@@ -401,9 +452,9 @@ def _warn_large_samples(rows: list[dict[str, Any]], tests: Sequence[Test]) -> No
 
 STAT_COLUMNS: tuple[str, ...] = (
     "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high",
-    "d_z", "hedges_g", "glass_delta",
+    "d_z", "hedges_g", "glass_delta", "urisk", "trisk", "georisk", "baseline_georisk", "hurt",
 )
-COUNT_COLUMNS: tuple[str, ...] = ("wins", "ties", "losses", "queries", "filled", "baseline_filled")
+COUNT_COLUMNS: tuple[str, ...] = ("wins", "ties", "losses", "queries", "filled", "baseline_filled", "queries_needed")
 
 
 def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[Test], keys: pl.DataFrame) -> pl.DataFrame:

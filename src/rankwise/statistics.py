@@ -18,7 +18,7 @@ implementation we did not write (scipy, statsmodels, pingouin).
 >>> outcomes(d)
 (3, 1, 1)
 >>> {k: round(v, 4) for k, v in effect_sizes(d + 0.5, np.full(5, 0.5) + [0.1, -0.1, 0.0, 0.1, -0.1]).items()}
-{'d_z': 0.7596, 'hedges_g': 0.6104, 'glass_delta': 1.0954}
+{'d_z': 0.4895, 'hedges_g': 0.3916, 'glass_delta': 1.1}
 """
 
 from __future__ import annotations
@@ -215,3 +215,86 @@ def effect_sizes(cand: Any, base: Any) -> dict[str, float | None]:
         "hedges_g": d_z * (1 - 3 / (4 * (d.size - 1) - 1)) if d_z is not None else None,
         "glass_delta": float(d.mean() / sd_b) if sd_b > _NOISE else None,
     }
+
+
+def risk(d: Any, alpha: float) -> dict[str, float | None]:
+    """Risk-sensitive comparison with the baseline (Dinçer, Macdonald & Ounis, Hypothesis
+    testing for the risk-sensitive evaluation of retrieval systems, SIGIR 2014): each query's
+    risk-reward uᵢ = dᵢ when the run is not worse (dᵢ ≥ 0), (1 + α)·dᵢ when it is (ndeval's and
+    gdeval's per-query risk ``r >= b ? r - b : (1 + α)(r - b)``);
+
+    - ``urisk`` = mean(u) (URisk_α; α = 0 gives the mean difference);
+    - ``trisk`` = URisk / (s_u / √n) (TRisk_α, the one-sample t statistic of u: beyond ±2 the
+      run is significantly less risky, or riskier, than the baseline).
+
+    >>> risk([0.2, -0.1, 0.0], alpha=1.0) == {"urisk": 0.0, "trisk": 0.0}
+    True
+    """
+    np, _ = numpy_scipy()
+    d = np.asarray(d, dtype=np.float64)
+    if d.size == 0:
+        return {"urisk": None, "trisk": None}
+    u = np.where(d >= 0, d, (1 + alpha) * d)
+    urisk = float(u.mean())
+    sd = u.std(ddof=1) if d.size > 1 else 0.0
+    return {"urisk": urisk, "trisk": float(urisk / (sd / np.sqrt(d.size))) if sd > _NOISE else None}
+
+
+def georisk(values: Any, alpha: float) -> list[float | None]:
+    """GeoRisk of each of several systems on the same queries (Dinçer, Macdonald & Ounis,
+    Risk-sensitive evaluation and learning to rank using multiple baselines, SIGIR 2016):
+    ``values`` is a systems × queries matrix of non-negative scores;
+    GeoRisk_i = √(Sᵢ/c · Φ(Zᵢ/c)), with Sᵢ = Σⱼ xᵢⱼ, c the number of queries,
+    zᵢⱼ = (xᵢⱼ − eᵢⱼ)/√eᵢⱼ the deviation from the expected score eᵢⱼ = Sᵢ·Tⱼ/N (Tⱼ = Σᵢ xᵢⱼ,
+    N = Σᵢⱼ xᵢⱼ) and Zᵢ = Σⱼ zᵢⱼ with the negative zᵢⱼ weighted 1 + α. A query where every
+    system scores 0 (eᵢⱼ = 0) contributes zᵢⱼ = 0; a system scoring 0 everywhere has GeoRisk 0.
+    None when there are no queries or some value is negative."""
+    np, stats = numpy_scipy()
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] == 0 or (x < 0).any():
+        return [None] * (x.shape[0] if x.ndim == 2 else 0)
+    c = x.shape[1]
+    s = x.sum(axis=1)
+    total = x.sum()
+    if total == 0:
+        return [0.0] * x.shape[0]
+    expected = np.outer(s, x.sum(axis=0)) / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(expected > 0, (x - expected) / np.sqrt(expected), 0.0)
+    zsum = np.where(z >= 0, z, (1 + alpha) * z).sum(axis=1)
+    return [float(v) for v in np.sqrt(s / c * stats.norm.cdf(zsum / c))]
+
+
+def topic_set_size(sd: float, difference: float, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """The number of queries a two-sided paired t-test needs to detect a mean difference of
+    ``difference`` with probability ``power`` at level ``alpha``, given the standard deviation
+    ``sd`` of the per-query differences (Sakai, Topic set size design, Information Retrieval
+    Journal 2016): the least n ≥ 2 whose power
+    1 − F_{t(n−1, λ)}(t_{1−α/2, n−1}) + F_{t(n−1, λ)}(−t_{1−α/2, n−1}) with λ = √n·difference/sd
+    reaches ``power`` (statsmodels' ``TTestPower().solve_power``, rounded up). None when sd is 0
+    or difference is 0.
+
+    >>> topic_set_size(0.1, 0.05)
+    34
+    """
+    np, stats = numpy_scipy()
+    if sd <= _NOISE or difference == 0:
+        return None
+    effect = abs(difference) / sd
+
+    def achieved(n: int) -> float:
+        crit = stats.t.ppf(1 - alpha / 2, n - 1)
+        nc = np.sqrt(n) * effect
+        return float(stats.nct.sf(crit, n - 1, nc) + stats.nct.cdf(-crit, n - 1, nc))
+
+    hi = 2
+    while achieved(hi) < power:
+        hi *= 2
+    lo = max(2, hi // 2)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if achieved(mid) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
