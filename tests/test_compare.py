@@ -113,7 +113,7 @@ def test_bad_arguments() -> None:
     runs, qrels = runs_and_qrels()
     with pytest.raises(rw.InvalidParameterError, match="baseline 'nope' is not one of the runs"):
         rw.compare(qrels, runs, ["AP"], baseline="nope")
-    with pytest.raises(rw.InvalidParameterError, match=r"test must be one of \['t', 'wilcoxon', 'randomization', 'tukey'\]"):
+    with pytest.raises(rw.InvalidParameterError, match=r"test must be one of \['t', 'wilcoxon', 'randomization', 'tukey', 'randomized_tukey'\]"):
         rw.compare(qrels, runs, ["AP"], tests=["z"])  # type: ignore[list-item]
     with pytest.raises(rw.InvalidParameterError, match="'relstring' is text, not a number"):
         rw.compare(qrels, runs, ["AP", "relstring"])
@@ -303,3 +303,87 @@ def test_queries_needed_equal_statsmodels_power_analysis() -> None:
                          ({"risk_alpha": -1.0}, "risk_alpha must be at least 0"), ({"hurt": -0.1}, "hurt must be at least 0")):
         with pytest.raises(rw.InvalidParameterError, match=message):
             rw.compare(qrels, runs, ["AP"], **bad)  # type: ignore[arg-type]
+
+
+def _matrix(runs: dict[str, pl.DataFrame], qrels: pl.DataFrame, metric: str) -> dict[str, np.ndarray]:
+    per = {n: rw.evaluate(r, qrels, [metric], missing="zero").sort("query_id") for n, r in runs.items()}
+    keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
+    return {n: keys.join(df, on="query_id", how="left").sort("query_id")[metric].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
+
+
+def test_anova_equals_statsmodels_and_es_anova_uses_its_residual() -> None:
+    import pandas as pd
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    runs, qrels = runs_and_qrels(seed=4)
+    vals = _matrix(runs, qrels, "AP")
+    frame = pd.DataFrame([(n, q, v) for n, a in vals.items() for q, v in enumerate(a)], columns=["system", "topic", "x"])
+    ref = anova_lm(smf.ols("x ~ C(system) + C(topic)", frame).fit())
+    ours = rw.anova(qrels, runs, ["AP"])
+    assert ours["source"].to_list() == ["system", "topic", "residual"]
+    for col, refcol in (("df", "df"), ("sum_sq", "sum_sq"), ("mean_sq", "mean_sq"), ("F", "F"), ("p", "PR(>F)")):
+        assert ours[col].to_list()[:2] == pytest.approx(ref[refcol].to_list()[:2], abs=1e-10), col
+    assert ours["sum_sq"][2] == pytest.approx(ref["sum_sq"].iloc[2], abs=1e-10)
+    eta = ours.filter(source="system").row(0, named=True)
+    assert eta["eta_sq"] == pytest.approx(ref["sum_sq"].iloc[0] / ref["sum_sq"].sum(), abs=1e-12)
+    row = rw.compare(qrels, runs, ["AP"]).filter(run="better").row(0, named=True)
+    assert row["es_anova"] == pytest.approx((vals["better"].mean() - vals["base"].mean()) / ref["mean_sq"].iloc[2] ** 0.5, abs=1e-10)
+
+
+def test_randomized_tukey_agrees_with_the_exact_permutation_distribution() -> None:
+    """On 3 systems x 5 topics every one of the 6^5 permutations can be enumerated: the seeded
+    randomised Tukey HSD agrees with the exact p-values within Monte-Carlo error."""
+    import itertools
+
+    from rankwise.statistics import randomized_tukey
+
+    x = np.random.default_rng(1).random((3, 5))
+    means = x.mean(axis=1)
+    observed = np.abs(means[:, None] - means[None, :])
+    hits, total = np.zeros((3, 3)), 0
+    for combo in itertools.product(list(itertools.permutations(range(3))), repeat=5):
+        m = np.array([x[list(c), j] for j, c in enumerate(combo)]).T.mean(axis=1)
+        hits += (m.max() - m.min()) >= observed - 1e-12
+        total += 1
+    exact = hits / total
+    ours = randomized_tukey(x, 20_000, seed=3)
+    se = np.sqrt(exact * (1 - exact) / 20_000)
+    assert np.all(np.abs(ours - exact) <= 5 * se + 1e-4)
+    assert np.array_equal(ours, randomized_tukey(x, 20_000, seed=3))
+    runs, qrels = runs_and_qrels(seed=6)
+    table = rw.compare(qrels, runs, ["AP"], tests=["randomized_tukey", "tukey"], resamples=5_000, pairs="all")
+    assert table["p_randomized_tukey"].is_not_null().all()
+    # Tukey's p-values are adjusted over the pairs already: no second correction
+    assert table["p_randomized_tukey_adj"].to_list() == table["p_randomized_tukey"].to_list()
+    assert table["p_tukey_adj"].to_list() == table["p_tukey"].to_list()
+
+
+def _sql_and_python(runs: dict[str, pl.DataFrame], qrels: pl.DataFrame, metrics: list[str], rows: list[dict[str, object]]) -> None:
+    """The rows of compare_sql equal compare's columns, and t is scipy's paired t statistic."""
+    table = rw.compare(qrels, runs, metrics, risk_alpha=2.0, hurt=0.05).sort("run", "metric")
+    rows = sorted(rows, key=lambda r: (str(r["run"]), str(r["metric"])))
+    vals = {m: _matrix(runs, qrels, m) for m in metrics}
+    assert [(r["run"], r["metric"]) for r in rows] == table.select("run", "metric").rows()
+    for row, expected in zip(rows, table.iter_rows(named=True), strict=True):
+        for col in ("queries", "wins", "ties", "losses"):
+            assert row[col] == expected[col], col
+        for col in ("mean", "baseline_mean", "diff", "urisk", "trisk", "hurt"):
+            assert row[col] == pytest.approx(expected[col], abs=1e-10), col
+        v = vals[str(row["metric"])]
+        assert row["t"] == pytest.approx(stats.ttest_rel(v[str(row["run"])], v["base"]).statistic, abs=1e-9)
+        assert row["df"] == expected["queries"] - 1
+
+
+def test_compare_sql_on_duckdb_equals_compare() -> None:
+    import duckdb
+
+    runs, qrels = runs_and_qrels(seed=12)
+    con = duckdb.connect()
+    con.register("qrels", qrels.to_arrow())
+    for name, frame in runs.items():
+        con.register(f"run_{name}", frame.to_arrow())
+    sql = rw.compare_sql(["AP", "nDCG@10"], runs={n: f"run_{n}" for n in runs}, risk_alpha=2.0, hurt=0.05)
+    _sql_and_python(runs, qrels, ["AP", "nDCG@10"], con.sql(sql).pl().to_dicts())
+    with pytest.raises(rw.InvalidParameterError, match="compare_sql needs at least two runs"):
+        rw.compare_sql(["AP"], runs={"a": "run_a"})

@@ -157,3 +157,15 @@ def test_ap_min_r_k_equals_spark_mllib(spark: Any) -> None:
         assert means[0] == pytest.approx(mllib.meanAveragePrecision, abs=1e-12)
         for k, got in zip(ks, means[1:], strict=True):
             assert got == pytest.approx(mllib.meanAveragePrecisionAt(k), abs=1e-12), (engine, k)
+
+
+def test_compare_sql_on_spark_equals_compare(spark: Any) -> None:
+    from tests.test_compare import _sql_and_python, runs_and_qrels
+
+    runs, qrels = runs_and_qrels(seed=12, queries=15)
+    to_spark(spark, qrels).createOrReplaceTempView("cmp_qrels")
+    for name, frame in runs.items():
+        to_spark(spark, frame).createOrReplaceTempView(f"cmp_run_{name}")
+    sql = rw.compare_sql(["AP", "nDCG@10"], dialect="spark", runs={n: f"cmp_run_{n}" for n in runs}, qrels="cmp_qrels",
+                         risk_alpha=2.0, hurt=0.05)
+    _sql_and_python(runs, qrels, ["AP", "nDCG@10"], from_spark(spark.sql(sql)).to_dicts())

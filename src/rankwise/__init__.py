@@ -22,7 +22,7 @@ from rankwise._polars.expr import (
     reciprocal_rank,
     success,
 )
-from rankwise.comparison import compare
+from rankwise.comparison import anova, compare
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
     ColumnTypeError,
@@ -51,7 +51,7 @@ from rankwise.metric import Metric, parse_metric
 from rankwise.names import parse_metrics
 from rankwise.registry import SPECS, all_names, get_spec
 from rankwise.report import report, to_latex, to_markdown
-from rankwise.to_sql import to_sql
+from rankwise.to_sql import compare_sql, to_sql
 from rankwise.trec_writer import to_trec
 
 __version__ = "0.1.0"
@@ -82,9 +82,11 @@ __all__ = [
     "UnsupportedInputError",
     "__version__",
     "all_names",
+    "anova",
     "average_precision",
     "cg",
     "compare",
+    "compare_sql",
     "dcg",
     "evaluate",
     "evaluate_lists",

@@ -25,7 +25,7 @@ from typing import NoReturn, TextIO
 
 import polars as pl
 
-from rankwise.comparison import CORRECTIONS, PAIRS, Comparison, comparison
+from rankwise.comparison import CORRECTIONS, PAIRS, TESTS, Comparison, anova, comparison
 from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
@@ -255,6 +255,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         name = Path(path).name.split(".")[0]
         runs[name if name not in runs else path] = path
     _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
+    if args.anova:
+        _write(args, anova(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None, engine=args.engine))
+        return 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         drawn = bool(args.report or args.plot)
@@ -355,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("runs", nargs="+", help="runs (named by their file names); the first is the baseline")
     co.add_argument("-m", "--metric", action="append", help="metric string (repeatable; default AP, nDCG@10, P@10, RR)")
     co.add_argument("--baseline", help="name of the baseline run (default: the first)")
-    co.add_argument("--test", action="append", choices=("t", "wilcoxon", "randomization", "tukey"), help="paired test (repeatable; default t)")
+    co.add_argument("--test", action="append", choices=TESTS, help="test (repeatable; default t)")
     co.add_argument("--alpha", type=float, default=0.05)
     co.add_argument("--correction", choices=CORRECTIONS, default="holm",
                     help="multiple-comparison correction (statsmodels' names; default %(default)s)")
@@ -369,6 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--detect", type=float,
                     help="report the queries a paired t-test needs to detect this difference (topic set size)")
     co.add_argument("--power", type=float, default=0.8, help="power for --detect (default %(default)s)")
+    co.add_argument("--anova", action="store_true",
+                    help="print the two-way ANOVA (system x query) of each metric instead of the pairs")
     co.add_argument("--engine", choices=ENGINES, default="polars")
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")
     co.add_argument("-o", "--output", help="write to this file instead of stdout")

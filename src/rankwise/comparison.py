@@ -14,7 +14,9 @@ family tested, significance at ``alpha``, and the wins / ties / losses over quer
 Tests (``tests=``): ``"t"`` (Student's paired t-test, scipy.stats.ttest_rel), ``"wilcoxon"``
 (signed-rank, scipy.stats.wilcoxon), ``"randomization"`` (Fisher's paired randomization test:
 random sign flips of the differences, ``resamples`` of them in blocks, seeded), ``"tukey"``
-(Tukey's HSD across all runs, scipy.stats.tukey_hsd; not paired). The statistics themselves
+(Tukey's HSD across all runs, scipy.stats.tukey_hsd; not paired), ``"randomized_tukey"``
+(the randomised Tukey HSD across all runs, Carterette 2012, seeded: each resample permutes
+every query's values across the runs). The statistics themselves
 are in :mod:`rankwise.statistics`. Needs numpy and scipy: ``pip install 'rankwise[stats]'``.
 """
 
@@ -37,26 +39,30 @@ from rankwise.statistics import (
     CORRECTIONS,
     Correction,
     adjust,
+    anova_two_way,
     bootstrap_bca,
     effect_sizes,
     georisk,
     numpy_scipy,
     outcomes,
     paired_pvalue,
+    randomized_tukey,
     risk,
     t_interval,
     topic_set_size,
 )
 
-Test = Literal["t", "wilcoxon", "randomization", "tukey"]
-TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey")
+Test = Literal["t", "wilcoxon", "randomization", "tukey", "randomized_tukey"]
+TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey", "randomized_tukey")
+_FAMILY_TESTS = ("tukey", "randomized_tukey")
+"""Tests over all runs at once, whose p-values are adjusted over the pairs already."""
 Pairs = Literal["baseline", "all"]
 PAIRS: tuple[str, ...] = ("baseline", "all")
 LARGE_SAMPLE = 1_000
 """From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
 Ekstrand, Inference at scale, SIGIR 2023: at large n it rejects far more often than alpha)."""
 
-__all__ = ["CORRECTIONS", "Comparison", "Correction", "PerQuery", "compare", "comparison", "per_query_values"]
+__all__ = ["CORRECTIONS", "Comparison", "Correction", "PerQuery", "anova", "compare", "comparison", "per_query_values"]
 
 
 _RETRIEVED = "__rw_retrieved"
@@ -269,12 +275,14 @@ def compare(
     ``rel_diff`` (diff / baseline_mean), its BCa bootstrap interval ``ci_low``/``ci_high`` and
     t-based interval ``ci_t_low``/``ci_t_high`` (95%), the effect sizes ``d_z`` (Cohen's d of
     the differences), ``hedges_g`` and ``glass_delta`` (diff over the baseline's standard
-    deviation), the risk against the baseline ``urisk`` and ``trisk`` (URisk_α and TRisk_α
+    deviation) and ``es_anova`` (Sakai's ES_E: diff over the residual standard deviation √V_E
+    of the two-way ANOVA of all runs compared, :func:`anova`), the risk against the baseline ``urisk`` and ``trisk`` (URisk_α and TRisk_α
     with α = ``risk_alpha``, Dinçer et al. 2014: each loss weighs 1 + α), ``georisk`` and
     ``baseline_georisk`` (GeoRisk_α of the two runs among all runs compared, Dinçer et al.
     2016), ``hurt`` (the share of queries where the run loses more than ``hurt``), per test
     ``p_<test>``, ``p_<test>_adj`` (corrected over all rows of a segment
-    with ``correction``: ``holm``, ``bonferroni``, ``fdr_bh``, ``fdr_by`` or ``none``) and
+    with ``correction``: ``holm``, ``bonferroni``, ``fdr_bh``, ``fdr_by`` or ``none``; Tukey's
+    tests adjust over the pairs of runs themselves and are not corrected again) and
     ``sig_<test>`` (``p_<test>_adj < alpha``), ``wins``/``ties``/``losses`` over queries,
     ``queries`` (paired) and ``filled`` / ``baseline_filled`` (queries absent from the run,
     counted as 0), and with ``detect`` a difference to detect, ``queries_needed``: the queries a
@@ -375,10 +383,15 @@ def _test_group(
     for label in labels:
         arrays = {n: values.array(n, label, group) for n in names}
         everywhere = np.all([~np.isnan(a) for a in arrays.values()], axis=0)
-        tukey = None
-        if "tukey" in tests and everywhere.sum() >= 2:
-            tukey = stats.tukey_hsd(*[arrays[n][everywhere] for n in names]).pvalue
-        geo = dict(zip(names, georisk([arrays[n][everywhere] for n in names], settings.risk_alpha), strict=True))
+        matrix = np.array([arrays[n][everywhere] for n in names])
+        family: dict[str, Any] = {}
+        if everywhere.sum() >= 2:
+            if "tukey" in tests:
+                family["tukey"] = stats.tukey_hsd(*matrix).pvalue
+            if "randomized_tukey" in tests:
+                family["randomized_tukey"] = randomized_tukey(matrix, settings.resamples, settings.seed)
+        residual = anova_two_way(matrix)["residual"]["mean_sq"] if everywhere.sum() >= 2 else None
+        geo = dict(zip(names, georisk(matrix, settings.risk_alpha), strict=True))
         for name, base_name in pair_list:
             cand, base = values.pair(name, base_name, label, group)
             row: dict[str, Any] = {
@@ -391,11 +404,13 @@ def _test_group(
             }
             row.update(_differences(cand, base, row["baseline_mean"], settings))
             row.update(georisk=geo[name], baseline_georisk=geo[base_name])
+            row["es_anova"] = row["diff"] / residual**0.5 if row["diff"] is not None and residual else None
             for t in tests:
-                if t == "tukey":
-                    row["p_tukey"] = float(tukey[names.index(name)][names.index(base_name)]) if tukey is not None else None
-                else:
+                if t == "t" or t == "wilcoxon" or t == "randomization":
                     row[f"p_{t}"] = paired_pvalue(t, cand, base, settings.resamples, settings.seed) if cand.size >= 2 else None
+                else:  # a test over all runs at once: its matrix of p-values
+                    found = family.get(t)
+                    row[f"p_{t}"] = float(found[names.index(name)][names.index(base_name)]) if found is not None else None
             rows.append(row)
     return rows
 
@@ -430,7 +445,8 @@ def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: 
     significance at ``alpha``."""
     for t in tests:
         idx = [j for j, r in enumerate(rows) if r[f"p_{t}"] is not None]
-        adjusted = adjust([rows[j][f"p_{t}"] for j in idx], correction)
+        # Tukey's HSD (either form) adjusts over all pairs of runs itself: no second correction
+        adjusted = adjust([rows[j][f"p_{t}"] for j in idx], "none" if t in _FAMILY_TESTS else correction)
         for row in rows:
             row[f"p_{t}_adj"] = None
             row[f"sig_{t}"] = None
@@ -452,7 +468,7 @@ def _warn_large_samples(rows: list[dict[str, Any]], tests: Sequence[Test]) -> No
 
 STAT_COLUMNS: tuple[str, ...] = (
     "mean", "baseline_mean", "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high",
-    "d_z", "hedges_g", "glass_delta", "urisk", "trisk", "georisk", "baseline_georisk", "hurt",
+    "d_z", "hedges_g", "glass_delta", "es_anova", "urisk", "trisk", "georisk", "baseline_georisk", "hurt",
 )
 COUNT_COLUMNS: tuple[str, ...] = ("wins", "ties", "losses", "queries", "filled", "baseline_filled", "queries_needed")
 
@@ -469,4 +485,39 @@ def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[T
     schema.update({f"sig_{t}": pl.Boolean for t in tests})
     for s in segments:
         schema[s] = keys.schema[s]
+    return pl.DataFrame(rows, schema=schema, orient="row").select(columns)
+
+
+def anova(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    by: str | Iterable[str] | None = None,
+    engine: Engine = "polars",
+    **options: Unpack[EvaluationOptions],
+) -> pl.DataFrame:
+    """Two-way ANOVA without replication (system × query) of each metric, over the queries where
+    every run is defined (a query missing from a run counts 0 there, as in :func:`compare`):
+    one row per (segment,) metric and source (``system``, ``topic``, ``residual``) with ``df``,
+    ``sum_sq``, ``mean_sq``, ``F``, ``p``, ``eta_sq`` and ``partial_eta_sq``, as statsmodels'
+    ``anova_lm`` lays it out (see :func:`rankwise.statistics.anova_two_way`). Sakai's effect
+    size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``."""
+    check_options("anova", options)
+    names, _, parsed, _ = _check_arguments(runs, None, "all", (), 0.05, "none", metrics)
+    labels = [m.label for m in parsed]
+    values = per_query_values(qrels, runs, parsed, by=by, engine=engine, **options)
+    np, _ = numpy_scipy()
+    rows: list[dict[str, Any]] = []
+    for group in values.groups():
+        for label in labels:
+            arrays = [values.array(n, label, group) for n in names]
+            everywhere = np.all([~np.isnan(a) for a in arrays], axis=0)
+            if everywhere.sum() < 2:
+                continue
+            table = anova_two_way(np.array([a[everywhere] for a in arrays]))
+            rows.extend({**group, "metric": label, "source": source, **cells} for source, cells in table.items())
+    columns = [*values.segments, "metric", "source", "df", "sum_sq", "mean_sq", "F", "p", "eta_sq", "partial_eta_sq"]
+    schema: dict[str, Any] = {c: pl.Float64 for c in columns}
+    schema.update({"metric": pl.String, "source": pl.String, **{s: values.keys.schema[s] for s in values.segments}})
     return pl.DataFrame(rows, schema=schema, orient="row").select(columns)

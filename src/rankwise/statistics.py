@@ -298,3 +298,70 @@ def topic_set_size(sd: float, difference: float, *, alpha: float = 0.05, power: 
         else:
             lo = mid + 1
     return lo
+
+
+def anova_two_way(matrix: Any) -> dict[str, dict[str, float | None]]:
+    """Two-way ANOVA without replication of a systems × topics matrix (each system scored once
+    per topic; Sakai, Statistical significance, power, and sample sizes, SIGIR Forum 2014,
+    and his Laboratory Experiments in Information Retrieval, 2018): the sums of squares of the
+    systems SS_S = n Σᵢ(x̄ᵢ − x̄)², of the topics SS_T = m Σⱼ(x̄ⱼ − x̄)² and the residual
+    SS_E = SS_total − SS_S − SS_T, on m − 1, n − 1 and (m − 1)(n − 1) degrees of freedom; each
+    factor's F = MS/MS_E and its p-value, η² = SS/SS_total and partial η² = SS/(SS + SS_E).
+    Equal to statsmodels' ``anova_lm(ols('x ~ C(system) + C(topic)'))``.
+
+    >>> t = anova_two_way([[0.2, 0.4, 0.6], [0.3, 0.5, 0.9]])
+    >>> round(t["system"]["F"], 6), t["residual"]["df"]  # SS_S = 3 (2 · (1/12)²) = 1/24, SS_E = 1/75
+    (6.25, 2.0)
+    """
+    np, stats = numpy_scipy()
+    x = np.asarray(matrix, dtype=np.float64)
+    m, n = x.shape
+    grand = x.mean()
+    ss_total = float(((x - grand) ** 2).sum())
+    ss = {"system": float(n * ((x.mean(axis=1) - grand) ** 2).sum()), "topic": float(m * ((x.mean(axis=0) - grand) ** 2).sum())}
+    ss_e = max(0.0, ss_total - ss["system"] - ss["topic"])
+    df = {"system": m - 1, "topic": n - 1}
+    df_e = (m - 1) * (n - 1)
+    ms_e = ss_e / df_e if df_e > 0 else None
+    out: dict[str, dict[str, float | None]] = {}
+    for source in ("system", "topic"):
+        ms = ss[source] / df[source] if df[source] > 0 else None
+        f = ms / ms_e if ms is not None and ms_e else None
+        out[source] = {
+            "df": float(df[source]), "sum_sq": ss[source], "mean_sq": ms, "F": f,
+            "p": float(stats.f.sf(f, df[source], df_e)) if f is not None else None,
+            "eta_sq": ss[source] / ss_total if ss_total > 0 else None,
+            "partial_eta_sq": ss[source] / (ss[source] + ss_e) if ss[source] + ss_e > 0 else None,
+        }
+    out["residual"] = {"df": float(df_e), "sum_sq": ss_e, "mean_sq": ms_e, "F": None, "p": None, "eta_sq": None, "partial_eta_sq": None}
+    return out
+
+
+def randomized_tukey(matrix: Any, resamples: int, seed: int) -> Any:
+    """Randomised Tukey HSD p-values of every pair of systems (Carterette, Multiple testing in
+    statistical analysis of systems-based information retrieval experiments, TOIS 2012; Sakai's
+    form): under the null hypothesis the systems' scores on a topic are exchangeable, so each
+    resample permutes every topic's scores across the systems; p(i, j) = (1 + #{resamples whose
+    largest minus smallest system mean ≥ |x̄ᵢ − x̄ⱼ|}) / (1 + resamples). Resamples are drawn in
+    blocks of bounded size (seeded). Returns an m × m array (1 on the diagonal)."""
+    np, _ = numpy_scipy()
+    x = np.asarray(matrix, dtype=np.float64)
+    m, n = x.shape
+    means = x.mean(axis=1)
+    observed = np.abs(means[:, None] - means[None, :])
+    tol = 1e-12 * max(1.0, float(observed.max()))
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((m, m), dtype=np.int64)
+    columns = x.T  # topics × systems
+    done = 0
+    while done < resamples:
+        block = _block(n * m, resamples - done)
+        order = rng.random((block, n, m)).argsort(axis=2)
+        shuffled = np.take_along_axis(np.broadcast_to(columns, (block, n, m)), order, axis=2)
+        resampled = shuffled.mean(axis=1)  # block × systems
+        ranges = resampled.max(axis=1) - resampled.min(axis=1)
+        counts += (ranges[:, None, None] >= observed[None, :, :] - tol).sum(axis=0)
+        done += block
+    p = (counts + 1) / (resamples + 1)
+    np.fill_diagonal(p, 1.0)
+    return p

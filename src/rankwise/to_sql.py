@@ -24,7 +24,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from rankwise._sql.compiler import build_sql, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
@@ -137,3 +137,78 @@ def to_sql(
     body = body.removeprefix("WITH RECURSIVE " if recursive else "WITH ")
     sql = ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(head) + ",\n" + body
     return expand(sql, dialect)
+
+
+def compare_sql(
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    dialect: Dialect = "duckdb",
+    runs: Mapping[str, str],
+    qrels: str = "qrels",
+    baseline: str | None = None,
+    risk_alpha: float = 1.0,
+    hurt: float = 0.0,
+    check: bool = True,
+    **options: Unpack[EvaluationOptions],
+) -> str:
+    """One SQL statement comparing runs where the data lives (DuckDB or Spark SQL): the
+    statistics of :func:`rankwise.compare` that are plain aggregates, for each run (name →
+    table) against the baseline (the first run unless ``baseline`` names another), per metric.
+
+    Each run is evaluated by :func:`to_sql`'s statement with ``missing='zero'``; the queries are
+    paired as ``compare`` pairs them (the union over the two runs, a query absent from one
+    scoring 0 there, values rounded to 12 decimals, a query where the metric is undefined in
+    either run left out). Columns: ``run``, ``baseline``, ``metric``, ``queries``, ``mean``,
+    ``baseline_mean``, ``diff``, ``t`` and ``df`` (the paired t statistic mean(d)/(s_d/√n) on
+    n − 1 degrees of freedom: its p-value needs the t distribution, which SQL lacks; ``compare``
+    gives it), ``urisk`` and ``trisk`` (URisk_α, TRisk_α with α = ``risk_alpha``), ``hurt``
+    (the share of queries losing more than ``hurt``), ``wins``, ``ties``, ``losses``.
+
+    >>> sql = compare_sql(["AP"], runs={"bm25": "runs.bm25", "dense": "runs.dense"}, dialect="spark")
+    >>> "'dense' AS run" in sql and "'bm25' AS baseline" in sql
+    True
+    """
+    check_options("compare_sql", options)
+    if not runs or len(runs) < 2:
+        raise InvalidParameterError(f"compare_sql needs at least two runs (name -> table), got {dict(runs)!r}")
+    names = list(runs)
+    base = baseline if baseline is not None else names[0]
+    if base not in runs:
+        raise InvalidParameterError(f"baseline {base!r} is not one of the runs {names}")
+    for value, what in ((risk_alpha, "risk_alpha"), (hurt, "hurt")):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise InvalidParameterError(f"{what} must be a number at least 0, got {value!r}")
+    parsed = parse_metrics(metrics)
+    for m in parsed:
+        if m.spec.value_type != "float":
+            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
+    q = quoter(dialect)
+    zero: EvaluationOptions = {**options, "missing": "zero"}
+    evaluated = {
+        name: to_sql(parsed, dialect=dialect, run=table, qrels=qrels, check=check, **zero) for name, table in runs.items()
+    }
+    a = float(risk_alpha)
+    parts = []
+    for m in parsed:
+        for name in (n for n in names if n != base):
+            c = q(m.label)
+            r = f"round(coalesce(e1.{c}, CASE WHEN e1.query_id IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
+            b = f"round(coalesce(e0.{c}, CASE WHEN e0.query_id IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
+            u = f"CASE WHEN d >= 0 THEN d ELSE CAST({1 + a!r} AS DOUBLE) * d END"
+            stats = {
+                "queries": "count(*)", "mean": "avg(r)", "baseline_mean": "avg(b)", "diff": "avg(d)",
+                "t": "avg(d) / (stddev_samp(d) / sqrt(count(*)))", "df": "count(*) - 1",
+                "urisk": f"avg({u})", "trisk": f"avg({u}) / (stddev_samp({u}) / sqrt(count(*)))",
+                "hurt": f"avg(CASE WHEN d < -CAST({float(hurt)!r} AS DOUBLE) THEN 1 ELSE 0 END)",
+                "wins": "sum(CASE WHEN d > 0 THEN 1 ELSE 0 END)", "ties": "sum(CASE WHEN d = 0 THEN 1 ELSE 0 END)",
+                "losses": "sum(CASE WHEN d < 0 THEN 1 ELSE 0 END)",
+            }
+            counts = ("queries", "df", "wins", "ties", "losses")
+            columns = ", ".join(f"CAST({e} AS {'BIGINT' if k in counts else 'DOUBLE'}) AS {k}" for k, e in stats.items())
+            parts.append(
+                f"SELECT {literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric, {columns} "
+                f"FROM (SELECT r, b, r - b AS d FROM (SELECT {r} AS r, {b} AS b "
+                f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.query_id = e1.query_id) AS p "
+                "WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
+            )
+    return "\nUNION ALL\n".join(parts)
