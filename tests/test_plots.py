@@ -43,13 +43,14 @@ def test_curve_needs_a_cutoff_metric(runs: dict[str, Path]) -> None:
 
 def test_report_is_self_contained(runs: dict[str, Path], tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    table = rw.report(QRELS, runs, ["AP", "nDCG@10"], page, tests=["t", "wilcoxon"])
+    table = rw.report(QRELS, runs, ["AP", "nDCG@10", "nDCG@5", "nDCG@20"], page, tests=["t", "wilcoxon"])
     text = page.read_text()
-    assert text.count("data:image/png;base64,") == 4
+    # the difference and distribution of AP, the nDCG@k curve (k = 5, 10, 20), precision-recall
+    assert text.count("data:image/png;base64,") == 4 and 'alt="nDCG@k"' in text
     assert "<table>" in text and "src=\"http" not in text
     assert (tmp_path / "report.md").read_text().startswith("| run | baseline | metric |")
     assert r"\begin{tabular}" in (tmp_path / "report.tex").read_text()
-    assert table.height == 2  # one pair, two metrics: the baseline is no row of its own
+    assert table.height == 4  # one pair, four metrics: the baseline is no row of its own
 
 
 def test_compare_command_writes_plots_and_report(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -58,12 +59,12 @@ def test_compare_command_writes_plots_and_report(runs: dict[str, Path], tmp_path
 
     out = subprocess.run(
         [sys.executable, "-m", "rankwise.cli", "compare", str(QRELS), str(runs["base"]), str(runs["flat"]),
-         "-m", "AP", "--plot", str(tmp_path / "figs"), "--report", str(tmp_path / "r.html")],
+         "-m", "AP", "-m", "P@5", "-m", "P@10", "--plot", str(tmp_path / "figs"), "--report", str(tmp_path / "r.html")],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == [
-        "difference_AP_flat.png", "distribution_AP.png", "ndcg_at_k.png", "precision_recall.png",
+        "P_at_k.png", "difference_AP_flat.png", "distribution_AP.png", "precision_recall.png",
     ]
     assert (tmp_path / "r.html").exists()
 

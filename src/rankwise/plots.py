@@ -15,13 +15,14 @@ no display is needed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rankwise.comparison import Comparison, PerQuery, per_query_values
 from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
+from rankwise.evaluate import metric_of_column
 from rankwise.names import parse_metrics
 from rankwise.output import atomic_path
 from rankwise.registry import ELEVEN_POINTS
@@ -127,7 +128,7 @@ def cutoff_curves(
     """Mean ``metric@k`` for k = 1..max_k, one line per run (the metric must take a cutoff)."""
     labels = _cutoff_labels(metric, max_k)
     values = _values("cutoff_curves", qrels, runs, labels, **conventions)
-    return _finish(_curves_figure(values, metric, max_k), path)
+    return _finish(_curves_figure(values, metric, list(enumerate(labels, start=1))), path)
 
 
 def _mean(values: PerQuery, run: str, label: str) -> float:
@@ -135,20 +136,35 @@ def _mean(values: PerQuery, run: str, label: str) -> float:
     return float(np.nanmean(values.array(run, label)))
 
 
-def _curves_figure(values: PerQuery, metric: str, max_k: int) -> Any:
+def _curves_figure(values: PerQuery, family: str, points: list[tuple[int, str]]) -> Any:
+    """Mean ``family@k`` per run at each (k, column) of ``points``."""
     plt = _pyplot()
-    labels = _cutoff_labels(metric, max_k)
+    ks = [k for k, _ in points]
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for name in values.values:
-        ax.plot(range(1, max_k + 1), [_mean(values, name, label) for label in labels], marker="o", markersize=3, label=name)
+        ax.plot(ks, [_mean(values, name, label) for _, label in points], marker="o", markersize=3, label=name)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("k")
-    ax.set_ylabel(f"mean {metric}@k")
-    ax.set_title(f"{metric}@k, k = 1..{max_k}")
+    ax.set_ylabel(f"mean {family}@k")
+    ax.set_title(f"{family}@k, k = {', '.join(map(str, ks)) if len(ks) <= 6 else f'{ks[0]}..{ks[-1]}'}")
     ax.legend()
     return fig
+
+
+def cutoff_families(labels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """The cutoff families among metric columns: the metrics asked at two or more cutoffs with
+    the same parameters (``P@5``, ``P@10``, ``P@20`` -> ``("P", [(5, "P@5"), (10, "P@10"),
+    (20, "P@20")])``), in the order first asked, each sorted by k."""
+    families: dict[str, list[tuple[int, str]]] = {}
+    for label in labels:
+        m = metric_of_column(label)
+        if m is not None and m.cutoff is not None:
+            points = families.setdefault(repr(replace(m, cutoff=None, source=None)), [])
+            if all(k != m.cutoff for k, _ in points):  # nDCG@5 and ndcg_cut_5: one point
+                points.append((m.cutoff, label))
+    return [(family, sorted(points)) for family, points in families.items() if len(points) >= 2]
 
 
 PR_LABELS: tuple[str, ...] = tuple(f"IPrec(recall={x})" for x in ELEVEN_POINTS)
@@ -195,11 +211,10 @@ def _distribution_figure(values: PerQuery, metric: str) -> Any:
     return fig
 
 
-CURVE_METRIC = "nDCG"
-CURVE_DEPTH = 20
-FIGURE_METRICS: tuple[str, ...] = (*(f"{CURVE_METRIC}@{k}" for k in range(1, CURVE_DEPTH + 1)), *PR_LABELS)
+FIGURE_METRICS: tuple[str, ...] = PR_LABELS
 """The metrics the figures of a comparison read besides the compared ones (evaluated in the
-same single pass over each run: ``comparison(..., also=FIGURE_METRICS)``)."""
+same single pass over each run: ``comparison(..., also=FIGURE_METRICS)``): the
+precision–recall curve's."""
 
 
 @dataclass(frozen=True)
@@ -217,9 +232,10 @@ def _safe(text: str) -> str:
 
 def figures(result: Comparison) -> list[Figure]:
     """The figures of a comparison, drawn from its per-query values (so they show the table's
-    numbers): the per-query differences of the first metric for every pair compared, the
-    nDCG@k curves and the precision–recall curve (when the comparison was made with
-    ``also=FIGURE_METRICS``), and the distribution of the first metric."""
+    numbers): the per-query differences of the first metric for every pair compared, a curve
+    of the means at each k for every cutoff family asked (e.g. ``P@5``, ``P@10``, ``P@20``),
+    the precision–recall curve (when the comparison was made with ``also=FIGURE_METRICS``),
+    and the distribution of the first metric."""
     values = result.per_query
     first = result.metrics[0]
     out = [
@@ -227,9 +243,12 @@ def figures(result: Comparison) -> list[Figure]:
                f"{first}: {cand} − {base}", _difference_figure(values, cand, base, first))
         for cand, base in result.pairs
     ]
+    out += [
+        Figure(f"{_safe(family)}_at_k", f"{family}@k", _curves_figure(values, family, points))
+        for family, points in cutoff_families(result.metrics)
+    ]
     columns = set(next(iter(values.values.values())).columns)
     if set(FIGURE_METRICS) <= columns:
-        out.append(Figure("ndcg_at_k", f"{CURVE_METRIC}@k", _curves_figure(values, CURVE_METRIC, CURVE_DEPTH)))
         out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
     out.append(Figure(f"distribution_{_safe(first)}", f"per-query {first}", _distribution_figure(values, first)))
     for f in out:

@@ -98,8 +98,9 @@ def report(
     :func:`rankwise.compare`; each run is evaluated once and the table, the figures and the
     three files are all derived from that one evaluation. The files are written whole or not at
     all (see :mod:`rankwise.output`); a fault writing them raises
-    :class:`~rankwise.errors.OutputError`. Figures: per-query differences of the first metric
-    for every pair compared, nDCG@k curves, the interpolated precision–recall curve and the
+    :class:`~rankwise.errors.OutputError`. Figures (:func:`rankwise.plots.figures`): per-query
+    differences of the first metric for every pair compared, a curve for every cutoff family
+    asked (e.g. ``P@5``, ``P@10``, ``P@20``), the interpolated precision–recall curve and the
     per-query distribution of the first metric."""
     from rankwise import plots
 
