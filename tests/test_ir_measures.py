@@ -13,6 +13,7 @@ import ir_measures
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rankwise as rw
 from tests.conftest import ENGINES, run_on
@@ -119,6 +120,17 @@ def test_compat_equals_ir_measures(engine: str, case: Case) -> None:
     with nothing relevant): every query's Compat equals ir-measures' to 1e-9."""
     got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero")
     _check_compat(got, _compat_expected(case), case)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cases(), k=st.integers(1, 6))
+def test_compat_with_max_rank_is_compat_of_the_cut_run(engine: str, case: Case, k: int) -> None:
+    """``max_rank=k`` measures the run cut to its top k (ir-measures' ranking: score, then doc
+    id ascending): a document ranked below k is not retrieved, so it takes score 0 in the ideal."""
+    cut = {q: dict(sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))[:k]) for q, docs in case.run.items()}
+    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero", max_rank=k)
+    _check_compat(got, _compat_expected(Case(cut, case.qrels)), case)
 
 
 INT_IDS = {d: n for d, n in zip(DOC_IDS, (5, 48, 100, 7, 10, 1, 9, 250, 33, 3, 1000, 2), strict=True)}

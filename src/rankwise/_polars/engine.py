@@ -614,6 +614,8 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     scores = any(work.scores for work in parts.values())
     run_ideal = {col: v for work in parts.values() for col, v in work.run_ideal.items()}
     with_docs = bool(run_ideal)
+    # the run-ordered ideal reads the ranked documents' scores (cut at max_rank)
+    scores |= with_docs
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores)
     out = qstats
     if conv.missing == "ignore":
@@ -624,7 +626,7 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         for table in ideal_tables:
             rows = rows.join(table, on=[Q, RANK], how="left")
         if work.run_ideal:
-            rows = rows.join(run_ideal_table(prep, conv, work.run_ideal), on=[Q, D], how="left")
+            rows = rows.join(run_ideal_table(prep, conv, lists, work.run_ideal), on=[Q, D], how="left")
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
@@ -656,14 +658,17 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     return Plans(result, (run_counts, _audit_counts(qstats)))
 
 
-def run_ideal_table(prep: Prepared, conv: Conventions, values: Mapping[str, RunIdealValue]) -> pl.LazyFrame:
+def run_ideal_table(
+    prep: Prepared, conv: Conventions, lists: pl.LazyFrame, values: Mapping[str, RunIdealValue]
+) -> pl.LazyFrame:
     """``__q, __d`` and each value of ``values`` (column: its key): the run-ordered ideal of
     each gain definition, the judgments of positive gain sorted by gain (best first), then by
-    the tie policy's keys over the run's scores, a document the run does not score taking 0
-    (as ir-measures' compat provider); each query's rank in it made by a window (the inverse of
-    the sorting permutation), and the values windows over it."""
+    the tie policy's keys over the scores of the ranked documents (``lists``, made with docs
+    and scores: cut at ``max_rank``), a document not ranked taking score 0 (as ir-measures'
+    compat provider); each query's rank in it made by a window (the inverse of the sorting
+    permutation), and the values windows over it."""
     keys, descending = tie_keys(conv, prep.doc_dtype)
-    scored = prep.run.select(Q, D, S)
+    scored = lists.select(Q, D, S).explode(D, S)
     tables: list[pl.LazyFrame] = []
     for gain in dict.fromkeys(v.g for v in values.values()):
         g = prim.gain(pl.col(REL), gain)

@@ -151,6 +151,8 @@ class _Compiler:
         self.prefixes: dict[Gain, int] = {}
         self.run_ideal: dict[RunIdealValue, str] = {}
         """Values of the run-ordered ideal (joined to the ranked rows by document): columns."""
+        self.run_ideal_parts: set[bool] = set()
+        """The parts (rankings) whose rows read them."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -230,6 +232,7 @@ class _Compiler:
             if isinstance(given, IdealPrefix):
                 return self.prefix_col(given)
             if isinstance(given, RunIdealValue):
+                self.run_ideal_parts.add(part)
                 return self.run_ideal.setdefault(given, f"rv{len(self.run_ideal)}")
             if isinstance(given, RunIdealRank):
                 raise InvalidParameterError(f"{given!r} is read through the values of its order only")
@@ -406,17 +409,20 @@ def statement(
         f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
     )
-    run_ideal_ctes, run_ideal_joins = _run_ideal(comp, conv, run, qj)
-    ctes += run_ideal_ctes
     joins = []
     for part, aggs in comp.parts.items():
         p = int(part)
         judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
+        reads_ideal = part in comp.run_ideal_parts
         ctes.append(
-            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=bool(comp.run_ideal))
+            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal)
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+        run_ideal_joins = ""
+        if reads_ideal:
+            run_ideal_ctes, run_ideal_joins = _run_ideal(comp, conv, f"(SELECT * FROM ranked{p} AS r{cut})", qj, p)
+            ctes += run_ideal_ctes
         keep_unjudged = p == 0 and count_unjudged
         ctes.append(
             f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
@@ -451,13 +457,14 @@ def statement(
 
 
 
-def _run_ideal(comp: _Compiler, conv: Conventions, run: str, judgments: str) -> tuple[list[str], str]:
-    """The run-ordered ideal of each gain definition the primitives read (CTEs ``rideal<n>``)
-    and their LEFT JOINs to the ranked rows ``r`` by document.
+def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, part: int) -> tuple[list[str], str]:
+    """The run-ordered ideal of each gain definition the primitives read (CTEs
+    ``rideal<part>_<n>``) and their LEFT JOINs to the ranked rows ``r`` by document.
 
     The judgments of positive gain (``judgments``, a CTE of the judgments) LEFT JOINed with
-    the run's scores (a document the run does not score: 0), ranked (``irank``) by gain, then
-    by the tie policy's order; each value a window over that rank."""
+    the scores of the ranked documents (``ranked``: the part's ranked rows, cut at max_rank; a
+    document not ranked: 0), ranked (``irank``) by gain, then by the tie policy's order; each
+    value a window over that rank."""
     ctes: list[str] = []
     joins = ""
     gains = list(dict.fromkeys(v.g for v in comp.run_ideal))
@@ -465,15 +472,16 @@ def _run_ideal(comp: _Compiler, conv: Conventions, run: str, judgments: str) -> 
         values = ", ".join(f"{bind(v, _given('irank'))} AS {c}" for v, c in comp.run_ideal.items() if v.g == gain)
         scored = (
             f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score FROM {judgments} AS j "
-            f"LEFT JOIN {run} AS r ON r.query_id = j.query_id AND r.doc_id = j.doc_id "
+            f"LEFT JOIN {ranked} AS r ON r.query_id = j.query_id AND r.doc_id = j.doc_id "
             f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
         )
-        ranked = (
+        order = (
             f"SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
             f"{tie_order(conv.ties, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
         )
-        ctes.append(f"rideal{n} AS (SELECT query_id AS rq{n}, doc_id AS rd{n}, {values} FROM ({ranked}) AS y)")
-        joins += f" LEFT JOIN rideal{n} ON rideal{n}.rq{n} = r.query_id AND rideal{n}.rd{n} = r.doc_id"
+        name = f"rideal{part}_{n}"
+        ctes.append(f"{name} AS (SELECT query_id AS rq{n}, doc_id AS rd{n}, {values} FROM ({order}) AS y)")
+        joins += f" LEFT JOIN {name} ON {name}.rq{n} = r.query_id AND {name}.rd{n} = r.doc_id"
     return ctes, joins
 
 
