@@ -11,7 +11,8 @@ binder, passing by name:
   unjudged), ``rnk`` (the rank, 1 = top) and ``qid`` (the query, for windows);
 - its :meth:`~Bound.inputs`: running sums down the ranking (:class:`Step`), per-row values
   (:class:`RowValue`), the rank in the ideal order (:class:`IdealRank`), the ideal prefix at
-  the row's rank (:class:`IdealPrefix`), or per-query values of the judgments (a
+  the row's rank (:class:`IdealPrefix`), a value of the row's document in the run-ordered
+  ideal (:class:`RunIdealValue`), or per-query values of the judgments (a
   :class:`Primitive` on the ``qrels`` side, joined per query);
 - its fields, a :class:`Gain` field as the gain value of the row (``g``).
 
