@@ -286,35 +286,35 @@ def test_ndcg_relevance_floor_and_other_names(evaluate: Evaluate, metric: str, e
 P95 = [0.95**i for i in range(4)]
 
 
-@pytest.mark.parametrize(
-    ("metric", "rels", "qrels", "expected"),
-    [
-        # run d000 d001 d002 (unjudged / 0 / negative, 1, 2), ideal d002 d001: X = 0, 1, 2,
-        # S = 0.5/2 + 0.25·2/3 = 5/12; Σ p^(d−1) = 1.75; the ideal's S = 1 + 0.5 + 0.25·2/3 = 5/3
-        ("Compat(p=0.5)", [None, 1, 2], None, 1 / 4),
-        ("Compat(p=0.5)", [0, 1, 2], None, 1 / 4),
-        ("Compat(p=0.5)", [-1, 1, 2], None, 1 / 4),
-        ("Compat(p=0.5, normalize=False)", [None, 1, 2], None, (5 / 12) / 1.75),
-        # p = 1: S = 1/2 + 2/3, D = 3, the ideal's S = 1 + 1 + 2/3
-        ("Compat(p=1)", [None, 1, 2], None, (7 / 6) / (8 / 3)),
-        ("Compat(p=1, normalize=False)", [None, 1, 2], None, (7 / 6) / 3),
-        # a run shorter than R: x (relevance 2) not retrieved leads the ideal: X = 0, 1, D = 2
-        ("Compat(p=0.5)", [1], {"x": 2}, (0.5 / 2) / 1.5),
-        ("Compat(p=0.5, normalize=False)", [1], {"x": 2}, (0.5 / 2) / 1.5),
-        # the run is the ideal: 1; without normalising, the depths past R count against it
-        ("Compat", [3, 2, 1], None, 1.0),
-        ("Compat(normalize=False)", [3, 2, 1], None, 1.0),
-        ("Compat", [2, 1, 0, None], None, 1.0),
-        (
-            "Compat(normalize=False)", [2, 1, 0, None], None,
-            (P95[0] + P95[1] + P95[2] * 2 / 3 + P95[3] * 2 / 4) / sum(P95),
-        ),
-        # nothing relevant (judged 0, negative, unjudged; or not retrieved at all): 0
-        ("Compat", [0, None, -1], None, 0.0),
-        ("Compat(normalize=False)", [0, None, -1], None, 0.0),
-        ("Compat", [0, None], {"x": 1}, 0.0),
-    ],
-)
+COMPAT_GOLDEN: list[tuple[str, list[int | None], dict[str, int] | None, float]] = [
+    # run d000 d001 d002 (unjudged / 0 / negative, 1, 2), ideal d002 d001: X = 0, 1, 2,
+    # S = 0.5/2 + 0.25·2/3 = 5/12; Σ p^(d−1) = 1.75; the ideal's S = 1 + 0.5 + 0.25·2/3 = 5/3
+    ("Compat(p=0.5)", [None, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5)", [0, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5)", [-1, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5, normalize=False)", [None, 1, 2], None, (5 / 12) / 1.75),
+    # p = 1: S = 1/2 + 2/3, D = 3, the ideal's S = 1 + 1 + 2/3
+    ("Compat(p=1)", [None, 1, 2], None, (7 / 6) / (8 / 3)),
+    ("Compat(p=1, normalize=False)", [None, 1, 2], None, (7 / 6) / 3),
+    # a run shorter than R: x (relevance 2) not retrieved leads the ideal: X = 0, 1, D = 2
+    ("Compat(p=0.5)", [1], {"x": 2}, (0.5 / 2) / 1.5),
+    ("Compat(p=0.5, normalize=False)", [1], {"x": 2}, (0.5 / 2) / 1.5),
+    # the run is the ideal: 1; without normalising, the depths past R count against it
+    ("Compat", [3, 2, 1], None, 1.0),
+    ("Compat(normalize=False)", [3, 2, 1], None, 1.0),
+    ("Compat", [2, 1, 0, None], None, 1.0),
+    (
+        "Compat(normalize=False)", [2, 1, 0, None], None,
+        (P95[0] + P95[1] + P95[2] * 2 / 3 + P95[3] * 2 / 4) / sum(P95),
+    ),
+    # nothing relevant (judged 0, negative, unjudged; or not retrieved at all): 0
+    ("Compat", [0, None, -1], None, 0.0),
+    ("Compat(normalize=False)", [0, None, -1], None, 0.0),
+    ("Compat", [0, None], {"x": 1}, 0.0),
+]
+
+
+@pytest.mark.parametrize(("metric", "rels", "qrels", "expected"), COMPAT_GOLDEN)
 def test_golden_values_of_compat(
     evaluate: Evaluate, metric: str, rels: list[int | None], qrels: dict[str, int] | None, expected: float
 ) -> None:

@@ -201,3 +201,19 @@ def test_compat_equals_ir_measures_on_spark(spark: Any) -> None:
         for row in got.iter_rows(named=True):
             for name, measure in measures.items():
                 assert abs(row[name] - expected[(row["query_id"], str(measure))]) <= 1e-9, (ids, name, row)
+
+
+def test_compat_golden_values_on_spark(spark: Any) -> None:
+    """test_golden's hand-computed Compat values, every case a query of one Spark job."""
+    from tests.test_golden import COMPAT_GOLDEN, ranked
+
+    runs, judged = [], []
+    for i, (_metric, rels, qrels, _expected) in enumerate(COMPAT_GOLDEN):
+        run, q = ranked(rels, qrels, query=f"g{i:02d}")
+        runs.append(run)
+        judged.append(q)
+    names = list(dict.fromkeys(metric for metric, *_ in COMPAT_GOLDEN))
+    got = from_spark(rw.spark.evaluate(to_spark(spark, pl.concat(runs)), to_spark(spark, pl.concat(judged)), names))
+    rows = {r["query_id"]: r for r in got.iter_rows(named=True)}
+    for i, (metric, _rels, _qrels, expected) in enumerate(COMPAT_GOLDEN):
+        assert rows[f"g{i:02d}"][metric] == pytest.approx(expected, abs=1e-12), (i, metric)
