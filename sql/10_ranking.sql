@@ -75,6 +75,9 @@ CREATE OR REPLACE TEMP MACRO rw_pooled_step(rel) AS CASE WHEN rel < 0 THEN 1 ELS
 CREATE OR REPLACE TEMP MACRO rw_log_continue_step(rel, max_rel) AS ln(1.0 - rw_err_stop(rel, max_rel));
 CREATE OR REPLACE TEMP MACRO rw_gain_step(g) AS g;
 CREATE OR REPLACE TEMP MACRO rw_dcg_step(g, rnk) AS g / log2(rnk::DOUBLE + 1.0);
+-- RBO's weight of depth rnk, p^(rnk - 1) / rnk (summed: Σ_{d <= rnk} p^(d - 1) / d).
+CREATE OR REPLACE TEMP MACRO rw_rbo_weight(rnk, p) AS pow(p, rnk::DOUBLE - 1.0) / rnk::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_rbo_step(rnk, p) AS rw_rbo_weight(rnk, p);
 
 -- Window: running count of relevant documents down the ranking of query qid.
 CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS rw_running_sum(rw_rel_step(rel, t), qid, rnk);
@@ -109,3 +112,9 @@ CREATE OR REPLACE TEMP MACRO rw_ideal_excess_at(g, qid, irank) AS rw_running_sum
 CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_at(g, qid, irank) AS rw_ideal_boundary(greatest(g, 0.0), qid, irank);
 -- the gain at each ideal rank (a row value: qid and irank place it)
 CREATE OR REPLACE TEMP MACRO rw_ideal_gain_at(g, qid, irank) AS greatest(g, 0.0);
+
+-- The run-ordered ideal (rankwise/primitives.py RunIdealValue): a window over the judgments of
+-- positive gain of query qid in that order (irank), joined to the ranked rows by document:
+-- Σ_{j < irank} p^(j - 1) / j.
+CREATE OR REPLACE TEMP MACRO rw_rbo_weight_before(qid, irank, p) AS
+    rw_running_sum(rw_rbo_weight(irank, p), qid, irank) - rw_rbo_weight(irank, p);

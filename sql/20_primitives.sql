@@ -107,6 +107,14 @@ CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS
 
 -- ERR's sum: Σ_{rnk <= k} stop / rnk · Π_{earlier} (1 - stop), the product from
 -- cumlog = rw_cum_log_continue (inclusive, so this row's own factor is taken back out).
+-- Compat's pieces (RBO of the run and the run-ordered ideal), C(m) = Σ_{d <= m} p^(d - 1) / d:
+-- over the ranked rows of positive gain, max(C(rnk - 1), C(i* - 1)) with crun the running
+-- C(rnk) and cideal C(i* - 1) at the document's rank i* in the run-ordered ideal;
+CREATE OR REPLACE TEMP MACRO rw_rbo_overlap_before(g, rnk, crun, cideal, p) AS
+    coalesce(sum(CASE WHEN g > 0 THEN greatest(crun - rw_rbo_weight(rnk, p), cideal) ELSE 0.0 END), 0.0)::DOUBLE;
+-- over all ranked rows, C(n).
+CREATE OR REPLACE TEMP MACRO rw_rbo_weights(rnk, p) AS coalesce(sum(rw_rbo_weight(rnk, p)), 0.0)::DOUBLE;
+
 CREATE OR REPLACE TEMP MACRO rw_err_sum(rel, rnk, cumlog, k, max_rel) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k)
                       THEN rw_err_stop(rel, max_rel) / rnk::DOUBLE
@@ -177,6 +185,9 @@ CREATE OR REPLACE TEMP MACRO rw_idcg_list(rnk, igain, k, discount, base) AS
     rw_dcg_gain(coalesce(igain, 0.0), rnk, k, discount, base);
 -- the number of documents of positive gain, the sum of the positive gains, the sum of
 -- max(gain - 1, 0), and the DCG of the whole ideal list;
+-- Over the judgments: C(R), R the judged documents of positive gain (irank 1..R).
+CREATE OR REPLACE TEMP MACRO rw_ideal_rbo_weights(g, irank, p) AS
+    coalesce(sum(CASE WHEN greatest(g, 0.0) > 0 THEN rw_rbo_weight(irank, p) ELSE 0.0 END), 0.0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_pos_gain(g) AS coalesce(sum(greatest(g, 0.0)), 0.0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(rw_excess(g)), 0.0)::DOUBLE;

@@ -277,3 +277,67 @@ def test_ndcg_relevance_floor_and_other_names(evaluate: Evaluate, metric: str, e
     # the rel convention (trec_eval -l) does not reach nDCG, as in trec_eval
     if metric == "nDCG":
         assert value(evaluate, [0, 2, 1], metric, rel=2) == pytest.approx(expected, abs=1e-12)
+
+
+# Compat (Clarke, Vtyurina & Smucker 2021), by hand: RBO to depth D = max(n, R) of the run and
+# the ideal (relevance > 0, by relevance, then in the run's order), X_d = #(run_{:d} ∩ ideal_{:d}),
+# S = Σ_d p^(d−1) X_d / d; normalize=False divides S by Σ_{d≤D} p^(d−1), normalize=True by the
+# ideal's own S (0 when nothing is relevant).
+P95 = [0.95**i for i in range(4)]
+
+
+COMPAT_GOLDEN: list[tuple[str, list[int | None], dict[str, int] | None, float]] = [
+    # run d000 d001 d002 (unjudged / 0 / negative, 1, 2), ideal d002 d001: X = 0, 1, 2,
+    # S = 0.5/2 + 0.25·2/3 = 5/12; Σ p^(d−1) = 1.75; the ideal's S = 1 + 0.5 + 0.25·2/3 = 5/3
+    ("Compat(p=0.5)", [None, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5)", [0, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5)", [-1, 1, 2], None, 1 / 4),
+    ("Compat(p=0.5, normalize=False)", [None, 1, 2], None, (5 / 12) / 1.75),
+    # p = 1: S = 1/2 + 2/3, D = 3, the ideal's S = 1 + 1 + 2/3
+    ("Compat(p=1)", [None, 1, 2], None, (7 / 6) / (8 / 3)),
+    ("Compat(p=1, normalize=False)", [None, 1, 2], None, (7 / 6) / 3),
+    # a run shorter than R: x (relevance 2) not retrieved leads the ideal: X = 0, 1, D = 2
+    ("Compat(p=0.5)", [1], {"x": 2}, (0.5 / 2) / 1.5),
+    ("Compat(p=0.5, normalize=False)", [1], {"x": 2}, (0.5 / 2) / 1.5),
+    # the run is the ideal: 1; without normalising, the depths past R count against it
+    ("Compat", [3, 2, 1], None, 1.0),
+    ("Compat(normalize=False)", [3, 2, 1], None, 1.0),
+    ("Compat", [2, 1, 0, None], None, 1.0),
+    (
+        "Compat(normalize=False)", [2, 1, 0, None], None,
+        (P95[0] + P95[1] + P95[2] * 2 / 3 + P95[3] * 2 / 4) / sum(P95),
+    ),
+    # nothing relevant (judged 0, negative, unjudged; or not retrieved at all): 0
+    ("Compat", [0, None, -1], None, 0.0),
+    ("Compat(normalize=False)", [0, None, -1], None, 0.0),
+    ("Compat", [0, None], {"x": 1}, 0.0),
+]
+
+
+@pytest.mark.parametrize(("metric", "rels", "qrels", "expected"), COMPAT_GOLDEN)
+def test_golden_values_of_compat(
+    evaluate: Evaluate, metric: str, rels: list[int | None], qrels: dict[str, int] | None, expected: float
+) -> None:
+    assert value(evaluate, rels, metric, qrels=qrels) == pytest.approx(expected, abs=1e-12)
+
+
+def test_compat_places_an_unretrieved_document_as_if_scored_0(evaluate: Evaluate) -> None:
+    """As ir-measures: the ideal sorts by relevance, then by the run's score, 0 for a document
+    the run does not hold; so a retrieved document of negative score falls behind an unretrieved
+    one of the same relevance. Run [a], qrels a: 1, b: 1 (p = 0.5): with a scored +1 the ideal is
+    a b (X = 1, 1: S = 1.25 of the ideal's 1.5); scored −1 it is b a (X = 0, 1: S = 0.25)."""
+    qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    for score, expected in ((1.0, 1.25 / 1.5), (-1.0, 0.25 / 1.5)):
+        run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [score]})
+        got = evaluate(run, qrels, ["Compat(p=0.5)"])
+        assert got["Compat(p=0.5)"][0] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("ties", rw.conventions.TIE_POLICIES)
+def test_compat_ideal_follows_the_runs_order_among_ties(evaluate: Evaluate, ties: str) -> None:
+    """Equal relevance and equal score: the ideal takes the run's order (whatever the tie
+    policy), so a run holding exactly the relevant documents in relevance order scores 1."""
+    run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [2, 2, 2]})
+    got = evaluate(run, qrels, ["Compat", "Compat(normalize=False)"], ties=ties)
+    assert got.row(0)[1:] == pytest.approx((1.0, 1.0), abs=1e-12)

@@ -10,11 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import ir_measures
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import rankwise as rw
 from tests.conftest import ENGINES, run_on
-from tests.strategies import Case, cases
+from tests.strategies import DOC_IDS, Case, cases
 
 CUTS = (1, 3, 5, 20)
 JUDGED: dict[str, Any] = {
@@ -77,3 +80,90 @@ def test_accuracy_equals_ir_measures(engine: str, case: Case) -> None:
                 assert row[name] is None, (name, row)
             else:
                 assert row[name] == pytest.approx(want, abs=1e-12), (name, row)
+
+
+COMPAT: dict[str, Any] = {
+    "Compat": ir_measures.Compat,
+    "Compat(p=0.8)": ir_measures.Compat(p=0.8),
+    "Compat(p=0.95,normalize=False)": ir_measures.Compat(p=0.95, normalize=False),
+    "Compat(p=0.5,normalize=False)": ir_measures.Compat(p=0.5, normalize=False),
+    "Compat(p=1)": ir_measures.Compat(p=1.0),
+    "Compat(p=0.3)": ir_measures.Compat(p=0.3),
+}
+
+
+def _compat_expected(case: Case, doc: Any = str) -> dict[tuple[str, str], float]:
+    """ir-measures' compat provider per (query, measure). Its ideal sorts the relevant
+    documents by relevance, then by the run's score (0 when unretrieved), then keeps the qrels'
+    order: rankwise keeps the run's order there (doc id ascending among equal scores, with
+    ``ties='doc_asc'``, ir-measures' ranking), so the qrels are given in doc-id order (as text)."""
+    qrels = {q: {doc(d): r for d, r in sorted(docs.items(), key=lambda kv: str(doc(kv[0])))} for q, docs in case.qrels.items()}
+    run = {q: {doc(d): s for d, s in docs.items()} for q, docs in case.run.items()}
+    return {
+        (m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(list(COMPAT.values()), qrels, run)
+    }
+
+
+def _check_compat(got: Any, expected: dict[tuple[str, str], float], case: Case) -> None:
+    assert got.height == len(case.qrels) == len({q for q, _ in expected})
+    for row in got.iter_rows(named=True):
+        for name, measure in COMPAT.items():
+            assert row[name] == pytest.approx(expected[(row["query_id"], str(measure))], abs=1e-9), (name, row)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cases())
+def test_compat_equals_ir_measures(engine: str, case: Case) -> None:
+    """Random graded qrels (negative judgments too) and runs (tied scores, scores of 0 and
+    below, unjudged documents, runs shorter and longer than the relevant documents, queries
+    with nothing relevant): every query's Compat equals ir-measures' to 1e-9."""
+    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero")
+    _check_compat(got, _compat_expected(case), case)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cases(), k=st.integers(1, 6))
+def test_compat_with_max_rank_is_compat_of_the_cut_run(engine: str, case: Case, k: int) -> None:
+    """``max_rank=k`` measures the run cut to its top k (ir-measures' ranking: score, then doc
+    id ascending): a document ranked below k is not retrieved, so it takes score 0 in the ideal."""
+    cut = {q: dict(sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))[:k]) for q, docs in case.run.items()}
+    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero", max_rank=k)
+    _check_compat(got, _compat_expected(Case(cut, case.qrels)), case)
+
+
+INT_IDS = {d: n for d, n in zip(DOC_IDS, (5, 48, 100, 7, 10, 1, 9, 250, 33, 3, 1000, 2), strict=True)}
+"""Integer doc ids whose order as text (trec_eval's, ir-measures' as doc-id strings) is not
+their order as numbers."""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=cases())
+def test_compat_equals_ir_measures_with_integer_ids(engine: str, case: Case) -> None:
+    """Integer doc ids (ir-measures reads TREC files' ids as text: given as their decimal text)."""
+    def ints(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(pl.col("doc_id").replace_strict(INT_IDS, return_dtype=pl.Int64))
+
+    got = run_on(engine, ints(case.run_frame()), ints(case.qrels_frame()), list(COMPAT), ties="doc_asc", missing="zero")
+    _check_compat(got, _compat_expected(case, lambda d: str(INT_IDS[d])), case)
+
+
+def test_ir_measures_compat_depends_on_the_qrels_order() -> None:
+    """ir-measures' ideal keeps the qrels' order among equally relevant documents of equal
+    score: the same judgments listed in another order change the value (rankwise takes the
+    run's order there, and gives 1 here). Run a, b (scores tie; ir-measures ranks a first),
+    both relevant 2, p = 0.5: ideal a b gives 1; ideal b a gives X = 0, 2: S = 0.5 of the
+    ideal's 1.5."""
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    values = [
+        next(iter(ir_measures.iter_calc([ir_measures.Compat(p=0.5)], {"q": qrels}, run))).value
+        for qrels in ({"a": 2, "b": 2}, {"b": 2, "a": 2})
+    ]
+    assert values == pytest.approx([1.0, 1 / 3], abs=1e-12)
+    frame = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+    for order in (["a", "b"], ["b", "a"]):
+        judged = pl.DataFrame({"query_id": ["q", "q"], "doc_id": order, "relevance": [2, 2]})
+        got = rw.evaluate(frame, judged, ["Compat(p=0.5)"], ties="doc_asc")
+        assert got["Compat(p=0.5)"][0] == 1.0

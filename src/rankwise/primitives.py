@@ -11,7 +11,8 @@ binder, passing by name:
   unjudged), ``rnk`` (the rank, 1 = top) and ``qid`` (the query, for windows);
 - its :meth:`~Bound.inputs`: running sums down the ranking (:class:`Step`), per-row values
   (:class:`RowValue`), the rank in the ideal order (:class:`IdealRank`), the ideal prefix at
-  the row's rank (:class:`IdealPrefix`), or per-query values of the judgments (a
+  the row's rank (:class:`IdealPrefix`), a value of the row's document in the run-ordered
+  ideal (:class:`RunIdealValue`), or per-query values of the judgments (a
   :class:`Primitive` on the ``qrels`` side, joined per query);
 - its fields, a :class:`Gain` field as the gain value of the row (``g``).
 
@@ -142,6 +143,15 @@ class DcgStep(Step):
 
 
 @dataclass(frozen=True)
+class RboStep(Step):
+    """p^(rnk − 1) / rnk (the running Σ_{d≤i} p^(d − 1) / d: RBO's weights of the depths down
+    to rank i)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    p: float
+
+
+@dataclass(frozen=True)
 class RowValue(Bound):
     """A value of each ranked row."""
 
@@ -215,6 +225,39 @@ class IdealGainAt(IdealPrefix):
     """g*_i, the gain at ideal rank i."""
 
 
+@dataclass(frozen=True)
+class RunIdealRank:
+    """The rank of a judged document of positive gain ``g`` in the *run-ordered ideal*: the
+    query's judged documents of positive gain, by gain (best first), then in the run's order
+    (the tie policy's keys, a document the run does not rank taking score 0), as ir-measures'
+    compat provider builds its ideal ranking (Clarke, Vtyurina & Smucker 2021)."""
+
+    g: Gain
+
+
+@dataclass(frozen=True)
+class RunIdealValue(Bound):
+    """A value of the row's document in the run-ordered ideal of gain ``g``
+    (:class:`RunIdealRank`): a window over that order (``qid`` the query, ``irank`` the rank
+    in it), joined to the ranked rows by document (NULL for a document not in it)."""
+
+    abstract: ClassVar[bool] = True
+
+    reads: ClassVar[tuple[Column, ...]] = ("qid",)
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": RunIdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class RboWeightBefore(RunIdealValue):
+    """Σ_{j<i} p^(j − 1) / j, i the document's rank in the run-ordered ideal: RBO's weights of
+    the depths above the one where the ideal reaches the document."""
+
+    p: float
+
+
 # -- primitives: per-query aggregates ----------------------------------------------------------
 
 
@@ -242,7 +285,7 @@ class QrelsPrimitive(Primitive):
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
 
 
-Input = Step | RowValue | IdealRank | IdealPrefix | QrelsPrimitive
+Input = Step | RowValue | IdealRank | IdealPrefix | RunIdealRank | RunIdealValue | QrelsPrimitive
 """Values a run primitive reads beyond its row columns (a qrels primitive: joined per query)."""
 
 
@@ -487,6 +530,29 @@ class UnjudgedRbpSum(Primitive):
 
 
 @dataclass(frozen=True)
+class RboOverlapBefore(Primitive):
+    """Σ over ranked documents of positive gain g of Σ_{d < max(i, i*)} p^(d − 1) / d, i the
+    document's rank, i* its rank in the run-ordered ideal: for each document in both the run
+    and the ideal, RBO's weights of the depths above the one where it joins their overlap
+    (Compat's sum is K · Σ_{d≤D} p^(d − 1) / d minus this, K those documents)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    g: Gain
+    p: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"crun": RboStep(self.p), "cideal": RboWeightBefore(self.g, self.p)}
+
+
+@dataclass(frozen=True)
+class RboWeights(Primitive):
+    """Σ over ranked rows of p^(rnk − 1) / rnk: Σ_{d≤n} p^(d − 1) / d, n the ranked documents."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    p: float
+
+
+@dataclass(frozen=True)
 class ErrSum(Primitive):
     """Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel, g = min(max(rel, 0),
     max_rel)."""
@@ -592,6 +658,18 @@ class Idcg(QrelsPrimitive):
     g: Gain
     discount: str
     base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True)
+class IdealRboWeights(QrelsPrimitive):
+    """Σ_{i≤R} p^(i − 1) / i, R the judged documents of positive gain g."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+    p: float
 
     def inputs(self) -> dict[str, Input]:
         return {"irank": IdealRank(self.g)}
@@ -1079,6 +1157,11 @@ class Least(Binary):
 
 
 @dataclass(frozen=True)
+class Greatest(Binary):
+    """max(a, b)."""
+
+
+@dataclass(frozen=True)
 class Floor(Unary):
     """⌊a⌋."""
 
@@ -1120,6 +1203,11 @@ def declared(base: type[Bound]) -> list[type[Bound]]:
 def qrels_needs(node: Primitive) -> list[QrelsPrimitive]:
     """The per-query values of the judgments a run primitive reads on every row."""
     return [i for i in node.inputs().values() if isinstance(i, QrelsPrimitive)]
+
+
+def run_ideal_values(node: Primitive) -> list[RunIdealValue]:
+    """The values of the run-ordered ideal a primitive reads."""
+    return [i for i in node.inputs().values() if isinstance(i, RunIdealValue)]
 
 
 def prefix_gains(node: Primitive) -> list[Gain]:

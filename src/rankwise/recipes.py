@@ -45,12 +45,14 @@ from rankwise.primitives import (
     FirstRel,
     Floor,
     Gain,
+    Greatest,
     GSum,
     Idcg,
     IdcgList,
     IdcgPos,
     IdealDcgRun,
     IdealIntentGain,
+    IdealRboWeights,
     InfapSum,
     InstEnd,
     InstExamined,
@@ -75,6 +77,8 @@ from rankwise.primitives import (
     Positive,
     Power,
     RankeffSum,
+    RboOverlapBefore,
+    RboWeights,
     RbpSum,
     Recip0,
     Relret,
@@ -375,6 +379,33 @@ RELSTRING_DEFAULT_K = 10
 
 Recipe = Callable[[Metric, Mapping[str, ParamValue]], Node]
 
+def _geometric_weights(p: float, n: Node) -> Node:
+    """Σ_{d≤n} p^(d − 1): (1 − p^n) / (1 − p), n when p = 1."""
+    if p == 1.0:
+        return n
+    return Div(Sub(Const(1.0), Power(Const(p), n)), Const(1.0 - p))
+
+
+def _compat(m: Metric, p: Mapping[str, ParamValue]) -> Node:
+    """Compat (Clarke, Vtyurina & Smucker 2021) as ir-measures' compat provider computes it.
+
+    RBO to depth D = max(n, R) of the run (n documents) and the run-ordered ideal (the R
+    documents of relevance > 0): with C(m) = Σ_{d≤m} p^(d − 1) / d, a document at rank i in the
+    run and i* in the ideal is in the overlap from depth max(i, i*) on, so
+    Σ_{d≤D} p^(d − 1) |run_{:d} ∩ ideal_{:d}| / d = K · C(D) − Σ C(max(i, i*) − 1) over the K
+    documents in both, C(D) = max(C(n), C(R)) (C increases). The ideal against itself scores
+    Σ_{d≤D} p^(d − 1) min(d, R) / d = R · (C(D) − C(R)) + Σ_{d≤R} p^(d − 1) (normalize=True
+    divides by it, 0 when R = 0); RBO itself divides by Σ_{d≤D} p^(d − 1)."""
+    pr, g = float(p["p"]), Gain()
+    c_depth = Greatest(RboWeights(pr), IdealRboWeights(g, pr))
+    overlap = Sub(Mul(NposRet(g), c_depth), RboOverlapBefore(g, pr))
+    if p["normalize"]:
+        nrel = Npos(g)
+        best = Add(Mul(nrel, Sub(c_depth, IdealRboWeights(g, pr))), _geometric_weights(pr, nrel))
+        return Div0(overlap, best)
+    return Div0(overlap, _geometric_weights(pr, Greatest(Count(), Npos(g))))
+
+
 def _dcg(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     if p["ties"] == "average":
         return TieDcg(*_dcg_args(m, p))
@@ -503,6 +534,7 @@ RECIPES: dict[str, Recipe] = {
         Mul(Const(1.0 - float(p["p"])), UnjudgedRbpSum(float(p["p"]))),
         Power(Const(float(p["p"])), Count()),
     ),
+    "Compat": _compat,
     "ERR": lambda m, p: ErrSum(m.cutoff, float(p["max_rel"])),
     "NumNonRelJudgedRet": lambda m, p: NonrelJudged(_threshold(p)),
     "Unjudged": lambda m, p: _at_k(m, Unjudged(m.cutoff)),

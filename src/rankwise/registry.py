@@ -206,6 +206,19 @@ PERSISTENCE = Param(
     "0 for every ranking, p > 1 makes 1 − p negative and weighs deep documents most "
     "(RBP(p=1.5) came out as −362), p = 0 is no user model (only rank 1 counts)",
 )
+COMPAT_PERSISTENCE = Param(
+    "p", float, 0.95, "persistence: rank-biased overlap weighs the agreement at depth d by p^(d − 1)",
+    minimum=0.0, exclusive_min=True, maximum=1.0,
+    bounds="RBO's weights p^(d − 1) must not grow with depth (p ≤ 1; p = 1 weighs every depth "
+    "alike, the sums being finite); p = 0 would leave depth 1 alone (and 0^0 to the engines)",
+)
+COMPAT_NORMALIZE = Param(
+    "normalize",
+    bool,
+    True,
+    "divide by the value the ideal ranking itself scores (ir-measures: \"normalization for "
+    "finite ideal rankings\"); False: the rank-biased overlap itself",
+)
 RBP_GAIN = Param(
     "gain",
     str,
@@ -825,6 +838,21 @@ SPECS: tuple[MetricSpec, ...] = (
         citation="Moffat & Zobel, TOIS 2008",
         empty_value=0.0,
         trec_eval="rbp_resid (trec_eval prints 0 when no retrieved document is unjudged)",
+    ),
+    MetricSpec(
+        name="Compat",
+        aliases=(),
+        params=(COMPAT_PERSISTENCE, COMPAT_NORMALIZE),
+        cutoff="none",
+        description="compatibility: rank-biased overlap between the run and an ideal ranking of the "
+        "judged documents (as ir-measures' compat provider)",
+        formula="Compat = RBO(run, ideal) / RBO(ideal, ideal) (0 when nothing is relevant; "
+        "normalize=False: RBO(run, ideal)), RBO(A, B) = Σ_{d≤D} p^(d − 1) · #(A_{:d} ∩ B_{:d}) / d "
+        "/ Σ_{d≤D} p^(d − 1), D = max(n, R); the ideal: the documents of relevance > 0 by "
+        "relevance, then in the run's order (one not retrieved as if scored 0)",
+        citation="Clarke, Vtyurina & Smucker, Assessing top-k preferences, TOIS 2021 (RBO: Webber, "
+        "Moffat & Zobel, TOIS 2010)",
+        empty_value=0.0,
     ),
     MetricSpec(
         name="ERR",

@@ -40,6 +40,8 @@ from rankwise.primitives import (
     Node,
     Primitive,
     RowValue,
+    RunIdealRank,
+    RunIdealValue,
     Step,
     children,
     declared,
@@ -60,6 +62,7 @@ from rankwise.validate import (
 )
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
+RUN_IRANK = "__run_irank"
 SUB, COV, NSUB = "__sub", "__cov", "__nsub"
 
 
@@ -410,6 +413,8 @@ class _Part:
     before they are aggregated."""
     scores: bool = False
     """Whether an input reads the score (carried along the ranked rows only then)."""
+    run_ideal: dict[str, RunIdealValue] = field(default_factory=dict)
+    """Values of the run-ordered ideal, joined to the ranked rows by document."""
     empty: dict[str, float | str | None] = field(default_factory=dict)
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr]) -> None:
@@ -435,6 +440,12 @@ class _Part:
                 return pl.col(col)
             if isinstance(given, IdealPrefix):
                 return pl.col(_prefix(given))
+            if isinstance(given, RunIdealValue):
+                col = f"__rideal|{given!r}"
+                self.run_ideal[col] = given
+                return pl.col(col)
+            if isinstance(given, RunIdealRank):  # read through the values of that order only
+                return _no_input(name, given)
             col = _key(given)
             qaggs.setdefault(col, _qrels_expr(given))
             self.needs.add(col)
@@ -601,15 +612,21 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     ]
 
     scores = any(work.scores for work in parts.values())
-    lists = rank_lists(prep, conv, scores=scores)
+    run_ideal = {col: v for work in parts.values() for col, v in work.run_ideal.items()}
+    with_docs = bool(run_ideal)
+    # the run-ordered ideal reads the ranked documents' scores (cut at max_rank)
+    scores |= with_docs
+    lists = rank_lists(prep, conv, docs=with_docs, scores=scores)
     out = qstats
     if conv.missing == "ignore":
         out = out.join(lists.select(Q), on=Q, how="semi")
     for part, work in parts.items():
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
-        rows = ranked(prep, conv, part, work.seqs, scores=scores, per_query=needed, lists=lists)
+        rows = ranked(prep, conv, part, work.seqs, docs=with_docs, scores=scores, per_query=needed, lists=lists)
         for table in ideal_tables:
             rows = rows.join(table, on=[Q, RANK], how="left")
+        if work.run_ideal:
+            rows = rows.join(run_ideal_table(prep, conv, lists, work.run_ideal), on=[Q, D], how="left")
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
@@ -639,6 +656,37 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     judged = qstats.select(Q, pl.lit(True).alias("__judged_query"))
     run_counts = _audit_counts(lists.join(judged, on=Q, how="left"), unjudged)
     return Plans(result, (run_counts, _audit_counts(qstats)))
+
+
+def run_ideal_table(
+    prep: Prepared, conv: Conventions, lists: pl.LazyFrame, values: Mapping[str, RunIdealValue]
+) -> pl.LazyFrame:
+    """``__q, __d`` and each value of ``values`` (column: its key): the run-ordered ideal of
+    each gain definition, the judgments of positive gain sorted by gain (best first), then by
+    the tie policy's keys over the scores of the ranked documents (``lists``, made with docs
+    and scores: cut at ``max_rank``), a document not ranked taking score 0 (as ir-measures'
+    compat provider); each query's rank in it made by a window (the inverse of the sorting
+    permutation), and the values windows over it."""
+    keys, descending = tie_keys(conv, prep.doc_dtype)
+    scored = lists.select(Q, D, S).explode(D, S)
+    tables: list[pl.LazyFrame] = []
+    for gain in dict.fromkeys(v.g for v in values.values()):
+        g = prim.gain(pl.col(REL), gain)
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by([g, *keys], descending=[True, *descending])
+        rows = (
+            prep.qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0)
+            .join(scored, on=[Q, D], how="left")
+            .with_columns(pl.col(S).fill_null(0.0))
+            .with_columns((order.arg_sort().cast(pl.Int64) + 1).over(Q).alias(RUN_IRANK))
+        )
+        tables.append(rows.select(Q, D, *[
+            bind(v, pl.col(REL), pl.lit(None), lambda name, given: pl.col(RUN_IRANK)).alias(col)
+            for col, v in values.items() if v.g == gain
+        ]))
+    out = tables[0]
+    for table in tables[1:]:
+        out = out.join(table, on=[Q, D], how="full", coalesce=True)
+    return out
 
 
 # -- diversity: aggregates over (document, subtopic) pairs --------------------------------------

@@ -111,6 +111,18 @@ def dcg_step(g: pl.Expr, rnk: pl.Expr) -> pl.Expr:
     return g / log2_discount(rnk)
 
 
+def rbo_weight(rnk: pl.Expr, p: float) -> pl.Expr:
+    """RBO's weight of depth d = ``rnk``: p^(d − 1) / d (Webber, Moffat & Zobel 2010: the
+    agreement |A_{:d} ∩ B_{:d}| / d is weighed p^(d − 1))."""
+    d = rnk.cast(pl.Float64)
+    return pl.lit(p, dtype=pl.Float64).pow(d - 1.0) / d
+
+
+def rbo_step(rnk: pl.Expr, p: float) -> pl.Expr:
+    """p^(rnk − 1) / rnk (summed: Σ_{d≤rnk} p^(d − 1) / d)."""
+    return rbo_weight(rnk, p)
+
+
 def rel_char(rel: pl.Expr) -> pl.Expr:
     """One character for a relevance value (trec_eval relstring): the level's digit (floor),
     '>' above 9, '-' unjudged, '.' judged negative ("in the pool but unjudged")."""
@@ -162,6 +174,11 @@ def ideal_boundary_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
 def ideal_gain_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
     """The gain at each ideal rank (a row value: ``qid`` and ``irank`` place it)."""
     return _positive(g)
+
+
+def rbo_weight_before(qid: pl.Expr, irank: pl.Expr, p: float) -> pl.Expr:
+    """Σ_{j<i} p^(j − 1) / j at each rank i = ``irank`` of the run-ordered ideal of each query."""
+    return (rbo_weight(irank, p).cum_sum() - rbo_weight(irank, p)).over(qid, order_by=irank)
 
 
 # -- run primitives --------------------------------------------------------------------------
@@ -313,6 +330,19 @@ def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
     return _geometric_sum(is_unjudged(rel), rnk, p)
 
 
+def rbo_overlap_before(g: pl.Expr, rnk: pl.Expr, crun: pl.Expr, cideal: pl.Expr, p: float) -> pl.Expr:
+    """Σ over rows of positive gain of max(C(rnk − 1), C(i* − 1)), C(m) = Σ_{d≤m} p^(d − 1) / d:
+    ``crun`` the running C(rnk), ``cideal`` C(i* − 1) at the document's rank i* in the
+    run-ordered ideal (C increases, so that is C(max(rnk, i*) − 1))."""
+    before = pl.max_horizontal(crun - rbo_weight(rnk, p), cideal)
+    return pl.when(g > 0).then(before).otherwise(0.0).sum()
+
+
+def rbo_weights(rnk: pl.Expr, p: float) -> pl.Expr:
+    """Σ over the ranked rows of p^(rnk − 1) / rnk."""
+    return rbo_weight(rnk, p).sum()
+
+
 def err_sum(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, k: int | None, max_rel: float) -> pl.Expr:
     """Σ_{rnk ≤ k} R / rnk · Π_{earlier} (1 − R), the product from a running Σ ln(1 − R)."""
     stop = err_stop(rel, max_rel)
@@ -374,6 +404,11 @@ def nonrel(rel: pl.Expr, t: float) -> pl.Expr:
 def idcg(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
     """DCG@k of the judgments in their ideal order."""
     return dcg_gain(g, irank, k, discount, base)
+
+
+def ideal_rbo_weights(g: pl.Expr, irank: pl.Expr, p: float) -> pl.Expr:
+    """Σ over the judgments of positive gain of p^(i − 1) / i, i their ideal rank (1..R)."""
+    return pl.when(_positive(g) > 0).then(rbo_weight(irank, p)).otherwise(0.0).sum()
 
 
 def npos(g: pl.Expr) -> pl.Expr:
@@ -447,6 +482,10 @@ def mul(a: pl.Expr, b: pl.Expr) -> pl.Expr:
 
 def least(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return pl.min_horizontal(a, b)
+
+
+def greatest(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    return pl.max_horizontal(a, b)
 
 
 def floor(a: pl.Expr) -> pl.Expr:

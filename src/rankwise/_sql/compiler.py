@@ -31,6 +31,8 @@ from rankwise.primitives import (
     Op,
     Primitive,
     RowValue,
+    RunIdealRank,
+    RunIdealValue,
     Step,
     Value,
     declared,
@@ -147,6 +149,10 @@ class _Compiler:
         self.names: dict[Step | RowValue, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
+        self.run_ideal: dict[RunIdealValue, str] = {}
+        """Values of the run-ordered ideal (joined to the ranked rows by document): columns."""
+        self.run_ideal_parts: set[bool] = set()
+        """The parts (rankings) whose rows read them."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -225,6 +231,11 @@ class _Compiler:
                 return col
             if isinstance(given, IdealPrefix):
                 return self.prefix_col(given)
+            if isinstance(given, RunIdealValue):
+                self.run_ideal_parts.add(part)
+                return self.run_ideal.setdefault(given, f"rv{len(self.run_ideal)}")
+            if isinstance(given, RunIdealRank):
+                raise InvalidParameterError(f"{given!r} is read through the values of its order only")
             return self.qrels_col(given)
 
         return bind(node, input_of)
@@ -272,7 +283,8 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 
 def _ranking_cte(
-    name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False
+    name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
+    docs: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -284,7 +296,8 @@ def _ranking_cte(
     With ``judged_rows`` (every primitive reading the rows declares ``judged_rows``) the
     rows are ranked first, then only the judged ones are kept, with each query's top row (so
     that every run query still reaches the aggregation): the running sums then sum down far
-    fewer rows (judged rows, in rank order), and the aggregation reads fewer."""
+    fewer rows (judged rows, in rank order), and the aggregation reads fewer. With ``docs``
+    the rows keep their doc_id (to join values of the run-ordered ideal)."""
     order = tie_order(conv.ties, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
@@ -304,7 +317,8 @@ def _ranking_cte(
     # the score as the ranking compares it, for the row values over tie groups (the engines
     # drop the column where nothing reads it)
     return (
-        f"{name} AS (SELECT query_id, relevance, {score_sql(conv.trec_eval)} AS score, {rank} AS rnk{sums} FROM {source}{where} "
+        f"{name} AS (SELECT query_id, {'doc_id, ' if docs else ''}relevance, {score_sql(conv.trec_eval)} AS score, "
+        f"{rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
 
@@ -399,13 +413,20 @@ def statement(
     for part, aggs in comp.parts.items():
         p = int(part)
         judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
-        ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows))
+        reads_ideal = part in comp.run_ideal_parts
+        ctes.append(
+            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal)
+        )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
+        run_ideal_joins = ""
+        if reads_ideal:
+            run_ideal_ctes, run_ideal_joins = _run_ideal(comp, conv, f"(SELECT * FROM ranked{p} AS r{cut})", qj, p)
+            ctes += run_ideal_ctes
         keep_unjudged = p == 0 and count_unjudged
         ctes.append(
             f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
-            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{cut})"
+            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{run_ideal_joins}{cut})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
         if keep_unjudged:
@@ -434,6 +455,34 @@ def statement(
     )
 
 
+
+
+def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, part: int) -> tuple[list[str], str]:
+    """The run-ordered ideal of each gain definition the primitives read (CTEs
+    ``rideal<part>_<n>``) and their LEFT JOINs to the ranked rows ``r`` by document.
+
+    The judgments of positive gain (``judgments``, a CTE of the judgments) LEFT JOINed with
+    the scores of the ranked documents (``ranked``: the part's ranked rows, cut at max_rank; a
+    document not ranked: 0), ranked (``irank``) by gain, then by the tie policy's order; each
+    value a window over that rank."""
+    ctes: list[str] = []
+    joins = ""
+    gains = list(dict.fromkeys(v.g for v in comp.run_ideal))
+    for n, gain in enumerate(gains):
+        values = ", ".join(f"{bind(v, _given('irank'))} AS {c}" for v, c in comp.run_ideal.items() if v.g == gain)
+        scored = (
+            f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score FROM {judgments} AS j "
+            f"LEFT JOIN {ranked} AS r ON r.query_id = j.query_id AND r.doc_id = j.doc_id "
+            f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
+        )
+        order = (
+            f"SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
+            f"{tie_order(conv.ties, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
+        )
+        name = f"rideal{part}_{n}"
+        ctes.append(f"{name} AS (SELECT query_id AS rq{n}, doc_id AS rd{n}, {values} FROM ({order}) AS y)")
+        joins += f" LEFT JOIN {name} ON {name}.rq{n} = r.query_id AND {name}.rd{n} = r.doc_id"
+    return ctes, joins
 
 
 # -- diversity: aggregates over (document, subtopic) pairs ------------------------------------
