@@ -197,3 +197,26 @@ def test_an_undefined_value_prints_nan_and_stays_out_of_the_mean(tmp_path: Path)
         assert values[("Accuracy", "q")] == "0.5000"
         assert values[("Accuracy", "r")] == "nan"
         assert values[("Accuracy", "all")] == "0.5000"
+
+
+def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
+    """The terminal table keeps the columns a reader needs (--wide: all of them); --anova prints
+    the ANOVA; bad statistics options are one line and exit 2; numpy's warnings stay quiet."""
+    worse = tmp_path / "worse.parquet"
+    pl.read_parquet(RUN).with_columns(score=-pl.col("score")).write_parquet(worse)
+    narrow = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--resamples", "200")
+    assert narrow.returncode == 0 and "shape: (1, 14)" in narrow.stdout and "d_z" in narrow.stdout
+    wide = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--resamples", "200", "--wide")
+    every = rw.compare(QRELS, {"a": RUN, "b": worse}, ["AP"], resamples=200)
+    assert f"shape: (1, {every.width})" in wide.stdout
+    same = cli("compare", str(QRELS), str(RUN), str(RUN), "-m", "AP", "--resamples", "200", "--test", "tukey")
+    assert same.returncode == 0 and same.stderr == "", same.stderr
+    table = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--anova", "--format", "csv")
+    assert pl.read_csv(io.StringIO(table.stdout))["source"].to_list() == ["system", "topic", "residual"]
+    for args, message in ((["--anova", "--report", str(tmp_path / "r.html")], "--anova prints the ANOVA table only: leave out --report"),
+                          (["--resamples", "0"], "resamples must be a whole number of at least 1"),
+                          (["--detect", "inf"], "detect must be a finite difference above 0"),
+                          (["--power", "2"], "power must be between 0 and 1")):
+        out = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", *args)
+        assert out.returncode == 2 and out.stderr.startswith(f"rankwise: error: {message}"), out.stderr
+        assert out.stderr.count("\n") == 1

@@ -54,7 +54,7 @@ def test_pvalues_equal_scipy() -> None:
             assert (row["wins"], row["ties"], row["losses"]) == ((d > 0).sum(), (d == 0).sum(), (d < 0).sum())
             assert row["ci_low"] <= row["diff"] <= row["ci_high"]
     assert out.filter(run="other")["filled"].to_list() == [1, 1]
-    assert out.filter(run="base")["diff"].is_null().all()
+    assert out.filter(run="base").is_empty() and set(out["baseline"]) == {"base"}  # the baseline has no rows of its own
 
 
 def test_randomization_agrees_with_scipy_permutation_test() -> None:
@@ -299,8 +299,13 @@ def test_queries_needed_equal_statsmodels_power_analysis() -> None:
     sd = (per["better"] - per["base"]).std(ddof=1)
     expected = math.ceil(TTestPower().solve_power(0.02 / sd, alpha=0.01, power=0.9, alternative="two-sided"))
     assert out.filter(run="better")["queries_needed"][0] == expected
-    for bad, message in (({"detect": 0.0}, "detect must be a difference above 0"), ({"power": 1.0}, "power must be between 0 and 1"),
-                         ({"risk_alpha": -1.0}, "risk_alpha must be at least 0"), ({"hurt": -0.1}, "hurt must be at least 0")):
+    for bad, message in (({"detect": 0.0}, "detect must be a finite difference above 0"), ({"detect": float("inf")}, "detect must be a finite"),
+                         ({"power": 1.0}, "power must be between 0 and 1"),
+                         ({"risk_alpha": -1.0}, "risk_alpha must be a finite number of at least 0"),
+                         ({"risk_alpha": float("inf")}, "risk_alpha must be a finite number"), ({"hurt": -0.1}, "hurt must be a finite number of at least 0"),
+                         ({"resamples": 0}, "resamples must be a whole number of at least 1"), ({"resamples": 2.5}, "resamples must be a whole number"),
+                         ({"seed": -1}, "seed must be a whole number of at least 0"), ({"tests": "wilcoxon"}, r"tests must be a list of test names, e.g. \['wilcoxon'\]"),
+                         ({"tests": ["t", "t"]}, "tests lists a test twice")):
         with pytest.raises(rw.InvalidParameterError, match=message):
             rw.compare(qrels, runs, ["AP"], **bad)  # type: ignore[arg-type]
 
@@ -369,9 +374,12 @@ def _sql_and_python(runs: dict[str, pl.DataFrame], qrels: pl.DataFrame, metrics:
         for col in ("queries", "wins", "ties", "losses"):
             assert row[col] == expected[col], col
         for col in ("mean", "baseline_mean", "diff", "urisk", "trisk", "hurt"):
-            assert row[col] == pytest.approx(expected[col], abs=1e-10), col
+            assert row[col] == pytest.approx(expected[col], abs=1e-10) if expected[col] is not None else row[col] is None, col
         v = vals[str(row["metric"])]
-        assert row["t"] == pytest.approx(stats.ttest_rel(v[str(row["run"])], v["base"]).statistic, abs=1e-9)
+        if np.ptp(v[str(row["run"])] - v["base"]) == 0:  # no spread: no t statistic, no division by zero
+            assert row["t"] is None and row["trisk"] is None and expected["trisk"] is None
+        else:
+            assert row["t"] == pytest.approx(stats.ttest_rel(v[str(row["run"])], v["base"]).statistic, abs=1e-9)
         assert row["df"] == expected["queries"] - 1
 
 
@@ -379,11 +387,12 @@ def test_compare_sql_on_duckdb_equals_compare() -> None:
     import duckdb
 
     runs, qrels = runs_and_qrels(seed=12)
+    runs["same"] = runs["base"]  # no spread in the differences: t and TRisk are NULL
     con = duckdb.connect()
-    con.register("qrels", qrels.to_arrow())
+    con.register("qrels", qrels.rename({"query_id": "qid"}).to_arrow())
     for name, frame in runs.items():
-        con.register(f"run_{name}", frame.to_arrow())
-    sql = rw.compare_sql(["AP", "nDCG@10"], runs={n: f"run_{n}" for n in runs}, risk_alpha=2.0, hurt=0.05)
+        con.register(f"run_{name}", frame.rename({"query_id": "qid"}).to_arrow())
+    sql = rw.compare_sql(["AP", "nDCG@10"], runs={n: f"run_{n}" for n in runs}, risk_alpha=2.0, hurt=0.05, query_id="qid")
     _sql_and_python(runs, qrels, ["AP", "nDCG@10"], con.sql(sql).pl().to_dicts())
     with pytest.raises(rw.InvalidParameterError, match="compare_sql needs at least two runs"):
         rw.compare_sql(["AP"], runs={"a": "run_a"})

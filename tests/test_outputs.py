@@ -197,7 +197,7 @@ def test_every_output_is_complete_and_leaves_no_temporary_file(tmp_path: Path) -
     assert (tmp_path / "report.md").read_text().startswith("| run |")
     assert (tmp_path / "report.tex").read_text().endswith("\\end{tabular}\n")
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
-    assert figures == ["difference_AP_reversed.png", "distribution_AP.png", "ndcg_at_k.png", "precision_recall.png"]
+    assert figures == ["difference_AP_reversed.png", "distribution_AP.png", "precision_recall.png"]
     for name in figures:
         assert (tmp_path / "figures" / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert leftovers(tmp_path / "figures") == []

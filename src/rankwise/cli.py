@@ -256,6 +256,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         runs[name if name not in runs else path] = path
     _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
     if args.anova:
+        given = [flag for flag, value in (("--report", args.report), ("--plot", args.plot), ("--test", args.test),
+                                          ("--pairs", args.pairs != "baseline"), ("--baseline", args.baseline),
+                                          ("--detect", args.detect is not None)) if value]
+        if given:
+            raise InvalidParameterError(f"--anova prints the ANOVA table only: leave out {', '.join(given)} (or --anova)")
         _write(args, anova(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None, engine=args.engine))
         return 0
     with warnings.catch_warnings(record=True) as caught:
@@ -265,15 +270,28 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], baseline=args.baseline,
             pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
             by=args.by or None, engine=args.engine, risk_alpha=args.risk_alpha, hurt=args.hurt, detect=args.detect,
-            power=args.power, also=_figure_metrics() if drawn else (),
+            power=args.power, resamples=args.resamples, seed=args.seed, also=_figure_metrics() if drawn else (),
         )
         if drawn:
             _figures(args, result)
     for w in caught:
-        if not args.quiet:
+        if not args.quiet and issubclass(w.category, RankwiseWarning):
             print(f"rankwise: warning: {w.message}", file=sys.stderr)
-    _write(args, result.table)
+    table = result.table
+    if args.format == "table" and not args.wide:
+        table = table.select(_narrow(table.columns))
+    _write(args, table)
     return 0
+
+
+def _narrow(columns: list[str]) -> list[str]:
+    """The columns of compare's terminal table: the runs, the means, the difference with its
+    BCa interval, d_z, each test's corrected p-value and significance, wins/ties/losses (every
+    column: --wide, or --format csv/json)."""
+    keep = {"run", "baseline", "metric", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "d_z",
+            "wins", "ties", "losses"}
+    first = columns.index("run")  # the segment columns come first
+    return columns[:first] + [c for c in columns[first:] if c in keep or c.endswith("_adj") or c.startswith("sig_")]
 
 
 def _figure_metrics() -> tuple[str, ...]:
@@ -372,6 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--detect", type=float,
                     help="report the queries a paired t-test needs to detect this difference (topic set size)")
     co.add_argument("--power", type=float, default=0.8, help="power for --detect (default %(default)s)")
+    co.add_argument("--resamples", type=int, default=10_000,
+                    help="bootstrap and randomization resamples (default %(default)s; fewer is faster, coarser)")
+    co.add_argument("--seed", type=int, default=0, help="seed of the resampling (default %(default)s)")
+    co.add_argument("--wide", action="store_true", help="print every column of the table (csv and json always have them)")
     co.add_argument("--anova", action="store_true",
                     help="print the two-way ANOVA (system x query) of each metric instead of the pairs")
     co.add_argument("--engine", choices=ENGINES, default="polars")

@@ -22,6 +22,7 @@ are in :mod:`rankwise.statistics`. Needs numpy and scipy: ``pip install 'rankwis
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,8 @@ from rankwise.statistics import (
     Correction,
     adjust,
     anova_two_way,
-    bootstrap_bca,
+    bootstrap_bca_many,
+    check_resampling,
     effect_sizes,
     georisk,
     numpy_scipy,
@@ -91,6 +93,24 @@ class PerQuery:
         if not self.segments:
             return [{}]
         return self.keys.select(self.segments).unique(maintain_order=True).rows(named=True)
+
+    def split(self) -> list[tuple[dict[str, Any], PerQuery]]:
+        """Each segment's values as a PerQuery of its own (the frames split once, not filtered
+        once per segment, run and metric): [({}, self)] without segments."""
+        if not self.segments:
+            return [({}, self)]
+
+        def parts(df: pl.DataFrame) -> dict[tuple[Any, ...], pl.DataFrame]:
+            return df.partition_by(self.segments, as_dict=True, maintain_order=True)
+
+        keys = parts(self.keys)
+        values = {n: parts(df) for n, df in self.values.items()}
+        filled = {n: parts(df) for n, df in self.filled.items()}
+        return [
+            (dict(zip(self.segments, key, strict=True)),
+             PerQuery(keys[key], {n: v[key] for n, v in values.items()}, {n: f[key] for n, f in filled.items()}, []))
+            for key in keys
+        ]
 
     def array(self, run: str, label: str, group: dict[str, Any] | None = None) -> Any:
         """One run's values of one metric (in one segment) as a float numpy array, NaN where
@@ -200,10 +220,6 @@ class Comparison:
     alpha: float
     correction: str
 
-    def means(self, label: str) -> dict[str, float]:
-        """Each run's mean of a metric over the paired queries where it is defined."""
-        np, _ = numpy_scipy()
-        return {run: float(np.nanmean(self.per_query.array(run, label))) for run in self.runs}
 
 
 def comparison(
@@ -232,13 +248,18 @@ def comparison(
     evaluation of each run) but not compared, e.g. for figures."""
     check_options("compare", options)
     names, base_name, parsed, pair_list = _check_arguments(runs, baseline, pairs, tests, alpha, correction, metrics)
-    _check_risk(risk_alpha, hurt, detect, power)
+    _check_settings(risk_alpha, hurt, detect, power, resamples, seed)
     settings = _Settings(resamples, seed, risk_alpha, hurt, detect, power, alpha)
     labels = [m.label for m in parsed]
     values = per_query_values(qrels, runs, parsed, by=by, engine=engine, also=also, **options)
     rows: list[dict[str, Any]] = []
-    for group in values.groups():
-        group_rows = _test_group(values, group, names, pair_list, labels, tests, settings)
+    np, _ = numpy_scipy()
+    for group, part in values.split():
+        # scipy's and numpy's warnings on degenerate data (no spread: NaN statistics) are no
+        # news: such statistics are None in the table
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            group_rows = [{**group, **row} for row in _test_group(part, names, pair_list, labels, tests, settings)]
         _adjust_rows(group_rows, tests, correction, alpha)
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
@@ -331,9 +352,13 @@ def _check_arguments(
         raise InvalidParameterError(f"baseline {base_name!r} is not one of the runs {names}")
     if pairs not in PAIRS:
         raise InvalidParameterError(f"pairs must be one of {list(PAIRS)}, got {pairs!r}")
+    if isinstance(tests, str):
+        raise InvalidParameterError(f"tests must be a list of test names, e.g. [{tests!r}], got the string {tests!r}")
     for t in tests:
         if t not in TESTS:
             raise InvalidParameterError(f"test must be one of {list(TESTS)}, got {t!r}")
+    if len(set(tests)) < len(tests):
+        raise InvalidParameterError(f"tests lists a test twice: {list(tests)}")
     if correction not in CORRECTIONS:
         raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}, got {correction!r}")
     if not 0 < alpha < 1:
@@ -360,68 +385,90 @@ class _Settings:
     alpha: float
 
 
-def _check_risk(risk_alpha: float, hurt: float, detect: float | None, power: float) -> None:
-    if not risk_alpha >= 0:
-        raise InvalidParameterError(f"risk_alpha must be at least 0, got {risk_alpha!r}")
-    if not hurt >= 0:
-        raise InvalidParameterError(f"hurt must be at least 0 (a loss larger than it hurts), got {hurt!r}")
-    if detect is not None and not detect > 0:
-        raise InvalidParameterError(f"detect must be a difference above 0, got {detect!r}")
-    if not 0 < power < 1:
+def _number(value: object) -> float | None:
+    """A finite real number, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _check_settings(
+    risk_alpha: float, hurt: float, detect: float | None, power: float, resamples: int, seed: int
+) -> None:
+    check_resampling(resamples, seed)
+    if (a := _number(risk_alpha)) is None or a < 0:
+        raise InvalidParameterError(f"risk_alpha must be a finite number of at least 0, got {risk_alpha!r}")
+    if (h := _number(hurt)) is None or h < 0:
+        raise InvalidParameterError(f"hurt must be a finite number of at least 0 (a loss larger than it hurts), got {hurt!r}")
+    if detect is not None and ((d := _number(detect)) is None or d <= 0):
+        raise InvalidParameterError(f"detect must be a finite difference above 0, got {detect!r}")
+    if (pw := _number(power)) is None or not 0 < pw < 1:
         raise InvalidParameterError(f"power must be between 0 and 1, got {power!r}")
 
 
 def _test_group(
-    values: PerQuery, group: dict[str, Any], names: list[str], pair_list: list[tuple[str, str]],
+    values: PerQuery, names: list[str], pair_list: list[tuple[str, str]],
     labels: list[str], tests: Sequence[Test], settings: _Settings,
 ) -> list[dict[str, Any]]:
-    """The rows of one segment, one per metric and pair: means, difference, intervals, effect
-    sizes, risk, wins/ties/losses and the p-values of the tests (not yet corrected). Tukey's
-    HSD and GeoRisk are computed on the queries where every run is defined."""
+    """The rows of one segment (``values`` holds that segment only), one per metric and pair:
+    means, difference, intervals, effect sizes, risk, wins/ties/losses and the p-values of the
+    tests (not yet corrected). Tukey's HSD, the ANOVA's residual and GeoRisk are computed on the
+    queries where every run is defined; the bootstrap draws its resamples once per pair."""
     np, stats = numpy_scipy()
-    rows: list[dict[str, Any]] = []
+    per_label: dict[str, tuple[dict[str, Any], float | None, dict[str, float | None]]] = {}
     for label in labels:
-        arrays = {n: values.array(n, label, group) for n in names}
+        arrays = {n: values.array(n, label) for n in names}
         everywhere = np.all([~np.isnan(a) for a in arrays.values()], axis=0)
         matrix = np.array([arrays[n][everywhere] for n in names])
         family: dict[str, Any] = {}
+        residual = None
         if everywhere.sum() >= 2:
             if "tukey" in tests:
                 family["tukey"] = stats.tukey_hsd(*matrix).pvalue
             if "randomized_tukey" in tests:
                 family["randomized_tukey"] = randomized_tukey(matrix, settings.resamples, settings.seed)
-        residual = anova_two_way(matrix)["residual"]["mean_sq"] if everywhere.sum() >= 2 else None
+            residual = anova_two_way(matrix)["residual"]["mean_sq"]
         geo = dict(zip(names, georisk(matrix, settings.risk_alpha), strict=True))
+        per_label[label] = (family, residual, geo)
+    pairs = {(name, base): {label: values.pair(name, base, label) for label in labels} for name, base in pair_list}
+    boots = {
+        key: dict(zip(labels, bootstrap_bca_many([c - b for c, b in by_label.values()], settings.resamples, settings.seed), strict=True))
+        for key, by_label in pairs.items()
+    }
+    filled = {n: int(values.filled[n]["filled"][0]) for n in names}
+    rows: list[dict[str, Any]] = []
+    for label in labels:
+        family, residual, geo = per_label[label]
         for name, base_name in pair_list:
-            cand, base = values.pair(name, base_name, label, group)
+            cand, base = pairs[(name, base_name)][label]
             row: dict[str, Any] = {
-                **group, "run": name, "baseline": base_name, "metric": label,
+                "run": name, "baseline": base_name, "metric": label,
                 "mean": float(cand.mean()) if cand.size else None,
                 "baseline_mean": float(base.mean()) if base.size else None,
-                "queries": int(cand.size),
-                "filled": int(_part(values.filled[name], group)["filled"][0]),
-                "baseline_filled": int(_part(values.filled[base_name], group)["filled"][0]),
+                "queries": int(cand.size), "filled": filled[name], "baseline_filled": filled[base_name],
             }
-            row.update(_differences(cand, base, row["baseline_mean"], settings))
+            row.update(_differences(cand, base, row["baseline_mean"], boots[(name, base_name)][label], settings))
             row.update(georisk=geo[name], baseline_georisk=geo[base_name])
             row["es_anova"] = row["diff"] / residual**0.5 if row["diff"] is not None and residual else None
             for t in tests:
                 if t == "t" or t == "wilcoxon" or t == "randomization":
                     row[f"p_{t}"] = paired_pvalue(t, cand, base, settings.resamples, settings.seed) if cand.size >= 2 else None
-                else:  # a test over all runs at once: its matrix of p-values
+                else:  # a test over all runs at once: its matrix of p-values (NaN, undefined, as None)
                     found = family.get(t)
-                    row[f"p_{t}"] = float(found[names.index(name)][names.index(base_name)]) if found is not None else None
+                    p = float(found[names.index(name)][names.index(base_name)]) if found is not None else None
+                    row[f"p_{t}"] = None if p is None or np.isnan(p) else p
             rows.append(row)
     return rows
 
 
-def _differences(cand: Any, base: Any, baseline_mean: float | None, settings: _Settings) -> dict[str, Any]:
-    """The mean paired difference (absolute and relative), its intervals, effect sizes and
-    risk, the queries needed to detect ``detect``, and the wins, ties and losses over queries
-    (None where there is no pair)."""
+def _differences(
+    cand: Any, base: Any, baseline_mean: float | None, boot: tuple[float, float] | None, settings: _Settings,
+) -> dict[str, Any]:
+    """The mean paired difference (absolute and relative), its intervals (``boot``: the BCa
+    interval), effect sizes and risk, the queries needed to detect ``detect``, and the wins,
+    ties and losses over queries (None where there is no pair)."""
     d = cand - base
     diff = float(d.mean()) if d.size else None
-    boot = bootstrap_bca(d, settings.resamples, settings.seed)
     needed = None
     if settings.detect is not None and d.size >= 2:
         needed = topic_set_size(float(d.std(ddof=1)), settings.detect, alpha=settings.alpha, power=settings.power)

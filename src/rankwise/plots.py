@@ -252,5 +252,8 @@ def figures(result: Comparison) -> list[Figure]:
         out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
     out.append(Figure(f"distribution_{_safe(first)}", f"per-query {first}", _distribution_figure(values, first)))
     for f in out:
+        if values.segments:  # the table has a row per segment; a figure pools them
+            ax = f.figure.axes[0]
+            ax.set_title(f"{ax.get_title()}\n(all {', '.join(values.segments)} segments pooled)")
         f.figure.tight_layout()
     return out

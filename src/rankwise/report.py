@@ -28,6 +28,12 @@ from rankwise.evaluate import Engine
 from rankwise.metric import Metric
 from rankwise.output import atomic_paths
 
+_SIGNED = frozenset((
+    "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta", "es_anova",
+    "urisk", "trisk",
+))
+"""Columns of differences: printed with their sign."""
+
 
 def _cell(column: str, value: Any) -> str:
     if value is None:
@@ -35,7 +41,7 @@ def _cell(column: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if column in ("diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta"):
+        if column in _SIGNED:
             return f"{value:+.4f}"
         if column.startswith("p_"):
             return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
@@ -127,14 +133,6 @@ def write_report(result: Comparison, path: str | Path, figures: Sequence[Any], *
         f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
         for f in figures
     )
-    means = "".join(
-        f"<tr><td>{html.escape(run)}</td>" + "".join(f"<td>{v:.4f}</td>" for v in (result.means(m)[run] for m in result.metrics)) + "</tr>"
-        for run in result.runs
-    )
-    summary = (
-        "<table><thead><tr><th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in result.metrics)
-        + f"</tr></thead><tbody>{means}</tbody></table>"
-    )
     against = "all pairs" if result.pairs and any(b != result.baseline for _, b in result.pairs) else f"baseline: {result.baseline}"
     page = (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -144,7 +142,6 @@ def write_report(result: Comparison, path: str | Path, figures: Sequence[Any], *
         "figure{display:inline-block;margin:1em}</style></head><body>"
         f"<h1>{html.escape(title)}</h1><p>{html.escape(against)}; tests: {html.escape(', '.join(result.tests))}; "
         f"correction: {html.escape(result.correction)}; alpha: {result.alpha:g}</p>"
-        f"<h2>Means</h2>{summary}"
         f"<h2>Comparisons</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
     )
     target = Path(path)

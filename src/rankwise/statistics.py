@@ -38,6 +38,7 @@ float64), so 100,000 queries x 10,000 resamples runs in bounded memory."""
 
 
 _NOISE = 1e-12
+_MOST_QUERIES = 1 << 30
 """A spread this small is floating-point noise (per-query values are rounded to 12 decimals,
 and their differences carry the rounding of binary fractions): no spread at all."""
 
@@ -56,6 +57,15 @@ def numpy_scipy() -> tuple[Any, Any]:
             "rankwise's comparison statistics need numpy and scipy: pip install 'rankwise[stats]'"
         ) from exc
     return np, stats
+
+
+def check_resampling(resamples: object, seed: object) -> None:
+    """``resamples`` a whole number of at least 1 and ``seed`` one of at least 0, or
+    :class:`~rankwise.errors.InvalidParameterError` naming the parameter."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise InvalidParameterError(f"resamples must be a whole number of at least 1, got {resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidParameterError(f"seed must be a whole number of at least 0, got {seed!r}")
 
 
 def adjust(pvalues: Sequence[float], method: Correction) -> list[float]:
@@ -129,27 +139,36 @@ def paired_pvalue(test: PairedTest, cand: Any, base: Any, resamples: int, seed: 
     d = cand - base
     if test == "randomization":
         return randomization_pvalue(d, resamples, seed)
-    if np.allclose(d, 0.0):
+    if np.all(np.abs(d) <= _NOISE):
         return 1.0
     if test == "t":
         return float(stats.ttest_rel(cand, base).pvalue)
     return float(stats.wilcoxon(cand, base).pvalue)
 
 
-def bootstrap_means(d: Any, resamples: int, seed: int) -> Any:
-    """The means of ``resamples`` bootstrap resamples of ``d`` (queries drawn with
+def bootstrap_means(arrays: Sequence[Any], resamples: int, seed: int) -> list[Any]:
+    """The means of ``resamples`` bootstrap resamples of each array (queries drawn with
     replacement), drawn in bounded blocks; the draws are those of
-    ``scipy.stats.bootstrap(..., rng=numpy.random.default_rng(seed))``."""
+    ``scipy.stats.bootstrap(..., rng=numpy.random.default_rng(seed))``, and arrays of the same
+    length share them (the indices are drawn once, the costly part)."""
     np, _ = numpy_scipy()
-    rng = np.random.default_rng(seed)
-    means = []
-    done = 0
-    while done < resamples:
-        block = _block(d.size, resamples - done)
-        idx = rng.integers(0, d.size, size=(block, d.size))
-        means.append(d[idx].mean(axis=-1))
-        done += block
-    return np.concatenate(means)
+    out: list[Any] = [None] * len(arrays)
+    by_size: dict[int, list[int]] = {}
+    for i, a in enumerate(arrays):
+        by_size.setdefault(a.size, []).append(i)
+    for size, members in by_size.items():
+        rng = np.random.default_rng(seed)
+        means: dict[int, list[Any]] = {i: [] for i in members}
+        done = 0
+        while done < resamples:
+            block = _block(size, resamples - done)
+            idx = rng.integers(0, size, size=(block, size))
+            for i in members:
+                means[i].append(arrays[i][idx].mean(axis=-1))
+            done += block
+        for i in members:
+            out[i] = np.concatenate(means[i])
+    return out
 
 
 def bootstrap_bca(diffs: Any, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float] | None:
@@ -160,25 +179,40 @@ def bootstrap_bca(diffs: Any, resamples: int, seed: int, level: float = 0.95) ->
     counted half) and the acceleration a = Σ(θ̄ − θᵢ)³ / (6 (Σ(θ̄ − θᵢ)²)^1.5) from the
     jackknife means θᵢ = (Σd − dᵢ)/(n − 1), taken in closed form (no n × n jackknife). None
     for fewer than two queries; the mean itself when every difference is the same (within 1e-12)."""
+    return bootstrap_bca_many([diffs], resamples, seed, level)[0]
+
+
+def bootstrap_bca_many(
+    diffs: Sequence[Any], resamples: int, seed: int, level: float = 0.95
+) -> list[tuple[float, float] | None]:
+    """:func:`bootstrap_bca` of several arrays of differences at once (e.g. every metric of a
+    pair), those of the same length sharing the resamples' indices."""
     np, stats = numpy_scipy()
-    d = np.asarray(diffs, dtype=np.float64)
-    if d.size < 2:
-        return None
-    theta = d.mean()
-    if np.ptp(d) <= _NOISE:
-        return float(theta), float(theta)
-    boot = bootstrap_means(d, resamples, seed)
-    share = ((boot < theta).sum() + (boot <= theta).sum()) / (2 * boot.size)
-    z0 = stats.norm.ppf(share)
-    jack = (d.sum() - d) / (d.size - 1)
-    dev = jack.mean() - jack
-    accel = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
+    arrays = [np.asarray(d, dtype=np.float64) for d in diffs]
+    out: list[tuple[float, float] | None] = [None] * len(arrays)
+    todo = []
+    for i, d in enumerate(arrays):
+        if d.size < 2:
+            continue
+        if np.ptp(d) <= _NOISE:
+            out[i] = (float(d.mean()), float(d.mean()))
+        else:
+            todo.append(i)
+    boots = bootstrap_means([arrays[i] for i in todo], resamples, seed)
     z = stats.norm.ppf([(1 - level) / 2, (1 + level) / 2])
-    quantiles = stats.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
-    if not np.all(np.isfinite(quantiles)):
-        return None
-    lo, hi = np.percentile(boot, quantiles * 100)
-    return float(lo), float(hi)
+    for i, boot in zip(todo, boots, strict=True):
+        d = arrays[i]
+        theta = d.mean()
+        share = ((boot < theta).sum() + (boot <= theta).sum()) / (2 * boot.size)
+        z0 = stats.norm.ppf(share)
+        jack = (d.sum() - d) / (d.size - 1)
+        dev = jack.mean() - jack
+        accel = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
+        quantiles = stats.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
+        if np.all(np.isfinite(quantiles)):
+            lo, hi = np.percentile(boot, quantiles * 100)
+            out[i] = (float(lo), float(hi))
+    return out
 
 
 def t_interval(diffs: Any, level: float = 0.95) -> tuple[float, float] | None:
@@ -271,8 +305,9 @@ def topic_set_size(sd: float, difference: float, *, alpha: float = 0.05, power: 
     ``sd`` of the per-query differences (Sakai, Topic set size design, Information Retrieval
     Journal 2016): the least n ≥ 2 whose power
     1 − F_{t(n−1, λ)}(t_{1−α/2, n−1}) + F_{t(n−1, λ)}(−t_{1−α/2, n−1}) with λ = √n·difference/sd
-    reaches ``power`` (statsmodels' ``TTestPower().solve_power``, rounded up). None when sd is 0
-    or difference is 0.
+    reaches ``power`` (statsmodels' ``TTestPower().solve_power`` rounded up, but for the
+    smallest sizes, where statsmodels' fractional n can round to an n whose power falls short).
+    None when sd or difference is 0, or more than a billion queries would be needed.
 
     >>> topic_set_size(0.1, 0.05)
     34
@@ -290,6 +325,8 @@ def topic_set_size(sd: float, difference: float, *, alpha: float = 0.05, power: 
     hi = 2
     while achieved(hi) < power:
         hi *= 2
+        if hi > _MOST_QUERIES:
+            return None
     lo = max(2, hi // 2)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -356,8 +393,7 @@ def randomized_tukey(matrix: Any, resamples: int, seed: int) -> Any:
     done = 0
     while done < resamples:
         block = _block(n * m, resamples - done)
-        order = rng.random((block, n, m)).argsort(axis=2)
-        shuffled = np.take_along_axis(np.broadcast_to(columns, (block, n, m)), order, axis=2)
+        shuffled = rng.permuted(np.broadcast_to(columns, (block, n, m)), axis=2)
         resampled = shuffled.mean(axis=1)  # block × systems
         ranges = resampled.max(axis=1) - resampled.min(axis=1)
         counts += (ranges[:, None, None] >= observed[None, :, :] - tol).sum(axis=0)

@@ -139,6 +139,13 @@ def to_sql(
     return expand(sql, dialect)
 
 
+def _t_statistic(x: str) -> str:
+    """mean(x) / (s_x / √n), NULL when x has no spread (at most 1e-12, floating-point noise, as
+    in ``compare``): no division by zero reaches Spark's ANSI mode."""
+    sd = f"stddev_samp({x})"
+    return f"CASE WHEN {sd} > 1e-12 THEN avg({x}) / (NULLIF({sd}, 0) / sqrt(count(*))) END"
+
+
 def compare_sql(
     metrics: str | Metric | Iterable[str | Metric],
     *,
@@ -183,6 +190,7 @@ def compare_sql(
         if m.spec.value_type != "float":
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
     q = quoter(dialect)
+    qid = q(Columns.from_options(options).query_id)
     zero: EvaluationOptions = {**options, "missing": "zero"}
     evaluated = {
         name: to_sql(parsed, dialect=dialect, run=table, qrels=qrels, check=check, **zero) for name, table in runs.items()
@@ -192,13 +200,13 @@ def compare_sql(
     for m in parsed:
         for name in (n for n in names if n != base):
             c = q(m.label)
-            r = f"round(coalesce(e1.{c}, CASE WHEN e1.query_id IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
-            b = f"round(coalesce(e0.{c}, CASE WHEN e0.query_id IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
+            r = f"round(coalesce(e1.{c}, CASE WHEN e1.{qid} IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
+            b = f"round(coalesce(e0.{c}, CASE WHEN e0.{qid} IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
             u = f"CASE WHEN d >= 0 THEN d ELSE CAST({1 + a!r} AS DOUBLE) * d END"
             stats = {
                 "queries": "count(*)", "mean": "avg(r)", "baseline_mean": "avg(b)", "diff": "avg(d)",
-                "t": "avg(d) / (stddev_samp(d) / sqrt(count(*)))", "df": "count(*) - 1",
-                "urisk": f"avg({u})", "trisk": f"avg({u}) / (stddev_samp({u}) / sqrt(count(*)))",
+                "t": _t_statistic("d"), "df": "count(*) - 1",
+                "urisk": f"avg({u})", "trisk": _t_statistic(u),
                 "hurt": f"avg(CASE WHEN d < -CAST({float(hurt)!r} AS DOUBLE) THEN 1 ELSE 0 END)",
                 "wins": "sum(CASE WHEN d > 0 THEN 1 ELSE 0 END)", "ties": "sum(CASE WHEN d = 0 THEN 1 ELSE 0 END)",
                 "losses": "sum(CASE WHEN d < 0 THEN 1 ELSE 0 END)",
@@ -208,7 +216,7 @@ def compare_sql(
             parts.append(
                 f"SELECT {literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric, {columns} "
                 f"FROM (SELECT r, b, r - b AS d FROM (SELECT {r} AS r, {b} AS b "
-                f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.query_id = e1.query_id) AS p "
+                f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.{qid} = e1.{qid}) AS p "
                 "WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
             )
     return "\nUNION ALL\n".join(parts)
