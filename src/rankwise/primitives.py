@@ -971,6 +971,14 @@ class _Ift(Primitive):
     depth: int
 
     def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
+
+
+@dataclass(frozen=True)
+class _IftRows(_Ift):
+    abstract: ClassVar[bool] = True
+
+    def inputs(self) -> dict[str, Input]:
         model = (self.goal, self.rate, self.target, self.b1, self.r1, self.rate_a, self.b2, self.r2)
         return {
             "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged),
@@ -979,12 +987,12 @@ class _Ift(Primitive):
 
 
 @dataclass(frozen=True)
-class IftUtility(_Ift):
+class IftUtility(_IftRows):
     """Σ_{i≤depth} P_i · g_i, P_i = Π_{j<i} C_j."""
 
 
 @dataclass(frozen=True)
-class IftExamined(_Ift):
+class IftExamined(_IftRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
 
 

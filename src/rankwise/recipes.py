@@ -51,11 +51,11 @@ from rankwise.primitives import (
     IdcgPos,
     IdealDcgRun,
     IdealIntentGain,
-    InfapSum,
     IftEnd,
     IftExamined,
     IftTail,
     IftUtility,
+    InfapSum,
     InstEnd,
     InstExamined,
     InstTail,
@@ -320,14 +320,13 @@ def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
     return _cwl_value(value, _cwl_parts(m, p, 0.0), int(p["depth"]))
 
 
-def _ift_model(m: Metric, p: Mapping[str, ParamValue]) -> tuple[bool, bool, float, float, float, float, float, float]:
-    """(goal, rate, T, b1, R1, A, b2, R2) of an IFT measure (the parameters a variant lacks: 1)."""
-    goal, rate = m.spec.name in ("IFTGoal", "IFTGoalRate"), m.spec.name in ("IFTRate", "IFTGoalRate")
-    return (
-        goal, rate,
-        *(float(p[k]) if goal else 1.0 for k in ("T", "b1", "R1")),
-        *(float(p[k]) if rate else 1.0 for k in ("A", "b2", "R2")),
-    )  # type: ignore[return-value]
+def _ift_model(p: Mapping[str, ParamValue]) -> tuple[bool, bool, float, float, float, float, float, float]:
+    """(goal, rate, T, b1, R1, A, b2, R2) of an IFT measure: it has the goal C1 when its spec has
+    T, b1, R1, the rate C2 when it has A, b2, R2 (the parameters of a part it lacks: 1, unread)."""
+    goal, rate = "R1" in p, "R2" in p
+    t, b1, r1 = (float(p["T"]), float(p["b1"]), float(p["R1"])) if goal else (1.0, 1.0, 1.0)
+    a, b2, r2 = (float(p["A"]), float(p["b2"]), float(p["R2"])) if rate else (1.0, 1.0, 1.0)
+    return goal, rate, t, b1, r1, a, b2, r2
 
 
 def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
@@ -347,7 +346,7 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
         bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, u, depth)
         rows_u, rows_e, tail, p_end = BpmUtility(*bpm), BpmExamined(*bpm), BpmTail(*bpm), BpmEnd(*bpm)
     elif name in IFT_MEASURES:
-        ift = (*_ift_model(m, p), lo, hi, u, depth)
+        ift = (*_ift_model(p), lo, hi, u, depth)
         rows_u, rows_e, tail, p_end = IftUtility(*ift), IftExamined(*ift), IftTail(*ift), IftEnd(*ift)
     else:
         model = _cwl_models(m, p)
@@ -367,7 +366,7 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
             tail = Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth)))
             p_end = Mul(Const(end), survival)
     gain: Node = CwlGainTotal(lo, hi, u, depth)
-    utility = rows_u
+    utility: Node = rows_u
     if u > 0:
         utility = Add(rows_u, Mul(Const(u), tail))
         padded = Sub(Const(float(depth)), Least(Count(), Const(float(depth))))
