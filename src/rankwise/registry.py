@@ -252,7 +252,9 @@ CWL_VALUE_RES = Param(
     str,
     "EU",
     CWL_VALUE.doc + "; their residuals 'ResEU', 'ResETU', 'ResEC', 'ResETC', 'ResED' (cwl_eval -r: "
-    "how much each would rise were every unjudged and padded document fully relevant)",
+    "how much each changes were every unjudged and padded document fully relevant, gain 1: "
+    "cwl_eval's best case minus the value; negative where an adaptive user, INST, BPM, NERR, IFT, "
+    "then stops sooner)",
     choices=CWL_VALUES + CWL_RESIDUALS,
 )
 _RELEVANCE_LEVEL = (
