@@ -4,9 +4,10 @@
 -- survival S_i of the gains above rank i (rw_cwl_reach). The primitives of
 -- rankwise/primitives.py's C/W/L block, with the parameter names of their Polars functions.
 
--- cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), 0 unjudged.
-CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel) AS
-    CASE WHEN rel IS NULL THEN 0.0::DOUBLE
+-- cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), unjudged
+-- (0; 1 in cwl_eval's best case, its residuals) when unjudged.
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel, unjudged) AS
+    CASE WHEN rel IS NULL THEN unjudged::DOUBLE
          ELSE (least(greatest(greatest(rel::DOUBLE, 0.0), min_rel::DOUBLE), max_rel::DOUBLE) - min_rel::DOUBLE)
               / (max_rel::DOUBLE - min_rel::DOUBLE)
     END;
@@ -15,10 +16,10 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel) AS
 CREATE OR REPLACE TEMP MACRO rw_cwl_log(g) AS CASE WHEN g < 1.0 THEN ln(1.0 - g) ELSE 0.0::DOUBLE END;
 
 -- Per-row steps of the running sums: the gain, ln(1 - g) (0 where g = 1), [g = 1].
-CREATE OR REPLACE TEMP MACRO rw_cwl_gain_step(rel, min_rel, max_rel) AS rw_cwl_gain(rel, min_rel, max_rel);
-CREATE OR REPLACE TEMP MACRO rw_cwl_log_step(rel, min_rel, max_rel) AS rw_cwl_log(rw_cwl_gain(rel, min_rel, max_rel));
-CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel) AS
-    CASE WHEN rw_cwl_gain(rel, min_rel, max_rel) >= 1.0 THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_step(rel, min_rel, max_rel, unjudged) AS rw_cwl_gain(rel, min_rel, max_rel, unjudged);
+CREATE OR REPLACE TEMP MACRO rw_cwl_log_step(rel, min_rel, max_rel, unjudged) AS rw_cwl_log(rw_cwl_gain(rel, min_rel, max_rel, unjudged));
+CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) AS
+    CASE WHEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) >= 1.0 THEN 1 ELSE 0 END;
 
 -- The discount d(i), 0 beyond depth: 'geometric' a^(i - 1); 'insq' (2a / (i - 1 + 2a))^2;
 -- 'cutoff' [i <= a]; 'cutoff_recip' [i <= a] / i; 'log2' [i <= a] / log2(i + 1); 'linear'
@@ -37,45 +38,45 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, shape, a, depth) AS
 
 -- S_i, the survival of the gains above the row: 'none' 1; 'product' prod_{j<i} (1 - g_j), 0
 -- once a factor is 0, else exp of the running log with this row's own step taken out.
-CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged) AS
     CASE
         WHEN survival = 'product' THEN
-            CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel) > 0 THEN 0.0
-                 ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel)) END
+            CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) > 0 THEN 0.0
+                 ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel, unjudged)) END
         ELSE 1.0
     END::DOUBLE;
 
 -- sum d(i) * S_i * g_i (the expected utility before normalisation).
-CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
-                 * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+                 * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
 
 -- sum d(i) * S_i over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)), 0.0)::DOUBLE;
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
 
 -- sum d(i) over the ranked rows.
 CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
 
--- sum d(i) over the unjudged rows (cwl_eval's residual of a model that ignores the gains).
-CREATE OR REPLACE TEMP MACRO rw_cwl_unjudged_discounted(rel, rnk, shape, a, depth) AS
-    coalesce(sum(CASE WHEN rel IS NULL THEN rw_cwl_discount(rnk, shape, a, depth) ELSE 0.0 END), 0.0)::DOUBLE;
+-- d(m + 1), m the ranked rows at rank <= depth (the first padded rank's discount).
+CREATE OR REPLACE TEMP MACRO rw_cwl_next_discount(rnk, shape, a, depth) AS
+    rw_cwl_discount((count(*) FILTER (WHERE rnk <= depth)) + 1, shape, a, depth);
 
 -- S after the rows at rank <= depth (1 for none).
-CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, unjudged, depth) AS
     CASE
         WHEN survival = 'product' THEN
-            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel) ELSE 0 END), 0) > 0 THEN 0.0
-                 ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)) END
+            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) ELSE 0 END), 0) > 0 THEN 0.0
+                 ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)) END
         ELSE 1.0
     END::DOUBLE;
 
 -- sum_{i <= depth} g_i.
-CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, depth) AS
-    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T - G_i - 1) / (i + 2T - G_i))^2, G_i
 -- the running gain cumgain (as cwl_eval writes it); its running log and count of zero factors
@@ -93,11 +94,11 @@ CREATE OR REPLACE TEMP MACRO rw_inst_reach(rnk, cumgain, cumlog, cumzero, target
          ELSE exp(cumlog - rw_inst_log_step(rnk, cumgain, target)) END;
 
 -- sum_{i <= depth} P_i * g_i, and sum_{i <= depth} P_i.
-CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(CASE WHEN rnk <= depth
-                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel)
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
@@ -116,78 +117,143 @@ CREATE OR REPLACE TEMP MACRO rw_inst_after_reach(rnk, cumgain, target, depth) AS
     CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_zero_step(rnk, cumgain, target) ELSE 0 END), 0) > 0 THEN 0.0
          ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_log_step(rnk, cumgain, target) ELSE 0.0 END), 0.0)) END;
 CREATE OR REPLACE TEMP MACRO rw_inst_after_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth) AS
-    2.0 * target::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth) AS
+    2.0 * target::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0);
 
--- sum_{m < i <= depth} P_i = P_{m+1} (m + a)^2 (psi1(m + a) - psi1(depth + a)) over the padding.
-CREATE OR REPLACE TEMP MACRO rw_inst_tail(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+-- sum_{m < i <= depth} P_i over the padding: of gain 0, P_{m+1} (m + a)^2 (psi1(m + a) - psi1(depth + a));
+-- of gain 1 (unjudged = 1), C = ((m + a - 1) / (m + a))^2 at every padded rank: P_{m+1} (1 - C^(depth - m)) / (1 - C).
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_c(x) AS pow((x - 1.0) / x, 2.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_sum(start, stop, unjudged) AS
+    CASE WHEN unjudged = 0 THEN pow(start, 2.0) * (rw_trigamma(start) - rw_trigamma(stop))
+         WHEN rw_inst_pad_c(start) = 1.0 THEN stop - start
+         ELSE (1.0 - pow(rw_inst_pad_c(start), stop - start)) / (1.0 - rw_inst_pad_c(start)) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_tail(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth) AS
     (rw_inst_after_reach(rnk, cumgain, target, depth)
-     * pow(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth), 2.0)
-     * (rw_trigamma(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
-        - rw_trigamma(depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))))::DOUBLE;
+     * rw_inst_pad_sum(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth),
+                       depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth), unjudged))::DOUBLE;
 
--- P_{depth+1} = P_{m+1} ((m + a) / (depth + a))^2.
-CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max_rel, depth) AS
+-- P_{depth+1}: P_{m+1} ((m + a) / (depth + a))^2 (padding of gain 0), P_{m+1} C^(depth - m) (gain 1).
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_end(start, stop, unjudged) AS
+    CASE WHEN unjudged = 0 THEN pow(start / stop, 2.0) ELSE pow(rw_inst_pad_c(start), stop - start) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth) AS
     (rw_inst_after_reach(rnk, cumgain, target, depth)
-     * pow((rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth))
-           / (depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, depth)), 2.0))::DOUBLE;
+     * rw_inst_pad_end(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth),
+                       depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth), unjudged))::DOUBLE;
 
 -- BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
 -- T_i = target + hb (G_{i-1} - (i - 1) gain_med) (hb = 0: the static model), G = cumgain.
 -- 1 where G_i >= T_i (a failure: the user has the gain wanted).
-CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) AS
-    CASE WHEN cumgain >= target::DOUBLE + hb::DOUBLE * ((cumgain - rw_cwl_gain(rel, min_rel, max_rel))
+CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) AS
+    CASE WHEN cumgain >= target::DOUBLE + hb::DOUBLE * ((cumgain - rw_cwl_gain(rel, min_rel, max_rel, unjudged))
                                                         - (rnk::DOUBLE - 1.0) * gain_med::DOUBLE)
          THEN 1 ELSE 0 END;
 
 -- P_i = [i <= k] [no failure above] (0 beyond depth).
-CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     CASE WHEN rnk <= k AND rnk <= depth
-              AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel) = 0
+              AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) = 0
          THEN 1.0 ELSE 0.0 END::DOUBLE;
 
 -- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
-CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
-                 * rw_cwl_gain(rel, min_rel, max_rel)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+                 * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)), 0.0)::DOUBLE;
 
 -- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
--- failing rank j* of the padding (gain 0, G = G_m: fails where hb gain_med (j - 1) >=
--- target + (hb - 1) G_m; when hb gain_med <= 0, at m + 1 if it fails there, else never).
-CREATE OR REPLACE TEMP MACRO rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth) AS
+-- failing rank j* of the padding (gain u = unjudged there, G_i = G_m + (i - m) u: fails where
+-- beta (i - 1) + alpha >= 0, beta = u (1 - hb) + hb gain_med, alpha = (1 - hb) (G_m - m u) + u - target;
+-- when beta <= 0, at m + 1 if it fails there, else never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth) AS
     CASE WHEN coalesce(sum(CASE WHEN rnk <= depth
-                                THEN rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+                                THEN rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged)
                                 ELSE 0 END), 0) = 0 THEN 1.0 ELSE 0.0 END::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_bpm_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_total(rel, rnk, min_rel, max_rel, depth) AS
-    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel) ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_pad_rate(hb, gain_med, unjudged) AS
+    unjudged::DOUBLE * (1.0 - hb::DOUBLE) + hb::DOUBLE * gain_med::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth) AS
     CASE
-        WHEN hb::DOUBLE * gain_med::DOUBLE > 0 THEN
+        WHEN rw_bpm_pad_rate(hb, gain_med, unjudged) > 0 THEN
             greatest(rw_bpm_m(rnk, depth) + 1.0,
-                     ceil((target::DOUBLE + (hb::DOUBLE - 1.0) * rw_bpm_total(rel, rnk, min_rel, max_rel, depth))
-                          / (hb::DOUBLE * gain_med::DOUBLE)) + 1.0)
-        WHEN rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
-             >= target::DOUBLE + hb::DOUBLE * (rw_bpm_total(rel, rnk, min_rel, max_rel, depth)
+                     ceil(-((1.0 - hb::DOUBLE) * (rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth)
+                                                  - rw_bpm_m(rnk, depth) * unjudged::DOUBLE)
+                            + unjudged::DOUBLE - target::DOUBLE)
+                          / rw_bpm_pad_rate(hb, gain_med, unjudged)) + 1.0)
+        WHEN rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth) + unjudged::DOUBLE
+             >= target::DOUBLE + hb::DOUBLE * (rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth)
                                                - rw_bpm_m(rnk, depth) * gain_med::DOUBLE)
             THEN rw_bpm_m(rnk, depth) + 1.0
         ELSE NULL
     END::DOUBLE;
 
 -- sum_{m < i <= depth} P_i = S max(0, min(depth, k, j*) - m) over the padding (j* NULL: never).
-CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
-    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
      * greatest(0.0, least(least(depth, k)::DOUBLE,
-                           coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth),
+                           coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth),
                                     least(depth, k)::DOUBLE))
                      - rw_bpm_m(rnk, depth)))::DOUBLE;
 
 -- P_{depth+1} = S [depth < k] [depth + 1 <= j*].
-CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, depth) AS
-    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
      * CASE WHEN depth < k
-                 AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, depth)
+                 AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
                               >= depth + 1.0, true)
             THEN 1.0 ELSE 0.0 END)::DOUBLE;
+
+-- IFT (Azzopardi, Thomas & Craswell 2018), as cwl_eval: C_i = C1_i C2_i, the goal C1 = 1 - 1 / (1 +
+-- b1 e^((target - G_i) r1)) (goal) and the rate C2 = 1 / (1 + b2 e^((rate_a - G_i / i) r2)) (rate), G
+-- the running gain; ln C1 = -softplus(-(target - G) r1 - ln b1), ln C2 = -softplus((rate_a - G / i) r2
+-- + ln b2), softplus(z) = ln(1 + e^z) without overflow.
+CREATE OR REPLACE TEMP MACRO rw_softplus(z) AS greatest(z, 0.0) + ln(1.0 + exp(-abs(z)));
+CREATE OR REPLACE TEMP MACRO rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    ((CASE WHEN goal THEN -rw_softplus(-(target::DOUBLE - cumgain) * r1::DOUBLE - ln(b1::DOUBLE)) ELSE 0.0 END)
+     + (CASE WHEN rate THEN -rw_softplus((rate_a::DOUBLE - cumgain / rnk::DOUBLE) * r2::DOUBLE + ln(b2::DOUBLE))
+             ELSE 0.0 END))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_ift_log_step(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2);
+
+-- P_i = exp(sum_{j<i} ln C_j).
+CREATE OR REPLACE TEMP MACRO rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    exp(cumlog - rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2));
+
+-- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                           * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The padded ranks i = m + 1 .. depth (gain unjudged there, G_i = G_m + (i - m) unjudged), walked
+-- from rank m (the list is never empty) with the state (p: P_i, s: sum of P so far, g: G_m, m),
+-- which starts at P_{m+1} = exp(sum over the rows of ln C): its s is the tail sum, its p P_{depth+1}.
+CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    list_reduce(
+        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
+        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
+            THEN struct_pack(
+                p := acc.p * exp(rw_ift_log(i, acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
+                                            goal, rate, target, b1, r1, rate_a, b2, r2)),
+                s := acc.s + acc.p, g := acc.g, m := acc.m)
+            ELSE acc END,
+        struct_pack(
+            p := exp(coalesce(sum(CASE WHEN rnk <= depth
+                                       THEN rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                                       ELSE 0.0 END), 0.0))::DOUBLE,
+            s := 0.0::DOUBLE,
+            g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
+            m := rw_bpm_m(rnk, depth)));
+
+-- sum_{m < i <= depth} P_i over the padding, and P_{depth+1}.
+CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
+CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;

@@ -34,6 +34,7 @@ logging.getLogger("cwl").disabled = True
 
 DATA = Path(__file__).parent / "data"
 VALUES = ("EU", "ETU", "EC", "ETC", "ED")
+RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
 
 
 class _Gains(TrecQrelHandler):  # type: ignore[misc]
@@ -97,6 +98,18 @@ MEASURES: list[Measure] = [
     ("TBG", lambda: M.TBGCWLMetric(224), 0, 1, 1000),
     ("TBG(H=3,max_rel=4)", lambda: M.TBGCWLMetric(3), 0, 4, 1000),
     ("TBG(H=50,max_rel=2,depth=9)", lambda: M.TBGCWLMetric(50), 0, 2, 9),
+    # IFT: cwl_eval's README values are rankwise's defaults
+    ("IFTGoal", lambda: M.IFTGoalCWLMetric(2.0, 0.9, 10), 0, 1, 1000),
+    ("IFTGoal(T=1,b1=0.5,R1=1,max_rel=4)", lambda: M.IFTGoalCWLMetric(1.0, 0.5, 1.0), 0, 4, 1000),
+    ("IFTGoal(T=0.5,R1=100,max_rel=2,depth=8)", lambda: M.IFTGoalCWLMetric(0.5, 0.9, 100.0), 0, 2, 8),
+    ("IFTRate", lambda: M.IFTRateCWLMetric(0.2, 0.9, 10), 0, 1, 1000),
+    ("IFTRate(A=0.5,b2=2,R2=1,max_rel=3)", lambda: M.IFTRateCWLMetric(0.5, 2.0, 1.0), 0, 3, 1000),
+    ("IFTRate(A=0,R2=100,max_rel=4,depth=9)", lambda: M.IFTRateCWLMetric(0.0, 0.9, 100.0), 0, 4, 9),
+    ("IFTGoalRate", lambda: M.IFTGoalRateCWLMetric(2.0, 0.9, 10, 0.2, 0.9, 10), 0, 1, 1000),
+    ("IFTGoalRate(T=1,R1=100,A=0.5,R2=100,max_rel=4)",
+     lambda: M.IFTGoalRateCWLMetric(1.0, 0.9, 100.0, 0.5, 0.9, 100.0), 0, 4, 1000),
+    ("IFTGoalRate(T=3,b1=2,R1=1,A=0.1,b2=0.5,R2=2,max_rel=2,depth=11)",
+     lambda: M.IFTGoalRateCWLMetric(3.0, 2.0, 1.0, 0.1, 0.5, 2.0), 0, 2, 11),
 ]
 
 
@@ -302,6 +315,40 @@ def test_golden(engine: str) -> None:
     assert list(v.values()) == pytest.approx([0.5 / 1.5], abs=1e-12)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_golden_ift(engine: str) -> None:
+    # IFTRate(A=0,b2=1) with nothing relevant: C2 = 1 / (1 + e^0) = 1/2 at every rank; depth 3:
+    # P = 1, 1/2, 1/4, ED = 7/4, P_4 = 1/8, ETC = ED − 3 · P_4
+    v = _one([with_value("IFTRate(A=0,b2=1,depth=3)", x) for x in VALUES], {"a": 0}, engine)
+    assert list(v.values()) == pytest.approx([0.0, 0.0, 1.0, 7 / 4 - 3 / 8, 7 / 4], abs=1e-15)
+    # IFTGoal(R1=0,b1=1): C1 = 1 − 1 / (1 + 1) = 1/2 whatever the gain; a fully relevant first
+    # document: EU = 1 / (7/4), ETU = Σ L_i G_i = 1 (every stop after rank 1 has G = 1) − P_4 · 1
+    v = _one([with_value("IFTGoal(R1=0,b1=1,depth=3)", x) for x in ("EU", "ETU")], {"a": 1}, engine)
+    assert list(v.values()) == pytest.approx([4 / 7, 1 - 1 / 8], abs=1e-15)
+    # IFTGoalRate is the product: C = 1/2 · 1/2 with both rationalities 0 and b = 1
+    v = _one([with_value("IFTGoalRate(R1=0,b1=1,A=0,b2=1,depth=3)", "ED")], {"a": 0}, engine)
+    assert list(v.values()) == pytest.approx([1 + 1 / 4 + 1 / 16], abs=1e-15)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_golden_residuals_of_adaptive_models(engine: str) -> None:
+    # INST(T=1,depth=3) of [unjudged, 0, 0]: worst P = 1, (2/3)², (2/3)²(3/4)² (ED 61/36); best
+    # (a of gain 1): C_1 = (1/2)², C_2 = (2/3)²: P = 1, 1/4, 1/9 (ED 49/36), EU 36/49
+    v = _one([with_value("INST(depth=3)", x) for x in ("ResEU", "ResED", "ResEC")], {"b": 0, "c": 0}, engine)
+    assert list(v.values()) == pytest.approx([36 / 49, 49 / 36 - 61 / 36, 0.0], abs=1e-15)
+    # NERR10(p=0.5,depth=3) of [0, unjudged, 0]: worst P = 1, 1/2, 1/4; best C_2 = 0: P = 1, 1/2, 0
+    v = _one([with_value("NERR10(p=0.5,depth=3)", x) for x in ("ResEU", "ResED")], {"a": 0, "c": 0}, engine)
+    assert list(v.values()) == pytest.approx([0.5 / 1.5, -0.25], abs=1e-15)
+    # the padding is fully relevant in the best case: NERR10(p=0.5,depth=5) of [0, 0, 0] stops at
+    # rank 4 (P_5 = 0 instead of 1/16), EU = (1/8) / (15/8)
+    v = _one([with_value("NERR10(p=0.5,depth=5)", x) for x in ("ResEU", "ResED")], {"a": 0, "b": 0, "c": 0}, engine)
+    assert list(v.values()) == pytest.approx([1 / 15, -1 / 16], abs=1e-15)
+    # BPM(T=1)@10 of [0, 0, 0]: worst reads k = 10 documents for nothing; best has its target at the
+    # first padded rank, 4: EU 1/4, ETU 1, ETC and ED 4
+    v = _one([with_value("BPM(T=1)@10", x) for x in RESIDUALS], {"a": 0, "b": 0, "c": 0}, engine)
+    assert list(v.values()) == pytest.approx([0.25, 1.0, 0.0, -6.0, -6.0], abs=1e-15)
+
+
 def test_a_query_missing_from_the_run_scores_0() -> None:
     qrels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "relevance": [1, 1]})
     got = rw.evaluate(RUN, qrels, ["INSQ", "SDCG@3"], missing="zero")
@@ -346,7 +393,10 @@ def test_explain_shows_cwl_eval_continuation_and_weights(case: tuple[pl.DataFram
                 want = c[i] if name not in ("U", "TBG") and not name.startswith(("U(", "TBG(")) else (
                     w[i + 1] / w[i] if i + 1 < len(w) else 0.0
                 )
-                assert row["continuation"] == pytest.approx(want, abs=1e-9), (name, row)
+                # P_i is a difference of the cut rankings' sums of P (of order ED): its absolute
+                # error is a few ulps of those, so C_i = P_{i+1} / P_i is as exact as P_i is large
+                slack = 1e-9 + 1e-15 / row["examination"]
+                assert row["continuation"] == pytest.approx(want, abs=slack), (name, row)
             elif row["examination"] == 0.0 or i >= depth - 1:
                 assert row["continuation"] is None
 
@@ -383,8 +433,7 @@ def test_rbp_equals_cwl_eval_rbp(p: float) -> None:
 
 # -- residuals (cwl_eval -r): every unjudged and padded document fully relevant ------------------
 
-RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
-WITH_RESIDUALS = [m for m in MEASURES if m[0].startswith(("INSQ", "SDCG", "U", "TBG"))]
+WITH_RESIDUALS = MEASURES
 
 
 def cwl_eval_residuals(measure: Any, qrels: list[tuple[Any, Any, float]], ranking: dict[Any, list[Any]],

@@ -10,7 +10,7 @@ metric's value had the ranking ended at that rank, and ``contribution`` what tha
 to it. Where a primitive has a gain or a discount, the row's ``gain`` and ``discount`` are
 shown; where it reads the ideal order, the ideal ranking stands beside the ranking
 (``ideal_doc_id``, ``ideal_relevance``, ``ideal_gain``). The rows stop at the metric's cutoff.
-For a C/W/L user model (INST, INSQ, BPM, SDCG, NERR8-11, U, TBG) each rank also shows its
+For a C/W/L user model (INST, INSQ, BPM, SDCG, NERR8-11, U, TBG, IFT) each rank also shows its
 ``gain`` (cwl_eval's, in [0, 1]), ``examination`` (P_i, the chance the user reads it),
 ``continuation`` (C_i = P_{i+1} / P_i, the chance of going on to the next rank; empty where
 P_i = 0 and at the model's ``depth``, where its padded ranking ends), ``weight`` (W_i = P_i / ED) and ``expected_utility`` (W_i · g_i: its part of EU, the
@@ -54,6 +54,7 @@ from rankwise.primitives import (
     CwlExamined,
     Gain,
     IdealRank,
+    IftExamined,
     InstExamined,
     Primitive,
     leaves,
@@ -139,7 +140,7 @@ def _user_model(m: Metric, conv: Conventions) -> list[Output]:
         return []
     params = {**dict(m.params), "value": "ED"}
     (depth,) = outputs([make_metric(m.spec, params, m.cutoff)], conv)
-    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined)))
+    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined, IftExamined)))
     return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
 
 

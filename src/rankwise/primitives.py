@@ -736,9 +736,12 @@ class RndcgBoundsInv(QrelsPrimitive):
 # A user reads rank 1 and goes on from rank i to i + 1 with probability C_i. The chance of
 # reading rank i is P_i = Π_{j<i} C_j; every model here has P_i = d(i) · S_i: a discount d of
 # the rank alone (``shape``, parameter ``a``, zero beyond ``depth``) times a survival S_i
-# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j)). Gains are cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) /
-# (max_rel − min_rel), 0 when unjudged. Beyond the ranking cwl_eval pads to ``depth`` with
-# gain 0, so S stays constant there and the tail of Σ P_i is S_m · Σ_{m<i≤depth} d(i).
+# of the gains above rank i (``survival``: 'none' 1; 'product' Π_{j<i} (1 − g_j)). Gains are
+# cwl's: g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / (max_rel − min_rel), and
+# ``unjudged`` when unjudged: 0, or 1 in cwl_eval's best case (its residuals, -r). Beyond the
+# ranking cwl_eval pads to ``depth`` with documents of gain ``unjudged``: with gain 0, S stays
+# constant there and the tail of Σ P_i is S_m · Σ_{m<i≤depth} d(i); with gain 1 a 'product'
+# survival ends at the first padded rank.
 
 
 @dataclass(frozen=True)
@@ -747,6 +750,7 @@ class CwlGainStep(Step):
 
     min_rel: float
     max_rel: float
+    unjudged: float
 
 
 @dataclass(frozen=True)
@@ -755,6 +759,7 @@ class CwlLogStep(Step):
 
     min_rel: float
     max_rel: float
+    unjudged: float
 
 
 @dataclass(frozen=True)
@@ -763,42 +768,35 @@ class CwlZeroStep(Step):
 
     min_rel: float
     max_rel: float
+    unjudged: float
 
 
 @dataclass(frozen=True)
-class CwlUtility(Primitive):
+class _CwlRows(Primitive):
+    abstract: ClassVar[bool] = True
+    shape: str
+    a: float
+    survival: str
+    min_rel: float
+    max_rel: float
+    unjudged: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {
+            "cumlog": CwlLogStep(self.min_rel, self.max_rel, self.unjudged),
+            "cumzero": CwlZeroStep(self.min_rel, self.max_rel, self.unjudged),
+        }
+
+
+@dataclass(frozen=True)
+class CwlUtility(_CwlRows):
     """Σ_{i≤depth} d(i) · S_i · g_i (the expected utility before normalisation)."""
 
-    shape: str
-    a: float
-    survival: str
-    min_rel: float
-    max_rel: float
-    depth: int
-
-    def inputs(self) -> dict[str, Input]:
-        return {
-            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
-            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
-        }
-
 
 @dataclass(frozen=True)
-class CwlExamined(Primitive):
+class CwlExamined(_CwlRows):
     """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
-
-    shape: str
-    a: float
-    survival: str
-    min_rel: float
-    max_rel: float
-    depth: int
-
-    def inputs(self) -> dict[str, Input]:
-        return {
-            "cumlog": CwlLogStep(self.min_rel, self.max_rel),
-            "cumzero": CwlZeroStep(self.min_rel, self.max_rel),
-        }
 
 
 @dataclass(frozen=True)
@@ -812,10 +810,11 @@ class CwlDiscounted(Primitive):
 
 
 @dataclass(frozen=True)
-class CwlUnjudgedDiscounted(Primitive):
-    """Σ_{i≤depth} d(i) over the unjudged rows (what they would add to the utility of a model
-    whose continuation ignores the gains, were each fully relevant: cwl_eval's residual)."""
+class CwlNextDiscount(Primitive):
+    """d(m + 1), m the ranked rows at rank ≤ depth (the first padded rank's discount; 0 when
+    m = depth)."""
 
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
     shape: str
     a: float
     depth: int
@@ -829,17 +828,18 @@ class CwlSurvival(Primitive):
     survival: str
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
 
 
 @dataclass(frozen=True)
 class CwlGainTotal(Primitive):
-    """Σ_{i≤depth} g_i."""
+    """Σ_{i≤depth} g_i over the ranked rows."""
 
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
-
 
 
 # INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i
@@ -855,9 +855,10 @@ class InstLogStep(Step):
     target: float
     min_rel: float
     max_rel: float
+    unjudged: float
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
 
 
 @dataclass(frozen=True)
@@ -868,9 +869,10 @@ class InstZeroStep(Step):
     target: float
     min_rel: float
     max_rel: float
+    unjudged: float
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
 
 
 @dataclass(frozen=True)
@@ -879,13 +881,15 @@ class _InstRows(Primitive):
     target: float
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
+        args = (self.target, self.min_rel, self.max_rel, self.unjudged)
         return {
-            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
-            "cumlog": InstLogStep(self.target, self.min_rel, self.max_rel),
-            "cumzero": InstZeroStep(self.target, self.min_rel, self.max_rel),
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged),
+            "cumlog": InstLogStep(*args),
+            "cumzero": InstZeroStep(*args),
         }
 
 
@@ -905,21 +909,24 @@ class _InstAfter(Primitive):
     target: float
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
 
 
 @dataclass(frozen=True)
 class InstTail(_InstAfter):
-    """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth, gain 0 there):
-    P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a)), a = 2T − G_m, ψ1 the trigamma function."""
+    """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth), a = 2T − G_m:
+    gain 0 there, P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a)), ψ1 the trigamma function;
+    gain 1 (``unjudged`` = 1), C = ((m + a − 1) / (m + a))² at every padded rank, a geometric sum."""
 
 
 @dataclass(frozen=True)
 class InstEnd(_InstAfter):
-    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
+    """P_{depth+1}: P_{m+1} · ((m + a) / (depth + a))² (padding of gain 0), P_{m+1} · C^(depth − m)
+    (gain 1)."""
 
 
 # BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
@@ -937,9 +944,10 @@ class BpmFailStep(Step):
     gain_med: float
     min_rel: float
     max_rel: float
+    unjudged: float
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
 
 
 @dataclass(frozen=True)
@@ -951,13 +959,12 @@ class _BpmRows(Primitive):
     k: int
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
-        return {
-            "cumgain": CwlGainStep(self.min_rel, self.max_rel),
-            "cumfail": BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel),
-        }
+        fail = BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel, self.unjudged)
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumfail": fail}
 
 
 @dataclass(frozen=True)
@@ -979,21 +986,104 @@ class _BpmAfter(Primitive):
     k: int
     min_rel: float
     max_rel: float
+    unjudged: float
     depth: int
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
 
 
 @dataclass(frozen=True)
 class BpmTail(_BpmAfter):
-    """Σ_{m<i≤depth} P_i over the padding (gain 0: T_i falls by hb · gain_med a rank, so the
-    first failure there is at a rank found in closed form)."""
+    """Σ_{m<i≤depth} P_i over the padding (gain u = ``unjudged`` there: G_i − T_i changes by
+    β = u · (1 − hb) + hb · gain_med a rank, so the first failure there is at a rank found in
+    closed form)."""
 
 
 @dataclass(frozen=True)
 class BpmEnd(_BpmAfter):
     """P_{depth+1}."""
+
+
+# IFT (Azzopardi, Thomas & Craswell 2018), as cwl_eval: C_i = C1_i · C2_i, the goal C1_i = 1 −
+# 1 / (1 + b1 · e^((T − G_i) · R1)) (``goal``) and the rate C2_i = 1 / (1 + b2 · e^((A − G_i / K_i)
+# · R2)) (``rate``), G_i the running gain, K_i the running cost (i: each document costs 1).
+# ln C is computed as −softplus (no overflow for large R1, R2); no factor is 0 (b1 > 0).
+
+
+@dataclass(frozen=True)
+class IftLogStep(Step):
+    """ln C_i of IFT."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    goal: bool
+    rate: bool
+    target: float
+    b1: float
+    r1: float
+    rate_a: float
+    b2: float
+    r2: float
+    min_rel: float
+    max_rel: float
+    unjudged: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
+
+
+@dataclass(frozen=True)
+class _Ift(Primitive):
+    abstract: ClassVar[bool] = True
+    goal: bool
+    rate: bool
+    target: float
+    b1: float
+    r1: float
+    rate_a: float
+    b2: float
+    r2: float
+    min_rel: float
+    max_rel: float
+    unjudged: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
+
+
+@dataclass(frozen=True)
+class _IftRows(_Ift):
+    abstract: ClassVar[bool] = True
+
+    def inputs(self) -> dict[str, Input]:
+        model = (self.goal, self.rate, self.target, self.b1, self.r1, self.rate_a, self.b2, self.r2)
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged),
+            "cumlog": IftLogStep(*model, self.min_rel, self.max_rel, self.unjudged),
+        }
+
+
+@dataclass(frozen=True)
+class IftUtility(_IftRows):
+    """Σ_{i≤depth} P_i · g_i, P_i = Π_{j<i} C_j."""
+
+
+@dataclass(frozen=True)
+class IftExamined(_IftRows):
+    """Σ_{i≤depth} P_i over the ranked rows."""
+
+
+@dataclass(frozen=True)
+class IftTail(_Ift):
+    """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth; gain u =
+    ``unjudged`` there, G_i = G_m + (i − m) · u): no closed form, a sum over the padded ranks."""
+
+
+@dataclass(frozen=True)
+class IftEnd(_Ift):
+    """P_{depth+1} = P_{m+1} · Π_{m<i≤depth} C_i."""
+
 
 # -- diversity (intent-aware) primitives: over (document, subtopic) pairs ----------------------
 # Subtopic qrels judge a document per subtopic (intent). A *pair* is a relevant judgment

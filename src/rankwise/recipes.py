@@ -34,8 +34,8 @@ from rankwise.primitives import (
     CwlDiscounted,
     CwlExamined,
     CwlGainTotal,
+    CwlNextDiscount,
     CwlSurvival,
-    CwlUnjudgedDiscounted,
     CwlUtility,
     DcgGain,
     Div,
@@ -53,6 +53,10 @@ from rankwise.primitives import (
     IdealDcgRun,
     IdealIntentGain,
     IdealRboWeights,
+    IftEnd,
+    IftExamined,
+    IftTail,
+    IftUtility,
     InfapSum,
     InstEnd,
     InstExamined,
@@ -297,71 +301,95 @@ def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
     raise KeyError(name)
 
 
+@dataclass(frozen=True)
+class CwlParts:
+    """A C/W/L model's sums over the ranking padded to depth (gain ``unjudged`` on unjudged and
+    padded ranks): Σ P_i g_i, ED = Σ P_i, P_{depth+1} and the total gain Σ g_i."""
+
+    utility: Node
+    depth_e: Node
+    p_end: Node
+    gain: Node
+
+
 def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
-    """A C/W/L measure (cwl_eval's EU, ETU, EC, ETC or ED) from the sums over the ranked rows
-    and closed forms over the padding: with P_i = d(i) · S_i, S constant beyond the ranking
-    (gain 0 there), D = Σ_{i≤depth} d(i) and P_end = P_{depth+1}:
-    ED = Σ_rows d·S + S_m · (D − Σ_rows d), EU = Σ_rows d·S·g / ED, ETU = Σ_rows d·S·g −
-    P_end · Σ_rows g, EC = 1, ETC = ED − depth · P_end."""
-    lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
-    if m.spec.name == "INST":
-        return _inst(m, p, lo, hi, depth)
-    if m.spec.name == "BPM":
-        bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, depth)
-        read = Add(BpmExamined(*bpm), BpmTail(*bpm))
-        return _cwl_value(str(p["value"]), BpmUtility(*bpm), read, BpmEnd(*bpm), CwlGainTotal(lo, hi, depth), depth)
-    model = _cwl_models(m, p)
-    d, a, s = model.shape, model.a, model.survival
-    total = math.fsum(
-        cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
-    )
-    end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
-    utility = CwlUtility(d, a, s, lo, hi, depth)
-    survival = CwlSurvival(s, lo, hi, depth)
-    depth_e: Node = _add(
-        CwlExamined(d, a, s, lo, hi, depth),
-        Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))),
-    )
-    p_end = Mul(Const(end), survival)
+    """A C/W/L measure: cwl_eval's EU, ETU, EC, ETC or ED of the ranking (unjudged and padded
+    documents of gain 0), or its residual (cwl_eval -r: ResX = X of the best case, where every
+    unjudged and padded document is fully relevant, gain 1, minus X)."""
     value = str(p["value"])
     if value.startswith("Res"):
-        # cwl_eval -r: every unjudged and padded document fully relevant (gain 1). With a
-        # continuation that ignores the gains only the utility rises: by d(i) at each unjudged
-        # rank and by the padding's Σ d; the total gain by one a document
-        assert s == "none", f"{m.spec.name} has no residuals"
-        extra = _add(CwlUnjudgedDiscounted(d, a, depth), Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth))))
-        if value == "ResEU":
-            return Div0(extra, depth_e)
-        if value == "ResETU":
-            shown = Least(Count(), Const(float(depth)))
-            extra_gain = _add(NotJudged(depth), Sub(Const(float(depth)), shown))
-            return Sub(extra, Mul(p_end, extra_gain))
-        return Const(0.0)  # the chance of reading each rank, hence EC, ETC and ED, stay
-    return _cwl_value(value, utility, depth_e, p_end, CwlGainTotal(lo, hi, depth), depth)
+        x = value.removeprefix("Res")
+        depth = int(p["depth"])
+        return Sub(_cwl_value(x, _cwl_parts(m, p, 1.0), depth), _cwl_value(x, _cwl_parts(m, p, 0.0), depth))
+    return _cwl_value(value, _cwl_parts(m, p, 0.0), int(p["depth"]))
 
 
-def _inst(m: Metric, p: Mapping[str, ParamValue], lo: float, hi: float, depth: int) -> Node:
-    """INST: the chance of reading rank i is the running product of its adaptive continuation
-    (InstExamined); the padding's part in closed form (InstTail, InstEnd)."""
-    t = float(p["T"])
-    utility = InstUtility(t, lo, hi, depth)
-    depth_e = Add(InstExamined(t, lo, hi, depth), InstTail(t, lo, hi, depth))
-    return _cwl_value(str(p["value"]), utility, depth_e, InstEnd(t, lo, hi, depth), CwlGainTotal(lo, hi, depth), depth)
+def _ift_model(p: Mapping[str, ParamValue]) -> tuple[bool, bool, float, float, float, float, float, float]:
+    """(goal, rate, T, b1, R1, A, b2, R2) of an IFT measure: it has the goal C1 when its spec has
+    T, b1, R1, the rate C2 when it has A, b2, R2 (the parameters of a part it lacks: 1, unread)."""
+    goal, rate = "R1" in p, "R2" in p
+    t, b1, r1 = (float(p["T"]), float(p["b1"]), float(p["R1"])) if goal else (1.0, 1.0, 1.0)
+    a, b2, r2 = (float(p["A"]), float(p["b2"]), float(p["R2"])) if rate else (1.0, 1.0, 1.0)
+    return goal, rate, t, b1, r1, a, b2, r2
 
 
-def _cwl_value(value: str, utility: Node, depth_e: Node, p_end: Node, gain: Node, depth: int) -> Node:
-    """One of cwl_eval's numbers from Σ P_i g_i over the rows, ED = Σ P_i, P_{depth+1} and the
-    gain of the rows: EU = Σ P g / ED, ETU = Σ P g − P_end · G, EC = 1 (0 for a query missing
-    from the run, where ED = 0), ETC = ED − depth · P_end."""
+def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
+    """The sums of :class:`CwlParts` from the sums over the ranked rows (at rank ≤ depth) and
+    closed forms (or, for IFT, a walk) over the padding: the padding's part of Σ P_i g_i is u ·
+    its Σ P_i, of the total gain u · (depth − m)."""
+    lo, hi, depth = float(p["min_rel"]), float(p["max_rel"]), int(p["depth"])
+    name = m.spec.name
+    rows_u: Node
+    rows_e: Node
+    tail: Node
+    p_end: Node
+    if name == "INST":
+        inst = (float(p["T"]), lo, hi, u, depth)
+        rows_u, rows_e, tail, p_end = InstUtility(*inst), InstExamined(*inst), InstTail(*inst), InstEnd(*inst)
+    elif name == "BPM":
+        bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, u, depth)
+        rows_u, rows_e, tail, p_end = BpmUtility(*bpm), BpmExamined(*bpm), BpmTail(*bpm), BpmEnd(*bpm)
+    elif name in IFT_MEASURES:
+        ift = (*_ift_model(p), lo, hi, u, depth)
+        rows_u, rows_e, tail, p_end = IftUtility(*ift), IftExamined(*ift), IftTail(*ift), IftEnd(*ift)
+    else:
+        model = _cwl_models(m, p)
+        d, a, s = model.shape, model.a, model.survival
+        total = math.fsum(
+            cwl_discount_value(d, a, depth, i) for i in range(1, min(depth, _cwl_reach_limit(d, a, depth)) + 1)
+        )
+        end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
+        survival = CwlSurvival(s, lo, hi, u, depth)
+        rows_u, rows_e = CwlUtility(d, a, s, lo, hi, u, depth), CwlExamined(d, a, s, lo, hi, u, depth)
+        if s == "product" and u > 0:
+            # the first padded rank (gain 1) ends the survival: P_{m+1} = S · d(m + 1), and
+            # P_{depth+1} is left only when nothing was padded (m = depth)
+            tail = Mul(survival, CwlNextDiscount(d, a, depth))
+            p_end = Mul(Mul(Const(end), survival), Positive(Sub(Count(), Const(float(depth - 1)))))
+        else:
+            tail = Mul(survival, Sub(Const(total), CwlDiscounted(d, a, depth)))
+            p_end = Mul(Const(end), survival)
+    gain: Node = CwlGainTotal(lo, hi, u, depth)
+    utility: Node = rows_u
+    if u > 0:
+        utility = Add(rows_u, Mul(Const(u), tail))
+        padded = Sub(Const(float(depth)), Least(Count(), Const(float(depth))))
+        gain = Add(gain, Mul(Const(u), padded))
+    return CwlParts(utility, _add(rows_e, tail), p_end, gain)
+
+
+def _cwl_value(value: str, parts: CwlParts, depth: int) -> Node:
+    """One of cwl_eval's numbers from :class:`CwlParts`: EU = Σ P g / ED, ETU = Σ P g − P_end · G,
+    EC = 1 (0 for a query missing from the run, where ED = 0), ETC = ED − depth · P_end, ED."""
     if value == "EU":
-        return Div0(utility, depth_e)
+        return Div0(parts.utility, parts.depth_e)
     if value == "ED":
-        return depth_e
+        return parts.depth_e
     if value == "EC":
-        return Positive(depth_e)
+        return Positive(parts.depth_e)
     if value == "ETU":
-        return Sub(utility, Mul(p_end, gain))
-    return Sub(depth_e, Mul(Const(float(depth)), p_end))
+        return Sub(parts.utility, Mul(parts.p_end, parts.gain))
+    return Sub(parts.depth_e, Mul(Const(float(depth)), parts.p_end))
 
 
 def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
@@ -370,7 +398,10 @@ def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
         return int(min(a, depth))
     return depth
 
-CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG"})
+IFT_MEASURES = frozenset({"IFTGoal", "IFTRate", "IFTGoalRate"})
+"""cwl_eval's three information-foraging measures (C1, C2, C1 · C2)."""
+
+CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG", *IFT_MEASURES})
 """The C/W/L user models (cwl_eval's measures): their recipes read the chance of reading each
 rank (rankwise.explain shows it)."""
 
@@ -558,6 +589,9 @@ RECIPES: dict[str, Recipe] = {
     "NERR11": _cwl,
     "U": _cwl,
     "TBG": _cwl,
+    "IFTGoal": _cwl,
+    "IFTRate": _cwl,
+    "IFTGoalRate": _cwl,
     # -- diversity / intent-aware measures of TREC's ndeval (issue 18, section 1) --------------
     **DIVERSITY_RECIPES,
 }

@@ -265,7 +265,9 @@ CWL_VALUE_RES = Param(
     str,
     "EU",
     CWL_VALUE.doc + "; their residuals 'ResEU', 'ResETU', 'ResEC', 'ResETC', 'ResED' (cwl_eval -r: "
-    "how much each would rise were every unjudged and padded document fully relevant)",
+    "how much each changes were every unjudged and padded document fully relevant, gain 1: "
+    "cwl_eval's best case minus the value; negative where an adaptive user, INST, BPM, NERR, IFT, "
+    "then stops sooner)",
     choices=CWL_VALUES + CWL_RESIDUALS,
 )
 _RELEVANCE_LEVEL = (
@@ -311,13 +313,54 @@ CWL_PERSISTENCE = Param(
     minimum=0.0, maximum=1.0,
     bounds="a probability: C_i = p · (1 − g_i) must lie in [0, 1]",
 )
-_CWL_COMMON = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE)
 _CWL_COMMON_RES = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE_RES)
 _CWL_FORMULA = (
     "C/W/L: C_i the chance to go on from rank i, P_i = Π_{j<i} C_j, W_i = P_i / Σ_{i≤depth} P_i; "
     "EU = Σ W_i g_i, ETU = Σ_i L_i Σ_{j≤i} g_j with L_i = P_i (1 − C_i), ED = Σ P_i, "
     "EC = 1, ETC = Σ_i L_i · i; g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
     "(max_rel − min_rel), 0 unjudged; the ranking cut at depth and padded to it with gain 0; "
+)
+_IFT_CITATION = (
+    "Azzopardi, Thomas & Craswell, Measuring the utility of search engine result pages: an "
+    "information foraging based measure, SIGIR 2018; cwl_eval (its README's T = 2, b1 = 0.9, "
+    "R1 = 10, A = 0.2, b2 = 0.9, R2 = 10: its classes have no defaults)"
+)
+_IFT_C1 = "C1_i = 1 − 1 / (1 + b1 · e^((T − G_i) · R1)), G_i = Σ_{j≤i} g_j"
+_IFT_C2 = "C2_i = 1 / (1 + b2 · e^((A − G_i / i) · R2)) (the rate of gain per document read)"
+_IFT_RATIONALITY = (
+    "a rationality: 0 ignores the {what} (C{n} = {flat}), larger follows it more sharply; negative "
+    "would reverse it; no natural ceiling: at most 2**62"
+)
+IFT_T = Param(
+    "T", float, 2.0, "the goal: the total gain the user wants",
+    minimum=0.0, maximum=LIMIT,
+    bounds="a total gain (gains lie in [0, 1], so the gain seen is never negative); no natural "
+    "ceiling: at most 2**62",
+)
+IFT_B1 = Param(
+    "b1", float, 0.9, "the goal's intercept: C1 = b1 / (1 + b1) where the gain seen is T",
+    minimum=0.0, exclusive_min=True, maximum=LIMIT,
+    bounds="a positive factor: b1 = 0 makes C1 = 0 (the user never goes on; ln C1 is the engines' "
+    "running sum), negative makes C1 no probability; no natural ceiling: at most 2**62",
+)
+IFT_R1 = Param(
+    "R1", float, 10.0, "the goal's rationality: how sharply the user stops once near T",
+    minimum=0.0, maximum=LIMIT, bounds=_IFT_RATIONALITY.format(what="goal", n=1, flat="b1 / (1 + b1)"),
+)
+IFT_A = Param(
+    "A", float, 0.2, "the rate of gain per document the user expects",
+    minimum=0.0, maximum=1.0,
+    bounds="a rate of gain per document read, and gains lie in [0, 1]",
+)
+IFT_B2 = Param(
+    "b2", float, 0.9, "the rate's intercept: C2 = 1 / (1 + b2) where the rate is A",
+    minimum=0.0, exclusive_min=True, maximum=LIMIT,
+    bounds="a positive factor: b2 = 0 makes C2 = 1 whatever the rate (ln b2 is the engines'), "
+    "negative makes C2 no probability; no natural ceiling: at most 2**62",
+)
+IFT_R2 = Param(
+    "R2", float, 10.0, "the rate's rationality: how sharply the user stops once the rate falls below A",
+    minimum=0.0, maximum=LIMIT, bounds=_IFT_RATIONALITY.format(what="rate", n=2, flat="1 / (1 + b2)"),
 )
 _NERR_CITATION = (
     "Azzopardi, Mackenzie & Moffat, ERR is not C/W/L: exploring the relationship between "
@@ -916,7 +959,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="INST",
         aliases=(),
-        params=(INST_T, *_CWL_COMMON),
+        params=(INST_T, *_CWL_COMMON_RES),
         cutoff="none",
         description="INST: adaptive C/W/L user who wants T gain and is more likely to stop the more gain is seen",
         formula=_CWL_FORMULA + "C_i = ((i + 2T − G_i − 1) / (i + 2T − G_i))², G_i = Σ_{j≤i} g_j",
@@ -949,7 +992,7 @@ SPECS: tuple[MetricSpec, ...] = (
                 "gain_med", float, 0.5, "the dynamic model's median gain: a document of more gain raises the target",
                 minimum=0.0, maximum=1.0, bounds="a gain, and gains lie in [0, 1]",
             ),
-            *_CWL_COMMON,
+            *_CWL_COMMON_RES,
         ),
         cutoff="required",
         description="Bejeweled Player Model: the user stops once the target gain is seen or k documents are "
@@ -972,7 +1015,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="NERR8",
         aliases=(),
-        params=_CWL_COMMON,
+        params=_CWL_COMMON_RES,
         cutoff="required",
         description="not (but nearly) ERR, equation 8: stop at a document with its gain, at the latest at rank k",
         formula=_CWL_FORMULA + "C_i = 1 − g_i for i < k, 0 from k on",
@@ -982,7 +1025,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="NERR9",
         aliases=(),
-        params=_CWL_COMMON,
+        params=_CWL_COMMON_RES,
         cutoff="required",
         description="not (but nearly) ERR, equation 9: NERR8 with a 1/i discount",
         formula=_CWL_FORMULA + "C_i = i / (i + 1) · (1 − g_i) for i < k, 0 from k on",
@@ -992,7 +1035,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="NERR10",
         aliases=(),
-        params=(CWL_PERSISTENCE, *_CWL_COMMON),
+        params=(CWL_PERSISTENCE, *_CWL_COMMON_RES),
         cutoff="none",
         description="not (but nearly) ERR, equation 10: RBP's patience p times 1 − g",
         formula=_CWL_FORMULA + "C_i = p · (1 − g_i)",
@@ -1002,7 +1045,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="NERR11",
         aliases=(),
-        params=(CWL_T, *_CWL_COMMON),
+        params=(CWL_T, *_CWL_COMMON_RES),
         cutoff="none",
         description="not (but nearly) ERR, equation 11: INSQ's continuation times 1 − g",
         formula=_CWL_FORMULA + "C_i = ((i + 2T − 1) / (i + 2T))² · (1 − g_i)",
@@ -1051,6 +1094,39 @@ SPECS: tuple[MetricSpec, ...] = (
         description="time-biased gain (C/W/L, each document costs 1): RBP with p = 2^(−1/H), stopping at depth",
         formula=_CWL_FORMULA + "W_i ∝ 2^(−(i − 1) / H)",
         citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="IFTGoal",
+        aliases=(),
+        params=(IFT_T, IFT_B1, IFT_R1, *_CWL_COMMON_RES),
+        cutoff="none",
+        description="information foraging, goal (cwl_eval's IFT-C1): the user is less likely to go on "
+        "the nearer the gain seen comes to the goal T",
+        formula=_CWL_FORMULA + _IFT_C1,
+        citation=_IFT_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="IFTRate",
+        aliases=(),
+        params=(IFT_A, IFT_B2, IFT_R2, *_CWL_COMMON_RES),
+        cutoff="none",
+        description="information foraging, rate (cwl_eval's IFT-C2): the user is less likely to go on "
+        "the further the rate of gain falls below A",
+        formula=_CWL_FORMULA + _IFT_C2,
+        citation=_IFT_CITATION,
+        empty_value=0.0,
+    ),
+    MetricSpec(
+        name="IFTGoalRate",
+        aliases=(),
+        params=(IFT_T, IFT_B1, IFT_R1, IFT_A, IFT_B2, IFT_R2, *_CWL_COMMON_RES),
+        cutoff="none",
+        description="information foraging, goal and rate (cwl_eval's IFT-C1-C2): IFTGoal's and IFTRate's "
+        "continuations multiplied",
+        formula=_CWL_FORMULA + "C_i = C1_i · C2_i, " + _IFT_C1 + ", " + _IFT_C2,
+        citation=_IFT_CITATION,
         empty_value=0.0,
     ),
     # -- diversity / intent-aware measures of TREC's ndeval (issue 18, section 1) ----------------

@@ -499,31 +499,31 @@ def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:
 # -- C/W/L user models (cwl_eval): see rankwise.primitives ------------------------------------
 
 
-def cwl_gain(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+def cwl_gain(rel: pl.Expr, min_rel: float, max_rel: float, unjudged: float = 0.0) -> pl.Expr:
     """cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) − min_rel) / (max_rel − min_rel),
-    0 when unjudged."""
+    ``unjudged`` when unjudged (0; 1 in cwl_eval's best case)."""
     r = pl.max_horizontal(rel.cast(pl.Float64), pl.lit(0.0))
     clipped = pl.min_horizontal(pl.max_horizontal(r, pl.lit(float(min_rel))), pl.lit(float(max_rel)))
-    return pl.when(rel.is_null()).then(0.0).otherwise((clipped - min_rel) / (max_rel - min_rel))
+    return pl.when(rel.is_null()).then(float(unjudged)).otherwise((clipped - min_rel) / (max_rel - min_rel))
 
 
-def cwl_gain_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+def cwl_gain_step(rel: pl.Expr, min_rel: float, max_rel: float, unjudged: float) -> pl.Expr:
     """The gain."""
-    return cwl_gain(rel, min_rel, max_rel)
+    return cwl_gain(rel, min_rel, max_rel, unjudged)
 
 
 def _cwl_log(g: pl.Expr) -> pl.Expr:
     return pl.when(g < 1.0).then((1.0 - g).log()).otherwise(0.0)
 
 
-def cwl_log_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+def cwl_log_step(rel: pl.Expr, min_rel: float, max_rel: float, unjudged: float) -> pl.Expr:
     """ln(1 − g), 0 where g = 1."""
-    return _cwl_log(cwl_gain(rel, min_rel, max_rel))
+    return _cwl_log(cwl_gain(rel, min_rel, max_rel, unjudged))
 
 
-def cwl_zero_step(rel: pl.Expr, min_rel: float, max_rel: float) -> pl.Expr:
+def cwl_zero_step(rel: pl.Expr, min_rel: float, max_rel: float, unjudged: float) -> pl.Expr:
     """1 where g = 1."""
-    return (cwl_gain(rel, min_rel, max_rel) >= 1.0).cast(pl.Int64)
+    return (cwl_gain(rel, min_rel, max_rel, unjudged) >= 1.0).cast(pl.Int64)
 
 
 def cwl_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
@@ -550,10 +550,10 @@ def cwl_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
 
 
 def cwl_reach(rel: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str,
-              min_rel: float, max_rel: float) -> pl.Expr:
+              min_rel: float, max_rel: float, unjudged: float) -> pl.Expr:
     """S_i, the survival of the gains above the row: 'none' 1; 'product' Π_{j<i} (1 − g_j)
     (0 once a factor is 0; else from the running log, this row's own step taken out)."""
-    g = cwl_gain(rel, min_rel, max_rel)
+    g = cwl_gain(rel, min_rel, max_rel, unjudged)
     if survival == "none":
         return pl.lit(1.0)
     if survival == "product":
@@ -563,16 +563,16 @@ def cwl_reach(rel: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, survival: str,
 
 
 def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i · g_i."""
-    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
-    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel)).sum()
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
 def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                 a: float, survival: str, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                 a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ d(i) · S_i."""
-    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel)
+    reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
     return (cwl_discount(rnk, shape, a, depth) * reach).sum()
 
 
@@ -581,10 +581,16 @@ def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     return cwl_discount(rnk, shape, a, depth).sum()
 
 
+def cwl_next_discount(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """d(m + 1), m the ranked rows at rank ≤ depth."""
+    m = (rnk <= depth).sum().cast(pl.Int64)
+    return cwl_discount(m + 1, shape, a, depth)
+
+
 def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_rel: float,
-                 depth: int) -> pl.Expr:
+                 unjudged: float, depth: int) -> pl.Expr:
     """S after the rows at rank ≤ depth."""
-    g = pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0)
+    g = pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0)
     if survival == "none":
         return pl.lit(1.0)
     if survival == "product":
@@ -592,9 +598,18 @@ def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_
     raise ValueError(f"unknown C/W/L survival {survival!r}")
 
 
-def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, unjudged: float,
+                   depth: int) -> pl.Expr:
     """Σ_{i≤depth} g_i."""
-    return pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    return pl.when(rnk <= depth).then(cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
+
+
+def _after(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, unjudged: float,
+           depth: int) -> tuple[pl.Expr, pl.Expr]:
+    """(m, G_m): the ranked rows at rank ≤ depth and their gain."""
+    inside = rnk <= depth
+    total = pl.when(inside).then(cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
+    return inside.sum().cast(pl.Float64), total
 
 
 # INST: a continuation of the running gain (its running log sums a step of the running gain)
@@ -624,14 +639,14 @@ def _inst_reach(rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Exp
 
 
 def inst_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
-                 min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                 min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i · g_i."""
-    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_gain(rel, min_rel, max_rel)
+    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_gain(rel, min_rel, max_rel, unjudged)
     return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
 
 
 def inst_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
-                  min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                  min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i."""
     return pl.when(rnk <= depth).then(_inst_reach(rnk, cumgain, cumlog, cumzero, target)).otherwise(0.0).sum()
 
@@ -652,77 +667,88 @@ def trigamma(x: pl.Expr) -> pl.Expr:
 
 
 def _inst_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
-                depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+                unjudged: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(P_{m+1}, m + a, depth + a) over the rows at rank ≤ depth, a = 2T − G_m."""
     inside = rnk <= depth
     zeros = pl.when(inside).then(inst_zero_step(rnk, cumgain, target)).otherwise(0).sum()
     logs = pl.when(inside).then(inst_log_step(rnk, cumgain, target)).otherwise(0.0).sum()
     reach = pl.when(zeros > 0).then(0.0).otherwise(logs.exp())
-    m = inside.sum().cast(pl.Float64)
-    a = 2.0 * target - pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    m, total = _after(rel, rnk, min_rel, max_rel, unjudged, depth)
+    a = 2.0 * target - total
     return reach, m + a, float(depth) + a
 
 
 def inst_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
-              depth: int) -> pl.Expr:
-    """Σ_{m<i≤depth} P_i = P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a))."""
-    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
-    return reach * start.pow(2.0) * (trigamma(start) - trigamma(stop))
+              unjudged: float, depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i: P_{m+1} · (m + a)² · (ψ1(m + a) − ψ1(depth + a)) (padding of gain 0);
+    P_{m+1} · (1 − c^(depth − m)) / (1 − c), c = ((m + a − 1) / (m + a))² (gain 1)."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth)
+    if unjudged == 0.0:
+        return reach * start.pow(2.0) * (trigamma(start) - trigamma(stop))
+    c = ((start - 1.0) / start).pow(2.0)
+    n = stop - start
+    return reach * pl.when(c == 1.0).then(n).otherwise((1.0 - c.pow(n)) / (1.0 - c))
 
 
 def inst_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, min_rel: float, max_rel: float,
-             depth: int) -> pl.Expr:
-    """P_{depth+1} = P_{m+1} · ((m + a) / (depth + a))²."""
-    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, depth)
-    return reach * (start / stop).pow(2.0)
+             unjudged: float, depth: int) -> pl.Expr:
+    """P_{depth+1}: P_{m+1} · ((m + a) / (depth + a))² (padding of gain 0); P_{m+1} · c^(depth − m)
+    (gain 1)."""
+    reach, start, stop = _inst_after(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth)
+    if unjudged == 0.0:
+        return reach * (start / stop).pow(2.0)
+    return reach * ((start - 1.0) / start).pow(2.0).pow(stop - start)
 
 
 # BPM: the user goes on while G_i < T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) and i < k
 
 
 def bpm_fail_step(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
-                  min_rel: float, max_rel: float) -> pl.Expr:
+                  min_rel: float, max_rel: float, unjudged: float) -> pl.Expr:
     """1 where G_i ≥ T_i."""
-    before = cumgain - cwl_gain(rel, min_rel, max_rel)
+    before = cumgain - cwl_gain(rel, min_rel, max_rel, unjudged)
     wanted = target + hb * (before - (rnk.cast(pl.Float64) - 1.0) * gain_med)
     return (cumgain >= wanted).cast(pl.Int64)
 
 
 def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
-               gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+               gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """P_i = [i ≤ k] · [no failure above] (0 beyond depth)."""
-    failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel)
+    failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged)
     return pl.when((rnk <= k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
 
 
 def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
-                gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i · g_i."""
-    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth)
-    return (reach * cwl_gain(rel, min_rel, max_rel)).sum()
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    return (reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
 def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
-                 gain_med: float, k: int, min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+                 gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i."""
-    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, depth).sum()
+    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth).sum()
 
 
 def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
-               min_rel: float, max_rel: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+               min_rel: float, max_rel: float, unjudged: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(S, m, j*) over the rows at rank ≤ depth: S = 1 when none failed, m their number, j* the
-    first failing rank of the padding (gain 0 there, G = G_m: fails where hb · gain_med · (j − 1)
-    ≥ T + (hb − 1) · G_m; never when hb · gain_med ≤ 0 and rank m + 1 does not)."""
+    first failing rank of the padding (gain u = ``unjudged`` there, G_i = G_m + (i − m) · u:
+    fails where β · (i − 1) + α ≥ 0, β = u · (1 − hb) + hb · gain_med, α = (1 − hb) · (G_m − m · u)
+    + u − T; when β ≤ 0, at m + 1 if it fails there, else never)."""
     inside = rnk <= depth
-    fails = pl.when(inside).then(bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel))
+    fails = pl.when(inside).then(bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged))
     survive = pl.when(fails.otherwise(0).sum() == 0).then(1.0).otherwise(0.0)
-    m = inside.sum().cast(pl.Float64)
-    total = pl.when(inside).then(cwl_gain(rel, min_rel, max_rel)).otherwise(0.0).sum()
+    m, total = _after(rel, rnk, min_rel, max_rel, unjudged, depth)
     first = m + 1.0
-    fails_first = total >= target + hb * (total - m * gain_med)
-    rate = hb * gain_med
+    u = float(unjudged)
+    # rank m + 1 as cwl_eval tests it: G_{m+1} ≥ T + hb · (G_m − m · gain_med)
+    fails_first = total + u >= target + hb * (total - m * gain_med)
+    rate = u * (1.0 - hb) + hb * gain_med
     if rate > 0:
-        at = ((target + (hb - 1.0) * total) / rate).ceil() + 1.0
+        alpha = (1.0 - hb) * (total - m * u) + u - target
+        at = (-alpha / rate).ceil() + 1.0
         j = pl.max_horizontal(first, at)
     else:
         j = pl.when(fails_first).then(first).otherwise(pl.lit(math.inf))
@@ -730,18 +756,97 @@ def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: 
 
 
 def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-             min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+             min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{m<i≤depth} P_i = S · max(0, min(depth, k, j*) − m)."""
-    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
     last = pl.min_horizontal(pl.lit(float(min(depth, k))), j)
     return survive * pl.max_horizontal(pl.lit(0.0), last - m)
 
 
 def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-            min_rel: float, max_rel: float, depth: int) -> pl.Expr:
+            min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
-    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, depth)
+    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
     return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
+
+
+# IFT: C_i = C1_i · C2_i of the running gain and rank, ln C as −softplus
+
+
+def _softplus(z: pl.Expr) -> pl.Expr:
+    """ln(1 + e^z), without overflow."""
+    return pl.max_horizontal(z, pl.lit(0.0)) + (1.0 + (-z.abs()).exp()).log()
+
+
+def _ift_log(rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
+             rate_a: float, b2: float, r2: float) -> pl.Expr:
+    """ln C: ln C1 = −softplus(−(T − G) · R1 − ln b1), ln C2 = −softplus((A − G / i) · R2 + ln b2)."""
+    out = pl.lit(0.0)
+    if goal:
+        out = out - _softplus(-(target - cumgain) * r1 - math.log(b1))
+    if rate:
+        out = out - _softplus((rate_a - cumgain / rnk.cast(pl.Float64)) * r2 + math.log(b2))
+    return out
+
+
+def ift_log_step(rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
+                 rate_a: float, b2: float, r2: float) -> pl.Expr:
+    """ln C_i."""
+    return _ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+
+
+def _ift_reach(rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
+               r1: float, rate_a: float, b2: float, r2: float) -> pl.Expr:
+    """P_i = exp(Σ_{j<i} ln C_j)."""
+    return (cumlog - _ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)).exp()
+
+
+def ift_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool,
+                target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float,
+                max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i · g_i."""
+    reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+    return pl.when(rnk <= depth).then(reach * cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
+
+
+def ift_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool,
+                 target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float,
+                 max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} P_i."""
+    reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+    return pl.when(rnk <= depth).then(reach).otherwise(0.0).sum()
+
+
+def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
+                 r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
+                 depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(P_{m+1}, ln C_i and its running sum over the padded ranks i = m + 1 .. depth)."""
+    inside = rnk <= depth
+    logs = pl.when(inside).then(_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2))
+    reach = logs.otherwise(0.0).sum().exp()
+    m, total = _after(rel, rnk, min_rel, max_rel, unjudged, depth)
+    i = pl.int_range(m.cast(pl.Int64) + 1, depth + 1, dtype=pl.Int64)
+    gain = total + (i.cast(pl.Float64) - m) * float(unjudged)
+    pad = _ift_log(i, gain, goal, rate, target, b1, r1, rate_a, b2, r2)
+    return reach, pad, pad.cum_sum()
+
+
+def ift_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
+             r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
+             depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = P_{m+1} · Σ_i exp(Σ_{m<j<i} ln C_j)."""
+    reach, pad, running = _ift_padding(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2,
+                                       min_rel, max_rel, unjudged, depth)
+    return reach * (running - pad).exp().sum()
+
+
+def ift_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
+            r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
+            depth: int) -> pl.Expr:
+    """P_{depth+1} = P_{m+1} · exp(Σ_{m<i≤depth} ln C_i)."""
+    reach, pad, _ = _ift_padding(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2,
+                                 min_rel, max_rel, unjudged, depth)
+    return reach * pad.sum().exp()
 
 
 # -- diversity (intent-aware) primitives: aggregates over (document, subtopic) pairs -----------
@@ -792,8 +897,3 @@ def intent_ap_sum(rnk: pl.Expr, cov: pl.Expr, nsub: pl.Expr, t: float) -> pl.Exp
 def subtopics(sub: pl.Expr, t: float) -> pl.Expr:
     """Number of distinct subtopics among the relevant judgments."""
     return sub.n_unique().cast(pl.Float64)
-
-
-def cwl_unjudged_discounted(rel: pl.Expr, rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
-    """Σ d(i) over the unjudged rows."""
-    return pl.when(rel.is_null()).then(cwl_discount(rnk, shape, a, depth)).otherwise(0.0).sum()

@@ -58,8 +58,10 @@ class DialectRules:
     arrow_lambdas: bool = False
     """Lambdas are spelled ``x -> e`` / ``(x, y) -> e`` (DuckDB: ``lambda x: e``), structs
     ``named_struct('a', x)`` (DuckDB: ``struct_pack(a := x)``) and a list's sum
-    ``aggregate(l, 0, (a, b) -> a + b)`` (DuckDB: ``list_sum(l)``): the greedy ideal ranking
-    of the diversity measures (``rankwise._sql.compiler``)."""
+    ``aggregate(l, 0, (a, b) -> a + b)`` (DuckDB: ``list_sum(l)``), a fold ``aggregate(l, init,
+    f)`` (DuckDB: ``list_reduce(l, f, init)``) and an inclusive range ``sequence(a, b)`` (DuckDB:
+    ``generate_series(a, b)``; only with a ≤ b, where both agree): the greedy ideal ranking of the
+    diversity measures (``rankwise._sql.compiler``), IFT's walk over the padded ranks."""
     recursion_limit: str = ""
     """The clause after a recursive CTE's column list that lifts the dialect's recursion limit
     (Spark stops at 100 levels by default)."""
@@ -263,7 +265,19 @@ def expand(sql: str, dialect: Dialect = "duckdb") -> str:
 
 
 _LAMBDA = re.compile(r"\blambda\s+(\w+(?:\s*,\s*\w+)*)\s*:(?!=)")
-_ARRAY_CALL = re.compile(r"\b(struct_pack|list_sum)\s*\(")
+_ARRAY_CALL = re.compile(r"\b(struct_pack|list_sum|list_reduce|generate_series)\s*\(")
+
+
+def _lambda_args(args: list[str]) -> list[str]:
+    """``args`` with a lambda of several parameters (``lambda a, b: e``, split at its comma)
+    made one argument again."""
+    out: list[str] = []
+    for arg in args:
+        if out and re.fullmatch(r"\s*lambda\s+\w+(?:\s*,\s*\w+)*\s*", out[-1]):
+            out[-1] += "," + arg
+        else:
+            out.append(arg)
+    return out
 
 
 def _arrow_lambdas(sql: str) -> str:
@@ -273,9 +287,13 @@ def _arrow_lambdas(sql: str) -> str:
     for m in reversed([m for m in _ARRAY_CALL.finditer(sql) if m.start() not in inside]):
         open_at = m.end() - 1
         close_at = _close(sql, open_at)
-        args = split_args(sql[open_at + 1 : close_at])
+        args = _lambda_args(split_args(sql[open_at + 1 : close_at]))
         if m.group(1) == "list_sum":
             call = f"aggregate({args[0]}, CAST(0 AS DOUBLE), (rw_a, rw_b) -> rw_a + rw_b)"
+        elif m.group(1) == "list_reduce":
+            call = f"aggregate({args[0]}, {args[2]}, {args[1]})"
+        elif m.group(1) == "generate_series":
+            call = f"sequence({args[0]}, {args[1]})"
         else:
             pairs = [arg.partition(":=") for arg in args]
             call = "named_struct(" + ", ".join(f"'{name.strip()}', {value.strip()}" for name, _, value in pairs) + ")"
