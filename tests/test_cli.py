@@ -121,8 +121,9 @@ def test_readme_metric_table_is_generated_from_the_specs() -> None:
 
 def test_readme_commands() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install -e '.[dev]' && rankwise eval examples/data/run.parquet examples/data/qrels.parquet" in readme
+    assert "pip install -e '.[dev]' && pip install --no-deps 'rbo==0.1.3' && rankwise eval examples/data/run.parquet examples/data/qrels.parquet" in readme
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "-e '.[dev]'" in ci and "--no-deps 'rbo==0.1.3'" in ci  # the test tools the README installs
     assert "ruff check . && mypy && pytest" in readme and "ruff check . && mypy && pytest" in ci
 
 

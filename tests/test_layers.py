@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "_duckdb": 3, "_duckdb.macros": 3, "_duckdb.engine": 3,
     # 4 what users call
     "evaluate": 4, "explain": 4, "_polars.expr": 4, "to_sql": 4, "spark": 4, "lists": 4, "events": 4,
-    "namespace": 4, "comparison": 4, "trec_writer": 4, "plots": 4, "report": 4, "docs": 4,
+    "namespace": 4, "comparison": 4, "trec_writer": 4, "plots": 4, "report": 4, "docs": 4, "change": 4,
     # 5 the command line and the package
     "cli": 5, "": 5,
 }

@@ -22,6 +22,7 @@ from rankwise._polars.expr import (
     reciprocal_rank,
     success,
 )
+from rankwise.change import ranking_change
 from rankwise.comparison import anova, compare
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
@@ -101,6 +102,7 @@ __all__ = [
     "plots",
     "precision",
     "r_precision",
+    "ranking_change",
     "recall",
     "reciprocal_rank",
     "register",

@@ -322,6 +322,16 @@ def _figures(args: argparse.Namespace, result: Comparison) -> None:
         write_report(result, args.report, drawn)
 
 
+def _cmd_change(args: argparse.Namespace) -> int:
+    from rankwise.change import ranking_change
+
+    per_query = ranking_change(args.run_a, args.run_b, depth=args.depth, p=args.p, ties=args.ties)
+    query = per_query.columns[0]
+    means = per_query.select(pl.lit("all").alias(query), pl.exclude(query).cast(pl.Float64).mean())
+    _write(args, pl.concat([per_query.with_columns(pl.col(query).cast(pl.String)).cast({"n_a": pl.Float64, "n_b": pl.Float64}), means]))
+    return 0
+
+
 def _cmd_explain(args: argparse.Namespace) -> int:
     table = explain(args.run, args.qrels, args.metric, args.query)
     _write(args, table)
@@ -412,6 +422,17 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
     ex.set_defaults(func=_cmd_explain)
+
+    ch = sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug])
+    ch.add_argument("run_a", help="the first run (e.g. the baseline)")
+    ch.add_argument("run_b", help="the second run")
+    ch.add_argument("--depth", type=int, default=10, help="compare the top N of each ranking (default %(default)s)")
+    ch.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default %(default)s)")
+    ch.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
+                    help="order of equal scores (default %(default)s)")
+    ch.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ch.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ch.set_defaults(func=_cmd_change)
 
     me = sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug])
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")

@@ -132,10 +132,17 @@ class Prepared:
             ("run", counts[0], self.run), ("qrels", counts[1], self.qrels),
         )
         for kind, count, frame in checks:
-            row = count.row(0, named=True)
-            repeats = row.pop("distinct_pairs") < row["rows"]
-            duplicate = _duplicate(frame) if repeats else None
-            check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind))
+            self._check_one(kind, count, frame)
+
+    def check_run(self) -> None:
+        """The run's data checks alone (a comparison of two runs has no qrels)."""
+        self._check_one("run", self.count_plans()[0].collect(), self.run)
+
+    def _check_one(self, kind: Kind, count: pl.DataFrame, frame: pl.LazyFrame) -> None:
+        row = count.row(0, named=True)
+        repeats = row.pop("distinct_pairs") < row["rows"]
+        duplicate = _duplicate(frame) if repeats else None
+        check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind))
 
 
 def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
