@@ -396,3 +396,33 @@ def test_compare_sql_on_duckdb_equals_compare() -> None:
     _sql_and_python(runs, qrels, ["AP", "nDCG@10"], con.sql(sql).pl().to_dicts())
     with pytest.raises(rw.InvalidParameterError, match="compare_sql needs at least two runs"):
         rw.compare_sql(["AP"], runs={"a": "run_a"})
+
+
+def test_compare_sql_by_segments_and_per_query_on_duckdb() -> None:
+    """With by=, compare_sql's rows equal compare's per segment; per_query=True gives the paired
+    values compare tests on (differences, and ndeval/gdeval's per-query risk)."""
+    import duckdb
+
+    runs, qrels = runs_and_qrels(seed=13)
+    market = pl.when(pl.col("query_id") < "q15").then(pl.lit("de")).otherwise(pl.lit("fr"))
+    runs = {n: r.with_columns(market=market) for n, r in runs.items()}
+    con = duckdb.connect()
+    con.register("qrels", qrels.to_arrow())
+    for name, frame in runs.items():
+        con.register(f"run_{name}", frame.to_arrow())
+    tables = {n: f"run_{n}" for n in runs}
+    got = con.sql(rw.compare_sql(["AP"], runs=tables, by="market", risk_alpha=2.0)).pl().sort("market", "run")
+    expected = rw.compare(qrels, runs, ["AP"], by="market", risk_alpha=2.0).sort("market", "run")
+    assert got.columns[:4] == ["market", "run", "baseline", "metric"]
+    assert got.select("market", "run", "queries", "wins", "ties", "losses").rows() == expected.select(
+        "market", "run", "queries", "wins", "ties", "losses").rows()
+    for col in ("mean", "baseline_mean", "diff", "urisk", "trisk"):
+        assert got[col].to_list() == pytest.approx(expected[col].to_list(), abs=1e-10), col
+    rows = con.sql(rw.compare_sql(["AP"], runs=tables, per_query=True, risk_alpha=2.0)).pl()
+    vals = _matrix({n: r.drop("market") for n, r in runs.items()}, qrels, "AP")
+    better = rows.filter(run="better").sort("query_id")
+    assert better["diff"].to_list() == pytest.approx(list(vals["better"] - vals["base"]), abs=1e-12)
+    d = better["diff"].to_numpy()
+    assert better["risk"].to_list() == pytest.approx(list(np.where(d >= 0, d, 3.0 * d)), abs=1e-12)
+    with pytest.raises(rw.UnsafeIdentifierError):
+        rw.compare_sql(["AP"], runs=tables, by='market"; DROP TABLE x; --')

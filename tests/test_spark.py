@@ -230,3 +230,20 @@ def test_compat_golden_values_on_spark(spark: Any) -> None:
     rows = {r["query_id"]: r for r in got.iter_rows(named=True)}
     for i, (metric, _rels, _qrels, expected) in enumerate(COMPAT_GOLDEN):
         assert rows[f"g{i:02d}"][metric] == pytest.approx(expected, abs=1e-12), (i, metric)
+
+
+def test_compare_sql_by_segments_on_spark(spark: Any) -> None:
+    from tests.test_compare import runs_and_qrels
+
+    runs, qrels = runs_and_qrels(seed=13, queries=12)
+    market = pl.when(pl.col("query_id") < "q06").then(pl.lit("de")).otherwise(pl.lit("fr"))
+    runs = {n: r.with_columns(market=market) for n, r in runs.items() if n != "other"}
+    to_spark(spark, qrels).createOrReplaceTempView("seg_qrels")
+    for name, frame in runs.items():
+        to_spark(spark, frame).createOrReplaceTempView(f"seg_run_{name}")
+    sql = rw.compare_sql(["AP"], dialect="spark", runs={n: f"seg_run_{n}" for n in runs}, qrels="seg_qrels", by="market")
+    got = from_spark(spark.sql(sql)).sort("market")
+    expected = rw.compare(qrels, runs, ["AP"], by="market").sort("market")
+    assert got.select("market", "queries", "wins", "ties", "losses").rows() == expected.select(
+        "market", "queries", "wins", "ties", "losses").rows()
+    assert got["diff"].to_list() == pytest.approx(expected["diff"].to_list(), abs=1e-10)

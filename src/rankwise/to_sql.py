@@ -155,6 +155,8 @@ def compare_sql(
     baseline: str | None = None,
     risk_alpha: float = 1.0,
     hurt: float = 0.0,
+    by: str | Iterable[str] | None = None,
+    per_query: bool = False,
     check: bool = True,
     **options: Unpack[EvaluationOptions],
 ) -> str:
@@ -171,11 +173,19 @@ def compare_sql(
     gives it), ``urisk`` and ``trisk`` (URisk_α, TRisk_α with α = ``risk_alpha``), ``hurt``
     (the share of queries losing more than ``hurt``), ``wins``, ``ties``, ``losses``.
 
+    ``by``: segment columns of the run tables, each constant within a query (a market, a
+    query class): one row per segment, pair and metric, the segment columns first; the
+    (segment, query) pairs are those of either run. ``per_query=True``: the paired values
+    themselves, one row per (segment,) pair, metric and query: ``value``, ``baseline_value``,
+    ``diff`` and ``risk`` (the per-query risk-reward behind URisk).
+
     >>> sql = compare_sql(["AP"], runs={"bm25": "runs.bm25", "dense": "runs.dense"}, dialect="spark")
     >>> "'dense' AS run" in sql and "'bm25' AS baseline" in sql
     True
     """
     check_options("compare_sql", options)
+    if not isinstance(per_query, bool):
+        raise InvalidParameterError(f"per_query must be True or False, got {per_query!r}")
     if not runs or len(runs) < 2:
         raise InvalidParameterError(f"compare_sql needs at least two runs (name -> table), got {dict(runs)!r}")
     names = list(runs)
@@ -183,26 +193,53 @@ def compare_sql(
     if base not in runs:
         raise InvalidParameterError(f"baseline {base!r} is not one of the runs {names}")
     for value, what in ((risk_alpha, "risk_alpha"), (hurt, "hurt")):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise InvalidParameterError(f"{what} must be a number at least 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise InvalidParameterError(f"{what} must be a finite number of at least 0, got {value!r}")
     parsed = parse_metrics(metrics)
     for m in parsed:
         if m.spec.value_type != "float":
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
     q = quoter(dialect)
     qid = q(Columns.from_options(options).query_id)
+    segments = [by] if isinstance(by, str) else list(by or [])
+    for col in segments:
+        check_identifier(col, "segment column")
+    segs = [q(c) for c in segments]
     zero: EvaluationOptions = {**options, "missing": "zero"}
     evaluated = {
         name: to_sql(parsed, dialect=dialect, run=table, qrels=qrels, check=check, **zero) for name, table in runs.items()
     }
     a = float(risk_alpha)
+    u = f"CASE WHEN d >= 0 THEN d ELSE CAST({1 + a!r} AS DOUBLE) * d END"
     parts = []
     for m in parsed:
         for name in (n for n in names if n != base):
             c = q(m.label)
             r = f"round(coalesce(e1.{c}, CASE WHEN e1.{qid} IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
             b = f"round(coalesce(e0.{c}, CASE WHEN e0.{qid} IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
-            u = f"CASE WHEN d >= 0 THEN d ELSE CAST({1 + a!r} AS DOUBLE) * d END"
+            if segments:
+                # the (segment, query) pairs of either run, each query's values from its evaluation
+                keys = " UNION ".join(
+                    f"SELECT DISTINCT {', '.join(segs)}, {qid} FROM {_table(runs[n], q, 'run table')}" for n in (base, name)
+                )
+                paired = (
+                    f"SELECT {', '.join(f'k.{s_}' for s_ in segs)}, k.{qid} AS {qid}, {r} AS r, {b} AS b FROM ({keys}) AS k "
+                    f"LEFT JOIN ({evaluated[base]}) AS e0 ON k.{qid} = e0.{qid} "
+                    f"LEFT JOIN ({evaluated[name]}) AS e1 ON k.{qid} = e1.{qid}"
+                )
+            else:
+                paired = (
+                    f"SELECT coalesce(e0.{qid}, e1.{qid}) AS {qid}, {r} AS r, {b} AS b "
+                    f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.{qid} = e1.{qid}"
+                )
+            head = f"{''.join(f'{s_}, ' for s_ in segs)}{literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric"
+            rows = f"FROM (SELECT *, r - b AS d FROM ({paired}) AS p WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
+            if per_query:
+                parts.append(
+                    f"SELECT {head}, {qid}, CAST(r AS DOUBLE) AS value, CAST(b AS DOUBLE) AS baseline_value, "
+                    f"CAST(d AS DOUBLE) AS diff, CAST({u} AS DOUBLE) AS risk {rows}"
+                )
+                continue
             stats = {
                 "queries": "count(*)", "mean": "avg(r)", "baseline_mean": "avg(b)", "diff": "avg(d)",
                 "t": _t_statistic("d"), "df": "count(*) - 1",
@@ -213,10 +250,6 @@ def compare_sql(
             }
             counts = ("queries", "df", "wins", "ties", "losses")
             columns = ", ".join(f"CAST({e} AS {'BIGINT' if k in counts else 'DOUBLE'}) AS {k}" for k, e in stats.items())
-            parts.append(
-                f"SELECT {literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric, {columns} "
-                f"FROM (SELECT r, b, r - b AS d FROM (SELECT {r} AS r, {b} AS b "
-                f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.{qid} = e1.{qid}) AS p "
-                "WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
-            )
+            group = f" GROUP BY {', '.join(segs)}" if segs else ""
+            parts.append(f"SELECT {head}, {columns} {rows}{group}")
     return "\nUNION ALL\n".join(parts)
