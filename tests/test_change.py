@@ -131,3 +131,12 @@ def test_change_command(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "rankwise.cli", "change", str(DATA / "run.parquet"), str(worse), "--depth", "0"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("rankwise: error: depth must be a whole number")
+
+
+def test_segments() -> None:
+    a = _frame({"q1": ["x", "y"], "q2": ["x", "y"]}).with_columns(market=pl.when(pl.col("query_id") == "q1").then(pl.lit("de")).otherwise(pl.lit("fr")))
+    b = _frame({"q1": ["x", "y"], "q2": ["y", "z"]}).with_columns(market=pl.when(pl.col("query_id") == "q1").then(pl.lit("de")).otherwise(pl.lit("fr")))
+    out = rw.ranking_change(a, b, depth=2, by="market")
+    assert out.select("market", "query_id", "jaccard").rows() == [("de", "q1", 1.0), ("fr", "q2", 1 / 3)]
+    with pytest.raises(rw.MissingColumnError, match="segment column"):
+        rw.ranking_change(a, b, by="region")

@@ -30,22 +30,31 @@ each document's first depth of agreement max(rank_a, rank_b) adds its share of t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
 
 from rankwise._polars.engine import D, Q, prepare, rank_lists
-from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
-from rankwise.errors import InvalidParameterError
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_identifier,
+    check_options,
+)
+from rankwise.errors import InvalidParameterError, MissingColumnError
 from rankwise.io import to_lazyframe
 
 CHANGE_OPTIONS: frozenset[str] = frozenset({"ties", "trec_eval", "query_id", "doc_id", "score", "run_format"})
 """The keyword options :func:`ranking_change` takes (those of evaluate that bear on a ranking)."""
 
 
-def _ranked(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> pl.LazyFrame:
+def _ranked(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """One row per (query, document) of the run's top ``depth``: ``__q``, ``__d``, ``rank``,
-    the run checked as evaluate checks it (NULL ids and scores, NaN scores, duplicates)."""
+    the run checked as evaluate checks it (NULL ids and scores, NaN scores, duplicates); and the
+    run as read."""
     lf = to_lazyframe(run, "run", columns, fmt)
     schema = lf.collect_schema()
     no_qrels = pl.LazyFrame(schema={
@@ -55,13 +64,14 @@ def _ranked(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> pl.LazyF
     })
     prep = prepare(lf, no_qrels, columns, check_data=False)
     prep.check_run()
-    return (
+    ranked = (
         rank_lists(prep, conv, docs=True)
         .select(Q, D)
         .with_columns(rank=pl.int_ranges(1, pl.col(D).list.len() + 1))
         .explode(D, "rank")
         .drop_nulls(D)
     )
+    return ranked, lf
 
 
 def _sums(p: float, n: int) -> pl.LazyFrame:
@@ -88,13 +98,16 @@ def ranking_change(
     *,
     depth: int = 10,
     p: float = 0.9,
+    by: str | Iterable[str] | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
     """Per query (the union of the two runs' queries; a query one run lacks is an empty list
     there), how much the top ``depth`` of ``run_b`` differs from that of ``run_a``: ``overlap``,
     ``jaccard``, ``kendall_tau``, ``rbo_ext``, ``rbo_min``, ``rbo_res`` (see the module), and
     the lists' lengths ``n_a`` and ``n_b``. ``options``: the ranking's conventions (``ties``,
-    ``trec_eval``) and the column names, as :func:`rankwise.evaluate` takes them. Kendall's τ
+    ``trec_eval``) and the column names, as :func:`rankwise.evaluate` takes them. ``by``:
+    segment columns of the runs (constant within a query), put before the query id: a row per
+    (segment, query) pair either run has. Kendall's τ
     compares every pair of the union: O(depth²) per query. The mean of each column summarises.
     """
     check_options("ranking_change", options, CHANGE_OPTIONS)
@@ -105,7 +118,14 @@ def ranking_change(
     columns = Columns.from_options(options)
     conv = Conventions.from_options({**options, "max_rank": depth})
     fmt = options.get("run_format")
-    a, b = _ranked(run_a, columns, conv, fmt), _ranked(run_b, columns, conv, fmt)
+    (a, raw_a), (b, raw_b) = _ranked(run_a, columns, conv, fmt), _ranked(run_b, columns, conv, fmt)
+    segments = [by] if isinstance(by, str) else list(by or [])
+    for raw in (raw_a, raw_b):
+        names = raw.collect_schema().names()
+        for col in segments:
+            check_identifier(col, "segment column")
+            if col not in names:
+                raise MissingColumnError.from_missing("a run", col, names, column="segment column")
     if a.collect_schema()[Q] != b.collect_schema()[Q] or a.collect_schema()[D] != b.collect_schema()[D]:
         # ids of different types in the two runs are compared as their text
         a, b = (x.with_columns(pl.col(Q).cast(pl.String), pl.col(D).cast(pl.String)) for x in (a, b))
@@ -162,7 +182,13 @@ def ranking_change(
         residual.alias("rbo_res"),
         pl.col("n_a"), pl.col("n_b"),
     )
-    return out.sort(columns.query_id).collect()
+    if segments:
+        query_type = out.collect_schema()[columns.query_id]
+        pairs = pl.concat([
+            raw.select(*segments, pl.col(columns.query_id).cast(query_type)) for raw in (raw_a, raw_b)
+        ]).unique()
+        out = pairs.join(out, on=columns.query_id, how="left")
+    return out.sort(*segments, columns.query_id).collect()
 
 
 def _kendall(docs: pl.LazyFrame) -> pl.LazyFrame:

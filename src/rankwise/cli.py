@@ -325,10 +325,17 @@ def _figures(args: argparse.Namespace, result: Comparison) -> None:
 def _cmd_change(args: argparse.Namespace) -> int:
     from rankwise.change import ranking_change
 
-    per_query = ranking_change(args.run_a, args.run_b, depth=args.depth, p=args.p, ties=args.ties)
-    query = per_query.columns[0]
-    means = per_query.select(pl.lit("all").alias(query), pl.exclude(query).cast(pl.Float64).mean())
-    _write(args, pl.concat([per_query.with_columns(pl.col(query).cast(pl.String)).cast({"n_a": pl.Float64, "n_b": pl.Float64}), means]))
+    segments = args.by or []
+    per_query = ranking_change(args.run_a, args.run_b, depth=args.depth, p=args.p, ties=args.ties, by=segments or None)
+    query = per_query.columns[len(segments)]
+    values = pl.exclude(*segments, query).cast(pl.Float64)
+    # the mean of each column: over all queries, or per segment
+    means = (
+        per_query.group_by(segments, maintain_order=True).agg(pl.lit("all").alias(query), values.mean())
+        if segments else per_query.select(pl.lit("all").alias(query), values.mean())
+    )
+    rows = per_query.with_columns(pl.col(query).cast(pl.String), values)
+    _write(args, pl.concat([rows, means.select(rows.columns)]))
     return 0
 
 
@@ -430,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default %(default)s)")
     ch.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
                     help="order of equal scores (default %(default)s)")
+    ch.add_argument("--by", action="append", help="segment column of the runs, constant within a query (repeatable)")
     ch.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ch.add_argument("-o", "--output", help="write to this file instead of stdout")
     ch.set_defaults(func=_cmd_change)
