@@ -214,6 +214,8 @@ def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
     assert same.returncode == 0 and same.stderr == "", same.stderr
     table = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--anova", "--format", "csv")
     assert pl.read_csv(io.StringIO(table.stdout))["source"].to_list() == ["system", "topic", "residual"]
+    alone = cli("compare", str(QRELS), str(RUN), "-m", "AP")
+    assert alone.returncode == 2 and "rankwise compare QRELS RUN_A RUN_B" in alone.stderr
     for args, message in ((["--anova", "--report", str(tmp_path / "r.html")], "--anova prints the ANOVA table only: leave out --report"),
                           (["--resamples", "0"], "resamples must be a whole number of at least 1"),
                           (["--detect", "inf"], "detect must be a finite difference above 0"),

@@ -254,6 +254,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for path in args.runs:
         name = Path(path).name.split(".")[0]
         runs[name if name not in runs else path] = path
+    if len(runs) < 2:
+        raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
     if args.anova:
         given = [flag for flag, value in (("--report", args.report), ("--plot", args.plot), ("--test", args.test),
