@@ -24,7 +24,7 @@ each document's first depth of agreement max(rank_a, rank_b) adds its share of t
 >>> a = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["x", "y", "z"], "score": [3.0, 2.0, 1.0]})
 >>> b = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["y", "x", "w"], "score": [3.0, 2.0, 1.0]})
 >>> ranking_change(a, b, depth=3).select("overlap", "jaccard", "kendall_tau").row(0)
-(0.6666666666666666, 0.5, 0.0)
+(0.6666666666666666, 0.5, 0.3333333333333333)
 """
 
 from __future__ import annotations
