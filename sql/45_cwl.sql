@@ -53,9 +53,12 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a,
                  * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
 
 -- sum d(i) * S_i over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth) AS
+-- (times c_i, the row's cost, when costed: the expected cost before normalisation).
+CREATE OR REPLACE TEMP MACRO rw_cwl_weight(cost, costed) AS CASE WHEN costed THEN cost ELSE 1.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cost, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
 
 -- sum d(i) over the ranked rows.
 CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
@@ -73,6 +76,10 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_re
                  ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)) END
         ELSE 1.0
     END::DOUBLE;
+
+-- sum_{i <= depth} c_i.
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_total(rnk, cost, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- sum_{i <= depth} g_i.
 CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
@@ -98,8 +105,10 @@ CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero,
     coalesce(sum(CASE WHEN rnk <= depth
                       THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cost, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_weight(cost, costed)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
 -- asymptotic series at x + 10.
@@ -158,8 +167,9 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb
 CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
                  * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cost, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
 
 -- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
 -- failing rank j* of the padding (gain u = unjudged there, G_i = G_m + (i - m) u: fails where
@@ -227,9 +237,10 @@ CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumlog, goal, rat
                       THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
                            * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(CASE WHEN rnk <= depth
                       THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                           * rw_cwl_weight(cost, costed)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- The padded ranks i = m + 1 .. depth (gain unjudged there, G_i = G_m + (i - m) unjudged), walked

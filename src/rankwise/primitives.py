@@ -60,7 +60,7 @@ Value = int | float | str | bool | None | Gain
 """A primitive's parameter value."""
 
 Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels"]
-Column = Literal["rel", "rnk", "qid", "score", "cov", "nsub", "sub"]
+Column = Literal["rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -798,6 +798,10 @@ class CwlUtility(_CwlRows):
 class CwlExamined(_CwlRows):
     """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
 
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
 
 @dataclass(frozen=True)
 class CwlDiscounted(Primitive):
@@ -829,6 +833,14 @@ class CwlSurvival(Primitive):
     min_rel: float
     max_rel: float
     unjudged: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlCostTotal(Primitive):
+    """Σ_{i≤depth} c_i, the costs of the ranked rows (cwl_eval's total cost before padding)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "cost")
     depth: int
 
 
@@ -901,6 +913,10 @@ class InstUtility(_InstRows):
 @dataclass(frozen=True)
 class InstExamined(_InstRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
 
 
 @dataclass(frozen=True)
@@ -975,6 +991,10 @@ class BpmUtility(_BpmRows):
 @dataclass(frozen=True)
 class BpmExamined(_BpmRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
 
 
 @dataclass(frozen=True)
@@ -1072,6 +1092,10 @@ class IftUtility(_IftRows):
 @dataclass(frozen=True)
 class IftExamined(_IftRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
 
 
 @dataclass(frozen=True)

@@ -569,11 +569,17 @@ def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, s
     return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
-def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                 a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ d(i) · S_i."""
+def cwl_weight(cost: pl.Expr, costed: bool) -> pl.Expr:
+    """The weight of an Examined sum's row: its cost (``costed``), else 1."""
+    return cost if costed else pl.lit(1.0)
+
+
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                 a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                 costed: bool) -> pl.Expr:
+    """Σ d(i) · S_i (· c_i, ``costed``)."""
     reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
-    return (cwl_discount(rnk, shape, a, depth) * reach).sum()
+    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_weight(cost, costed)).sum()
 
 
 def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
@@ -596,6 +602,11 @@ def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_
     if survival == "product":
         return pl.when((g >= 1.0).any()).then(0.0).otherwise(_cwl_log(g).sum().exp())
     raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_cost_total(rnk: pl.Expr, cost: pl.Expr, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} c_i."""
+    return pl.when(rnk <= depth).then(cost).otherwise(0.0).sum()
 
 
 def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, unjudged: float,
@@ -645,10 +656,12 @@ def inst_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, 
     return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
 
 
-def inst_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
-                  min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
-    return pl.when(rnk <= depth).then(_inst_reach(rnk, cumgain, cumlog, cumzero, target)).otherwise(0.0).sum()
+def inst_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr,
+                  target: float, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                  costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
+    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_weight(cost, costed)
+    return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
 
 
 TRIGAMMA_SHIFT = 10
@@ -725,10 +738,12 @@ def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, 
     return (reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
-def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
-                 gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
-    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth).sum()
+def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float,
+                 hb: float, gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                 costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    return (reach * cwl_weight(cost, costed)).sum()
 
 
 def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
@@ -809,12 +824,12 @@ def ift_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, g
     return pl.when(rnk <= depth).then(reach * cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
 
 
-def ift_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool,
-                 target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float,
-                 max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
+def ift_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool,
+                 rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+                 min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
     reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
-    return pl.when(rnk <= depth).then(reach).otherwise(0.0).sum()
+    return pl.when(rnk <= depth).then(reach * cwl_weight(cost, costed)).otherwise(0.0).sum()
 
 
 def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
