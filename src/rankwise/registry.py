@@ -256,7 +256,8 @@ CWL_VALUE = Param(
     "EU",
     "which of cwl_eval's numbers: 'EU' expected utility per document (the measure), 'ETU' "
     "expected total utility, 'EC' expected cost per document, 'ETC' expected total cost, "
-    "'ED' expected depth (documents read); every document costs 1",
+    "'ED' expected depth (documents read); a document costs what the run's cost column says "
+    "(cost=, --cost-col: cwl_eval's cost file), 1 without one",
     choices=CWL_VALUES,
 )
 CWL_RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
@@ -317,7 +318,9 @@ _CWL_COMMON_RES = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE_RES)
 _CWL_FORMULA = (
     "C/W/L: C_i the chance to go on from rank i, P_i = Π_{j<i} C_j, W_i = P_i / Σ_{i≤depth} P_i; "
     "EU = Σ W_i g_i, ETU = Σ_i L_i Σ_{j≤i} g_j with L_i = P_i (1 − C_i), ED = Σ P_i, "
-    "EC = 1, ETC = Σ_i L_i · i; g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
+    "EC = Σ W_i c_i, ETC = Σ_i L_i Σ_{j≤i} c_j, c_i the document's cost (the run's cost column, "
+    "cost=; 1 without one and on padded ranks; EC = 1, ETC = Σ_i L_i · i when every cost is 1); "
+    "g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
     "(max_rel − min_rel), 0 unjudged; the ranking cut at depth and padded to it with gain 0; "
 )
 _IFT_CITATION = (
@@ -1073,7 +1076,10 @@ SPECS: tuple[MetricSpec, ...] = (
             CWL_VALUE_RES,
         ),
         cutoff="none",
-        description="U-measure: weights falling linearly with the text read (each document costs 1)",
+        description=(
+            "U-measure: weights falling linearly with the text read (each document costs 1: a cost column, "
+            "cost=, is refused)"
+        ),
         formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − (i − 1) / L) for i < depth, 0 at depth",
         citation="Sakai & Dou, Summaries, ranked retrieval and sessions: a unified framework for information access evaluation, SIGIR 2013; cwl_eval",
         empty_value=0.0,
@@ -1091,7 +1097,10 @@ SPECS: tuple[MetricSpec, ...] = (
             *_CWL_COMMON_RES,
         ),
         cutoff="none",
-        description="time-biased gain (C/W/L, each document costs 1): RBP with p = 2^(−1/H), stopping at depth",
+        description=(
+            "time-biased gain (C/W/L, each document costs 1: a cost column, cost=, is refused): RBP with "
+            "p = 2^(−1/H), stopping at depth"
+        ),
         formula=_CWL_FORMULA + "W_i ∝ 2^(−(i − 1) / H)",
         citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
         empty_value=0.0,
