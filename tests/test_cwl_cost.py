@@ -319,3 +319,45 @@ def test_cli_cost_col(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "column 'cost' holds 1 NULL, NaN, negative or infinite cost value(s)" in lines[0]
+
+
+# -- the conventions and the other paths carry the cost along -----------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_max_rank_carries_the_costs(engine: str) -> None:
+    """max_rank cuts the ranking: the values of the run so cut, costs and all (and so
+    cwl_eval's, by the tests above)."""
+    run, qrels = _fixed_case()
+    names = _names(COSTED[:9])
+    top = run.sort("query_id", "score", "doc_id", descending=[False, True, False]).group_by(
+        "query_id", maintain_order=True).head(3)
+    _close(run_on(engine, run, qrels, names, cost="cost", max_rank=3, ties="doc_asc"),
+           run_on(engine, top, qrels, names, cost="cost", ties="doc_asc"))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_segments_carry_the_costs(engine: str) -> None:
+    run, qrels = _fixed_case()
+    names = ["INST(value='EC')", "NERR10(value='ETC')"]
+    arms = pl.concat([run.with_columns(pl.lit("A").alias("arm")),
+                      run.with_columns(pl.lit("B").alias("arm"), pl.col("cost") * 2)])
+    got = rw.evaluate(arms, qrels, names, cost="cost", by="arm", engine=engine)
+    for arm, factor in (("A", 1.0), ("B", 2.0)):
+        want = rw.evaluate(run.with_columns(pl.col("cost") * factor), qrels, names, cost="cost")
+        _close(got.filter(pl.col("arm") == arm).drop("arm"), want)
+
+
+def test_query_chunks_and_explain_carry_the_costs() -> None:
+    run, qrels = _fixed_case()
+    names = _names(COSTED[:4])
+    _close(rw.evaluate(run, qrels, names, cost="cost", query_chunks=2), rw.evaluate(run, qrels, names, cost="cost"))
+    value = rw.evaluate(run, qrels, ["INST(value='ETC')"], cost="cost").filter(pl.col("query_id") == "a")
+    shown = rw.explain(run, qrels, "INST(value='ETC')", query="a", cost="cost")
+    assert shown["value"][-1] == pytest.approx(value["INST(value='ETC')"][0], abs=1e-12)
+    bad = run.with_columns(pl.when(pl.col("doc_id") == "d2").then(-1.0).otherwise(pl.col("cost")).alias("cost"))
+    with pytest.raises(rw.InvalidValueError, match="cost value"):
+        rw.explain(bad, qrels, "INST(value='ETC')", query="a", cost="cost")
+    with pytest.raises(rw.InvalidParameterError, match="not supported by TBG"):
+        rw.explain(run, qrels, "TBG", query="a", cost="cost")

@@ -42,7 +42,19 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import RANK, REL, SUB, D, Prepared, Q, S, output_plans, prepare, ranked
+from rankwise._polars.engine import (
+    RANK,
+    REL,
+    SUB,
+    C,
+    D,
+    Prepared,
+    Q,
+    S,
+    output_plans,
+    prepare,
+    ranked,
+)
 from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
@@ -237,14 +249,17 @@ def _values_by_depth(
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
     columns += extra or []
-    docs = ranking.select(pl.col(D), pl.col(RANK), pl.col(S))
+    docs = ranking.select(pl.col(D), pl.col(RANK), pl.col(S), pl.col(C))
     # rank shown -> documents kept: i -> i, and the last rank shown -> the whole ranking
     upto = [*range(1, depth), n] if n else [0]
     shown = list(range(1, depth + 1)) if n else [0]
     if extra:
         # the user models read no tie group: the rank order as scores, the padding document last
         docs = docs.with_columns((-pl.col(RANK)).cast(pl.Float64).alias(S))
-        padding = pl.DataFrame({D: [_padding_doc(docs)], RANK: [n + 1], S: [-float(n + 1)]}, schema=docs.schema)
+        # the padding document costs 1, as cwl_eval's padding does
+        padding = pl.DataFrame(
+            {D: [_padding_doc(docs)], RANK: [n + 1], S: [-float(n + 1)], C: [1.0]}, schema=docs.schema
+        )
         docs = pl.concat([docs, padding])
         upto.append(n + 1)
         shown.append(shown[-1] + 1)
@@ -257,7 +272,7 @@ def _values_by_depth(
         cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
             docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
-            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S))
+            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C))
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)
