@@ -268,3 +268,30 @@ CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cumgain, goal, rate, target, 
     (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
 CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;
+
+-- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
+-- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before
+-- the last rank; cut by rank at depth. The padding (cost 1 a document) in closed form.
+CREATE OR REPLACE TEMP MACRO rw_cost_above(cost, rnk, qid) AS
+    coalesce(sum(cost) OVER (PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0);
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_discount(rnk, above, shape, a, depth) AS
+    CASE
+        WHEN rnk > depth THEN 0.0
+        WHEN shape = 'geometric' THEN pow(a, above)
+        WHEN shape = 'linear' THEN CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - above / a) ELSE 0.0 END
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_utility(rel, rnk, above, shape, a, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_examined(rel, rnk, cost, above, shape, a, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
+-- the padded ranks' sum from m (ranked rows at rank <= depth) and k (their costs)
+CREATE OR REPLACE TEMP MACRO rw_cwl_linear_pad(j, k, a) AS (j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_pad(m, k, shape, a, depth) AS
+    CASE
+        WHEN shape = 'geometric' AND a = 1.0 THEN depth - m
+        WHEN shape = 'geometric' THEN pow(a, k) * (1.0 - pow(a, depth - m)) / (1.0 - a)
+        WHEN shape = 'linear' THEN rw_cwl_linear_pad(least(greatest(ceil(a - k), 0.0), greatest(depth - m - 1.0, 0.0)), k, a)
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_tail(rnk, cost, shape, a, depth) AS
+    rw_cwl_cost_pad((count(*) FILTER (WHERE rnk <= depth))::DOUBLE,
+                    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0), shape, a, depth);

@@ -2,8 +2,10 @@
 itself: its ``-c`` cost file maps each element type (the run's second field) to a cost; here
 every document is its own element type, so that it has the run's cost. cwl_eval pads the
 ranking with documents of cost 1 (its default max_cost and min_cost). Per query to 1e-9, on
-random runs with ties, unjudged documents and costs of every size (0 too); the measures whose
-continuation reads the cost are refused with a cost column; bad costs are errors on every path.
+random runs with ties, unjudged documents and costs of every size (0 too). U-measure and TBG
+read the costs in their user models too (a document's position is the text read before it);
+BPM and the IFT rate measures, whose continuation reads the cost in cwl_eval, refuse a cost
+column; bad costs are errors on every path.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from cwl.ruler.ranking import RankingMaker
 logging.getLogger("cwl").disabled = True
 
 COSTED = [m for m in MEASURES if m[0].partition("(")[0].partition("@")[0] not in COST_CONTINUATIONS]
-"""The measures whose continuation does not read the cost: every value of theirs is exact."""
+"""The measures rankwise computes with costs (all but BPM, IFTRate, IFTGoalRate): every value exact."""
 ALL_VALUES = (*VALUES, *RESIDUALS)
 
 
@@ -223,7 +225,7 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("metric", ["BPM(T=1)@10", "TBG", "U", "IFTRate", "IFTGoalRate(value='EC')"])
+@pytest.mark.parametrize("metric", ["BPM(T=1)@10", "BPM(T=2,hb=1,value='EC')@5", "IFTRate", "IFTGoalRate(value='EC')"])
 def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
     run, qrels = _fixed_case()
     with pytest.raises(rw.InvalidParameterError, match="cost column 'cost' is not supported"):
@@ -232,8 +234,8 @@ def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
 
 
 def test_models_reading_cost_are_refused_by_to_sql() -> None:
-    with pytest.raises(rw.InvalidParameterError, match="not supported by TBG"):
-        rw.to_sql(["TBG"], cost="cost")
+    with pytest.raises(rw.InvalidParameterError, match="not supported by BPM"):
+        rw.to_sql(["BPM@10"], cost="cost")
 
 
 BAD_COSTS = {"NULL": None, "NaN": float("nan"), "negative": -1.0, "infinite": float("inf")}
@@ -292,8 +294,8 @@ def test_bad_costs_on_spark(spark: Any) -> None:
         run_on_spark(spark, bad, qrels, ["INST(value='EC')"], cost="cost")
     with pytest.raises(rw.ColumnTypeError, match="cost column 'cost' must be numeric"):
         run_on_spark(spark, run.with_columns(pl.col("cost").cast(pl.String)), qrels, ["INST(value='EC')"], cost="cost")
-    with pytest.raises(rw.InvalidParameterError, match="not supported by U"):
-        run_on_spark(spark, run, qrels, ["U"], cost="cost")
+    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
+        run_on_spark(spark, run, qrels, ["IFTRate"], cost="cost")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -359,5 +361,9 @@ def test_query_chunks_and_explain_carry_the_costs() -> None:
     bad = run.with_columns(pl.when(pl.col("doc_id") == "d2").then(-1.0).otherwise(pl.col("cost")).alias("cost"))
     with pytest.raises(rw.InvalidValueError, match="cost value"):
         rw.explain(bad, qrels, "INST(value='ETC')", query="a", cost="cost")
-    with pytest.raises(rw.InvalidParameterError, match="not supported by TBG"):
-        rw.explain(run, qrels, "TBG", query="a", cost="cost")
+    with pytest.raises(rw.InvalidParameterError, match="not supported by BPM"):
+        rw.explain(run, qrels, "BPM@10", query="a", cost="cost")
+    # U-measure and TBG place documents by the text read: explain's values are evaluate's
+    for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')"):
+        want = rw.evaluate(run, qrels, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
+        assert rw.explain(run, qrels, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)

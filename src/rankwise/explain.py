@@ -63,6 +63,7 @@ from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.primitives import (
     BpmExamined,
+    CwlCostExamined,
     CwlExamined,
     Gain,
     IdealRank,
@@ -153,7 +154,10 @@ def _user_model(m: Metric, conv: Conventions) -> list[Output]:
         return []
     params = {**dict(m.params), "value": "ED"}
     (depth,) = outputs([make_metric(m.spec, params, m.cutoff)], conv)
-    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined, IftExamined)))
+    examined = next(
+        leaf for leaf in leaves(depth.tree)
+        if isinstance(leaf, (CwlExamined, CwlCostExamined, InstExamined, BpmExamined, IftExamined))
+    )
     return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
 
 

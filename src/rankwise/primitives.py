@@ -803,6 +803,59 @@ class CwlExamined(_CwlRows):
     """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
 
 
+# U-measure and TBG (cwl_eval) place a document by the text read before it, the costs of the
+# documents above (each costs 1 without a cost column): d is read at position 1 + K_{i−1}, K the
+# running cost, but cut by rank at depth (U-measure: before the last rank); no survival.
+
+
+@dataclass(frozen=True)
+class CostAbove(RowValue):
+    """K_{i−1}: the costs of the rows ranked above the row."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("cost", "rnk", "qid")
+    window: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class _CwlCostRows(Primitive):
+    abstract: ClassVar[bool] = True
+    shape: str
+    a: float
+    min_rel: float
+    max_rel: float
+    unjudged: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"above": CostAbove()}
+
+
+@dataclass(frozen=True)
+class CwlCostUtility(_CwlCostRows):
+    """Σ_{i≤depth} d(1 + K_{i−1}) · g_i ('geometric' and 'linear' shapes)."""
+
+
+@dataclass(frozen=True)
+class CwlCostExamined(_CwlCostRows):
+    """Σ_{i≤depth} d(1 + K_{i−1}) over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
+
+@dataclass(frozen=True)
+class CwlCostTail(Primitive):
+    """Σ_{m<i≤depth} d(1 + K_m + i − 1 − m) over the padding (each padded document costs 1; m the
+    ranked rows at rank ≤ depth, K_m their costs): 'geometric' a^K_m (1 − a^(depth − m)) / (1 − a);
+    'linear' Σ_{j<J} (1 − (K_m + j) / a) over the ranks before the last, J of them positive."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "cost")
+    shape: str
+    a: float
+    depth: int
+
+
 @dataclass(frozen=True)
 class CwlDiscounted(Primitive):
     """Σ_{i≤depth} d(i) over the ranked rows."""

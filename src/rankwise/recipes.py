@@ -32,7 +32,10 @@ from rankwise.primitives import (
     CgGain,
     Const,
     Count,
+    CwlCostExamined,
+    CwlCostTail,
     CwlCostTotal,
+    CwlCostUtility,
     CwlDiscounted,
     CwlExamined,
     CwlGainTotal,
@@ -256,12 +259,14 @@ def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
 class CwlModel:
     """A C/W/L user model in the form the primitives compute (see rankwise.primitives): the
     chance of reading rank i is d(i) · S_i; ``end`` says whether P_{depth+1} = d(depth + 1) ·
-    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG)."""
+    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG); ``by_cost``
+    that d is read at the text read before the rank, 1 + the costs above it (U-measure, TBG)."""
 
     shape: str
     a: float
     survival: str = "none"
     end: bool = True
+    by_cost: bool = False
 
 
 def cwl_discount_value(shape: str, a: float, depth: int, i: int) -> float:
@@ -297,9 +302,9 @@ def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
     if name == "NERR11":
         return CwlModel("insq", float(p["T"]), "product")
     if name == "U":
-        return CwlModel("linear", float(p["L"]), end=False)
+        return CwlModel("linear", float(p["L"]), end=False, by_cost=True)
     if name == "TBG":
-        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False)
+        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False, by_cost=True)
     raise KeyError(name)
 
 
@@ -372,7 +377,12 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
         survival = CwlSurvival(s, lo, hi, u, depth)
         rows_u = CwlUtility(d, a, s, lo, hi, u, depth)
         rows_e, rows_c = CwlExamined(d, a, s, lo, hi, u, depth, False), CwlExamined(d, a, s, lo, hi, u, depth, True)
-        if s == "product" and u > 0:
+        if model.by_cost:  # no survival: S is 1, or 0 for a query missing from the run
+            rows_u = CwlCostUtility(d, a, lo, hi, u, depth)
+            rows_e, rows_c = CwlCostExamined(d, a, lo, hi, u, depth, False), CwlCostExamined(d, a, lo, hi, u, depth, True)
+            tail = Mul(survival, CwlCostTail(d, a, depth))
+            p_end = Mul(Const(end), survival)
+        elif s == "product" and u > 0:
             # the first padded rank (gain 1) ends the survival: P_{m+1} = S · d(m + 1), and
             # P_{depth+1} is left only when nothing was padded (m = depth)
             tail = Mul(survival, CwlNextDiscount(d, a, depth))
@@ -414,10 +424,10 @@ def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
 IFT_MEASURES = frozenset({"IFTGoal", "IFTRate", "IFTGoalRate"})
 """cwl_eval's three information-foraging measures (C1, C2, C1 · C2)."""
 
-COST_CONTINUATIONS = frozenset({"BPM", "U", "TBG", "IFTRate", "IFTGoalRate"})
-"""The C/W/L measures whose continuation reads the documents' costs in cwl_eval (BPM's budget
-K, the running cost as U's and TBG's position, IFT's rate): rankwise computes them with every
-document costing 1, so a run with a cost column (:attr:`Columns.cost`) is refused for them."""
+COST_CONTINUATIONS = frozenset({"BPM", "IFTRate", "IFTGoalRate"})
+"""The C/W/L measures whose continuation reads the documents' costs in cwl_eval and which
+rankwise computes with every document costing 1 (BPM's budget K, IFT's rate of gain): a run with
+a cost column (:attr:`Columns.cost`) is refused for them. (U-measure and TBG read the costs.)"""
 
 
 def check_costs_supported(metrics: Sequence[Metric], columns: Columns) -> None:
@@ -428,8 +438,8 @@ def check_costs_supported(metrics: Sequence[Metric], columns: Columns) -> None:
     if refused:
         raise InvalidParameterError(
             f"the cost column {columns.cost!r} is not supported by {', '.join(refused)}: their user model reads "
-            "the documents' costs, which rankwise does not compute yet (every other C/W/L measure reads the costs "
-            "in EC and ETC); evaluate them without cost="
+            "the documents' costs, which rankwise does not compute yet (every other C/W/L measure reads them); "
+            "evaluate them without cost="
         )
 
 

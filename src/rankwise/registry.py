@@ -1077,10 +1077,11 @@ SPECS: tuple[MetricSpec, ...] = (
         ),
         cutoff="none",
         description=(
-            "U-measure: weights falling linearly with the text read (each document costs 1: a cost column, "
-            "cost=, is refused)"
+            "U-measure: weights falling linearly with the text read (the costs of the documents above: "
+            "the run's cost column, cost=, or 1 each)"
         ),
-        formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − (i − 1) / L) for i < depth, 0 at depth",
+        formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − K_{i−1} / L) for i < depth, 0 at depth, K_{i−1} the costs of "
+        "the documents above rank i (i − 1 when each costs 1; a padded document costs 1)",
         citation="Sakai & Dou, Summaries, ranked retrieval and sessions: a unified framework for information access evaluation, SIGIR 2013; cwl_eval",
         empty_value=0.0,
     ),
@@ -1098,10 +1099,11 @@ SPECS: tuple[MetricSpec, ...] = (
         ),
         cutoff="none",
         description=(
-            "time-biased gain (C/W/L, each document costs 1: a cost column, cost=, is refused): RBP with "
-            "p = 2^(−1/H), stopping at depth"
+            "time-biased gain (C/W/L): decaying with the time spent before a document (the costs of the "
+            "documents above: the run's cost column, cost=, or 1 each, RBP with p = 2^(−1/H)), stopping at depth"
         ),
-        formula=_CWL_FORMULA + "W_i ∝ 2^(−(i − 1) / H)",
+        formula=_CWL_FORMULA + "W_i ∝ 2^(−K_{i−1} / H), K_{i−1} the costs of the documents above rank i "
+        "(i − 1 when each costs 1; a padded document costs 1)",
         citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
         empty_value=0.0,
     ),

@@ -582,6 +582,52 @@ def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumlog: pl.Expr, cum
     return (cwl_discount(rnk, shape, a, depth) * reach * cwl_weight(cost, costed)).sum()
 
 
+def cost_above(cost: pl.Expr, rnk: pl.Expr, qid: pl.Expr) -> pl.Expr:
+    """K_{i−1}, the costs of the rows ranked above (a window over the query's rows)."""
+    return cost.cum_sum().shift(1, fill_value=0.0).over(qid, order_by=rnk)
+
+
+def _cwl_cost_discount(rnk: pl.Expr, above: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """d(1 + K_{i−1}), 0 beyond depth: 'geometric' a^K; 'linear' max(0, 1 − K / a) before the
+    last rank."""
+    if shape == "geometric":
+        d = pl.lit(a).pow(above)
+    elif shape == "linear":
+        d = pl.when(rnk < depth).then(pl.max_horizontal(pl.lit(0.0), 1.0 - above / a)).otherwise(0.0)
+    else:
+        raise ValueError(f"unknown C/W/L cost discount shape {shape!r}")
+    return pl.when(rnk <= depth).then(d).otherwise(0.0)
+
+
+def cwl_cost_utility(rel: pl.Expr, rnk: pl.Expr, above: pl.Expr, shape: str, a: float, min_rel: float,
+                     max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ d(1 + K_{i−1}) · g_i."""
+    return (_cwl_cost_discount(rnk, above, shape, a, depth) * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
+
+
+def cwl_cost_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, above: pl.Expr, shape: str, a: float,
+                      min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
+    """Σ d(1 + K_{i−1}) (· c_i, ``costed``)."""
+    return (_cwl_cost_discount(rnk, above, shape, a, depth) * cwl_weight(cost, costed)).sum()
+
+
+def cwl_cost_tail(rnk: pl.Expr, cost: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """Σ over the padded ranks m < i ≤ depth (cost 1 each) of d(1 + K_m + i − 1 − m)."""
+    inside = rnk <= depth
+    m = inside.sum().cast(pl.Float64)
+    k = pl.when(inside).then(cost).otherwise(0.0).sum()
+    if shape == "geometric":
+        if a == 1.0:
+            return depth - m
+        return pl.lit(a).pow(k) * (1.0 - pl.lit(a).pow(depth - m)) / (1.0 - a)
+    if shape == "linear":
+        j = pl.min_horizontal(
+            pl.max_horizontal((a - k).ceil(), pl.lit(0.0)), pl.max_horizontal(depth - m - 1.0, pl.lit(0.0))
+        )
+        return j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a)
+    raise ValueError(f"unknown C/W/L cost discount shape {shape!r}")
+
+
 def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
     """Σ d(i) over the ranked rows."""
     return cwl_discount(rnk, shape, a, depth).sum()
