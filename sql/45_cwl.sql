@@ -158,17 +158,17 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gai
          THEN 1 ELSE 0 END;
 
 -- P_i = [i <= k] [no failure above] (0 beyond depth).
-CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    CASE WHEN rnk <= k AND rnk <= depth
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    CASE WHEN above < k AND rnk <= depth
               AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) = 0
          THEN 1.0 ELSE 0.0 END::DOUBLE;
 
 -- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
-CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
                  * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cost, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth, costed) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cost, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
                  * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
 
 -- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
@@ -199,18 +199,23 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, m
         ELSE NULL
     END::DOUBLE;
 
--- sum_{m < i <= depth} P_i = S max(0, min(depth, k, j*) - m) over the padding (j* NULL: never).
-CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+-- the last padded rank the cost budget reaches: m + ceil(k - K_m), K_m the costs of the rows at
+-- rank <= depth (each padded document costs 1: k when every document costs 1).
+CREATE OR REPLACE TEMP MACRO rw_bpm_last(rnk, cost, k, depth) AS
+    (rw_bpm_m(rnk, depth) + ceil(k::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)))::DOUBLE;
+
+-- sum_{m < i <= depth} P_i = S max(0, min(depth, m + ceil(k - K_m), j*) - m) over the padding (j* NULL: never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-     * greatest(0.0, least(least(depth, k)::DOUBLE,
+     * greatest(0.0, least(least(depth::DOUBLE, rw_bpm_last(rnk, cost, k, depth)),
                            coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth),
-                                    least(depth, k)::DOUBLE))
+                                    depth::DOUBLE))
                      - rw_bpm_m(rnk, depth)))::DOUBLE;
 
--- P_{depth+1} = S [depth < k] [depth + 1 <= j*].
-CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+-- P_{depth+1} = S [depth < m + ceil(k - K_m)] [depth + 1 <= j*].
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-     * CASE WHEN depth < k
+     * CASE WHEN depth < rw_bpm_last(rnk, cost, k, depth)
                  AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
                               >= depth + 1.0, true)
             THEN 1.0 ELSE 0.0 END)::DOUBLE;

@@ -3,9 +3,9 @@ itself: its ``-c`` cost file maps each element type (the run's second field) to 
 every document is its own element type, so that it has the run's cost. cwl_eval pads the
 ranking with documents of cost 1 (its default max_cost and min_cost). Per query to 1e-9, on
 random runs with ties, unjudged documents and costs of every size (0 too). U-measure and TBG
-read the costs in their user models too (a document's position is the text read before it);
-BPM and the IFT rate measures, whose continuation reads the cost in cwl_eval, refuse a cost
-column; bad costs are errors on every path.
+read the costs in their user models too (a document's position is the text read before it), and
+BPM (its budget k is a cost); the IFT rate measures, whose continuation reads the cost in
+cwl_eval, refuse a cost column; bad costs are errors on every path.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from cwl.ruler.ranking import RankingMaker
 logging.getLogger("cwl").disabled = True
 
 COSTED = [m for m in MEASURES if m[0].partition("(")[0].partition("@")[0] not in COST_CONTINUATIONS]
-"""The measures rankwise computes with costs (all but BPM, IFTRate, IFTGoalRate): every value exact."""
+"""The measures rankwise computes with costs (all but IFTRate, IFTGoalRate): every value exact."""
 ALL_VALUES = (*VALUES, *RESIDUALS)
 
 
@@ -225,7 +225,7 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("metric", ["BPM(T=1)@10", "BPM(T=2,hb=1,value='EC')@5", "IFTRate", "IFTGoalRate(value='EC')"])
+@pytest.mark.parametrize("metric", ["IFTRate", "IFTRate(value='EC')", "IFTGoalRate(value='ResETC')"])
 def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
     run, qrels = _fixed_case()
     with pytest.raises(rw.InvalidParameterError, match="cost column 'cost' is not supported"):
@@ -234,8 +234,8 @@ def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
 
 
 def test_models_reading_cost_are_refused_by_to_sql() -> None:
-    with pytest.raises(rw.InvalidParameterError, match="not supported by BPM"):
-        rw.to_sql(["BPM@10"], cost="cost")
+    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTGoalRate"):
+        rw.to_sql(["IFTGoalRate"], cost="cost")
 
 
 BAD_COSTS = {"NULL": None, "NaN": float("nan"), "negative": -1.0, "infinite": float("inf")}
@@ -361,9 +361,9 @@ def test_query_chunks_and_explain_carry_the_costs() -> None:
     bad = run.with_columns(pl.when(pl.col("doc_id") == "d2").then(-1.0).otherwise(pl.col("cost")).alias("cost"))
     with pytest.raises(rw.InvalidValueError, match="cost value"):
         rw.explain(bad, qrels, "INST(value='ETC')", query="a", cost="cost")
-    with pytest.raises(rw.InvalidParameterError, match="not supported by BPM"):
-        rw.explain(run, qrels, "BPM@10", query="a", cost="cost")
-    # U-measure and TBG place documents by the text read: explain's values are evaluate's
-    for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')"):
+    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
+        rw.explain(run, qrels, "IFTRate", query="a", cost="cost")
+    # U-measure, TBG and BPM read the costs in their user models: explain's values are evaluate's
+    for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')", "BPM(T=2,value='ED')@4"):
         want = rw.evaluate(run, qrels, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
         assert rw.explain(run, qrels, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)

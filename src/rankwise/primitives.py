@@ -998,9 +998,10 @@ class InstEnd(_InstAfter):
     (gain 1)."""
 
 
-# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and K_i < k
+# (K the running cost: i with every document costing 1; a padded document costs 1),
 # T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) (hb = 0: the static model), G the running gain;
-# P_i = [i ≤ k] · [no rank j < i failed]. The failures are a step of the running gain.
+# P_i = [K_{i−1} < k] · [no rank j < i failed]. The failures are a step of the running gain.
 
 
 @dataclass(frozen=True)
@@ -1033,7 +1034,9 @@ class _BpmRows(Primitive):
 
     def inputs(self) -> dict[str, Input]:
         fail = BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel, self.unjudged)
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumfail": fail}
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumfail": fail, "above": CostAbove(),
+        }
 
 
 @dataclass(frozen=True)
@@ -1053,6 +1056,7 @@ class BpmExamined(_BpmRows):
 @dataclass(frozen=True)
 class _BpmAfter(Primitive):
     abstract: ClassVar[bool] = True
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
     target: float
     hb: float
     gain_med: float

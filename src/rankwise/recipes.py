@@ -424,10 +424,10 @@ def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
 IFT_MEASURES = frozenset({"IFTGoal", "IFTRate", "IFTGoalRate"})
 """cwl_eval's three information-foraging measures (C1, C2, C1 · C2)."""
 
-COST_CONTINUATIONS = frozenset({"BPM", "IFTRate", "IFTGoalRate"})
+COST_CONTINUATIONS = frozenset({"IFTRate", "IFTGoalRate"})
 """The C/W/L measures whose continuation reads the documents' costs in cwl_eval and which
-rankwise computes with every document costing 1 (BPM's budget K, IFT's rate of gain): a run with
-a cost column (:attr:`Columns.cost`) is refused for them. (U-measure and TBG read the costs.)"""
+rankwise computes with every document costing 1 (IFT's rate of gain): a run with a cost column
+(:attr:`Columns.cost`) is refused for them. (U-measure, TBG and BPM read the costs.)"""
 
 
 def check_costs_supported(metrics: Sequence[Metric], columns: Columns) -> None:

@@ -999,8 +999,9 @@ SPECS: tuple[MetricSpec, ...] = (
         ),
         cutoff="required",
         description="Bejeweled Player Model: the user stops once the target gain is seen or k documents are "
-        "read (static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
-        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [i < k], G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
+        "read (a cost of k with the run's cost column, cost=; static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
+        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [K_i < k], K_i = Σ_{j≤i} c_j (i when each costs 1), "
+        "G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
         "gain_med) (cwl_eval 1.0.12's hc changes nothing: its update of K writes T after the gain test)",
         citation="Zhang, Liu, Li, Zhang, Xu & Ma, Evaluating web search with a bejeweled player model, SIGIR 2017; cwl_eval",
         empty_value=0.0,

@@ -770,25 +770,27 @@ def bpm_fail_step(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, h
     return (cumgain >= wanted).cast(pl.Int64)
 
 
-def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr, target: float, hb: float,
                gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """P_i = [i ≤ k] · [no failure above] (0 beyond depth)."""
+    """P_i = [K_{i−1} < k] · [no failure above] (0 beyond depth; K_{i−1} the costs above, i − 1
+    when each costs 1)."""
     failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged)
-    return pl.when((rnk <= k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
+    return pl.when((above < k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
 
 
-def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr, target: float, hb: float,
                 gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i · g_i."""
-    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
     return (reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
-def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float,
+def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr,
+                 target: float,
                  hb: float, gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int,
                  costed: bool) -> pl.Expr:
     """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
-    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
     return (reach * cwl_weight(cost, costed)).sum()
 
 
@@ -816,19 +818,27 @@ def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: 
     return survive, m, j
 
 
-def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-             min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, k, j*) − m)."""
+def _bpm_last(rnk: pl.Expr, cost: pl.Expr, m: pl.Expr, k: int, depth: int) -> pl.Expr:
+    """The last padded rank the budget reaches, m + ⌈k − K_m⌉ (K_m the costs of the rows at rank
+    ≤ depth; each padded document costs 1: k when every document costs 1)."""
+    spent = pl.when(rnk <= depth).then(cost).otherwise(0.0).sum()
+    return m + (k - spent).ceil()
+
+
+def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, target: float, hb: float,
+             gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, m + ⌈k − K_m⌉, j*) − m)."""
     survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-    last = pl.min_horizontal(pl.lit(float(min(depth, k))), j)
+    last = pl.min_horizontal(pl.lit(float(depth)), _bpm_last(rnk, cost, m, k, depth), j)
     return survive * pl.max_horizontal(pl.lit(0.0), last - m)
 
 
-def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-            min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
-    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-    return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
+def bpm_end(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, target: float, hb: float,
+            gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """P_{depth+1} = S · [depth < m + ⌈k − K_m⌉] · [depth + 1 ≤ j*]."""
+    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
+    reached = (_bpm_last(rnk, cost, m, k, depth) > depth) & (j >= depth + 1.0)
+    return survive * pl.when(reached).then(1.0).otherwise(0.0)
 
 
 # IFT: C_i = C1_i · C2_i of the running gain and rank, ln C as −softplus
