@@ -367,3 +367,20 @@ def test_query_chunks_and_explain_carry_the_costs() -> None:
     for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')", "BPM(T=2,value='ED')@4"):
         want = rw.evaluate(run, qrels, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
         assert rw.explain(run, qrels, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hand_checked_models_reading_costs(engine: str) -> None:
+    """BPM(T=5)@3 of costs [2, 0.5, 1], nothing relevant: the running cost before ranks 1..4 is
+    0, 2, 2.5, 3.5, so ranks 1-3 are read (ED = 3), EC = 3.5 / 3, ETC = 3.5. TBG(H=1, depth=3)
+    of costs [1, 2]: P = 1, 2^-1 and, padded (cost above 3), 2^-3: ED = 1.625. U(L=4, depth=4)
+    of costs [1, 2]: P = 1, 3/4, and the padded rank 3 (cost above 3) 1/4; rank 4 is the last, 0."""
+    run = pl.DataFrame({"query_id": ["q", "q", "q", "r", "r"], "doc_id": ["a", "b", "c", "a", "b"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0], "cost": [2.0, 0.5, 1.0, 1.0, 2.0]})
+    qrels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["z", "z"], "relevance": [1, 1]})
+    names = ["BPM(T=5,value='ED')@3", "BPM(T=5,value='EC')@3", "BPM(T=5,value='ETC')@3",
+             "TBG(H=1,depth=3,value='ED')", "U(L=4,depth=4,value='ED')"]
+    got = {r["query_id"]: r for r in run_on(engine, run, qrels, names, cost="cost").iter_rows(named=True)}
+    assert [got["q"][n] for n in names[:3]] == pytest.approx([3.0, 3.5 / 3, 3.5], abs=1e-15)
+    assert got["r"][names[3]] == pytest.approx(1.625, abs=1e-15)
+    assert got["r"][names[4]] == pytest.approx(2.0, abs=1e-15)
