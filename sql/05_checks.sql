@@ -37,7 +37,7 @@ CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id'
     WITH rw_pairs AS (
         SELECT query_id, doc_id, count(*) AS n,
             sum(CASE WHEN score IS NULL OR isnan(CAST(score AS DOUBLE)) THEN 1 ELSE 0 END) AS bad
-        FROM query_table(run_table)
+        FROM query_table(run_table) AS rw_cost_rows
         GROUP BY query_id, doc_id
     )
     SELECT rw_check_verdict('run', query_id_name, doc_id_name, score_name, 'NULL or NaN values',
@@ -87,3 +87,20 @@ CREATE OR REPLACE TEMP MACRO rw_check_ties(ties) AS
         ELSE error('rankwise: ties must be one of ''trec_eval'', ''doc_asc'', ''doc_desc_numeric'', ''optimistic'', ''pessimistic'', got ' || rw_quoted(ties))
         -- end generated: rw_check_ties
     END;
+
+-- One row, ok = true, or an error: a run's cost column (rankwise's cost=, the C/W/L measures'
+-- document costs) holds a NULL, NaN, negative or infinite value. cost_name: the column name
+-- the message shows.
+CREATE OR REPLACE TEMP MACRO rw_check_costs(run_table, cost_name := 'cost') AS TABLE
+    WITH rw_costs AS (
+        SELECT min(CASE WHEN cost IS NULL OR isnan(CAST(cost AS DOUBLE)) OR cost < 0
+                             OR abs(CAST(cost AS DOUBLE)) = CAST('Infinity' AS DOUBLE)
+                        THEN rw_quoted(query_id) END) AS bad
+        FROM query_table(run_table) AS rw_cost_rows
+    )
+    SELECT CASE
+        WHEN bad IS NOT NULL THEN error('rankwise: the run''s column ''' || cost_name
+            || ''' holds NULL, NaN, negative or infinite cost values (query ' || bad || '); a cost must be a finite number >= 0')
+        ELSE true
+    END AS ok
+    FROM rw_costs;

@@ -53,9 +53,12 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a,
                  * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
 
 -- sum d(i) * S_i over the ranked rows.
-CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth) AS
+-- (times c_i, the row's cost, when costed: the expected cost before normalisation).
+CREATE OR REPLACE TEMP MACRO rw_cwl_weight(cost, costed) AS CASE WHEN costed THEN cost ELSE 1.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cost, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
-                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
 
 -- sum d(i) over the ranked rows.
 CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
@@ -73,6 +76,10 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_re
                  ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)) END
         ELSE 1.0
     END::DOUBLE;
+
+-- sum_{i <= depth} c_i.
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_total(rnk, cost, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- sum_{i <= depth} g_i.
 CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
@@ -98,8 +105,10 @@ CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero,
     coalesce(sum(CASE WHEN rnk <= depth
                       THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cost, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_weight(cost, costed)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
 -- asymptotic series at x + 10.
@@ -149,17 +158,18 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gai
          THEN 1 ELSE 0 END;
 
 -- P_i = [i <= k] [no failure above] (0 beyond depth).
-CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    CASE WHEN rnk <= k AND rnk <= depth
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    CASE WHEN above < k AND rnk <= depth
               AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) = 0
          THEN 1.0 ELSE 0.0 END::DOUBLE;
 
 -- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
-CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
                  * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
-    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cost, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
 
 -- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
 -- failing rank j* of the padding (gain u = unjudged there, G_i = G_m + (i - m) u: fails where
@@ -189,18 +199,23 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, m
         ELSE NULL
     END::DOUBLE;
 
--- sum_{m < i <= depth} P_i = S max(0, min(depth, k, j*) - m) over the padding (j* NULL: never).
-CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+-- the last padded rank the cost budget reaches: m + ceil(k - K_m), K_m the costs of the rows at
+-- rank <= depth (each padded document costs 1: k when every document costs 1).
+CREATE OR REPLACE TEMP MACRO rw_bpm_last(rnk, cost, k, depth) AS
+    (rw_bpm_m(rnk, depth) + ceil(k::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)))::DOUBLE;
+
+-- sum_{m < i <= depth} P_i = S max(0, min(depth, m + ceil(k - K_m), j*) - m) over the padding (j* NULL: never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-     * greatest(0.0, least(least(depth, k)::DOUBLE,
+     * greatest(0.0, least(least(depth::DOUBLE, rw_bpm_last(rnk, cost, k, depth)),
                            coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth),
-                                    least(depth, k)::DOUBLE))
+                                    depth::DOUBLE))
                      - rw_bpm_m(rnk, depth)))::DOUBLE;
 
--- P_{depth+1} = S [depth < k] [depth + 1 <= j*].
-CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+-- P_{depth+1} = S [depth < m + ceil(k - K_m)] [depth + 1 <= j*].
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
     (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-     * CASE WHEN depth < k
+     * CASE WHEN depth < rw_bpm_last(rnk, cost, k, depth)
                  AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
                               >= depth + 1.0, true)
             THEN 1.0 ELSE 0.0 END)::DOUBLE;
@@ -227,9 +242,10 @@ CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumlog, goal, rat
                       THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
                            * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(CASE WHEN rnk <= depth
                       THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                           * rw_cwl_weight(cost, costed)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- The padded ranks i = m + 1 .. depth (gain unjudged there, G_i = G_m + (i - m) unjudged), walked
@@ -257,3 +273,30 @@ CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cumgain, goal, rate, target, 
     (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
 CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;
+
+-- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
+-- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before
+-- the last rank; cut by rank at depth. The padding (cost 1 a document) in closed form.
+CREATE OR REPLACE TEMP MACRO rw_cost_above(cost, rnk, qid) AS
+    coalesce(sum(cost) OVER (PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0);
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_discount(rnk, above, shape, a, depth) AS
+    CASE
+        WHEN rnk > depth THEN 0.0
+        WHEN shape = 'geometric' THEN pow(a, above)
+        WHEN shape = 'linear' THEN CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - above / a) ELSE 0.0 END
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_utility(rel, rnk, above, shape, a, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_examined(rel, rnk, cost, above, shape, a, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
+-- the padded ranks' sum from m (ranked rows at rank <= depth) and k (their costs)
+CREATE OR REPLACE TEMP MACRO rw_cwl_linear_pad(j, k, a) AS (j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_pad(m, k, shape, a, depth) AS
+    CASE
+        WHEN shape = 'geometric' AND a = 1.0 THEN depth - m
+        WHEN shape = 'geometric' THEN pow(a, k) * (1.0 - pow(a, depth - m)) / (1.0 - a)
+        WHEN shape = 'linear' THEN rw_cwl_linear_pad(least(greatest(ceil(a - k), 0.0), greatest(depth - m - 1.0, 0.0)), k, a)
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_tail(rnk, cost, shape, a, depth) AS
+    rw_cwl_cost_pad((count(*) FILTER (WHERE rnk <= depth))::DOUBLE,
+                    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0), shape, a, depth);

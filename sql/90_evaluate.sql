@@ -13,8 +13,8 @@ CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks
     rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
     qj AS (SELECT * FROM rw_judgments(qrels_table, checks := false)),
     qs AS (SELECT query_id, count(*) AS n_judged, rw_nrel(relevance, 1.0) AS q0, rw_idcg(rw_gain(relevance, 'linear'), irank, NULL, 'log2', 2.0) AS q1, rw_idcg(rw_gain(relevance, 'linear'), irank, k, 'log2', 2.0) AS q2 FROM qj GROUP BY query_id),
-    joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
-    ranked0 AS (SELECT query_id, relevance, score AS score, row_number() OVER w AS rnk, sum(rw_rel_step(relevance, 1.0)) OVER w AS s0 FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    ranked0 AS (SELECT query_id, relevance, score AS score, cost, row_number() OVER w AS rnk, sum(rw_rel_step(relevance, 1.0)) OVER w AS s0 FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
     rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
     ag0 AS (SELECT query_id, rw_count() AS r0_0, rw_relret(relevance, rnk, 1.0, NULL) AS r0_1, rw_ap_sum(relevance, rnk, s0, 1.0, NULL) AS r0_2, rw_first_rel(relevance, rnk, 1.0, NULL) AS r0_3, rw_relret_at_nrel(relevance, rnk, q0, 1.0, 1.0) AS r0_4, rw_dcg_gain(rw_gain(relevance, 'linear'), rnk, NULL, 'log2', 2.0) AS r0_5, rw_dcg_gain(rw_gain(relevance, 'linear'), rnk, k, 'log2', 2.0) AS r0_6, rw_relret(relevance, rnk, 1.0, k) AS r0_7 FROM rows0 GROUP BY query_id)
     SELECT query_id AS "query_id", CAST(coalesce(ag0.r0_0, 0.0) AS DOUBLE) AS "NumRet", CAST(qs.q0 AS DOUBLE) AS "NumRel", CAST(coalesce(ag0.r0_1, 0.0) AS DOUBLE) AS "NumRelRet", CAST(rw_div0(coalesce(ag0.r0_2, 0.0), qs.q0) AS DOUBLE) AS "AP", CAST(rw_recip0(ag0.r0_3) AS DOUBLE) AS "RR", CAST(rw_div0(coalesce(ag0.r0_4, 0.0), qs.q0) AS DOUBLE) AS "Rprec", CAST(rw_div0(coalesce(ag0.r0_5, 0.0), qs.q1) AS DOUBLE) AS "nDCG", CAST(rw_div0(coalesce(ag0.r0_6, 0.0), qs.q2) AS DOUBLE) AS "nDCG@k", CAST(rw_div(coalesce(ag0.r0_7, 0.0), k) AS DOUBLE) AS "P@k", CAST(rw_div0(coalesce(ag0.r0_7, 0.0), qs.q0) AS DOUBLE) AS "R@k", CAST(rw_positive(coalesce(ag0.r0_7, 0.0)) AS DOUBLE) AS "Success@k"
@@ -38,7 +38,7 @@ CREATE OR REPLACE TEMP MACRO rw_ndeval(run_table, qrels_table, k := 20, checks :
     qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
     present AS (SELECT DISTINCT query_id FROM rw_run),
     base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id)),
-    joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
     sj AS (SELECT * FROM rw_subtopics AS s),
     rdocs0 AS (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY rnk0) AS rnk FROM (SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC) AS rnk0 FROM joined) AS rd WHERE true),
     sp0 AS (SELECT query_id, doc_id, subtopic, count(*) OVER (PARTITION BY query_id, subtopic) AS nsub FROM sj WHERE relevance >= 1.0),

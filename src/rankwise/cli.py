@@ -108,7 +108,8 @@ def _count_rows(args: argparse.Namespace) -> tuple[int, int] | None:
     the evaluation then reads them again and reports the fault, as it does without a
     terminal (one error path)."""
     columns = Columns(
-        query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic
+        query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
+        cost=args.cost,
     )
     try:
         return (
@@ -136,7 +137,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
             rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
             doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
-            run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
+            cost=args.cost, run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
             duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
             query_chunks=args.query_chunks,
         )
@@ -387,6 +388,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--subtopic-col", dest="subtopic", nargs="?", const="subtopic", default=None,
         help="subtopic qrels (diversity measures, as ndeval): the qrels' subtopic column (default name "
         "'subtopic'; a TREC qrels file's second field)",
+    )
+    ev.add_argument(
+        "--cost-col", dest="cost", nargs="?", const="cost", default=None,
+        help="the run's cost column (default name 'cost'): each document's cost, read by the C/W/L "
+        "measures' EC and ETC as cwl_eval's costs (absent: 1 a document)",
     )
     ev.set_defaults(func=_cmd_eval)
 

@@ -197,10 +197,14 @@ class Columns(_FromOptions):
     """The qrels' subtopic (intent) column, if they judge documents per subtopic (ndeval's
     qrels; a TREC qrels file's second field). Diversity measures read the judgments per
     subtopic; every other measure reads a document's largest relevance over its subtopics."""
+    cost: str | None = None
+    """The run's cost column, if its documents cost the user different amounts (cwl_eval's
+    cost of a document's element type): the C/W/L measures' EC and ETC read it (absent: every
+    document costs 1, as does cwl_eval's padding beyond the ranking)."""
 
     def __post_init__(self) -> None:
         for field in COLUMN_KEYWORDS:
-            if field == "subtopic" and self.subtopic is None:
+            if field in ("subtopic", "cost") and getattr(self, field) is None:
                 continue
             check_identifier(getattr(self, field), f"{field} column")
 
@@ -230,6 +234,7 @@ class ColumnOptions(TypedDict, total=False):
     score: str
     relevance: str
     subtopic: str | None
+    cost: str | None
 
 
 class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
@@ -250,6 +255,8 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
     - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.
+    - ``cost`` (default None): the run's cost column, each document's cost for the C/W/L
+      measures' EC and ETC (cwl_eval's costs; absent: 1 each).
 
     The keys are the fields of :class:`Conventions` and :class:`Columns`, where the defaults
     are defined:

@@ -178,7 +178,8 @@ def _evaluate_segments(
     )
     # a NULL segment value is a segment of its own: joined as equal, never dropped
     keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
-        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
+        *([columns.cost] if columns.cost else []),
     )
     keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,

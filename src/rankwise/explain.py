@@ -42,7 +42,19 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import RANK, REL, SUB, D, Prepared, Q, S, output_plans, prepare, ranked
+from rankwise._polars.engine import (
+    RANK,
+    REL,
+    SUB,
+    C,
+    D,
+    Prepared,
+    Q,
+    S,
+    output_plans,
+    prepare,
+    ranked,
+)
 from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError
 from rankwise.faults import engine_faults
@@ -51,6 +63,7 @@ from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.primitives import (
     BpmExamined,
+    CwlCostExamined,
     CwlExamined,
     Gain,
     IdealRank,
@@ -59,7 +72,7 @@ from rankwise.primitives import (
     Primitive,
     leaves,
 )
-from rankwise.recipes import CWL_MEASURES, Output, outputs
+from rankwise.recipes import CWL_MEASURES, Output, check_costs_supported, outputs
 
 
 def explain(
@@ -82,6 +95,7 @@ def explain(
     (m,) = found
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
+    check_costs_supported([m], columns)
     (out,) = outputs([m], conv)
     with engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
@@ -140,7 +154,10 @@ def _user_model(m: Metric, conv: Conventions) -> list[Output]:
         return []
     params = {**dict(m.params), "value": "ED"}
     (depth,) = outputs([make_metric(m.spec, params, m.cutoff)], conv)
-    examined = next(leaf for leaf in leaves(depth.tree) if isinstance(leaf, (CwlExamined, InstExamined, BpmExamined, IftExamined)))
+    examined = next(
+        leaf for leaf in leaves(depth.tree)
+        if isinstance(leaf, (CwlExamined, CwlCostExamined, InstExamined, BpmExamined, IftExamined))
+    )
     return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
 
 
@@ -236,14 +253,17 @@ def _values_by_depth(
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
     columns += extra or []
-    docs = ranking.select(pl.col(D), pl.col(RANK), pl.col(S))
+    docs = ranking.select(pl.col(D), pl.col(RANK), pl.col(S), pl.col(C))
     # rank shown -> documents kept: i -> i, and the last rank shown -> the whole ranking
     upto = [*range(1, depth), n] if n else [0]
     shown = list(range(1, depth + 1)) if n else [0]
     if extra:
         # the user models read no tie group: the rank order as scores, the padding document last
         docs = docs.with_columns((-pl.col(RANK)).cast(pl.Float64).alias(S))
-        padding = pl.DataFrame({D: [_padding_doc(docs)], RANK: [n + 1], S: [-float(n + 1)]}, schema=docs.schema)
+        # the padding document costs 1, as cwl_eval's padding does
+        padding = pl.DataFrame(
+            {D: [_padding_doc(docs)], RANK: [n + 1], S: [-float(n + 1)], C: [1.0]}, schema=docs.schema
+        )
         docs = pl.concat([docs, padding])
         upto.append(n + 1)
         shown.append(shown[-1] + 1)
@@ -256,7 +276,7 @@ def _values_by_depth(
         cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
             docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
-            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S))
+            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C))
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)

@@ -60,7 +60,7 @@ Value = int | float | str | bool | None | Gain
 """A primitive's parameter value."""
 
 Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels"]
-Column = Literal["rel", "rnk", "qid", "score", "cov", "nsub", "sub"]
+Column = Literal["rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -798,6 +798,63 @@ class CwlUtility(_CwlRows):
 class CwlExamined(_CwlRows):
     """Σ_{i≤depth} d(i) · S_i over the ranked rows (their part of the expected depth)."""
 
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
+
+# U-measure and TBG (cwl_eval) place a document by the text read before it, the costs of the
+# documents above (each costs 1 without a cost column): d is read at position 1 + K_{i−1}, K the
+# running cost, but cut by rank at depth (U-measure: before the last rank); no survival.
+
+
+@dataclass(frozen=True)
+class CostAbove(RowValue):
+    """K_{i−1}: the costs of the rows ranked above the row."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("cost", "rnk", "qid")
+    window: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class _CwlCostRows(Primitive):
+    abstract: ClassVar[bool] = True
+    shape: str
+    a: float
+    min_rel: float
+    max_rel: float
+    unjudged: float
+    depth: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"above": CostAbove()}
+
+
+@dataclass(frozen=True)
+class CwlCostUtility(_CwlCostRows):
+    """Σ_{i≤depth} d(1 + K_{i−1}) · g_i ('geometric' and 'linear' shapes)."""
+
+
+@dataclass(frozen=True)
+class CwlCostExamined(_CwlCostRows):
+    """Σ_{i≤depth} d(1 + K_{i−1}) over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
+
+@dataclass(frozen=True)
+class CwlCostTail(Primitive):
+    """Σ_{m<i≤depth} d(1 + K_m + i − 1 − m) over the padding (each padded document costs 1; m the
+    ranked rows at rank ≤ depth, K_m their costs): 'geometric' a^K_m (1 − a^(depth − m)) / (1 − a);
+    'linear' Σ_{j<J} (1 − (K_m + j) / a) over the ranks before the last, J of them positive."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "cost")
+    shape: str
+    a: float
+    depth: int
+
 
 @dataclass(frozen=True)
 class CwlDiscounted(Primitive):
@@ -829,6 +886,14 @@ class CwlSurvival(Primitive):
     min_rel: float
     max_rel: float
     unjudged: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CwlCostTotal(Primitive):
+    """Σ_{i≤depth} c_i, the costs of the ranked rows (cwl_eval's total cost before padding)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "cost")
     depth: int
 
 
@@ -902,6 +967,10 @@ class InstUtility(_InstRows):
 class InstExamined(_InstRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
 
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
 
 @dataclass(frozen=True)
 class _InstAfter(Primitive):
@@ -929,9 +998,10 @@ class InstEnd(_InstAfter):
     (gain 1)."""
 
 
-# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+# BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and K_i < k
+# (K the running cost: i with every document costing 1; a padded document costs 1),
 # T_i = T + hb · (G_{i−1} − (i − 1) · gain_med) (hb = 0: the static model), G the running gain;
-# P_i = [i ≤ k] · [no rank j < i failed]. The failures are a step of the running gain.
+# P_i = [K_{i−1} < k] · [no rank j < i failed]. The failures are a step of the running gain.
 
 
 @dataclass(frozen=True)
@@ -964,7 +1034,9 @@ class _BpmRows(Primitive):
 
     def inputs(self) -> dict[str, Input]:
         fail = BpmFailStep(self.target, self.hb, self.gain_med, self.min_rel, self.max_rel, self.unjudged)
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumfail": fail}
+        return {
+            "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumfail": fail, "above": CostAbove(),
+        }
 
 
 @dataclass(frozen=True)
@@ -976,10 +1048,15 @@ class BpmUtility(_BpmRows):
 class BpmExamined(_BpmRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
 
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
+
 
 @dataclass(frozen=True)
 class _BpmAfter(Primitive):
     abstract: ClassVar[bool] = True
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
     target: float
     hb: float
     gain_med: float
@@ -1072,6 +1149,10 @@ class IftUtility(_IftRows):
 @dataclass(frozen=True)
 class IftExamined(_IftRows):
     """Σ_{i≤depth} P_i over the ranked rows."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · c_i instead (c_i the row's cost: cwl_eval's expected cost before normalisation)."""
 
 
 @dataclass(frozen=True)

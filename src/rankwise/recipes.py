@@ -17,7 +17,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rankwise.conventions import Conventions
+from rankwise.conventions import Columns, Conventions
+from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.primitives import (
     Add,
@@ -31,6 +32,10 @@ from rankwise.primitives import (
     CgGain,
     Const,
     Count,
+    CwlCostExamined,
+    CwlCostTail,
+    CwlCostTotal,
+    CwlCostUtility,
     CwlDiscounted,
     CwlExamined,
     CwlGainTotal,
@@ -254,12 +259,14 @@ def _judged(m: Metric, p: Mapping[str, ParamValue]) -> Node:
 class CwlModel:
     """A C/W/L user model in the form the primitives compute (see rankwise.primitives): the
     chance of reading rank i is d(i) · S_i; ``end`` says whether P_{depth+1} = d(depth + 1) ·
-    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG)."""
+    S (False where cwl_eval closes the model with C_depth = 0: U-measure, TBG); ``by_cost``
+    that d is read at the text read before the rank, 1 + the costs above it (U-measure, TBG)."""
 
     shape: str
     a: float
     survival: str = "none"
     end: bool = True
+    by_cost: bool = False
 
 
 def cwl_discount_value(shape: str, a: float, depth: int, i: int) -> float:
@@ -295,21 +302,25 @@ def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
     if name == "NERR11":
         return CwlModel("insq", float(p["T"]), "product")
     if name == "U":
-        return CwlModel("linear", float(p["L"]), end=False)
+        return CwlModel("linear", float(p["L"]), end=False, by_cost=True)
     if name == "TBG":
-        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False)
+        return CwlModel("geometric", 2.0 ** (-1.0 / float(p["H"])), end=False, by_cost=True)
     raise KeyError(name)
 
 
 @dataclass(frozen=True)
 class CwlParts:
     """A C/W/L model's sums over the ranking padded to depth (gain ``unjudged`` on unjudged and
-    padded ranks): Σ P_i g_i, ED = Σ P_i, P_{depth+1} and the total gain Σ g_i."""
+    padded ranks): Σ P_i g_i, ED = Σ P_i, P_{depth+1}, the total gain Σ g_i, Σ P_i c_i and the
+    total cost Σ c_i (c_i the row's cost; 1 on padded ranks, cwl_eval's default max_cost and
+    min_cost)."""
 
     utility: Node
     depth_e: Node
     p_end: Node
     gain: Node
+    cost: Node
+    cost_total: Node
 
 
 def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
@@ -341,17 +352,21 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
     name = m.spec.name
     rows_u: Node
     rows_e: Node
+    rows_c: Node
     tail: Node
     p_end: Node
     if name == "INST":
         inst = (float(p["T"]), lo, hi, u, depth)
-        rows_u, rows_e, tail, p_end = InstUtility(*inst), InstExamined(*inst), InstTail(*inst), InstEnd(*inst)
+        rows_u, tail, p_end = InstUtility(*inst), InstTail(*inst), InstEnd(*inst)
+        rows_e, rows_c = InstExamined(*inst, False), InstExamined(*inst, True)
     elif name == "BPM":
         bpm = (float(p["T"]), float(p["hb"]), float(p["gain_med"]), int(m.cutoff or 1), lo, hi, u, depth)
-        rows_u, rows_e, tail, p_end = BpmUtility(*bpm), BpmExamined(*bpm), BpmTail(*bpm), BpmEnd(*bpm)
+        rows_u, tail, p_end = BpmUtility(*bpm), BpmTail(*bpm), BpmEnd(*bpm)
+        rows_e, rows_c = BpmExamined(*bpm, False), BpmExamined(*bpm, True)
     elif name in IFT_MEASURES:
         ift = (*_ift_model(p), lo, hi, u, depth)
-        rows_u, rows_e, tail, p_end = IftUtility(*ift), IftExamined(*ift), IftTail(*ift), IftEnd(*ift)
+        rows_u, tail, p_end = IftUtility(*ift), IftTail(*ift), IftEnd(*ift)
+        rows_e, rows_c = IftExamined(*ift, False), IftExamined(*ift, True)
     else:
         model = _cwl_models(m, p)
         d, a, s = model.shape, model.a, model.survival
@@ -360,8 +375,14 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
         )
         end = cwl_discount_value(d, a, depth, depth + 1) if model.end else 0.0
         survival = CwlSurvival(s, lo, hi, u, depth)
-        rows_u, rows_e = CwlUtility(d, a, s, lo, hi, u, depth), CwlExamined(d, a, s, lo, hi, u, depth)
-        if s == "product" and u > 0:
+        rows_u = CwlUtility(d, a, s, lo, hi, u, depth)
+        rows_e, rows_c = CwlExamined(d, a, s, lo, hi, u, depth, False), CwlExamined(d, a, s, lo, hi, u, depth, True)
+        if model.by_cost:  # no survival: S is 1, or 0 for a query missing from the run
+            rows_u = CwlCostUtility(d, a, lo, hi, u, depth)
+            rows_e, rows_c = CwlCostExamined(d, a, lo, hi, u, depth, False), CwlCostExamined(d, a, lo, hi, u, depth, True)
+            tail = Mul(survival, CwlCostTail(d, a, depth))
+            p_end = Mul(Const(end), survival)
+        elif s == "product" and u > 0:
             # the first padded rank (gain 1) ends the survival: P_{m+1} = S · d(m + 1), and
             # P_{depth+1} is left only when nothing was padded (m = depth)
             tail = Mul(survival, CwlNextDiscount(d, a, depth))
@@ -371,25 +392,27 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
             p_end = Mul(Const(end), survival)
     gain: Node = CwlGainTotal(lo, hi, u, depth)
     utility: Node = rows_u
+    padded = Sub(Const(float(depth)), Least(Count(), Const(float(depth))))
     if u > 0:
         utility = Add(rows_u, Mul(Const(u), tail))
-        padded = Sub(Const(float(depth)), Least(Count(), Const(float(depth))))
         gain = Add(gain, Mul(Const(u), padded))
-    return CwlParts(utility, _add(rows_e, tail), p_end, gain)
+    cost_total = Add(CwlCostTotal(depth), padded)
+    return CwlParts(utility, _add(rows_e, tail), p_end, gain, _add(rows_c, tail), cost_total)
 
 
 def _cwl_value(value: str, parts: CwlParts, depth: int) -> Node:
     """One of cwl_eval's numbers from :class:`CwlParts`: EU = Σ P g / ED, ETU = Σ P g − P_end · G,
-    EC = 1 (0 for a query missing from the run, where ED = 0), ETC = ED − depth · P_end, ED."""
+    EC = Σ P c / ED (0 for a query missing from the run, where ED = 0), ETC = Σ P c − P_end · C
+    (C the total cost), ED."""
     if value == "EU":
         return Div0(parts.utility, parts.depth_e)
     if value == "ED":
         return parts.depth_e
     if value == "EC":
-        return Positive(parts.depth_e)
+        return Div0(parts.cost, parts.depth_e)
     if value == "ETU":
         return Sub(parts.utility, Mul(parts.p_end, parts.gain))
-    return Sub(parts.depth_e, Mul(Const(float(depth)), parts.p_end))
+    return Sub(parts.cost, Mul(parts.p_end, parts.cost_total))
 
 
 def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
@@ -400,6 +423,25 @@ def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
 
 IFT_MEASURES = frozenset({"IFTGoal", "IFTRate", "IFTGoalRate"})
 """cwl_eval's three information-foraging measures (C1, C2, C1 · C2)."""
+
+COST_CONTINUATIONS = frozenset({"IFTRate", "IFTGoalRate"})
+"""The C/W/L measures whose continuation reads the documents' costs in cwl_eval and which
+rankwise computes with every document costing 1 (IFT's rate of gain): a run with a cost column
+(:attr:`Columns.cost`) is refused for them. (U-measure, TBG and BPM read the costs.)"""
+
+
+def check_costs_supported(metrics: Sequence[Metric], columns: Columns) -> None:
+    """Refuse a cost column with a measure of :data:`COST_CONTINUATIONS`."""
+    if columns.cost is None:
+        return
+    refused = [m.label for m in metrics if m.spec.name in COST_CONTINUATIONS]
+    if refused:
+        raise InvalidParameterError(
+            f"the cost column {columns.cost!r} is not supported by {', '.join(refused)}: their user model reads "
+            "the documents' costs, which rankwise does not compute yet (every other C/W/L measure reads them); "
+            "evaluate them without cost="
+        )
+
 
 CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG", *IFT_MEASURES})
 """The C/W/L user models (cwl_eval's measures): their recipes read the chance of reading each

@@ -256,7 +256,8 @@ CWL_VALUE = Param(
     "EU",
     "which of cwl_eval's numbers: 'EU' expected utility per document (the measure), 'ETU' "
     "expected total utility, 'EC' expected cost per document, 'ETC' expected total cost, "
-    "'ED' expected depth (documents read); every document costs 1",
+    "'ED' expected depth (documents read); a document costs what the run's cost column says "
+    "(cost=, --cost-col: cwl_eval's cost file), 1 without one",
     choices=CWL_VALUES,
 )
 CWL_RESIDUALS = ("ResEU", "ResETU", "ResEC", "ResETC", "ResED")
@@ -317,7 +318,9 @@ _CWL_COMMON_RES = (CWL_MIN_REL, CWL_MAX_REL, CWL_DEPTH, CWL_VALUE_RES)
 _CWL_FORMULA = (
     "C/W/L: C_i the chance to go on from rank i, P_i = Π_{j<i} C_j, W_i = P_i / Σ_{i≤depth} P_i; "
     "EU = Σ W_i g_i, ETU = Σ_i L_i Σ_{j≤i} g_j with L_i = P_i (1 − C_i), ED = Σ P_i, "
-    "EC = 1, ETC = Σ_i L_i · i; g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
+    "EC = Σ W_i c_i, ETC = Σ_i L_i Σ_{j≤i} c_j, c_i the document's cost (the run's cost column, "
+    "cost=; 1 without one and on padded ranks; EC = 1, ETC = Σ_i L_i · i when every cost is 1); "
+    "g = (clip(max(rel, 0), min_rel, max_rel) − min_rel) / "
     "(max_rel − min_rel), 0 unjudged; the ranking cut at depth and padded to it with gain 0; "
 )
 _IFT_CITATION = (
@@ -996,8 +999,9 @@ SPECS: tuple[MetricSpec, ...] = (
         ),
         cutoff="required",
         description="Bejeweled Player Model: the user stops once the target gain is seen or k documents are "
-        "read (static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
-        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [i < k], G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
+        "read (a cost of k with the run's cost column, cost=; static; dynamic with hb > 0, cwl_eval's BPM-Dynamic)",
+        formula=_CWL_FORMULA + "C_i = [G_i < T_i] · [K_i < k], K_i = Σ_{j≤i} c_j (i when each costs 1), "
+        "G_i = Σ_{j≤i} g_j, T_i = T + hb · (G_{i−1} − (i − 1) · "
         "gain_med) (cwl_eval 1.0.12's hc changes nothing: its update of K writes T after the gain test)",
         citation="Zhang, Liu, Li, Zhang, Xu & Ma, Evaluating web search with a bejeweled player model, SIGIR 2017; cwl_eval",
         empty_value=0.0,
@@ -1073,8 +1077,12 @@ SPECS: tuple[MetricSpec, ...] = (
             CWL_VALUE_RES,
         ),
         cutoff="none",
-        description="U-measure: weights falling linearly with the text read (each document costs 1)",
-        formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − (i − 1) / L) for i < depth, 0 at depth",
+        description=(
+            "U-measure: weights falling linearly with the text read (the costs of the documents above: "
+            "the run's cost column, cost=, or 1 each)"
+        ),
+        formula=_CWL_FORMULA + "W_i ∝ max(0, 1 − K_{i−1} / L) for i < depth, 0 at depth, K_{i−1} the costs of "
+        "the documents above rank i (i − 1 when each costs 1; a padded document costs 1)",
         citation="Sakai & Dou, Summaries, ranked retrieval and sessions: a unified framework for information access evaluation, SIGIR 2013; cwl_eval",
         empty_value=0.0,
     ),
@@ -1091,8 +1099,12 @@ SPECS: tuple[MetricSpec, ...] = (
             *_CWL_COMMON_RES,
         ),
         cutoff="none",
-        description="time-biased gain (C/W/L, each document costs 1): RBP with p = 2^(−1/H), stopping at depth",
-        formula=_CWL_FORMULA + "W_i ∝ 2^(−(i − 1) / H)",
+        description=(
+            "time-biased gain (C/W/L): decaying with the time spent before a document (the costs of the "
+            "documents above: the run's cost column, cost=, or 1 each, RBP with p = 2^(−1/H)), stopping at depth"
+        ),
+        formula=_CWL_FORMULA + "W_i ∝ 2^(−K_{i−1} / H), K_{i−1} the costs of the documents above rank i "
+        "(i − 1 when each costs 1; a padded document costs 1)",
         citation="Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012; cwl_eval",
         empty_value=0.0,
     ),

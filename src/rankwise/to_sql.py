@@ -62,7 +62,9 @@ def _head(
     q = quoter(dialect)
     run_select = (
         f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
-        f"CAST({q(columns.score)} AS DOUBLE) AS score FROM {_table(run, q, 'run table')}"
+        f"CAST({q(columns.score)} AS DOUBLE) AS score"
+        + ("" if columns.cost is None else f", CAST({q(columns.cost)} AS DOUBLE) AS cost")
+        + f" FROM {_table(run, q, 'run table')}"
     )
     qrels_select = (
         f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
@@ -96,7 +98,11 @@ def _head(
         f"score_name := {literal(columns.score)}))",
         f"rw_qrels_check AS (SELECT ok FROM rw_check_qrels('rw_qrels_input', {ids}, "
         f"relevance_name := {literal(columns.relevance)}))",
-        "rw_run AS (SELECT * FROM rw_run_input WHERE (SELECT ok FROM rw_run_check))",
+        *([] if columns.cost is None else [
+            f"rw_cost_check AS (SELECT ok FROM rw_check_costs('rw_run_input', cost_name := {literal(columns.cost)}))"
+        ]),
+        "rw_run AS (SELECT * FROM rw_run_input WHERE (SELECT ok FROM rw_run_check)"
+        + ("" if columns.cost is None else " AND (SELECT ok FROM rw_cost_check)") + ")",
         "rw_qrels AS (SELECT * FROM rw_qrels_input WHERE (SELECT ok FROM rw_qrels_check))",
     ]
 

@@ -59,6 +59,27 @@ def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], k
                 f"the qrels' subtopic column {subtopic!r} must hold strings or integers, "
                 f"found type {found_raw[subtopic]}"
             )
+    cost = columns.cost
+    if kind == "run" and cost is not None:
+        if cost not in found:
+            raise MissingColumnError.from_missing(f"the {kind}", cost, list(found), "cost")
+        if found[cost] not in ("integer", "float"):
+            raise ColumnTypeError(f"the run's cost column {cost!r} must be numeric, found type {found_raw[cost]}")
+
+
+COST_FAULT = "NULL, NaN, negative or infinite"
+"""The cost values refused (a cost is a finite number ≥ 0)."""
+
+
+def check_costs(bad: int, columns: Columns, example: object = None) -> None:
+    """Raise on ``bad`` rows of the run whose cost is NULL, NaN, negative or infinite
+    (``example``: the id of a query holding one, named in the message)."""
+    if bad:
+        where = "" if example is None else f" (e.g. in query {example!r})"
+        raise InvalidValueError(
+            f"the run's column {columns.cost!r} holds {bad} {COST_FAULT} cost value(s){where}; "
+            "a cost must be a finite number >= 0"
+        )
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from rankwise.validate import (
     Kind,
     Problem,
     TypeClass,
+    check_costs,
     check_profile,
     check_schema,
     ids_as_strings,
@@ -138,7 +139,9 @@ def _normalise(
         f"CREATE TEMP {'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
         f"{qi}{'::VARCHAR' if q_str else ''} AS query_id, "
         f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
-        f"{vi}::DOUBLE AS {out_value} FROM {quote_identifier(raw)}"
+        f"{vi}::DOUBLE AS {out_value}"
+        + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
+        + f" FROM {quote_identifier(raw)}"
     )
     return name
 
@@ -205,6 +208,10 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
         found = con.sql(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
         return found[0][0] if found else None
 
+    if kind == "run" and columns.cost is not None:
+        bad = "cost IS NULL OR isnan(cost) OR isinf(cost) OR cost < 0"
+        n_bad, query = con.sql(f"SELECT count(*), min(query_id) FROM {v} WHERE {bad}").fetchall()[0]
+        check_costs(int(n_bad), columns, query)
     check_profile(
         DataProfile(
             rows=row[0], null_query=row[1], null_doc=row[2], null_value=row[3], nan_value=row[4],

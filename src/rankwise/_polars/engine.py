@@ -50,12 +50,13 @@ from rankwise.primitives import (
     prefix_gains,
     qrels_needs,
 )
-from rankwise.recipes import Output, outputs
+from rankwise.recipes import Output, check_costs_supported, outputs
 from rankwise.validate import (
     DataProfile,
     Kind,
     Problem,
     TypeClass,
+    check_costs,
     check_profile,
     check_schema,
     ids_as_strings,
@@ -63,6 +64,8 @@ from rankwise.validate import (
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
 RUN_IRANK = "__run_irank"
+C = "__c"
+"""The run's cost column (:attr:`Columns.cost`; 1 on the ranked rows when the run has none)."""
 SUB, COV, NSUB = "__sub", "__cov", "__nsub"
 
 
@@ -168,6 +171,7 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
         ids(columns.query_id, q_str).alias(Q),
         ids(columns.doc_id, d_str).alias(D),
         pl.col(columns.score).cast(pl.Float64).alias(S),
+        *([] if columns.cost is None else [pl.col(columns.cost).cast(pl.Float64).alias(C)]),
     )
     j = qrels.select(
         ids(columns.query_id, q_str).alias(Q),
@@ -190,8 +194,20 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
     schema = r.collect_schema()
     prep = Prepared(r, j, schema[Q], columns, schema[D], subs)
     if check_data:
+        check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
     return prep
+
+
+def check_run_costs(prep: Prepared) -> None:
+    """A run with a cost column: a NULL, NaN, negative or infinite cost is an error naming the
+    column and a query holding one."""
+    if prep.columns.cost is None:
+        return
+    c = pl.col(C)
+    bad = c.is_null() | c.is_nan() | c.is_infinite() | (c < 0)
+    found = prep.run.select(bad.sum().alias("n"), pl.col(Q).filter(bad).first().alias("q")).collect()
+    check_costs(int(found["n"][0]), prep.columns, found["q"][0])
 
 
 def _check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
@@ -257,7 +273,8 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores:
     keys, descending = tie_keys(conv, prep.doc_dtype)
     value = {S: ranking_score(conv.trec_eval)}
     ordered = [
-        value.get(c, pl.col(c)).sort_by(keys, descending=descending).alias(c) for c in _carried(docs, scores)
+        value.get(c, pl.col(c)).sort_by(keys, descending=descending).alias(c)
+        for c in _carried(docs, scores, prep.columns.cost is not None)
     ]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
@@ -294,8 +311,8 @@ def _audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
     )
 
 
-def _carried(docs: bool, scores: bool = False) -> list[str]:
-    return [REL, *([D] if docs else []), *([S] if scores else [])]
+def _carried(docs: bool, scores: bool = False, cost: bool = False) -> list[str]:
+    return [REL, *([D] if docs else []), *([S] if scores else []), *([C] if cost else [])]
 
 
 def ranked(
@@ -318,7 +335,8 @@ def ranked(
     ranks (:data:`SEQ_RANK`), such as running counts — are computed on the ordered lists
     before they are exploded back into rows, so no window re-sorts them. ``per_query``
     columns (keyed by ``__q``; an inner join) are joined per query before the explosion."""
-    carried = _carried(docs, scores)
+    costs = prep.columns.cost is not None
+    carried = _carried(docs, scores, costs)
     if lists is None:
         lists = rank_lists(prep, conv, docs=docs, scores=scores)
     if judged_only:
@@ -330,7 +348,8 @@ def ranked(
     lists = lists.with_columns(*[pl.col(REL).list.eval(e).alias(k) for k, e in seq.items()])
     if per_query is not None:
         lists = lists.join(per_query, on=Q, how="inner")
-    return lists.explode(*carried, *seq)
+    rows = lists.explode(*carried, *seq)
+    return rows if costs else rows.with_columns(pl.lit(1.0).alias(C))
 
 
 def _key(node: Primitive, part: bool | None = None) -> str:
@@ -378,7 +397,7 @@ def bind(obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input]
     fields, each by parameter name; a :class:`Gain` field is passed as the gain of ``rel``."""
     fn = getattr(prim, obj.binding())
     given, values = obj.inputs(), obj.values()
-    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S)}
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C)}
     kwargs: dict[str, object] = {}
     for name in _params(fn):
         if name in rows:
@@ -555,6 +574,7 @@ def evaluate_eager(
     than memory. Those groups run on Polars' streaming engine (its per-query group-by still
     holds a whole group: the group size, not the engine, bounds the memory)."""
     prep, groups = _query_groups(prep, query_chunks)
+    check_run_costs(prep)
     if prep.subtopics is not None:
         _check_subtopics(prep.subtopics, columns)
     engine: Literal["auto", "streaming"] = "auto" if query_chunks is None else "streaming"
@@ -578,6 +598,7 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
 
 def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Plans:
     """The plans of :class:`Plans`: the per-query values, the unjudged count and the checks."""
+    check_costs_supported(metrics, columns)
     return output_plans(prep, outputs(metrics, conv), conv, columns)
 
 

@@ -569,11 +569,63 @@ def cwl_utility(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, s
     return (cwl_discount(rnk, shape, a, depth) * reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
-def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
-                 a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ d(i) · S_i."""
+def cwl_weight(cost: pl.Expr, costed: bool) -> pl.Expr:
+    """The weight of an Examined sum's row: its cost (``costed``), else 1."""
+    return cost if costed else pl.lit(1.0)
+
+
+def cwl_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, shape: str,
+                 a: float, survival: str, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                 costed: bool) -> pl.Expr:
+    """Σ d(i) · S_i (· c_i, ``costed``)."""
     reach = cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
-    return (cwl_discount(rnk, shape, a, depth) * reach).sum()
+    return (cwl_discount(rnk, shape, a, depth) * reach * cwl_weight(cost, costed)).sum()
+
+
+def cost_above(cost: pl.Expr, rnk: pl.Expr, qid: pl.Expr) -> pl.Expr:
+    """K_{i−1}, the costs of the rows ranked above (a window over the query's rows)."""
+    return cost.cum_sum().shift(1, fill_value=0.0).over(qid, order_by=rnk)
+
+
+def _cwl_cost_discount(rnk: pl.Expr, above: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """d(1 + K_{i−1}), 0 beyond depth: 'geometric' a^K; 'linear' max(0, 1 − K / a) before the
+    last rank."""
+    if shape == "geometric":
+        d = pl.lit(a).pow(above)
+    elif shape == "linear":
+        d = pl.when(rnk < depth).then(pl.max_horizontal(pl.lit(0.0), 1.0 - above / a)).otherwise(0.0)
+    else:
+        raise ValueError(f"unknown C/W/L cost discount shape {shape!r}")
+    return pl.when(rnk <= depth).then(d).otherwise(0.0)
+
+
+def cwl_cost_utility(rel: pl.Expr, rnk: pl.Expr, above: pl.Expr, shape: str, a: float, min_rel: float,
+                     max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ d(1 + K_{i−1}) · g_i."""
+    return (_cwl_cost_discount(rnk, above, shape, a, depth) * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
+
+
+def cwl_cost_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, above: pl.Expr, shape: str, a: float,
+                      min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
+    """Σ d(1 + K_{i−1}) (· c_i, ``costed``)."""
+    return (_cwl_cost_discount(rnk, above, shape, a, depth) * cwl_weight(cost, costed)).sum()
+
+
+def cwl_cost_tail(rnk: pl.Expr, cost: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
+    """Σ over the padded ranks m < i ≤ depth (cost 1 each) of d(1 + K_m + i − 1 − m)."""
+    inside = rnk <= depth
+    m = inside.sum().cast(pl.Float64)
+    k = pl.when(inside).then(cost).otherwise(0.0).sum()
+    if shape == "geometric":
+        if a == 1.0:
+            return depth - m
+        return pl.lit(a).pow(k) * (1.0 - pl.lit(a).pow(depth - m)) / (1.0 - a)
+    if shape == "linear":
+        j = pl.min_horizontal(
+            pl.max_horizontal((a - k).ceil(), pl.lit(0.0)), pl.max_horizontal(depth - m - 1.0, pl.lit(0.0))
+        )
+        return j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a)
+    raise ValueError(f"unknown C/W/L cost discount shape {shape!r}")
 
 
 def cwl_discounted(rnk: pl.Expr, shape: str, a: float, depth: int) -> pl.Expr:
@@ -596,6 +648,11 @@ def cwl_survival(rel: pl.Expr, rnk: pl.Expr, survival: str, min_rel: float, max_
     if survival == "product":
         return pl.when((g >= 1.0).any()).then(0.0).otherwise(_cwl_log(g).sum().exp())
     raise ValueError(f"unknown C/W/L survival {survival!r}")
+
+
+def cwl_cost_total(rnk: pl.Expr, cost: pl.Expr, depth: int) -> pl.Expr:
+    """Σ_{i≤depth} c_i."""
+    return pl.when(rnk <= depth).then(cost).otherwise(0.0).sum()
 
 
 def cwl_gain_total(rel: pl.Expr, rnk: pl.Expr, min_rel: float, max_rel: float, unjudged: float,
@@ -645,10 +702,12 @@ def inst_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, 
     return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
 
 
-def inst_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr, target: float,
-                  min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
-    return pl.when(rnk <= depth).then(_inst_reach(rnk, cumgain, cumlog, cumzero, target)).otherwise(0.0).sum()
+def inst_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, cumzero: pl.Expr,
+                  target: float, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                  costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
+    term = _inst_reach(rnk, cumgain, cumlog, cumzero, target) * cwl_weight(cost, costed)
+    return pl.when(rnk <= depth).then(term).otherwise(0.0).sum()
 
 
 TRIGAMMA_SHIFT = 10
@@ -711,24 +770,28 @@ def bpm_fail_step(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, h
     return (cumgain >= wanted).cast(pl.Int64)
 
 
-def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+def _bpm_reach(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr, target: float, hb: float,
                gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """P_i = [i ≤ k] · [no failure above] (0 beyond depth)."""
+    """P_i = [K_{i−1} < k] · [no failure above] (0 beyond depth; K_{i−1} the costs above, i − 1
+    when each costs 1)."""
     failed_above = cumfail - bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged)
-    return pl.when((rnk <= k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
+    return pl.when((above < k) & (rnk <= depth) & (failed_above == 0)).then(1.0).otherwise(0.0)
 
 
-def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
+def bpm_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr, target: float, hb: float,
                 gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i · g_i."""
-    reach = _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
     return (reach * cwl_gain(rel, min_rel, max_rel, unjudged)).sum()
 
 
-def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, target: float, hb: float,
-                 gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
-    return _bpm_reach(rel, rnk, cumgain, cumfail, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth).sum()
+def bpm_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumfail: pl.Expr, above: pl.Expr,
+                 target: float,
+                 hb: float, gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int,
+                 costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
+    reach = _bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+    return (reach * cwl_weight(cost, costed)).sum()
 
 
 def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float,
@@ -755,19 +818,27 @@ def _bpm_after(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: 
     return survive, m, j
 
 
-def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-             min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, k, j*) − m)."""
+def _bpm_last(rnk: pl.Expr, cost: pl.Expr, m: pl.Expr, k: int, depth: int) -> pl.Expr:
+    """The last padded rank the budget reaches, m + ⌈k − K_m⌉ (K_m the costs of the rows at rank
+    ≤ depth; each padded document costs 1: k when every document costs 1)."""
+    spent = pl.when(rnk <= depth).then(cost).otherwise(0.0).sum()
+    return m + (k - spent).ceil()
+
+
+def bpm_tail(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, target: float, hb: float,
+             gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """Σ_{m<i≤depth} P_i = S · max(0, min(depth, m + ⌈k − K_m⌉, j*) − m)."""
     survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-    last = pl.min_horizontal(pl.lit(float(min(depth, k))), j)
+    last = pl.min_horizontal(pl.lit(float(depth)), _bpm_last(rnk, cost, m, k, depth), j)
     return survive * pl.max_horizontal(pl.lit(0.0), last - m)
 
 
-def bpm_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, target: float, hb: float, gain_med: float, k: int,
-            min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """P_{depth+1} = S · [depth < k] · [depth + 1 ≤ j*]."""
-    survive, _, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
-    return survive * pl.when(pl.lit(depth < k) & (j >= depth + 1.0)).then(1.0).otherwise(0.0)
+def bpm_end(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, target: float, hb: float,
+            gain_med: float, k: int, min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+    """P_{depth+1} = S · [depth < m + ⌈k − K_m⌉] · [depth + 1 ≤ j*]."""
+    survive, m, j = _bpm_after(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
+    reached = (_bpm_last(rnk, cost, m, k, depth) > depth) & (j >= depth + 1.0)
+    return survive * pl.when(reached).then(1.0).otherwise(0.0)
 
 
 # IFT: C_i = C1_i · C2_i of the running gain and rank, ln C as −softplus
@@ -809,12 +880,12 @@ def ift_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, g
     return pl.when(rnk <= depth).then(reach * cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
 
 
-def ift_examined(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool,
-                 target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float,
-                 max_rel: float, unjudged: float, depth: int) -> pl.Expr:
-    """Σ_{i≤depth} P_i."""
+def ift_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool,
+                 rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+                 min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
     reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
-    return pl.when(rnk <= depth).then(reach).otherwise(0.0).sum()
+    return pl.when(rnk <= depth).then(reach * cwl_weight(cost, costed)).otherwise(0.0).sum()
 
 
 def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,

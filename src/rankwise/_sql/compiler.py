@@ -39,7 +39,7 @@ from rankwise.primitives import (
     ideal_depth,
     leaves,
 )
-from rankwise.recipes import Output, outputs
+from rankwise.recipes import Output, check_costs_supported, outputs
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:
@@ -128,7 +128,7 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     return f"{name}({', '.join(args)})"
 
 
-_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score"}
+_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost"}
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -317,7 +317,7 @@ def _ranking_cte(
     # the score as the ranking compares it, for the row values over tie groups (the engines
     # drop the column where nothing reads it)
     return (
-        f"{name} AS (SELECT query_id, {'doc_id, ' if docs else ''}relevance, {score_sql(conv.trec_eval)} AS score, "
+        f"{name} AS (SELECT query_id, {'doc_id, ' if docs else ''}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
@@ -332,6 +332,7 @@ def build_sql(
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
     column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
+    check_costs_supported(metrics, columns)
     run, qrels = quote(run_view), quote(qrels_view)
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
@@ -345,7 +346,8 @@ def statement(
     subtopics: str | None = None, recursion: str = "",
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
-    inputs' FROM fragments (normalised: query_id, doc_id, score | relevance), ``judgments`` the
+    inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
+    cost column when ``columns.cost`` is set), ``judgments`` the
     argument of ``rw_judgments`` that reads the qrels; ``subtopics`` the FROM fragment of the
     judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
     subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE."""
@@ -402,11 +404,13 @@ def statement(
     if not from_full and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
+    # the run's cost (Columns.cost, a column of the run's view), else 1 a document
+    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
     if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
     ctes.append(
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, j.relevance FROM {run} AS r "
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
     )
     joins = []
