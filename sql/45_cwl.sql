@@ -289,8 +289,9 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_cost_utility(rel, rnk, above, shape, a, min_
     coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_cwl_cost_examined(rel, rnk, cost, above, shape, a, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
--- the padded ranks' sum from m (ranked rows at rank <= depth) and k (their costs)
-CREATE OR REPLACE TEMP MACRO rw_cwl_linear_pad(j, k, a) AS (j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a))::DOUBLE;
+-- the padded ranks' sum from m (ranked rows at rank <= depth) and k (their costs); no padded rank
+-- (j = 0) sums to 0, also where k / a overflows (a tiny L)
+CREATE OR REPLACE TEMP MACRO rw_cwl_linear_pad(j, k, a) AS (CASE WHEN j > 0 THEN j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a) ELSE 0.0 END)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_cwl_cost_pad(m, k, shape, a, depth) AS
     CASE
         WHEN shape = 'geometric' AND a = 1.0 THEN depth - m

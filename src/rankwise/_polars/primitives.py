@@ -624,7 +624,8 @@ def cwl_cost_tail(rnk: pl.Expr, cost: pl.Expr, shape: str, a: float, depth: int)
         j = pl.min_horizontal(
             pl.max_horizontal((a - k).ceil(), pl.lit(0.0)), pl.max_horizontal(depth - m - 1.0, pl.lit(0.0))
         )
-        return j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a)
+        # no padded rank (j = 0) sums to 0, also where k / a overflows (a tiny L: 0 · inf)
+        return pl.when(j > 0).then(j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a)).otherwise(0.0)
     raise ValueError(f"unknown C/W/L cost discount shape {shape!r}")
 
 
