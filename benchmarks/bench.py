@@ -47,7 +47,7 @@ CHILD = textwrap.dedent(
         config = {{"memory_limit": sys.argv[5]}} if len(sys.argv) > 5 and sys.argv[5] else None
         asked = json.loads(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else list(metrics)
         chunks = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[7] != "0" else None
-        res = rw.evaluate(run_path, qrels_path, asked, engine=tool.split("-")[1], duckdb_config=config,
+        res = rw.evaluate(qrels_path, run_path, asked, engine=tool.split("-")[1], duckdb_config=config,
                           query_chunks=chunks)
         compute = time.perf_counter() - t1
         values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics if m in res.columns}}
@@ -60,7 +60,7 @@ CHILD = textwrap.dedent(
                  .config("spark.driver.memory", "8g").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         t1 = time.perf_counter()
-        res = rws.evaluate(spark.read.parquet(run_path), spark.read.parquet(qrels_path), list(metrics)).toPandas()
+        res = rws.evaluate(spark.read.parquet(qrels_path), spark.read.parquet(run_path), list(metrics)).toPandas()
         compute = time.perf_counter() - t1
         values = {{m: dict(zip(res["query_id"], res[m])) for m in metrics}}
     elif tool == "pytrec_eval":

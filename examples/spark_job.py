@@ -34,7 +34,7 @@ def main(argv: list[str]) -> None:
     spark = builder.getOrCreate()
     run = spark.read.parquet(run_path).repartition("query_id")
     qrels = spark.read.parquet(qrels_path)
-    per_query = rws.evaluate(run, qrels, METRICS)
+    per_query = rws.evaluate(qrels, run, METRICS)
     if out_path:
         per_query.write.mode("overwrite").parquet(out_path)
     else:

@@ -16,7 +16,7 @@
 -- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
 -- documents and those judged negative (trec_eval 10: "in the pool but unjudged") and rank
 -- again (trec_eval -J).
-CREATE OR REPLACE TEMP MACRO rw_ranked(run_table, qrels_table, ties := 'trec_eval', max_rank := NULL, judged_only := false, checks := true) AS TABLE
+CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eval', max_rank := NULL, judged_only := false, checks := true) AS TABLE
     WITH joined AS (
         SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
         FROM query_table(run_table) AS r

@@ -1,14 +1,14 @@
 -- rankwise one-statement evaluation (written by rankwise/_sql/generate.py from the metrics'
 -- recipes: python -m rankwise._sql.generate): per-query metrics for two tables (or file paths), at
 -- trec_eval's default conventions, with cutoff k for the @k columns:
---   SELECT * FROM rw_evaluate('run', 'qrels');            -- k = 10
---   SELECT * FROM rw_evaluate('run.parquet', 'qrels.parquet', k := 20);
+--   SELECT * FROM rw_evaluate('qrels', 'run');            -- k = 10
+--   SELECT * FROM rw_evaluate('qrels.parquet', 'run.parquet', k := 20);
 -- Columns: query_id, NumRet, NumRel, NumRelRet, AP, RR, Rprec, nDCG, "nDCG@k", "P@k", "R@k",
 -- "Success@k" (named literally "@k"; k is the parameter). Queries without judgments are left
 -- out, like trec_eval. The inputs and k are checked first (sql/05_checks.sql: an error names
 -- the problem, the column and an example); checks := false skips the checks.
 -- generated: rw_evaluate
-CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks := true) AS TABLE
+CREATE OR REPLACE TEMP MACRO rw_evaluate(qrels_table, run_table, k := 10, checks := true) AS TABLE
     WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
     rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
     qj AS (SELECT * FROM rw_judgments(qrels_table, checks := false)),
@@ -25,12 +25,12 @@ CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks
 -- ndeval's diversity measures over subtopic qrels (query_id, subtopic, doc_id, relevance), at
 -- ndeval's defaults (alpha = beta = 0.5; ties as trec_eval, ndeval -traditional), with cutoff k
 -- (written by rankwise/_sql/generate.py):
---   SELECT * FROM rw_ndeval('run', 'subtopic_qrels');            -- k = 20
+--   SELECT * FROM rw_ndeval('subtopic_qrels', 'run');            -- k = 20
 -- Columns: query_id, "alpha-nDCG@k", "nERR-IA@k", NRBP, nNRBP, "MAP-IA", "P-IA@k", "strec@k".
 -- The inputs are checked first (a NULL subtopic, a document judged twice for one subtopic, ...);
 -- checks := false skips the checks.
 -- generated: rw_ndeval
-CREATE OR REPLACE TEMP MACRO rw_ndeval(run_table, qrels_table, k := 20, checks := true) AS TABLE
+CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks := true) AS TABLE
     WITH RECURSIVE rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
     rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table))),
     rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id),

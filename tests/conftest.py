@@ -29,10 +29,10 @@ def _conformance_dir() -> Path:
 CONFORMANCE = _conformance_dir()
 
 
-def run_on(engine: str, run: Any, qrels: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
+def run_on(engine: str, qrels: Any, run: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
     """Evaluate through one engine's public entry point."""
     if engine == "polars":
-        return rw.evaluate(run, qrels, metrics, engine="polars", **kw)
+        return rw.evaluate(qrels, run, metrics, engine="polars", **kw)
     if engine == "polars-lazy":
         lf = run.lazy() if isinstance(run, pl.DataFrame) else rw.io.to_lazyframe(run, "run", rw.Columns(**{
             k: v for k, v in kw.items() if k in ("query_id", "doc_id", "score", "relevance")
@@ -41,7 +41,7 @@ def run_on(engine: str, run: Any, qrels: Any, metrics: Any, **kw: Any) -> pl.Dat
         assert isinstance(out, pl.LazyFrame)
         return out.collect()
     if engine == "duckdb":
-        return rw.evaluate(run, qrels, metrics, engine="duckdb", **kw)
+        return rw.evaluate(qrels, run, metrics, engine="duckdb", **kw)
     raise ValueError(engine)
 
 
@@ -52,10 +52,10 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def evaluate(engine: str) -> Evaluate:
-    """``evaluate(run, qrels, metrics, **conventions)`` on the parametrized engine."""
+    """``evaluate(qrels, run, metrics, **conventions)`` on the parametrized engine."""
 
-    def call(run: Any, qrels: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
-        return run_on(engine, run, qrels, metrics, **kw)
+    def call(qrels: Any, run: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
+        return run_on(engine, qrels, run, metrics, **kw)
 
     return call
 
@@ -87,10 +87,10 @@ def spark() -> Any:
     session.stop()
 
 
-def run_on_spark(session: Any, run: pl.DataFrame, qrels: pl.DataFrame, metrics: Any, **kw: Any) -> pl.DataFrame:
+def run_on_spark(session: Any, qrels: pl.DataFrame, run: pl.DataFrame, metrics: Any, **kw: Any) -> pl.DataFrame:
     """The Spark engine, through the same entry point shape as run_on."""
     result = rw.spark.evaluate(
-        session.createDataFrame(run.to_pandas()), session.createDataFrame(qrels.to_pandas()), metrics, **kw
+        session.createDataFrame(qrels.to_pandas()), session.createDataFrame(run.to_pandas()), metrics, **kw
     )
     return pl.from_pandas(result.toPandas())
 

@@ -25,10 +25,10 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_quick_start_default_metrics() -> None:
-    out = cli("eval", str(RUN), str(QRELS))
+    out = cli("eval", str(QRELS), str(RUN))
     assert out.returncode == 0, out.stderr
     lines = dict(line.split()[0:3:2] for line in out.stdout.splitlines())
-    expected = rw.summarize(rw.evaluate(RUN, QRELS, ["AP", "P@10", "Bpref"])).row(0, named=True)
+    expected = rw.summarize(rw.evaluate(QRELS, RUN, ["AP", "P@10", "Bpref"])).row(0, named=True)
     assert list(lines)[:5] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map"]  # trec_eval's official set
     assert lines["num_q"] == "199"
     assert float(lines["map"]) == pytest.approx(expected["AP"], abs=5e-5)
@@ -39,7 +39,7 @@ def test_quick_start_default_metrics() -> None:
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_format_trec_is_trec_eval_s_own_output(engine: str) -> None:
     conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
-    out = cli("eval", str(conf / "results.test"), str(conf / "qrels.test"), "--format", "trec", "--engine", engine)
+    out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--engine", engine)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
 
@@ -50,7 +50,7 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
     (out.test.aq has none of the measures where rankwise departs from trec_eval on purpose)."""
     conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
     out = cli(
-        "eval", str(conf / "results.test"), str(conf / "qrels.test"), "-m", "all_trec", "-q",
+        "eval", str(conf / "qrels.test"), str(conf / "results.test"), "-m", "all_trec", "-q",
         "--format", "trec", "--engine", engine,
     )
     assert out.returncode == 0, out.stderr
@@ -59,38 +59,38 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
 
 def test_format_trec_in_query_chunks() -> None:
     conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
-    out = cli("eval", str(conf / "results.test"), str(conf / "qrels.test"), "--format", "trec", "--query-chunks", "3")
+    out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--query-chunks", "3")
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_csv_per_query_parses_back(engine: str) -> None:
-    out = cli("eval", str(RUN), str(QRELS), "-m", "nDCG@10", "-m", "RR", "--per-query", "--format", "csv", "--engine", engine, "-c")
+    out = cli("eval", str(QRELS), str(RUN), "-m", "nDCG@10", "-m", "RR", "--per-query", "--format", "csv", "--engine", engine, "-c")
     assert out.returncode == 0, out.stderr
     got = pl.read_csv(io.StringIO(out.stdout))
-    expected = rw.evaluate(RUN, QRELS, ["nDCG@10", "RR"], missing="zero")
+    expected = rw.evaluate(QRELS, RUN, ["nDCG@10", "RR"], missing="zero")
     assert got["query_id"].to_list() == expected["query_id"].to_list()
     assert (got["nDCG@10"] - expected["nDCG@10"]).abs().max() < 1e-12  # type: ignore[operator]
 
 
 def test_json_output_to_file(tmp_path: Path) -> None:
     target = tmp_path / "summary.json"
-    out = cli("eval", str(RUN), str(QRELS), "-m", "AP", "--format", "json", "-o", str(target))
+    out = cli("eval", str(QRELS), str(RUN), "-m", "AP", "--format", "json", "-o", str(target))
     assert out.returncode == 0 and out.stdout == ""
     assert pl.read_json(target)["AP"][0] == pytest.approx(
-        rw.summarize(rw.evaluate(RUN, QRELS, ["AP"]))["AP"][0], abs=1e-12
+        rw.summarize(rw.evaluate(QRELS, RUN, ["AP"]))["AP"][0], abs=1e-12
     )
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["eval", "nope.parquet", str(QRELS)], "rankwise: error: no such file: 'nope.parquet'"),
-        (["eval", str(RUN), str(QRELS), "-m", "nDGC@10"], "rankwise: error: unknown metric 'nDGC'. Closest: nDCG"),
-        (["eval", str(RUN), str(QRELS), "-m", "P@0"], "rankwise: error: metric 'P@0': the cutoff k must be a positive integer, got 0"),
-        (["eval", str(RUN), str(QRELS), "--score-col", "sim"], "rankwise: error: the run has no column 'sim'"),
-        (["eval", str(RUN), str(QRELS), "--ties", "random"], "rankwise: error: convention 'ties' must be one of"),
+        (["eval", str(QRELS), "nope.parquet"], "rankwise: error: no such file: 'nope.parquet'"),
+        (["eval", str(QRELS), str(RUN), "-m", "nDGC@10"], "rankwise: error: unknown metric 'nDGC'. Closest: nDCG"),
+        (["eval", str(QRELS), str(RUN), "-m", "P@0"], "rankwise: error: metric 'P@0': the cutoff k must be a positive integer, got 0"),
+        (["eval", str(QRELS), str(RUN), "--score-col", "sim"], "rankwise: error: the run has no column 'sim'"),
+        (["eval", str(QRELS), str(RUN), "--ties", "random"], "rankwise: error: convention 'ties' must be one of"),
     ],
 )
 def test_errors_are_one_line(args: list[str], message: str) -> None:
@@ -121,7 +121,7 @@ def test_readme_metric_table_is_generated_from_the_specs() -> None:
 
 def test_readme_commands() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install -e '.[dev]' && pip install --no-deps 'rbo==0.1.3' && rankwise eval examples/data/run.parquet examples/data/qrels.parquet" in readme
+    assert "pip install -e '.[dev]' && pip install --no-deps 'rbo==0.1.3' && rankwise eval examples/data/qrels.parquet examples/data/run.parquet" in readme
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "-e '.[dev]'" in ci and "--no-deps 'rbo==0.1.3'" in ci  # the test tools the README installs
     assert "ruff check . && mypy && pytest" in readme and "ruff check . && mypy && pytest" in ci
@@ -130,31 +130,31 @@ def test_readme_commands() -> None:
 def test_segments_and_parquet_output(tmp_path: Path) -> None:
     run = pl.read_parquet(RUN).with_columns(market=pl.when(pl.col("query_id") < "q100").then(pl.lit("de")).otherwise(pl.lit("fr")))
     run.write_parquet(tmp_path / "run.parquet")
-    out = cli("eval", str(tmp_path / "run.parquet"), str(QRELS), "-m", "AP", "-m", "NumQ", "--by", "market",
+    out = cli("eval", str(QRELS), str(tmp_path / "run.parquet"), "-m", "AP", "-m", "NumQ", "--by", "market",
               "--format", "parquet", "-o", str(tmp_path / "summary.parquet"))
     assert out.returncode == 0, out.stderr
     summary = pl.read_parquet(tmp_path / "summary.parquet")
-    expected = rw.summarize(rw.evaluate(run, QRELS, ["AP", "NumQ"], by="market"), by="market")
+    expected = rw.summarize(rw.evaluate(QRELS, run, ["AP", "NumQ"], by="market"), by="market")
     assert summary.columns == ["market", "AP", "NumQ"]
     assert summary["NumQ"].to_list() == expected["NumQ"].to_list() == [99.0, 100.0]
-    table = cli("eval", str(tmp_path / "run.parquet"), str(QRELS), "-m", "AP", "--by", "market")
+    table = cli("eval", str(QRELS), str(tmp_path / "run.parquet"), "-m", "AP", "--by", "market")
     assert [line.split()[:2] for line in table.stdout.splitlines()] == [["AP", "de"], ["AP", "fr"]]
 
 
 def test_quiet_when_piped_and_more_errors(tmp_path: Path) -> None:
-    out = cli("eval", str(RUN), str(QRELS), "-m", "AP")
+    out = cli("eval", str(QRELS), str(RUN), "-m", "AP")
     assert out.stderr == ""  # no progress lines when stderr is not a terminal
-    missing_o = cli("eval", str(RUN), str(QRELS), "--format", "parquet")
+    missing_o = cli("eval", str(QRELS), str(RUN), "--format", "parquet")
     assert missing_o.returncode == 2 and missing_o.stderr.startswith("rankwise: error: --format parquet needs -o PATH")
     (tmp_path / "x.txt").write_text("not a run\n")
-    bad = cli("eval", str(tmp_path / "x.txt"), str(QRELS))
+    bad = cli("eval", str(QRELS), str(tmp_path / "x.txt"))
     assert bad.returncode == 2 and "is not a TREC run file" in bad.stderr
-    no_col = cli("eval", str(RUN), str(QRELS), "--by", "market")
+    no_col = cli("eval", str(QRELS), str(RUN), "--by", "market")
     assert no_col.returncode == 2 and "no segment column 'market'" in no_col.stderr
 
 
 def test_usage_errors_are_one_line_too() -> None:
-    out = cli("eval", str(RUN), str(QRELS), "--format", "xml")
+    out = cli("eval", str(QRELS), str(RUN), "--format", "xml")
     assert out.returncode == 2
     assert out.stderr.startswith("rankwise: error: argument --format: invalid choice: 'xml'")
     assert len(out.stderr.strip().splitlines()) == 1
@@ -179,10 +179,10 @@ def test_compare_and_explain_commands(tmp_path: Path) -> None:
     assert (table["run"].to_list(), table["baseline"].to_list()) == (["reversed"], ["run"])
     assert table["p_t"][0] == pytest.approx(expected["p_t"][0], abs=1e-12)
     assert bool(table["sig_t"][0]) is True  # reversing a decent ranking is significantly worse
-    ex = cli("explain", str(RUN), str(QRELS), "-m", "AP", "-q", "q002", "--format", "csv")
+    ex = cli("explain", str(QRELS), str(RUN), "-m", "AP", "-q", "q002", "--format", "csv")
     assert ex.returncode == 0, ex.stderr
     rows = pl.read_csv(io.StringIO(ex.stdout))
-    assert rows["value"][-1] == pytest.approx(rw.evaluate(RUN, QRELS, ["AP"]).filter(query_id="q002")["AP"][0], abs=1e-12)
+    assert rows["value"][-1] == pytest.approx(rw.evaluate(QRELS, RUN, ["AP"]).filter(query_id="q002")["AP"][0], abs=1e-12)
 
 
 def test_an_undefined_value_prints_nan_and_stays_out_of_the_mean(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_an_undefined_value_prints_nan_and_stays_out_of_the_mean(tmp_path: Path)
     run.write_text("q Q0 a 1 5 x\nq Q0 b 2 4 x\nq Q0 c 3 3 x\nr Q0 a 1 1 x\n")
     qrels.write_text("q 0 a 1\nq 0 c 2\nq 0 e 0\nr 0 z 1\n")
     for fmt in ("trec", "table"):
-        out = cli("eval", str(run), str(qrels), "-m", "Accuracy", "-q", "--format", fmt)
+        out = cli("eval", str(qrels), str(run), "-m", "Accuracy", "-q", "--format", fmt)
         assert out.returncode == 0, out.stderr
         values = {tuple(line.split()[:2]): line.split()[-1] for line in out.stdout.splitlines()}
         assert values[("Accuracy", "q")] == "0.5000"

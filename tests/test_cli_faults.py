@@ -69,14 +69,14 @@ def test_truncated_gzip_trec_run(tmp_path: Path) -> None:
     data = gzip.compress(trec_text(pl.read_parquet(RUN)).encode())
     path = tmp_path / "run.trec.gz"
     path.write_bytes(data[: len(data) // 2])
-    line = error_line(cli("eval", path, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, path, "-m", "AP"))
     assert "run.trec.gz" in line
 
 
 def test_corrupt_parquet(tmp_path: Path) -> None:
     path = tmp_path / "corrupt.parquet"
     path.write_bytes(os.urandom(5000))
-    line = error_line(cli("eval", path, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, path, "-m", "AP"))
     assert "corrupt.parquet" in line
 
 
@@ -84,21 +84,21 @@ def test_truncated_parquet(tmp_path: Path) -> None:
     data = RUN.read_bytes()
     path = tmp_path / "half.parquet"
     path.write_bytes(data[: len(data) // 2])
-    line = error_line(cli("eval", path, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, path, "-m", "AP"))
     assert "half.parquet" in line
 
 
 def test_empty_parquet_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.parquet"
     path.write_bytes(b"")
-    line = error_line(cli("eval", RUN, path, "-m", "AP"))  # as the qrels, this time
+    line = error_line(cli("eval", path, RUN, "-m", "AP"))  # as the qrels, this time
     assert "empty.parquet" in line
 
 
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "run.txt"
     path.write_bytes(b"")
-    line = error_line(cli("eval", path, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, path, "-m", "AP"))
     assert "run.txt" in line
 
 
@@ -108,7 +108,7 @@ def test_folder_of_mixed_formats(tmp_path: Path) -> None:
     run = pl.read_parquet(RUN)
     run.head(10_000).write_parquet(folder / "part-0.parquet")
     run.tail(9_900).write_csv(folder / "part-1.csv")
-    line = error_line(cli("eval", folder, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, folder, "-m", "AP"))
     assert "exports" in line
 
 
@@ -118,7 +118,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
     shutil.copy(RUN, path)
     path.chmod(0)
     try:
-        line = error_line(cli("eval", path, QRELS, "-m", "AP"))
+        line = error_line(cli("eval", QRELS, path, "-m", "AP"))
     finally:
         path.chmod(0o644)
     assert "locked.parquet" in line
@@ -127,11 +127,11 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_unreadable_input_even_as_root(tmp_path: Path) -> None:
     """What root cannot read either: /proc/self/mem (reading its start fails with EIO), and a
     directory where a file is expected (a folder named like a Parquet file, holding no file)."""
-    line = error_line(cli("eval", "/proc/self/mem", QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, "/proc/self/mem", "-m", "AP"))
     assert "/proc/self/mem" in line
     folder = tmp_path / "run.parquet"
     (folder / "empty-subfolder").mkdir(parents=True)
-    line = error_line(cli("eval", folder, QRELS, "-m", "AP"))
+    line = error_line(cli("eval", QRELS, folder, "-m", "AP"))
     assert "run.parquet" in line
 
 
@@ -140,10 +140,10 @@ def test_file_name_with_glob_characters_is_that_file(tmp_path: Path) -> None:
     match `run1.parquet`)."""
     shutil.copy(RUN, tmp_path / "run[1].parquet")
     pl.read_parquet(RUN).head(50).write_parquet(tmp_path / "run1.parquet")  # what the glob matches
-    out = cli("eval", tmp_path / "run[1].parquet", QRELS, "-m", "AP", "-m", "NumQ", "--format", "csv")
+    out = cli("eval", QRELS, tmp_path / "run[1].parquet", "-m", "AP", "-m", "NumQ", "--format", "csv")
     assert out.returncode == 0, out.stderr
     got = pl.read_csv(out.stdout.encode())
-    expected = rw.summarize(rw.evaluate(RUN, QRELS, ["AP", "NumQ"]))
+    expected = rw.summarize(rw.evaluate(QRELS, RUN, ["AP", "NumQ"]))
     assert got["NumQ"][0] == expected["NumQ"][0] == 199
     assert got["AP"][0] == pytest.approx(expected["AP"][0], abs=1e-12)
 
@@ -153,14 +153,14 @@ def test_file_name_with_glob_characters_is_that_file(tmp_path: Path) -> None:
 
 def test_output_into_a_missing_folder(tmp_path: Path) -> None:
     target = tmp_path / "nope" / "out.csv"
-    line = error_line(cli("eval", RUN, QRELS, "-m", "AP", "--format", "csv", "-o", target))
+    line = error_line(cli("eval", QRELS, RUN, "-m", "AP", "--format", "csv", "-o", target))
     assert str(target) in line and "does not exist" in line
     assert not (tmp_path / "nope").exists()
 
 
 def test_output_onto_an_existing_directory(tmp_path: Path) -> None:
     (tmp_path / "out.csv").mkdir()
-    line = error_line(cli("eval", RUN, QRELS, "-m", "AP", "--format", "csv", "-o", tmp_path / "out.csv"))
+    line = error_line(cli("eval", QRELS, RUN, "-m", "AP", "--format", "csv", "-o", tmp_path / "out.csv"))
     assert "out.csv" in line and "directory" in line
     assert list((tmp_path / "out.csv").iterdir()) == []
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
@@ -170,14 +170,14 @@ def test_output_where_nothing_can_be_written(tmp_path: Path) -> None:
     """A read-only place: /proc (even root cannot create a file there), and, as another user,
     a folder without write permission."""
     for target in ("/proc/version", "/proc/rankwise-out.csv"):
-        line = error_line(cli("eval", RUN, QRELS, "-m", "AP", "-o", target))
+        line = error_line(cli("eval", QRELS, RUN, "-m", "AP", "-o", target))
         assert repr(target) in line
     if not AS_ROOT:
         folder = tmp_path / "ro"
         folder.mkdir()
         folder.chmod(0o555)
         try:
-            line = error_line(cli("eval", RUN, QRELS, "-m", "AP", "-o", folder / "out.txt"))
+            line = error_line(cli("eval", QRELS, RUN, "-m", "AP", "-o", folder / "out.txt"))
         finally:
             folder.chmod(0o755)
         assert "out.txt" in line and "permission denied" in line.lower()
@@ -185,14 +185,14 @@ def test_output_where_nothing_can_be_written(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json", "trec", "parquet"])
 def test_output_onto_a_full_disk(fmt: str) -> None:
-    line = error_line(cli("eval", RUN, QRELS, "-m", "AP", "-q", "--format", fmt, "-o", "/dev/full"))
+    line = error_line(cli("eval", QRELS, RUN, "-m", "AP", "-q", "--format", fmt, "-o", "/dev/full"))
     assert line == "rankwise: error: cannot write '/dev/full': no space left on device"
 
 
 def test_standard_output_onto_a_full_disk() -> None:
     with open("/dev/full", "w") as full:
         out = subprocess.run(
-            [sys.executable, "-m", "rankwise.cli", "eval", str(RUN), str(QRELS), "-q"],
+            [sys.executable, "-m", "rankwise.cli", "eval", str(QRELS), str(RUN), "-q"],
             stdout=full, stderr=subprocess.PIPE, text=True, timeout=300,
         )
     assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr, out.stderr
@@ -205,7 +205,7 @@ def test_compare_and_explain_outputs_into_a_missing_folder(tmp_path: Path) -> No
     for args in (
         ["compare", QRELS, RUN, RUN, "-m", "AP", "-o", missing / "table.txt"],
         ["compare", QRELS, RUN, RUN, "-m", "AP", "--report", missing / "report.html"],
-        ["explain", RUN, QRELS, "-m", "AP", "-q", "q002", "-o", missing / "q002.csv"],
+        ["explain", QRELS, RUN, "-m", "AP", "-q", "q002", "-o", missing / "q002.csv"],
     ):
         line = error_line(cli(*args))
         assert str(missing) in line
@@ -220,14 +220,14 @@ def test_compare_and_explain_outputs_into_a_missing_folder(tmp_path: Path) -> No
 
 def test_duckdb_out_of_memory(tmp_path: Path) -> None:
     run, qrels = big_run(tmp_path, 20_000)
-    line = error_line(cli("eval", run, qrels, "--engine", "duckdb", "--memory-limit", "1MB"))
+    line = error_line(cli("eval", qrels, run, "--engine", "duckdb", "--memory-limit", "1MB"))
     assert "memory" in line.lower()
 
 
 def test_metric_errors() -> None:
-    line = error_line(cli("eval", RUN, QRELS, "-m", "P.nan"))
+    line = error_line(cli("eval", QRELS, RUN, "-m", "P.nan"))
     assert "P.nan" in line
-    line = error_line(cli("eval", RUN, QRELS, "-m", "nDCG@@10"))
+    line = error_line(cli("eval", QRELS, RUN, "-m", "nDCG@@10"))
     assert "nDCG@@10" in line
 
 
@@ -244,11 +244,11 @@ def test_last_resort_is_one_line_and_debug_shows_the_traceback(
         raise RuntimeError("boom\nsecond line of details")
 
     monkeypatch.setattr(rankwise_cli, "evaluate", broken)
-    assert rankwise_cli.main(["eval", str(RUN), str(QRELS)]) == 2
+    assert rankwise_cli.main(["eval", str(QRELS), str(RUN)]) == 2
     assert capsys.readouterr().err == (
         "rankwise: error: RuntimeError: boom (run with --debug for the traceback)\n"
     )
-    for argv in (["--debug", "eval", str(RUN), str(QRELS)], ["eval", str(RUN), str(QRELS), "--debug"]):
+    for argv in (["--debug", "eval", str(QRELS), str(RUN)], ["eval", str(QRELS), str(RUN), "--debug"]):
         with pytest.raises(RuntimeError, match="boom"):
             rankwise_cli.main(argv)
 
@@ -256,11 +256,11 @@ def test_last_resort_is_one_line_and_debug_shows_the_traceback(
 def test_debug_through_the_real_command(tmp_path: Path) -> None:
     missing = tmp_path / "nope" / "out.csv"
     for args in (["--debug", "eval"], ["eval", "--debug"]):
-        out = cli(*args, RUN, QRELS, "-m", "AP", "-o", missing)
+        out = cli(*args, QRELS, RUN, "-m", "AP", "-o", missing)
         assert out.returncode == 1 and "Traceback" in out.stderr and "OutputError" in out.stderr
-    ok = cli("--debug", "eval", RUN, QRELS, "-m", "AP")
+    ok = cli("--debug", "eval", QRELS, RUN, "-m", "AP")
     assert ok.returncode == 0 and ok.stdout.startswith("AP"), ok.stderr
-    ok = cli("eval", RUN, QRELS, "-m", "AP", "--debug")
+    ok = cli("eval", QRELS, RUN, "-m", "AP", "--debug")
     assert ok.returncode == 0 and ok.stdout.startswith("AP"), ok.stderr
 
 
@@ -269,7 +269,7 @@ def test_ctrl_c_exits_130_without_traceback(tmp_path: Path, engine: str) -> None
     run, qrels = big_run(tmp_path, 200_000)
     target = tmp_path / "out.trec"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rankwise.cli", "eval", str(run), str(qrels), "-q", "--format", "trec",
+        [sys.executable, "-m", "rankwise.cli", "eval", str(qrels), str(run), "-q", "--format", "trec",
          "-o", str(target), "--engine", engine],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

@@ -38,7 +38,7 @@ def test_pvalues_equal_scipy() -> None:
     out = rw.compare(qrels, runs, ["nDCG@5", "AP"], tests=["t", "wilcoxon", "tukey"], correction="none")
     for metric in ("nDCG@5", "AP"):
         values = {
-            name: rw.evaluate(run, qrels, [metric], missing="zero").sort("query_id")[metric].round(12).to_numpy()
+            name: rw.evaluate(qrels, run, [metric], missing="zero").sort("query_id")[metric].round(12).to_numpy()
             for name, run in runs.items()
         }
         # "other" misses q00: it counts as 0 there
@@ -183,7 +183,7 @@ def test_all_pairs_are_every_later_run_against_every_earlier() -> None:
     runs, qrels = runs_and_qrels()
     out = rw.compare(qrels, runs, ["AP"], pairs="all", tests=["t", "tukey"])
     assert out.select("run", "baseline").rows() == [("better", "base"), ("other", "base"), ("other", "better")]
-    per = {n: rw.evaluate(r, qrels, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
+    per = {n: rw.evaluate(qrels, r, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
     keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
     vals = {n: keys.join(df, on="query_id", how="left").sort("query_id")["AP"].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
     row = out.filter(run="other", baseline="better").row(0, named=True)
@@ -199,7 +199,7 @@ def test_intervals_and_effect_sizes_equal_scipy_and_pingouin() -> None:
     runs, qrels = runs_and_qrels(seed=8)
     out = rw.compare(qrels, runs, ["nDCG@10"], resamples=2_000, seed=4)
     row = out.filter(run="better").row(0, named=True)
-    per = {n: rw.evaluate(r, qrels, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
+    per = {n: rw.evaluate(qrels, r, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
     cand, base = per["better"], per["base"]
     d = cand - base
     ci = stats.ttest_rel(cand, base).confidence_interval()
@@ -263,7 +263,7 @@ def test_risk_against_the_baseline() -> None:
 
     runs, qrels = runs_and_qrels(seed=9)
     out = rw.compare(qrels, runs, ["AP"], risk_alpha=5.0, hurt=0.05)
-    per = {n: rw.evaluate(r, qrels, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
+    per = {n: rw.evaluate(qrels, r, ["AP"], missing="zero").sort("query_id") for n, r in runs.items()}
     keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
     vals = {n: keys.join(df, on="query_id", how="left").sort("query_id")["AP"].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
     for name in ("better", "other"):
@@ -295,7 +295,7 @@ def test_queries_needed_equal_statsmodels_power_analysis() -> None:
     runs, qrels = runs_and_qrels(seed=2)
     out = rw.compare(qrels, runs, ["nDCG@10"], detect=0.02, power=0.9, alpha=0.01)
     assert rw.compare(qrels, runs, ["nDCG@10"])["queries_needed"].is_null().all()
-    per = {n: rw.evaluate(r, qrels, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
+    per = {n: rw.evaluate(qrels, r, ["nDCG@10"], missing="zero").sort("query_id")["nDCG@10"].round(12).to_numpy() for n, r in runs.items() if n != "other"}
     sd = (per["better"] - per["base"]).std(ddof=1)
     expected = math.ceil(TTestPower().solve_power(0.02 / sd, alpha=0.01, power=0.9, alternative="two-sided"))
     assert out.filter(run="better")["queries_needed"][0] == expected
@@ -311,7 +311,7 @@ def test_queries_needed_equal_statsmodels_power_analysis() -> None:
 
 
 def _matrix(runs: dict[str, pl.DataFrame], qrels: pl.DataFrame, metric: str) -> dict[str, np.ndarray]:
-    per = {n: rw.evaluate(r, qrels, [metric], missing="zero").sort("query_id") for n, r in runs.items()}
+    per = {n: rw.evaluate(qrels, r, [metric], missing="zero").sort("query_id") for n, r in runs.items()}
     keys = pl.concat([df.select("query_id") for df in per.values()]).unique().sort("query_id")
     return {n: keys.join(df, on="query_id", how="left").sort("query_id")[metric].fill_null(0.0).round(12).to_numpy() for n, df in per.items()}
 

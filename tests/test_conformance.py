@@ -70,7 +70,7 @@ def test_trec_eval_outputs(evaluate: Evaluate, conformance: Path, expected_file:
     expected, skipped = read_expected(conformance / expected_file)
     assert skipped <= NOT_YET, skipped - NOT_YET
     metrics = list(dict.fromkeys(name for name, _ in expected))
-    per_query = evaluate(conformance / run_file, conformance / qrels_file, metrics, **conventions)
+    per_query = evaluate(conformance / qrels_file, conformance / run_file, metrics, **conventions)
     assert per_query.columns == ["query_id", *metrics]
     summary = rw.summarize(per_query).row(0, named=True)
     rows = {row["query_id"]: row for row in per_query.iter_rows(named=True)}
@@ -91,10 +91,10 @@ def test_trec_eval_outputs(evaluate: Evaluate, conformance: Path, expected_file:
 
 def test_every_query_of_aqc_is_output(conformance: Path) -> None:
     """-c: query 302 is missing from results.trunc and still appears, scored 0, NumRel kept."""
-    out = rw.evaluate(conformance / "results.trunc", conformance / "qrels.test", ["AP", "NumRel"], missing="zero")
+    out = rw.evaluate(conformance / "qrels.test", conformance / "results.trunc", ["AP", "NumRel"], missing="zero")
     assert out["query_id"].to_list() == ["301", "302", "303"]
     assert out.filter(query_id="302").row(0) == ("302", 0.0, 77.0)
-    ignored = rw.evaluate(conformance / "results.trunc", conformance / "qrels.test", ["AP"])
+    ignored = rw.evaluate(conformance / "qrels.test", conformance / "results.trunc", ["AP"])
     assert ignored["query_id"].to_list() == ["301", "303"]
 
 
@@ -114,7 +114,7 @@ def test_all_trec_reproduces_trec_eval_q(
     from rankwise.io import trec_runid
     from rankwise.trec_writer import to_trec
 
-    per_query = rw.evaluate(conformance / run_file, conformance / "qrels.test", ["all_trec"], **conventions)  # type: ignore[arg-type]
+    per_query = rw.evaluate(conformance / "qrels.test", conformance / run_file, ["all_trec"], **conventions)  # type: ignore[arg-type]
     text = to_trec(per_query, runid=trec_runid(conformance / run_file))
 
     def key(line: str) -> tuple[str, str, str]:

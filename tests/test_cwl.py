@@ -152,13 +152,13 @@ def _test_collection() -> tuple[pl.DataFrame, pl.DataFrame, list[tuple[Any, Any,
 @pytest.mark.parametrize("engine", ENGINES)
 def test_ir_measures_cwl_files(engine: str) -> None:
     run, qrels, triples, ranking = _test_collection()
-    got = run_on(engine, run, qrels, names_of(MEASURES))
+    got = run_on(engine, qrels, run, names_of(MEASURES))
     check(got, MEASURES, triples, ranking)
 
 
 def test_ir_measures_cwl_files_on_spark(spark: Any) -> None:
     run, qrels, triples, ranking = _test_collection()
-    got = run_on_spark(spark, run, qrels, names_of(MEASURES))
+    got = run_on_spark(spark, qrels, run, names_of(MEASURES))
     check(got, MEASURES, triples, ranking)
 
 
@@ -195,7 +195,7 @@ def _provider(measures: dict[str, Any], qrels: Any, run: Any) -> dict[tuple[str,
 def test_ir_measures_names_on_its_files(engine: str) -> None:
     run, qrels, *_ = _test_collection()
     expected = _provider(IR_MEASURES, qrels.to_pandas(), run.to_pandas())
-    got = run_on(engine, run, qrels, list(IR_MEASURES), ties="doc_asc")
+    got = run_on(engine, qrels, run, list(IR_MEASURES), ties="doc_asc")
     for row in got.iter_rows(named=True):
         for name, measure in IR_MEASURES.items():
             assert row[name] == pytest.approx(expected[(row["query_id"], str(measure))], abs=1e-9), (name, row)
@@ -256,7 +256,7 @@ def _doc_asc_ranking(run: pl.DataFrame) -> dict[Any, list[Any]]:
 def test_random_cases_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
     triples = list(qrels.iter_rows())
-    got = run_on(engine, run, qrels, names_of(MEASURES), ties="doc_asc")
+    got = run_on(engine, qrels, run, names_of(MEASURES), ties="doc_asc")
     check(got, MEASURES, triples, _doc_asc_ranking(run))
 
 
@@ -270,7 +270,7 @@ def test_random_cases_equal_ir_measures_provider(case: tuple[pl.DataFrame, pl.Da
         "query_id", "score", "doc_id", descending=[False, True, False]
     )
     expected = _provider(IR_MEASURES, qrels.to_pandas().astype({"query_id": str, "doc_id": str}), ranked.to_pandas())
-    got = run_on("duckdb", run, qrels, list(IR_MEASURES), ties="doc_asc")
+    got = run_on("duckdb", qrels, run, list(IR_MEASURES), ties="doc_asc")
     for row in got.iter_rows(named=True):
         for name, measure in IR_MEASURES.items():
             want = expected[(str(row["query_id"]), str(measure))]
@@ -286,7 +286,7 @@ def _one(metrics: list[str], rels: dict[str, int], engine: str) -> dict[str, flo
     qrels = pl.DataFrame(
         {"query_id": ["q"] * (len(rels) + 1), "doc_id": [*rels, "zz"], "relevance": [*rels.values(), 0]}
     )
-    return {k: v for k, v in run_on(engine, RUN, qrels, metrics).row(0, named=True).items() if k != "query_id"}
+    return {k: v for k, v in run_on(engine, qrels, RUN, metrics).row(0, named=True).items() if k != "query_id"}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -351,7 +351,7 @@ def test_golden_residuals_of_adaptive_models(engine: str) -> None:
 
 def test_a_query_missing_from_the_run_scores_0() -> None:
     qrels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "relevance": [1, 1]})
-    got = rw.evaluate(RUN, qrels, ["INSQ", "SDCG@3"], missing="zero")
+    got = rw.evaluate(qrels, RUN, ["INSQ", "SDCG@3"], missing="zero")
     assert got.filter(pl.col("query_id") == "r").row(0)[1:] == (0.0, 0.0)
 
 
@@ -375,10 +375,10 @@ def test_explain_shows_cwl_eval_continuation_and_weights(case: tuple[pl.DataFram
     run, qrels = case
     triples = [("q", str(d), r) for q, d, r in qrels.iter_rows() if q == run["query_id"][0]]
     docs = _doc_asc_ranking(run)[run["query_id"][0]]
-    evaluated = rw.evaluate(run, qrels, [m for m, *_ in MEASURES], ties="doc_asc")
+    evaluated = rw.evaluate(qrels, run, [m for m, *_ in MEASURES], ties="doc_asc")
     query = run["query_id"][0]
     for name, make, lo, hi, depth in MEASURES:
-        table = rw.explain(run, qrels, name, query, ties="doc_asc")
+        table = rw.explain(qrels, run, name, query, ties="doc_asc")
         assert table["expected_utility"].sum() == pytest.approx(
             evaluated.filter(pl.col("query_id") == query)[name][0], abs=1e-9
         ), name
@@ -406,13 +406,13 @@ def test_explain_inst_by_hand() -> None:
     C_3 = (2.5/3.5)² (G = 3/2, i = 3), C_4 = (3.5/4.5)²."""
     run = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "d"], "score": [4.0, 3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["b", "c", "d"], "relevance": [1, 2, 0]})
-    table = rw.explain(run, qrels, "INST(T=1,max_rel=2)", "q")
+    table = rw.explain(qrels, run, "INST(T=1,max_rel=2)", "q")
     c = [(2 / 3) ** 2, (2.5 / 3.5) ** 2, (2.5 / 3.5) ** 2, (3.5 / 4.5) ** 2]
     assert table["continuation"].to_list() == pytest.approx(c, abs=1e-15)
     p = [1.0, c[0], c[0] * c[1], c[0] * c[1] * c[2]]
     assert table["examination"].to_list() == pytest.approx(p, abs=1e-15)
     assert table["gain"].to_list() == [0.0, 0.5, 1.0, 0.0]
-    assert table["value"][-1] == pytest.approx(rw.evaluate(run, qrels, ["INST(T=1,max_rel=2)"])[0, 1], abs=1e-15)
+    assert table["value"][-1] == pytest.approx(rw.evaluate(qrels, run, ["INST(T=1,max_rel=2)"])[0, 1], abs=1e-15)
 
 
 # -- RBP: cwl_eval's is rankwise's RBP (binary gains at rel, as ir-measures' provider gives it),
@@ -424,7 +424,7 @@ def test_explain_inst_by_hand() -> None:
 def test_rbp_equals_cwl_eval_rbp(p: float) -> None:
     run, qrels, triples, ranking = _test_collection()
     expected = cwl_eval_scores(M.RBPCWLMetric(p), triples, ranking)
-    got = rw.evaluate(run, qrels, [f"RBP(p={p})"])
+    got = rw.evaluate(qrels, run, [f"RBP(p={p})"])
     for q, value in got.iter_rows():
         assert value == pytest.approx(expected[q][0], abs=1e-12)
     normaliser = (1 - p) / (1 - p**1000)
@@ -462,7 +462,7 @@ def test_residuals_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.Data
     triples = list(qrels.iter_rows())
     ranking = _doc_asc_ranking(run)
     names = [with_value(name, v) for name, *_ in WITH_RESIDUALS for v in RESIDUALS]
-    got = run_on(engine, run, qrels, names, ties="doc_asc")
+    got = run_on(engine, qrels, run, names, ties="doc_asc")
     for name, make, lo, hi, depth in WITH_RESIDUALS:
         expected = cwl_eval_residuals(make(), triples, ranking, lo, hi, depth)
         for row in got.iter_rows(named=True):
@@ -475,7 +475,7 @@ def test_residuals_on_spark(spark: Any) -> None:
     run, qrels, triples, ranking = _test_collection()
     unjudged_run = run.with_columns(pl.col("doc_id").replace({"D3": "X3", "D6": "X6"}))  # two unjudged
     names = [with_value(name, v) for name, *_ in WITH_RESIDUALS for v in RESIDUALS]
-    got = run_on_spark(spark, unjudged_run, qrels, names)
+    got = run_on_spark(spark, qrels, unjudged_run, names)
     ranking = {q: [{"D3": "X3", "D6": "X6"}.get(d, d) for d in docs] for q, docs in ranking.items()}
     for name, make, lo, hi, depth in WITH_RESIDUALS:
         expected = cwl_eval_residuals(make(), triples, ranking, lo, hi, depth)

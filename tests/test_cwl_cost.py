@@ -121,14 +121,14 @@ def _names(measures: list[Measure]) -> list[str]:
 @given(case=costed_case())
 def test_costs_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
-    got = run_on(engine, run, qrels, _names(COSTED), ties="doc_asc", cost="cost")
+    got = run_on(engine, qrels, run, _names(COSTED), ties="doc_asc", cost="cost")
     check_costed(got, COSTED, list(qrels.iter_rows()), run)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 def test_costs_equal_cwl_eval_on_spark(spark: Any) -> None:
     run, qrels = _fixed_case()
-    got = run_on_spark(spark, run, qrels, _names(COSTED), ties="doc_asc", cost="cost")
+    got = run_on_spark(spark, qrels, run, _names(COSTED), ties="doc_asc", cost="cost")
     check_costed(got, COSTED, list(qrels.iter_rows()), run)
 
 
@@ -153,8 +153,8 @@ def test_no_cost_column_is_cost_one(engine: str) -> None:
     """A cost column of ones gives the values without one (cwl_eval without -c)."""
     run, qrels = _fixed_case()
     names = _names(MEASURES[:6])
-    ones = run_on(engine, run.with_columns(pl.lit(1.0).alias("cost")), qrels, names, cost="cost")
-    none = run_on(engine, run.drop("cost"), qrels, names)
+    ones = run_on(engine, qrels, run.with_columns(pl.lit(1.0).alias("cost")), names, cost="cost")
+    none = run_on(engine, qrels, run.drop("cost"), names)
     _close(ones, none)
 
 
@@ -174,7 +174,7 @@ def test_hand_checked(engine: str) -> None:
     qrels = pl.DataFrame({"query_id": ["q", "r", "m"], "doc_id": ["a", "a", "x"], "relevance": [1, 1, 1]})
     names = ["SDCG(depth=3,value='EC')@2", "SDCG(depth=3,value='ETC')@2",
              "NERR8(value='EC')@3", "NERR8(value='ETC')@3", "NERR8(value='ResETC')@3"]
-    got = {r["query_id"]: r for r in run_on(engine, run, qrels, names, cost="cost", missing="zero").iter_rows(named=True)}
+    got = {r["query_id"]: r for r in run_on(engine, qrels, run, names, cost="cost", missing="zero").iter_rows(named=True)}
     d2 = 1 / __import__("math").log2(3)
     assert got["q"][names[0]] == pytest.approx((2 + 4 * d2) / (1 + d2), abs=1e-15)
     assert got["q"][names[1]] == pytest.approx(2 + 4 * d2, abs=1e-15)
@@ -211,7 +211,7 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
         q, name, *values = line.split("\t")
         expected[(q, name.split("-")[0].strip())] = [float(v) for v in values]
     names = {"INST": "INST(max_rel=4)", "NDCG": "SDCG(max_rel=4)@3", "NERR": "NERR10(p=0.8,max_rel=4)"}
-    got = run_on("duckdb", run, qrels, [with_value(n, v) for n in names.values() for v in ALL_VALUES],
+    got = run_on("duckdb", qrels, run, [with_value(n, v) for n in names.values() for v in ALL_VALUES],
                  ties="doc_asc", cost="cost")
     assert {q for q, _ in expected} == set(got["query_id"])
     for row in got.iter_rows(named=True):
@@ -229,8 +229,8 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
 def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
     run, qrels = _fixed_case()
     with pytest.raises(rw.InvalidParameterError, match="cost column 'cost' is not supported"):
-        run_on(engine, run, qrels, [metric], cost="cost")
-    run_on(engine, run, qrels, [metric])  # without a cost column: as before
+        run_on(engine, qrels, run, [metric], cost="cost")
+    run_on(engine, qrels, run, [metric])  # without a cost column: as before
 
 
 def test_models_reading_cost_are_refused_by_to_sql() -> None:
@@ -247,16 +247,16 @@ def test_bad_costs_are_errors(engine: str, bad: str) -> None:
     run, qrels = _fixed_case()
     run = run.with_columns(pl.when(pl.col("doc_id") == "e3").then(BAD_COSTS[bad]).otherwise(pl.col("cost")).alias("c"))
     with pytest.raises(rw.InvalidValueError, match=r"run's column 'c' holds 1 NULL, NaN, negative or infinite cost value\(s\) \(e\.g\. in query 'b'\)"):
-        run_on(engine, run, qrels, ["INST(value='EC')"], cost="c")
+        run_on(engine, qrels, run, ["INST(value='EC')"], cost="c")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_cost_column_missing_or_not_numeric(engine: str) -> None:
     run, qrels = _fixed_case()
     with pytest.raises(rw.MissingColumnError, match="no column 'costs'"):
-        run_on(engine, run, qrels, ["INST(value='EC')"], cost="costs")
+        run_on(engine, qrels, run, ["INST(value='EC')"], cost="costs")
     with pytest.raises(rw.ColumnTypeError, match="cost column 'cost' must be numeric"):
-        run_on(engine, run.with_columns(pl.col("cost").cast(pl.String)), qrels, ["INST(value='EC')"], cost="cost")
+        run_on(engine, qrels, run.with_columns(pl.col("cost").cast(pl.String)), ["INST(value='EC')"], cost="cost")
 
 
 @pytest.mark.parametrize("bad", list(BAD_COSTS))
@@ -284,18 +284,18 @@ def test_to_sql_equals_evaluate() -> None:
     con.register("qrels", qrels)
     got = pl.from_arrow(con.sql(rw.to_sql(names, cost="cost", ties="doc_asc")).arrow())
     assert isinstance(got, pl.DataFrame)
-    _close(got, rw.evaluate(run, qrels, names, cost="cost", ties="doc_asc"))
+    _close(got, rw.evaluate(qrels, run, names, cost="cost", ties="doc_asc"))
 
 
 def test_bad_costs_on_spark(spark: Any) -> None:
     run, qrels = _fixed_case()
     bad = run.with_columns(pl.when(pl.col("doc_id") == "e3").then(-2.0).otherwise(pl.col("cost")).alias("cost"))
     with pytest.raises(Exception, match="holds NULL, NaN, negative or infinite cost values"):
-        run_on_spark(spark, bad, qrels, ["INST(value='EC')"], cost="cost")
+        run_on_spark(spark, qrels, bad, ["INST(value='EC')"], cost="cost")
     with pytest.raises(rw.ColumnTypeError, match="cost column 'cost' must be numeric"):
-        run_on_spark(spark, run.with_columns(pl.col("cost").cast(pl.String)), qrels, ["INST(value='EC')"], cost="cost")
+        run_on_spark(spark, qrels, run.with_columns(pl.col("cost").cast(pl.String)), ["INST(value='EC')"], cost="cost")
     with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
-        run_on_spark(spark, run, qrels, ["IFTRate"], cost="cost")
+        run_on_spark(spark, qrels, run, ["IFTRate"], cost="cost")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -308,16 +308,16 @@ def test_cli_cost_col(tmp_path: Path) -> None:
     run.write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
     names = ["INST(value='EC')", "SDCG(value='ETC')@3"]
-    done = _cli("eval", str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet"), "--cost-col", "-q",
+    done = _cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "--cost-col", "-q",
                 "--format", "csv", *[a for n in names for a in ("-m", n)])
     assert done.returncode == 0, done.stderr
     got = pl.read_csv(io.StringIO(done.stdout))
-    want = rw.evaluate(run, qrels, names, cost="cost")
+    want = rw.evaluate(qrels, run, names, cost="cost")
     for n in names:
         assert got.filter(pl.col("query_id") != "all")[n].to_list() == pytest.approx(want[n].to_list(), abs=1e-4)
     bad = run.with_columns(pl.when(pl.col("doc_id") == "e3").then(float("nan")).otherwise(pl.col("cost")).alias("cost"))
     bad.write_parquet(tmp_path / "bad.parquet")
-    done = _cli("eval", str(tmp_path / "bad.parquet"), str(tmp_path / "qrels.parquet"), "--cost-col", "-m", names[0])
+    done = _cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "bad.parquet"), "--cost-col", "-m", names[0])
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "column 'cost' holds 1 NULL, NaN, negative or infinite cost value(s)" in lines[0]
@@ -335,8 +335,8 @@ def test_max_rank_carries_the_costs(engine: str) -> None:
     names = _names(COSTED[:9])
     top = run.sort("query_id", "score", "doc_id", descending=[False, True, False]).group_by(
         "query_id", maintain_order=True).head(3)
-    _close(run_on(engine, run, qrels, names, cost="cost", max_rank=3, ties="doc_asc"),
-           run_on(engine, top, qrels, names, cost="cost", ties="doc_asc"))
+    _close(run_on(engine, qrels, run, names, cost="cost", max_rank=3, ties="doc_asc"),
+           run_on(engine, qrels, top, names, cost="cost", ties="doc_asc"))
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
@@ -345,28 +345,28 @@ def test_segments_carry_the_costs(engine: str) -> None:
     names = ["INST(value='EC')", "NERR10(value='ETC')"]
     arms = pl.concat([run.with_columns(pl.lit("A").alias("arm")),
                       run.with_columns(pl.lit("B").alias("arm"), pl.col("cost") * 2)])
-    got = rw.evaluate(arms, qrels, names, cost="cost", by="arm", engine=engine)
+    got = rw.evaluate(qrels, arms, names, cost="cost", by="arm", engine=engine)
     for arm, factor in (("A", 1.0), ("B", 2.0)):
-        want = rw.evaluate(run.with_columns(pl.col("cost") * factor), qrels, names, cost="cost")
+        want = rw.evaluate(qrels, run.with_columns(pl.col("cost") * factor), names, cost="cost")
         _close(got.filter(pl.col("arm") == arm).drop("arm"), want)
 
 
 def test_query_chunks_and_explain_carry_the_costs() -> None:
     run, qrels = _fixed_case()
     names = _names(COSTED[:4])
-    _close(rw.evaluate(run, qrels, names, cost="cost", query_chunks=2), rw.evaluate(run, qrels, names, cost="cost"))
-    value = rw.evaluate(run, qrels, ["INST(value='ETC')"], cost="cost").filter(pl.col("query_id") == "a")
-    shown = rw.explain(run, qrels, "INST(value='ETC')", query="a", cost="cost")
+    _close(rw.evaluate(qrels, run, names, cost="cost", query_chunks=2), rw.evaluate(qrels, run, names, cost="cost"))
+    value = rw.evaluate(qrels, run, ["INST(value='ETC')"], cost="cost").filter(pl.col("query_id") == "a")
+    shown = rw.explain(qrels, run, "INST(value='ETC')", query="a", cost="cost")
     assert shown["value"][-1] == pytest.approx(value["INST(value='ETC')"][0], abs=1e-12)
     bad = run.with_columns(pl.when(pl.col("doc_id") == "d2").then(-1.0).otherwise(pl.col("cost")).alias("cost"))
     with pytest.raises(rw.InvalidValueError, match="cost value"):
-        rw.explain(bad, qrels, "INST(value='ETC')", query="a", cost="cost")
+        rw.explain(qrels, bad, "INST(value='ETC')", query="a", cost="cost")
     with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
-        rw.explain(run, qrels, "IFTRate", query="a", cost="cost")
+        rw.explain(qrels, run, "IFTRate", query="a", cost="cost")
     # U-measure, TBG and BPM read the costs in their user models: explain's values are evaluate's
     for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')", "BPM(T=2,value='ED')@4"):
-        want = rw.evaluate(run, qrels, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
-        assert rw.explain(run, qrels, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)
+        want = rw.evaluate(qrels, run, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
+        assert rw.explain(qrels, run, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -380,7 +380,7 @@ def test_hand_checked_models_reading_costs(engine: str) -> None:
     qrels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["z", "z"], "relevance": [1, 1]})
     names = ["BPM(T=5,value='ED')@3", "BPM(T=5,value='EC')@3", "BPM(T=5,value='ETC')@3",
              "TBG(H=1,depth=3,value='ED')", "U(L=4,depth=4,value='ED')"]
-    got = {r["query_id"]: r for r in run_on(engine, run, qrels, names, cost="cost").iter_rows(named=True)}
+    got = {r["query_id"]: r for r in run_on(engine, qrels, run, names, cost="cost").iter_rows(named=True)}
     assert [got["q"][n] for n in names[:3]] == pytest.approx([3.0, 3.5 / 3, 3.5], abs=1e-15)
     assert got["r"][names[3]] == pytest.approx(1.625, abs=1e-15)
     assert got["r"][names[4]] == pytest.approx(2.0, abs=1e-15)

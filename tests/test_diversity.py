@@ -92,7 +92,7 @@ def assert_matches(result: pl.DataFrame, expected: dict[str, dict[str, float]], 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_random_subtopic_qrels_match_pyndeval(engine: str, seed: int) -> None:
     run, qrels = random_case(seed, int_ids=seed % 3 == 0)
-    result = run_on(engine, run, qrels, NDEVAL, subtopic="subtopic", ties="doc_asc")
+    result = run_on(engine, qrels, run, NDEVAL, subtopic="subtopic", ties="doc_asc")
     assert_matches(result, oracle(run, qrels, NDEVAL), NDEVAL)
 
 
@@ -100,7 +100,7 @@ def test_random_subtopic_qrels_match_pyndeval(engine: str, seed: int) -> None:
 def test_spark_matches_pyndeval(spark: Any) -> None:
     for seed, int_ids in ((4, False), (6, True)):
         run, qrels = random_case(seed, int_ids=int_ids)
-        result = run_on_spark(spark, run, qrels, NDEVAL, subtopic="subtopic", ties="doc_asc")
+        result = run_on_spark(spark, qrels, run, NDEVAL, subtopic="subtopic", ties="doc_asc")
         assert_matches(result, oracle(run, qrels, NDEVAL), NDEVAL)
 
 
@@ -122,7 +122,7 @@ def test_alpha_beta_and_relevance_level_match_pyndeval(engine: str, alpha: float
     ]
     for seed in range(20, 26):
         run, qrels = random_case(seed, int_ids=seed % 2 == 0)
-        result = run_on(engine, run, qrels, ours, subtopic="subtopic", ties="doc_asc")
+        result = run_on(engine, qrels, run, ours, subtopic="subtopic", ties="doc_asc")
         expected = pyndeval.RelevanceEvaluator(
             [(str(a), str(b), str(c), int(d)) for a, b, c, d in qrels.iter_rows()], names,
             relevance_level=rel, alpha=alpha, beta=beta,
@@ -149,7 +149,7 @@ def test_traditional_order_and_depth_cut_match_ndeval(engine: str, ties: str, ma
     ndeval -M: ndeval then reads the ranks so made."""
     for seed in range(30, 36):
         run, qrels = random_case(seed, int_ids=seed % 2 == 1)
-        result = run_on(engine, run, qrels, NDEVAL, subtopic="subtopic", ties=ties, max_rank=max_rank)
+        result = run_on(engine, qrels, run, NDEVAL, subtopic="subtopic", ties=ties, max_rank=max_rank)
         assert_matches(result, oracle(_renumbered(run, ties, max_rank), qrels, NDEVAL), NDEVAL)
 
 
@@ -172,7 +172,7 @@ def test_ir_measures_names_and_provider() -> None:
             for m in provider.iter_calc([ir_measures.parse_measure(name)], ir_qrels, run.to_pandas()):
                 expected.setdefault(m.query_id, {})[str(m.measure)] = m.value
         # ir-measures scores a judged query missing from the run as 0: missing='zero'
-        result = rw.evaluate(run, qrels, names, subtopic="subtopic", ties="doc_asc", missing="zero")
+        result = rw.evaluate(qrels, run, names, subtopic="subtopic", ties="doc_asc", missing="zero")
         labels = {str(ir_measures.parse_measure(n)): n for n in names}
         assert_matches(result, {q: {labels[k]: v for k, v in vals.items()} for q, vals in expected.items()}, names)
 
@@ -183,7 +183,7 @@ def test_ordinary_qrels_are_one_subtopic_per_query(engine: str) -> None:
     provider reads 3-column qrels."""
     run, qrels = random_case(7)
     plain = qrels.group_by("query_id", "doc_id").agg(pl.col("relevance").max())
-    result = run_on(engine, run, plain, NDEVAL, ties="doc_asc")
+    result = run_on(engine, plain, run, NDEVAL, ties="doc_asc")
     one = plain.select("query_id", pl.lit("0").alias("subtopic"), "doc_id", "relevance")
     assert_matches(result, oracle(run, one, NDEVAL), NDEVAL)
 
@@ -194,9 +194,9 @@ def test_other_measures_read_a_documents_largest_relevance(engine: str) -> None:
     subtopics (ndeval's own MAP: relevant to any subtopic, relevant to the query)."""
     run, qrels = random_case(8)
     names = ["AP", "nDCG@10", "P@5", "Bpref", "NumRel", "alpha-nDCG@10"]
-    got = run_on(engine, run, qrels, names, subtopic="subtopic")
+    got = run_on(engine, qrels, run, names, subtopic="subtopic")
     plain = qrels.group_by("query_id", "doc_id").agg(pl.col("relevance").max())
-    want = run_on(engine, run, plain, names[:-1])
+    want = run_on(engine, plain, run, names[:-1])
     assert got.drop("alpha-nDCG@10").sort("query_id").equals(want.sort("query_id"))
 
 
@@ -208,7 +208,7 @@ GOLDEN_QRELS = pl.DataFrame(
 
 
 def _golden(engine: str, run: pl.DataFrame, names: list[str], **kw: Any) -> dict[str, float]:
-    result = run_on(engine, run, GOLDEN_QRELS, names, subtopic="subtopic", **kw)
+    result = run_on(engine, GOLDEN_QRELS, run, names, subtopic="subtopic", **kw)
     return result.filter(pl.col("query_id") == "q").row(0, named=True)
 
 
@@ -243,12 +243,12 @@ def test_golden_edges(engine: str) -> None:
     # unjudged documents only: every measure is 0
     unjudged = pl.DataFrame({"query_id": ["q", "z"], "doc_id": ["x", "y"], "score": [1.0, 1.0]})
     names = [n for n in NDEVAL]
-    result = run_on(engine, unjudged, GOLDEN_QRELS, names, subtopic="subtopic")
+    result = run_on(engine, GOLDEN_QRELS, unjudged, names, subtopic="subtopic")
     for row in result.iter_rows(named=True):
         assert all(row[n] == 0.0 for n in names), row
     # no relevant subtopic (query z): 0, nNRBP too (ndeval: 0/0)
     run = pl.DataFrame({"query_id": ["z"], "doc_id": ["a"], "score": [1.0]})
-    z = run_on(engine, run, GOLDEN_QRELS, names, subtopic="subtopic").row(0, named=True)
+    z = run_on(engine, GOLDEN_QRELS, run, names, subtopic="subtopic").row(0, named=True)
     assert all(z[n] == 0.0 for n in names), z
 
 
@@ -259,7 +259,7 @@ def test_golden_edges(engine: str) -> None:
 def test_trec_parquet_and_csv_subtopic_qrels(engine: str, tmp_path: Path) -> None:
     run, qrels = random_case(9)
     names = ["alpha-nDCG@20", "ERR_IA@10", "NRBP", "AP", "P@5"]
-    want = run_on(engine, run, qrels, names, subtopic="subtopic")
+    want = run_on(engine, qrels, run, names, subtopic="subtopic")
     trec = tmp_path / "div.qrels"
     trec.write_text("".join(f"{q} {s} {d} {r}\n" for q, s, d, r in qrels.iter_rows()))
     run_file = tmp_path / "div.run"
@@ -267,7 +267,7 @@ def test_trec_parquet_and_csv_subtopic_qrels(engine: str, tmp_path: Path) -> Non
     qrels.write_parquet(tmp_path / "q.parquet")
     qrels.write_csv(tmp_path / "q.csv")
     for path in (trec, tmp_path / "q.parquet", tmp_path / "q.csv"):
-        got = rw.evaluate(run_file, path, names, engine=engine, subtopic="subtopic")
+        got = rw.evaluate(path, run_file, names, engine=engine, subtopic="subtopic")
         assert_frame_equal(got, want, check_exact=False, abs_tol=1e-12, rel_tol=0)
 
 
@@ -279,12 +279,12 @@ def test_cli_subtopic_qrels(tmp_path: Path) -> None:
     (tmp_path / "div.qrels").write_text("".join(f"{q} {s} {d} {r}\n" for q, s, d, r in qrels.iter_rows()))
     (tmp_path / "div.run").write_text("".join(f"{q} Q0 {d} 0 {s} tag\n" for q, d, s in run.iter_rows()))
     out = subprocess.run(
-        [sys.executable, "-m", "rankwise.cli", "eval", str(tmp_path / "div.run"), str(tmp_path / "div.qrels"),
+        [sys.executable, "-m", "rankwise.cli", "eval", str(tmp_path / "div.qrels"), str(tmp_path / "div.run"),
          "-m", "alpha-nDCG@20", "-m", "strec@5", "--subtopic-col", "--format", "csv"],
         capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    want = rw.summarize(rw.evaluate(run, qrels, ["alpha-nDCG@20", "strec@5"], subtopic="subtopic"))
+    want = rw.summarize(rw.evaluate(qrels, run, ["alpha-nDCG@20", "strec@5"], subtopic="subtopic"))
     got = pl.read_csv(out.stdout.encode())
     assert got["alpha-nDCG@20"][0] == pytest.approx(want["alpha-nDCG@20"][0], abs=1e-12) and got["alpha-nDCG@20"][0] > 0
     assert got["strec@5"][0] == pytest.approx(want["strec@5"][0], abs=1e-12)
@@ -294,20 +294,20 @@ def test_cli_subtopic_qrels(tmp_path: Path) -> None:
 def test_bad_subtopic_qrels_name_the_problem(engine: str) -> None:
     run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(rw.errors.MissingColumnError, match="subtopic"):
-        run_on(engine, run, GOLDEN_QRELS.drop("subtopic"), ["NRBP"], subtopic="subtopic")
+        run_on(engine, GOLDEN_QRELS.drop("subtopic"), run, ["NRBP"], subtopic="subtopic")
     twice = pl.concat([GOLDEN_QRELS, GOLDEN_QRELS.head(1)])
     with pytest.raises(rw.errors.DuplicateDocumentError, match="more than once for subtopic 's1' of query 'q'"):
-        run_on(engine, run, twice, ["NRBP"], subtopic="subtopic")
+        run_on(engine, twice, run, ["NRBP"], subtopic="subtopic")
     null = GOLDEN_QRELS.with_columns(pl.when(pl.col("doc_id") == "b").then(None).otherwise(pl.col("subtopic")).alias("subtopic"))
     with pytest.raises(rw.errors.InvalidValueError, match="subtopic column 'subtopic' holds a NULL"):
-        run_on(engine, run, null, ["NRBP"], subtopic="subtopic")
+        run_on(engine, null, run, ["NRBP"], subtopic="subtopic")
 
 
 def test_explain_ends_at_the_value() -> None:
     run, qrels = random_case(3)
     for name in ("alpha-nDCG@5", "NRBP", "strec@20"):
-        table = rw.explain(run, qrels, name, query="q3", subtopic="subtopic", ties="doc_asc")
-        value = rw.evaluate(run, qrels, [name], subtopic="subtopic", ties="doc_asc").filter(pl.col("query_id") == "q3")
+        table = rw.explain(qrels, run, name, query="q3", subtopic="subtopic", ties="doc_asc")
+        value = rw.evaluate(qrels, run, [name], subtopic="subtopic", ties="doc_asc").filter(pl.col("query_id") == "q3")
         assert table["value"][-1] == pytest.approx(value[name][0], abs=1e-12)
         assert table["value"][-1] > 0
 
@@ -322,14 +322,14 @@ def test_to_sql_checks_subtopic_qrels() -> None:
         con.sql(rw.to_sql(["NRBP"], subtopic="subtopic")).fetchall()
     con.register("qrels", GOLDEN_QRELS)
     got = con.sql(rw.to_sql(["NRBP", "AP"], subtopic="subtopic")).pl()
-    assert_frame_equal(got, rw.evaluate(con.table("run").pl(), GOLDEN_QRELS, ["NRBP", "AP"], subtopic="subtopic"))
+    assert_frame_equal(got, rw.evaluate(GOLDEN_QRELS, con.table("run").pl(), ["NRBP", "AP"], subtopic="subtopic"))
 
 
 def test_segments_of_subtopic_qrels() -> None:
     run, qrels = random_case(3)
     arms = pl.concat([run.with_columns(arm=pl.lit("a")), run.with_columns(arm=pl.lit("b"), score=-pl.col("score"))])
-    out = rw.evaluate(arms, qrels, ["alpha-nDCG@10", "AP"], subtopic="subtopic", by="arm")
-    alone = rw.evaluate(run, qrels, ["alpha-nDCG@10", "AP"], subtopic="subtopic")
+    out = rw.evaluate(qrels, arms, ["alpha-nDCG@10", "AP"], subtopic="subtopic", by="arm")
+    alone = rw.evaluate(qrels, run, ["alpha-nDCG@10", "AP"], subtopic="subtopic")
     assert_frame_equal(out.filter(pl.col("arm") == "a").drop("arm"), alone, check_exact=False, abs_tol=1e-12)
 
 
@@ -359,7 +359,7 @@ def test_judged_only_matches_pyndeval_on_the_judged_documents(engine: str) -> No
     for seed in (50, 51, 52):
         run, qrels = random_case(seed, int_ids=seed == 51)
         judged = run.join(qrels.select("query_id", "doc_id").unique(), on=["query_id", "doc_id"], how="semi")
-        result = run_on(engine, run, qrels, list(pairs), subtopic="subtopic", ties="doc_asc")
+        result = run_on(engine, qrels, run, list(pairs), subtopic="subtopic", ties="doc_asc")
         expected = oracle(judged, qrels, list(pairs.values()))
         for q in {str(x) for x in run["query_id"]} & {str(x) for x in qrels["query_id"]} - set(expected):
             expected[q] = dict.fromkeys(pairs.values(), 0.0)  # nothing judged retrieved: pyndeval has no row
@@ -375,11 +375,11 @@ def test_rw_ndeval_macro() -> None:
     con = register(duckdb.connect())
     con.register("run", run)
     con.register("qrels", qrels)
-    got = con.sql("SELECT * FROM rw_ndeval('run', 'qrels', k := 10)").pl()
+    got = con.sql("SELECT * FROM rw_ndeval('qrels', 'run', k := 10)").pl()
     names = ["alpha-nDCG@10", "nERR-IA@10", "NRBP", "nNRBP", "MAP-IA", "P-IA@10", "strec@10"]
-    want = rw.evaluate(run, qrels, names, subtopic="subtopic")
+    want = rw.evaluate(qrels, run, names, subtopic="subtopic")
     got.columns = want.columns
     assert_frame_equal(got, want, check_exact=False, abs_tol=1e-12)
     con.register("qrels", pl.concat([qrels, qrels.head(1)]))
     with pytest.raises(duckdb.Error, match="more than once for subtopic"):
-        con.sql("SELECT * FROM rw_ndeval('run', 'qrels')").fetchall()
+        con.sql("SELECT * FROM rw_ndeval('qrels', 'run')").fetchall()

@@ -54,7 +54,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     names = [repr(m) for m in chosen]
     kw = dict(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
     run, qrels = case.run_frame(), case.qrels_frame()
-    results = [run_on(engine, run, qrels, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
+    results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0)
     assert results[0].columns == ["query_id", *names]
@@ -74,7 +74,7 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any)
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
     if greedy_ideal(metric):
         qrels = first_judgments(qrels)
-    results = [run_on(e, run, qrels, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
-    results.append(run_on_spark(spark, run, qrels, [m], missing="zero"))
+    results = [run_on(e, qrels, run, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
+    results.append(run_on_spark(spark, qrels, run, [m], missing="zero"))
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -17,15 +17,15 @@ QRELS = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
 
 def test_missing_column_lists_the_columns_found(evaluate: Evaluate) -> None:
     with pytest.raises(rw.MissingColumnError, match=r"no column 'score'.*Columns found: \['query_id', 'doc_id', 'sc'\]"):
-        evaluate(RUN.rename({"score": "sc"}), QRELS, ["P@1"])
+        evaluate(QRELS, RUN.rename({"score": "sc"}), ["P@1"])
     with pytest.raises(rw.MissingColumnError, match=r"qrels has no column 'relevance'.*Did you mean 'rel'"):
-        evaluate(RUN, QRELS.rename({"relevance": "rel"}), ["P@1"])
+        evaluate(QRELS.rename({"relevance": "rel"}), RUN, ["P@1"])
 
 
 def test_column_names_can_be_overridden(evaluate: Evaluate) -> None:
     run = RUN.rename({"query_id": "qid", "doc_id": "docno", "score": "sim"})
     qrels = QRELS.rename({"query_id": "qid", "doc_id": "docno", "relevance": "grade"})
-    out = evaluate(run, qrels, ["P@1"], query_id="qid", doc_id="docno", score="sim", relevance="grade")
+    out = evaluate(qrels, run, ["P@1"], query_id="qid", doc_id="docno", score="sim", relevance="grade")
     assert out.columns == ["qid", "P@1"]
     assert out.row(0) == ("q", 1.0)
 
@@ -41,9 +41,9 @@ def test_column_names_can_be_overridden(evaluate: Evaluate) -> None:
 def test_mistyped_columns(evaluate: Evaluate, frame: pl.DataFrame, which: str, match: str) -> None:
     with pytest.raises(rw.ColumnTypeError, match=match):
         if which == "run":
-            evaluate(frame, QRELS, ["P@1"])
+            evaluate(QRELS, frame, ["P@1"])
         else:
-            evaluate(RUN, frame, ["P@1"])
+            evaluate(frame, RUN, ["P@1"])
 
 
 @pytest.mark.parametrize(
@@ -59,20 +59,20 @@ def test_mistyped_columns(evaluate: Evaluate, frame: pl.DataFrame, which: str, m
 )
 def test_null_and_nan_values(evaluate: Evaluate, run: pl.DataFrame, qrels: pl.DataFrame, match: str) -> None:
     with pytest.raises(rw.InvalidValueError, match=match):
-        evaluate(run, qrels, ["P@1"])
+        evaluate(qrels, run, ["P@1"])
 
 
 def test_duplicate_documents(evaluate: Evaluate) -> None:
     dup_run = pl.concat([RUN, RUN.head(1).with_columns(score=pl.lit(0.5))])
     with pytest.raises(rw.DuplicateDocumentError, match=r"run lists document 'a' more than once for query 'q'"):
-        evaluate(dup_run, QRELS, ["P@1"])
+        evaluate(QRELS, dup_run, ["P@1"])
     with pytest.raises(rw.DuplicateDocumentError, match=r"qrels lists document 'a' more than once"):
-        evaluate(RUN, pl.concat([QRELS, QRELS]), ["P@1"])
+        evaluate(pl.concat([QRELS, QRELS]), RUN, ["P@1"])
 
 
 def test_empty_run(evaluate: Evaluate) -> None:
     with pytest.raises(rw.EmptyInputError, match="run is empty"):
-        evaluate(RUN.clear(), QRELS, ["P@1"])
+        evaluate(QRELS, RUN.clear(), ["P@1"])
 
 
 @pytest.mark.parametrize(
@@ -97,52 +97,52 @@ def test_empty_run(evaluate: Evaluate) -> None:
 )
 def test_bad_metric_strings(evaluate: Evaluate, metric: str, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
-        evaluate(RUN, QRELS, [metric])
+        evaluate(QRELS, RUN, [metric])
 
 
 def test_bad_conventions(evaluate: Evaluate) -> None:
     with pytest.raises(rw.InvalidParameterError, match=r"'ties' must be one of .*got 'random'"):
-        evaluate(RUN, QRELS, ["P@1"], ties="random")
+        evaluate(QRELS, RUN, ["P@1"], ties="random")
     with pytest.raises(rw.InvalidParameterError, match=r"'max_rank' must be a positive integer or None, got 0"):
-        evaluate(RUN, QRELS, ["P@1"], max_rank=0)
+        evaluate(QRELS, RUN, ["P@1"], max_rank=0)
     with pytest.raises(rw.InvalidParameterError, match=r"'missing' must be one of \['ignore', 'zero'\]"):
-        evaluate(RUN, QRELS, ["P@1"], missing="skip")
+        evaluate(QRELS, RUN, ["P@1"], missing="skip")
 
 
 def test_unknown_engine() -> None:
     with pytest.raises(rw.InvalidParameterError, match=r"engine must be one of \['polars', 'duckdb'\], got 'spark'"):
-        rw.evaluate(RUN, QRELS, ["P@1"], engine="spark")  # type: ignore[arg-type]
+        rw.evaluate(QRELS, RUN, ["P@1"], engine="spark")  # type: ignore[arg-type]
 
 
 def test_no_metrics_and_duplicate_metrics(evaluate: Evaluate) -> None:
     with pytest.raises(rw.InvalidParameterError, match="no metrics requested"):
-        evaluate(RUN, QRELS, [])
+        evaluate(QRELS, RUN, [])
     with pytest.raises(rw.InvalidParameterError, match=r"metric 'AP' is requested twice"):
-        evaluate(RUN, QRELS, ["AP", "AP"])
+        evaluate(QRELS, RUN, ["AP", "AP"])
 
 
 @pytest.mark.parametrize("name", ["x'); DROP TABLE t; --", 'a"b', "1abc", "", "a;b"])
 def test_unsafe_column_names_are_refused(evaluate: Evaluate, name: str) -> None:
     with pytest.raises(rw.UnsafeIdentifierError, match=r"query_id column name .* is not allowed"):
-        evaluate(RUN, QRELS, ["P@1"], query_id=name)
+        evaluate(QRELS, RUN, ["P@1"], query_id=name)
 
 
 def test_unreadable_inputs(evaluate: Evaluate, tmp_path: Path) -> None:
     with pytest.raises(rw.UnsupportedInputError, match="no such file"):
-        evaluate(tmp_path / "missing.parquet", QRELS, ["P@1"])
+        evaluate(QRELS, tmp_path / "missing.parquet", ["P@1"])
     with pytest.raises(rw.UnsupportedInputError, match=r"cannot read a qrels from builtins\.dict"):
-        rw.evaluate(RUN, {"q": {"a": 1}}, ["P@1"])
+        rw.evaluate({"q": {"a": 1}}, RUN, ["P@1"])
     bad = tmp_path / "run.txt"
     bad.write_text("q1 Q0 doc1\n")
     with pytest.raises(rw.UnsupportedInputError, match=r"is not a TREC run file: expected at least 6"):
-        evaluate(bad, QRELS, ["P@1"])
+        evaluate(QRELS, bad, ["P@1"])
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])  # the lazy namespace returns a plan: nothing to warn yet
 def test_unjudged_run_queries_are_reported(engine: str) -> None:
     run = pl.concat([RUN, pl.DataFrame({"query_id": ["other"], "doc_id": ["z"], "score": [1.0]})])
     with pytest.warns(rw.RankwiseWarning, match=r"1 run query has no judgments in the qrels and was not scored"):
-        out = rw.evaluate(run, QRELS, ["P@1"], engine=engine)  # type: ignore[arg-type]
+        out = rw.evaluate(QRELS, run, ["P@1"], engine=engine)  # type: ignore[arg-type]
     assert out["query_id"].to_list() == ["q"]
 
 
@@ -151,7 +151,7 @@ def test_unjudged_run_queries_are_reported(engine: str) -> None:
 def test_run_with_no_judged_query_reports_every_query(engine: str, missing: str) -> None:
     run = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "z"], "score": [1.0, 0.5, 1.0]})
     with pytest.warns(rw.RankwiseWarning, match=r"2 run queries have no judgments"):
-        out = rw.evaluate(run, QRELS, ["P@1"], engine=engine, missing=missing)  # type: ignore[arg-type]
+        out = rw.evaluate(QRELS, run, ["P@1"], engine=engine, missing=missing)  # type: ignore[arg-type]
     assert out["query_id"].to_list() == ([] if missing == "ignore" else ["q"])
 
 
@@ -179,7 +179,7 @@ def test_presence_and_unjudged_count_whatever_the_metrics_rank(
     qrels = pl.DataFrame({"query_id": ["q", "q", "c", "gone"], "doc_id": ["a", "x", "v", "w"],
                           "relevance": [1, 1, 1, 1]})
     with pytest.warns(rw.RankwiseWarning, match=r"^1 run query has no judgments"):
-        out = rw.evaluate(run, qrels, metrics, engine=engine, judged_only=judged_only)  # type: ignore[arg-type]
+        out = rw.evaluate(qrels, run, metrics, engine=engine, judged_only=judged_only)  # type: ignore[arg-type]
     assert out["query_id"].to_list() == ["c", "q"]
     if "num_rel" in metrics:
         assert out["num_rel"].to_list() == [1.0, 2.0]

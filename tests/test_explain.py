@@ -26,9 +26,9 @@ METRICS = [
 @given(case=cases(), metric=st.sampled_from(METRICS))
 def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
     run, qrels = case.run_frame(), case.qrels_frame()
-    per_query = rw.evaluate(run, qrels, [metric])
+    per_query = rw.evaluate(qrels, run, [metric])
     for query, expected in per_query.select("query_id", metric).iter_rows():
-        table = rw.explain(run, qrels, metric, query)
+        table = rw.explain(qrels, run, metric, query)
         got = table["value"][-1] if table.height else 0.0
         assert got == pytest.approx(expected, abs=1e-12), (metric, query, table)
 
@@ -39,9 +39,9 @@ def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
 def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     """Every registered metric (random parameters): the last row's value is evaluate()'s."""
     run, qrels = case.run_frame(), case.qrels_frame()
-    per_query = rw.evaluate(run, qrels, [metric])
+    per_query = rw.evaluate(qrels, run, [metric])
     for query, expected in per_query.select("query_id", metric.label).iter_rows():
-        table = rw.explain(run, qrels, metric, query)
+        table = rw.explain(qrels, run, metric, query)
         assert table.height, (metric, query)
         got = table["value"][-1]
         if isinstance(expected, str):
@@ -54,9 +54,9 @@ def test_explain_errors() -> None:
     data = Path(__file__).resolve().parents[1] / "examples" / "data"
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     with pytest.raises(rw.InvalidParameterError, match="explain takes one metric; 'all_trec' names"):
-        rw.explain(run, qrels, "all_trec", "q001")
+        rw.explain(qrels, run, "all_trec", "q001")
     with pytest.raises(rw.InvalidParameterError, match="query 'nope' is neither in the run nor in the qrels"):
-        rw.explain(run, qrels, "AP", "nope")
+        rw.explain(qrels, run, "AP", "nope")
 
 
 def test_explain_integer_query_ids_from_the_command_line(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_explain_integer_query_ids_from_the_command_line(tmp_path: Path) -> None
     pl.DataFrame({"query_id": [7, 7], "doc_id": [5, 48], "score": [1.0, 1.0]}).write_parquet(tmp_path / "r.parquet")
     pl.DataFrame({"query_id": [7], "doc_id": [48], "relevance": [1]}).write_parquet(tmp_path / "q.parquet")
     out = tmp_path / "x.csv"
-    assert main(["explain", str(tmp_path / "r.parquet"), str(tmp_path / "q.parquet"), "-m", "RR", "-q", "7",
+    assert main(["explain", str(tmp_path / "q.parquet"), str(tmp_path / "r.parquet"), "-m", "RR", "-q", "7",
                  "--format", "csv", "-o", str(out)]) == 0
     # trec_eval's tie order: doc 5 above 48 (as text), so the relevant 48 is at rank 2
     table = pl.read_csv(out)
@@ -83,10 +83,10 @@ def test_explain_reads_the_whole_ranking_past_the_cutoff() -> None:
                         "score": [0.5, 0.0, 0.0, 0.0, 0.0]})
     qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
     metric = "nDCG(ideal='run')@4"
-    table = rw.explain(run, qrels, metric, "q1")
+    table = rw.explain(qrels, run, metric, "q1")
     assert table["doc_id"].to_list() == ["D3", "d9", "d2", "d10"]
     assert table["ideal_doc_id"].to_list()[:2] == ["d1", "d2"]
-    assert table["value"][-1] == pytest.approx(rw.evaluate(run, qrels, [metric])[metric][0], abs=1e-12)
+    assert table["value"][-1] == pytest.approx(rw.evaluate(qrels, run, [metric])[metric][0], abs=1e-12)
 
 
 @pytest.mark.parametrize("metric", ["nDCG(ties='average')@3", "DCG(ties='average')", "nDCG(ideal_cutoff='list')@10"])
@@ -95,4 +95,4 @@ def test_the_last_row_is_evaluate_for_tie_groups_and_list_cut_ideals(metric: str
     across the cutoff shares its discount in explain as in evaluate)."""
     run = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "d"], "score": [2.0, 1.0, 1.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "c", "e"], "relevance": [0, 2, 3]})
-    assert rw.explain(run, qrels, metric, "q")["value"][-1] == pytest.approx(rw.evaluate(run, qrels, [metric])[metric][0], abs=1e-12)
+    assert rw.explain(qrels, run, metric, "q")["value"][-1] == pytest.approx(rw.evaluate(qrels, run, [metric])[metric][0], abs=1e-12)

@@ -78,32 +78,32 @@ CASES = [
 def test_unreadable_inputs_raise_input_read_error(tmp_path: Path, qrels_file: Path, engine: str, case: str) -> None:
     path, message = _bad_inputs(tmp_path)[case]
     with pytest.raises(rw.InputReadError, match=message):
-        rw.evaluate(path, qrels_file, ["AP"], engine=engine)
+        rw.evaluate(qrels_file, path, ["AP"], engine=engine)
     # the same as qrels
     with pytest.raises(rw.InputReadError):
-        rw.evaluate(RUN, path, ["AP"], engine=engine)
+        rw.evaluate(path, RUN, ["AP"], engine=engine)
 
 
 @pytest.mark.parametrize("engine", API_ENGINES)
 def test_unreadable_file(tmp_path: Path, qrels_file: Path, engine: str) -> None:
     # /proc/self/mem exists and cannot be read from offset 0, not even by root (EIO)
     with pytest.raises(rw.InputReadError, match=r"cannot read '/proc/self/mem': Input/output error"):
-        rw.evaluate("/proc/self/mem", qrels_file, ["AP"], engine=engine, run_format="trec")
+        rw.evaluate(qrels_file, "/proc/self/mem", ["AP"], engine=engine, run_format="trec")
     if os.geteuid() != 0:  # a file without read permission (root reads it anyway)
         path = tmp_path / "run.trec"
         path.write_text("q1 Q0 a 1 1.0 t\n")
         path.chmod(0)
         with pytest.raises(rw.InputReadError, match="Permission denied"):
-            rw.evaluate(path, qrels_file, ["AP"], engine=engine)
+            rw.evaluate(qrels_file, path, ["AP"], engine=engine)
 
 
 @pytest.mark.parametrize("engine", API_ENGINES)
 def test_a_file_named_like_a_glob_is_that_file(tmp_path: Path, qrels_file: Path, engine: str) -> None:
     RUN.write_parquet(tmp_path / "run[1].parquet")
     RUN.head(1).write_parquet(tmp_path / "run1.parquet")  # what the glob would match
-    got = rw.evaluate(tmp_path / "run[1].parquet", qrels_file, ["NumRet"], engine=engine)
+    got = rw.evaluate(qrels_file, tmp_path / "run[1].parquet", ["NumRet"], engine=engine)
     assert got["NumRet"].to_list() == [2.0, 1.0]
-    got = rw.evaluate(str(tmp_path / "run[1].parquet"), qrels_file, ["NumRet"], engine=engine)
+    got = rw.evaluate(qrels_file, str(tmp_path / "run[1].parquet"), ["NumRet"], engine=engine)
     assert got["NumRet"].to_list() == [2.0, 1.0]
 
 
@@ -114,7 +114,7 @@ def test_a_folder_of_one_format_and_sidecar_files(tmp_path: Path, qrels_file: Pa
     RUN.write_parquet(folder / "part-0.parquet")
     (folder / "_SUCCESS").write_text("")
     (folder / ".part-0.parquet.crc").write_text("x")
-    assert rw.evaluate(folder, qrels_file, ["NumRet"])["NumRet"].to_list() == [2.0, 1.0]
+    assert rw.evaluate(qrels_file, folder, ["NumRet"])["NumRet"].to_list() == [2.0, 1.0]
 
 
 def test_duckdb_out_of_memory_is_a_resource_error(tmp_path: Path) -> None:
@@ -128,7 +128,7 @@ def test_duckdb_out_of_memory_is_a_resource_error(tmp_path: Path) -> None:
     run.select("query_id", "doc_id", pl.lit(1).alias("relevance")).write_parquet(tmp_path / "qrels.parquet")
     with pytest.raises(rw.EngineResourceError, match="out of memory") as info:
         rw.evaluate(
-            tmp_path / "run.parquet", tmp_path / "qrels.parquet", ["AP", "nDCG@10"], engine="duckdb",
+            tmp_path / "qrels.parquet", tmp_path / "run.parquet", ["AP", "nDCG@10"], engine="duckdb",
             duckdb_config={"memory_limit": "4MB", "threads": 1},
         )
     assert info.value.__cause__ is not None
@@ -153,7 +153,7 @@ def test_duckdb_progress_bar_never_writes_to_stdout(capfd: pytest.CaptureFixture
 
     con = connect({})
     assert con.sql("SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
-    rw.evaluate(RUN, QRELS, ["AP"], engine="duckdb")
+    rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb")
     assert capfd.readouterr().out == ""
 
 
@@ -161,26 +161,26 @@ def test_duckdb_progress_bar_never_writes_to_stdout(capfd: pytest.CaptureFixture
 @pytest.mark.parametrize("max_rank", [10**30, 2**62 + 1])
 def test_absurd_max_rank(engine: str, max_rank: int) -> None:
     with pytest.raises(rw.InvalidParameterError, match=r"'max_rank' must be at most 4611686018427387904"):
-        rw.evaluate(RUN, QRELS, ["AP"], engine=engine, max_rank=max_rank)
+        rw.evaluate(QRELS, RUN, ["AP"], engine=engine, max_rank=max_rank)
 
 
 @pytest.mark.parametrize("engine", API_ENGINES)
 def test_max_rank_at_the_bound_works(engine: str) -> None:
-    assert rw.evaluate(RUN, QRELS, ["AP"], engine=engine, max_rank=2**62)["AP"].to_list() == [0.5, 1.0]
+    assert rw.evaluate(QRELS, RUN, ["AP"], engine=engine, max_rank=2**62)["AP"].to_list() == [0.5, 1.0]
 
 
 @pytest.mark.parametrize("metrics", [None, [], [None], [1], b"nDCG"])
 @pytest.mark.parametrize("engine", API_ENGINES)
 def test_metrics_that_are_not_metric_strings(engine: str, metrics: object) -> None:
     with pytest.raises(rw.RankwiseError):
-        rw.evaluate(RUN, QRELS, metrics, engine=engine)  # type: ignore[arg-type]
+        rw.evaluate(QRELS, RUN, metrics, engine=engine)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("metric", ["P.nan", "P.inf", "P.1e400", "RBP(p=1.5)", "x" * 100_000, "(" * 5000 + "AP" + ")" * 5000])
 @pytest.mark.parametrize("engine", API_ENGINES)
 def test_bad_metric_strings_on_the_api(engine: str, metric: str) -> None:
     with pytest.raises(rw.RankwiseError):
-        rw.evaluate(RUN, QRELS, [metric], engine=engine)
+        rw.evaluate(QRELS, RUN, [metric], engine=engine)
 
 
 def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: Path) -> None:
@@ -188,7 +188,7 @@ def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: 
     folder.mkdir()
     RUN.write_parquet(folder / "run.parquet")
     before = sorted(os.listdir(folder))
-    rw.evaluate(folder / "run.parquet", qrels_file, ["AP"], engine="duckdb")
+    rw.evaluate(qrels_file, folder / "run.parquet", ["AP"], engine="duckdb")
     assert sorted(os.listdir(folder)) == before
     shutil.rmtree(folder)
 
@@ -197,7 +197,7 @@ def test_nothing_is_left_behind_in_the_input_folder(tmp_path: Path, qrels_file: 
 @pytest.mark.parametrize("rel", [math.inf, -math.inf, math.nan])
 def test_non_finite_rel_convention(engine: str, rel: float) -> None:
     with pytest.raises(rw.InvalidParameterError, match="convention 'rel' must be a finite number"):
-        rw.evaluate(RUN, QRELS, ["P@1"], engine=engine, rel=rel)
+        rw.evaluate(QRELS, RUN, ["P@1"], engine=engine, rel=rel)
 
 
 # -- found by an adversarial review ----------------------------------------------------------
@@ -214,7 +214,7 @@ SEG_QRELS = pl.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "a"]
 @pytest.mark.parametrize("missing", ["ignore", "zero"])
 def test_a_null_segment_is_a_segment_not_a_lost_query(engine: str, missing: str) -> None:
     # trec_eval's AP of each query: 0.5 (the relevant 'a' at rank 2)
-    got = rw.evaluate(SEG_RUN, SEG_QRELS, ["AP"], by=["seg"], engine=engine, missing=missing)  # type: ignore[arg-type]
+    got = rw.evaluate(SEG_QRELS, SEG_RUN, ["AP"], by=["seg"], engine=engine, missing=missing)  # type: ignore[arg-type]
     assert got.rows() == [(None, "2", 0.5), ("x", "1", 0.5)]
     assert rw.summarize(got, by="seg").rows() == [(None, 0.5), ("x", 0.5)]
 
@@ -236,13 +236,13 @@ def test_compare_runs_whose_id_types_differ(engine: str) -> None:
 @pytest.mark.parametrize("value", [10_001, 10**30])
 def test_query_chunks_is_bounded(value: int) -> None:
     with pytest.raises(rw.InvalidParameterError, match="query_chunks must be at most 10000"):
-        rw.evaluate(RUN, QRELS, ["AP"], query_chunks=value)
+        rw.evaluate(QRELS, RUN, ["AP"], query_chunks=value)
 
 
 @pytest.mark.parametrize("metric", ["P.5,10", "official"])
 def test_explain_takes_one_metric(metric: str) -> None:
     with pytest.raises(rw.InvalidParameterError, match=rf"explain takes one metric; '{metric}' names"):
-        rw.explain(RUN, QRELS, metric, "q1")
+        rw.explain(QRELS, RUN, metric, "q1")
 
 
 @pytest.mark.parametrize("engine", API_ENGINES)

@@ -27,7 +27,7 @@ def ranked(rels: list[int | None], qrels: dict[str, int] | None = None, query: s
 
 def value(evaluate: Evaluate, rels: list[int | None], metric: str, qrels: dict[str, int] | None = None, **kw: object) -> float:
     run, q = ranked(rels, qrels)
-    out = evaluate(run, q, [metric], **kw)
+    out = evaluate(q, run, [metric], **kw)
     assert out.height == 1
     return float(out[metric][0])
 
@@ -148,7 +148,7 @@ def test_conventions_max_rank_and_rel(evaluate: Evaluate) -> None:
 def test_tie_policies(evaluate: Evaluate, ties: str, expected_rr: float) -> None:
     run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
-    assert evaluate(run, qrels, ["RR"], ties=ties)["RR"][0] == expected_rr
+    assert evaluate(qrels, run, ["RR"], ties=ties)["RR"][0] == expected_rr
 
 
 def test_gmap_forms() -> None:
@@ -161,7 +161,7 @@ def test_gmap_forms() -> None:
 def test_summarize_sums_counts_and_means_the_rest(evaluate: Evaluate) -> None:
     run, q = ranked([1, 0, 1])
     run2, q2 = ranked([0, 1], query="r")
-    out = evaluate(pl.concat([run, run2]), pl.concat([q, q2]), ["NumRet", "NumQ", "P@1"])
+    out = evaluate(pl.concat([q, q2]), pl.concat([run, run2]), ["NumRet", "NumQ", "P@1"])
     assert rw.summarize(out).row(0, named=True) == {"NumRet": 5.0, "NumQ": 2.0, "P@1": 0.5}
 
 
@@ -329,7 +329,7 @@ def test_compat_places_an_unretrieved_document_as_if_scored_0(evaluate: Evaluate
     qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 1]})
     for score, expected in ((1.0, 1.25 / 1.5), (-1.0, 0.25 / 1.5)):
         run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [score]})
-        got = evaluate(run, qrels, ["Compat(p=0.5)"])
+        got = evaluate(qrels, run, ["Compat(p=0.5)"])
         assert got["Compat(p=0.5)"][0] == pytest.approx(expected, abs=1e-12)
 
 
@@ -339,5 +339,5 @@ def test_compat_ideal_follows_the_runs_order_among_ties(evaluate: Evaluate, ties
     policy), so a run holding exactly the relevant documents in relevance order scores 1."""
     run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [2, 2, 2]})
-    got = evaluate(run, qrels, ["Compat", "Compat(normalize=False)"], ties=ties)
+    got = evaluate(qrels, run, ["Compat", "Compat(normalize=False)"], ties=ties)
     assert got.row(0)[1:] == pytest.approx((1.0, 1.0), abs=1e-12)

@@ -104,8 +104,8 @@ def test_integer_ids_in_parquet_and_trec_text_equal_trec_eval(
         run.write_parquet(folder / "run.parquet")
         qrels.write_parquet(folder / "qrels.parquet")
         run_trec, qrels_trec = _write_trec(run, qrels, folder)
-        from_parquet = rw.evaluate(folder / "run.parquet", folder / "qrels.parquet", list(PAIRS), engine=engine)
-        from_text = rw.evaluate(run_trec, qrels_trec, list(PAIRS), engine=engine)
+        from_parquet = rw.evaluate(folder / "qrels.parquet", folder / "run.parquet", list(PAIRS), engine=engine)
+        from_text = rw.evaluate(qrels_trec, run_trec, list(PAIRS), engine=engine)
     assert from_parquet.schema["query_id"] == pl.Int64
     _assert_trec_eval(from_parquet, expected)
     _assert_trec_eval(from_text, expected)
@@ -115,10 +115,10 @@ def test_integer_ties_by_text_hand_checked(evaluate: Evaluate) -> None:
     # all three tied: trec_eval's strcmp order, descending, is "5" > "48" > "100"
     run = pl.DataFrame({"query_id": [1, 1, 1], "doc_id": [100, 48, 5], "score": [1.0, 1.0, 1.0]})
     qrels = pl.DataFrame({"query_id": [1, 1], "doc_id": [48, 100], "relevance": [1, 1]})
-    got = evaluate(run, qrels, ["RR", "P@1", "AP"])
+    got = evaluate(qrels, run, ["RR", "P@1", "AP"])
     assert got.row(0) == (1, 0.5, 0.0, pytest.approx((1 / 2 + 2 / 3) / 2))
     # the numeric order, by its own name: 100 > 48 > 5
-    numeric = evaluate(run, qrels, ["RR", "P@1", "AP"], ties="doc_desc_numeric")
+    numeric = evaluate(qrels, run, ["RR", "P@1", "AP"], ties="doc_desc_numeric")
     assert numeric.row(0) == (1, 1.0, 1.0, 1.0)
 
 
@@ -126,7 +126,7 @@ def test_negative_and_large_integer_ids_order_as_text(evaluate: Evaluate) -> Non
     # as text, descending: "9" > "123456789012" > "-3" ('-' sorts before the digits)
     run = pl.DataFrame({"query_id": [7, 7, 7], "doc_id": [-3, 123456789012, 9], "score": [0.0, 0.0, 0.0]})
     qrels = pl.DataFrame({"query_id": [7], "doc_id": [-3], "relevance": [1]})
-    assert evaluate(run, qrels, ["RR"])["RR"].to_list() == [pytest.approx(1 / 3)]
+    assert evaluate(qrels, run, ["RR"])["RR"].to_list() == [pytest.approx(1 / 3)]
 
 
 # -- TREC text, as trec_eval splits it ---------------------------------------------------------
@@ -140,7 +140,7 @@ def test_unicode_whitespace_is_part_of_the_id(tmp_path: Path, engine: str, insid
         f"q1 Q0 a{inside}b 1 3 t\nq1 Q0 a 2 2 t\nq1 Q0 b 3 1 t\n", encoding="utf-8"
     )
     (tmp_path / "qrels.trec").write_text(f"q1 0 a{inside}b 1\nq1 0 b 0\n", encoding="utf-8")
-    got = rw.evaluate(tmp_path / "run.trec", tmp_path / "qrels.trec", ["NumRet", "NumRel", "RR", "NumRelRet"], engine=engine)
+    got = rw.evaluate(tmp_path / "qrels.trec", tmp_path / "run.trec", ["NumRet", "NumRel", "RR", "NumRelRet"], engine=engine)
     assert got.row(0) == ("q1", 3.0, 1.0, 1.0, 1.0)
 
 
@@ -148,7 +148,7 @@ def test_unicode_whitespace_is_part_of_the_id(tmp_path: Path, engine: str, insid
 def test_crlf_lines_and_tabs(tmp_path: Path, engine: str) -> None:
     (tmp_path / "run.trec").write_bytes(b"q1\tQ0\td1\t1\t2.0\tt\r\nq1 Q0  d2 2 1.0 t\r\n\r\n")
     (tmp_path / "qrels.trec").write_bytes(b"q1 0 d2 1\r\n")
-    got = rw.evaluate(tmp_path / "run.trec", tmp_path / "qrels.trec", ["NumRet", "RR"], engine=engine)
+    got = rw.evaluate(tmp_path / "qrels.trec", tmp_path / "run.trec", ["NumRet", "RR"], engine=engine)
     assert got.row(0) == ("q1", 2.0, 0.5)
 
 
@@ -158,14 +158,14 @@ def test_invalid_utf8_is_refused_naming_the_line(tmp_path: Path) -> None:
     (tmp_path / "qrels.trec").write_bytes(b"q1 0 d1 1\n")
     for engine in ("polars", "duckdb"):
         with pytest.raises(rw.InputReadError, match=r"run\.trec', line 2: not valid UTF-8"):
-            rw.evaluate(tmp_path / "run.trec", tmp_path / "qrels.trec", ["RR"], engine=engine)
+            rw.evaluate(tmp_path / "qrels.trec", tmp_path / "run.trec", ["RR"], engine=engine)
 
 
 def test_bad_trec_value_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 high t\n")
     (tmp_path / "qrels.trec").write_text("q1 0 d1 1\n")
     with pytest.raises(rw.InputReadError, match=r"line 2: the score \(5th\) field .* found 'high'"):
-        rw.evaluate(tmp_path / "run.trec", tmp_path / "qrels.trec", ["RR"])
+        rw.evaluate(tmp_path / "qrels.trec", tmp_path / "run.trec", ["RR"])
 
 
 # -- CSV ids keep their text -------------------------------------------------------------------
@@ -179,12 +179,12 @@ def test_csv_ids_are_text(tmp_path: Path, engine: str, sep: str, ext: str) -> No
         + "".join(sep.join(r) + "\n" for r in [["0012", "0005", "2"], ["0012", "5", "1"]])
     )
     qrels = pl.DataFrame({"query_id": ["0012"], "doc_id": ["0005"], "relevance": [1]})
-    got = rw.evaluate(tmp_path / f"run.{ext}", qrels, ["RR", "NumRelRet"], engine=engine)
+    got = rw.evaluate(qrels, tmp_path / f"run.{ext}", ["RR", "NumRelRet"], engine=engine)
     assert got.row(0) == ("0012", 1.0, 1.0)
     # the same ids as integers do not match "0005": they are different ids
     int_qrels = pl.DataFrame({"query_id": [12], "doc_id": [5], "relevance": [1]})
     with pytest.warns(rw.RankwiseWarning, match="no judgments"):
-        assert rw.evaluate(tmp_path / f"run.{ext}", int_qrels, ["RR"], engine=engine).height == 0
+        assert rw.evaluate(int_qrels, tmp_path / f"run.{ext}", ["RR"], engine=engine).height == 0
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
@@ -194,7 +194,7 @@ def test_csv_types_changing_after_the_first_rows(tmp_path: Path, engine: str) ->
     (tmp_path / "run.csv").write_text("query_id,doc_id,score\n" + "\n".join(rows) + "\n")
     (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,doc-x,1\nq1,1,0\n")
     with pytest.warns(rw.RankwiseWarning, match="6 run queries have no judgments"):
-        got = rw.evaluate(tmp_path / "run.csv", tmp_path / "qrels.csv", ["NumRet", "NumRelRet"], engine=engine)
+        got = rw.evaluate(tmp_path / "qrels.csv", tmp_path / "run.csv", ["NumRet", "NumRelRet"], engine=engine)
     assert got.row(0) == ("q1", 430.0, 1.0)  # 429 integer-looking ids, then doc-x
 
 
@@ -207,13 +207,13 @@ def test_non_finite_relevance_is_refused(evaluate: Evaluate, bad: float) -> None
     qrels = pl.DataFrame({"query_id": ["a", "b"], "doc_id": ["x", "y"], "relevance": [1.0, bad]})
     what = "NaN" if math.isnan(bad) else "infinite"
     with pytest.raises(rw.InvalidValueError, match=rf"column 'relevance' holds 1 {what} value\(s\) \(e\.g\. in query 'b'\)"):
-        evaluate(run, qrels, ["nDCG"])
+        evaluate(qrels, run, ["nDCG"])
 
 
 def test_infinite_scores_rank_first_and_last(evaluate: Evaluate) -> None:
     run = pl.DataFrame({"query_id": ["a"] * 3, "doc_id": ["x", "y", "z"], "score": [math.inf, 0.0, -math.inf]})
     qrels = pl.DataFrame({"query_id": ["a", "a"], "doc_id": ["z", "y"], "relevance": [1, 1]})
-    assert evaluate(run, qrels, ["RR", "AP"]).row(0) == ("a", 0.5, pytest.approx((1 / 2 + 2 / 3) / 2))
+    assert evaluate(qrels, run, ["RR", "AP"]).row(0) == ("a", 0.5, pytest.approx((1 / 2 + 2 / 3) / 2))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -221,7 +221,7 @@ def test_categorical_ids_are_accepted(engine: str) -> None:
     run = pl.DataFrame({"query_id": ["a", "a", "a"], "doc_id": ["5", "48", "100"], "score": [1.0, 1.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["a"], "doc_id": ["48"], "relevance": [1]})
     cat = run.with_columns(pl.col("query_id", "doc_id").cast(pl.Categorical))
-    got = run_on(engine, cat, qrels.with_columns(pl.col("doc_id").cast(pl.Categorical)), ["RR"])
+    got = run_on(engine, qrels.with_columns(pl.col("doc_id").cast(pl.Categorical)), cat, ["RR"])
     assert got["RR"].to_list() == [0.5]
 
 
@@ -232,11 +232,11 @@ def test_pandas_column_of_mixed_types(engine: str) -> None:
     run = pd.DataFrame({"query_id": ["a", "a"], "doc_id": ["x", 3], "score": [1.0, 0.5]})
     qrels = pd.DataFrame({"query_id": ["a"], "doc_id": ["x"], "relevance": [1]})
     with pytest.raises(rw.ColumnTypeError, match=r"pandas column 'doc_id' holds values of several types \(int, str\)"):
-        rw.evaluate(run, qrels, ["RR"], engine=engine)
+        rw.evaluate(qrels, run, ["RR"], engine=engine)
 
 
 def test_column_names_in_any_alphabet(evaluate: Evaluate) -> None:
     run = pl.DataFrame({"anfrage": ["q"] * 2, "dokumént": ["a", "b"], "note": [1.0, 2.0]})
     qrels = pl.DataFrame({"anfrage": ["q"], "dokumént": ["a"], "urteil": [1]})
-    got = evaluate(run, qrels, ["RR"], query_id="anfrage", doc_id="dokumént", score="note", relevance="urteil")
+    got = evaluate(qrels, run, ["RR"], query_id="anfrage", doc_id="dokumént", score="note", relevance="urteil")
     assert got.rows() == [("q", 0.5)]

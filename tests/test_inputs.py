@@ -25,7 +25,7 @@ QRELS = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "c", "d"],
 def expected() -> pl.DataFrame:
     import rankwise as rw
 
-    return rw.evaluate(RUN, QRELS, METRICS)
+    return rw.evaluate(QRELS, RUN, METRICS)
 
 
 def test_reference_values(expected: pl.DataFrame) -> None:
@@ -47,7 +47,7 @@ def test_in_memory_inputs(evaluate: Evaluate, expected: pl.DataFrame, kind: str)
         return df.lazy()
 
     run, qrels = convert(RUN), convert(QRELS)
-    assert_frame_equal(evaluate(run, qrels, METRICS), expected)
+    assert_frame_equal(evaluate(qrels, run, METRICS), expected)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "tsv", "trec"])
@@ -65,19 +65,19 @@ def test_files(evaluate: Evaluate, expected: pl.DataFrame, tmp_path: Path, fmt: 
             f"{q} Q0 {d} {i} {s} tag\n" for i, (q, d, s) in enumerate(RUN.iter_rows())
         ))
         qrels_path.write_text("".join(f"{q}\t0\t{d}\t{r}\n" for q, d, r in QRELS.iter_rows()))
-    assert_frame_equal(evaluate(run_path, qrels_path, METRICS), expected)
+    assert_frame_equal(evaluate(qrels_path, run_path, METRICS), expected)
 
 
 def test_path_with_a_quote_in_its_name(evaluate: Evaluate, expected: pl.DataFrame, tmp_path: Path) -> None:
     path = tmp_path / "it's a run.parquet"
     RUN.write_parquet(path)
-    assert_frame_equal(evaluate(path, QRELS, METRICS), expected)
+    assert_frame_equal(evaluate(QRELS, path, METRICS), expected)
 
 
 def test_integer_ids(evaluate: Evaluate) -> None:
     run = RUN.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64), pl.col("doc_id").replace({"a": "1", "b": "2", "c": "3", "d": "4"}).cast(pl.Int32))
     qrels = QRELS.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64), pl.col("doc_id").replace({"b": "2", "c": "3", "d": "4"}).cast(pl.Int32))
-    out = evaluate(run, qrels, METRICS)
+    out = evaluate(qrels, run, METRICS)
     assert out["query_id"].to_list() == [1, 2]
     assert out["query_id"].dtype == pl.Int64
     assert out["RR"].to_list() == [0.5, 1.0]
@@ -86,7 +86,7 @@ def test_integer_ids(evaluate: Evaluate) -> None:
 def test_mixed_id_types_are_compared_as_strings(evaluate: Evaluate) -> None:
     run = pl.DataFrame({"query_id": [1, 1], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["1"], "doc_id": ["b"], "relevance": [1.5]})
-    out = evaluate(run, qrels, ["RR", "nDCG"])
+    out = evaluate(qrels, run, ["RR", "nDCG"])
     assert out["query_id"].to_list() == ["1"]
     assert out["RR"][0] == 0.5
 
@@ -94,7 +94,7 @@ def test_mixed_id_types_are_compared_as_strings(evaluate: Evaluate) -> None:
 def test_float_relevance(evaluate: Evaluate) -> None:
     run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [0.1, 0.7, 0.4]})
-    out = evaluate(run, qrels, ["DCG", "P(rel=0.5)@1", "RR(rel=0.5)"])
+    out = evaluate(qrels, run, ["DCG", "P(rel=0.5)@1", "RR(rel=0.5)"])
     import math
     assert out["DCG"][0] == pytest.approx(0.1 + 0.7 / math.log2(3) + 0.4 / 2, abs=1e-12)
     assert out["P(rel=0.5)@1"][0] == 0.0
@@ -118,7 +118,7 @@ def test_duckdb_engine_reads_a_lazy_input_once(expected: pl.DataFrame, config: d
 
         return df.lazy().with_columns(pl.col("query_id").map_batches(count, return_dtype=pl.String))
 
-    out = rw.evaluate(counted(RUN, "run"), counted(QRELS, "qrels"), METRICS, engine="duckdb", duckdb_config=config)
+    out = rw.evaluate(counted(QRELS, "qrels"), counted(RUN, "run"), METRICS, engine="duckdb", duckdb_config=config)
     assert_frame_equal(out, expected)
     if config is None:
         assert calls == {"run": 1, "qrels": 1}

@@ -37,7 +37,7 @@ def test_judged_equals_ir_measures(engine: str, case: Case) -> None:
         (m.query_id, str(m.measure)): m.value
         for m in ir_measures.iter_calc(list(JUDGED.values()), case.qrels, case.run)
     }
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(JUDGED), ties="doc_asc", missing="zero")
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), list(JUDGED), ties="doc_asc", missing="zero")
     assert got.height == len({q for q, _ in expected})
     for row in got.iter_rows(named=True):
         for name, measure in JUDGED.items():
@@ -71,7 +71,7 @@ def _accuracy_of(case: Case, query: str, measure: Any) -> float | None:
 def test_accuracy_equals_ir_measures(engine: str, case: Case) -> None:
     """Accuracy is defined (a number) exactly where ir-measures reports a value, and equal to
     it; elsewhere NULL (where ir-measures reports nothing, or fails)."""
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(ACCURACY))
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), list(ACCURACY))
     assert got.height == len(set(case.run) & set(case.qrels))
     for row in got.iter_rows(named=True):
         for name, measure in ACCURACY.items():
@@ -118,7 +118,7 @@ def test_compat_equals_ir_measures(engine: str, case: Case) -> None:
     """Random graded qrels (negative judgments too) and runs (tied scores, scores of 0 and
     below, unjudged documents, runs shorter and longer than the relevant documents, queries
     with nothing relevant): every query's Compat equals ir-measures' to 1e-9."""
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero")
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), list(COMPAT), ties="doc_asc", missing="zero")
     _check_compat(got, _compat_expected(case), case)
 
 
@@ -129,7 +129,7 @@ def test_compat_with_max_rank_is_compat_of_the_cut_run(engine: str, case: Case, 
     """``max_rank=k`` measures the run cut to its top k (ir-measures' ranking: score, then doc
     id ascending): a document ranked below k is not retrieved, so it takes score 0 in the ideal."""
     cut = {q: dict(sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))[:k]) for q, docs in case.run.items()}
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(COMPAT), ties="doc_asc", missing="zero", max_rank=k)
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), list(COMPAT), ties="doc_asc", missing="zero", max_rank=k)
     _check_compat(got, _compat_expected(Case(cut, case.qrels)), case)
 
 
@@ -146,7 +146,7 @@ def test_compat_equals_ir_measures_with_integer_ids(engine: str, case: Case) -> 
     def ints(frame: pl.DataFrame) -> pl.DataFrame:
         return frame.with_columns(pl.col("doc_id").replace_strict(INT_IDS, return_dtype=pl.Int64))
 
-    got = run_on(engine, ints(case.run_frame()), ints(case.qrels_frame()), list(COMPAT), ties="doc_asc", missing="zero")
+    got = run_on(engine, ints(case.qrels_frame()), ints(case.run_frame()), list(COMPAT), ties="doc_asc", missing="zero")
     _check_compat(got, _compat_expected(case, lambda d: str(INT_IDS[d])), case)
 
 
@@ -165,5 +165,5 @@ def test_ir_measures_compat_depends_on_the_qrels_order() -> None:
     frame = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
     for order in (["a", "b"], ["b", "a"]):
         judged = pl.DataFrame({"query_id": ["q", "q"], "doc_id": order, "relevance": [2, 2]})
-        got = rw.evaluate(frame, judged, ["Compat(p=0.5)"], ties="doc_asc")
+        got = rw.evaluate(judged, frame, ["Compat(p=0.5)"], ties="doc_asc")
         assert got["Compat(p=0.5)"][0] == 1.0

@@ -157,7 +157,7 @@ def test_a_disk_that_fills_up_leaves_the_previous_file(tmp_path: Path, fmt: str)
     target = tmp_path / f"out.{fmt}"
     target.write_text("previous\n")
     out = subprocess.run(
-        [sys.executable, "-m", "rankwise.cli", "eval", str(RUN), str(QRELS), "-q", "--format", fmt, "-o", str(target)],
+        [sys.executable, "-m", "rankwise.cli", "eval", str(QRELS), str(RUN), "-q", "--format", fmt, "-o", str(target)],
         capture_output=True, text=True, timeout=300, preexec_fn=lambda: _limit_file_size(20_000),
     )
     line = error_line(out)
@@ -170,8 +170,8 @@ def test_a_disk_that_fills_up_leaves_the_previous_file(tmp_path: Path, fmt: str)
 
 
 def test_every_output_is_complete_and_leaves_no_temporary_file(tmp_path: Path) -> None:
-    per_query = rw.evaluate(RUN, QRELS, ["AP", "nDCG@10"])
-    base = ["eval", RUN, QRELS, "-m", "AP", "-m", "nDCG@10", "-q"]
+    per_query = rw.evaluate(QRELS, RUN, ["AP", "nDCG@10"])
+    base = ["eval", QRELS, RUN, "-m", "AP", "-m", "nDCG@10", "-q"]
     for fmt in ("table", "csv", "json", "trec", "parquet"):
         target = tmp_path / f"eval.{fmt}"
         target.write_text("previous\n")
@@ -201,7 +201,7 @@ def test_every_output_is_complete_and_leaves_no_temporary_file(tmp_path: Path) -
     for name in figures:
         assert (tmp_path / "figures" / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert leftovers(tmp_path / "figures") == []
-    out = cli("explain", RUN, QRELS, "-m", "AP", "-q", "q002", "--format", "json", "-o", tmp_path / "explain.json")
+    out = cli("explain", QRELS, RUN, "-m", "AP", "-q", "q002", "--format", "json", "-o", tmp_path / "explain.json")
     assert out.returncode == 0, out.stderr
     assert pl.read_json(tmp_path / "explain.json").height > 0
     assert leftovers(tmp_path) == []
@@ -244,7 +244,7 @@ def test_cli_trec_order_with_integer_ids(tmp_path: Path) -> None:
     qrels = pl.read_parquet(QRELS).with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
     run.write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
-    out = cli("eval", tmp_path / "run.parquet", tmp_path / "qrels.parquet", "-m", "map", "-q", "--format", "trec")
+    out = cli("eval", tmp_path / "qrels.parquet", tmp_path / "run.parquet", "-m", "map", "-q", "--format", "trec")
     assert out.returncode == 0, out.stderr
     ids = [ln.split("\t")[1] for ln in out.stdout.splitlines() if ln.split("\t")[1] != "all"]
     assert ids == sorted(ids) and ids[:3] == ["1", "10", "100"]  # strcmp order, not numeric
@@ -273,13 +273,13 @@ def test_cli_trec_refuses_ids_with_whitespace_and_writes_nothing(tmp_path: Path)
     run.write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
     target = tmp_path / "out.trec"
-    line = error_line(cli("eval", tmp_path / "run.parquet", tmp_path / "qrels.parquet", "-q", "--format", "trec", "-o", target))
+    line = error_line(cli("eval", tmp_path / "qrels.parquet", tmp_path / "run.parquet", "-q", "--format", "trec", "-o", target))
     assert "TREC output cannot hold the query id 'query 001'" in line
     assert not target.exists() and leftovers(tmp_path) == []
-    assert cli("eval", tmp_path / "run.parquet", tmp_path / "qrels.parquet", "--format", "csv").returncode == 0
+    assert cli("eval", tmp_path / "qrels.parquet", tmp_path / "run.parquet", "--format", "csv").returncode == 0
     # a run id taken from a file name holding a space: the whitespace becomes '_'
     (tmp_path / "my run.parquet").write_bytes(RUN.read_bytes())
-    done = cli("eval", tmp_path / "my run.parquet", QRELS, "--format", "trec")
+    done = cli("eval", QRELS, tmp_path / "my run.parquet", "--format", "trec")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].split() == ["runid", "all", "my_run"]
 
@@ -297,7 +297,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, bytes]:
     folder = tmp_path_factory.mktemp("big")
     run, qrels = big_run(folder, QUERIES)
     reference = folder / "reference.trec"
-    out = cli("eval", run, qrels, *METRICS, "-q", "--format", "trec", "-o", reference)
+    out = cli("eval", qrels, run, *METRICS, "-q", "--format", "trec", "-o", reference)
     assert out.returncode == 0, out.stderr
     data = reference.read_bytes()
     lines = data.decode().splitlines()
@@ -345,7 +345,7 @@ def test_a_signal_never_leaves_a_half_written_file(
     if previous:
         target.write_text("the previous output\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rankwise.cli", "eval", str(run), str(qrels), *METRICS, "-q", "--format", "trec",
+        [sys.executable, "-m", "rankwise.cli", "eval", str(qrels), str(run), *METRICS, "-q", "--format", "trec",
          "-o", str(target)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -374,6 +374,6 @@ def test_a_signal_never_leaves_a_half_written_file(
 
 def test_dev_stdout_into_a_pipe_is_written_in_place() -> None:
     """`-o /dev/stdout` when standard output is a pipe: the link leads to a pipe, written through."""
-    done = cli("eval", RUN, QRELS, "-m", "AP", "--format", "csv", "-o", "/dev/stdout")
+    done = cli("eval", QRELS, RUN, "-m", "AP", "--format", "csv", "-o", "/dev/stdout")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "AP"

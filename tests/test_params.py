@@ -231,7 +231,7 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
         for p in spec.params:
             for i, (_, _, inside, _) in enumerate(_edges(p)):
                 metrics.append(make_metric(spec, {p.name: _value(p, inside)}, k, f"{spec.name}.{p.name}.{i}"))
-    out = evaluate(run, qrels, metrics)
+    out = evaluate(qrels, run, metrics)
     for m in metrics:
         for value in out[m.label].to_list():
             assert not isinstance(value, float) or math.isfinite(value), (m, value)
@@ -275,7 +275,7 @@ def test_rbp_resid_names(text: str, p: float, label: str) -> None:
 def test_ranx_rbp_computes_rbp_with_its_p(evaluate: Evaluate) -> None:
     run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "c"], "relevance": [1, 1]})
-    out = evaluate(run, qrels, ["rbp.95", "RBP(p=0.95)", "rbp.8", "rbp.p=0.8"])
+    out = evaluate(qrels, run, ["rbp.95", "RBP(p=0.95)", "rbp.8", "rbp.p=0.8"])
     assert out.columns == ["query_id", "rbp.95", "RBP(p=0.95)", "rbp.8", "rbp_p=0.8"]
     row = out.row(0, named=True)
     assert row["rbp.95"] == pytest.approx(0.05 * (1 + 0.95**2))
@@ -362,7 +362,7 @@ def test_metrics_argument_of_the_wrong_kind(metrics: object, match: str) -> None
     run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     with pytest.raises(rw.InvalidParameterError, match=match):
-        rw.evaluate(run, qrels, metrics)  # type: ignore[arg-type]
+        rw.evaluate(qrels, run, metrics)  # type: ignore[arg-type]
 
 
 @settings(max_examples=300, deadline=None)

@@ -34,7 +34,7 @@ def test_expressions_equal_evaluate_with_the_ideal_from_the_list(case: Case) -> 
         rw.reciprocal_rank("relevance", by=by, rel=2).alias("RR(rel=2)"),
         rw.idcg("relevance", k=4).alias("IDCG(ideal='run')@4"),
     ).sort("query_id")
-    expected = rw.evaluate(case.run_frame(), case.qrels_frame(), got.columns[1:])
+    expected = rw.evaluate(case.qrels_frame(), case.run_frame(), got.columns[1:])
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
 
 

@@ -43,9 +43,9 @@ def _case(seed: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, i
     return run, qrels
 
 
-def _frames(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _frames(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> tuple[pl.DataFrame, pl.DataFrame]:
     case = Case(run, qrels)
-    return case.run_frame(), case.qrels_frame()
+    return case.qrels_frame(), case.run_frame()
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning", "ignore:unsafe cast")
@@ -58,7 +58,7 @@ def test_ranx_names_equal_ranx(engine: str, seed: int) -> None:
     ranx_run = ranx_run.make_comparable(ranx_qrels)
     ranx.evaluate(ranx_qrels, ranx_run, NAMES, return_mean=False)
     expected = {name: dict(ranx_run.scores[name]) for name in NAMES}
-    got = run_on(engine, *_frames(run, qrels), NAMES, missing="zero")
+    got = run_on(engine, *_frames(qrels, run), NAMES, missing="zero")
     assert got.height == len(qrels)
     for row in got.iter_rows(named=True):
         for name in NAMES:

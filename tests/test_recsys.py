@@ -38,9 +38,9 @@ def _case(seed: int, queries: int = 15) -> tuple[Run, Qrels]:
     return run, qrels
 
 
-def _frames(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _frames(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> tuple[pl.DataFrame, pl.DataFrame]:
     case = Case(run, qrels)
-    return case.run_frame(), case.qrels_frame()
+    return case.qrels_frame(), case.run_frame()
 
 
 def _ranking(docs: dict[str, float]) -> list[str]:
@@ -56,7 +56,7 @@ KS = (1, 3, 10, 50)
 def test_ap_over_relevant_retrieved_is_sklearn_average_precision(engine: str, seed: int) -> None:
     run, qrels = _case(seed)
     names = ["AP(denominator='relret')", *[f"AP(denominator='relret')@{k}" for k in KS]]
-    got = run_on(engine, *_frames(run, qrels), names)
+    got = run_on(engine, *_frames(qrels, run), names)
     for row in got.iter_rows(named=True):
         ranking = _ranking(run[row["query_id"]])
         for name, k in zip(names, (None, *KS), strict=True):
@@ -75,7 +75,7 @@ def test_ap_over_relevant_retrieved_is_sklearn_average_precision(engine: str, se
 def test_graded_rbp_to_depth_k_is_ranx_rbp_of_the_top_k(engine: str) -> None:
     run, qrels = _case(5)
     names = {k: f"RBP(p=0.7, gain='graded')@{k}" for k in KS}
-    got = run_on(engine, *_frames(run, qrels), list(names.values()), missing="zero")
+    got = run_on(engine, *_frames(qrels, run), list(names.values()), missing="zero")
     ranx_qrels = ranx.Qrels.from_dict({q: dict(v) for q, v in qrels.items()})
     for k, name in names.items():
         top = {q: {d: docs[d] for d in _ranking(docs)[:k]} for q, docs in run.items() if docs}
@@ -94,7 +94,7 @@ def test_numret_rel_is_ir_measures_numret_rel(engine: str) -> None:
     expected = {
         (m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(list(measures.values()), qrels, run)
     }
-    got = run_on(engine, *_frames(run, qrels), list(measures))
+    got = run_on(engine, *_frames(qrels, run), list(measures))
     assert got.height > 0
     for row in got.iter_rows(named=True):
         for name, measure in measures.items():
@@ -121,7 +121,7 @@ def test_tie_averaged_dcg_is_scikit_learn(engine: str, seed: int) -> None:
     ks = (1, 2, 5, None)
     names = {k: (f"DCG(ties='average')@{k}" if k else "DCG(ties='average')",
                  f"nDCG(ties='average', ideal='run')@{k}" if k else "nDCG(ties='average', ideal='run')") for k in ks}
-    got = run_on(engine, *_frames(run, qrels), [n for pair in names.values() for n in pair])
+    got = run_on(engine, *_frames(qrels, run), [n for pair in names.values() for n in pair])
     for row in got.iter_rows(named=True):
         docs = run[row["query_id"]]
         if len(docs) < 2:  # scikit-learn refuses a ranking of one document

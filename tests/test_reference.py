@@ -71,7 +71,7 @@ def trec(case: Case, rel: int, judged_only: bool) -> dict[str, dict[str, float]]
 
 def check(engine: str, case: Case, rel: int, judged_only: bool) -> None:
     expected = trec(case, rel, judged_only)
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), list(PAIRS), rel=rel, judged_only=judged_only)
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), list(PAIRS), rel=rel, judged_only=judged_only)
     assert sorted(got["query_id"].to_list()) == sorted(expected), (got, expected)
     for row in got.iter_rows(named=True):
         ref = expected[row["query_id"]]

@@ -42,8 +42,8 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
     # the metrics with ndeval's greedy ideal on the first judgments of each query (conftest)
     for greedy, judged in ((False, qrels), (True, first_judgments(qrels))):
         names = [repr(m) for m in metrics if greedy_ideal(m) == greedy]
-        got = from_spark(rw.spark.evaluate(to_spark(spark, run), to_spark(spark, judged), names, **conventions))
-        expected = rw.evaluate(run, judged, names, engine="duckdb", **conventions)
+        got = from_spark(rw.spark.evaluate(to_spark(spark, judged), to_spark(spark, run), names, **conventions))
+        expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions)
         assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
 
 
@@ -52,7 +52,7 @@ def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str) -> None:
     qrels_file, run_file, conventions = CASES[expected_file]
     expected, _skipped = read_expected(CONF / expected_file)
     names = list(dict.fromkeys(n for n, _ in expected))
-    per_query = rw.spark.evaluate(to_spark(spark, trec(run_file, "run")), to_spark(spark, trec(qrels_file, "qrels")), names, **conventions)
+    per_query = rw.spark.evaluate(to_spark(spark, trec(qrels_file, "qrels")), to_spark(spark, trec(run_file, "run")), names, **conventions)
     rows = {r["query_id"]: r for r in from_spark(per_query).iter_rows(named=True)}
     summary = from_spark(rw.spark.summarize(per_query)).row(0, named=True)
     for (metric, query), value in expected.items():
@@ -73,8 +73,8 @@ def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str) -> None:
 def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metric], ties: str) -> None:
     names = [repr(m) for m in chosen]
     run, qrels = case.run_frame(), case.qrels_frame()
-    got = from_spark(rw.spark.evaluate(to_spark(spark, run), to_spark(spark, qrels), names, ties=ties))
-    expected = rw.evaluate(run, qrels, names, engine="duckdb", ties=ties)  # type: ignore[arg-type]
+    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties))
+    expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties)  # type: ignore[arg-type]
     if expected.is_empty():
         assert got.is_empty()
         return
@@ -84,9 +84,9 @@ def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metri
 def test_spark_errors(spark: Any) -> None:
     run, qrels = trec("results.test", "run"), trec("qrels.test", "qrels")
     with pytest.raises(rw.MissingColumnError, match=r"the run has no column 'score'.*Did you mean 'sc'"):
-        rw.spark.evaluate(to_spark(spark, run.rename({"score": "sc"})), to_spark(spark, qrels), ["AP"])
+        rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run.rename({"score": "sc"})), ["AP"])
     with pytest.raises(rw.UnknownMetricError):
-        rw.spark.evaluate(to_spark(spark, run), to_spark(spark, qrels), ["nDGC"])
+        rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), ["nDGC"])
 
 
 def test_to_sql_runs_on_a_bare_duckdb_connection() -> None:
@@ -97,7 +97,7 @@ def test_to_sql_runs_on_a_bare_duckdb_connection() -> None:
     names = ["nDCG@10", "AP", "Bpref", "ERR@5", "nDCG(gains='1=3')", "RR(judged_only=True)"]
     sql = rw.to_sql(names, run="my_run", qrels="my_qrels", score="sim", missing="zero")
     got = con.sql(sql).pl()
-    assert_frame_equal(got, rw.evaluate(run, qrels, names, missing="zero"), check_exact=False, abs_tol=1e-12)
+    assert_frame_equal(got, rw.evaluate(qrels, run, names, missing="zero"), check_exact=False, abs_tol=1e-12)
 
 
 def test_to_sql_refuses_unsafe_names() -> None:
@@ -122,7 +122,7 @@ def test_example_spark_job_runs(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     written = pl.read_parquet(tmp_path / "metrics" / "*.parquet")
-    expected = rw.evaluate(data / "run.parquet", data / "qrels.parquet", ["AP"])
+    expected = rw.evaluate(data / "qrels.parquet", data / "run.parquet", ["AP"])
     assert written.height == expected.height
     assert abs(written["AP"].mean() - expected["AP"].mean()) < 1e-12  # type: ignore[operator]
 
@@ -153,7 +153,7 @@ def test_ap_min_r_k_equals_spark_mllib(spark: Any) -> None:
     ks = [1, 3, 5, 10, 30]
     metrics = ["AP", *[f"AP(denominator='min_R_k')@{k}" for k in ks]]
     for engine in ("polars", "duckdb"):
-        means = rw.evaluate(run, qrels, metrics, engine=engine).select(pl.exclude("query_id").mean()).row(0)
+        means = rw.evaluate(qrels, run, metrics, engine=engine).select(pl.exclude("query_id").mean()).row(0)
         assert means[0] == pytest.approx(mllib.meanAveragePrecision, abs=1e-12)
         for k, got in zip(ks, means[1:], strict=True):
             assert got == pytest.approx(mllib.meanAveragePrecisionAt(k), abs=1e-12), (engine, k)
@@ -226,7 +226,7 @@ def test_compat_golden_values_on_spark(spark: Any) -> None:
         runs.append(run)
         judged.append(q)
     names = list(dict.fromkeys(metric for metric, *_ in COMPAT_GOLDEN))
-    got = from_spark(rw.spark.evaluate(to_spark(spark, pl.concat(runs)), to_spark(spark, pl.concat(judged)), names))
+    got = from_spark(rw.spark.evaluate(to_spark(spark, pl.concat(judged)), to_spark(spark, pl.concat(runs)), names))
     rows = {r["query_id"]: r for r in got.iter_rows(named=True)}
     for i, (metric, _rels, _qrels, expected) in enumerate(COMPAT_GOLDEN):
         assert rows[f"g{i:02d}"][metric] == pytest.approx(expected, abs=1e-12), (i, metric)

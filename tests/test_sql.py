@@ -43,7 +43,7 @@ def test_register_on_a_read_only_connection(tmp_path: Path) -> None:
         con.execute("CREATE TABLE qrels AS SELECT 'q' AS query_id, 'a' AS doc_id, 1 AS relevance")
     ro = duckdb.connect(str(db), read_only=True)
     rw.register(ro)
-    assert ro.sql("SELECT query_id, \"AP\", \"P@k\" FROM rw_evaluate('run', 'qrels', k := 1)").fetchall() == [("q", 1.0, 1.0)]
+    assert ro.sql("SELECT query_id, \"AP\", \"P@k\" FROM rw_evaluate('qrels', 'run', k := 1)").fetchall() == [("q", 1.0, 1.0)]
 
 
 def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path) -> None:
@@ -54,11 +54,11 @@ def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path) -> None:
     qrels.write_parquet(tmp_path / "qrels.parquet")
     con = rw.register(duckdb.connect())
     got = con.sql(
-        f"SELECT * FROM rw_evaluate('{tmp_path / 'run.parquet'}', '{tmp_path / 'qrels.parquet'}', k := 20)"
+        f"SELECT * FROM rw_evaluate('{tmp_path / 'qrels.parquet'}', '{tmp_path / 'run.parquet'}', k := 20)"
     ).pl()
     names = {"NumRet": "NumRet", "NumRel": "NumRel", "NumRelRet": "NumRelRet", "AP": "AP", "RR": "RR", "Rprec": "Rprec",
              "nDCG": "nDCG", "nDCG@k": "nDCG@20", "P@k": "P@20", "R@k": "R@20", "Success@k": "Success@20"}
-    expected = rw.evaluate(run, qrels, list(names.values()))
+    expected = rw.evaluate(qrels, run, list(names.values()))
     assert_frame_equal(got.rename(names), expected, check_exact=False, abs_tol=1e-12)
 
 
@@ -81,7 +81,7 @@ def test_injected_table_names_are_values_not_sql() -> None:
     con = rw.register(duckdb.connect())
     con.execute("CREATE TABLE t AS SELECT 1 AS x")
     with pytest.raises(duckdb.Error):
-        con.sql("SELECT * FROM rw_evaluate('x''); DROP TABLE t; --', 'qrels')").fetchall()
+        con.sql("SELECT * FROM rw_evaluate('qrels', 'x''); DROP TABLE t; --')").fetchall()
     assert con.sql("SELECT x FROM t").fetchall() == [(1,)]
 
 
@@ -95,7 +95,7 @@ def test_duckdb_engine_uses_sql(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(polars_engine, "evaluate_lazy", boom)
     run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
-    assert rw.evaluate(run, qrels, ["AP"], engine="duckdb")["AP"][0] == 1.0
+    assert rw.evaluate(qrels, run, ["AP"], engine="duckdb")["AP"][0] == 1.0
 
 
 def test_a_built_wheel_ships_the_sql_files(tmp_path: Path) -> None:
@@ -128,15 +128,15 @@ def test_the_duckdb_cli_reads_the_files(tmp_path: Path) -> None:
     qrels.write_parquet(tmp_path / "qrels.parquet")
     reads = "".join(f".read {p}\n" for p in sorted((ROOT / "sql").glob("*.sql")))
     script = reads + ".mode csv\n" + (
-        f"SELECT query_id, \"AP\", \"nDCG@k\" FROM rw_evaluate('{tmp_path / 'run.parquet'}', "
-        f"'{tmp_path / 'qrels.parquet'}', k := 10);\n"
+        f"SELECT query_id, \"AP\", \"nDCG@k\" FROM rw_evaluate('{tmp_path / 'qrels.parquet'}', "
+        f"'{tmp_path / 'run.parquet'}', k := 10);\n"
     )
     out = subprocess.run([exe, "-batch"], input=script, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     import io
 
     got = pl.read_csv(io.StringIO(out.stdout))
-    expected = rw.evaluate(run, qrels, ["AP", "nDCG@10"])
+    expected = rw.evaluate(qrels, run, ["AP", "nDCG@10"])
     assert got["query_id"].to_list() == ["q1", "q2"]
     assert got["AP"].to_list() == expected["AP"].to_list()
     assert (got["nDCG@k"] - expected["nDCG@10"]).abs().max() < 1e-12  # type: ignore[operator]
@@ -155,7 +155,7 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
     # a chosen thread count is kept, and the checks still find what they look for
     run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
     with pytest.raises(rw.DuplicateDocumentError):
-        rw.evaluate(run, pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), ["AP"],
+        rw.evaluate(pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), run, ["AP"],
                     engine="duckdb", duckdb_config={"threads": 1})
 
 
@@ -189,8 +189,8 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     assert "OR rnk0 = 1" not in build_sql([*safe, *parse_metrics(["num_ret"])], conv, cols, "r", "q")
     run, qrels = case.run_frame(), case.qrels_frame()
     kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing="zero", engine="duckdb")
-    judged = rw.evaluate(run, qrels, safe, **kw)
-    full = rw.evaluate(run, qrels, [*safe, "num_ret"], **kw).drop("num_ret")
+    judged = rw.evaluate(qrels, run, safe, **kw)
+    full = rw.evaluate(qrels, run, [*safe, "num_ret"], **kw).drop("num_ret")
     assert_frame_equal(judged, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
 
 

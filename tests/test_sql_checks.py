@@ -96,8 +96,8 @@ def connection(case: Case | None = None, register: bool = True) -> duckdb.DuckDB
 # -- the table macros ---------------------------------------------------------------------------
 
 MACRO_QUERIES = {
-    "rw_evaluate": "SELECT * FROM rw_evaluate('run', 'qrels'{opts})",
-    "rw_ranked": "SELECT * FROM rw_ranked('run', 'qrels'{opts})",
+    "rw_evaluate": "SELECT * FROM rw_evaluate('qrels', 'run'{opts})",
+    "rw_ranked": "SELECT * FROM rw_ranked('qrels', 'run'{opts})",
 }
 
 
@@ -121,18 +121,18 @@ def test_rw_judgments_refuses_faulty_qrels(case_id: str) -> None:
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 0)", "rankwise: k must be a positive integer, got 0"),
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := -3)", "rankwise: k must be a positive integer, got -3"),
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 2.5)", "rankwise: k must be a positive integer, got 2.5"),
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := NULL)", "rankwise: k must be a positive integer, got NULL"),
-        ("SELECT * FROM rw_ranked('run', 'qrels', max_rank := 0)",
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := 0)", "rankwise: k must be a positive integer, got 0"),
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := -3)", "rankwise: k must be a positive integer, got -3"),
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := 2.5)", "rankwise: k must be a positive integer, got 2.5"),
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := NULL)", "rankwise: k must be a positive integer, got NULL"),
+        ("SELECT * FROM rw_ranked('qrels', 'run', max_rank := 0)",
          "rankwise: max_rank must be a positive integer or NULL, got 0"),
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 1e30)", "rankwise: k must be at most 2**62, got 1e+30"),
-        ("SELECT * FROM rw_evaluate('run', 'qrels', k := 4611686018427387905)",
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := 1e30)", "rankwise: k must be at most 2**62, got 1e+30"),
+        ("SELECT * FROM rw_evaluate('qrels', 'run', k := 4611686018427387905)",
          "rankwise: k must be at most 2**62, got 4611686018427387905"),
-        ("SELECT * FROM rw_ranked('run', 'qrels', max_rank := 4611686018427387905)",
+        ("SELECT * FROM rw_ranked('qrels', 'run', max_rank := 4611686018427387905)",
          "rankwise: max_rank must be at most 2**62, got 4611686018427387905"),
-        ("SELECT * FROM rw_ranked('run', 'qrels', ties := 'random')",
+        ("SELECT * FROM rw_ranked('qrels', 'run', ties := 'random')",
          "rankwise: ties must be one of 'trec_eval', 'doc_asc', 'doc_desc_numeric', 'optimistic', "
          "'pessimistic', got 'random'"),
     ],
@@ -148,18 +148,18 @@ def test_infinite_scores_are_allowed_and_rank_first_or_last() -> None:
     con = connection()
     con.execute("UPDATE run SET score = 'inf'::DOUBLE WHERE doc_id = 'd3'")   # q1: d3 to the top
     con.execute("UPDATE run SET score = '-inf'::DOUBLE WHERE doc_id = 'd4'")  # q2: d4 to the bottom
-    ranked = con.sql("SELECT query_id, doc_id, rnk FROM rw_ranked('run', 'qrels') ORDER BY ALL").fetchall()
+    ranked = con.sql("SELECT query_id, doc_id, rnk FROM rw_ranked('qrels', 'run') ORDER BY ALL").fetchall()
     assert ("q1", "d3", 1) in ranked and ("q2", "d4", 2) in ranked
-    ap = dict(con.sql("SELECT query_id, \"AP\" FROM rw_evaluate('run', 'qrels')").fetchall())
+    ap = dict(con.sql("SELECT query_id, \"AP\" FROM rw_evaluate('qrels', 'run')").fetchall())
     assert ap == {"q1": pytest.approx((1 / 1 + 2 / 2) / 2), "q2": 0.5}
 
 
 def test_good_input_gives_the_same_numbers_with_and_without_checks() -> None:
     con = connection()
-    checked = con.sql("SELECT * FROM rw_evaluate('run', 'qrels', k := 2)").fetchall()
-    assert checked == con.sql("SELECT * FROM rw_evaluate('run', 'qrels', k := 2, checks := false)").fetchall()
-    expected = rw.evaluate(frame(RUN, "score"), frame(QRELS, "relevance"), ["AP", "nDCG@2", "P@2"])
-    got = con.sql("SELECT query_id, \"AP\", \"nDCG@k\", \"P@k\" FROM rw_evaluate('run', 'qrels', k := 2)").pl()
+    checked = con.sql("SELECT * FROM rw_evaluate('qrels', 'run', k := 2)").fetchall()
+    assert checked == con.sql("SELECT * FROM rw_evaluate('qrels', 'run', k := 2, checks := false)").fetchall()
+    expected = rw.evaluate(frame(QRELS, "relevance"), frame(RUN, "score"), ["AP", "nDCG@2", "P@2"])
+    got = con.sql("SELECT query_id, \"AP\", \"nDCG@k\", \"P@k\" FROM rw_evaluate('qrels', 'run', k := 2)").pl()
     assert_frame_equal(got.rename({"nDCG@k": "nDCG@2", "P@k": "P@2"}), expected, check_exact=False, abs_tol=1e-12)
 
 
@@ -167,9 +167,9 @@ def test_good_input_gives_the_same_numbers_with_and_without_checks() -> None:
 def test_checks_false_restores_the_unchecked_macros(case: Case) -> None:
     """checks := false: nothing is checked, the rows count as they are (the old behaviour)."""
     con = connection(case)
-    rows = con.sql("SELECT * FROM rw_evaluate('run', 'qrels', checks := false)").pl()
+    rows = con.sql("SELECT * FROM rw_evaluate('qrels', 'run', checks := false)").pl()
     assert rows.height >= 1
-    ranked = con.sql("SELECT * FROM rw_ranked('run', 'qrels', checks := false)").fetchall()
+    ranked = con.sql("SELECT * FROM rw_ranked('qrels', 'run', checks := false)").fetchall()
     assert len(ranked) == len(case.run) + (case.id == "duplicate doc in qrels")  # the join doubles it
 
 
@@ -178,7 +178,7 @@ def test_checks_false_counts_a_duplicate_twice_as_before() -> None:
     con.execute("UPDATE run SET score = 2.5 WHERE doc_id = 'd2' AND score = 0.1")
     con.execute("UPDATE qrels SET relevance = 1 WHERE doc_id = 'd3'")
     con.execute("INSERT INTO qrels VALUES ('q1', 'd2', 1)")
-    row = con.sql("SELECT \"NumRet\", \"NumRel\", \"NumRelRet\", \"AP\" FROM rw_evaluate('run', 'qrels', checks := false) "
+    row = con.sql("SELECT \"NumRet\", \"NumRel\", \"NumRelRet\", \"AP\" FROM rw_evaluate('qrels', 'run', checks := false) "
                   "WHERE query_id = 'q1'").fetchall()
     # d2 (twice), d1, d2, d3: all relevant; 4 retrieved relevant of 3 judged relevant
     assert row == [(4.0, 3.0, 4.0, pytest.approx(4 / 3))]
@@ -186,7 +186,7 @@ def test_checks_false_counts_a_duplicate_twice_as_before() -> None:
 
 def test_checks_false_keeps_k_zero_unchecked() -> None:
     con = connection()
-    rows = con.sql("SELECT \"P@k\" FROM rw_evaluate('run', 'qrels', k := 0, checks := false)").fetchall()
+    rows = con.sql("SELECT \"P@k\" FROM rw_evaluate('qrels', 'run', k := 0, checks := false)").fetchall()
     assert len(rows) == 2
     assert all(p is None or math.isnan(p) or math.isinf(p) for (p,) in rows)
 
@@ -260,7 +260,7 @@ def _pytrec(measures: set[str]) -> dict[str, dict[str, float]]:
 )
 def test_rw_ranked_orders_integer_doc_ids_per_tie_policy(ties: str, order: dict[int, list[int]]) -> None:
     con = _int_connection()
-    rows = con.sql(f"SELECT query_id, doc_id FROM rw_ranked('run', 'qrels', ties := '{ties}') ORDER BY query_id, rnk").fetchall()
+    rows = con.sql(f"SELECT query_id, doc_id FROM rw_ranked('qrels', 'run', ties := '{ties}') ORDER BY query_id, rnk").fetchall()
     got: dict[int, list[int]] = {}
     for q, d in rows:
         got.setdefault(q, []).append(d)
@@ -270,7 +270,7 @@ def test_rw_ranked_orders_integer_doc_ids_per_tie_policy(ties: str, order: dict[
 def test_rw_evaluate_equals_trec_eval_on_integer_doc_ids() -> None:
     con = _int_connection()
     got = {r[0]: r for r in con.sql(
-        "SELECT query_id, \"AP\", \"RR\", \"nDCG\", \"P@k\", \"nDCG@k\" FROM rw_evaluate('run', 'qrels', k := 3)"
+        "SELECT query_id, \"AP\", \"RR\", \"nDCG\", \"P@k\", \"nDCG@k\" FROM rw_evaluate('qrels', 'run', k := 3)"
     ).fetchall()}
     expected = _pytrec({"map", "recip_rank", "ndcg", "P_5", "ndcg_cut_3"})
     # P@3 is not among pytrec_eval's cutoffs: by hand, q1's top 3 is 3, 7, 5 (one relevant), q2's 9, 11, 10 (two)
@@ -300,7 +300,7 @@ LABELS = [
     'nDCG(gain="linear")@10',
     "AP  # rw_div0( rw_evaluate( -- ) ;",
     "RR # it's a `tick`, a \"quote\", a '' pair and `` two ticks",
-    "P@5 # rw_evaluate('run', 'qrels') ; DROP TABLE run; --",
+    "P@5 # rw_evaluate('qrels', 'run') ; DROP TABLE run; --",
     "Rprec # ) ) ( \"\" `",
 ]
 """Metric strings whose text (the part after '#' is a Python comment, which the metric parser
@@ -329,7 +329,7 @@ def test_labels_survive_to_sql_in_duckdb(check: bool) -> None:
     got = con.sql(sql).pl()
     assert got.columns == ["query_id", *LABELS]
     run = frame(RUN, "score")
-    expected = rw.evaluate(run, frame(QRELS, "relevance"), LABELS)
+    expected = rw.evaluate(frame(QRELS, "relevance"), run, LABELS)
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
     assert con.sql("SELECT count(*) FROM run").fetchall() == [(len(RUN),)]  # nothing executed
 
@@ -357,16 +357,16 @@ def test_spark_refuses_faulty_data_when_the_result_is_computed(spark: Any, case_
     group = f"rankwise-check-{case_id}"
     context.setJobGroup(group, "rankwise.spark.evaluate must start no Spark job")
     try:
-        result = rw.spark.evaluate(run, qrels, ["AP", "nDCG@10"])  # lazy: no job, no error yet
+        result = rw.spark.evaluate(qrels, run, ["AP", "nDCG@10"])  # lazy: no job, no error yet
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)
     assert list(tracker.getJobIdsForGroup(group)) == []
     with pytest.raises(Exception, match=re.escape(case.message)):
         result.collect()
     if case_id == "duplicate doc in run":  # the opt-out: the duplicate counts twice, as before
-        unchecked = {r["query_id"]: r["AP"] for r in rw.spark.evaluate(run, qrels, ["AP"], check=False).collect()}
+        unchecked = {r["query_id"]: r["AP"] for r in rw.spark.evaluate(qrels, run, ["AP"], check=False).collect()}
         con = connection(case)
-        macro = dict(con.sql("SELECT query_id, \"AP\" FROM rw_evaluate('run', 'qrels', checks := false)").fetchall())
+        macro = dict(con.sql("SELECT query_id, \"AP\" FROM rw_evaluate('qrels', 'run', checks := false)").fetchall())
         assert unchecked == pytest.approx(macro)
 
 
@@ -374,11 +374,11 @@ def test_spark_refuses_a_string_score_at_call_time(spark: Any) -> None:
     run = frame(RUN, "score").with_columns(pl.col("score").cast(pl.String))
     run_df, qrels_df = _spark_frames(spark, run, frame(QRELS, "relevance"))
     with pytest.raises(rw.ColumnTypeError, match="the run's score column 'score' must be numeric, found type string"):
-        rw.spark.evaluate(run_df, qrels_df, ["AP"])
+        rw.spark.evaluate(qrels_df, run_df, ["AP"])
     float_ids = frame([(q, 1.5, s) for q, _, s in RUN], "score", (pl.String, pl.Float64, pl.Float64))
     run_df, qrels_df = _spark_frames(spark, float_ids, frame(QRELS, "relevance"))
     with pytest.raises(rw.ColumnTypeError, match="id column 'doc_id' must hold strings or integers, found type double"):
-        rw.spark.evaluate(run_df, qrels_df, ["AP"])
+        rw.spark.evaluate(qrels_df, run_df, ["AP"])
 
 
 def test_spark_labels_and_integer_doc_ids(spark: Any) -> None:
@@ -386,10 +386,10 @@ def test_spark_labels_and_integer_doc_ids(spark: Any) -> None:
     integer doc ids with tied scores rank as trec_eval ranks them (as text)."""
     run, qrels = _spark_frames(spark, frame(INT_RUN, "score", INT_TYPES),
                                frame(INT_QRELS, "relevance", (pl.Int64, pl.Int64, pl.Int64)))
-    result = rw.spark.evaluate(run, qrels, LABELS)
+    result = rw.spark.evaluate(qrels, run, LABELS)
     assert result.columns == ["query_id", *LABELS]
     got = pl.from_pandas(result.toPandas())
-    expected = rw.evaluate(frame(INT_RUN, "score", INT_TYPES), frame(INT_QRELS, "relevance", (pl.Int64, pl.Int64, pl.Int64)),
+    expected = rw.evaluate(frame(INT_QRELS, "relevance", (pl.Int64, pl.Int64, pl.Int64)), frame(INT_RUN, "score", INT_TYPES),
                            LABELS, engine="duckdb")
     assert got.columns == expected.columns
     for label in LABELS:

@@ -72,7 +72,7 @@ def check(got: pl.DataFrame, expected: dict[str, dict[str, float]], names: list[
 def test_trec_eval_9_equals_pytrec_eval(engine: str, case: Case, rel: int, judged_only: bool) -> None:
     expected = _expected(case, rel, judged_only)
     names = _names(expected)
-    got = run_on(engine, case.run_frame(), case.qrels_frame(), names, rel=rel, judged_only=judged_only, trec_eval="9")
+    got = run_on(engine, case.qrels_frame(), case.run_frame(), names, rel=rel, judged_only=judged_only, trec_eval="9")
     check(got, expected, names)
 
 
@@ -85,7 +85,7 @@ def test_trec_eval_9_on_spark(spark: Any) -> None:
     )
     expected = _expected(case, 1, False)
     names = _names(expected)
-    check(run_on_spark(spark, case.run_frame(), case.qrels_frame(), names, trec_eval="9"), expected, names)
+    check(run_on_spark(spark, case.qrels_frame(), case.run_frame(), names, trec_eval="9"), expected, names)
 
 
 # -- each difference, by hand -------------------------------------------------------------------
@@ -97,8 +97,8 @@ def test_scores_closer_than_float_precision_tie_in_9(engine: str) -> None:
     (descending), so dB ranks first; trec_eval 10 ranks dA first."""
     run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["dA", "dB"], "score": [1.00000001, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["dA", "dB"], "relevance": [1, 0]})
-    ten = run_on(engine, run, qrels, ["P@1", "RR"])
-    nine = run_on(engine, run, qrels, ["P@1", "RR"], trec_eval="9")
+    ten = run_on(engine, qrels, run, ["P@1", "RR"])
+    nine = run_on(engine, qrels, run, ["P@1", "RR"], trec_eval="9")
     assert ten.row(0)[1:] == (1.0, 1.0)
     assert nine.row(0)[1:] == (0.0, 0.5)
 
@@ -110,14 +110,14 @@ def test_interpolated_precision_rounds_up_from_a_tenth_in_9(engine: str) -> None
     run = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["d1", "x1", "x2", "d2"], "score": [4.0, 3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q"] * 4, "doc_id": ["d1", "d2", "d3", "d4"], "relevance": [1, 1, 1, 1]})
     names = ["IPrec(recall=0.3)", "IPrec11"]
-    assert run_on(engine, run, qrels, names).row(0)[1:] == pytest.approx((1.0, 0.5))
-    assert run_on(engine, run, qrels, names, trec_eval="9").row(0)[1:] == pytest.approx((0.5, 0.4090909090909091))
+    assert run_on(engine, qrels, run, names).row(0)[1:] == pytest.approx((1.0, 0.5))
+    assert run_on(engine, qrels, run, names, trec_eval="9").row(0)[1:] == pytest.approx((0.5, 0.4090909090909091))
     # a metric's own parameter wins over the convention
-    own = run_on(engine, run, qrels, ["IPrec(recall=0.3, trec_eval='9')"])
+    own = run_on(engine, qrels, run, ["IPrec(recall=0.3, trec_eval='9')"])
     assert own.row(0)[1] == 0.5
 
 
 def test_unknown_version_is_refused() -> None:
     with pytest.raises(rw.InvalidParameterError, match="'trec_eval' must be one of"):
-        rw.evaluate(pl.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}),
-                    pl.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1]}), ["AP"], trec_eval="8")
+        rw.evaluate(pl.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1]}),
+                    pl.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}), ["AP"], trec_eval="8")

@@ -40,7 +40,7 @@ def frames() -> tuple[pl.DataFrame, pl.DataFrame]:
 @pytest.fixture
 def expected() -> pl.DataFrame:
     run, qrels = frames()
-    return rw.evaluate(run.drop("dt"), qrels, METRICS)
+    return rw.evaluate(qrels, run.drop("dt"), METRICS)
 
 
 def test_hive_partitioned_parquet_folder(evaluate: Evaluate, expected: pl.DataFrame, tmp_path: Path) -> None:
@@ -52,9 +52,9 @@ def test_hive_partitioned_parquet_folder(evaluate: Evaluate, expected: pl.DataFr
         part.drop("dt").head(half).write_parquet(folder / "part-0.parquet")
         part.drop("dt").tail(part.height - half).write_parquet(folder / "part-1.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
-    assert_frame_equal(evaluate(tmp_path / "run", tmp_path / "qrels.parquet", METRICS), expected)
+    assert_frame_equal(evaluate(tmp_path / "qrels.parquet", tmp_path / "run", METRICS), expected)
     # the partition column became a column: usable as a segment
-    by_day = rw.evaluate(tmp_path / "run", tmp_path / "qrels.parquet", ["NumRet"], by="dt")
+    by_day = rw.evaluate(tmp_path / "qrels.parquet", tmp_path / "run", ["NumRet"], by="dt")
     assert by_day.columns == ["dt", "query_id", "NumRet"]
     assert sorted(set(by_day["dt"].cast(pl.String).to_list())) == ["2026-11-01", "2026-11-02"]
 
@@ -65,7 +65,7 @@ def test_glob_of_parquet_files(evaluate: Evaluate, expected: pl.DataFrame, tmp_p
     for i, part in enumerate(run.drop("dt").iter_slices(10)):
         part.write_parquet(tmp_path / "exports" / f"run-{i}.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
-    got = evaluate(str(tmp_path / "exports" / "run-*.parquet"), tmp_path / "qrels.parquet", METRICS)
+    got = evaluate(tmp_path / "qrels.parquet", str(tmp_path / "exports" / "run-*.parquet"), METRICS)
     assert_frame_equal(got, expected)
 
 
@@ -76,7 +76,7 @@ def test_gzipped_csv_and_tsv(evaluate: Evaluate, expected: pl.DataFrame, tmp_pat
     for name, frame in (("run", run.drop("dt")), ("qrels", qrels)):
         with gzip.open(tmp_path / f"{name}.{ext}.gz", "wt") as fh:
             fh.write(frame.write_csv(separator=sep))
-    assert_frame_equal(evaluate(tmp_path / f"run.{ext}.gz", tmp_path / f"qrels.{ext}.gz", METRICS), expected)
+    assert_frame_equal(evaluate(tmp_path / f"qrels.{ext}.gz", tmp_path / f"run.{ext}.gz", METRICS), expected)
 
 
 def test_gzipped_trec_files_and_format_override(evaluate: Evaluate, expected: pl.DataFrame, tmp_path: Path) -> None:
@@ -85,10 +85,10 @@ def test_gzipped_trec_files_and_format_override(evaluate: Evaluate, expected: pl
         fh.write("".join(f"{q} Q0 {d} {i} {s} tag\n" for i, (q, d, s, _) in enumerate(run.iter_rows())))
     with gzip.open(tmp_path / "judgments.data", "wt") as fh:  # no telling extension: sniffed
         fh.write("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.iter_rows()))
-    assert_frame_equal(evaluate(tmp_path / "run.gz", tmp_path / "judgments.data", METRICS), expected)
+    assert_frame_equal(evaluate(tmp_path / "judgments.data", tmp_path / "run.gz", METRICS), expected)
     # a CSV under a misleading name, read as what the user says it is
     (tmp_path / "qrels.txt").write_text(qrels.write_csv())
-    got = rw.evaluate(tmp_path / "run.gz", tmp_path / "qrels.txt", METRICS, qrels_format="csv")
+    got = rw.evaluate(tmp_path / "qrels.txt", tmp_path / "run.gz", METRICS, qrels_format="csv")
     assert_frame_equal(got, expected)
 
 
@@ -96,15 +96,15 @@ def test_content_sniffing_of_extensionless_files(tmp_path: Path, expected: pl.Da
     run, qrels = frames()
     run.drop("dt").write_parquet(tmp_path / "run_export")
     (tmp_path / "qrels_export").write_text(qrels.write_csv())
-    assert_frame_equal(rw.evaluate(tmp_path / "run_export", tmp_path / "qrels_export", METRICS), expected)
+    assert_frame_equal(rw.evaluate(tmp_path / "qrels_export", tmp_path / "run_export", METRICS), expected)
 
 
 def test_bad_paths(evaluate: Evaluate, tmp_path: Path) -> None:
     with pytest.raises(rw.UnsupportedInputError, match="no file matches"):
-        evaluate(str(tmp_path / "nothing-*.parquet"), tmp_path / "q.parquet", ["AP"])
+        evaluate(tmp_path / "q.parquet", str(tmp_path / "nothing-*.parquet"), ["AP"])
     (tmp_path / "empty").mkdir()
     with pytest.raises(rw.UnsupportedInputError, match="holds no files"):
-        evaluate(tmp_path / "empty", tmp_path / "q.parquet", ["AP"])
+        evaluate(tmp_path / "q.parquet", tmp_path / "empty", ["AP"])
     with pytest.raises(rw.InvalidParameterError, match=r"format must be one of \['parquet', 'csv', 'tsv', 'trec'\], got 'xlsx'"):
         rw.evaluate(tmp_path, tmp_path, ["AP"], run_format="xlsx")  # type: ignore[arg-type]
 
@@ -139,7 +139,7 @@ def test_list_form_equals_long_form(engine: str, case: Case, truth: str) -> None
     if truth == "items":
         qrels = qrels.filter(pl.col("relevance") >= 1).with_columns(relevance=pl.lit(1, dtype=pl.Int64))
     qrels = qrels.filter(pl.col("query_id").is_in(lists["query_id"].implode()))
-    expected = run_on(engine, run, qrels, metrics)
+    expected = run_on(engine, qrels, run, metrics)
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
 
 
@@ -206,23 +206,23 @@ def test_segments_in_one_pass(evaluate: Evaluate, engine: str) -> None:
     run_b = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "x"], "relevance": [1, 1]})
     both = pl.concat([run_a.with_columns(arm=pl.lit("A")), run_b.with_columns(arm=pl.lit("B"))])
-    got = rw.evaluate(both, qrels, ["RR", "NumRet"], by="arm", engine="duckdb" if engine == "duckdb" else "polars")
+    got = rw.evaluate(qrels, both, ["RR", "NumRet"], by="arm", engine="duckdb" if engine == "duckdb" else "polars")
     assert got.columns == ["arm", "query_id", "RR", "NumRet"]
     assert got.rows() == [("A", "q1", 0.5, 2.0), ("A", "q2", 0.0, 1.0), ("B", "q1", 1.0, 2.0), ("B", "q2", 0.0, 1.0)]
     assert rw.summarize(got, by="arm").rows() == [("A", 0.25, 3.0), ("B", 0.5, 3.0)]
     with pytest.raises(rw.MissingColumnError, match="no segment column 'market'"):
-        rw.evaluate(both, qrels, ["RR"], by="market")
+        rw.evaluate(qrels, both, ["RR"], by="market")
 
 
 def test_duckdb_engine_under_a_memory_limit(expected: pl.DataFrame, tmp_path: Path) -> None:
     run, qrels = frames()
     run.drop("dt").write_parquet(tmp_path / "run.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
-    got = rw.evaluate(tmp_path / "run.parquet", tmp_path / "qrels.parquet", METRICS, engine="duckdb",
+    got = rw.evaluate(tmp_path / "qrels.parquet", tmp_path / "run.parquet", METRICS, engine="duckdb",
                       duckdb_config={"memory_limit": "200MB", "temp_directory": str(tmp_path / "spill")})
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12)
     with pytest.raises(rw.InvalidParameterError, match="DuckDB refused the settings"):
-        rw.evaluate(run.drop("dt"), qrels, ["AP"], engine="duckdb", duckdb_config={"memory_limit": "lots"})
+        rw.evaluate(qrels, run.drop("dt"), ["AP"], engine="duckdb", duckdb_config={"memory_limit": "lots"})
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -230,8 +230,8 @@ def test_duckdb_engine_under_a_memory_limit(expected: pl.DataFrame, tmp_path: Pa
 @given(case=cases(), chunks=st.sampled_from([2, 3, 7]), missing=st.sampled_from(["ignore", "zero"]))
 def test_query_chunks_give_the_same_values(case: Case, chunks: int, missing: str) -> None:
     run, qrels = case.run_frame(), case.qrels_frame()
-    whole = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
-    chunked = rw.evaluate(run, qrels, METRICS, missing=missing, query_chunks=chunks)  # type: ignore[arg-type]
+    whole = rw.evaluate(qrels, run, METRICS, missing=missing)  # type: ignore[arg-type]
+    chunked = rw.evaluate(qrels, run, METRICS, missing=missing, query_chunks=chunks)  # type: ignore[arg-type]
     assert_frame_equal(chunked, whole)
 
 
@@ -242,12 +242,12 @@ def test_in_memory_query_groups_give_the_same_values(case: Case, rows_per_group:
     """By default the Polars engine splits inputs of more than ROWS_PER_CHUNK run rows into
     query groups; with a tiny group size every case here is split."""
     run, qrels = case.run_frame(), case.qrels_frame()
-    whole = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
+    whole = rw.evaluate(qrels, run, METRICS, missing=missing)  # type: ignore[arg-type]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(polars_engine, "ROWS_PER_CHUNK", rows_per_group)
-        grouped = rw.evaluate(run, qrels, METRICS, missing=missing)  # type: ignore[arg-type]
+        grouped = rw.evaluate(qrels, run, METRICS, missing=missing)  # type: ignore[arg-type]
         with pytest.raises(rw.DuplicateDocumentError):
-            rw.evaluate(pl.concat([run, run.tail(1)]), qrels, METRICS)
+            rw.evaluate(qrels, pl.concat([run, run.tail(1)]), METRICS)
     assert_frame_equal(grouped, whole)
 
 
@@ -256,11 +256,11 @@ def test_query_groups_with_integer_query_ids(qrels_ids: pl.DataType) -> None:
     run, qrels = frames()
     run = run.drop("dt").with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
     qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64).cast(qrels_ids))
-    whole = rw.evaluate(run, qrels, METRICS, missing="zero")
+    whole = rw.evaluate(qrels, run, METRICS, missing="zero")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(polars_engine, "ROWS_PER_CHUNK", 4)
-        assert_frame_equal(rw.evaluate(run, qrels, METRICS, missing="zero"), whole)
-    assert_frame_equal(rw.evaluate(run, qrels, METRICS, missing="zero", query_chunks=3), whole)
+        assert_frame_equal(rw.evaluate(qrels, run, METRICS, missing="zero"), whole)
+    assert_frame_equal(rw.evaluate(qrels, run, METRICS, missing="zero", query_chunks=3), whole)
 
 
 def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Pa
     for i, part in enumerate(run.drop("dt").partition_by("query_id")):
         part.write_parquet(tmp_path / f"run-{i}.parquet")
     qrels.write_parquet(tmp_path / "qrels.parquet")
-    out = rw.evaluate(str(tmp_path / "run-*.parquet"), tmp_path / "qrels.parquet", METRICS, query_chunks=4)
+    out = rw.evaluate(tmp_path / "qrels.parquet", str(tmp_path / "run-*.parquet"), METRICS, query_chunks=4)
     assert_frame_equal(out, expected)
 
 
@@ -279,22 +279,22 @@ def test_every_trec_eval_measure_on_the_streaming_engine(case: Case, chunks: int
     """query_chunks runs its groups on Polars' streaming engine: every measure of all_trec
     (ideal prefixes, list sequences, the relstring text) gives the in-memory engine's values."""
     run, qrels = case.run_frame(), case.qrels_frame()
-    whole = rw.evaluate(run, qrels, ["all_trec"], missing="zero")
-    assert_frame_equal(rw.evaluate(run, qrels, ["all_trec"], missing="zero", query_chunks=chunks), whole)
+    whole = rw.evaluate(qrels, run, ["all_trec"], missing="zero")
+    assert_frame_equal(rw.evaluate(qrels, run, ["all_trec"], missing="zero", query_chunks=chunks), whole)
 
 
 def test_query_chunks_keep_the_checks_and_the_warning() -> None:
     run, qrels = frames()
     run = run.drop("dt")
     with pytest.raises(rw.DuplicateDocumentError):
-        rw.evaluate(pl.concat([run, run.head(1)]), qrels, ["AP"], query_chunks=3)
+        rw.evaluate(qrels, pl.concat([run, run.head(1)]), ["AP"], query_chunks=3)
     with pytest.raises(rw.EmptyInputError):
-        rw.evaluate(run.head(0), qrels, ["AP"], query_chunks=3)
+        rw.evaluate(qrels, run.head(0), ["AP"], query_chunks=3)
     with pytest.warns(rw.RankwiseWarning, match=r"^2 run queries have no judgments"):
         extra = pl.DataFrame({"query_id": ["u1", "u2"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
-        rw.evaluate(pl.concat([run, extra]), qrels, ["AP"], query_chunks=5)
+        rw.evaluate(qrels, pl.concat([run, extra]), ["AP"], query_chunks=5)
     for bad in (0, -2, True, 1.5, "2"):
         with pytest.raises(rw.InvalidParameterError, match="query_chunks must be a positive integer"):
-            rw.evaluate(run, qrels, ["AP"], query_chunks=bad)  # type: ignore[arg-type]
+            rw.evaluate(qrels, run, ["AP"], query_chunks=bad)  # type: ignore[arg-type]
     with pytest.raises(rw.InvalidParameterError, match="Polars engine"):
-        rw.evaluate(run, qrels, ["AP"], engine="duckdb", query_chunks=2)
+        rw.evaluate(qrels, run, ["AP"], engine="duckdb", query_chunks=2)

@@ -1,6 +1,6 @@
 """The ``rankwise`` command line.
 
-``rankwise eval RUN QRELS [-m METRIC ...]`` prints the mean of each metric over queries (and
+``rankwise eval QRELS RUN [-m METRIC ...]`` prints the mean of each metric over queries (and
 per query with ``--per-query``); ``rankwise metrics [NAME]`` lists or explains metrics.
 Errors are one line on stderr and exit code 2 (``--debug`` shows the traceback); Ctrl-C exits
 with 130 and SIGTERM with 143, and no output file is then left half-written: every file is
@@ -133,7 +133,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         per_query = evaluate(
-            args.run, args.qrels, metrics, engine=args.engine, ties=args.ties, trec_eval=args.trec_eval,
+            args.qrels, args.run, metrics, engine=args.engine, ties=args.ties, trec_eval=args.trec_eval,
             missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
             rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
             doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
@@ -343,7 +343,7 @@ def _cmd_change(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    table = explain(args.run, args.qrels, args.metric, args.query)
+    table = explain(args.qrels, args.run, args.metric, args.query)
     _write(args, table)
     return 0
 
@@ -358,8 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show Python tracebacks on errors")
 
     ev = sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug])
+    ev.add_argument("qrels", help="qrels (judgments first, as trec_eval): a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
-    ev.add_argument("qrels", help="qrels: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
@@ -430,8 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     co.set_defaults(func=_cmd_compare)
 
     ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug])
+    ex.add_argument("qrels", help="qrels (judgments first, as trec_eval)")
     ex.add_argument("run")
-    ex.add_argument("qrels")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
     ex.add_argument("-q", "--query", required=True, help="the query id")
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")

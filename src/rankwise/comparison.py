@@ -153,7 +153,7 @@ def per_query_values(
     retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
     zero_filled: EvaluationOptions = {**options, "missing": "zero"}
     per_run = {
-        name: evaluate(run, qrels, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+        name: evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
         for name, run in runs.items()
     }
     return _pair(per_run, keys, segments, [m.label for m in parsed])

@@ -27,6 +27,13 @@ class InvalidParameterError(RankwiseError, ValueError):
     """A metric parameter or convention has an unknown name, a wrong type or a value out of range."""
 
 
+SWAPPED = (
+    "The arguments look swapped: the judgments come first, then the run "
+    "(as in trec_eval, ir-measures, ranx and pytrec_eval)."
+)
+"""Said when a run looks like qrels (a relevance column, no score) or qrels like a run."""
+
+
 class MissingColumnError(RankwiseError, ValueError):
     """A required input column is absent."""
 

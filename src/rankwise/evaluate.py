@@ -45,8 +45,8 @@ def _warn_unjudged(count: int) -> None:
 
 
 def evaluate(
-    run: Any,
     qrels: Any,
+    run: Any,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     engine: Engine = "polars",
@@ -89,7 +89,7 @@ def evaluate(
     >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"],
     ...                     "score": [2.0, 1.0, 1.0]})
     >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
-    >>> result = rw.evaluate(run, qrels, ["nDCG@10", "RR"])
+    >>> result = rw.evaluate(qrels, run, ["nDCG@10", "RR"])
     >>> result.columns
     ['query_id', 'nDCG@10', 'RR']
     >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
@@ -186,7 +186,7 @@ def _evaluate_segments(
         *([columns.subtopic] if columns.subtopic else []),
     )
     result = evaluate(
-        keyed_run.collect(), keyed_qrels.collect(), metrics, engine=engine,
+        keyed_qrels.collect(), keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
     )
     return (

@@ -25,12 +25,12 @@ a cutoff bounds it).
 >>> import polars as pl, rankwise as rw
 >>> run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
 >>> qrels = pl.DataFrame({"query_id": ["q"] * 2, "doc_id": ["b", "c"], "relevance": [1, 2]})
->>> table = rw.explain(run, qrels, "nDCG@3", "q")
+>>> table = rw.explain(qrels, run, "nDCG@3", "q")
 >>> table.select("rank", "doc_id", "gain", pl.col("discount").round(4), "ideal_doc_id").rows()
 [(1, 'a', 0.0, 1.0, 'c'), (2, 'b', 1.0, 1.585, 'b'), (3, 'c', 2.0, 2.0, None)]
 >>> round(table["value"][-1], 6)
 0.619906
->>> rw.explain(run, qrels, "bpref", "q").select("rank", "relevance", "bpref_sum", "nrel", "value").rows()
+>>> rw.explain(qrels, run, "bpref", "q").select("rank", "relevance", "bpref_sum", "nrel", "value").rows()
 [(1, None, 0.0, 2.0, 0.0), (2, 1.0, 1.0, 2.0, 0.5), (3, 2.0, 2.0, 2.0, 1.0)]
 """
 
@@ -76,8 +76,8 @@ from rankwise.recipes import CWL_MEASURES, Output, check_costs_supported, output
 
 
 def explain(
-    run: Any,
     qrels: Any,
+    run: Any,
     metric: str | Metric,
     query: Any,
     **options: Unpack[EvaluationOptions],

@@ -24,6 +24,7 @@ import polars as pl
 
 from rankwise.conventions import Columns
 from rankwise.errors import (
+    SWAPPED,
     ColumnTypeError,
     InputReadError,
     InvalidParameterError,
@@ -186,11 +187,20 @@ def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
     short = parts.filter(pl.col("f").list.len() < need)
     if short.height:
         example = " ".join(short["f"][0])
+        qrels_like = kind == "run" and parts["f"].list.len().is_in([4]).all()
         raise InputReadError(
             f"{str(path)!r} is not a TREC {kind} file: expected at least {need} fields per line, "
             f"separated by spaces or tabs "
             f"({'qid Q0 doc rank score tag' if kind == 'run' else 'qid iter doc rel'}); "
             f"line {short['__line'][0]} is {example!r}"
+            + (f". It looks like TREC qrels (qid iter doc rel). {SWAPPED}" if qrels_like else "")
+        )
+    if kind == "qrels" and parts.height and (
+        (parts["f"].list.len() >= 6) & (parts["f"].list.get(1, null_on_oob=True) == "Q0")
+    ).all():
+        raise InputReadError(
+            f"{str(path)!r} looks like a TREC run (qid Q0 doc rank score tag), not qrels (qid iter doc rel): "
+            f"line {parts['__line'][0]} is {' '.join(parts['f'][0])!r}. {SWAPPED}"
         )
     f = pl.col("f")
     value_index, value_name = (4, columns.score) if kind == "run" else (3, columns.relevance)

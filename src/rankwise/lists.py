@@ -37,7 +37,7 @@ from rankwise.metric import Metric
 def lists_to_long(
     frame: Any, *, query_id: str = "query_id", predicted: str = "predicted", truth: str = "relevant"
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """(run, qrels) in long form from the list form. The run's score is minus the position,
+    """(qrels, run) in long form from the list form (judgments first, as everywhere). The run's score is minus the position,
     so the list order is the ranking (no ties); duplicate items keep their first position."""
     lf = to_lazyframe(frame, "run", Columns(query_id=query_id))
     schema = lf.collect_schema()
@@ -92,7 +92,7 @@ def lists_to_long(
     else:
         qrels = qrels.select("query_id", pl.col("t").alias("doc_id"), pl.lit(1, dtype=pl.Int64).alias("relevance"))
     qrels = qrels.unique(["query_id", "doc_id"], keep="first", maintain_order=True)
-    return run, qrels
+    return qrels, run
 
 
 def evaluate_lists(
@@ -109,6 +109,6 @@ def evaluate_lists(
     :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given;
     the keyword ``conventions``: :class:`~rankwise.conventions.ConventionOptions`)."""
     check_options("evaluate_lists", conventions, CONVENTION_KEYWORDS)
-    run, qrels = lists_to_long(frame, query_id=query_id, predicted=predicted, truth=truth)
-    result = evaluate(run.collect(), qrels.collect(), metrics, engine=engine, **conventions)
+    qrels, run = lists_to_long(frame, query_id=query_id, predicted=predicted, truth=truth)
+    result = evaluate(qrels.collect(), run.collect(), metrics, engine=engine, **conventions)
     return result.rename({"query_id": query_id}) if query_id != "query_id" else result

@@ -38,7 +38,7 @@ class IRFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
         keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`)."""
         check_options("IRFrame.evaluate", options)
-        return evaluate(self._df, qrels, metrics, engine="polars", **options)
+        return evaluate(qrels, self._df, metrics, engine="polars", **options)
 
     def summarize(self, by: str | Iterable[str] | None = None) -> pl.DataFrame:
         """Aggregate a per-query result frame; see :func:`rankwise.summarize`."""

@@ -53,8 +53,8 @@ def _as_strings(df: Any, names: list[str]) -> Any:
 
 
 def evaluate(
-    run: Any,
     qrels: Any,
+    run: Any,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     check: bool = True,

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from rankwise.conventions import Columns
 from rankwise.errors import (
+    SWAPPED,
     ColumnTypeError,
     DuplicateDocumentError,
     EmptyInputError,
@@ -29,6 +30,13 @@ def value_column(kind: Kind, columns: Columns) -> str:
     return columns.score if kind == "run" else columns.relevance
 
 
+def looks_swapped(kind: Kind, found: Mapping[str, TypeClass], columns: Columns) -> bool:
+    """Whether a ``kind`` input lacking its value column holds the other kind's instead (a
+    "run" with a relevance column and no score, or "qrels" with a score and no relevance)."""
+    other = value_column("qrels" if kind == "run" else "run", columns)
+    return value_column(kind, columns) not in found and other in found
+
+
 def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], kind: Kind, columns: Columns) -> None:
     """Raise if a required column is missing or has an unusable type.
 
@@ -39,7 +47,10 @@ def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], k
     keyword = "score" if kind == "run" else "relevance"
     for name, keyword_name in ((columns.query_id, "query_id"), (columns.doc_id, "doc_id"), (value, keyword)):
         if name not in found:
-            raise MissingColumnError.from_missing(f"the {kind}", name, list(found), keyword_name)
+            error = MissingColumnError.from_missing(f"the {kind}", name, list(found), keyword_name)
+            if name == value and looks_swapped(kind, found, columns):
+                error = MissingColumnError(f"{error} {SWAPPED}")
+            raise error
     for name in (columns.query_id, columns.doc_id):
         if found[name] not in ("string", "integer"):
             raise ColumnTypeError(

@@ -76,7 +76,7 @@ def evaluate_macro() -> str:
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table")
     sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
     return (
-        "CREATE OR REPLACE TEMP MACRO rw_evaluate(run_table, qrels_table, k := 10, checks := true) AS TABLE\n"
+        "CREATE OR REPLACE TEMP MACRO rw_evaluate(qrels_table, run_table, k := 10, checks := true) AS TABLE\n"
         + "\n".join("    " + line for line in sql.splitlines())
         + ";"
     )
@@ -109,7 +109,7 @@ def ndeval_macro() -> str:
     )
     sql = "WITH RECURSIVE " + ",\n".join(head) + ",\n" + body.removeprefix("WITH RECURSIVE ")
     return (
-        "CREATE OR REPLACE TEMP MACRO rw_ndeval(run_table, qrels_table, k := 20, checks := true) AS TABLE\n"
+        "CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks := true) AS TABLE\n"
         + "\n".join("    " + line for line in sql.splitlines())
         + ";"
     )
