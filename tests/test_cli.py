@@ -223,3 +223,45 @@ def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
         out = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", *args)
         assert out.returncode == 2 and out.stderr.startswith(f"rankwise: error: {message}"), out.stderr
         assert out.stderr.count("\n") == 1
+
+
+def test_version() -> None:
+    out = cli("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"rankwise {rw.__version__}"
+
+
+def test_ir_measures_names_are_ir_measures_own() -> None:
+    """`rankwise metrics` names a metric 'ir-measures: X' exactly when ir-measures has it."""
+    import ir_measures
+
+    from rankwise.names import IR_MEASURES_NAMES
+    from rankwise.registry import SPECS
+
+    registry = ir_measures.measures.registry
+    has = {s.name for s in SPECS if any(n in registry for n in s.all_names) or s.name == "InfAP"}
+    assert set(IR_MEASURES_NAMES) == has
+    assert all(name in registry for name in IR_MEASURES_NAMES.values())
+    listing = cli("metrics").stdout
+    assert "ir-measures: U" not in listing and "[ranx: hits, hits@k]" in listing
+
+
+@pytest.mark.parametrize("name", ["nDCG", "P", "InfAP", "alpha_nDCG", "U", "RprecMult"])
+def test_metric_page_says_each_thing_once(name: str) -> None:
+    lines = cli("metrics", name).stdout.splitlines()
+    keys = [line.split(":")[0].strip() for line in lines[1:] if line.startswith("  ") and not line.startswith("    ")]
+    assert len(keys) == len(set(keys)), lines
+    assert lines[0].startswith(f"{name}: ") and any(line.startswith("  formula:") for line in lines)
+
+
+def test_readme_quick_start_block_is_what_the_command_prints() -> None:
+    """The README's first command, run on the bundled data, prints exactly the block shown
+    under it (so the two cannot drift)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("```bash\n", 1)[1].split("\n", 1)[0].split(" && ")[-1]
+    assert command.startswith("rankwise eval ")
+    shown = readme.split("The first prints", 1)[1].split("```\n", 1)[1].split("\n```", 1)[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "rankwise.cli", *command.split()[1:]], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.rstrip("\n") == shown

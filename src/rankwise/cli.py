@@ -25,13 +25,14 @@ from typing import NoReturn, TextIO
 
 import polars as pl
 
+from rankwise import __version__
 from rankwise.comparison import CORRECTIONS, PAIRS, TESTS, Comparison, anova, comparison
 from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS, to_lazyframe, trec_runid
-from rankwise.names import NDEVAL_NAMES
+from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES
 from rankwise.output import (
     os_reason,
     output_error,
@@ -41,6 +42,7 @@ from rankwise.output import (
 )
 from rankwise.ranx_names import RANX_NAMES
 from rankwise.registry import SPECS, get_spec
+from rankwise.spec import MetricSpec
 from rankwise.trec_names import trec_names_of
 from rankwise.trec_writer import format_value, trec_lines
 
@@ -179,40 +181,52 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
+    """The names a metric goes by in each tool that has it: (tool, names), ir-measures first."""
+    cut = "@k" if spec.cutoff == "required" else ""
+    names: list[tuple[str, str]] = []
+    if spec.name in IR_MEASURES_NAMES:
+        names.append(("ir-measures", IR_MEASURES_NAMES[spec.name] + cut))
+    trec = trec_names_of(spec.name)
+    if trec:
+        names.append(("trec_eval", ", ".join(trec)))
+    if spec.name in RANX_NAMES:
+        names.append(("ranx", RANX_NAMES[spec.name]))
+    if spec.name in NDEVAL_NAMES:
+        names.append(("ndeval", NDEVAL_NAMES[spec.name]))
+    return names
+
+
 def _cmd_metrics(args: argparse.Namespace) -> int:
     if args.name:
         spec = get_spec(args.name)
-        print(f"{spec.name}: {spec.description}")
-        print(f"  names:    {', '.join(spec.all_names)}")
-        if trec_names_of(spec.name):
-            print(f"  trec_eval: {', '.join(trec_names_of(spec.name))}")
-        if spec.name in RANX_NAMES:
-            print(f"  ranx:     {RANX_NAMES[spec.name]}")
-        if spec.name in NDEVAL_NAMES:
-            print(f"  ndeval:   {NDEVAL_NAMES[spec.name]}")
-        print(f"  formula:  {spec.formula}")
-        cutoff = {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]
-        print(f"  cutoff:   {cutoff}")
+        lines = [f"{spec.name}: {spec.description}"]
+        names = _names_of(spec)
+        known = {n.strip() for _, text in names for n in text.replace("@k", "").split(",")}
+        also = [n for n in spec.all_names if n not in known]
+        fields = [("rankwise", spec.name + ("@k" if spec.cutoff == "required" else "")), *names]
+        if also[1:]:
+            fields.append(("also", ", ".join(also[1:])))
+        if spec.trec_eval and not trec_names_of(spec.name):
+            fields.append(("trec_eval", spec.trec_eval))
+        fields.append(("formula", spec.formula))
+        fields.append(("cutoff", {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]))
+        empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
+        fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
+        fields.append(("citation", spec.citation))
+        width = max(len(k) for k, _ in fields) + 2
+        lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
+        if spec.params:
+            lines.append("  parameters:")
         for p in spec.params:
             choices = f" one of {list(p.choices)};" if p.choices else ""
-            print(f"  {p.name} (default {p.default!r}):{choices} {p.doc}")
-        empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
-        print(f"  empty query value: {empty}; summary: {spec.aggregate}")
-        if spec.trec_eval:
-            print(f"  trec_eval: {spec.trec_eval}")
-        print(f"  citation: {spec.citation}")
+            lines.append(f"    {p.name} (default {p.default!r}):{choices} {p.doc}")
+        _stdout([line + "\n" for line in lines])
         return 0
     width = max(len(s.name) for s in SPECS) + 2
     for spec in SPECS:
-        names = [f"ir-measures: {spec.name}" + ("@k" if spec.cutoff == "required" else "")]
-        trec = trec_names_of(spec.name)
-        if trec:
-            names.append("trec_eval: " + ", ".join(trec))
-        if spec.name in RANX_NAMES:
-            names.append("ranx: " + RANX_NAMES[spec.name])
-        if spec.name in NDEVAL_NAMES:
-            names.append("ndeval: " + NDEVAL_NAMES[spec.name])
-        print(f"{spec.name:<{width}}{spec.description} [{'; '.join(names)}]")
+        names = "; ".join(f"{tool}: {text}" for tool, text in _names_of(spec))
+        print(f"{spec.name:<{width}}{spec.description}" + (f" [{names}]" if names else ""))
     return 0
 
 
@@ -351,6 +365,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     # --debug is accepted after the command too (rankwise eval ... --debug); SUPPRESS keeps the
     # subcommand from resetting a --debug given before it

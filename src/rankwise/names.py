@@ -31,6 +31,19 @@ NDEVAL_NAMES: dict[str, str] = {
 """The names ndeval prints, by metric."""
 
 
+IR_MEASURES_NAMES: dict[str, str] = {
+    **{name: name for name in (
+        "nDCG", "P", "R", "Success", "AP", "RR", "Accuracy", "Rprec", "Bpref", "IPrec", "SetP", "SetF", "SetAP",
+        "SetRelP", "Judged", "RBP", "Compat", "ERR", "NumQ", "NumRet", "NumRel", "NumRelRet", "INST", "INSQ", "BPM",
+        "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP",
+        "nNRBP", "AP_IA", "P_IA", "StRecall",
+    )},
+    "InfAP": "infAP",
+}
+"""The metrics ir-measures also has, by rankwise's name: its name for them (tests/test_cli.py
+checks this against ir-measures' own registry). The others are written in its syntax too."""
+
+
 def parse_ndeval(text: str) -> Metric:
     """An ndeval name, labelled as written.
 
