@@ -265,3 +265,32 @@ def test_readme_quick_start_block_is_what_the_command_prints() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.rstrip("\n") == shown
+
+
+def test_run_names_from_tags_files_or_name(tmp_path: Path) -> None:
+    """compare names runs by their TREC tag, else their file name without the extension, told
+    apart when two collide (results.test and results.trunc, both tagged STANDARD); --name
+    overrides, one per run."""
+    from rankwise.naming import unique_names
+
+    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+    if not conf.is_dir():
+        pytest.fail(f"trec_eval conformance files not found at {conf}")
+    tagged = tmp_path / "bm25.txt"
+    tagged.write_text("q1 Q0 d1 1 2.0 myTag\nq1 Q0 d2 2 1.0 myTag\n")
+    assert unique_names([conf / "results.test", conf / "results.trunc", tagged, RUN]) == [
+        "results.test", "results.trunc", "myTag", "run",
+    ]
+    out = cli("compare", str(conf / "qrels.test"), str(conf / "results.test"), str(conf / "results.trunc"),
+              "-m", "map", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    row = pl.read_csv(io.StringIO(out.stdout)).row(0, named=True)
+    assert (row["run"], row["baseline"]) == ("results.trunc", "results.test")
+    named = cli("compare", str(conf / "qrels.test"), str(conf / "results.test"), str(conf / "results.trunc"),
+                "-m", "map", "--format", "csv", "--name", "full", "--name", "cut")
+    assert pl.read_csv(io.StringIO(named.stdout)).row(0, named=True)["run"] == "cut"
+    short = cli("compare", str(conf / "qrels.test"), str(conf / "results.test"), str(conf / "results.trunc"),
+                "--name", "full")
+    assert short.returncode == 2 and "--name was given 1 time(s) for 2 runs" in short.stderr
+    trec = cli("eval", str(QRELS), str(RUN), "-m", "map", "--format", "trec", "--name", "mine")
+    assert trec.stdout.splitlines()[0].split() == ["runid", "all", "mine"]

@@ -31,8 +31,9 @@ from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conv
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
-from rankwise.io import FORMATS, to_lazyframe, trec_runid
+from rankwise.io import FORMATS, to_lazyframe
 from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES
+from rankwise.naming import unique_names
 from rankwise.output import (
     os_reason,
     output_error,
@@ -154,9 +155,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     elif args.format == "trec":
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
-        # a TREC run's own tag, else the file's name (whitespace, which a TREC line cannot
-        # hold, as '_': "my run.parquet" is run "my_run")
-        runid = trec_runid(args.run) or "_".join(Path(args.run).name.split(".")[0].split()) or "run"
+        # --name, else a TREC run's own tag, else the file's name without its extension
+        # (whitespace, which a TREC line cannot hold, as '_': "my run.parquet" is run "my_run")
+        runid = args.name or unique_names([args.run])[0]
         # checked whole first, then written line by line (whole or not at all with -o)
         lines = (
             line + "\n"
@@ -225,8 +226,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         return 0
     width = max(len(s.name) for s in SPECS) + 2
     for spec in SPECS:
-        names = "; ".join(f"{tool}: {text}" for tool, text in _names_of(spec))
-        print(f"{spec.name:<{width}}{spec.description}" + (f" [{names}]" if names else ""))
+        listed = "; ".join(f"{tool}: {text}" for tool, text in _names_of(spec))
+        print(f"{spec.name:<{width}}{spec.description}" + (f" [{listed}]" if listed else ""))
     return 0
 
 
@@ -265,10 +266,14 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    runs: dict[str, str] = {}
-    for path in args.runs:
-        name = Path(path).name.split(".")[0]
-        runs[name if name not in runs else path] = path
+    if args.name and len(args.name) != len(args.runs):
+        raise InvalidParameterError(
+            f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
+        )
+    names = args.name or unique_names(args.runs)
+    if len(set(names)) < len(names):
+        raise InvalidParameterError(f"--name gives two runs the same name: {names}")
+    runs = dict(zip(names, args.runs, strict=True))
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
@@ -375,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug])
     ev.add_argument("qrels", help="qrels (judgments first, as trec_eval): a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
+    ev.add_argument("--name", help="the run's name in --format trec's runid lines (default: its TREC tag, else its file name)")
     ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
@@ -413,7 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug])
     co.add_argument("qrels", help="qrels file, folder or glob")
-    co.add_argument("runs", nargs="+", help="runs (named by their file names); the first is the baseline")
+    co.add_argument("runs", nargs="+", help="runs, the first the baseline; each named by its TREC tag, else its "
+                    "file name without the extension (told apart when two collide), or by --name")
+    co.add_argument("--name", action="append", help="the runs' names, one per run in order (repeat: --name bm25 --name dense)")
     co.add_argument("-m", "--metric", action="append", help="metric string (repeatable; default AP, nDCG@10, P@10, RR)")
     co.add_argument("--baseline", help="name of the baseline run (default: the first)")
     co.add_argument("--test", action="append", choices=TESTS, help="test (repeatable; default t)")
