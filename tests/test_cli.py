@@ -294,3 +294,47 @@ def test_run_names_from_tags_files_or_name(tmp_path: Path) -> None:
     assert short.returncode == 2 and "--name was given 1 time(s) for 2 runs" in short.stderr
     trec = cli("eval", str(QRELS), str(RUN), "-m", "map", "--format", "trec", "--name", "mine")
     assert trec.stdout.splitlines()[0].split() == ["runid", "all", "mine"]
+
+
+def _on_a_terminal(*args: str) -> tuple[bytes, str]:
+    """Run the command with its stderr on a pseudo-terminal: (what the terminal got, stdout)."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "rankwise.cli", *args], stdout=subprocess.PIPE,
+                            stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the command ended and closed its side
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    assert proc.wait(timeout=120) == 0, seen
+    return seen, out
+
+
+def test_progress_display_on_a_terminal() -> None:
+    """On a terminal, eval shows each query group as it goes (one pass over the inputs, no
+    counting pass first) and erases the line at the end; piped, or with --quiet, nothing."""
+    seen, out = _on_a_terminal("eval", str(QRELS), str(RUN), "-m", "map", "--query-chunks", "3")
+    assert b"rankwise: query groups 1/3" in seen and b"rankwise: query groups 3/3" in seen
+    assert b"\r\x1b[2K" in seen and b"Traceback" not in seen
+    piped = cli("eval", str(QRELS), str(RUN), "-m", "map", "--query-chunks", "3")
+    assert out == piped.stdout and piped.stderr == ""
+    quiet, _ = _on_a_terminal("eval", str(QRELS), str(RUN), "-m", "map", "--query-chunks", "3", "--quiet")
+    assert quiet == b""
+    runs, _ = _on_a_terminal("compare", str(QRELS), str(RUN), str(RUN), "-m", "AP", "--name", "a", "--name", "b")
+    assert b"runs 1/2 (a)" in runs and b"runs 2/2 (b)" in runs

@@ -11,11 +11,11 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "rankwise"
 
 LAYERS: dict[str, int] = {
     # 0 foundations: no rankwise imports but these
-    "errors": 0, "spec": 0, "primitives": 0, "output": 0,
+    "errors": 0, "spec": 0, "primitives": 0, "output": 0, "progress": 0,
     # 1 definitions and inputs
     "conventions": 1, "registry": 1, "metric": 1, "io": 1, "validate": 1, "faults": 1, "statistics": 1,
     # 2 metric names and recipes
-    "trec_names": 2, "ranx_names": 2, "names": 2, "recipes": 2,
+    "trec_names": 2, "ranx_names": 2, "names": 2, "recipes": 2, "naming": 2,
     # 3 engines
     "_polars": 3, "_polars.primitives": 3, "_polars.engine": 3,
     "_sql": 3, "_sql.macros": 3, "_sql.compiler": 3, "_sql.inline": 3, "_sql.generate": 3,

@@ -25,13 +25,13 @@ from typing import NoReturn, TextIO
 
 import polars as pl
 
-from rankwise import __version__
+from rankwise import __version__, progress
 from rankwise.comparison import CORRECTIONS, PAIRS, TESTS, Comparison, anova, comparison
-from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Columns, Conventions
+from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Conventions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
-from rankwise.io import FORMATS, to_lazyframe
+from rankwise.io import FORMATS
 from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES
 from rankwise.naming import unique_names
 from rankwise.output import (
@@ -76,8 +76,23 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
 
 def _progress(args: argparse.Namespace, message: str) -> None:
     """A status line on a terminal; nothing when stderr is piped or with --quiet."""
-    if not args.quiet and sys.stderr.isatty():
-        print(f"rankwise: {message}", file=sys.stderr, flush=True)
+    if _shows_progress(args):
+        _say(f"rankwise: {message}")
+
+
+def _shows_progress(args: argparse.Namespace) -> bool:
+    """Progress is shown on a terminal's stderr only, and not with --quiet."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """The subcommand, with its progress shown live on a terminal (:mod:`rankwise.progress`)."""
+    if not _shows_progress(args):
+        return int(args.func(args))
+    import shutil
+
+    with progress.displayed(sys.stderr, width=shutil.get_terminal_size((100, 24)).columns - 1):
+        return int(args.func(args))
 
 
 class _StdoutError(OSError):
@@ -106,32 +121,11 @@ def _emit(args: argparse.Namespace, text: str) -> None:
         _stdout([text])
 
 
-def _count_rows(args: argparse.Namespace) -> tuple[int, int] | None:
-    """The run's and qrels' row counts for the progress line, or None when reading them fails:
-    the evaluation then reads them again and reports the fault, as it does without a
-    terminal (one error path)."""
-    columns = Columns(
-        query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
-        cost=args.cost,
-    )
-    try:
-        return (
-            to_lazyframe(args.run, "run", columns, args.run_format).select(pl.len()).collect().item(),
-            to_lazyframe(args.qrels, "qrels", columns, args.qrels_format).select(pl.len()).collect().item(),
-        )
-    except Exception:
-        return None
-
-
 def _cmd_eval(args: argparse.Namespace) -> int:
     metrics = args.metric or list(DEFAULT_METRICS)
     segments = args.by or []
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
-    if not args.quiet and sys.stderr.isatty():
-        rows = _count_rows(args)
-        if rows is not None:
-            _progress(args, f"read {rows[0]:,} run rows and {rows[1]:,} judgments; evaluating with {args.engine} ...")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
@@ -146,7 +140,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
     for w in caught:
         if not args.quiet:
-            print(f"rankwise: warning: {w.message}", file=sys.stderr)
+            _say(f"rankwise: warning: {w.message}")
     _progress(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
     keys = [*segments, args.query_id]
     summary = summarize(per_query.drop(args.query_id), by=segments or None)
@@ -276,7 +270,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     runs = dict(zip(names, args.runs, strict=True))
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
-    _progress(args, f"comparing {len(runs)} runs on {args.qrels} ...")
     if args.anova:
         given = [flag for flag, value in (("--report", args.report), ("--plot", args.plot), ("--test", args.test),
                                           ("--pairs", args.pairs != "baseline"), ("--baseline", args.baseline),
@@ -298,7 +291,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             _figures(args, result)
     for w in caught:
         if not args.quiet and issubclass(w.category, RankwiseWarning):
-            print(f"rankwise: warning: {w.message}", file=sys.stderr)
+            _say(f"rankwise: warning: {w.message}")
     table = result.table
     if args.format == "table" and not args.wide:
         table = table.select(_narrow(table.columns))
@@ -402,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
     ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")
     ev.add_argument("-o", "--output", help="write to this file instead of stdout")
-    ev.add_argument("--quiet", action="store_true", help="no warnings on stderr")
+    ev.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
     for col in ("query_id", "doc_id", "score", "relevance"):
         ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
     ev.add_argument(
@@ -449,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("-o", "--output", help="write to this file instead of stdout")
     co.add_argument("--plot", help="write the figures (PNG) to this folder")
     co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
-    co.add_argument("--quiet", action="store_true")
+    co.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
     co.set_defaults(func=_cmd_compare)
 
     ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug])
@@ -459,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--query", required=True, help="the query id")
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ex.add_argument("--quiet", action="store_true", help="no progress display on stderr")
     ex.set_defaults(func=_cmd_explain)
 
     ch = sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug])
@@ -471,6 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--by", action="append", help="segment column of the runs, constant within a query (repeatable)")
     ch.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ch.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ch.add_argument("--quiet", action="store_true", help="no progress display on stderr")
     ch.set_defaults(func=_cmd_change)
 
     me = sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug])
@@ -562,6 +557,7 @@ def _warning_line(
 
 
 def _say(line: str) -> None:
+    progress.clear()  # the live status line, if one is shown, gives way
     with contextlib.suppress(Exception):
         print(line, file=sys.stderr, flush=True)
 
@@ -598,7 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _signals_unwind(), warnings.catch_warnings():
         warnings.showwarning = _warning_line
         try:
-            code = int(args.func(args))
+            code = _run_command(args)
             _stdout([])  # flushed here, so that a fault is reported here
             return code
         except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rankwise import progress
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate, metric_of_column
@@ -152,10 +153,11 @@ def per_query_values(
     keys = [*segments, options.get("query_id", Columns.query_id)]
     retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
     zero_filled: EvaluationOptions = {**options, "missing": "zero"}
-    per_run = {
-        name: evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
-        for name, run in runs.items()
-    }
+    per_run: dict[str, pl.DataFrame] = {}
+    with progress.task("runs", total=len(runs)) as step:
+        for i, (name, run) in enumerate(runs.items()):
+            step.at(i, detail=name)
+            per_run[name] = evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
     return _pair(per_run, keys, segments, [m.label for m in parsed])
 
 

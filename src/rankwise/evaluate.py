@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rankwise import progress
 from rankwise.conventions import (
     Columns,
     Conventions,
@@ -150,9 +151,10 @@ def _evaluate(
     if engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
-        result, n_unjudged = evaluate_duckdb(
-            run, qrels, parsed, conv, columns, run_format, qrels_format, config=duckdb_config
-        )
+        with progress.task("evaluating in DuckDB"):
+            result, n_unjudged = evaluate_duckdb(
+                run, qrels, parsed, conv, columns, run_format, qrels_format, config=duckdb_config
+            )
         _warn_unjudged(n_unjudged)
         return result
     raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")

@@ -24,6 +24,7 @@ from typing import Literal
 
 import polars as pl
 
+from rankwise import progress
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
@@ -573,17 +574,21 @@ def evaluate_eager(
     reads the inputs again, so that only about 1/n of them is ever held: for inputs larger
     than memory. Those groups run on Polars' streaming engine (its per-query group-by still
     holds a whole group: the group size, not the engine, bounds the memory)."""
-    prep, groups = _query_groups(prep, query_chunks)
+    with progress.task("reading the inputs") as reading:
+        prep, groups = _query_groups(prep, query_chunks)
+        reading.detail = "done"
     check_run_costs(prep)
     if prep.subtopics is not None:
         _check_subtopics(prep.subtopics, columns)
     engine: Literal["auto", "streaming"] = "auto" if query_chunks is None else "streaming"
     counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     results: list[pl.DataFrame] = []
-    for group in groups:
-        run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
-        counts.append((run_counts, qrels_counts))
-        results.append(result)
+    with progress.task("query groups" if len(groups) > 1 else "evaluating", total=len(groups) if len(groups) > 1 else None) as step:
+        for i, group in enumerate(groups):
+            step.at(i)
+            run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
+            counts.append((run_counts, qrels_counts))
+            results.append(result)
     run_total = pl.concat([c[0] for c in counts]).sum()
     qrels_total = pl.concat([c[1] for c in counts]).sum()
     prep.check([run_total.drop("unjudged"), qrels_total])
