@@ -22,7 +22,7 @@ def test_duckdb_is_imported_when_it_evaluates() -> None:
         "import sys, polars as pl, rankwise as rw\n"
         "run = pl.DataFrame({'query_id': ['q'], 'doc_id': ['d'], 'score': [1.0]})\n"
         "qrels = pl.DataFrame({'query_id': ['q'], 'doc_id': ['d'], 'relevance': [1]})\n"
-        "print(rw.evaluate(run, qrels, ['AP'], engine='duckdb')['AP'][0], 'duckdb' in sys.modules)"
+        "print(rw.evaluate(qrels, run, ['AP'], engine='duckdb')['AP'][0], 'duckdb' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -208,7 +208,7 @@ def test_compat_equals_ir_measures_on_spark(spark: Any) -> None:
         (m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(list(measures.values()), ref_qrels, ref_run)
     }
     for ids in (pl.Int64, pl.String):
-        frames = [f.with_columns(pl.col("doc_id").cast(ids)) for f in (run, qrels)]
+        frames = [f.with_columns(pl.col("doc_id").cast(ids)) for f in (qrels, run)]
         got = from_spark(rw.spark.evaluate(*(to_spark(spark, f) for f in frames), list(measures), ties="doc_asc"))
         assert got.height == 40
         for row in got.iter_rows(named=True):
