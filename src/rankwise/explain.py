@@ -72,7 +72,7 @@ from rankwise.primitives import (
     Primitive,
     leaves,
 )
-from rankwise.recipes import CWL_MEASURES, Output, check_costs_supported, outputs
+from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
 def explain(
@@ -95,7 +95,6 @@ def explain(
     (m,) = found
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
-    check_costs_supported([m], columns)
     (out,) = outputs([m], conv)
     with engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
