@@ -402,6 +402,32 @@ def test_cli_cost_col(tmp_path: Path) -> None:
     assert len(lines) == 1 and "column 'cost' holds 1 NULL, NaN, negative or infinite cost value(s)" in lines[0]
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_cli_compare_cost_col(tmp_path: Path) -> None:
+    """rankwise compare --cost-col: each run's costs, as rw.comparison(cost=...) computes them."""
+    run, qrels = _fixed_case()
+    other = run.with_columns(pl.col("cost") * 2 + 0.5)
+    run.write_parquet(tmp_path / "base.parquet")
+    other.write_parquet(tmp_path / "other.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    names = ["INST(value='EC')", "IFTRate(value='ETC')"]
+    args = ["compare", str(tmp_path / "qrels.parquet"), str(tmp_path / "base.parquet"), str(tmp_path / "other.parquet"),
+            "--format", "csv", "--resamples", "100", "--quiet", *[a for n in names for a in ("-m", n)]]
+    done = _cli(*args, "--cost-col")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(io.StringIO(done.stdout))
+    for n in names:
+        row = got.filter(pl.col("metric") == n)
+        assert row["baseline_mean"][0] == pytest.approx(rw.evaluate(run=run, qrels=qrels, metrics=[n], cost="cost")[n].mean(),
+                                                        abs=1e-9)
+        assert row["mean"][0] == pytest.approx(rw.evaluate(run=other, qrels=qrels, metrics=[n], cost="cost")[n].mean(),
+                                               abs=1e-9)
+    without = pl.read_csv(io.StringIO(_cli(*args).stdout))
+    assert without.filter(pl.col("metric") == names[0])["mean"][0] == pytest.approx(1.0)  # EC: every cost 1
+    done = _cli(*args, "--cost-col", "price")
+    assert done.returncode == 2 and "no column 'price'" in done.stderr
+
+
 # -- the conventions and the other paths carry the cost along -----------------------------------
 
 
