@@ -474,6 +474,34 @@ def test_query_chunks_and_explain_carry_the_costs() -> None:
         assert rw.explain(run, qrels, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.parametrize("metric", ["IFTRate(depth=6,value='EC')", "INST(depth=6,value='EC')", "U(L=5,depth=6,value='EC')"])
+def test_explain_shows_each_ranks_cost(metric: str) -> None:
+    """explain of a C/W/L measure with a cost column: each rank's cost beside its continuation,
+    the run's; with depth the ranking's length (no padding) EC = Σ W_i c_i is the last value.
+    Without a cost column there is no cost column."""
+    run, qrels = _fixed_case()
+    shown = rw.explain(run=run, qrels=qrels, metric=metric, query="a", cost="cost", ties="doc_asc")
+    assert shown.columns[shown.columns.index("continuation") + 1] == "cost"
+    costs = dict(zip(run["doc_id"], run["cost"], strict=True))
+    assert shown["cost"].to_list() == [costs[d] for d in shown["doc_id"]]
+    ec = (shown["weight"] * shown["cost"]).sum()
+    assert ec == pytest.approx(shown["value"][-1], abs=1e-12)
+    assert "cost" not in rw.explain(run=run, qrels=qrels, metric=metric, query="a").columns
+
+
+def test_cli_explain_cost_col(tmp_path: Path) -> None:
+    run, qrels = _fixed_case()
+    run.write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    done = _cli("explain", str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet"), "-m", "IFTGoalRate",
+                "-q", "b", "--cost-col", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(io.StringIO(done.stdout))
+    want = rw.explain(run=run, qrels=qrels, metric="IFTGoalRate", query="b", cost="cost")
+    assert got["cost"].to_list() == want["cost"].to_list()
+    assert got["value"][-1] == pytest.approx(want["value"][-1], abs=1e-9)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_hand_checked_models_reading_costs(engine: str) -> None:
     """BPM(T=5)@3 of costs [2, 0.5, 1], nothing relevant: the running cost before ranks 1..4 is

@@ -290,7 +290,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cost_col(parser: argparse.ArgumentParser) -> None:
-    """The ``--cost-col`` option (``cost=``) of eval and compare."""
+    """The ``--cost-col`` option (``cost=``) of eval, compare and explain."""
     parser.add_argument(
         "--cost-col", dest="cost", nargs="?", const="cost", default=None,
         help="the run's cost column (default name 'cost'): each document's cost as cwl_eval's costs, read by "
@@ -354,7 +354,7 @@ def _cmd_change(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    table = explain(args.run, args.qrels, args.metric, args.query)
+    table = explain(args.run, args.qrels, args.metric, args.query, cost=args.cost)
     _write(args, table)
     return 0
 
@@ -442,6 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("qrels")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
     ex.add_argument("-q", "--query", required=True, help="the query id")
+    _cost_col(ex)
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
     ex.set_defaults(func=_cmd_explain)
