@@ -374,7 +374,8 @@ def test_bad_costs_on_spark(spark: Any) -> None:
     with pytest.raises(rw.ColumnTypeError, match="cost column 'cost' must be numeric"):
         run_on_spark(spark, run.with_columns(pl.col("cost").cast(pl.String)), qrels, ["INST(value='EC')"], cost="cost")
     with pytest.raises(Exception, match=UNDEFINED_RATE):
-        run_on_spark(spark, run.with_columns(pl.lit(0.0).alias("cost")), qrels, ["IFTRate"], cost="cost")
+        run_on_spark(spark, run.with_columns(pl.lit(0.0).alias("cost")), qrels.with_columns(pl.lit(0).alias("relevance")),
+                     ["IFTRate"], cost="cost")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
