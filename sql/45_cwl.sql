@@ -221,58 +221,68 @@ CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cost, cumgain, target, hb, gai
             THEN 1.0 ELSE 0.0 END)::DOUBLE;
 
 -- IFT (Azzopardi, Thomas & Craswell 2018), as cwl_eval: C_i = C1_i C2_i, the goal C1 = 1 - 1 / (1 +
--- b1 e^((target - G_i) r1)) (goal) and the rate C2 = 1 / (1 + b2 e^((rate_a - G_i / i) r2)) (rate), G
--- the running gain; ln C1 = -softplus(-(target - G) r1 - ln b1), ln C2 = -softplus((rate_a - G / i) r2
--- + ln b2), softplus(z) = ln(1 + e^z) without overflow.
+-- b1 e^((target - G_i) r1)) (goal) and the rate C2 = 1 / (1 + b2 e^((rate_a - G_i / K_i) r2)) (rate), G
+-- the running gain, K the running cost cumcost (i when each document costs 1); ln C1 = -softplus(-(target
+-- - G) r1 - ln b1), ln C2 = -softplus((rate_a - G / K) r2 + ln b2), softplus(z) = ln(1 + e^z) without
+-- overflow. K = 0 (every document down to rank i costs 0): G > 0 and r2 > 0 make the rate +infinity,
+-- ln C2 = 0 (as cwl_eval); G = 0 (0 / 0) or r2 = 0 (inf * 0) make cwl_eval's C2 NaN: an error.
 CREATE OR REPLACE TEMP MACRO rw_softplus(z) AS greatest(z, 0.0) + ln(1.0 + exp(-abs(z)));
-CREATE OR REPLACE TEMP MACRO rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+CREATE OR REPLACE TEMP MACRO rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
     ((CASE WHEN goal THEN -rw_softplus(-(target::DOUBLE - cumgain) * r1::DOUBLE - ln(b1::DOUBLE)) ELSE 0.0 END)
-     + (CASE WHEN rate THEN -rw_softplus((rate_a::DOUBLE - cumgain / rnk::DOUBLE) * r2::DOUBLE + ln(b2::DOUBLE))
-             ELSE 0.0 END))::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_ift_log_step(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
-    rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2);
+     + (CASE WHEN NOT rate THEN 0.0
+             WHEN cumcost > 0.0 THEN -rw_softplus((rate_a::DOUBLE - cumgain / cumcost::DOUBLE) * r2::DOUBLE + ln(b2::DOUBLE))
+             WHEN cumgain > 0.0 AND r2 > 0.0 THEN 0.0
+             ELSE error('rankwise: the rate of gain G_i / K_i of IFTRate and IFTGoalRate is undefined: the first-ranked document '
+                        || 'of a query has cost 0 (the run''s cost column) and gain 0 (0 / 0), or cost 0 with R2 = 0 '
+                        || '(inf * 0), where cwl_eval gives NaN; give it a positive cost')
+        END))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cost_step(cost) AS cost::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_ift_log_step(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2);
 
 -- P_i = exp(sum_{j<i} ln C_j).
-CREATE OR REPLACE TEMP MACRO rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2) AS
-    exp(cumlog - rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2));
+CREATE OR REPLACE TEMP MACRO rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    exp(cumlog - rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2));
 
 -- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
-CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     coalesce(sum(CASE WHEN rnk <= depth
-                      THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                      THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
                            * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
                       ELSE 0.0 END), 0.0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
     coalesce(sum(CASE WHEN rnk <= depth
-                      THEN rw_ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                      THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
                            * rw_cwl_weight(cost, costed)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
--- The padded ranks i = m + 1 .. depth (gain unjudged there, G_i = G_m + (i - m) unjudged), walked
--- from rank m (the list is never empty) with the state (p: P_i, s: sum of P so far, g: G_m, m),
--- which starts at P_{m+1} = exp(sum over the rows of ln C): its s is the tail sum, its p P_{depth+1}.
-CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+-- The padded ranks i = m + 1 .. depth (gain unjudged and cost 1 there, G_i = G_m + (i - m) unjudged,
+-- K_i = K_m + i - m), walked from rank m (the list is never empty) with the state (p: P_i, s: sum of
+-- P so far, g: G_m, k: K_m, m), which starts at P_{m+1} = exp(sum over the rows of ln C): its s is
+-- the tail sum, its p P_{depth+1}.
+CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     list_reduce(
         generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
         lambda acc, i: CASE WHEN i::DOUBLE > acc.m
             THEN struct_pack(
-                p := acc.p * exp(rw_ift_log(i, acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
+                p := acc.p * exp(rw_ift_log(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
                                             goal, rate, target, b1, r1, rate_a, b2, r2)),
-                s := acc.s + acc.p, g := acc.g, m := acc.m)
+                s := acc.s + acc.p, g := acc.g, k := acc.k, m := acc.m)
             ELSE acc END,
         struct_pack(
             p := exp(coalesce(sum(CASE WHEN rnk <= depth
-                                       THEN rw_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                                       THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
                                        ELSE 0.0 END), 0.0))::DOUBLE,
             s := 0.0::DOUBLE,
             g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
+            k := rw_cwl_cost_total(rnk, cost, depth),
             m := rw_bpm_m(rnk, depth)));
 
 -- sum_{m < i <= depth} P_i over the padding, and P_{depth+1}.
-CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
-    (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
-CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
-    (rw_ift_walk(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;
+CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    (rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
+CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    (rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;
 
 -- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
 -- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before

@@ -4,26 +4,28 @@ every document is its own element type, so that it has the run's cost. cwl_eval 
 ranking with documents of cost 1 (its default max_cost and min_cost). Per query to 1e-9, on
 random runs with ties, unjudged documents and costs of every size (0 too). U-measure and TBG
 read the costs in their user models too (a document's position is the text read before it), and
-BPM (its budget k is a cost); the IFT rate measures, whose continuation reads the cost in
-cwl_eval, refuse a cost column; bad costs are errors on every path.
+BPM (its budget k is a cost), and IFTRate and IFTGoalRate (their rate of gain G_i / K_i, K the
+running cost: cwl_eval gives NaN where a query's first document costs 0 and gains 0, which
+rankwise refuses); bad costs are errors on every path.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import math
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.recipes import COST_CONTINUATIONS
 from tests.conftest import ENGINES, run_on, run_on_spark
 from tests.test_cwl import (
     MEASURES,
@@ -40,8 +42,11 @@ from cwl.ruler.ranking import RankingMaker
 
 logging.getLogger("cwl").disabled = True
 
-COSTED = [m for m in MEASURES if m[0].partition("(")[0].partition("@")[0] not in COST_CONTINUATIONS]
-"""The measures rankwise computes with costs (all but IFTRate, IFTGoalRate): every value exact."""
+RATES = [m for m in MEASURES if m[0].partition("(")[0].partition("@")[0] in ("IFTRate", "IFTGoalRate")]
+"""The measures whose continuation reads the running cost (IFT's rate of gain G_i / K_i): cwl_eval
+gives NaN where a query's first document costs 0 and gains 0, which rankwise refuses."""
+COSTED = [m for m in MEASURES if m not in RATES]
+"""The other C/W/L measures: every value exact on any costs."""
 ALL_VALUES = (*VALUES, *RESIDUALS)
 
 
@@ -125,11 +130,88 @@ def test_costs_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFram
     check_costed(got, COSTED, list(qrels.iter_rows()), run)
 
 
+UNDEFINED_RATE = r"rate of gain G_i / K_i of IFTRate and IFTGoalRate is undefined"
+
+
+def _rate_undefined(qrels: list[tuple[Any, Any, float]], run: pl.DataFrame) -> bool:
+    """Whether cwl_eval's IFT rate gives NaN on some query (its first document costs 0 and gains
+    0: 0 / 0), which rankwise refuses."""
+    ranking = _costed_ranking(run)
+    judged = {str(q) for q, _, _ in qrels}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for _, make, lo, hi, depth in RATES:
+            for q, values in cwl_eval_costed(make(), qrels, ranking, lo, hi, depth).items():
+                if q in judged and any(math.isnan(v) for v in values):
+                    return True
+    return False
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=costed_case())
+def test_rates_with_costs_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    """IFTRate and IFTGoalRate read the running cost K_i in their rate G_i / K_i (ties, unjudged
+    documents, queries with nothing relevant, zero costs: a first document of cost 0 and gain >
+    0 makes the rate +inf and C2 = 1); where cwl_eval gives NaN, rankwise raises."""
+    run, qrels = case
+    judgments = list(qrels.iter_rows())
+    if _rate_undefined(judgments, run):
+        with pytest.raises(rw.InvalidValueError, match=UNDEFINED_RATE):
+            run_on(engine, qrels, run, _names(RATES), ties="doc_asc", cost="cost")
+        return
+    got = run_on(engine, qrels, run, _names(RATES), ties="doc_asc", cost="cost")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        check_costed(got, RATES, judgments, run)
+
+
+def _zero_first() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Query a's first document costs 0 and is relevant (rate +inf at rank 1), then a zero cost
+    again; query b's first two cost 0, the second relevant; query c has nothing relevant and its
+    first document costs 1, then zero costs."""
+    run = pl.DataFrame({
+        "query_id": ["a", "a", "a", "b", "b", "b", "c", "c"],
+        "doc_id": ["x", "y", "z", "x", "y", "z", "x", "y"],
+        "score": [3.0, 2.0, 1.0, 3.0, 3.0, 1.0, 2.0, 1.0],
+        "cost": [0.0, 0.0, 2.0, 0.0, 0.0, 0.5, 1.0, 0.0],
+    })
+    qrels = pl.DataFrame({
+        "query_id": ["a", "a", "b", "b", "c"], "doc_id": ["x", "z", "x", "y", "x"], "relevance": [1, 1, 2, 0, 0],
+    })
+    return run, qrels
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rates_zero_costs(engine: str) -> None:
+    """A zero running cost with gain > 0: cwl_eval's rate is +inf, C2 = 1, and rankwise's too.
+    Query b's tie (x, y at score 3) puts x first (doc_asc): x is relevant."""
+    run, qrels = _zero_first()
+    judgments = list(qrels.iter_rows())
+    assert not _rate_undefined(judgments, run)
+    got = run_on(engine, qrels, run, _names(RATES), ties="doc_asc", cost="cost")
+    check_costed(got, RATES, judgments, run)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("metric", ["IFTRate", "IFTGoalRate(value='ResETC')", "IFTRate(R2=0,value='EC')"])
+def test_rate_undefined_is_an_error(engine: str, metric: str) -> None:
+    """A first document of cost 0 and gain 0 (unjudged, or judged not relevant): cwl_eval's rate
+    is 0 / 0, NaN in every value: an error naming the cost column. With R2 = 0, a zero cost at
+    rank 1 is enough (inf · 0): rank 1 of query a gains 1 here. Without a cost column: defined."""
+    run, qrels = _zero_first()
+    if "R2=0" not in metric:
+        run = run.with_columns(pl.when(pl.col("doc_id") == "x").then(pl.lit("w")).otherwise(pl.col("doc_id")).alias("doc_id"))
+    with pytest.raises(rw.InvalidValueError, match=UNDEFINED_RATE + r".*cost column"):
+        run_on(engine, qrels, run, [metric], cost="cost")
+    got = run_on(engine, qrels, run, [metric])
+    assert all(math.isfinite(v) for v in got[metric])
+
+
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 def test_costs_equal_cwl_eval_on_spark(spark: Any) -> None:
     run, qrels = _fixed_case()
-    got = run_on_spark(spark, qrels, run, _names(COSTED), ties="doc_asc", cost="cost")
-    check_costed(got, COSTED, list(qrels.iter_rows()), run)
+    got = run_on_spark(spark, qrels, run, _names(MEASURES), ties="doc_asc", cost="cost")
+    check_costed(got, MEASURES, list(qrels.iter_rows()), run)
 
 
 def _fixed_case() -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -221,21 +303,18 @@ def test_cwl_eval_command_line(tmp_path: Path) -> None:
                 assert row[with_value(name, value)] == pytest.approx(w, abs=1e-4), (name, value)
 
 
-# -- refusals and errors, on every path -----------------------------------------------------------
+# -- errors, on every path -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("metric", ["IFTRate", "IFTRate(value='EC')", "IFTGoalRate(value='ResETC')"])
-def test_models_reading_cost_are_refused(engine: str, metric: str) -> None:
-    run, qrels = _fixed_case()
-    with pytest.raises(rw.InvalidParameterError, match="cost column 'cost' is not supported"):
-        run_on(engine, qrels, run, [metric], cost="cost")
-    run_on(engine, qrels, run, [metric])  # without a cost column: as before
+def test_rate_undefined_fails_the_sql_statement() -> None:
+    import duckdb
 
-
-def test_models_reading_cost_are_refused_by_to_sql() -> None:
-    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTGoalRate"):
-        rw.to_sql(["IFTGoalRate"], cost="cost")
+    run, qrels = _zero_first()
+    con = rw.register(duckdb.connect())
+    con.register("run", run.with_columns(pl.lit(0.0).alias("cost")))
+    con.register("qrels", qrels.with_columns(pl.lit(0).alias("relevance")))
+    with pytest.raises(duckdb.Error, match="rankwise: the " + UNDEFINED_RATE):
+        con.sql(rw.to_sql(["IFTGoalRate"], cost="cost")).fetchall()
 
 
 BAD_COSTS = {"NULL": None, "NaN": float("nan"), "negative": -1.0, "infinite": float("inf")}
@@ -294,8 +373,9 @@ def test_bad_costs_on_spark(spark: Any) -> None:
         run_on_spark(spark, qrels, bad, ["INST(value='EC')"], cost="cost")
     with pytest.raises(rw.ColumnTypeError, match="cost column 'cost' must be numeric"):
         run_on_spark(spark, qrels, run.with_columns(pl.col("cost").cast(pl.String)), ["INST(value='EC')"], cost="cost")
-    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
-        run_on_spark(spark, qrels, run, ["IFTRate"], cost="cost")
+    with pytest.raises(Exception, match=UNDEFINED_RATE):
+        run_on_spark(spark, qrels.with_columns(pl.lit(0).alias("relevance")), run.with_columns(pl.lit(0.0).alias("cost")),
+                     ["IFTRate"], cost="cost")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -321,6 +401,32 @@ def test_cli_cost_col(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "column 'cost' holds 1 NULL, NaN, negative or infinite cost value(s)" in lines[0]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_cli_compare_cost_col(tmp_path: Path) -> None:
+    """rankwise compare --cost-col: each run's costs, as rw.comparison(cost=...) computes them."""
+    run, qrels = _fixed_case()
+    other = run.with_columns(pl.col("cost") * 2 + 0.5)
+    run.write_parquet(tmp_path / "base.parquet")
+    other.write_parquet(tmp_path / "other.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    names = ["INST(value='EC')", "IFTRate(value='ETC')"]
+    args = ["compare", str(tmp_path / "qrels.parquet"), str(tmp_path / "base.parquet"), str(tmp_path / "other.parquet"),
+            "--format", "csv", "--resamples", "100", "--quiet", *[a for n in names for a in ("-m", n)]]
+    done = _cli(*args, "--cost-col")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(io.StringIO(done.stdout))
+    for n in names:
+        row = got.filter(pl.col("metric") == n)
+        assert row["baseline_mean"][0] == pytest.approx(rw.evaluate(run=run, qrels=qrels, metrics=[n], cost="cost")[n].mean(),
+                                                        abs=1e-9)
+        assert row["mean"][0] == pytest.approx(rw.evaluate(run=other, qrels=qrels, metrics=[n], cost="cost")[n].mean(),
+                                               abs=1e-9)
+    without = pl.read_csv(io.StringIO(_cli(*args).stdout))
+    assert without.filter(pl.col("metric") == names[0])["mean"][0] == pytest.approx(1.0)  # EC: every cost 1
+    done = _cli(*args, "--cost-col", "price")
+    assert done.returncode == 2 and "no column 'price'" in done.stderr
 
 
 # -- the conventions and the other paths carry the cost along -----------------------------------
@@ -361,12 +467,40 @@ def test_query_chunks_and_explain_carry_the_costs() -> None:
     bad = run.with_columns(pl.when(pl.col("doc_id") == "d2").then(-1.0).otherwise(pl.col("cost")).alias("cost"))
     with pytest.raises(rw.InvalidValueError, match="cost value"):
         rw.explain(qrels, bad, "INST(value='ETC')", query="a", cost="cost")
-    with pytest.raises(rw.InvalidParameterError, match="not supported by IFTRate"):
-        rw.explain(qrels, run, "IFTRate", query="a", cost="cost")
-    # U-measure, TBG and BPM read the costs in their user models: explain's values are evaluate's
-    for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')", "BPM(T=2,value='ED')@4"):
+    # U-measure, TBG, BPM and IFT's rate read the costs in their user models: explain's values
+    # are evaluate's
+    for name in ("TBG(H=3,value='EU')", "U(L=6,value='ETC')", "BPM(T=2,value='ED')@4", "IFTRate(value='ETU')",
+                 "IFTGoalRate(value='EC')"):
         want = rw.evaluate(qrels, run, [name], cost="cost").filter(pl.col("query_id") == "a")[name][0]
         assert rw.explain(qrels, run, name, query="a", cost="cost")["value"][-1] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["IFTRate(depth=6,value='EC')", "INST(depth=6,value='EC')", "U(L=5,depth=6,value='EC')"])
+def test_explain_shows_each_ranks_cost(metric: str) -> None:
+    """explain of a C/W/L measure with a cost column: each rank's cost beside its continuation,
+    the run's; with depth the ranking's length (no padding) EC = Σ W_i c_i is the last value.
+    Without a cost column there is no cost column."""
+    run, qrels = _fixed_case()
+    shown = rw.explain(run=run, qrels=qrels, metric=metric, query="a", cost="cost", ties="doc_asc")
+    assert shown.columns[shown.columns.index("continuation") + 1] == "cost"
+    costs = dict(zip(run["doc_id"], run["cost"], strict=True))
+    assert shown["cost"].to_list() == [costs[d] for d in shown["doc_id"]]
+    ec = (shown["weight"] * shown["cost"]).sum()
+    assert ec == pytest.approx(shown["value"][-1], abs=1e-12)
+    assert "cost" not in rw.explain(run=run, qrels=qrels, metric=metric, query="a").columns
+
+
+def test_cli_explain_cost_col(tmp_path: Path) -> None:
+    run, qrels = _fixed_case()
+    run.write_parquet(tmp_path / "run.parquet")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    done = _cli("explain", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "IFTGoalRate",
+                "-q", "b", "--cost-col", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(io.StringIO(done.stdout))
+    want = rw.explain(run=run, qrels=qrels, metric="IFTGoalRate", query="b", cost="cost")
+    assert got["cost"].to_list() == want["cost"].to_list()
+    assert got["value"][-1] == pytest.approx(want["value"][-1], abs=1e-9)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

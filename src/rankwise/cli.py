@@ -276,7 +276,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                                           ("--detect", args.detect is not None)) if value]
         if given:
             raise InvalidParameterError(f"--anova prints the ANOVA table only: leave out {', '.join(given)} (or --anova)")
-        _write(args, anova(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None, engine=args.engine))
+        _write(args, anova(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None,
+                           engine=args.engine, cost=args.cost))
         return 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
@@ -286,6 +287,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
             by=args.by or None, engine=args.engine, risk_alpha=args.risk_alpha, hurt=args.hurt, detect=args.detect,
             power=args.power, resamples=args.resamples, seed=args.seed, also=_figure_metrics() if drawn else (),
+            cost=args.cost,
         )
         if drawn:
             _figures(args, result)
@@ -297,6 +299,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         table = table.select(_narrow(table.columns))
     _write(args, table)
     return 0
+
+
+def _cost_col(parser: argparse.ArgumentParser) -> None:
+    """The ``--cost-col`` option (``cost=``) of eval, compare and explain."""
+    parser.add_argument(
+        "--cost-col", dest="cost", nargs="?", const="cost", default=None,
+        help="the run's cost column (default name 'cost'): each document's cost as cwl_eval's costs, read by "
+        "the C/W/L measures' EC and ETC and by U, TBG, BPM, IFTRate and IFTGoalRate (absent: 1 a document)",
+    )
 
 
 def _narrow(columns: list[str]) -> list[str]:
@@ -355,7 +366,7 @@ def _cmd_change(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    table = explain(args.qrels, args.run, args.metric, args.query)
+    table = explain(args.qrels, args.run, args.metric, args.query, cost=args.cost)
     _write(args, table)
     return 0
 
@@ -403,11 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="subtopic qrels (diversity measures, as ndeval): the qrels' subtopic column (default name "
         "'subtopic'; a TREC qrels file's second field)",
     )
-    ev.add_argument(
-        "--cost-col", dest="cost", nargs="?", const="cost", default=None,
-        help="the run's cost column (default name 'cost'): each document's cost, read by the C/W/L "
-        "measures' EC and ETC as cwl_eval's costs (absent: 1 a document)",
-    )
+    _cost_col(ev)
     ev.set_defaults(func=_cmd_eval)
 
     co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug])
@@ -438,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--anova", action="store_true",
                     help="print the two-way ANOVA (system x query) of each metric instead of the pairs")
     co.add_argument("--engine", choices=ENGINES, default="polars")
+    _cost_col(co)
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")
     co.add_argument("-o", "--output", help="write to this file instead of stdout")
     co.add_argument("--plot", help="write the figures (PNG) to this folder")
@@ -450,6 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("run")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
     ex.add_argument("-q", "--query", required=True, help="the query id")
+    _cost_col(ex)
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
     ex.add_argument("--quiet", action="store_true", help="no progress display on stderr")

@@ -13,7 +13,9 @@ shown; where it reads the ideal order, the ideal ranking stands beside the ranki
 For a C/W/L user model (INST, INSQ, BPM, SDCG, NERR8-11, U, TBG, IFT) each rank also shows its
 ``gain`` (cwl_eval's, in [0, 1]), ``examination`` (P_i, the chance the user reads it),
 ``continuation`` (C_i = P_{i+1} / P_i, the chance of going on to the next rank; empty where
-P_i = 0 and at the model's ``depth``, where its padded ranking ends), ``weight`` (W_i = P_i / ED) and ``expected_utility`` (W_i · g_i: its part of EU, the
+P_i = 0 and at the model's ``depth``, where its padded ranking ends), with a cost column
+(``cost=``) the rank's ``cost`` (c_i: EC = Σ W_i c_i; U, TBG, BPM and IFT's rate read it in
+C_i), ``weight`` (W_i = P_i / ED) and ``expected_utility`` (W_i · g_i: its part of EU, the
 parts summing to EU whatever ``value`` is shown).
 The last row's ``value`` is the metric's value, as :func:`rankwise.evaluate` computes it, by
 the same engine: an off-by-one discount is visible at a glance. (With ``ideal='run'`` the
@@ -72,7 +74,7 @@ from rankwise.primitives import (
     Primitive,
     leaves,
 )
-from rankwise.recipes import CWL_MEASURES, Output, check_costs_supported, outputs
+from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
 def explain(
@@ -95,7 +97,6 @@ def explain(
     (m,) = found
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
-    check_costs_supported([m], columns)
     (out,) = outputs([m], conv)
     with engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
@@ -115,7 +116,7 @@ def explain(
         user = _user_model(m, conv)
         values = _values_by_depth(out, parts, ranking, rows.height, judged, conv, prep, user)
         if user:  # the chance of reading each rank, from the user model's sums (see _user_model)
-            values = _user_model_columns(values, m)
+            values = _user_model_columns(values, m, columns.cost is not None)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
     ideal = _ideal_table(parts, ranking, judged)
     last = rows.height
@@ -140,7 +141,7 @@ def explain(
     )
 
 
-USER_MODEL_COLUMNS = ("examination", "continuation", "weight", "expected_utility")
+USER_MODEL_COLUMNS = ("examination", "continuation", "cost", "weight", "expected_utility")
 """The columns of a C/W/L user model's rows (the rank's own values: not carried past the ranking)."""
 _EXAMINED = "__examined"
 _DEPTH = "__expected_depth"
@@ -161,11 +162,12 @@ def _user_model(m: Metric, conv: Conventions) -> list[Output]:
     return [Output(_EXAMINED, examined), Output(_DEPTH, depth.tree)]
 
 
-def _user_model_columns(values: pl.DataFrame, m: Metric) -> pl.DataFrame:
+def _user_model_columns(values: pl.DataFrame, m: Metric, costs: bool = False) -> pl.DataFrame:
     """``examination`` P_i (the chance of reading rank i), ``continuation`` C_i = P_{i+1} / P_i
-    (the chance of going on to the next rank), ``weight`` W_i = P_i / ED and ``expected_utility``
-    W_i · g_i, the rank's part of EU (they sum to EU), from the examined sums of the cut
-    rankings (the last one holding one more document of gain 0: cwl_eval's padding)."""
+    (the chance of going on to the next rank), with ``costs`` (a cost column) ``cost`` c_i (the
+    rank's cost: EC = Σ W_i c_i), ``weight`` W_i = P_i / ED and ``expected_utility`` W_i · g_i,
+    the rank's part of EU (they sum to EU), from the examined sums of the cut rankings (the last
+    one holding one more document of gain 0: cwl_eval's padding)."""
     p = m.resolve()
     examine = pl.col(_EXAMINED) - pl.col(_EXAMINED).shift(1, fill_value=0.0)
     nxt = pl.col("examination").shift(-1)
@@ -178,12 +180,13 @@ def _user_model_columns(values: pl.DataFrame, m: Metric) -> pl.DataFrame:
             # at rank depth and beyond the padded ranking ends: no next rank
             pl.when((pl.col("examination") > 0) & (pl.col("rank") < int(p["depth"])))
             .then(nxt / pl.col("examination")).alias("continuation"),
+            *([pl.col("__cost").alias("cost")] if costs else []),
             (pl.col("examination") / ed).alias("weight"),
             (pl.col("examination") / ed * gain).alias("expected_utility"),
             gain.alias("gain"),
         )
         .filter(pl.col("rank") != pl.col("rank").max())
-        .drop(_EXAMINED, _DEPTH, "__relevance")
+        .drop(_EXAMINED, _DEPTH, "__relevance", "__cost")
     )
 
 
@@ -243,7 +246,7 @@ def _values_by_depth(
     query's judgments, the last one the whole ranking (an empty ranking: rank 0), about
     :data:`CUT_ROWS` rows at a time. With ``extra`` outputs (a user model's) those are
     evaluated too, one more cut (rank depth + 1) holds the whole ranking and an unjudged
-    document after it, and ``__relevance`` is each rank's relevance."""
+    document after it, and ``__relevance`` and ``__cost`` are each rank's relevance and cost."""
     n = ranking.height
     subtopics = None if prep.subtopics is None else prep.subtopics.filter(_is_query(judged[Q][0]))
     # the rows are ranked already (judged-only rankings too): no second cut; their scores (as
@@ -288,7 +291,7 @@ def _values_by_depth(
         start = stop + 1
     values = pl.concat(found)
     if extra:
-        rel = ranking.select(pl.col(RANK).alias("rank"), pl.col(REL).alias("__relevance"))
+        rel = ranking.select(pl.col(RANK).alias("rank"), pl.col(REL).alias("__relevance"), pl.col(C).alias("__cost"))
         values = values.join(rel, on="rank", how="left")
     return values
 

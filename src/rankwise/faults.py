@@ -26,9 +26,13 @@ from rankwise.errors import (
     EngineError,
     EngineResourceError,
     InputReadError,
+    InvalidValueError,
     RankwiseError,
 )
 from rankwise.io import READ_FAULTS, read_reason
+
+_POLARS_WHERE = "\n\nThis error occurred in the following expression"
+"""What Polars adds to an exception raised inside an expression (it names the expression)."""
 
 _READ_ERRORS = {
     # (module prefix, class name) of the engines' reading faults
@@ -69,6 +73,8 @@ def translate(exc: Exception, inputs: Mapping[str, Any]) -> BaseException:
             "(duckdb_config={'memory_limit': ...}, --memory-limit), or on the Polars engine use "
             "query_chunks (--query-chunks) so that fewer queries are held at once"
         )
+    if "rankwise: " in text:  # an error() of rankwise's own SQL (a check on the data)
+        return InvalidValueError(text[text.index("rankwise: ") + len("rankwise: "):])
     if isinstance(exc, READ_FAULTS):
         return InputReadError(f"cannot read the inputs ({where}): {read_reason(exc)}")
     if names & _READ_ERRORS:
@@ -82,7 +88,12 @@ def engine_faults(inputs: Mapping[str, Any]) -> Iterator[None]:
     rankwise's own exceptions pass unchanged."""
     try:
         yield
-    except RankwiseError:
+    except RankwiseError as exc:
+        # raised inside a Polars expression (a Python function of a primitive), Polars adds
+        # where: rankwise's message alone
+        message = str(exc)
+        if _POLARS_WHERE in message:
+            raise type(exc)(message[: message.index(_POLARS_WHERE)]) from None
         raise
     except Exception as exc:
         raise translate(exc, inputs) from exc

@@ -1084,15 +1084,34 @@ class BpmEnd(_BpmAfter):
 
 # IFT (Azzopardi, Thomas & Craswell 2018), as cwl_eval: C_i = C1_i · C2_i, the goal C1_i = 1 −
 # 1 / (1 + b1 · e^((T − G_i) · R1)) (``goal``) and the rate C2_i = 1 / (1 + b2 · e^((A − G_i / K_i)
-# · R2)) (``rate``), G_i the running gain, K_i the running cost (i: each document costs 1).
-# ln C is computed as −softplus (no overflow for large R1, R2); no factor is 0 (b1 > 0).
+# · R2)) (``rate``), G_i the running gain, K_i = Σ_{j≤i} c_j the running cost (i when each document
+# costs 1; a padded document costs 1, cwl_eval's max_cost and min_cost). ln C is computed as
+# −softplus (no overflow for large R1, R2); no factor is 0 (b1 > 0). A zero running cost (the
+# documents from rank 1 down to i all cost 0): G_i > 0 makes the rate +∞ and C2_i = 1 (R2 > 0), as
+# cwl_eval; G_i = 0 (0 / 0) or R2 = 0 (∞ · 0) makes cwl_eval's C2 NaN, which the engines refuse
+# with an error (:data:`IFT_UNDEFINED_RATE`).
+
+IFT_UNDEFINED_RATE = (
+    "the rate of gain G_i / K_i of IFTRate and IFTGoalRate is undefined: the first-ranked document "
+    "of a query has cost 0 (the run's cost column) and gain 0 (0 / 0), or cost 0 with R2 = 0 "
+    "(inf * 0), where cwl_eval gives NaN; give it a positive cost"
+)
+"""The message of the error an engine raises where IFT's rate is undefined (the SQL's error()
+is ``'rankwise: '`` and this)."""
+
+
+@dataclass(frozen=True)
+class CostStep(Step):
+    """c_i, the row's cost (the running cost K_i = Σ_{j≤i} c_j: i when each document costs 1)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("cost",)
 
 
 @dataclass(frozen=True)
 class IftLogStep(Step):
-    """ln C_i of IFT."""
+    """ln C_i of IFT (its rate reads the running cost K_i)."""
 
-    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    reads: ClassVar[tuple[Column, ...]] = ()
     goal: bool
     rate: bool
     target: float
@@ -1106,7 +1125,7 @@ class IftLogStep(Step):
     unjudged: float
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumcost": CostStep()}
 
 
 @dataclass(frozen=True)
@@ -1126,7 +1145,7 @@ class _Ift(Primitive):
     depth: int
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged)}
+        return {"cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged), "cumcost": CostStep()}
 
 
 @dataclass(frozen=True)
@@ -1137,6 +1156,7 @@ class _IftRows(_Ift):
         model = (self.goal, self.rate, self.target, self.b1, self.r1, self.rate_a, self.b2, self.r2)
         return {
             "cumgain": CwlGainStep(self.min_rel, self.max_rel, self.unjudged),
+            "cumcost": CostStep(),
             "cumlog": IftLogStep(*model, self.min_rel, self.max_rel, self.unjudged),
         }
 
@@ -1158,12 +1178,17 @@ class IftExamined(_IftRows):
 @dataclass(frozen=True)
 class IftTail(_Ift):
     """Σ_{m<i≤depth} P_i over the padding (m the ranked rows at rank ≤ depth; gain u =
-    ``unjudged`` there, G_i = G_m + (i − m) · u): no closed form, a sum over the padded ranks."""
+    ``unjudged`` and cost 1 there, G_i = G_m + (i − m) · u, K_i = K_m + i − m, K_m the ranked
+    rows' costs): no closed form, a sum over the padded ranks."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
 
 
 @dataclass(frozen=True)
 class IftEnd(_Ift):
     """P_{depth+1} = P_{m+1} · Π_{m<i≤depth} C_i."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
 
 
 # -- diversity (intent-aware) primitives: over (document, subtopic) pairs ----------------------

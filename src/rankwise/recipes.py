@@ -17,8 +17,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rankwise.conventions import Columns, Conventions
-from rankwise.errors import InvalidParameterError
+from rankwise.conventions import Conventions
 from rankwise.metric import Metric
 from rankwise.primitives import (
     Add,
@@ -423,25 +422,6 @@ def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:
 
 IFT_MEASURES = frozenset({"IFTGoal", "IFTRate", "IFTGoalRate"})
 """cwl_eval's three information-foraging measures (C1, C2, C1 · C2)."""
-
-COST_CONTINUATIONS = frozenset({"IFTRate", "IFTGoalRate"})
-"""The C/W/L measures whose continuation reads the documents' costs in cwl_eval and which
-rankwise computes with every document costing 1 (IFT's rate of gain): a run with a cost column
-(:attr:`Columns.cost`) is refused for them. (U-measure, TBG and BPM read the costs.)"""
-
-
-def check_costs_supported(metrics: Sequence[Metric], columns: Columns) -> None:
-    """Refuse a cost column with a measure of :data:`COST_CONTINUATIONS`."""
-    if columns.cost is None:
-        return
-    refused = [m.label for m in metrics if m.spec.name in COST_CONTINUATIONS]
-    if refused:
-        raise InvalidParameterError(
-            f"the cost column {columns.cost!r} is not supported by {', '.join(refused)}: their user model reads "
-            "the documents' costs, which rankwise does not compute yet (every other C/W/L measure reads them); "
-            "evaluate them without cost="
-        )
-
 
 CWL_MEASURES = frozenset({"INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "U", "TBG", *IFT_MEASURES})
 """The C/W/L user models (cwl_eval's measures): their recipes read the chance of reading each

@@ -329,7 +329,11 @@ _IFT_CITATION = (
     "R1 = 10, A = 0.2, b2 = 0.9, R2 = 10: its classes have no defaults)"
 )
 _IFT_C1 = "C1_i = 1 − 1 / (1 + b1 · e^((T − G_i) · R1)), G_i = Σ_{j≤i} g_j"
-_IFT_C2 = "C2_i = 1 / (1 + b2 · e^((A − G_i / i) · R2)) (the rate of gain per document read)"
+_IFT_C2 = (
+    "C2_i = 1 / (1 + b2 · e^((A − G_i / K_i) · R2)) (the rate of gain per cost, K_i = Σ_{j≤i} c_j: "
+    "per document read, K_i = i, when every cost is 1; K_i = 0 with G_i > 0: C2_i = 1; with G_i = 0 "
+    "or R2 = 0: an error, cwl_eval's NaN)"
+)
 _IFT_RATIONALITY = (
     "a rationality: 0 ignores the {what} (C{n} = {flat}), larger follows it more sharply; negative "
     "would reverse it; no natural ceiling: at most 2**62"

@@ -51,7 +51,7 @@ from rankwise.primitives import (
     prefix_gains,
     qrels_needs,
 )
-from rankwise.recipes import Output, check_costs_supported, outputs
+from rankwise.recipes import Output, outputs
 from rankwise.validate import (
     DataProfile,
     Kind,
@@ -263,6 +263,9 @@ ELEMENT = pl.element()
 SEQ_RANK = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
 """The rank of a ranked document, inside a per-query sequence expression."""
 
+SEQ_ONE = pl.repeat(1.0, pl.len(), dtype=pl.Float64)
+"""A cost of 1 for every element of a ranked list (inside ``list.eval``)."""
+
 
 def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores: bool = False) -> pl.LazyFrame:
     """One row per run query: ``__q`` and its relevance values (``__rel``; and doc ids,
@@ -392,13 +395,16 @@ def _params(fn: Callable[..., pl.Expr]) -> tuple[str, ...]:
     return tuple(inspect.signature(fn).parameters)
 
 
-def bind(obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+def bind(
+    obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input], pl.Expr], cost: pl.Expr | None = None
+) -> pl.Expr:
     """Call ``obj``'s Polars function (:mod:`rankwise._polars.primitives`, by its binding name)
-    with its row columns ``rel`` and ``rnk``, its inputs (``input_of(name, input)``) and its
-    fields, each by parameter name; a :class:`Gain` field is passed as the gain of ``rel``."""
+    with its row columns ``rel``, ``rnk`` and ``cost`` (default: the ranked rows' cost column),
+    its inputs (``input_of(name, input)``) and its fields, each by parameter name; a
+    :class:`Gain` field is passed as the gain of ``rel``."""
     fn = getattr(prim, obj.binding())
     given, values = obj.inputs(), obj.values()
-    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C)}
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost}
     kwargs: dict[str, object] = {}
     for name in _params(fn):
         if name in rows:
@@ -443,6 +449,9 @@ class _Part:
     run_ideal: dict[str, RunIdealValue] = field(default_factory=dict)
     """Values of the run-ordered ideal, joined to the ranked rows by document."""
     empty: dict[str, float | str | None] = field(default_factory=dict)
+    costs: bool = False
+    """Whether the run has a cost column: a running sum that reads the cost (IFT's rate) is
+    then a window over the ranked rows (the ranked lists carry the relevance only)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr]) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -451,6 +460,10 @@ class _Part:
 
         def input_of(name: str, given: Input) -> pl.Expr:
             self.scores |= "score" in getattr(given, "reads", ())
+            if isinstance(given, Step) and self.costs and reads_cost(given):
+                col = f"__row|{given!r}"
+                self.windows[col] = running_window(given)
+                return pl.col(col)
             if isinstance(given, Step):
                 col = f"__seq|{given!r}"
                 self.seqs[col] = running(given)
@@ -484,13 +497,31 @@ class _Part:
 
 def running(step: Step) -> pl.Expr:
     """A running sum down a query's ranked list (inside ``list.eval``); its step may read other
-    running sums (a step of the running gain, say), which are summed first."""
-    return bind(step, ELEMENT, SEQ_RANK, _step_input).cum_sum()
+    running sums (a step of the running gain, say), which are summed first. The lists carry
+    the relevance only: every document costs 1 here (a run without a cost column)."""
+    return bind(step, ELEMENT, SEQ_RANK, _step_input, SEQ_ONE).cum_sum()
 
 
 def _step_input(name: str, given: Input) -> pl.Expr:
     if isinstance(given, Step):
         return running(given)
+    return _no_input(name, given)
+
+
+def reads_cost(step: Step) -> bool:
+    """Whether a running sum reads the cost column (itself, or a running sum it reads)."""
+    return "cost" in step.reads or any(isinstance(i, Step) and reads_cost(i) for i in step.inputs().values())
+
+
+def running_window(step: Step) -> pl.Expr:
+    """A running sum down the ranking as a window over a query's ranked rows (ordered by rank),
+    which read the cost column; the running sums it reads are windows too."""
+    return bind(step, pl.col(REL), pl.col(RANK), _window_input).cum_sum().over(Q, order_by=RANK)
+
+
+def _window_input(name: str, given: Input) -> pl.Expr:
+    if isinstance(given, Step):
+        return running_window(given)
     return _no_input(name, given)
 
 
@@ -603,7 +634,6 @@ def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, 
 
 def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Plans:
     """The plans of :class:`Plans`: the per-query values, the unjudged count and the checks."""
-    check_costs_supported(metrics, columns)
     return output_plans(prep, outputs(metrics, conv), conv, columns)
 
 
@@ -625,7 +655,7 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
                 continue
             run_leaves.append(leaf)
             qnodes.update(qrels_needs(leaf))
-            parts.setdefault(o.judged_only, _Part()).add(leaf, _key(leaf, o.judged_only), qaggs)
+            parts.setdefault(o.judged_only, _Part(costs=prep.columns.cost is not None)).add(leaf, _key(leaf, o.judged_only), qaggs)
 
     qrels = prep.qrels
     prefixes = {g for n in [*qnodes, *run_leaves] for g in prefix_gains(n)}

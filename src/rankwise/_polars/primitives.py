@@ -14,7 +14,8 @@ import math
 
 import polars as pl
 
-from rankwise.primitives import Gain
+from rankwise.errors import InvalidValueError
+from rankwise.primitives import IFT_UNDEFINED_RATE, Gain
 
 
 def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
@@ -842,7 +843,12 @@ def bpm_end(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, target:
     return survive * pl.when(reached).then(1.0).otherwise(0.0)
 
 
-# IFT: C_i = C1_i · C2_i of the running gain and rank, ln C as −softplus
+# IFT: C_i = C1_i · C2_i of the running gain G and the running cost K, ln C as −softplus
+
+
+def cost_step(cost: pl.Expr) -> pl.Expr:
+    """c_i, the row's cost (summed: the running cost K_i)."""
+    return cost
 
 
 def _softplus(z: pl.Expr) -> pl.Expr:
@@ -850,74 +856,89 @@ def _softplus(z: pl.Expr) -> pl.Expr:
     return pl.max_horizontal(z, pl.lit(0.0)) + (1.0 + (-z.abs()).exp()).log()
 
 
-def _ift_log(rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
+def _refuse_undefined(s: pl.Series) -> pl.Series:
+    if s.is_nan().any():
+        raise InvalidValueError(IFT_UNDEFINED_RATE)
+    return s
+
+
+def _defined(logs: pl.Expr) -> pl.Expr:
+    """``logs``, or the error :data:`~rankwise.primitives.IFT_UNDEFINED_RATE` where one is NaN
+    (IFT's rate G / K at a zero running cost with G = 0, or with R2 = 0)."""
+    return logs.map_batches(_refuse_undefined, return_dtype=pl.Float64, is_elementwise=True)
+
+
+def _ift_log(cumcost: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
              rate_a: float, b2: float, r2: float) -> pl.Expr:
-    """ln C: ln C1 = −softplus(−(T − G) · R1 − ln b1), ln C2 = −softplus((A − G / i) · R2 + ln b2)."""
+    """ln C: ln C1 = −softplus(−(T − G) · R1 − ln b1), ln C2 = −softplus((A − G / K) · R2 + ln b2)
+    (K = 0: G / K = +∞ and ln C2 = 0 when G > 0 and R2 > 0, NaN when G = 0 or R2 = 0)."""
     out = pl.lit(0.0)
     if goal:
         out = out - _softplus(-(target - cumgain) * r1 - math.log(b1))
     if rate:
-        out = out - _softplus((rate_a - cumgain / rnk.cast(pl.Float64)) * r2 + math.log(b2))
+        out = out - _softplus((rate_a - cumgain / cumcost.cast(pl.Float64)) * r2 + math.log(b2))
     return out
 
 
-def ift_log_step(rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
+def ift_log_step(cumcost: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
                  rate_a: float, b2: float, r2: float) -> pl.Expr:
     """ln C_i."""
-    return _ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+    return _ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
 
 
-def _ift_reach(rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
-               r1: float, rate_a: float, b2: float, r2: float) -> pl.Expr:
+def _ift_reach(cumcost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool, target: float,
+               b1: float, r1: float, rate_a: float, b2: float, r2: float) -> pl.Expr:
     """P_i = exp(Σ_{j<i} ln C_j)."""
-    return (cumlog - _ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)).exp()
+    return (_defined(cumlog) - _ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)).exp()
 
 
-def ift_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool, rate: bool,
-                target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float,
-                max_rel: float, unjudged: float, depth: int) -> pl.Expr:
+def ift_utility(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, cumlog: pl.Expr, goal: bool,
+                rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+                min_rel: float, max_rel: float, unjudged: float, depth: int) -> pl.Expr:
     """Σ_{i≤depth} P_i · g_i."""
-    reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+    reach = _ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
     return pl.when(rnk <= depth).then(reach * cwl_gain(rel, min_rel, max_rel, unjudged)).otherwise(0.0).sum()
 
 
-def ift_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumlog: pl.Expr, goal: bool,
-                 rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+def ift_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, cumlog: pl.Expr,
+                 goal: bool, rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
                  min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
     """Σ_{i≤depth} P_i (· c_i, ``costed``)."""
-    reach = _ift_reach(rnk, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+    reach = _ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
     return pl.when(rnk <= depth).then(reach * cwl_weight(cost, costed)).otherwise(0.0).sum()
 
 
-def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
-                 r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
-                 depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """(P_{m+1}, ln C_i and its running sum over the padded ranks i = m + 1 .. depth)."""
+def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool,
+                 rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+                 min_rel: float, max_rel: float, unjudged: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(P_{m+1}, ln C_i and its running sum over the padded ranks i = m + 1 .. depth: G_i = G_m +
+    (i − m) · u, K_i = K_m + i − m, each padded document costing 1)."""
     inside = rnk <= depth
-    logs = pl.when(inside).then(_ift_log(rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2))
-    reach = logs.otherwise(0.0).sum().exp()
+    logs = pl.when(inside).then(_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2))
+    reach = _defined(logs.otherwise(0.0)).sum().exp()
     m, total = _after(rel, rnk, min_rel, max_rel, unjudged, depth)
+    spent = pl.when(inside).then(cost.cast(pl.Float64)).otherwise(0.0).sum()
     i = pl.int_range(m.cast(pl.Int64) + 1, depth + 1, dtype=pl.Int64)
-    gain = total + (i.cast(pl.Float64) - m) * float(unjudged)
-    pad = _ift_log(i, gain, goal, rate, target, b1, r1, rate_a, b2, r2)
+    after = i.cast(pl.Float64) - m
+    pad = _ift_log(spent + after, total + after * float(unjudged), goal, rate, target, b1, r1, rate_a, b2, r2)
     return reach, pad, pad.cum_sum()
 
 
-def ift_tail(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
-             r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
-             depth: int) -> pl.Expr:
+def ift_tail(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool, rate: bool, target: float,
+             b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float,
+             unjudged: float, depth: int) -> pl.Expr:
     """Σ_{m<i≤depth} P_i = P_{m+1} · Σ_i exp(Σ_{m<j<i} ln C_j)."""
-    reach, pad, running = _ift_padding(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2,
-                                       min_rel, max_rel, unjudged, depth)
+    reach, pad, running = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1,
+                                       r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
     return reach * (running - pad).exp().sum()
 
 
-def ift_end(rel: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float,
-            r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float, unjudged: float,
-            depth: int) -> pl.Expr:
+def ift_end(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool, rate: bool, target: float,
+            b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float,
+            unjudged: float, depth: int) -> pl.Expr:
     """P_{depth+1} = P_{m+1} · exp(Σ_{m<i≤depth} ln C_i)."""
-    reach, pad, _ = _ift_padding(rel, rnk, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2,
-                                 min_rel, max_rel, unjudged, depth)
+    reach, pad, _ = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1,
+                                 rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
     return reach * pad.sum().exp()
 
 

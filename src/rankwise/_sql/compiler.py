@@ -39,7 +39,7 @@ from rankwise.primitives import (
     ideal_depth,
     leaves,
 )
-from rankwise.recipes import Output, check_costs_supported, outputs
+from rankwise.recipes import Output, outputs
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:
@@ -332,7 +332,6 @@ def build_sql(
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
     column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
-    check_costs_supported(metrics, columns)
     run, qrels = quote(run_view), quote(qrels_view)
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
