@@ -70,12 +70,14 @@ def describe_input(obj: Any) -> dict[str, Any]:
 def versions() -> dict[str, str]:
     """The versions of rankwise and of its engines (Polars, DuckDB) and Python."""
     import platform
+    import sys
 
     import duckdb
 
-    import rankwise
-
-    return {"rankwise": rankwise.__version__, "polars": pl.__version__, "duckdb": duckdb.__version__,
+    # the package is loaded whenever one of its modules is: its version is read there, not
+    # imported (the package is the top layer, docs/ARCHITECTURE.md)
+    version = getattr(sys.modules.get("rankwise"), "__version__", "unknown")
+    return {"rankwise": str(version), "polars": pl.__version__, "duckdb": duckdb.__version__,
             "python": platform.python_version()}
 
 
