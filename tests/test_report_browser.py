@@ -43,8 +43,9 @@ def page_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if shutil.which("chromium") is None and not Path(CHROMIUM).exists():
-        pytest.fail(f"the browser tests need Chromium at {CHROMIUM}: apt-get install chromium chromium-driver")
+    if not Path(CHROMIUM).exists():
+        found = shutil.which("chromium")
+        pytest.fail(f"the browser tests need Chromium at {CHROMIUM} (found: {found}): apt-get install chromium chromium-driver")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -207,3 +208,13 @@ def test_the_page_renders_something(open_page: Any, tmp_path: Path) -> None:
     page.screenshot(path=str(shot))
     pixels = mpimg.imread(str(shot))[..., :3]
     assert len(np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)) > 50
+
+
+def test_print_hides_the_controls(open_page: Any) -> None:
+    opened = open_page()
+    page = opened.page
+    page.emulate_media(media="print")
+    assert page.locator("#pq-filter").is_hidden()
+    assert page.locator("#summary").is_visible()
+    page.emulate_media(media="screen")
+    assert page.locator("#pq-filter").is_visible()

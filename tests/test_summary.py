@@ -54,7 +54,7 @@ def test_baseline_pairs_mark_only_against_the_baseline(three: tuple[pl.DataFrame
     # base vs reversed was not tested: base's cell can hold the letter of reversed only if tested
     assert "c" not in s.marks.filter(run="base")["AP"].item()
     assert "c" in s.marks.filter(run="noisy")["AP"].item()
-    assert "each run against the baseline noisy only" in s.legend and "Bonferroni" in s.legend
+    assert "each run against the baseline (noisy) only" in s.legend and "Bonferroni" in s.legend
 
 
 def test_tables(three: tuple[pl.DataFrame, dict[str, pl.DataFrame]]) -> None:

@@ -29,7 +29,7 @@ shape: (2, 4)
 >>> s.best.row(1), s.marks.row(1)  # three queries: no difference is significant
 (('new', 'b', True, True), ('new', 'b', '', ''))
 >>> print(s.legend)
-Bold: the best mean per metric. Superscript letters: the runs a run is significantly better than (paired t-test, Holm-corrected, p < 0.05; each run against the baseline base only).
+Bold: the best mean per metric. Superscript letters: the runs a run is significantly better than (paired t-test, Holm-corrected, p < 0.05; each run against the baseline (base) only).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def legend(result: Comparison) -> str:
     test = result.tests[0]
     correction = "adjusted over the pairs of runs" if test in ("tukey", "randomized_tukey") else CORRECTION_NAMES.get(result.correction, result.correction)
     baseline = any(b != result.baseline for _, b in result.pairs)
-    scope = "every pair of runs" if baseline else f"each run against the baseline {result.baseline} only"
+    scope = "every pair of runs" if baseline else f"each run against the baseline ({result.baseline}) only"
     more = f" Other tests run: {', '.join(TEST_NAMES.get(t, t) for t in result.tests[1:])} (see the table of differences)." if len(result.tests) > 1 else ""
     return (
         "Bold: the best mean per metric. Superscript letters: the runs a run is significantly better than "
