@@ -77,11 +77,13 @@ def test_report_of_segments_and_frames(three: tuple[pl.DataFrame, dict[str, pl.D
     market = pl.when(pl.col("query_id") < "q100").then(pl.lit("de")).otherwise(pl.lit("fr")).alias("market")
     segmented = {n: r.with_columns(market) for n, r in runs.items() if n != "noisy"}
     page = tmp_path / "r.html"
-    table = rw.report(qrels, segmented, ["AP"], page, by="market", resamples=200, explain=3)
+    table = rw.report(qrels, segmented, ["AP"], page, by="market", resamples=200, explain=3,
+                      command="rankwise compare qrels base reversed --by market")
     s = summary(comparison(qrels, segmented, ["AP"], by="market", resamples=200))
     assert s.means.columns == ["market", "run", "letter", "AP"] and s.means.height == 4
     text = page.read_text()
     assert "in-memory DataFrame, 19900 rows" in text and "in-memory DataFrame, 8000 rows" in text
     assert "the 3 queries of the largest absolute difference of AP" in text
+    assert "rankwise compare qrels base reversed --by market" in text
     assert table.columns[0] == "market"
     assert (tmp_path / "r.md").read_text().startswith("| market | run | AP |")

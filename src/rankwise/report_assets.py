@@ -29,7 +29,7 @@ figure{margin:0}figure img{width:100%;height:auto;display:block}figcaption{font-
 #pq-table td.detail{text-align:left;white-space:normal;background:#f8f9fa}
 .explain{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 .explain>div{min-width:0;max-width:100%}.explain h4{margin:.2em 0}
-.prov td{white-space:normal;word-break:break-all;text-align:left}
+.prov td{white-space:normal;overflow-wrap:anywhere;text-align:left}.w{white-space:normal;word-break:break-all;min-width:14ch}
 @media (max-width:600px){body{padding:6px}td,th{padding:2px 4px}}
 @media print{.controls{display:none}.scroll{overflow:visible}body{max-width:none;padding:0}
  figure,table{break-inside:avoid}.figs{display:block}figure{margin-bottom:8px}h2{break-after:avoid}}

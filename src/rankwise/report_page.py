@@ -32,14 +32,16 @@ def esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def table_html(frame: pl.DataFrame, headers: dict[str, str] | None = None, *, cls: str = "") -> str:
+def table_html(frame: pl.DataFrame, headers: dict[str, str] | None = None, *, cls: str = "",
+               wrap: frozenset[str] = frozenset()) -> str:
     """A frame as an HTML table in its own scrolling box (numbers as :func:`rankwise.tables.cell`
-    prints them, text left-aligned)."""
+    prints them, text left-aligned; the ``wrap`` columns' long words broken anywhere)."""
     headers = headers or {}
     text = {c for c in frame.columns if c in _TEXT or frame.schema[c] == pl.String}
-    head = "".join(f'<th class="{"l" if c in text else ""}">{esc(headers.get(c, c))}</th>' for c in frame.columns)
+    kind = {c: ("l" if c in text else "") + (" w" if c in wrap else "") for c in frame.columns}
+    head = "".join(f'<th class="{kind[c]}">{esc(headers.get(c, c))}</th>' for c in frame.columns)
     body = "".join(
-        "<tr>" + "".join(f'<td class="{"l" if c in text else ""}">{esc(cell(c, row[c]))}</td>' for c in frame.columns) + "</tr>"
+        "<tr>" + "".join(f'<td class="{kind[c]}">{esc(cell(c, row[c]))}</td>' for c in frame.columns) + "</tr>"
         for row in frame.iter_rows(named=True)
     )
     return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
@@ -171,8 +173,9 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
             for f in d.get("files", [d]):
                 rows.append({"input": name, "source": f["source"], "size": f.get("size"), "modified": f.get("modified"),
                              "rows": f.get("rows"), "sha256": f.get("sha256")})
-    files = table_html(pl.DataFrame(rows, schema=dict.fromkeys(("input", "source", "size", "modified", "rows", "sha256"), pl.String)),
-                       cls="prov") if rows else "<p>No inputs recorded (a comparison built by hand).</p>"
+    schema = dict.fromkeys(("input", "source", "size", "modified", "rows", "sha256"), pl.String)
+    files = (table_html(pl.DataFrame(rows, schema=schema), wrap=frozenset(("source", "sha256"))) if rows
+             else "<p>No inputs recorded (a comparison built by hand).</p>")
     values = result.per_query
     filled = pl.DataFrame([
         {"run": run, "queries in the run": values.keys.height - int(values.filled[run]["filled"].sum()),
