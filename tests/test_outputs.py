@@ -195,7 +195,7 @@ def test_every_output_is_complete_and_leaves_no_temporary_file(tmp_path: Path) -
     html = (tmp_path / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and html.endswith("</html>")
     assert (tmp_path / "report.md").read_text().startswith("| run |")
-    assert (tmp_path / "report.tex").read_text().endswith("\\end{tabular}\n")
+    assert (tmp_path / "report.tex").read_text().endswith("\\end{tabular}\n\\end{table}\n")
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
     assert figures == ["difference_AP_reversed.png", "distribution_AP.png", "precision_recall.png"]
     for name in figures:

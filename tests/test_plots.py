@@ -43,13 +43,25 @@ def test_curve_needs_a_cutoff_metric(runs: dict[str, Path]) -> None:
 
 def test_report_is_self_contained(runs: dict[str, Path], tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    table = rw.report(QRELS, runs, ["AP", "nDCG@10", "nDCG@5", "nDCG@20"], page, tests=["t", "wilcoxon"])
+    metrics = ["AP", "nDCG@10", "nDCG@5", "nDCG@20"]
+    table = rw.report(QRELS, runs, metrics, page, tests=["t", "wilcoxon"], explain=5)
     text = page.read_text()
-    # the difference and distribution of AP, the nDCG@k curve (k = 5, 10, 20), precision-recall
-    assert text.count("data:image/png;base64,") == 4 and 'alt="nDCG@k"' in text
-    assert "<table>" in text and "src=\"http" not in text
-    assert (tmp_path / "report.md").read_text().startswith("| run | baseline | metric |")
-    assert r"\begin{tabular}" in (tmp_path / "report.tex").read_text()
+    # for every metric its difference and distribution; the nDCG@k curve (k = 5, 10, 20), precision-recall
+    assert text.count("data:image/png;base64,") == 2 * len(metrics) + 2 and 'alt="nDCG@k"' in text
+    for m in metrics:
+        assert f'alt="{m}: flat − base"' in text and f'alt="per-query {m}"' in text
+    assert '<table id="summary">' in text and "src=\"http" not in text and "<link" not in text
+    assert "the 5 queries of the largest absolute difference of AP" in text
+    # the provenance: each file's hash, the call, the versions
+    import hashlib
+
+    assert hashlib.sha256(QRELS.read_bytes()).hexdigest() in text
+    assert "rankwise.report(" in text and f"polars {pl.__version__}" in text
+    markdown = (tmp_path / "report.md").read_text()
+    assert markdown.startswith("| run | AP | nDCG@10 | nDCG@5 | nDCG@20 |")
+    assert f"{table.filter(metric='AP')['baseline_mean'].item():.4f}" in markdown
+    latex = (tmp_path / "report.tex").read_text()
+    assert r"\begin{tabular}{llrrrr}" in latex and r"\toprule" in latex and r"\caption{" in latex
     assert table.height == 4  # one pair, four metrics: the baseline is no row of its own
 
 
@@ -64,7 +76,8 @@ def test_compare_command_writes_plots_and_report(runs: dict[str, Path], tmp_path
     )
     assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == [
-        "P_at_k.png", "difference_AP_flat.png", "distribution_AP.png", "precision_recall.png",
+        "P_at_k.png", "difference_AP_flat.png", "difference_P_10_flat.png", "difference_P_5_flat.png",
+        "distribution_AP.png", "distribution_P_10.png", "distribution_P_5.png", "precision_recall.png",
     ]
     assert (tmp_path / "r.html").exists()
 
@@ -78,6 +91,7 @@ def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], 
 
     from rankwise import cli, comparison, plots
     from rankwise.report import to_markdown
+    from rankwise.summary import summary
 
     calls: list[object] = []
     real = comparison.evaluate
@@ -103,9 +117,20 @@ def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], 
     assert (expected["p_t_adj"] < 0.05).all() and (expected["p_wilcoxon_adj"] < 0.05).all()
     assert not printed["sig_t"].any() and not printed["sig_wilcoxon"].any()
     assert "| yes |" not in (tmp_path / "r.md").read_text() and "<td>yes</td>" not in page.read_text()
-    assert (tmp_path / "r.md").read_text() == to_markdown(expected) + "\n"
     assert "alpha: 1e-40" in page.read_text()
-    result = comparison.comparison(QRELS, {"run": runs["base"], "worse": worse}, ["AP", "RR"], also=plots.FIGURE_METRICS)
+    # the paper-ready summary shows the table's means, and no mark at alpha 1e-40
+    both = {"run": runs["base"], "worse": worse}
+    strict = comparison.comparison(QRELS, both, ["AP", "RR"], alpha=1e-40, tests=["t", "wilcoxon"])
+    markdown = (tmp_path / "r.md").read_text()
+    assert markdown == to_markdown(strict) + "\n" and "<sup>" not in markdown
+    means = summary(strict).means
+    for row in expected.iter_rows(named=True):
+        assert means.filter(run=row["run"])[row["metric"]].item() == row["mean"]
+        assert means.filter(run=row["baseline"])[row["metric"]].item() == row["baseline_mean"]
+        assert f"{row['mean']:.4f}" in markdown and f"{row['baseline_mean']:.4f}" in markdown
+    result = comparison.comparison(QRELS, both, ["AP", "RR"], also=plots.FIGURE_METRICS)
+    # at 0.05 the run (a) is significantly better than worse (b) on both metrics
+    assert summary(result).marks.rows() == [("run", "a", "b", "b"), ("worse", "b", "", "")]
     (diff, *_) = plots.figures(result)
     ap = expected.filter(metric="AP").row(0, named=True)
     assert f"({ap['wins']} wins, {ap['ties']} ties, {ap['losses']} losses)" in diff.figure.axes[0].get_title()

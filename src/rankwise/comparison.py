@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import polars as pl
@@ -65,7 +65,7 @@ LARGE_SAMPLE = 1_000
 """From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
 Ekstrand, Inference at scale, SIGIR 2023: at large n it rejects far more often than alpha)."""
 
-__all__ = ["CORRECTIONS", "Comparison", "Correction", "PerQuery", "anova", "compare", "comparison", "per_query_values"]
+__all__ = ["CORRECTIONS", "Comparison", "Correction", "Inputs", "PerQuery", "anova", "compare", "comparison", "per_query_values"]
 
 
 _RETRIEVED = "__rw_retrieved"
@@ -221,7 +221,23 @@ class Comparison:
     tests: tuple[str, ...]
     alpha: float
     correction: str
+    inputs: Inputs | None = None
+    """What the comparison was computed from (for a report's provenance, explanations and
+    ranking changes); None for a comparison built by hand."""
 
+
+@dataclass(frozen=True)
+class Inputs:
+    """The inputs of a comparison as given (paths or frames, not read again here) and the
+    keyword options of the call: what a report describes as its provenance and reads again
+    for the few queries it explains."""
+
+    qrels: Any
+    runs: Mapping[str, Any]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The evaluation options given (conventions and column names)."""
+    engine: str = "polars"
+    by: list[str] = field(default_factory=list)
 
 
 def comparison(
@@ -266,7 +282,8 @@ def comparison(
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
     table = _assemble(rows, values.segments, tests, values.keys)
-    return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction)
+    inputs = Inputs(qrels, dict(runs), dict(options), engine, values.segments)
+    return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction, inputs)
 
 
 def compare(

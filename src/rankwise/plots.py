@@ -194,7 +194,8 @@ def _precision_recall_figure(values: PerQuery) -> Any:
 def score_distribution(
     qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
-    """Box plots of the per-query values of ``metric``, one per run (the triangle marks the mean)."""
+    """Box plots of the per-query values of ``metric``, one per run (the legend says the
+    triangle marks the mean, the line the median)."""
     values = _values("score_distribution", qrels, runs, [metric], **conventions)
     return _finish(_distribution_figure(values, metric), path)
 
@@ -205,9 +206,11 @@ def _distribution_figure(values: PerQuery, metric: str) -> Any:
     fig, ax = plt.subplots(figsize=(5, 3.6))
     # undefined values (NULL, e.g. Accuracy) are no values
     data = [a[~np.isnan(a)] for a in (values.array(name, metric) for name in values.values)]
-    ax.boxplot(data, tick_labels=list(values.values), showmeans=True)
+    parts = ax.boxplot(data, tick_labels=list(values.values), showmeans=True)
     ax.set_ylabel(metric)
-    ax.set_title(f"per-query {metric} (triangle: mean)")
+    ax.set_title(f"per-query {metric}")
+    # the legend says which mark is which: the triangle the mean, the line the median
+    ax.legend([parts["means"][0], parts["medians"][0]], ["mean", "median"], loc="best", fontsize="small")
     return fig
 
 
@@ -232,15 +235,15 @@ def _safe(text: str) -> str:
 
 def figures(result: Comparison) -> list[Figure]:
     """The figures of a comparison, drawn from its per-query values (so they show the table's
-    numbers): the per-query differences of the first metric for every pair compared, a curve
-    of the means at each k for every cutoff family asked (e.g. ``P@5``, ``P@10``, ``P@20``),
-    the precision–recall curve (when the comparison was made with ``also=FIGURE_METRICS``),
-    and the distribution of the first metric."""
+    numbers): the per-query differences of every metric compared for every pair compared (the
+    first metric's first), a curve of the means at each k for every cutoff family asked (e.g.
+    ``P@5``, ``P@10``, ``P@20``), the precision–recall curve (when the comparison was made with
+    ``also=FIGURE_METRICS``), and the distribution of every metric compared."""
     values = result.per_query
-    first = result.metrics[0]
     out = [
-        Figure(f"difference_{_safe(first)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),
-               f"{first}: {cand} − {base}", _difference_figure(values, cand, base, first))
+        Figure(f"difference_{_safe(metric)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),
+               f"{metric}: {cand} − {base}", _difference_figure(values, cand, base, metric))
+        for metric in result.metrics
         for cand, base in result.pairs
     ]
     out += [
@@ -250,7 +253,10 @@ def figures(result: Comparison) -> list[Figure]:
     columns = set(next(iter(values.values.values())).columns)
     if set(FIGURE_METRICS) <= columns:
         out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
-    out.append(Figure(f"distribution_{_safe(first)}", f"per-query {first}", _distribution_figure(values, first)))
+    out += [
+        Figure(f"distribution_{_safe(metric)}", f"per-query {metric}", _distribution_figure(values, metric))
+        for metric in result.metrics
+    ]
     for f in out:
         if values.segments:  # the table has a row per segment; a figure pools them
             ax = f.figure.axes[0]

@@ -1,21 +1,26 @@
-"""One-call reports of a comparison: a self-contained HTML page (tables and the figures
-embedded as PNG), and the comparison table as Markdown or LaTeX.
+"""One-call reports of a comparison: a self-contained HTML page (:mod:`rankwise.report_page`)
+and, beside it, the runs × metrics summary as Markdown and LaTeX (:mod:`rankwise.tables`).
+
+The page, in order: the runs × metrics summary (the best mean per metric bold, significance
+as superscript letters, the legend), the differences with their intervals and effect sizes,
+risk and ranking change, the per-query table (sortable, filterable, worst losses first, each
+query opening the rank-by-rank explanation of every run for a bounded number of queries), the
+figures of every metric, and the provenance (inputs with their size, modification time and
+SHA-256, queries paired and filled, conventions, versions, the call, the date). It fetches
+nothing: style, script, data and figures are inline.
+
+``to_markdown`` and ``to_latex`` (of :mod:`rankwise.tables`) are re-exported here: given a
+Comparison they print its summary, given a DataFrame its rows.
 
 >>> import polars as pl
->>> t = pl.DataFrame({"run": ["a", "b"], "metric": ["AP", "AP"], "mean": [0.25, 0.3],
-...                   "diff": [None, 0.05], "sig_t": [None, True]})
->>> print(to_markdown(t))
-| run | metric | mean | diff | sig_t |
-| --- | --- | --- | --- | --- |
-| a | AP | 0.2500 |  |  |
-| b | AP | 0.3000 | +0.0500 | yes |
+>>> print(to_markdown(pl.DataFrame({"run": ["a"], "mean": [0.25]})))
+| run | mean |
+| --- | --- |
+| a | 0.2500 |
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,58 +32,33 @@ from rankwise.conventions import EvaluationOptions, Unpack
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
 from rankwise.output import atomic_paths
+from rankwise.report_details import EXPLAIN_LIMIT
+from rankwise.tables import to_latex, to_markdown
 
-_SIGNED = frozenset((
-    "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta", "es_anova",
-    "urisk", "trisk",
-))
-"""Columns of differences: printed with their sign."""
+__all__ = ["call_text", "report", "to_latex", "to_markdown", "write_report"]
 
 
-def _cell(column: str, value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if column in _SIGNED:
-            return f"{value:+.4f}"
-        if column.startswith("p_"):
-            return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
-        return f"{value:.4f}"
-    return str(value)
+def _argument(value: Any) -> str:
+    """An argument of a call as the provenance shows it: a path as text, a frame by its shape."""
+    if isinstance(value, pl.DataFrame):
+        return f"<DataFrame {value.height}×{value.width}>"
+    if isinstance(value, pl.LazyFrame):
+        return "<LazyFrame>"
+    if isinstance(value, (str, Path)):
+        return repr(str(value))
+    if isinstance(value, (int, float, bool, type(None))):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k!r}: {_argument(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_argument(v) for v in value) + "]"
+    return f"<{type(value).__name__}>" if not isinstance(value, Metric) else repr(value.label)
 
 
-def to_markdown(table: pl.DataFrame) -> str:
-    """A comparison (or any) table as Markdown, numbers to 4 decimals."""
-    lines = ["| " + " | ".join(table.columns) + " |", "| " + " | ".join("---" for _ in table.columns) + " |"]
-    for row in table.iter_rows(named=True):
-        lines.append("| " + " | ".join(_cell(c, row[c]) for c in table.columns) + " |")
-    return "\n".join(lines)
-
-
-def to_latex(table: pl.DataFrame) -> str:
-    """A comparison (or any) table as a LaTeX tabular (booktabs rules)."""
-    def esc(text: str) -> str:
-        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("@", r"@")):
-            text = text.replace(a, b)
-        return text
-
-    lines = [r"\begin{tabular}{" + "l" * 2 + "r" * (len(table.columns) - 2) + "}", r"\toprule",
-             " & ".join(esc(c) for c in table.columns) + r" \\", r"\midrule"]
-    for row in table.iter_rows(named=True):
-        lines.append(" & ".join(esc(_cell(c, row[c])) for c in table.columns) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines)
-
-
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+def call_text(function: str, *args: Any, **kwargs: Any) -> str:
+    """A call as text, for the provenance: ``rankwise.report('qrels.parquet', {...}, ...)``."""
+    parts = [_argument(a) for a in args] + [f"{k}={_argument(v)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"
 
 
 def report(
@@ -97,61 +77,68 @@ def report(
     seed: int = 0,
     engine: Engine = "polars",
     title: str = "rankwise comparison",
+    explain: int = EXPLAIN_LIMIT,
+    command: str | None = None,
     **conventions: Unpack[EvaluationOptions],
 ) -> pl.DataFrame:
-    """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
-    it) and return the comparison table. The arguments are those of
-    :func:`rankwise.compare`; each run is evaluated once and the table, the figures and the
+    """Write a self-contained HTML report to ``path`` (plus the runs × metrics summary as
+    ``.md`` and ``.tex`` beside it) and return the comparison table. The arguments are those of
+    :func:`rankwise.compare`; each run is evaluated once and the tables, the figures and the
     three files are all derived from that one evaluation. The files are written whole or not at
     all (see :mod:`rankwise.output`); a fault writing them raises
     :class:`~rankwise.errors.OutputError`. Figures (:func:`rankwise.plots.figures`): per-query
-    differences of the first metric for every pair compared, a curve for every cutoff family
+    differences of every metric for every pair compared, a curve for every cutoff family
     asked (e.g. ``P@5``, ``P@10``, ``P@20``), the interpolated precision–recall curve and the
-    per-query distribution of the first metric."""
+    per-query distribution of every metric. ``explain``: how many queries (those of the
+    largest absolute difference of the first metric) the page explains rank by rank;
+    ``command``: the command line or call the provenance names (by default this call, as text)."""
     from rankwise import plots
 
+    metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if command is None:
+        given = {"baseline": baseline, "pairs": pairs, "tests": list(tests), "alpha": alpha, "correction": correction,
+                 "by": by, "resamples": resamples, "seed": seed, "engine": engine, **conventions}
+        defaults = {"baseline": None, "pairs": "baseline", "tests": ["t"], "alpha": 0.05, "correction": "holm",
+                    "by": None, "resamples": 10_000, "seed": 0, "engine": "polars"}
+        changed = {k: v for k, v in given.items() if k not in defaults or defaults[k] != v}
+        command = call_text("rankwise.report", qrels, runs, metric_list, str(path), **changed)
     result = comparison(
-        qrels, runs, metrics, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
+        qrels, runs, metric_list, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
         by=by, resamples=resamples, seed=seed, engine=engine, also=plots.FIGURE_METRICS, **conventions,
     )
-    write_report(result, path, plots.figures(result), title=title)
+    write_report(result, path, plots.figures(result), title=title, explain=explain, command=command)
     return result.table
 
 
-def write_report(result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison") -> None:
-    """Write the HTML page of a comparison to ``path`` and its table as Markdown and LaTeX
-    beside it (``.md``, ``.tex``), all three whole or not at all; ``figures`` are
-    :class:`rankwise.plots.Figure` s (``plots.figures(result)``), embedded as PNG."""
-    table = result.table
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in table.columns) + "</tr>"
-        for row in table.iter_rows(named=True)
-    )
-    images = "".join(
-        f'<figure><img alt="{html.escape(f.caption)}" src="data:image/png;base64,{_png(f.figure)}">'
-        f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
-        for f in figures
-    )
-    against = "all pairs" if result.pairs and any(b != result.baseline for _, b in result.pairs) else f"baseline: {result.baseline}"
-    page = (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>"
-        "body{font-family:sans-serif;margin:2em;max-width:1100px}"
-        "table{border-collapse:collapse;font-size:13px;margin-bottom:1em}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
-        "figure{display:inline-block;margin:1em}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(against)}; tests: {html.escape(', '.join(result.tests))}; "
-        f"correction: {html.escape(result.correction)}; alpha: {result.alpha:g}</p>"
-        f"<h2>Comparisons</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{images}</body></html>"
-    )
+def write_report(
+    result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison",
+    explain: int = EXPLAIN_LIMIT, command: str | None = None,
+) -> None:
+    """Write the HTML page of a comparison to ``path`` and its runs × metrics summary as
+    Markdown and LaTeX beside it (``.md``, ``.tex``), all three whole or not at all;
+    ``figures`` are :class:`rankwise.plots.Figure` s (``plots.figures(result)``), embedded as
+    PNG. ``explain``: how many queries the page explains rank by rank (see
+    :mod:`rankwise.report_details`); ``command``: the command line or call named in the
+    provenance."""
+    from rankwise.provenance import now
+    from rankwise.report_details import explanations, load, ranking_changes
+    from rankwise.report_page import page
+
+    changes = None
+    if result.inputs is not None:
+        _, runs = load(result.inputs)
+        changes = ranking_changes(result, runs)
+    explained, chosen = explanations(result, explain)
+    text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
+                explained=explained, chosen=chosen)
     target = Path(path)
     texts = {
-        target: page,
-        target.with_suffix(".md"): to_markdown(table) + "\n",
-        target.with_suffix(".tex"): to_latex(table) + "\n",
+        target: text,
+        target.with_suffix(".md"): to_markdown(result) + "\n",
+        target.with_suffix(".tex"): to_latex(result) + "\n",
     }
     # the three files are written whole, and replaced together once all three are complete
     with atomic_paths(list(texts)) as temps:
-        for tmp, text in zip(temps, texts.values(), strict=True):
+        for tmp, content in zip(temps, texts.values(), strict=True):
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
+                fh.write(content)

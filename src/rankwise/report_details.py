@@ -1,0 +1,129 @@
+"""What a report reads from the inputs again, beyond the comparison's per-query values: the
+ranking change of each run against its baseline (:func:`rankwise.change.ranking_change`) and
+the rank-by-rank explanations (:func:`rankwise.explain`) of a bounded number of queries.
+
+Each input is read once more (a path is scanned, the queries explained are filtered first),
+and :func:`explain` runs per query and run on those few rows: about 30 ms each, so the report
+explains the ``limit`` queries of the largest absolute difference of the first metric (the
+worst losses and best wins), not all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from rankwise.comparison import Comparison, Inputs
+from rankwise.conventions import Columns
+from rankwise.errors import RankwiseError
+
+EXPLAIN_LIMIT = 50
+"""Queries explained by default: those of the largest |difference| of the first metric."""
+EXPLAIN_TOP = 10
+"""Ranks always shown in an explanation; below them only the judged-relevant ranks and the last."""
+CHANGE_DEPTH = 10
+"""The depth of the ranking-change statistics."""
+
+_CHANGE_KEYS = ("ties", "trec_eval", "query_id", "doc_id", "score")
+
+
+def load(inputs: Inputs, queries: list[str] | None = None) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """The qrels and each run read once (only the rows of ``queries``, their ids compared as
+    text, when given)."""
+    from rankwise.io import to_lazyframe
+
+    columns = Columns.from_options(inputs.options)
+
+    def read(obj: Any, kind: Any) -> pl.DataFrame:
+        lf = to_lazyframe(obj, kind, columns)
+        if queries is not None:
+            lf = lf.filter(pl.col(columns.query_id).cast(pl.String).is_in(queries))
+        return lf.collect()
+
+    return read(inputs.qrels, "qrels"), {name: read(run, "run") for name, run in inputs.runs.items()}
+
+
+def ranking_changes(result: Comparison, runs: Mapping[str, pl.DataFrame], depth: int = CHANGE_DEPTH) -> pl.DataFrame:
+    """Per pair compared, the means over queries of :func:`rankwise.change.ranking_change`'s
+    columns between the baseline's and the run's top ``depth`` (all segments pooled)."""
+    from rankwise.change import ranking_change
+
+    assert result.inputs is not None
+    options: Any = {k: v for k, v in result.inputs.options.items() if k in _CHANGE_KEYS}
+    rows = []
+    for cand, base in result.pairs:
+        change = ranking_change(runs[base], runs[cand], depth=depth, **options)
+        stats = change.select(
+            pl.col("overlap", "jaccard", "kendall_tau", "rbo_ext", "rbo_min", "rbo_res").mean(),
+            pl.len().alias("queries"),
+        ).row(0, named=True)
+        rows.append({"run": cand, "baseline": base, "depth": depth, **stats})
+    return pl.DataFrame(rows)
+
+
+def _largest_differences(result: Comparison, limit: int) -> list[str]:
+    """The query ids of the ``limit`` largest |difference| of the first metric over the pairs
+    (a query counted once, by its largest)."""
+    metric = result.metrics[0]
+    values = result.per_query
+    query = values.keys.columns[-1]
+    diffs = [
+        (values.values[cand][metric] - values.values[base][metric]).abs().alias(f"d{i}")
+        for i, (cand, base) in enumerate(result.pairs)
+    ]
+    ranked = (
+        values.keys.select(pl.col(query).cast(pl.String).alias("q"))
+        .with_columns(pl.max_horizontal(diffs).fill_null(0.0).alias("d"))
+        .group_by("q").agg(pl.col("d").max())
+        .sort(["d", "q"], descending=[True, False])
+    )
+    return ranked.head(limit)["q"].to_list()
+
+
+def _shown(table: pl.DataFrame) -> tuple[list[str], list[list[str]], str | None]:
+    """The columns and rows of an explanation the page shows: rank, document, relevance,
+    gain where there is one, contribution and value; ranks 1..EXPLAIN_TOP, the
+    judged-relevant ranks below and the last."""
+    columns: list[str] = [c for c in ("rank", "doc_id", "relevance", "gain", "contribution", "value") if c in table.columns]
+    last = table.height - 1
+    rel = table["relevance"].fill_null(0).cast(pl.Float64)
+    keep = [i for i in range(table.height) if i < EXPLAIN_TOP or i == last or rel[i] > 0]
+    rows = [[_text(table[c][i]) for c in columns] for i in keep]
+    hidden = table.height - len(keep)
+    note = f"{hidden} ranks of no relevant document below rank {EXPLAIN_TOP} not shown" if hidden else None
+    return columns, rows, note
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def explanations(result: Comparison, limit: int = EXPLAIN_LIMIT) -> tuple[dict[str, Any], list[str]]:
+    """Per query explained (``limit`` of them, see the module) and per run, the explanation
+    of the first metric as the page shows it (``columns``, ``rows``, a ``note``; or an
+    ``error`` when the query cannot be explained for that run); and the queries explained, in
+    order of their largest |difference|."""
+    from rankwise.explain import explain
+
+    if result.inputs is None or limit <= 0:
+        return {}, []
+    chosen = _largest_differences(result, limit)
+    qrels, runs = load(result.inputs, chosen)
+    options: Any = {k: v for k, v in result.inputs.options.items() if k != "missing"}
+    out: dict[str, Any] = {}
+    for q in chosen:
+        per_run: dict[str, Any] = {}
+        for name, run in runs.items():
+            try:
+                columns, rows, note = _shown(explain(qrels, run, result.metrics[0], q, **options))
+                per_run[name] = {"columns": columns, "rows": rows, "note": note}
+            except RankwiseError as exc:
+                per_run[name] = {"error": str(exc)}
+        out[q] = per_run
+    return out, chosen

@@ -1,0 +1,104 @@
+"""Paper-ready tables: a comparison's runs × metrics summary (:mod:`rankwise.summary`) as
+Markdown or as a LaTeX booktabs table, the best mean per metric in bold and the significance
+marks as superscript letters, with the legend under it (Markdown) or as the caption (LaTeX).
+Given a DataFrame instead (any table, e.g. :func:`rankwise.compare`'s), both print it as it
+is, one row per row, numbers to 4 decimals.
+
+>>> import polars as pl
+>>> t = pl.DataFrame({"run": ["a", "b"], "metric": ["AP", "AP"], "mean": [0.25, 0.3],
+...                   "diff": [None, 0.05], "sig_t": [None, True]})
+>>> print(to_markdown(t))
+| run | metric | mean | diff | sig_t |
+| --- | --- | --- | --- | --- |
+| a | AP | 0.2500 |  |  |
+| b | AP | 0.3000 | +0.0500 | yes |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from rankwise.comparison import Comparison
+from rankwise.summary import Summary, summary
+
+SIGNED = frozenset((
+    "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta", "es_anova",
+    "urisk", "trisk",
+))
+"""Columns of differences: printed with their sign."""
+
+
+def cell(column: str, value: Any) -> str:
+    """A table's value as text: 4 decimals (signed for differences), small p-values in
+    scientific notation, booleans as yes/no, None as nothing."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if column in SIGNED:
+            return f"{value:+.4f}"
+        if column.startswith("p_"):
+            return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _rows(s: Summary) -> list[tuple[list[str], list[tuple[str, bool, str]]]]:
+    """Per summary row: its key cells (segments, run, letter) and per metric (mean, best, marks)."""
+    keys = [*s.segments, "run", "letter"]
+    out = []
+    for means, best, marks in zip(s.means.iter_rows(named=True), s.best.iter_rows(named=True),
+                                  s.marks.iter_rows(named=True), strict=True):
+        out.append(([cell(k, means[k]) for k in keys], [(cell(m, means[m]), bool(best[m]), marks[m]) for m in s.metrics]))
+    return out
+
+
+def to_markdown(table: Comparison | pl.DataFrame) -> str:
+    """A comparison's runs × metrics summary as Markdown (the best mean in bold, the marks in
+    ``<sup>``, the legend below); a DataFrame as it is."""
+    if isinstance(table, pl.DataFrame):
+        lines = ["| " + " | ".join(table.columns) + " |", "| " + " | ".join("---" for _ in table.columns) + " |"]
+        for row in table.iter_rows(named=True):
+            lines.append("| " + " | ".join(cell(c, row[c]) for c in table.columns) + " |")
+        return "\n".join(lines)
+    s = summary(table)
+    head = [*s.segments, "run", *s.metrics]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] * (len(s.segments) + 1) + ["---:"] * len(s.metrics)) + " |"]
+    for keys, cells in _rows(s):
+        *segments, run, mark = keys
+        values = [(f"**{v}**" if best else v) + (f"<sup>{m}</sup>" if m else "") for v, best, m in cells]
+        lines.append("| " + " | ".join([*segments, f"({mark}) {run}", *values]) + " |")
+    return "\n".join(lines) + f"\n\n{s.legend}"
+
+
+def _tex(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                 ("$", r"\$"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):
+        text = text.replace(a, b)
+    return text.replace(r"\textbackslash\{\}", r"\textbackslash{}")
+
+
+def to_latex(table: Comparison | pl.DataFrame) -> str:
+    """A comparison's runs × metrics summary as a LaTeX ``table`` (booktabs rules; the best
+    mean in bold, the marks as superscripts, the legend as the caption); a DataFrame as a
+    ``tabular`` of its rows."""
+    if isinstance(table, pl.DataFrame):
+        lines = [r"\begin{tabular}{" + "l" * 2 + "r" * (len(table.columns) - 2) + "}", r"\toprule",
+                 " & ".join(_tex(c) for c in table.columns) + r" \\", r"\midrule"]
+        for row in table.iter_rows(named=True):
+            lines.append(" & ".join(_tex(cell(c, row[c])) for c in table.columns) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        return "\n".join(lines)
+    s = summary(table)
+    lines = [r"\begin{table}", r"\centering", r"\caption{" + _tex(s.legend) + "}",
+             r"\begin{tabular}{" + "l" * (len(s.segments) + 2) + "r" * len(s.metrics) + "}", r"\toprule",
+             " & ".join([*(_tex(x) for x in s.segments), "", "Run", *(_tex(m) for m in s.metrics)]) + r" \\", r"\midrule"]
+    for keys, cells in _rows(s):
+        *segments, run, mark = keys
+        values = [(rf"\textbf{{{v}}}" if best else v) + (rf"$^{{\mathrm{{{m}}}}}$" if m else "") for v, best, m in cells]
+        lines.append(" & ".join([*(_tex(x) for x in segments), f"({mark})", _tex(run), *values]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines)
