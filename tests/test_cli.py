@@ -205,8 +205,22 @@ def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
     the ANOVA; bad statistics options are one line and exit 2; numpy's warnings stay quiet."""
     worse = tmp_path / "worse.parquet"
     pl.read_parquet(RUN).with_columns(score=-pl.col("score")).write_parquet(worse)
-    narrow = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--resamples", "200")
-    assert narrow.returncode == 0 and "shape: (1, 14)" in narrow.stdout and "d_z" in narrow.stdout
+    narrow = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "-m", "nDCG@10", "--resamples", "200")
+    assert narrow.returncode == 0 and "shape:" not in narrow.stdout
+    means = rw.compare(QRELS, {"run": RUN, "worse": worse}, ["AP", "nDCG@10"], resamples=200)
+    lines = narrow.stdout.splitlines()
+    assert lines[0].split() == ["|", "run", "|", "AP", "|", "nDCG@10", "|"]
+    # the runs x metrics means with the significance letters (run beats worse: ᵇ) and the best marked
+    assert lines[2].split("|")[2].strip() == f"{means['baseline_mean'][0]:.4f}ᵇ*"
+    assert lines[3].split("|")[2].strip() == f"{means['mean'][0]:.4f}"
+    assert "Superscript letters: the runs a run is significantly better than" in " ".join(narrow.stdout.split())
+    assert "W/T/L" in narrow.stdout and f"{means['diff'][0]:+.4f}" in narrow.stdout
+    # sized for the terminal: no line wider than COLUMNS
+    import os
+    slim = subprocess.run([sys.executable, "-m", "rankwise.cli", "compare", str(QRELS), str(RUN), str(worse), "-m", "AP",
+                           "-m", "nDCG@10", "--resamples", "200"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80"}, timeout=120)
+    assert max(len(line) for line in slim.stdout.splitlines()) <= 80, slim.stdout
     wide = cli("compare", str(QRELS), str(RUN), str(worse), "-m", "AP", "--resamples", "200", "--wide")
     every = rw.compare(QRELS, {"a": RUN, "b": worse}, ["AP"], resamples=200)
     assert f"shape: (1, {every.width})" in wide.stdout
@@ -338,3 +352,14 @@ def test_progress_display_on_a_terminal() -> None:
     assert quiet == b""
     runs, _ = _on_a_terminal("compare", str(QRELS), str(RUN), str(RUN), "-m", "AP", "--name", "a", "--name", "b")
     assert b"runs 1/2 (a)" in runs and b"runs 2/2 (b)" in runs
+
+
+def test_report_names_the_command_and_shows_its_progress(tmp_path: Path) -> None:
+    """compare --report: the page's provenance names the command line; on a terminal the
+    figures and the report show as steps of the progress line."""
+    target = tmp_path / "r.html"
+    seen, _ = _on_a_terminal("compare", str(QRELS), str(RUN), str(RUN), "-m", "AP", "--name", "a", "--name", "b",
+                             "--resamples", "200", "--report", str(target))
+    page = target.read_text(encoding="utf-8")
+    assert f"rankwise compare {QRELS} {RUN} {RUN} -m AP --name a --name b" in page
+    assert b"drawing figures" in seen and b"the report" in seen

@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import io
 import os
+import shlex
 import signal
 import sys
 import time
@@ -294,10 +295,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for w in caught:
         if not args.quiet and issubclass(w.category, RankwiseWarning):
             _say(f"rankwise: warning: {w.message}")
-    table = result.table
     if args.format == "table" and not args.wide:
-        table = table.select(_narrow(table.columns))
-    _write(args, table)
+        import shutil
+
+        from rankwise.tables import to_text
+
+        _emit(args, to_text(result, width=shutil.get_terminal_size((120, 24)).columns))
+        return 0
+    _write(args, result.table)
     return 0
 
 
@@ -308,16 +313,6 @@ def _cost_col(parser: argparse.ArgumentParser) -> None:
         help="the run's cost column (default name 'cost'): each document's cost as cwl_eval's costs, read by "
         "the C/W/L measures' EC and ETC and by U, TBG, BPM, IFTRate and IFTGoalRate (absent: 1 a document)",
     )
-
-
-def _narrow(columns: list[str]) -> list[str]:
-    """The columns of compare's terminal table: the runs, the means, the difference with its
-    BCa interval, d_z, each test's corrected p-value and significance, wins/ties/losses (every
-    column: --wide, or --format csv/json)."""
-    keep = {"run", "baseline", "metric", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "d_z",
-            "wins", "ties", "losses"}
-    first = columns.index("run")  # the segment columns come first
-    return columns[:first] + [c for c in columns[first:] if c in keep or c.endswith("_adj") or c.startswith("sig_")]
 
 
 def _figure_metrics() -> tuple[str, ...]:
@@ -345,7 +340,8 @@ def _figures(args: argparse.Namespace, result: Comparison) -> None:
     if args.report:
         from rankwise.report import write_report
 
-        write_report(result, args.report, drawn)
+        write_report(result, args.report, drawn, command=shlex.join(["rankwise", *args.argv]))
+    plots.close(drawn)
 
 
 def _cmd_change(args: argparse.Namespace) -> int:
@@ -599,6 +595,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     traceback unless ``--debug`` is given. Output files are written whole or not at all.
     """
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the report's provenance names the command
     debug = bool(getattr(args, "debug", False))
     with _signals_unwind(), warnings.catch_warnings():
         warnings.showwarning = _warning_line

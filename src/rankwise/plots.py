@@ -14,11 +14,12 @@ no display is needed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rankwise import progress
 from rankwise.comparison import Comparison, PerQuery, per_query_values
 from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
@@ -63,6 +64,13 @@ def save(fig: Any, path: str | Path, **savefig: Any) -> Path:
     with atomic_path(target) as tmp:
         fig.savefig(tmp, format=fmt, **savefig)
     return target
+
+
+def close(figures: Sequence[Figure]) -> None:
+    """Release the figures' memory (matplotlib keeps every open figure until it is closed)."""
+    plt = _pyplot()
+    for f in figures:
+        plt.close(f.figure)
 
 
 def _values(
@@ -239,6 +247,11 @@ def figures(result: Comparison) -> list[Figure]:
     first metric's first), a curve of the means at each k for every cutoff family asked (e.g.
     ``P@5``, ``P@10``, ``P@20``), the precision–recall curve (when the comparison was made with
     ``also=FIGURE_METRICS``), and the distribution of every metric compared."""
+    with progress.task("drawing figures"):
+        return _figures(result)
+
+
+def _figures(result: Comparison) -> list[Figure]:
     values = result.per_query
     out = [
         Figure(f"difference_{_safe(metric)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),

@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from rankwise import progress
 from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
 from rankwise.conventions import EvaluationOptions, Unpack
 from rankwise.evaluate import Engine
@@ -125,12 +126,16 @@ def write_report(
     from rankwise.report_page import page
 
     changes = None
-    if result.inputs is not None:
-        _, runs = load(result.inputs)
-        changes = ranking_changes(result, runs)
-    explained, chosen = explanations(result, explain)
-    text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
-                explained=explained, chosen=chosen)
+    with progress.task("the report", total=3) as step:
+        if result.inputs is not None:
+            step.at(0, detail="ranking change")
+            _, runs = load(result.inputs)
+            changes = ranking_changes(result, runs)
+        step.at(1, detail=f"explaining up to {explain} queries")
+        explained, chosen = explanations(result, explain)
+        step.at(2, detail="the page")
+        text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
+                    explained=explained, chosen=chosen)
     target = Path(path)
     texts = {
         target: text,

@@ -95,17 +95,18 @@ def letter(index: int) -> str:
     return text
 
 
-def legend(result: Comparison) -> str:
-    """What the summary's marks mean, in one sentence per mark."""
+def legend(result: Comparison, best: str = "Bold") -> str:
+    """What the summary's marks mean, in one sentence per mark (``best``: how the best mean per
+    metric is marked, e.g. ``*`` in a terminal)."""
     if not result.tests:
-        return "Bold: the best mean per metric. No significance test was run."
+        return f"{best}: the best mean per metric. No significance test was run."
     test = result.tests[0]
     correction = "adjusted over the pairs of runs" if test in ("tukey", "randomized_tukey") else CORRECTION_NAMES.get(result.correction, result.correction)
     baseline = any(b != result.baseline for _, b in result.pairs)
     scope = "every pair of runs" if baseline else f"each run against the baseline ({result.baseline}) only"
     more = f" Other tests run: {', '.join(TEST_NAMES.get(t, t) for t in result.tests[1:])} (see the table of differences)." if len(result.tests) > 1 else ""
     return (
-        "Bold: the best mean per metric. Superscript letters: the runs a run is significantly better than "
+        f"{best}: the best mean per metric. Superscript letters: the runs a run is significantly better than "
         f"({TEST_NAMES.get(test, test)}, {correction}, p < {result.alpha:g}; {scope}).{more}"
     )
 

@@ -16,12 +16,13 @@ is, one row per row, numbers to 4 decimals.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import polars as pl
 
 from rankwise.comparison import Comparison
-from rankwise.summary import Summary, summary
+from rankwise.summary import Summary, legend, summary
 
 SIGNED = frozenset((
     "diff", "rel_diff", "ci_low", "ci_high", "ci_t_low", "ci_t_high", "d_z", "hedges_g", "glass_delta", "es_anova",
@@ -102,3 +103,59 @@ def to_latex(table: Comparison | pl.DataFrame) -> str:
         lines.append(" & ".join([*(_tex(x) for x in segments), f"({mark})", _tex(run), *values]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines)
+
+
+_SUPERSCRIPTS = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ𐞥ʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
+
+
+def _superscript(letters: str) -> str:
+    return "".join(_SUPERSCRIPTS.get(c, c) for c in letters)
+
+
+def _text_table(frame: pl.DataFrame, width: int) -> str:
+    with pl.Config(
+        tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True, tbl_rows=-1, tbl_cols=-1,
+        tbl_width_chars=width, fmt_str_lengths=max(width, 20), tbl_formatting="ASCII_MARKDOWN",
+    ):
+        return str(frame)
+
+
+def to_text(result: Comparison, width: int = 100) -> str:
+    """A comparison for a terminal ``width`` characters wide: the runs × metrics summary (the
+    best mean per metric marked ``*``, the significance letters as superscripts, the legend
+    under it), then per pair and metric the difference, its BCa interval, the first test's
+    corrected p-value and the wins/ties/losses (every column: ``rankwise compare --wide`` or
+    ``--format csv``).
+
+    >>> import polars as pl
+    >>> from rankwise.comparison import comparison
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    >>> base = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["x", "b"], "score": [1.0, 1.0]})
+    >>> text = to_text(comparison(qrels, {"base": base, "new": qrels.rename({"relevance": "score"})}, ["P@1"]), 60)
+    >>> print(text.splitlines()[2])
+    | (a) base | 0.5000  |
+    """
+    s = summary(result)
+    rows = []
+    for keys, cells in _rows(s):
+        *segments, run, mark = keys
+        rows.append([*segments, f"({mark}) {run}", *((v + _superscript(m) + ("*" if best else "")) for v, best, m in cells)])
+    head = [*s.segments, "run", *s.metrics]
+    means = pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
+    parts = [_text_table(means, width), textwrap.fill(legend(result, best="*"), width)]
+    table = result.table
+    if table.height:
+        test = result.tests[0] if result.tests else None
+        pairs_all = any(b != result.baseline for _, b in result.pairs)
+        columns = [*s.segments, "run", *(["baseline"] if pairs_all else []), "metric"]
+        diffs = table.select(
+            *columns,
+            pl.col("diff").map_elements(lambda v: cell("diff", v), return_dtype=pl.String).alias("diff"),
+            pl.format("[{}, {}]", *(pl.col(c).map_elements(lambda v: cell("diff", v), return_dtype=pl.String)
+                                    for c in ("ci_low", "ci_high"))).alias("95% CI"),
+            *([pl.col(f"p_{test}_adj").map_elements(lambda v: cell("p_", v), return_dtype=pl.String).alias(f"p ({test})")]
+              if test else []),
+            pl.format("{}/{}/{}", "wins", "ties", "losses").alias("W/T/L"),
+        )
+        parts.append(_text_table(diffs, width))
+    return "\n\n".join(parts)
