@@ -24,12 +24,13 @@ import polars as pl
 
 from rankwise.conventions import Columns
 from rankwise.errors import (
-    SWAPPED,
     ColumnTypeError,
     InputReadError,
     InvalidParameterError,
     UnsupportedInputError,
 )
+from rankwise.trec_reader import decode_utf8 as decode_utf8  # re-exported
+from rankwise.trec_reader import read_trec as _read_trec
 
 Kind = Literal["run", "qrels"]
 FileFormat = Literal["parquet", "csv", "tsv", "trec"]
@@ -152,77 +153,12 @@ def check_format(fmt: str | None) -> FileFormat | None:
     return fmt  # type: ignore[return-value]
 
 
-def decode_utf8(data: bytes, path: Path) -> str:
-    """``data`` as UTF-8 text; invalid UTF-8 is refused with an error naming the line (decoding
-    it loosely could map two different ids to the same text)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputReadError(
-            f"{str(path)!r}, line {line}: not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r}); "
-            "rankwise reads TREC files as UTF-8 and will not guess, because decoding loosely could "
-            "merge two different ids: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
-        ) from exc
-
-
 def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
-    """Read a TREC run (``qid Q0 doc rank score tag``) or qrels (``qid iter doc rel``) file,
-    gzipped or not, exactly as trec_eval splits it.
-
-    Lines end at ``\\n`` (a ``\\r`` before it is dropped); fields are separated by ASCII spaces
-    and tabs only, so any other character (a non-breaking space, U+2028, U+0085, ...) is part of
-    the id it appears in. Blank lines are skipped; anything after the sixth (run) or fourth
-    (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
-    UTF-8 (invalid bytes are refused, naming the line). With a ``subtopic`` column (subtopic
-    qrels) the qrels' second field is the subtopic, as ndeval reads it.
-    """
-    text = decode_utf8(read_bytes(path), path)
-    lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r").to_frame()
-    lines = lines.with_row_index("__line", offset=1)
-    parts = lines.filter(pl.col("line").str.strip_chars(" \t") != "").select(
-        "__line", pl.col("line").str.extract_all(r"[^ \t]+").alias("f")
-    )
-    need = 6 if kind == "run" else 4
-    short = parts.filter(pl.col("f").list.len() < need)
-    if short.height:
-        example = " ".join(short["f"][0])
-        qrels_like = kind == "run" and parts["f"].list.len().is_in([4]).all()
-        raise InputReadError(
-            f"{str(path)!r} is not a TREC {kind} file: expected at least {need} fields per line, "
-            f"separated by spaces or tabs "
-            f"({'qid Q0 doc rank score tag' if kind == 'run' else 'qid iter doc rel'}); "
-            f"line {short['__line'][0]} is {example!r}"
-            + (f". It looks like TREC qrels (qid iter doc rel). {SWAPPED}" if qrels_like else "")
-        )
-    if kind == "qrels" and parts.height and (
-        (parts["f"].list.len() >= 6) & (parts["f"].list.get(1, null_on_oob=True) == "Q0")
-    ).all():
-        raise InputReadError(
-            f"{str(path)!r} looks like a TREC run (qid Q0 doc rank score tag), not qrels (qid iter doc rel): "
-            f"line {parts['__line'][0]} is {' '.join(parts['f'][0])!r}. {SWAPPED}"
-        )
-    f = pl.col("f")
-    value_index, value_name = (4, columns.score) if kind == "run" else (3, columns.relevance)
-    value = f.list.get(value_index)
-    # subtopic qrels (ndeval's): the second field is the subtopic
-    subtopic = [f.list.get(1).alias(columns.subtopic)] if kind == "qrels" and columns.subtopic else []
-    parsed = parts.select(
-        "__line",
-        f.list.get(0).alias(columns.query_id),
-        *subtopic,
-        f.list.get(2).alias(columns.doc_id),
-        value.cast(pl.Float64, strict=False).alias(value_name),
-        value.alias("__text"),
-    )
-    bad = parsed.filter(pl.col(value_name).is_null())
-    if bad.height:
-        raise InputReadError(
-            f"{str(path)!r}, line {bad['__line'][0]}: the "
-            f"{'score (5th)' if kind == 'run' else 'relevance (4th)'} field of a TREC {kind} line "
-            f"must be a number, found {bad['__text'][0]!r}"
-        )
-    return parsed.drop("__line", "__text")
+    """A TREC run or qrels file, read as trec_eval splits it (:func:`rankwise.trec_reader.read_trec`,
+    a block at a time); a missing, unreadable or truncated file is an
+    :class:`~rankwise.errors.InputReadError` naming it."""
+    with _reading(path):
+        return _read_trec(path, kind, columns)
 
 
 def trec_runid(path: str | os.PathLike[str]) -> str | None:
