@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
-from rankwise.conventions import EvaluationOptions, Unpack
+from rankwise.conventions import ReadOptions, Unpack
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
 from rankwise.output import atomic_paths
@@ -97,7 +97,7 @@ def report(
     seed: int = 0,
     engine: Engine = "polars",
     title: str = "rankwise comparison",
-    **conventions: Unpack[EvaluationOptions],
+    **conventions: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus ``.md`` and ``.tex`` tables beside
     it) and return the comparison table. The arguments are those of
