@@ -86,6 +86,15 @@ def test_ranx_objects(expected: pl.DataFrame, engine: str) -> None:
     assert_frame_equal(rw.evaluate(qrels, run, METRICS, engine=engine), expected)
 
 
+def test_records_are_built_a_chunk_at_a_time(expected: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    # chunks of 2 records: the frames are concatenated, an integer then float score relaxed
+    import rankwise.forms
+
+    monkeypatch.setattr(rankwise.forms, "RECORDS_PER_FRAME", 2)
+    run = [GenericScoredDoc(q, d, int(s) if i < 2 else s) for i, (q, d, s) in enumerate(RUN.iter_rows())]
+    assert_frame_equal(rw.evaluate(_qrels_iter(), iter(run), METRICS), expected)
+
+
 def test_compare_reads_an_iterator_of_qrels_once() -> None:
     runs = {"a": RUN, "b": RUN.with_columns(-pl.col("score"))}
     from_iter = rw.compare(_qrels_iter(), runs, ["RR"], resamples=100)
