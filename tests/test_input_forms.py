@@ -347,3 +347,14 @@ def test_csv_without_a_header_row_on_the_command_line(
     assert main(["eval", *paths, "-m", "RR", "--run-names", "query_id,doc_id,score", "--format", "csv", "-q"]) == 0
     got = pl.read_csv(capsys.readouterr().out.encode())
     assert got["RR"].to_list() == expected["RR"].to_list()
+
+
+def test_the_memory_hint_in_each_syntax() -> None:
+    from rankwise.errors import hint_style
+    from rankwise.faults import translate
+
+    python = str(translate(MemoryError(), {}))
+    assert "duckdb_config={'memory_limit': ...}" in python and "query_chunks" in python and "--" not in python
+    with hint_style("flags"):
+        flags = str(translate(MemoryError(), {}))
+    assert "--memory-limit" in flags and "--query-chunks" in flags and "duckdb_config" not in flags

@@ -180,6 +180,15 @@ def pass_hint(keyword: str, value: object, kind: str | None = None) -> str:
     return _flag(f"{kind}_{keyword}" if per_file else keyword, value)
 
 
+def in_syntax(python: str, command_line: str) -> str:
+    """``python`` or ``command_line``, whichever is the syntax of the interface in use.
+
+    >>> in_syntax("query_chunks=10", "--query-chunks 10")
+    'query_chunks=10'
+    """
+    return command_line if _HINT_STYLE.get() == "flags" else python
+
+
 def _flag(keyword: str, value: object) -> str:
     flag = "--" + keyword.replace("_", "-")
     if keyword.removeprefix("run_").removeprefix("qrels_") in COLUMN_FLAGS:
