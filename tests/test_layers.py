@@ -14,6 +14,7 @@ LAYERS: dict[str, int] = {
     "errors": 0, "spec": 0, "primitives": 0, "output": 0, "progress": 0,
     # 1 definitions and inputs
     "conventions": 1, "registry": 1, "metric": 1, "io": 1, "validate": 1, "faults": 1, "statistics": 1,
+    "trec_reader": 1, "forms": 1, "reading": 1,
     # 2 metric names and recipes
     "trec_names": 2, "ranx_names": 2, "names": 2, "recipes": 2, "naming": 2,
     # 3 engines

@@ -28,8 +28,20 @@ import polars as pl
 
 from rankwise import __version__, progress
 from rankwise.comparison import CORRECTIONS, PAIRS, TESTS, Comparison, anova, comparison
-from rankwise.conventions import TIE_POLICIES, TREC_EVAL_VERSIONS, Conventions
-from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
+from rankwise.conventions import (
+    TIE_POLICIES,
+    TREC_EVAL_VERSIONS,
+    ColumnOptions,
+    Conventions,
+    InputOptions,
+)
+from rankwise.errors import (
+    InvalidParameterError,
+    OutputError,
+    RankwiseError,
+    RankwiseWarning,
+    hint_style,
+)
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS
@@ -137,7 +149,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
             cost=args.cost, run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
             duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
-            query_chunks=args.query_chunks,
+            query_chunks=args.query_chunks, **_input_options(args),
         )
     for w in caught:
         if not args.quiet:
@@ -277,8 +289,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                                           ("--detect", args.detect is not None)) if value]
         if given:
             raise InvalidParameterError(f"--anova prints the ANOVA table only: leave out {', '.join(given)} (or --anova)")
-        _write(args, anova(args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None,
-                           engine=args.engine, cost=args.cost))
+        _write(args, anova(
+            args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None, engine=args.engine,
+            **_column_options(args), **_input_options(args),
+        ))
         return 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
@@ -288,7 +302,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
             by=args.by or None, engine=args.engine, risk_alpha=args.risk_alpha, hurt=args.hurt, detect=args.detect,
             power=args.power, resamples=args.resamples, seed=args.seed, also=_figure_metrics() if drawn else (),
-            cost=args.cost,
+            **_column_options(args), **_input_options(args),
         )
         if drawn:
             _figures(args, result)
@@ -362,9 +376,60 @@ def _cmd_change(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    table = explain(args.qrels, args.run, args.metric, args.query, cost=args.cost)
+    table = explain(
+        args.qrels, args.run, args.metric, args.query, **_column_options(args), **_input_options(args)
+    )
     _write(args, table)
     return 0
+
+
+_FILE_COLUMNS = ("query_id", "doc_id")
+"""The columns named per input on the command line (``--run-query-id-col``, ...)."""
+
+
+def _input_flags(parser: argparse.ArgumentParser, shared: bool) -> None:
+    """Each input's own column names (``run_columns``, ``qrels_columns``, ``run_names``,
+    ``qrels_names`` in Python); with ``shared``, also the names common to both inputs."""
+    if shared:
+        for col in ("query_id", "doc_id", "score", "relevance"):
+            parser.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    for kind in ("run", "qrels"):
+        for col in _FILE_COLUMNS:
+            parser.add_argument(
+                f"--{kind}-{col.replace('_', '-')}-col", dest=f"{kind}_{col}",
+                help=f"name of the {kind}'s {col} column, where it differs from the other input's",
+            )
+        parser.add_argument(
+            f"--{kind}-names", type=_names,
+            help=f"column names of a CSV/TSV {kind} file without a header row, comma-separated, e.g. "
+            + ("query_id,doc_id,score" if kind == "run" else "query_id,doc_id,relevance"),
+        )
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",")]
+
+
+def _input_options(args: argparse.Namespace) -> InputOptions:
+    """The per-input options of the flags of :func:`_input_flags`, as keyword arguments."""
+    options = InputOptions()
+    run = {col: str(getattr(args, f"run_{col}")) for col in _FILE_COLUMNS if getattr(args, f"run_{col}")}
+    qrels = {col: str(getattr(args, f"qrels_{col}")) for col in _FILE_COLUMNS if getattr(args, f"qrels_{col}")}
+    if run:
+        options["run_columns"] = run
+    if qrels:
+        options["qrels_columns"] = qrels
+    if args.run_names is not None:
+        options["run_names"] = args.run_names
+    if args.qrels_names is not None:
+        options["qrels_names"] = args.qrels_names
+    return options
+
+
+def _column_options(args: argparse.Namespace) -> ColumnOptions:
+    return ColumnOptions(
+        query_id=args.query_id, doc_id=args.doc_id, score=args.score, relevance=args.relevance, cost=args.cost
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -405,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
     for col in ("query_id", "doc_id", "score", "relevance"):
         ev.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    _input_flags(ev, shared=False)
     ev.add_argument(
         "--subtopic-col", dest="subtopic", nargs="?", const="subtopic", default=None,
         help="subtopic qrels (diversity measures, as ndeval): the qrels' subtopic column (default name "
@@ -447,6 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--plot", help="write the figures (PNG) to this folder")
     co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
     co.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    _input_flags(co, shared=True)
     co.set_defaults(func=_cmd_compare)
 
     ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug])
@@ -458,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
     ex.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    _input_flags(ex, shared=True)
     ex.set_defaults(func=_cmd_explain)
 
     ch = sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug])
@@ -600,7 +668,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _signals_unwind(), warnings.catch_warnings():
         warnings.showwarning = _warning_line
         try:
-            code = _run_command(args)
+            with hint_style("flags"):  # hints name the command line's flags
+                code = _run_command(args)
             _stdout([])  # flushed here, so that a fault is reported here
             return code
         except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly

@@ -26,16 +26,23 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import polars as pl
 
 from rankwise import progress
-from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
+from rankwise.conventions import (
+    READ_KEYWORDS,
+    Columns,
+    ReadOptions,
+    Unpack,
+    check_options,
+)
 from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
+from rankwise.reading import Reading
 from rankwise.registry import get_spec
 from rankwise.statistics import (
     CORRECTIONS,
@@ -140,19 +147,23 @@ def per_query_values(
     by: str | Iterable[str] | None = None,
     engine: Engine = "polars",
     also: Iterable[str] = (),
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> PerQuery:
     """Evaluate each run once and pair the queries: the union over runs, a query absent from a
     run scoring 0 there (NULL for a metric undefined on an empty ranking). ``also``: more
     metrics evaluated in the same pass (those already asked are not asked twice)."""
-    check_options("compare", options)
+    check_options("compare", options, READ_KEYWORDS)
     parsed = parse_metrics(metrics)
     extra = parse_metrics(list(also)) if also else []
     parsed = _unique([*parsed, *extra])
     segments = [by] if isinstance(by, str) else list(by or [])
     keys = [*segments, options.get("query_id", Columns.query_id)]
     retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
-    zero_filled: EvaluationOptions = {**options, "missing": "zero"}
+    # the qrels are read once for every run (records, an iterator, are read once in all)
+    reading = Reading.from_options(options)
+    qrels = reading.prepared(qrels, "qrels", Columns.from_options(options))
+    kept = {key: value for key, value in options.items() if key not in ("qrels_columns", "qrels_names")}
+    zero_filled = cast(ReadOptions, {**kept, "missing": "zero"})
     per_run: dict[str, pl.DataFrame] = {}
     with progress.task("runs", total=len(runs)) as step:
         for i, (name, run) in enumerate(runs.items()):
@@ -259,12 +270,12 @@ def comparison(
     detect: float | None = None,
     power: float = 0.8,
     also: Iterable[str] = (),
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> Comparison:
     """:func:`compare`, keeping the per-query values: the arguments are those of
     :func:`compare`; ``also`` names metrics evaluated with the others (in the same single
     evaluation of each run) but not compared, e.g. for figures."""
-    check_options("compare", options)
+    check_options("compare", options, READ_KEYWORDS)
     names, base_name, parsed, pair_list = _check_arguments(runs, baseline, pairs, tests, alpha, correction, metrics)
     _check_settings(risk_alpha, hurt, detect, power, resamples, seed)
     settings = _Settings(resamples, seed, risk_alpha, hurt, detect, power, alpha)
@@ -304,7 +315,7 @@ def compare(
     hurt: float = 0.0,
     detect: float | None = None,
     power: float = 0.8,
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Compare runs (name → any accepted input), per metric: each run against the baseline
     (``pairs='baseline'``, the default; the first run unless ``baseline`` names another) or
@@ -561,7 +572,7 @@ def anova(
     *,
     by: str | Iterable[str] | None = None,
     engine: Engine = "polars",
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Two-way ANOVA without replication (system × query) of each metric, over the queries where
     every run is defined (a query missing from a run counts 0 there, as in :func:`compare`):
@@ -569,7 +580,7 @@ def anova(
     ``sum_sq``, ``mean_sq``, ``F``, ``p``, ``eta_sq`` and ``partial_eta_sq``, as statsmodels'
     ``anova_lm`` lays it out (see :func:`rankwise.statistics.anova_two_way`). Sakai's effect
     size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``."""
-    check_options("anova", options)
+    check_options("anova", options, READ_KEYWORDS)
     names, _, parsed, _ = _check_arguments(runs, None, "all", (), 0.05, "none", metrics)
     labels = [m.label for m in parsed]
     values = per_query_values(qrels, runs, parsed, by=by, engine=engine, **options)

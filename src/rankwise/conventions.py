@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
 
@@ -270,9 +270,42 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     """
 
 
+class InputOptions(TypedDict, total=False):
+    """Each input's own column names, as keyword arguments of the entry points that read the
+    inputs (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.compare`,
+    :func:`rankwise.comparison`, :func:`rankwise.anova`); checked by
+    :class:`rankwise.reading.Reading`.
+
+    - ``run_columns``, ``qrels_columns``: a column's keyword (``query_id``, ``doc_id``, and
+      ``score`` for the run, ``relevance`` for the qrels) mapped to that input's own name for
+      it, e.g. ``run_columns={'query_id': 'qid'}``: the column is renamed as the input is read
+      (the other input keeps ``query_id``). The keywords ``query_id=`` etc. name the columns of
+      both inputs; ``run_columns``/``qrels_columns`` say where one input differs.
+    - ``run_names``, ``qrels_names``: the column names of a CSV/TSV file without a header row,
+      in order, e.g. ``run_names=['query_id', 'doc_id', 'score']`` (command line:
+      ``--run-names query_id,doc_id,score``).
+    """
+
+    run_columns: Mapping[str, str]
+    qrels_columns: Mapping[str, str]
+    run_names: Sequence[str]
+    qrels_names: Sequence[str]
+
+
+class ReadOptions(EvaluationOptions, InputOptions, total=False):
+    """The keyword options of the entry points that read the inputs themselves:
+    :class:`EvaluationOptions` and :class:`InputOptions`.
+
+    >>> sorted(ReadOptions.__optional_keys__) == sorted(READ_KEYWORDS)
+    True
+    """
+
+
 CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions))
 COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
 EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS
+INPUT_KEYWORDS: tuple[str, ...] = ("run_columns", "qrels_columns", "run_names", "qrels_names")
+READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 
 
 def check_options(

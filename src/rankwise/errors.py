@@ -7,8 +7,12 @@ and also ``ValueError`` or ``TypeError`` so that generic handlers keep working.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Iterable, Sequence
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Literal
 
 
 class RankwiseError(Exception):
@@ -40,15 +44,17 @@ class MissingColumnError(RankwiseError, ValueError):
     @classmethod
     def from_missing(
         cls, what: str, name: str, found: Sequence[str], keyword: str | None = None,
-        column: str = "column",
+        column: str = "column", kind: str | None = None,
     ) -> MissingColumnError:
         """``<what> has no <column> 'x'. Did you mean 'y'? Columns found: [...]``, the one
-        wording of every missing-column error (``keyword``: the argument that names the column).
+        wording of every missing-column error (``keyword``: the argument that names the column;
+        ``kind``: the input, ``'run'`` or ``'qrels'``, for a hint naming that input's column
+        alone, see :func:`pass_hint`).
 
         >>> MissingColumnError.from_missing("the run", "scor", ["query_id", "score"], "score")
         MissingColumnError("the run has no column 'scor'. Did you mean 'score'? (pass score='score') Columns found: ['query_id', 'score']")
         """
-        hint = did_you_mean(name, found, keyword)
+        hint = did_you_mean(name, found, keyword, kind)
         return cls(f"{what} has no {column} {name!r}.{hint} Columns found: {list(found)}")
 
 
@@ -111,13 +117,84 @@ def closest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
     return [by_lower[f] for f in found]
 
 
-def did_you_mean(value: str, choices: Iterable[str], keyword: str | None = None) -> str:
-    """A ``" Did you mean 'x'?"`` suffix (with ``keyword``, ``" (pass keyword='x')"`` after it),
-    or an empty string when nothing is close."""
+def did_you_mean(value: str, choices: Iterable[str], keyword: str | None = None, kind: str | None = None) -> str:
+    """A ``" Did you mean 'x'?"`` suffix (with ``keyword``, ``" (pass keyword='x')"`` after it,
+    written as :func:`pass_hint` writes it), or an empty string when nothing is close."""
     best = closest(value, choices, n=1)
     if not best:
         return ""
-    return f" Did you mean {best[0]!r}?" + (f" (pass {keyword}={best[0]!r})" if keyword else "")
+    return f" Did you mean {best[0]!r}?" + (f" ({pass_hint(keyword, best[0], kind)})" if keyword else "")
+
+
+HintStyle = Literal["keywords", "file_keywords", "flags"]
+"""How a hint names an argument: ``keywords`` (Python keyword arguments, ``query_id='qid'``),
+``file_keywords`` (the same, a column of one input as ``run_columns={'query_id': 'qid'}``: the
+entry points that take them) or ``flags`` (the command line's, ``--run-query-id-col qid``)."""
+
+_HINT_STYLE: ContextVar[HintStyle] = ContextVar("rankwise_hint_style", default="keywords")
+
+COLUMN_FLAGS = ("query_id", "doc_id", "score", "relevance", "subtopic", "cost")
+"""The column keywords, each with its flag ``--<name>-col`` on the command line."""
+FILE_COLUMNS = ("query_id", "doc_id")
+"""The columns that both inputs have, each named per input (``run_columns``, ``qrels_columns``)."""
+
+
+@contextlib.contextmanager
+def hint_style(style: HintStyle) -> Iterator[None]:
+    """Within the block, hints are written in ``style``; the command line's style (``flags``),
+    once set, is kept by the entry points it calls."""
+    if _HINT_STYLE.get() == "flags":
+        yield
+        return
+    token = _HINT_STYLE.set(style)
+    try:
+        yield
+    finally:
+        _HINT_STYLE.reset(token)
+
+
+def pass_hint(keyword: str, value: object, kind: str | None = None) -> str:
+    """``pass <argument>``, in the syntax of the interface in use (:func:`hint_style`).
+
+    ``keyword`` is the Python keyword; a column keyword (``query_id``, ``doc_id``) with the
+    ``kind`` of input (``'run'``, ``'qrels'``) names that input's column alone.
+
+    >>> pass_hint("query_id", "qid", "run")
+    "pass query_id='qid'"
+    >>> with hint_style("file_keywords"):
+    ...     pass_hint("query_id", "qid", "run")
+    "pass run_columns={'query_id': 'qid'}"
+    >>> with hint_style("flags"):
+    ...     pass_hint("query_id", "qid", "qrels"), pass_hint("run_names", ["query_id", "doc_id", "score"])
+    ('pass --qrels-query-id-col qid', 'pass --run-names query_id,doc_id,score')
+    """
+    style = _HINT_STYLE.get()
+    per_file = kind in ("run", "qrels") and keyword in FILE_COLUMNS and style != "keywords"
+    if style != "flags":
+        if per_file:
+            return f"pass {kind}_columns={ {keyword: value}!r}"
+        return f"pass {keyword}={value!r}"
+    if isinstance(value, Mapping):  # run_columns={...}: one flag a column
+        prefix = keyword.removesuffix("columns")
+        return "pass " + " ".join(_flag(f"{prefix}{k}", v).removeprefix("pass ") for k, v in value.items())
+    return _flag(f"{kind}_{keyword}" if per_file else keyword, value)
+
+
+def in_syntax(python: str, command_line: str) -> str:
+    """``python`` or ``command_line``, whichever is the syntax of the interface in use.
+
+    >>> in_syntax("query_chunks=10", "--query-chunks 10")
+    'query_chunks=10'
+    """
+    return command_line if _HINT_STYLE.get() == "flags" else python
+
+
+def _flag(keyword: str, value: object) -> str:
+    flag = "--" + keyword.replace("_", "-")
+    if keyword.removeprefix("run_").removeprefix("qrels_") in COLUMN_FLAGS:
+        flag += "-col"
+    text = ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+    return f"pass {flag} {shlex.quote(text)}"
 
 
 class MissingExtraError(RankwiseError, ImportError):

@@ -10,9 +10,10 @@ import polars as pl
 
 from rankwise import progress
 from rankwise.conventions import (
+    READ_KEYWORDS,
     Columns,
     Conventions,
-    EvaluationOptions,
+    ReadOptions,
     Unpack,
     check_identifier,
     check_options,
@@ -23,11 +24,13 @@ from rankwise.errors import (
     MissingColumnError,
     RankwiseWarning,
     UnknownMetricError,
+    hint_style,
 )
 from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
+from rankwise.reading import Reading
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
@@ -56,15 +59,17 @@ def evaluate(
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
     query_chunks: int | None = None,
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
 
     ``run`` (query_id, doc_id, score) and ``qrels`` (query_id, doc_id, relevance) may be Polars
-    DataFrames/LazyFrames, pyarrow Tables, pandas DataFrames, DuckDB relations or paths (a
-    file, a folder of files with hive partitions, or a glob) to Parquet, CSV/TSV or TREC files,
-    optionally gzipped; ``run_format``/``qrels_format`` override the format detected from the
-    extension or content. Metric columns are named by the strings passed. Rows are
+    DataFrames/LazyFrames, pyarrow Tables, pandas DataFrames, DuckDB relations, dicts of dicts
+    (pytrec_eval's and ranx's ``{query: {doc: value}}``), ranx ``Run``/``Qrels`` objects,
+    iterables of records (ir_datasets' ``scoreddocs_iter()``/``qrels_iter()``, named tuples,
+    dataclasses or dicts) or paths (a file, a folder of files with hive partitions, or a glob)
+    to Parquet, CSV/TSV, TREC or JSON/JSONL files, optionally gzipped; ``run_format``/
+    ``qrels_format`` override the format detected from the extension or content. Metric columns are named by the strings passed. Rows are
     sorted by query id. ``engine="duckdb"`` computes through the SQL macros of ``sql/``.
 
     ``by`` (run columns such as market, device, date or experiment arm) evaluates every
@@ -83,7 +88,10 @@ def evaluate(
     then doc_id desc), ``missing='ignore'`` (queries absent from the run; 'zero' scores them 0
     as ``-c``), ``max_rank=None`` (``-M``), ``rel=1`` (``-l``), ``judged_only=False`` (``-J``);
     and the column names ``query_id``, ``doc_id``, ``score``, ``relevance`` (defaults: the same
-    words). Run queries without any judgment are not scored; a
+    words), and each input's own (:class:`~rankwise.conventions.InputOptions`):
+    ``run_columns={'query_id': 'qid'}`` reads the run's ``qid`` as its query id, while the qrels
+    keep ``query_id``; ``run_names=[...]``/``qrels_names=[...]`` name the columns of a CSV/TSV
+    file without a header row. Run queries without any judgment are not scored; a
     :class:`~rankwise.errors.RankwiseWarning` says how many.
 
     >>> import polars as pl, rankwise as rw
@@ -96,10 +104,11 @@ def evaluate(
     >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
     (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
-    check_options("evaluate", options)
+    check_options("evaluate", options, READ_KEYWORDS)
     parsed = parse_metrics(metrics)
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
+    reading = Reading.from_options(options)
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
     if query_chunks is not None:
@@ -115,10 +124,11 @@ def evaluate(
                 "query_chunks applies to the Polars engine without by= segments; "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
-    with engine_faults({"run": run, "qrels": qrels}):
+    with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         return _evaluate(
-            run, qrels, parsed, engine, conv, columns, run_format, qrels_format, by,
-            duckdb_config, query_chunks,
+            reading.prepared(run, "run", columns, run_format),
+            reading.prepared(qrels, "qrels", columns, qrels_format),
+            parsed, engine, conv, columns, run_format, qrels_format, by, duckdb_config, query_chunks,
         )
 
 

@@ -57,10 +57,16 @@ from rankwise._polars.engine import (
     prepare,
     ranked,
 )
-from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
-from rankwise.errors import InvalidParameterError
+from rankwise.conventions import (
+    READ_KEYWORDS,
+    Columns,
+    Conventions,
+    ReadOptions,
+    Unpack,
+    check_options,
+)
+from rankwise.errors import InvalidParameterError, hint_style
 from rankwise.faults import engine_faults
-from rankwise.io import to_lazyframe
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.primitives import (
@@ -74,6 +80,7 @@ from rankwise.primitives import (
     Primitive,
     leaves,
 )
+from rankwise.reading import Reading
 from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
@@ -82,12 +89,13 @@ def explain(
     run: Any,
     metric: str | Metric,
     query: Any,
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """The rank-by-rank table of one metric for one query (see the module docstring); the
     keyword ``options`` are those of :func:`rankwise.evaluate`
-    (:class:`~rankwise.conventions.EvaluationOptions`)."""
-    check_options("explain", options)
+    (:class:`~rankwise.conventions.EvaluationOptions`, and each input's own column names:
+    :class:`~rankwise.conventions.InputOptions`)."""
+    check_options("explain", options, READ_KEYWORDS)
     found = parse_metrics([metric])
     if len(found) != 1:
         raise InvalidParameterError(
@@ -98,8 +106,9 @@ def explain(
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     (out,) = outputs([m], conv)
-    with engine_faults({"run": run, "qrels": qrels}):
-        prep = prepare(to_lazyframe(run, "run", columns), to_lazyframe(qrels, "qrels", columns), columns)
+    reading = Reading.from_options(options)
+    with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
+        prep = prepare(reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns)
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():

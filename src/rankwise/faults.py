@@ -28,6 +28,7 @@ from rankwise.errors import (
     InputReadError,
     InvalidValueError,
     RankwiseError,
+    in_syntax,
 )
 from rankwise.io import READ_FAULTS, read_reason
 
@@ -68,10 +69,11 @@ def translate(exc: Exception, inputs: Mapping[str, Any]) -> BaseException:
     if isinstance(exc, MemoryError) or any(name == "OutOfMemoryException" for _, name in names) or (
         "out of memory" in text.lower()
     ):
+        limit = in_syntax("duckdb_config={'memory_limit': ...}", "--memory-limit")
+        chunks = in_syntax("query_chunks", "--query-chunks")
         return EngineResourceError(
             f"the engine ran out of memory evaluating ({where}): {text}. Raise the memory limit "
-            "(duckdb_config={'memory_limit': ...}, --memory-limit), or on the Polars engine use "
-            "query_chunks (--query-chunks) so that fewer queries are held at once"
+            f"({limit}), or on the Polars engine use {chunks} so that fewer queries are held at once"
         )
     if "rankwise: " in text:  # an error() of rankwise's own SQL (a check on the data)
         return InvalidValueError(text[text.index("rankwise: ") + len("rankwise: "):])

@@ -1,12 +1,20 @@
 """Reading runs and qrels from every accepted input into Polars.
 
-Accepted: Polars DataFrame/LazyFrame, pyarrow Table, pandas DataFrame, DuckDB relation, or a
-path: a file, a folder (every data file below it; hive partitions such as ``dt=2026-11-01/``
-become columns), or a glob (``exports/run/*.parquet``). Files are Parquet, CSV/TSV (with a
-header) or TREC text (run: ``qid Q0 doc rank score tag``; qrels: ``qid iter doc rel``), each
-optionally gzipped. The format comes from the extension, else from the content; ``fmt``
-overrides both. Parquet and plain CSV are scanned lazily. TREC files get the configured
-column names; the run's rank column is ignored (trec_eval ranks by score).
+Accepted: Polars DataFrame/LazyFrame, pyarrow Table, pandas DataFrame, DuckDB relation, the
+forms of :mod:`rankwise.forms` (a dict of dicts as pytrec_eval and ranx take it, a ranx
+``Run``/``Qrels``, an iterable of records such as ir_datasets' named tuples), or a path: a
+file, a folder (every data file below it; hive partitions such as ``dt=2026-11-01/`` become
+columns), or a glob (``exports/run/*.parquet``). Files are Parquet, CSV/TSV (with a header, or
+without one given ``names``), TREC text (run: ``qid Q0 doc rank score tag``; qrels: ``qid iter
+doc rel``, read a block at a time by :mod:`rankwise.trec_reader`) or JSON (``.json``: a dict
+of dicts or a list of records; ``.jsonl``: a record a line), each optionally gzipped. The
+format comes from the extension, else from the content; ``fmt`` overrides both. Parquet and
+plain CSV are scanned lazily. TREC files and dicts of dicts get the configured column names;
+the run's rank column is ignored (trec_eval ranks by score).
+
+``rename`` (an entry point's ``run_columns``/``qrels_columns``) maps a column's keyword
+(``query_id``, ``doc_id``, ``score``, ``relevance``) to the input's own name for it: the column
+is renamed as it is read, so that the engines see the configured names.
 """
 
 from __future__ import annotations
@@ -14,30 +22,37 @@ from __future__ import annotations
 import contextlib
 import glob as globlib
 import gzip
+import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 import polars as pl
 
+from rankwise import forms
 from rankwise.conventions import Columns
 from rankwise.errors import (
-    SWAPPED,
     ColumnTypeError,
     InputReadError,
     InvalidParameterError,
+    MissingColumnError,
     UnsupportedInputError,
+    closest,
+    pass_hint,
 )
+from rankwise.trec_reader import decode_utf8 as decode_utf8  # re-exported
+from rankwise.trec_reader import read_trec as _read_trec
 
 Kind = Literal["run", "qrels"]
-FileFormat = Literal["parquet", "csv", "tsv", "trec"]
+FileFormat = Literal["parquet", "csv", "tsv", "trec", "json", "jsonl"]
 FORMATS: tuple[str, ...] = get_args(FileFormat)
 
 _EXTENSIONS: dict[str, FileFormat] = {
     ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
     ".trec": "trec", ".run": "trec", ".qrels": "trec", ".txt": "trec",
+    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
 }
 _GLOB_CHARS = ("*", "?", "[")
 
@@ -113,12 +128,26 @@ def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
     if head[:4] == b"PAR1":
         return "parquet"
     first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
+    json_format = _json_format(first)
+    if json_format is not None:
+        return json_format
     names = {(columns or Columns()).query_id, (columns or Columns()).doc_id}
     if "\t" in first and names <= {f.strip() for f in first.split("\t")}:
         return "tsv"
     if "," in first and names <= {f.strip() for f in first.split(",")}:
         return "csv"
     return "trec"
+
+
+def _json_format(first: str) -> FileFormat | None:
+    """JSON lines if the first line is one flat record, JSON if it opens an object or a list."""
+    text = first.strip()
+    if text.startswith("{") and text.endswith("}"):
+        with contextlib.suppress(ValueError):
+            record = json.loads(text)
+            if isinstance(record, dict) and not any(isinstance(v, (dict, list)) for v in record.values()):
+                return "jsonl"
+    return "json" if text.startswith(("{", "[")) else None
 
 
 def expand_path(obj: str | os.PathLike[str]) -> tuple[list[Path], bool]:
@@ -152,77 +181,12 @@ def check_format(fmt: str | None) -> FileFormat | None:
     return fmt  # type: ignore[return-value]
 
 
-def decode_utf8(data: bytes, path: Path) -> str:
-    """``data`` as UTF-8 text; invalid UTF-8 is refused with an error naming the line (decoding
-    it loosely could map two different ids to the same text)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputReadError(
-            f"{str(path)!r}, line {line}: not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r}); "
-            "rankwise reads TREC files as UTF-8 and will not guess, because decoding loosely could "
-            "merge two different ids: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
-        ) from exc
-
-
 def read_trec(path: Path, kind: Kind, columns: Columns) -> pl.DataFrame:
-    """Read a TREC run (``qid Q0 doc rank score tag``) or qrels (``qid iter doc rel``) file,
-    gzipped or not, exactly as trec_eval splits it.
-
-    Lines end at ``\\n`` (a ``\\r`` before it is dropped); fields are separated by ASCII spaces
-    and tabs only, so any other character (a non-breaking space, U+2028, U+0085, ...) is part of
-    the id it appears in. Blank lines are skipped; anything after the sixth (run) or fourth
-    (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
-    UTF-8 (invalid bytes are refused, naming the line). With a ``subtopic`` column (subtopic
-    qrels) the qrels' second field is the subtopic, as ndeval reads it.
-    """
-    text = decode_utf8(read_bytes(path), path)
-    lines = pl.Series("line", text.split("\n"), dtype=pl.String).str.strip_suffix("\r").to_frame()
-    lines = lines.with_row_index("__line", offset=1)
-    parts = lines.filter(pl.col("line").str.strip_chars(" \t") != "").select(
-        "__line", pl.col("line").str.extract_all(r"[^ \t]+").alias("f")
-    )
-    need = 6 if kind == "run" else 4
-    short = parts.filter(pl.col("f").list.len() < need)
-    if short.height:
-        example = " ".join(short["f"][0])
-        qrels_like = kind == "run" and parts["f"].list.len().is_in([4]).all()
-        raise InputReadError(
-            f"{str(path)!r} is not a TREC {kind} file: expected at least {need} fields per line, "
-            f"separated by spaces or tabs "
-            f"({'qid Q0 doc rank score tag' if kind == 'run' else 'qid iter doc rel'}); "
-            f"line {short['__line'][0]} is {example!r}"
-            + (f". It looks like TREC qrels (qid iter doc rel). {SWAPPED}" if qrels_like else "")
-        )
-    if kind == "qrels" and parts.height and (
-        (parts["f"].list.len() >= 6) & (parts["f"].list.get(1, null_on_oob=True) == "Q0")
-    ).all():
-        raise InputReadError(
-            f"{str(path)!r} looks like a TREC run (qid Q0 doc rank score tag), not qrels (qid iter doc rel): "
-            f"line {parts['__line'][0]} is {' '.join(parts['f'][0])!r}. {SWAPPED}"
-        )
-    f = pl.col("f")
-    value_index, value_name = (4, columns.score) if kind == "run" else (3, columns.relevance)
-    value = f.list.get(value_index)
-    # subtopic qrels (ndeval's): the second field is the subtopic
-    subtopic = [f.list.get(1).alias(columns.subtopic)] if kind == "qrels" and columns.subtopic else []
-    parsed = parts.select(
-        "__line",
-        f.list.get(0).alias(columns.query_id),
-        *subtopic,
-        f.list.get(2).alias(columns.doc_id),
-        value.cast(pl.Float64, strict=False).alias(value_name),
-        value.alias("__text"),
-    )
-    bad = parsed.filter(pl.col(value_name).is_null())
-    if bad.height:
-        raise InputReadError(
-            f"{str(path)!r}, line {bad['__line'][0]}: the "
-            f"{'score (5th)' if kind == 'run' else 'relevance (4th)'} field of a TREC {kind} line "
-            f"must be a number, found {bad['__text'][0]!r}"
-        )
-    return parsed.drop("__line", "__text")
+    """A TREC run or qrels file, read as trec_eval splits it (:func:`rankwise.trec_reader.read_trec`,
+    a block at a time); a missing, unreadable or truncated file is an
+    :class:`~rankwise.errors.InputReadError` naming it."""
+    with _reading(path):
+        return _read_trec(path, kind, columns)
 
 
 def trec_runid(path: str | os.PathLike[str]) -> str | None:
@@ -278,14 +242,16 @@ def pa_errors() -> type[Exception]:
     return pa.ArrowException  # type: ignore[no-any-return]
 
 
-def csv_overrides(kind: Kind, columns: Columns) -> dict[str, pl.DataType]:
+def csv_overrides(kind: Kind, columns: Columns, rename: Mapping[str, str] | None = None) -> dict[str, pl.DataType]:
     """CSV/TSV columns read with a fixed type, not inferred from the first rows: ids are text
-    (``0012`` stays ``0012``), the score or relevance is a float."""
-    value = columns.score if kind == "run" else columns.relevance
-    types: dict[str, pl.DataType] = {columns.query_id: pl.String(), columns.doc_id: pl.String(), value: pl.Float64()}
+    (``0012`` stays ``0012``), the score or relevance is a float. Each is named as in the file
+    (``rename``: the input's own names of the columns, by keyword)."""
+    value = "score" if kind == "run" else "relevance"
+    keys: dict[str, pl.DataType] = {"query_id": pl.String(), "doc_id": pl.String(), value: pl.Float64()}
     if kind == "qrels" and columns.subtopic:
-        types[columns.subtopic] = pl.String()
-    return types
+        keys["subtopic"] = pl.String()
+    own = rename or {}
+    return {own.get(key, str(getattr(columns, key))): dtype for key, dtype in keys.items()}
 
 
 def check_not_empty(files: list[Path]) -> None:
@@ -295,11 +261,24 @@ def check_not_empty(files: list[Path]) -> None:
             raise InputReadError(f"{str(f)!r} is empty (0 bytes)")
 
 
-def scan_path(obj: str | os.PathLike[str], kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
-    """Lazily read a file, folder or glob (Parquet with hive partitions, CSV/TSV, TREC)."""
+def scan_path(
+    obj: str | os.PathLike[str], kind: Kind, columns: Columns, fmt: str | None = None,
+    rename: Mapping[str, str] | None = None, names: Sequence[str] | None = None,
+) -> pl.LazyFrame:
+    """Lazily read a file, folder or glob (Parquet with hive partitions, CSV/TSV, TREC, JSON);
+    ``names``: the columns of CSV/TSV files without a header row."""
     check_format(fmt)
     files, many = expand_path(obj)
     chosen = file_format(files, os.fspath(obj), columns, fmt)
+    if names is not None and fmt is None and chosen == "trec":
+        # names are given to CSV/TSV: a file the extension does not name is one of those
+        first = _first_line(files[0])
+        chosen = "tsv" if "\t" in first and "," not in first else "csv"
+    if names is not None and chosen not in ("csv", "tsv"):
+        raise InvalidParameterError(
+            f"{kind}_names names the columns of CSV/TSV files without a header row; "
+            f"{os.fspath(obj)!r} is {chosen}"
+        )
     if chosen == "parquet":
         check_parquet(files)
         # the files are expanded already: no second glob (a name may hold '[' or '*')
@@ -309,14 +288,81 @@ def scan_path(obj: str | os.PathLike[str], kind: Kind, columns: Columns, fmt: st
     check_not_empty(files)
     if chosen in ("csv", "tsv"):
         sep = "," if chosen == "csv" else "\t"
-        types = csv_overrides(kind, columns)
+        types = csv_overrides(kind, columns, rename)
+        for f in files:
+            check_header(f, sep, kind, columns, rename, names)
+        has_header, new_columns = names is None, None if names is None else list(names)
         frames = [
-            pl.read_csv(read_bytes(f), separator=sep, schema_overrides=types).lazy()
-            if is_gzip(f) else pl.scan_csv(f, separator=sep, schema_overrides=types, glob=False)
+            pl.read_csv(
+                read_bytes(f), separator=sep, schema_overrides=types, has_header=has_header, new_columns=new_columns
+            ).lazy()
+            if is_gzip(f) else pl.scan_csv(
+                f, separator=sep, schema_overrides=types, glob=False, has_header=has_header, new_columns=new_columns
+            )
             for f in files
         ]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
+    if chosen in ("json", "jsonl"):
+        return pl.concat(
+            [forms.read_json(f, read_bytes(f), kind, columns, chosen == "jsonl") for f in files],
+            how="diagonal_relaxed",
+        ).lazy()
     return pl.concat([read_trec(f, kind, columns) for f in files]).lazy()
+
+
+def _first_line(path: Path) -> str:
+    return _head(path).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def header_suggestion(kind: Kind, columns: Columns, fields: int) -> list[str]:
+    """Names for a header-less CSV's fields: its keywords' columns, in TREC's order when it has
+    TREC's number of fields, else the ids and the value first."""
+    value = columns.score if kind == "run" else columns.relevance
+    if kind == "run" and fields == 6:
+        return [columns.query_id, "q0", columns.doc_id, "rank", value, "tag"]
+    if kind == "qrels" and fields == 4:
+        return [columns.query_id, "iteration", columns.doc_id, value]
+    return [columns.query_id, columns.doc_id, value, *[f"column_{i}" for i in range(4, fields + 1)]][:max(fields, 3)]
+
+
+def check_header(
+    path: Path, sep: str, kind: Kind, columns: Columns, rename: Mapping[str, str] | None,
+    names: Sequence[str] | None,
+) -> None:
+    """A CSV/TSV file's first line: given ``names``, as many fields as names; else, lacking the
+    id columns and looking like data (a field is a number), a file without a header row."""
+    first = _first_line(path)
+    fields = [f.strip().strip('"') for f in first.split(sep)]
+    if names is not None:
+        if len(names) != len(fields):
+            raise InvalidParameterError(
+                f"{kind}_names gives {len(names)} column names ({list(names)}) but the first line of "
+                f"{str(path)!r} has {len(fields)} fields ({first[:200]!r})"
+            )
+        if not any(_is_number(f) for f in fields):
+            raise InvalidParameterError(
+                f"{kind}_names names the columns of files without a header row, but the first line "
+                f"of {str(path)!r} looks like a header ({first[:200]!r}: no field is a number)"
+            )
+        return
+    own = rename or {}
+    wanted = [own.get(key, str(getattr(columns, key))) for key in ("query_id", "doc_id")]
+    missing = [w for w in wanted if w not in fields]
+    if missing and any(_is_number(f) for f in fields):
+        suggestion = header_suggestion(kind, columns, len(fields))
+        raise MissingColumnError(
+            f"the {kind} {str(path)!r} has no column {missing[0]!r}: it looks like a CSV without a "
+            f"header row (its first line is {first[:200]!r}); name its columns "
+            f"({pass_hint(f'{kind}_names', suggestion)})"
+        )
 
 
 def duckdb_arrow(relation: Any) -> Any:
@@ -345,14 +391,43 @@ def from_pandas(frame: Any, kind: Kind) -> pl.LazyFrame:
         raise ColumnTypeError(f"cannot convert the {kind}'s pandas DataFrame: {exc}") from exc
 
 
-def to_lazyframe(obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
-    """Turn any accepted input into a Polars LazyFrame (paths are scanned lazily)."""
+def to_lazyframe(
+    obj: Any, kind: Kind, columns: Columns, fmt: str | None = None, *,
+    rename: Mapping[str, str] | None = None, names: Sequence[str] | None = None,
+) -> pl.LazyFrame:
+    """Turn any accepted input into a Polars LazyFrame (paths are scanned lazily), its columns
+    renamed by ``rename`` (keyword to the input's own name); ``names``: the columns of CSV/TSV
+    files without a header row.
+
+    >>> import rankwise as rw
+    >>> run = {"q1": {"d1": 2.0}}
+    >>> to_lazyframe(run, "run", rw.Columns()).collect().rows()
+    [('q1', 'd1', 2.0)]
+    >>> frame = pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": [2.0]})
+    >>> to_lazyframe(frame, "run", rw.Columns(), rename={"query_id": "qid", "doc_id": "docno"}).collect_schema().names()
+    ['query_id', 'doc_id', 'score']
+    """
+    if names is not None and not isinstance(obj, (str, os.PathLike)):
+        raise InvalidParameterError(
+            f"{kind}_names names the columns of CSV/TSV files without a header row; "
+            f"the {kind} is a {type(obj).__module__}.{type(obj).__name__}"
+        )
+    frame = _read(obj, kind, columns, fmt, rename, names)
+    return apply_rename(frame, kind, columns, rename) if rename else frame
+
+
+def _read(
+    obj: Any, kind: Kind, columns: Columns, fmt: str | None, rename: Mapping[str, str] | None,
+    names: Sequence[str] | None,
+) -> pl.LazyFrame:
+    """The input as a LazyFrame, its columns as the input names them (TREC files and dicts of
+    dicts: the configured names)."""
     if isinstance(obj, pl.LazyFrame):
         return obj
     if isinstance(obj, pl.DataFrame):
         return obj.lazy()
     if isinstance(obj, (str, os.PathLike)):
-        return scan_path(obj, kind, columns, fmt)
+        return scan_path(obj, kind, columns, fmt, rename, names)
     module = type(obj).__module__.split(".")[0]
     if module == "pyarrow":
         import pyarrow as pa
@@ -363,8 +438,46 @@ def to_lazyframe(obj: Any, kind: Kind, columns: Columns, fmt: str | None = None)
         return from_pandas(obj, kind)
     if module in ("duckdb", "_duckdb"):
         return pl.from_arrow(duckdb_arrow(obj)).lazy()  # type: ignore[union-attr]
+    if isinstance(obj, Mapping):
+        return forms.from_mapping(obj, kind, columns).lazy()
+    if forms.is_ranx(obj):
+        return forms.from_ranx(obj, kind, columns).lazy()
+    if forms.is_records(obj):
+        return forms.from_records(obj, kind).lazy()
     raise UnsupportedInputError(
         f"cannot read a {kind} from {type(obj).__module__}.{type(obj).__name__}: pass a Polars "
-        "DataFrame/LazyFrame, a pyarrow Table, a pandas DataFrame, a DuckDB relation, or a path "
-        "(file, folder or glob) to Parquet, CSV/TSV or TREC files"
+        "DataFrame/LazyFrame, a pyarrow Table, a pandas DataFrame, a DuckDB relation, a dict of "
+        "dicts ({query: {doc: value}}), a ranx Run/Qrels, an iterable of records (named tuples "
+        "as ir_datasets yields them, dataclasses or dicts), or a path (file, folder or glob) to "
+        "Parquet, CSV/TSV, TREC or JSON files"
     )
+
+
+def apply_rename(frame: pl.LazyFrame, kind: Kind, columns: Columns, rename: Mapping[str, str]) -> pl.LazyFrame:
+    """``frame`` with each column that ``rename`` names (keyword to the input's own name)
+    renamed to the configured name. A column that is absent while the configured name is
+    present is not renamed: that one is read (a TREC file or a dict of dicts, whose columns get
+    the configured names; one of ``compare``'s runs named like the qrels)."""
+    found = frame.collect_schema().names()
+    mapping: dict[str, str] = {}
+    for key, source in rename.items():
+        target = str(getattr(columns, key))
+        if source == target:
+            continue
+        if source not in found:
+            if target in found:
+                continue
+            best = closest(source, found, n=1)
+            hint = f" Did you mean {best[0]!r}? ({pass_hint(f'{kind}_columns', {key: best[0]})})" if best else ""
+            raise MissingColumnError(
+                f"the {kind} has no column {source!r} (named as the {kind}'s {key} column).{hint} "
+                f"Columns found: {found}"
+            )
+        mapping[source] = target
+    for source, target in mapping.items():
+        if target in found and target not in mapping:
+            raise InvalidParameterError(
+                f"the {kind} has both columns {source!r} and {target!r}: renaming {source!r} to "
+                f"{target!r} ({kind}_columns) would make two; drop one of them first"
+            )
+    return frame.rename(mapping) if mapping else frame

@@ -29,7 +29,7 @@ import polars as pl
 
 from rankwise import progress
 from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
-from rankwise.conventions import EvaluationOptions, Unpack
+from rankwise.conventions import ReadOptions, Unpack
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
 from rankwise.output import atomic_paths
@@ -80,7 +80,7 @@ def report(
     title: str = "rankwise comparison",
     explain: int = EXPLAIN_LIMIT,
     command: str | None = None,
-    **conventions: Unpack[EvaluationOptions],
+    **conventions: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus the runs × metrics summary as
     ``.md`` and ``.tex`` beside it) and return the comparison table. The arguments are those of

@@ -21,6 +21,7 @@ from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
 from rankwise.io import (
     check_format,
+    check_header,
     check_not_empty,
     check_parquet,
     csv_overrides,
@@ -85,6 +86,8 @@ def _source(
         ):
             check_not_empty(files)
             sep = "," if chosen == "csv" else "\t"
+            for f in files:  # a file without a header row is named as such
+                check_header(f, sep, kind, columns, None, None)
             # ids are text and the value a float, not inferred from the first rows
             present = set(header_names(files[0], sep))
             types = ", ".join(
