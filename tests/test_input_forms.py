@@ -19,14 +19,8 @@ from polars.testing import assert_frame_equal
 
 import rankwise as rw
 from rankwise.cli import main
+from tests.test_inputs import METRICS, QRELS, RUN
 
-METRICS = ["nDCG@3", "AP", "RR", "P@2", "NumRet"]
-RUN = pl.DataFrame({
-    "query_id": ["q1", "q1", "q1", "q2", "q2"],
-    "doc_id": ["a", "b", "c", "a", "d"],
-    "score": [3.0, 2.0, 1.0, 1.0, 1.0],
-})
-QRELS = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "c", "d"], "relevance": [2, 1, 1]})
 ENGINES = ["polars", "duckdb"]
 
 # ir_datasets' named tuples (emulated: the same names and fields)
