@@ -87,3 +87,42 @@ def test_report_of_segments_and_frames(three: tuple[pl.DataFrame, dict[str, pl.D
     assert "rankwise compare qrels base reversed --by market" in text
     assert table.columns[0] == "market"
     assert (tmp_path / "r.md").read_text().startswith("| market | run | AP |")
+
+
+def test_best_and_letters_follow_each_metric_s_direction(three: tuple[pl.DataFrame, dict[str, pl.DataFrame]]) -> None:
+    """Unjudged: lower is better (the best is the smallest mean, a letter for a significantly
+    lower one); Judged has no better direction (no best, no letter); the legend says so."""
+    qrels, runs = three
+    fewer = runs["base"].filter(pl.col("doc_id").hash(3) % 4 > 0)  # drops a quarter of the documents
+    result = comparison(qrels, {"base": runs["base"], "reversed": runs["reversed"], "fewer": fewer},
+                        ["Unjudged@10", "Judged@10", "AP"], pairs="all")
+    s = summary(result)
+    unjudged = s.means["Unjudged@10"].to_list()
+    assert s.best["Unjudged@10"].to_list() == [v == min(unjudged) for v in unjudged]
+    assert not any(s.best["Judged@10"].to_list()) and set(s.marks["Judged@10"].to_list()) == {""}
+    table = result.table.filter(pl.col("metric") == "Unjudged@10", pl.col("sig_t"))
+    for row in table.iter_rows(named=True):
+        lower = row["run"] if row["diff"] < 0 else row["baseline"]
+        higher = row["baseline"] if lower == row["run"] else row["run"]
+        letter_of = dict(zip(s.marks["run"], s.marks["letter"], strict=True))
+        assert letter_of[higher] in s.marks.filter(pl.col("run") == lower)["Unjudged@10"][0]
+    assert "Lower is better for Unjudged@10" in s.legend and "Judged@10 has no better direction" in s.legend
+
+
+def test_compare_refuses_what_a_mean_does_not_summarise(three: tuple[pl.DataFrame, dict[str, pl.DataFrame]]) -> None:
+    """GMAP (a geometric mean) and the counts (sums) are not compared as means of per-query
+    differences; runs must be a mapping of names."""
+    qrels, runs = three
+    with pytest.raises(rw.InvalidParameterError, match="gm_map, num_ret are not summarised by a mean"):
+        rw.compare(qrels, {"a": runs["base"], "b": runs["noisy"]}, ["gm_map", "num_ret", "AP"])
+    with pytest.raises(rw.InvalidParameterError, match="runs must map each run's name to the run"):
+        rw.compare(qrels, [runs["base"], runs["noisy"]], ["AP"])  # type: ignore[arg-type]
+    with pytest.raises(rw.InvalidParameterError, match="runs must map each run's name to the run"):
+        rw.compare(qrels, runs["base"], ["AP"])  # type: ignore[arg-type]
+
+
+def test_compare_warnings_name_their_run(three: tuple[pl.DataFrame, dict[str, pl.DataFrame]]) -> None:
+    qrels, runs = three
+    fewer_qrels = qrels.filter(pl.col("query_id") != qrels["query_id"][0])
+    with pytest.warns(rw.RankwiseWarning, match="run 'noisy': 1 run query has no judgments"):
+        rw.compare(fewer_qrels, {"base": runs["base"], "noisy": runs["noisy"]}, ["AP"])

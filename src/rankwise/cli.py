@@ -40,12 +40,13 @@ from rankwise.errors import (
     OutputError,
     RankwiseError,
     RankwiseWarning,
+    UnknownMetricError,
     hint_style,
 )
 from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
 from rankwise.explain import explain
 from rankwise.io import FORMATS
-from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES
+from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES, parse_metrics
 from rankwise.naming import unique_names
 from rankwise.output import (
     os_reason,
@@ -205,37 +206,58 @@ def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
     return names
 
 
+def _specs_named(name: str) -> list[MetricSpec]:
+    """The metrics a name means: a metric's own name or alias, else any metric string of the
+    three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each."""
+    try:
+        return [get_spec(name)]
+    except UnknownMetricError as unknown:
+        try:
+            parsed = parse_metrics(name)
+        except RankwiseError:
+            raise unknown from None
+        return list({m.spec.name: m.spec for m in parsed}.values())
+
+
 def _cmd_metrics(args: argparse.Namespace) -> int:
     if args.name:
-        spec = get_spec(args.name)
-        lines = [f"{spec.name}: {spec.description}"]
-        names = _names_of(spec)
-        known = {n.strip() for _, text in names for n in text.replace("@k", "").split(",")}
-        also = [n for n in spec.all_names if n not in known]
-        fields = [("rankwise", spec.name + ("@k" if spec.cutoff == "required" else "")), *names]
-        if also[1:]:
-            fields.append(("also", ", ".join(also[1:])))
-        if spec.trec_eval and not trec_names_of(spec.name):
-            fields.append(("trec_eval", spec.trec_eval))
-        fields.append(("formula", spec.formula))
-        fields.append(("cutoff", {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]))
-        empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
-        fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
-        fields.append(("citation", spec.citation))
-        width = max(len(k) for k, _ in fields) + 2
-        lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
-        if spec.params:
-            lines.append("  parameters:")
-        for p in spec.params:
-            choices = f" one of {list(p.choices)};" if p.choices else ""
-            lines.append(f"    {p.name} (default {p.default!r}):{choices} {p.doc}")
-        _stdout([line + "\n" for line in lines])
+        specs = _specs_named(args.name)
+        for i, spec in enumerate(specs):
+            if i:
+                _stdout(["\n"])
+            _metric_page(spec)
         return 0
     width = max(len(s.name) for s in SPECS) + 2
     for spec in SPECS:
         listed = "; ".join(f"{tool}: {text}" for tool, text in _names_of(spec))
         print(f"{spec.name:<{width}}{spec.description}" + (f" [{listed}]" if listed else ""))
     return 0
+
+
+def _metric_page(spec: MetricSpec) -> None:
+    """``rankwise metrics NAME``: one metric, each of its facts once."""
+    lines = [f"{spec.name}: {spec.description}"]
+    names = _names_of(spec)
+    known = {n.strip() for _, text in names for n in text.replace("@k", "").split(",")}
+    also = [n for n in spec.all_names if n not in known]
+    fields = [("rankwise", spec.name + ("@k" if spec.cutoff == "required" else "")), *names]
+    if also[1:]:
+        fields.append(("also", ", ".join(also[1:])))
+    if spec.trec_eval and not trec_names_of(spec.name):
+        fields.append(("trec_eval", spec.trec_eval))
+    fields.append(("formula", spec.formula))
+    fields.append(("cutoff", {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]))
+    empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
+    fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
+    fields.append(("citation", spec.citation))
+    width = max(len(k) for k, _ in fields) + 2
+    lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
+    if spec.params:
+        lines.append("  parameters:")
+    for p in spec.params:
+        choices = f" one of {list(p.choices)};" if p.choices else ""
+        lines.append(f"    {p.name} (default {p.default!r}):{choices} {p.doc}")
+    _stdout([line + "\n" for line in lines])
 
 
 def _convention(name: str) -> Callable[[str], str]:
@@ -267,7 +289,8 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
     elif args.format == "json":
         text = frame.write_json()
     else:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40):
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
             text = str(frame)
     _emit(args, text)
 
@@ -281,6 +304,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if len(set(names)) < len(names):
         raise InvalidParameterError(f"--name gives two runs the same name: {names}")
     runs = dict(zip(names, args.runs, strict=True))
+    if args.report and not Path(args.report).resolve().parent.is_dir():
+        raise OutputError(f"cannot write the report {args.report!r}: the folder {str(Path(args.report).parent)!r} does not exist")
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     if args.anova:
@@ -309,12 +334,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for w in caught:
         if not args.quiet and issubclass(w.category, RankwiseWarning):
             _say(f"rankwise: warning: {w.message}")
-    if args.format == "table" and not args.wide:
+    if args.format == "table":
         import shutil
 
-        from rankwise.tables import to_text
+        from rankwise.tables import frame_text, to_text
 
-        _emit(args, to_text(result, width=shutil.get_terminal_size((120, 24)).columns))
+        width = shutil.get_terminal_size((120, 24)).columns
+        if args.wide:
+            _emit(args, frame_text(result.table, result.table.columns.index("metric") + 1, width))
+        else:
+            _emit(args, to_text(result, width=width))
         return 0
     _write(args, result.table)
     return 0

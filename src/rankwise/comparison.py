@@ -168,7 +168,11 @@ def per_query_values(
     with progress.task("runs", total=len(runs)) as step:
         for i, (name, run) in enumerate(runs.items()):
             step.at(i, detail=name)
-            per_run[name] = evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                per_run[name] = evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+            for w in caught:  # each warning names its run
+                warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
     return _pair(per_run, keys, segments, [m.label for m in parsed])
 
 
@@ -370,6 +374,11 @@ def _check_arguments(
 ) -> tuple[list[str], str, list[Metric], list[tuple[str, str]]]:
     """The run names, the baseline's name, the parsed metrics and the pairs to compare, once
     the arguments are checked."""
+    if not isinstance(runs, Mapping):
+        raise InvalidParameterError(
+            f"runs must map each run's name to the run, e.g. {{'baseline': run_a, 'new': run_b}}; "
+            f"got {type(runs).__name__}"
+        )
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     names = list(runs)
@@ -397,6 +406,14 @@ def _check_arguments(
     for m in parsed:
         if m.spec.value_type != "float":
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
+    summed = [m.label for m in parsed if m.spec.aggregate != "mean"]
+    if summed:
+        raise InvalidParameterError(
+            f"{', '.join(summed)} {'is' if len(summed) == 1 else 'are'} not summarised by a mean over queries "
+            "(GMAP and GMBpref by a geometric mean, the counts by a sum), while compare tests the mean of "
+            "per-query differences: compare AP or Bpref (the per-query values of GMAP and GMBpref) and see "
+            "the counts with rankwise eval"
+        )
     if pairs == "all":
         pair_list = [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:

@@ -76,6 +76,7 @@ class Display:
         self.tasks: list[Task] = []
         self.started = time.monotonic()
         self.last = ""
+        self._estimate: tuple[float, float] | None = None
         self._lock = threading.Lock()
         self._drawn = 0.0
         self._stop = threading.Event()
@@ -87,12 +88,21 @@ class Display:
         while not self._stop.wait(0.5):
             self.refresh()
 
-    def line(self) -> str:
-        elapsed = time.monotonic() - self.started
+    def line(self, event: bool = False) -> str:
+        """The status line; at an ``event`` (a step begun or ended) the time left is estimated
+        again from the fraction done, and between events it counts down from that estimate
+        (so it does not climb while one long step runs)."""
+        now = time.monotonic()
+        elapsed = now - self.started
         text = "rankwise: " + " · ".join(t.describe() for t in self.tasks) + f" · {_seconds(elapsed)}"
-        fraction = _fraction(self.tasks)
-        if fraction and 0 < fraction < 1 and elapsed > 1:
-            text += f" · about {_seconds(elapsed * (1 - fraction) / fraction)} left"
+        if event:
+            fraction = _fraction(self.tasks)
+            known = fraction is not None and 0 < fraction < 1 and elapsed > 1
+            self._estimate = (now, elapsed * (1 - fraction) / fraction) if known and fraction else None
+        if self._estimate is not None:
+            left = self._estimate[1] - (now - self._estimate[0])
+            if left >= 1:
+                text += f" · about {_seconds(left)} left"
         return text if len(text) <= self.width else text[: self.width - 1] + "…"
 
     def refresh(self, force: bool = False) -> None:
@@ -100,7 +110,7 @@ class Display:
             now = time.monotonic()
             if not self.tasks or (not force and now - self._drawn < 0.1):
                 return
-            self.last = self.line()
+            self.last = self.line(event=force)
             self._drawn = now
             with contextlib.suppress(Exception):
                 self.stream.write("\r\x1b[2K" + self.last)

@@ -772,6 +772,7 @@ SPECS: tuple[MetricSpec, ...] = (
         citation="trec_eval unj",
         empty_value=0.0,
         trec_eval="unj",
+        better="lower",
     ),
     MetricSpec(
         name="Judged",
@@ -784,6 +785,7 @@ SPECS: tuple[MetricSpec, ...] = (
         "Judged(denominator='retrieved', negative='judged'))",
         citation="Sakai 2007; ir-measures Judged",
         empty_value=1.0,
+        better="neither",
     ),
     MetricSpec(
         name="InfAP",
@@ -888,6 +890,7 @@ SPECS: tuple[MetricSpec, ...] = (
         citation="Moffat & Zobel, TOIS 2008",
         empty_value=0.0,
         trec_eval="rbp_resid (trec_eval prints 0 when no retrieved document is unjudged)",
+        better="neither",
     ),
     MetricSpec(
         name="Compat",

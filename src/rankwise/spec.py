@@ -15,6 +15,7 @@ ParamValue = int | float | str | bool
 
 Aggregate = Literal["mean", "sum", "gmean", "none"]
 ValueType = Literal["float", "string"]
+Better = Literal["higher", "lower", "neither"]
 CutoffRule = Literal["optional", "required", "none"]
 
 
@@ -98,6 +99,10 @@ class MetricSpec:
     """How :func:`rankwise.summarize` aggregates per-query values ('none': per query only)."""
     value_type: ValueType = "float"
     """Float64 per query (every measure but trec_eval's relstring, which is text)."""
+    better: Better = "higher"
+    """Which way a ranking is better: a higher value (most measures), a lower one (Unjudged) or
+    neither (Judged, RBPResid: how complete the judgments are, not how good the ranking is);
+    the comparison summary marks the best run and significant wins by it."""
     trec_eval: str | None = None
     """The trec_eval measure this metric reproduces, if any (``-m`` name)."""
 

@@ -40,6 +40,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison import Comparison
+from rankwise.spec import Better
 
 TEST_NAMES: dict[str, str] = {
     "t": "paired t-test",
@@ -95,11 +96,39 @@ def letter(index: int) -> str:
     return text
 
 
+_SIGN = {"higher": 1, "lower": -1, "neither": 0}
+
+
+def _directions(result: Comparison) -> dict[str, Better]:
+    """Each metric's better direction (its spec's ``better``)."""
+    from rankwise.evaluate import metric_of_column
+
+    out: dict[str, Better] = {}
+    for label in result.metrics:
+        m = metric_of_column(label)
+        out[label] = m.spec.better if m is not None else "higher"
+    return out
+
+
+def _directions_note(result: Comparison) -> str:
+    """The metrics whose better direction is not up, in a sentence (or nothing)."""
+    direction = _directions(result)
+    lower = [m for m, d in direction.items() if d == "lower"]
+    neither = [m for m, d in direction.items() if d == "neither"]
+    parts = []
+    if lower:
+        parts.append(f"Lower is better for {', '.join(lower)}.")
+    if neither:
+        parts.append(f"{', '.join(neither)} {'has' if len(neither) == 1 else 'have'} no better direction "
+                     "(no best, no letters).")
+    return (" " + " ".join(parts)) if parts else ""
+
+
 def legend(result: Comparison, best: str = "Bold") -> str:
     """What the summary's marks mean, in one sentence per mark (``best``: how the best mean per
     metric is marked, e.g. ``*`` in a terminal)."""
     if not result.tests:
-        return f"{best}: the best mean per metric. No significance test was run."
+        return f"{best}: the best mean per metric. No significance test was run.{_directions_note(result)}"
     test = result.tests[0]
     correction = "adjusted over the pairs of runs" if test in ("tukey", "randomized_tukey") else CORRECTION_NAMES.get(result.correction, result.correction)
     baseline = any(b != result.baseline for _, b in result.pairs)
@@ -107,7 +136,7 @@ def legend(result: Comparison, best: str = "Bold") -> str:
     more = f" Other tests run: {', '.join(TEST_NAMES.get(t, t) for t in result.tests[1:])} (see the table of differences)." if len(result.tests) > 1 else ""
     return (
         f"{best}: the best mean per metric. Superscript letters: the runs a run is significantly better than "
-        f"({TEST_NAMES.get(test, test)}, {correction}, p < {result.alpha:g}; {scope}).{more}"
+        f"({TEST_NAMES.get(test, test)}, {correction}, p < {result.alpha:g}; {scope}).{more}{_directions_note(result)}"
     )
 
 
@@ -116,6 +145,7 @@ def summary(result: Comparison) -> Summary:
     comparison table's (``mean`` where the run is the candidate, ``baseline_mean`` where it is
     the baseline: the numbers :func:`rankwise.compare` prints)."""
     segments = result.per_query.segments
+    direction = _directions(result)
     letters = {run: letter(i) for i, run in enumerate(result.runs)}
     test = result.tests[0] if result.tests else None
     means: dict[tuple[Any, ...], dict[str, float | None]] = {}
@@ -127,8 +157,9 @@ def summary(result: Comparison) -> Summary:
             groups.append(group)
         for run, value in ((row["run"], row["mean"]), (row["baseline"], row["baseline_mean"])):
             means.setdefault((*group, run), {}).setdefault(row["metric"], value)
-        if test is not None and row[f"sig_{test}"] and row["diff"]:
-            better, worse = (row["run"], row["baseline"]) if row["diff"] > 0 else (row["baseline"], row["run"])
+        sign = _SIGN[direction[row["metric"]]]
+        if test is not None and sign and row[f"sig_{test}"] and row["diff"]:
+            better, worse = (row["run"], row["baseline"]) if row["diff"] * sign > 0 else (row["baseline"], row["run"])
             marks.setdefault((*group, better), {}).setdefault(row["metric"], set()).add(letters[worse])
     keys = [(*group, run) for group in groups for run in result.runs]
 
@@ -143,11 +174,11 @@ def summary(result: Comparison) -> Summary:
 
     def top(key: tuple[Any, ...], metric: str) -> float | None:
         found = [v for k in keys if k[:-1] == key[:-1] and (v := mean(k, metric)) is not None]
-        return max(found) if found else None
+        return (max(found) if direction[metric] == "higher" else min(found)) if found else None
 
     def is_best(key: tuple[Any, ...], metric: str) -> bool:
         value = mean(key, metric)
-        return value is not None and value == top(key, metric)
+        return direction[metric] != "neither" and value is not None and value == top(key, metric)
 
     def mark(key: tuple[Any, ...], metric: str) -> str:
         return "".join(sorted(marks.get(key, {}).get(metric, set()), key=lambda x: (len(x), x)))

@@ -120,6 +120,24 @@ def _text_table(frame: pl.DataFrame, width: int) -> str:
         return str(frame)
 
 
+def _fitting(frame: pl.DataFrame, keys: int, width: int) -> list[pl.DataFrame]:
+    """The frame's columns in groups that each fit ``width`` characters as a table, the first
+    ``keys`` columns (the segments and the run) repeated in each."""
+    def chars(column: str) -> int:
+        return max([len(column), *(len(v) for v in frame[column].to_list() if v is not None)]) + 3
+
+    base = sum(chars(c) for c in frame.columns[:keys]) + 1
+    groups: list[list[str]] = [[]]
+    used = base
+    for column in frame.columns[keys:]:
+        if groups[-1] and used + chars(column) > width:
+            groups.append([])
+            used = base
+        groups[-1].append(column)
+        used += chars(column)
+    return [frame.select(*frame.columns[:keys], *group) for group in groups]
+
+
 def to_text(result: Comparison, width: int = 100) -> str:
     """A comparison for a terminal ``width`` characters wide: the runs × metrics summary (the
     best mean per metric marked ``*``, the significance letters as superscripts, the legend
@@ -142,7 +160,8 @@ def to_text(result: Comparison, width: int = 100) -> str:
         rows.append([*segments, f"({mark}) {run}", *((v + _superscript(m) + ("*" if best else "")) for v, best, m in cells)])
     head = [*s.segments, "run", *s.metrics]
     means = pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
-    parts = [_text_table(means, width), textwrap.fill(legend(result, best="*"), width)]
+    parts = [_text_table(chunk, width) for chunk in _fitting(means, len(s.segments) + 1, width)]
+    parts.append(textwrap.fill(legend(result, best="*"), width, break_on_hyphens=False))
     table = result.table
     if table.height:
         test = result.tests[0] if result.tests else None
@@ -153,9 +172,20 @@ def to_text(result: Comparison, width: int = 100) -> str:
             pl.col("diff").map_elements(lambda v: cell("diff", v), return_dtype=pl.String).alias("diff"),
             pl.format("[{}, {}]", *(pl.col(c).map_elements(lambda v: cell("diff", v), return_dtype=pl.String)
                                     for c in ("ci_low", "ci_high"))).alias("95% CI"),
-            *([pl.col(f"p_{test}_adj").map_elements(lambda v: cell("p_", v), return_dtype=pl.String).alias(f"p ({test})")]
+            *([pl.col(f"p_{test}_adj").map_elements(lambda v: cell("p_", v), return_dtype=pl.String)
+               .alias(f"p ({test}, {'adjusted' if test in ('tukey', 'randomized_tukey') else result.correction})")]
               if test else []),
             pl.format("{}/{}/{}", "wins", "ties", "losses").alias("W/T/L"),
         )
-        parts.append(_text_table(diffs, width))
+        parts += [_text_table(chunk, width) for chunk in _fitting(diffs, len(columns), width)]
     return "\n\n".join(parts)
+
+
+def frame_text(table: pl.DataFrame, keys: int, width: int = 100) -> str:
+    """Any table for a terminal ``width`` characters wide: every column (numbers as
+    :func:`cell` writes them), in groups of columns that fit, the first ``keys`` columns
+    repeated in each (``rankwise compare --wide``)."""
+    text = pl.DataFrame(
+        {c: [cell(c, v) for v in table[c].to_list()] for c in table.columns}, schema=dict.fromkeys(table.columns, pl.String)
+    )
+    return "\n\n".join(_text_table(chunk, width) for chunk in _fitting(text, keys, width))

@@ -34,7 +34,10 @@ def looks_swapped(kind: Kind, found: Mapping[str, TypeClass], columns: Columns) 
     """Whether a ``kind`` input lacking its value column holds the other kind's instead (a
     "run" with a relevance column and no score, or "qrels" with a score and no relevance)."""
     other = value_column("qrels" if kind == "run" else "run", columns)
-    return value_column(kind, columns) not in found and other in found
+    if value_column(kind, columns) in found or other not in found:
+        return False
+    # a run with labels and its scores under another name (e.g. 'prob') is not swapped qrels
+    return kind == "qrels" or not any(t == "float" for c, t in found.items() if c != other)
 
 
 def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], kind: Kind, columns: Columns) -> None:
