@@ -368,6 +368,25 @@ def compare(
     ).table
 
 
+def comparable(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
+    """The metrics parsed, once checked to be comparable as a mean of per-query differences:
+    numbers (not relstring's text) summarised by their mean (not GMAP's geometric mean nor the
+    counts' sum), for :func:`comparison` and :func:`rankwise.to_sql.compare_sql` alike."""
+    parsed = parse_metrics(metrics)
+    for m in parsed:
+        if m.spec.value_type != "float":
+            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
+    summed = [m.label for m in parsed if m.spec.aggregate != "mean"]
+    if summed:
+        raise InvalidParameterError(
+            f"{', '.join(summed)} {'is' if len(summed) == 1 else 'are'} not summarised by a mean over queries "
+            "(GMAP and GMBpref by a geometric mean, the counts by a sum), while compare tests the mean of "
+            "per-query differences: compare AP or Bpref (the per-query values of GMAP and GMBpref) and see "
+            "the counts with rankwise eval"
+        )
+    return parsed
+
+
 def _check_arguments(
     runs: Mapping[str, Any], baseline: str | None, pairs: str, tests: Sequence[Test], alpha: float,
     correction: str, metrics: str | Metric | Iterable[str | Metric],
@@ -402,18 +421,7 @@ def _check_arguments(
         raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}, got {correction!r}")
     if not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
-    parsed = parse_metrics(metrics)
-    for m in parsed:
-        if m.spec.value_type != "float":
-            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
-    summed = [m.label for m in parsed if m.spec.aggregate != "mean"]
-    if summed:
-        raise InvalidParameterError(
-            f"{', '.join(summed)} {'is' if len(summed) == 1 else 'are'} not summarised by a mean over queries "
-            "(GMAP and GMBpref by a geometric mean, the counts by a sum), while compare tests the mean of "
-            "per-query differences: compare AP or Bpref (the per-query values of GMAP and GMBpref) and see "
-            "the counts with rankwise eval"
-        )
+    parsed = comparable(metrics)
     if pairs == "all":
         pair_list = [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:

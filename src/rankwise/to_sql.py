@@ -201,10 +201,9 @@ def compare_sql(
     for value, what in ((risk_alpha, "risk_alpha"), (hurt, "hurt")):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
             raise InvalidParameterError(f"{what} must be a finite number of at least 0, got {value!r}")
-    parsed = parse_metrics(metrics)
-    for m in parsed:
-        if m.spec.value_type != "float":
-            raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
+    from rankwise.comparison import comparable
+
+    parsed = comparable(metrics)
     q = quoter(dialect)
     qid = q(Columns.from_options(options).query_id)
     segments = [by] if isinstance(by, str) else list(by or [])
