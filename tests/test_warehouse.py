@@ -105,7 +105,7 @@ def test_bad_paths(evaluate: Evaluate, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(rw.UnsupportedInputError, match="holds no files"):
         evaluate(tmp_path / "q.parquet", tmp_path / "empty", ["AP"])
-    with pytest.raises(rw.InvalidParameterError, match=r"format must be one of \['parquet', 'csv', 'tsv', 'trec'\], got 'xlsx'"):
+    with pytest.raises(rw.InvalidParameterError, match=r"format must be one of \['parquet', 'csv', 'tsv', 'trec', 'json', 'jsonl'\], got 'xlsx'"):
         rw.evaluate(tmp_path, tmp_path, ["AP"], run_format="xlsx")  # type: ignore[arg-type]
 
 
