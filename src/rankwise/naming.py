@@ -27,14 +27,12 @@ def file_stem(path: str | os.PathLike[str]) -> str:
     >>> file_stem("runs/my run.trec.gz"), file_stem("exports/run/"), file_stem("results.test")
     ('my_run', 'run', 'results')
     """
-    name = PurePath(os.fspath(path)).name
-    for suffix in _COMPRESSED:
-        name = name.removesuffix(suffix)
-    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-    return "_".join(stem.split()) or "run"
+    name = _file_name(path)
+    return (name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name) or "run"
 
 
 def _file_name(path: str | os.PathLike[str]) -> str:
+    """The whole file name, without ``.gz``, whitespace as ``_``."""
     name = PurePath(os.fspath(path)).name
     for suffix in _COMPRESSED:
         name = name.removesuffix(suffix)

@@ -605,9 +605,8 @@ def evaluate_eager(
     reads the inputs again, so that only about 1/n of them is ever held: for inputs larger
     than memory. Those groups run on Polars' streaming engine (its per-query group-by still
     holds a whole group: the group size, not the engine, bounds the memory)."""
-    with progress.task("reading the inputs") as reading:
+    with progress.task("reading the inputs"):
         prep, groups = _query_groups(prep, query_chunks)
-        reading.detail = "done"
     check_run_costs(prep)
     if prep.subtopics is not None:
         _check_subtopics(prep.subtopics, columns)
