@@ -224,13 +224,12 @@ def file_format(files: list[Path], text: str, columns: Columns, fmt: str | None)
 
 def check_parquet(files: list[Path]) -> None:
     """Read each Parquet file's footer (cheap: its metadata, not its data): an empty, truncated
-    or corrupt file is an :class:`~rankwise.errors.InputReadError` naming it."""
-    import pyarrow.parquet as pq
-
+    or corrupt file is an :class:`~rankwise.errors.InputReadError` naming it. Polars reads the
+    footer, so that reading Parquet does not import pyarrow (about 0.3 s)."""
     for f in files:
         try:
-            pq.read_metadata(f)
-        except (OSError, pa_errors()) as exc:
+            pl.read_parquet_schema(f)
+        except (OSError, pl.exceptions.PolarsError) as exc:
             size = f.stat().st_size if f.exists() else 0
             what = "is empty (0 bytes)" if size == 0 else f"is not a readable Parquet file ({exc})"
             raise InputReadError(f"{str(f)!r} {what}") from exc
