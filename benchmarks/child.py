@@ -309,7 +309,7 @@ def main() -> None:
     p.add_argument("--sample", type=Path, default=None, help="keep only these queries' values (a JSON list)")
     a = p.parse_args()
     tool, _, feed = a.tool.partition(":")
-    feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "pandas"}.get(tool, "")
+    feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "polars"}.get(tool, "")
     sample = set(json.loads(a.sample.read_text())) if a.sample else None
     if sample is not None and tool == "pytrec_eval":  # the reference on a sample of the queries
         import tempfile
