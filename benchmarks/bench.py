@@ -202,8 +202,10 @@ def interleaved(configs: list[Config], reps: int, run: Path, qrels: Path, work: 
     return results
 
 
-def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_name: str = "pytrec_eval") -> None:
-    """Each configuration's last values against the reference's; rankwise must agree."""
+def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_name: str = "pytrec_eval",
+              needed: tuple[str, ...] = tuple(FIVE.values())) -> None:
+    """Each configuration's last values against the reference's; rankwise must agree, on at
+    least the ``needed`` measures (the five; none for --metrics, which checks what it shares)."""
     for r in results:
         if r.error is not None or r.config.tool.startswith(("floor", "pytrec_eval")):
             continue
@@ -216,7 +218,10 @@ def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_n
             r.check, r.failed = "not checked (no pytrec_eval run)", r.config.is_rankwise
             continue
         worst = worst_differences(got, reference)
-        r.check, failed = summarise_check(worst)
+        if not worst and not needed:
+            r.check = "not checked (no measure in common with pytrec_eval)"
+            continue
+        r.check, failed = summarise_check(worst, needed)
         r.check = r.check.replace("pytrec_eval", ref_name)
         r.failed = failed and r.config.is_rankwise
         if failed and not r.config.is_rankwise:  # a peer's own differences: reported, not fatal
@@ -303,8 +308,9 @@ def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: 
         if r.config.tool == "pytrec_eval" and r.error is None:
             refs[r.config.measures] = read_values(r.reps[-1].get("values"))
     if sample is not None:  # pytrec_eval on the sampled queries alone
-        ref_name = "pytrec_eval on 2,000 sampled queries"
-    needed = {"all_trec" if m == "all_trec" else "five" for m in {c.measures for c in configs}} - set(refs)
+        ref_name = f"pytrec_eval on {len(json.loads(sample.read_text())):,} sampled queries"
+    # the five measures' reference for the five; pytrec_eval's every measure for all_trec and --metrics
+    needed = {"five" if m == "five" else "all_trec" for m in {c.measures for c in configs}} - set(refs)
     for measures in sorted(needed):  # one untimed run of the reference
         print(f"  reference: pytrec_eval [{measures}]", file=sys.stderr, flush=True)
         one = run_child(Config("pytrec_eval", measures), run, qrels, work,
@@ -313,8 +319,9 @@ def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: 
             print(f"  reference failed: {one['error']}", file=sys.stderr)
         refs[measures] = read_values(one.get("values"))
     for measures in {c.measures for c in configs}:
-        ref = refs.get(measures) or refs.get("all_trec") or {}
-        check_all([r for r in results if r.config.measures == measures], ref, ref_name)
+        ref = refs.get("five" if measures == "five" else "all_trec") or refs.get("all_trec") or {}
+        needed = tuple(FIVE.values()) if measures in ("five", "all_trec") else ()
+        check_all([r for r in results if r.config.measures == measures], ref, ref_name, needed)
     rows = a.queries_total
     lines = table(f"{rows:,} rows ({data.name}, {a.reps} repetitions)", results)
     return results, lines
