@@ -5,7 +5,7 @@
 
 TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
 ``ir_measures``, ``floor``, ``rankwise-spark``) or one way of feeding a peer
-(``pytrec_eval:pyarrow``, ``ranx:from_df``, ...: ``FEEDERS`` below); a bare peer name is the
+(``pytrec_eval:pyarrow``, ``ranx:from_df``, ...: ``DICTS`` and the tools below); a bare peer name is the
 fastest feeding measured (see benchmarks/README.md). End to end: from this module's first line
 (the interpreter's start is not counted, the imports are) to the per-query values in the
 tool's own result. "compute" is the part after the inputs are in the tool's own form.
@@ -71,6 +71,23 @@ def dicts_polars(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str,
     return {q: dict(zip(d, v, strict=True)) for q, d, v in grouped.iter_rows()}
 
 
+def dicts_polars_sorted(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """As ``dicts_polars``, the rows sorted by query and value (descending) first: the dicts
+    come in query order, each query's documents in score order."""
+    import polars as pl
+
+    dtype = pl.Int64 if cast is int else pl.Float64
+    grouped = (
+        scan(path)
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), pl.col(value).cast(dtype))
+        .sort(["query_id", value], descending=[False, True])
+        .group_by("query_id", maintain_order=True)
+        .agg("doc_id", value)
+        .collect()
+    )
+    return {q: dict(zip(d, v, strict=True)) for q, d, v in grouped.iter_rows()}
+
+
 def dicts_polars_rows(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
     """Polars' ``iter_rows`` and ``setdefault`` per row."""
     import polars as pl
@@ -89,7 +106,8 @@ def dicts_pandas(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str,
     return {q: dict(zip(g["doc_id"].tolist(), map(cast, g[value].tolist()), strict=True)) for q, g in df.groupby("query_id", sort=False)}
 
 
-DICTS = {"pyarrow": dicts_pyarrow, "polars": dicts_polars, "polars_rows": dicts_polars_rows, "pandas": dicts_pandas}
+DICTS = {"pyarrow": dicts_pyarrow, "polars": dicts_polars, "polars_sorted": dicts_polars_sorted,
+         "polars_rows": dicts_polars_rows, "pandas": dicts_pandas}
 
 
 def pandas_frames(run: str, qrels: str) -> tuple[Any, Any]:
