@@ -20,7 +20,7 @@ repetitions, interleaved: every configuration once, then again, so that a slow s
 machine falls on all alike. Medians, ranges, the peak RSS of each process. Every rankwise
 configuration's per-query values are checked against pytrec_eval's (to 1e-9) in the same run;
 out of core, where pytrec_eval cannot hold the data, against pytrec_eval on a sample of the
-queries. A failed check is printed and makes the exit status 1. Peers: pip install -e '.[bench]'.
+queries. A failed check is printed and makes the exit status 1. Peers: pip install -e '.[bench]' ir-measures.
 """
 
 from __future__ import annotations
@@ -320,8 +320,8 @@ def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: 
         refs[measures] = read_values(one.get("values"))
     for measures in {c.measures for c in configs}:
         ref = refs.get("five" if measures == "five" else "all_trec") or refs.get("all_trec") or {}
-        needed = tuple(FIVE.values()) if measures in ("five", "all_trec") else ()
-        check_all([r for r in results if r.config.measures == measures], ref, ref_name, needed)
+        must = tuple(FIVE.values()) if measures in ("five", "all_trec") else ()
+        check_all([r for r in results if r.config.measures == measures], ref, ref_name, must)
     rows = a.queries_total
     lines = table(f"{rows:,} rows ({data.name}, {a.reps} repetitions)", results)
     return results, lines
