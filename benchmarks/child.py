@@ -179,8 +179,9 @@ def ir_measures_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -
     return values
 
 
-def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str,
-                  query_chunks: int) -> tuple[Values, Any]:
+def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int) -> Any:
+    """``rw.evaluate`` on the paths themselves; its result (a Polars DataFrame) with the five
+    measures' columns named as trec_eval prints them."""
     import rankwise as rw
 
     asked: Any = list(FIVE) if measures == "five" else measures if measures == "all_trec" else json.loads(measures)
@@ -190,8 +191,7 @@ def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit
     if engine == "polars" and query_chunks:
         options["query_chunks"] = query_chunks
     res = rw.evaluate(qrels, run, asked, engine=engine, **options)  # type: ignore[arg-type]
-    res = res.rename({k: v for k, v in FIVE.items() if k in res.columns})
-    return {}, res
+    return res.rename({k: v for k, v in FIVE.items() if k in res.columns})
 
 
 def scan(path: str) -> Any:
@@ -239,7 +239,7 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     frame = None
     if tool.startswith("rankwise-") and tool != "rankwise-spark":
         times["t1"] = time.perf_counter()
-        values, frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks)
+        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks)
     elif tool == "rankwise-spark":
         times["t1"] = time.perf_counter()
         frame = spark_tool(run, qrels)
@@ -348,6 +348,7 @@ def main() -> None:
         report.update(total=end - T0, cpu=time.process_time() - C0, compute=end - times.get("t1", T0))
     report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     values_path = a.out.with_suffix(".values.parquet")
+    values_path.unlink(missing_ok=True)
     write_values(values, frame, values_path, sample)
     if values_path.exists():
         report["values"] = str(values_path)
