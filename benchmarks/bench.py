@@ -1,20 +1,26 @@
-"""Benchmark rankwise (each engine) against ranx and pytrec_eval on the same files.
+"""Benchmark rankwise (each engine) against pytrec_eval, ranx and ir_measures on the same files,
+and print the performance issue's targets as met or MISSED.
 
-    python benchmarks/bench.py --quick          # 1M rows, under a minute
-    python benchmarks/bench.py                  # 10M rows (100,000 queries x 100 documents)
-    python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-duckdb \
-        --memory-limit 2GB --reps 1             # 100M rows, out of core
-    python benchmarks/bench.py --queries 1000000 --files 10 --tools rankwise-polars \
-        --query-chunks 10 --reps 1              # the same with the Polars engine
+    python benchmarks/bench.py                  # everything below at 10M rows (100,000 queries x 100 docs)
+    python benchmarks/bench.py --quick          # the same at 1M rows (the small and CLI parts as they are)
+    python benchmarks/bench.py --compare        # only the five-measure comparison (target 1)
+    python benchmarks/bench.py --all-trec       # only rankwise's all_trec against its five measures (target 2)
+    python benchmarks/bench.py --small          # only in-process calls on 50x1,000 and 1,000x100 (target 3)
+    python benchmarks/bench.py --cli            # only `rankwise eval` on TREC files, start to first output (target 4)
+    python benchmarks/bench.py --queries 1000000 --files 10 --reps 1
+                                                # 100M rows out of core: DuckDB under --memory-limit (2GB),
+                                                # Polars in --query-chunks (10) (target 5)
+    python benchmarks/bench.py --queries 10000000 --files 100 --reps 1
+                                                # 1,000M rows: the same, under 4 GB (not run so far)
+    python benchmarks/bench.py --quick --tools pytrec_eval:pyarrow,pytrec_eval:polars --compare
+                                                # the ways of feeding a peer (benchmarks/README.md)
 
-Every tool runs in its own process, several repetitions, interleaved (every tool once, then
-again: a slow spell of the machine falls on every tool alike); the median and the range are
-reported. End to end from the Parquet files: reading, building its input structures,
-computing nDCG@10, AP, RR, P@10 and R@100 per query. "compute" is the part after the data is
-in the tool's own form. Peak RSS is the child process's maximum resident set. "floor" is
-reading the run and sorting it by (query, score): the cost any tool pays. Below the table,
-the performance issue's ratios for each rankwise engine. rankwise's per-query values must
-equal pytrec_eval's to 1e-9, or the run fails. Peers are optional: pip install -e '.[bench]'.
+Each configuration (a tool and its measures) runs in its own process (``child.py``), several
+repetitions, interleaved: every configuration once, then again, so that a slow spell of the
+machine falls on all alike. Medians, ranges, the peak RSS of each process. Every rankwise
+configuration's per-query values are checked against pytrec_eval's (to 1e-9) in the same run;
+out of core, where pytrec_eval cannot hold the data, against pytrec_eval on a sample of the
+queries. A failed check is printed and makes the exit status 1. Peers: pip install -e '.[bench]' ir-measures.
 """
 
 from __future__ import annotations
@@ -26,174 +32,437 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-METRICS = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100"}
-RANX = {"nDCG@10": "ndcg@10", "AP": "map", "RR": "mrr", "P@10": "precision@10", "R@100": "recall@100"}
-
-CHILD = textwrap.dedent(
-    """
-    import json, resource, sys, time
-    t0 = time.perf_counter()
-    tool, run_path, qrels_path, out_path = sys.argv[1:5]
-    metrics = {metrics!r}
-    ranx_names = {ranx!r}
-    values = None
-    if tool in ("rankwise-polars", "rankwise-duckdb"):
-        import rankwise as rw
-        t1 = time.perf_counter()
-        config = {{"memory_limit": sys.argv[5]}} if len(sys.argv) > 5 and sys.argv[5] else None
-        asked = json.loads(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else list(metrics)
-        chunks = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[7] != "0" else None
-        res = rw.evaluate(qrels_path, run_path, asked, engine=tool.split("-")[1], duckdb_config=config,
-                          query_chunks=chunks)
-        compute = time.perf_counter() - t1
-        values = {{m: dict(zip(res["query_id"].to_list(), res[m].to_list())) for m in metrics if m in res.columns}}
-    elif tool == "rankwise-spark":
-        import warnings
-        warnings.filterwarnings("ignore")
-        from pyspark.sql import SparkSession
-        import rankwise.spark as rws
-        spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-                 .config("spark.driver.memory", "8g").getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
-        t1 = time.perf_counter()
-        res = rws.evaluate(spark.read.parquet(qrels_path), spark.read.parquet(run_path), list(metrics)).toPandas()
-        compute = time.perf_counter() - t1
-        values = {{m: dict(zip(res["query_id"], res[m])) for m in metrics}}
-    elif tool == "pytrec_eval":
-        import pyarrow.parquet as pq, pytrec_eval
-        run_t, qrels_t = pq.read_table(run_path), pq.read_table(qrels_path)
-        run, qrels = {{}}, {{}}
-        for q, d, s in zip(*(run_t.column(c).to_pylist() for c in ("query_id", "doc_id", "score"))):
-            run.setdefault(q, {{}})[d] = s
-        for q, d, r in zip(*(qrels_t.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance"))):
-            qrels.setdefault(q, {{}})[d] = int(r)
-        t1 = time.perf_counter()
-        ev = pytrec_eval.RelevanceEvaluator(qrels, {{"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}})
-        res = ev.evaluate(run)
-        compute = time.perf_counter() - t1
-        values = {{m: {{q: v[t] for q, v in res.items()}} for m, t in metrics.items()}}
-    elif tool == "ranx":
-        import pandas as pd
-        from ranx import Qrels, Run, evaluate
-        run_df = pd.read_parquet(run_path)
-        qrels_df = pd.read_parquet(qrels_path)
-        for df in (run_df, qrels_df):  # ranx wants object (str) id columns
-            df["query_id"] = df["query_id"].astype(object)
-            df["doc_id"] = df["doc_id"].astype(object)
-        qrels = Qrels.from_df(qrels_df, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
-        run = Run.from_df(run_df, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
-        t1 = time.perf_counter()
-        evaluate(qrels, run, list(ranx_names.values()), return_mean=False)
-        compute = time.perf_counter() - t1
-    elif tool == "floor":
-        import polars as pl
-        t1 = time.perf_counter()
-        pl.scan_parquet(run_path).sort(["query_id", "score"], descending=[False, True]).collect()
-        compute = time.perf_counter() - t1
-    total = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    with open(out_path, "w") as fh:
-        json.dump({{"total": total, "compute": compute, "rss_mb": rss, "values": values}}, fh)
-    """
-).format(metrics=METRICS, ranx=RANX)
+CHILD = HERE / "child.py"
+FIVE = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100"}
+ENGINES = ("rankwise-polars", "rankwise-duckdb")
+PEERS = ("pytrec_eval", "ranx", "ir_measures")
+DEFAULT_TOOLS = ("floor", *ENGINES, *PEERS)
+SMALL_SIZES = ((50, 1000), (1000, 100))
+TOLERANCE = 1e-9
+# Measures of all_trec that pytrec_eval (trec_eval 9.0.8) gives differently by design, left out
+# of the check: the text relstring; gm_map and gm_bpref, whose per-query values pytrec_eval
+# gives as logarithms; the interpolated precisions (and 11pt_avg, their mean), where trec_eval 9
+# rounds recall levels (rankwise reproduces it with trec_eval=9, not the default 10).
+NOT_COMPARABLE = ("relstring", "gm_map", "gm_bpref", "11pt_avg", "iprec_at_recall_")
 
 
-def run_once(
-    tool: str, run: Path, qrels: Path, memory_limit: str = "", metrics: str = "", query_chunks: int = 0
-) -> dict[str, object]:
-    """One repetition of one tool in its own process."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        out = fh.name
-    proc = subprocess.run([sys.executable, "-c", CHILD, tool, str(run), str(qrels), out, memory_limit, metrics,
-                           str(query_chunks)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
-    with open(out) as fh:
-        r: dict[str, object] = json.load(fh)
-    os.unlink(out)
+@dataclass
+class Config:
+    """One row of a table: a tool (or tool:feeding) and the measures it computes."""
+
+    tool: str
+    measures: str = "five"  # five, all_trec, or rankwise metrics as a JSON list (--metrics)
+
+    @property
+    def label(self) -> str:
+        return self.tool if self.measures == "five" else f"{self.tool} [{self.measures}]"
+
+    @property
+    def is_rankwise(self) -> bool:
+        return self.tool.startswith("rankwise")
+
+
+@dataclass
+class Result:
+    config: Config
+    reps: list[dict[str, Any]] = field(default_factory=list)
+    check: str = ""
+    failed: bool = False
+
+    @property
+    def error(self) -> str | None:
+        return next((r["error"] for r in self.reps if "error" in r), None)
+
+    def median(self, key: str) -> float:
+        return statistics.median(float(r[key]) for r in self.reps)
+
+    def peak(self, key: str = "rss_mb") -> float:
+        return max(float(r[key]) for r in self.reps)
+
+
+# --- pure helpers (tests/test_bench.py) --------------------------------------------------
+
+
+def verdict(measured: float | None, target: float, at_least: bool) -> str:
+    """``met`` / ``MISSED`` for a measured ratio against its target (``n/a`` without a measure)."""
+    if measured is None:
+        return "n/a"
+    ok = measured >= target if at_least else measured <= target
+    return "met" if ok else "MISSED"
+
+
+def target_line(name: str, measured: float | None, target: float, at_least: bool, unit: str = "x",
+                detail: str = "") -> str:
+    """One printed target: its verdict, the measured value and the target."""
+    sign = ">=" if at_least else "<="
+    shown = "n/a" if measured is None else f"{measured:.2f}{unit}"
+    tail = f" ({detail})" if detail else ""
+    return f"{verdict(measured, target, at_least):6} {name}: {shown} (target {sign} {target:g}{unit}){tail}"
+
+
+def comparable(measure: str) -> bool:
+    """Whether a measure's per-query values can be checked against pytrec_eval's."""
+    return measure != "query_id" and not any(measure.startswith(p) for p in NOT_COMPARABLE)
+
+
+def worst_differences(got: dict[str, dict[str, Any]], ref: dict[str, dict[str, Any]]) -> dict[str, float | str]:
+    """For each measure both have (``comparable`` ones), the largest absolute per-query
+    difference, or a text saying why there is none (different queries)."""
+    out: dict[str, float | str] = {}
+    for measure in sorted(set(got) & set(ref)):
+        if not comparable(measure):
+            continue
+        g, r = got[measure], ref[measure]
+        if set(g) != set(r):
+            out[measure] = f"queries differ ({len(set(g) ^ set(r))} not in both)"
+            continue
+        out[measure] = max((abs(float(g[q]) - float(r[q])) for q in r), default=0.0)
+    return out
+
+
+def summarise_check(worst: dict[str, float | str], needed: tuple[str, ...] = tuple(FIVE.values())) -> tuple[str, bool]:
+    """A check's text for the table and whether it failed (a needed measure missing, a
+    difference above the tolerance, or different queries)."""
+    missing = [m for m in needed if m not in worst]
+    bad = {m: w for m, w in worst.items() if isinstance(w, str) or w > TOLERANCE}
+    if missing:
+        return f"FAILED: no {', '.join(missing)}", True
+    if bad:
+        m, w = next(iter(bad.items()))
+        shown = w if isinstance(w, str) else f"{w:.3g}"
+        return f"FAILED: {len(bad)} measures, e.g. {m} {shown}", True
+    return f"= pytrec_eval ({len(worst)} measures)", False
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def parse_size(text: str) -> float:
+    """A memory size as DuckDB takes it (``2GB``, ``512MB``) in MB."""
+    units = {"KB": 1 / 1000, "MB": 1.0, "GB": 1000.0, "TB": 1e6, "KIB": 1 / 1024, "MIB": 1.0, "GIB": 1024.0}
+    t = text.strip().upper().replace(" ", "")
+    for unit in sorted(units, key=len, reverse=True):
+        if t.endswith(unit):
+            return float(t[: -len(unit)]) * units[unit]
+    return float(t) / 1e6
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def env() -> dict[str, str]:
+    """The children's environment: this checkout's rankwise first on the path."""
+    e = dict(os.environ)
+    src = str(HERE.parent / "src")
+    e["PYTHONPATH"] = src + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    return e
+
+
+def run_child(config: Config, run: Path, qrels: Path, work: Path, extra: list[str]) -> dict[str, Any]:
+    """One repetition of one configuration in its own process."""
+    fd, name = tempfile.mkstemp(suffix=".json", dir=work)
+    os.close(fd)
+    cmd = [sys.executable, str(CHILD), config.tool, str(run), str(qrels), name, "--measures", config.measures, *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env())
+    if proc.returncode != 0 or not Path(name).read_text():
+        lines = proc.stderr.strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit status {proc.returncode}"}
+    r: dict[str, Any] = json.loads(Path(name).read_text())
     return r
 
 
-def summarise(reps: list[dict[str, object]]) -> dict[str, object]:
-    """Median time over the repetitions (and their range), the largest peak RSS."""
-    errors = [r for r in reps if "error" in r]
-    if errors:
-        return errors[0]
-    totals = [float(r["total"]) for r in reps]  # type: ignore[arg-type]
-    return {"total": statistics.median(totals), "min": min(totals), "max": max(totals),
-            "compute": statistics.median(float(r["compute"]) for r in reps),  # type: ignore[arg-type]
-            "rss_mb": max(float(r["rss_mb"]) for r in reps), "values": reps[-1]["values"]}  # type: ignore[arg-type]
+def read_values(path: str | None) -> dict[str, dict[str, Any]]:
+    """A child's per-query values: measure -> query id -> value."""
+    if not path or not Path(path).exists():
+        return {}
+    import polars as pl
+
+    frame = pl.read_parquet(path)
+    queries = frame["query_id"].to_list()
+    return {c: dict(zip(queries, frame[c].to_list(), strict=True)) for c in frame.columns if c != "query_id"}
 
 
-def check(rankwise: dict[str, dict[str, float]], reference: dict[str, dict[str, float]], tool: str) -> None:
-    for metric, ref in reference.items():
-        got = rankwise[metric]
-        if set(got) != set(ref):
-            raise SystemExit(f"{tool}: queries differ from pytrec_eval's for {metric}")
-        worst = max(abs(got[q] - ref[q]) for q in ref)
-        if worst > 1e-9:
-            raise SystemExit(f"{tool}: {metric} differs from pytrec_eval's by {worst}")
-
-
-def bench(
-    data: Path, reps: int, tools: list[str], memory_limit: str = "", metrics: str = "", query_chunks: int = 0
-) -> list[tuple[str, dict[str, object]]]:
-    run, qrels = data / "run.parquet", data / "qrels.parquet"
-    if not run.exists():  # a folder of files (--files)
-        run, qrels = data / "run", data / "qrels"
-    # the repetitions are interleaved (every tool once, then again): a slow spell of the machine
-    # then falls on every tool alike instead of on whichever tool was running
-    runs: dict[str, list[dict[str, object]]] = {tool: [] for tool in tools}
-    for _ in range(reps):
-        for tool in tools:
-            if not any("error" in r for r in runs[tool]):
-                runs[tool].append(run_once(tool, run, qrels, memory_limit, metrics, query_chunks))
-    results = [(tool, summarise(runs[tool])) for tool in tools]
-    ref = dict(results).get("pytrec_eval", {}).get("values")
-    for tool, r in results:
-        if tool.startswith("rankwise") and ref and r.get("values") and not metrics:
-            check(r["values"], ref, tool)  # type: ignore[arg-type]
+def interleaved(configs: list[Config], reps: int, run: Path, qrels: Path, work: Path,
+                extra: dict[str, list[str]]) -> list[Result]:
+    """Every configuration once, then again (``reps`` times); a configuration that fails once
+    is not run again."""
+    results = [Result(c) for c in configs]
+    for i in range(reps):
+        for r in results:
+            if r.error is None:
+                print(f"  [{i + 1}/{reps}] {r.config.label}", file=sys.stderr, flush=True)
+                r.reps.append(run_child(r.config, run, qrels, work, extra.get(r.config.tool, [])))
     return results
 
 
-def table(results: list[tuple[str, dict[str, object]]], rows: int) -> str:
-    base = dict(results).get("rankwise-polars", {})
-    lines = [
-        f"rows: {rows:,}",
-        "| tool | end to end (s) | min–max (s) | compute (s) | peak RSS (MB) | end to end / rankwise-polars | RSS / rankwise-polars |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for tool, r in results:
-        if "error" in r:
-            lines.append(f"| {tool} | error: {r['error']} | | | | | |")
+def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_name: str = "pytrec_eval",
+              needed: tuple[str, ...] = tuple(FIVE.values())) -> None:
+    """Each configuration's last values against the reference's; rankwise must agree, on at
+    least the ``needed`` measures (the five; none for --metrics, which checks what it shares)."""
+    for r in results:
+        if r.error is not None or r.config.tool.startswith(("floor", "pytrec_eval")):
             continue
-        lines.append(f"| {tool} | {r['total']:.2f} | {r['min']:.2f}–{r['max']:.2f} | {r['compute']:.2f} "
-                     f"| {r['rss_mb']:.0f} | {ratio(r, base)} | {ratio(r, base, 'rss_mb')} |")
-    return "\n".join(lines + targets(dict(results)))
+        got = read_values(r.reps[-1].get("values"))
+        if not got:
+            r.check = "no values"
+            r.failed = r.config.is_rankwise
+            continue
+        if not reference:
+            r.check, r.failed = "not checked (no pytrec_eval run)", r.config.is_rankwise
+            continue
+        worst = worst_differences(got, reference)
+        if not worst and not needed:
+            r.check = "not checked (no measure in common with pytrec_eval)"
+            continue
+        r.check, failed = summarise_check(worst, needed)
+        r.check = r.check.replace("pytrec_eval", ref_name)
+        r.failed = failed and r.config.is_rankwise
+        if failed and not r.config.is_rankwise:  # a peer's own differences: reported, not fatal
+            r.check = "differs: " + r.check.removeprefix("FAILED: ")
 
 
-def ratio(a: dict[str, object], b: dict[str, object], key: str = "total") -> str:
-    """a's median time (or peak RSS, ``key``) over b's, or n/a when either is missing."""
-    return f"{float(a[key]) / float(b[key]):.2f}" if key in a and key in b else "n/a"  # type: ignore[arg-type]
-
-
-def targets(results: dict[str, dict[str, object]]) -> list[str]:
-    """The performance issue's ratios, per rankwise engine, from the medians above."""
-    def of(a: str, b: str, key: str = "total") -> str:
-        return ratio(results.get(a, {}), results.get(b, {}), key)
-    lines = []
-    for engine in (t for t in results if t.startswith("rankwise") and "total" in results[t]):
+def table(title: str, results: list[Result], base: str = "rankwise-polars") -> list[str]:
+    ref = next((r for r in results if r.config.tool == base and r.error is None and r.config.measures == "five"), None)
+    lines = [
+        f"### {title}",
+        "",
+        f"| configuration | end to end (s, median) | min–max (s) | CPU (s) | compute (s) | peak RSS (MB) | ÷ {base} | check |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        if r.error is not None:
+            lines.append(f"| {r.config.label} | error: {r.error} | | | | | | |")
+            continue
+        totals = [float(x["total"]) for x in r.reps]
+        rel = ratio(r.median("total"), ref.median("total")) if ref else None
         lines.append(
-            f"{engine}: ranx / it {of('ranx', engine)} (target >= 10), pytrec_eval / it "
-            f"{of('pytrec_eval', engine)} (>= 3), it / floor {of(engine, 'floor')} (<= 1.5), "
-            f"RSS it / ranx {of(engine, 'ranx', 'rss_mb')} (<= 0.3)"
+            f"| {r.config.label} | {r.median('total'):.2f} | {min(totals):.2f}–{max(totals):.2f} | "
+            f"{r.median('cpu'):.2f} | {r.median('compute'):.2f} | {r.peak():.0f} | "
+            f"{'n/a' if rel is None else f'{rel:.2f}'} | {r.check or '—'} |"
         )
-    return ["", *lines] if lines else []
+    return lines
+
+
+# --- the parts ------------------------------------------------------------------------------
+
+
+def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False) -> Path:
+    """The generated files (made on first use), one folder per size."""
+    data = root / f"{queries}x{docs}" / f"files{files}"
+    exists = (data / "run.parquet").exists() or (data / "run").exists()
+    if not exists or (trec and not (data / "run.trec").exists()):
+        cmd = [sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries), "--docs", str(docs),
+               "--files", str(files), *(["--trec"] if trec else [])]
+        subprocess.run(cmd, check=True, env=env())
+    return data
+
+
+def inputs(data: Path) -> tuple[Path, Path]:
+    run, qrels = data / "run.parquet", data / "qrels.parquet"
+    return (run, qrels) if run.exists() else (data / "run", data / "qrels")
+
+
+def sample_queries(qrels: Path, n: int, path: Path) -> Path:
+    """About ``n`` query ids spread over the qrels (for the check out of core)."""
+    import polars as pl
+
+    source = str(qrels / "*.parquet") if qrels.is_dir() else str(qrels)
+    ids = pl.scan_parquet(source).select(pl.col("query_id").cast(pl.String).unique()).collect()["query_id"]
+    step = max(1, len(ids) // n)
+    path.write_text(json.dumps(ids.sort().gather_every(step).to_list()))
+    return path
+
+
+def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: bool, five: bool,
+                 work: Path) -> tuple[list[Result], list[str]]:
+    """The end-to-end comparison from the Parquet files, with the five measures and/or all_trec."""
+    run, qrels = inputs(data)
+    out_of_core = a.files > 1 or a.memory_limit or a.query_chunks
+    # all_trec runs beside each engine's five measures (target 2 is their ratio); its reference,
+    # pytrec_eval with all its measures, runs once after the timed repetitions
+    five_tools = tools if five else [t for t in tools if t in ENGINES]
+    configs = [Config(t, a.metrics) if a.metrics and t.startswith("rankwise") else Config(t) for t in five_tools]
+    if all_trec:
+        configs += [Config(t, "all_trec") for t in tools if t in ENGINES]
+    extra: dict[str, list[str]] = {}
+    if a.memory_limit:
+        extra["rankwise-duckdb"] = ["--memory-limit", a.memory_limit]
+    if a.query_chunks:
+        extra["rankwise-polars"] = ["--query-chunks", str(a.query_chunks)]
+    sample = None
+    if out_of_core and not any(t.startswith("pytrec_eval") for t in tools):
+        sample = sample_queries(qrels, 2000, work / "sample.json")
+        for t in tools:
+            extra[t] = [*extra.get(t, []), "--sample", str(sample)]
+    results = interleaved(configs, a.reps, run, qrels, work, extra)
+    ref_name = "pytrec_eval"
+    refs: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in results:
+        if r.config.tool == "pytrec_eval" and r.error is None:
+            refs[r.config.measures] = read_values(r.reps[-1].get("values"))
+    if sample is not None:  # pytrec_eval on the sampled queries alone
+        ref_name = f"pytrec_eval on {len(json.loads(sample.read_text())):,} sampled queries"
+    # the five measures' reference for the five; pytrec_eval's every measure for all_trec and --metrics
+    needed = {"five" if m == "five" else "all_trec" for m in {c.measures for c in configs}} - set(refs)
+    for measures in sorted(needed):  # one untimed run of the reference
+        print(f"  reference: pytrec_eval [{measures}]", file=sys.stderr, flush=True)
+        one = run_child(Config("pytrec_eval", measures), run, qrels, work,
+                        ["--sample", str(sample)] if sample is not None else [])
+        if "error" in one:
+            print(f"  reference failed: {one['error']}", file=sys.stderr)
+        refs[measures] = read_values(one.get("values"))
+    for measures in {c.measures for c in configs}:
+        ref = refs.get("five" if measures == "five" else "all_trec") or refs.get("all_trec") or {}
+        must = tuple(FIVE.values()) if measures in ("five", "all_trec") else ()
+        check_all([r for r in results if r.config.measures == measures], ref, ref_name, must)
+    rows = a.queries_total
+    lines = table(f"{rows:,} rows ({data.name}, {a.reps} repetitions)", results)
+    return results, lines
+
+
+def small_part(a: argparse.Namespace, work: Path) -> tuple[list[str], list[str], bool]:
+    """In-process calls on small inputs: CPU per call, one process per tool."""
+    lines: list[str] = []
+    verdicts: list[str] = []
+    failed = False
+    for queries, docs in SMALL_SIZES:
+        data = data_dir(a.data, queries, docs, 1)
+        run, qrels = inputs(data)
+        results = interleaved([Config(t) for t in ("pytrec_eval", *ENGINES)], 1, run, qrels, work,
+                              {t: ["--calls", str(a.calls)] for t in ("pytrec_eval", *ENGINES)})
+        ref = next(r for r in results if r.config.tool == "pytrec_eval")
+        check_all(results, read_values(ref.reps[-1].get("values")) if ref.error is None else {})
+        lines += [f"### In-process calls, {queries:,} queries x {docs:,} documents ({a.calls} calls after a warm-up)", "",
+                  "| tool | CPU per call (ms, median) | wall per call (ms, median) | ÷ pytrec_eval (CPU) | check |",
+                  "| --- | --- | --- | --- | --- |"]
+        ref_cpu = None if ref.error is not None else statistics.median(ref.reps[-1]["calls_cpu"])
+        for r in results:
+            if r.error is not None:
+                lines.append(f"| {r.config.tool} | error: {r.error} | | | |")
+                continue
+            cpu = statistics.median(r.reps[-1]["calls_cpu"])
+            wall = statistics.median(r.reps[-1]["calls_wall"])
+            rel = ratio(cpu, ref_cpu)
+            lines.append(f"| {r.config.tool} | {cpu * 1000:.1f} | {wall * 1000:.1f} | "
+                         f"{'n/a' if rel is None else f'{rel:.2f}'} | {r.check or '—'} |")
+            failed |= r.failed
+            if r.config.is_rankwise:
+                verdicts.append(target_line(f"3. {r.config.tool}, {queries}x{docs}: CPU per call ÷ pytrec_eval's",
+                                            rel, 1, at_least=False))
+        lines.append("")
+    return lines, verdicts, failed
+
+
+def first_output(cmd: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds from the start of ``cmd`` to its first byte on stdout and to its exit, its
+    CPU seconds (user + system, the load of the machine aside), and its output."""
+    import resource
+
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), bufsize=0)
+    assert proc.stdout is not None
+    first = proc.stdout.read(1)
+    t_first = time.perf_counter() - t
+    rest, err = proc.communicate()
+    t_end = time.perf_counter() - t
+    e = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode().strip().splitlines()[-1:]}")
+    cpu = e.ru_utime + e.ru_stime - c.ru_utime - c.ru_stime
+    return t_first, t_end, cpu, (first + rest).decode()
+
+
+def rankwise_command() -> list[str]:
+    """``rankwise`` as a user runs it: the console script beside this Python (not a shell shim)."""
+    script = Path(sys.executable).parent / "rankwise"
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from rankwise.cli import main; main()"]
+
+
+def cli_part(a: argparse.Namespace, work: Path) -> tuple[list[str], list[str], bool]:
+    """``rankwise eval QRELS RUN -m ...`` on TREC files: wall time to the first output."""
+    queries, docs = SMALL_SIZES[0]
+    data = data_dir(a.data, queries, docs, 1, trec=True)
+    metrics = [x for m in FIVE for x in ("-m", m)]
+    cmd = [*rankwise_command(), "eval", str(data / "qrels.trec"), str(data / "run.trec"), *metrics]
+    first_output(cmd)  # warm-up: the files and the modules in the OS cache, as for a user's second run
+    firsts, ends, cpus = [], [], []
+    for _ in range(a.cli_reps):
+        f, e, c, _ = first_output(cmd)
+        firsts.append(f)
+        ends.append(e)
+        cpus.append(c)
+    # the check: the same command with per-query values, against pytrec_eval on the same rows
+    _, _, _, text = first_output([*cmd, "-q", "--format", "csv"])
+    import io
+
+    import polars as pl
+
+    frame = pl.read_csv(io.StringIO(text), schema_overrides={"query_id": pl.String})
+    frame = frame.filter(pl.col("query_id") != "all").rename(FIVE)
+    got = {c: dict(zip(frame["query_id"].to_list(), frame[c].to_list(), strict=True)) for c in frame.columns if c != "query_id"}
+    run, qrels = inputs(data)
+    ref = run_child(Config("pytrec_eval"), run, qrels, work, [])
+    text_check, failed = summarise_check(worst_differences(got, read_values(ref.get("values"))))
+    med = statistics.median(firsts)
+    lines = [f"### Command line, {queries} queries x {docs:,} documents, TREC files", "",
+             f"`{' '.join(['rankwise', *cmd[len(rankwise_command()):]])}`, {a.cli_reps} runs after a warm-up:", "",
+             "| start to first output (s, median) | min–max (s) | start to exit (s, median) | CPU to exit (s, median) "
+             "| check (`-q --format csv`) |",
+             "| --- | --- | --- | --- | --- |",
+             f"| {med:.3f} | {min(firsts):.3f}–{max(firsts):.3f} | {statistics.median(ends):.3f} | "
+             f"{statistics.median(cpus):.3f} | {text_check} |", ""]
+    return lines, [target_line("4. rankwise eval on TREC files, start to first output", med, 0.4, False, " s")], failed
+
+
+def compare_targets(results: list[Result], rows: int) -> list[str]:
+    """Targets 1 and 2 from the comparison's medians."""
+    ok = {r.config.label: r for r in results if r.error is None and r.reps}
+
+    def med(label: str, key: str = "total") -> float | None:
+        return ok[label].median(key) if label in ok else None
+
+    note = "" if rows == 10_000_000 else f"measured at {rows:,} rows; the target is for 10M"
+    lines: list[str] = []
+    engines = [e for e in ENGINES if e in ok]
+    if engines and ("ranx" in ok or "pytrec_eval" in ok):
+        fastest = min(engines, key=lambda e: ok[e].median("total"))
+        for e in engines:
+            k_ranx, k_pytrec = (15, 4) if e == fastest else (10, 3)
+            which = "faster engine" if e == fastest else "other engine"
+            lines.append(target_line(f"1. {e} ({which}): ranx ÷ it, end to end", ratio(med("ranx"), med(e)), k_ranx,
+                                     True, detail=note))
+            lines.append(target_line(f"1. {e} ({which}): pytrec_eval ÷ it, end to end",
+                                     ratio(med("pytrec_eval"), med(e)), k_pytrec, True, detail=note))
+            rss = ratio(ok[e].peak(), ok["ranx"].peak()) if "ranx" in ok else None
+            lines.append(target_line(f"1. {e}: peak RSS ÷ ranx's", rss, 0.2, False, detail=note))
+    for e in ENGINES:
+        if f"{e} [all_trec]" in ok and e in ok:
+            lines.append(target_line(f"2. {e}: all_trec ÷ five measures", ratio(med(f"{e} [all_trec]"), med(e)), 2,
+                                     False, detail=note))
+    return lines
+
+
+def out_of_core_targets(a: argparse.Namespace, results: list[Result]) -> list[str]:
+    """Target 5: 100M rows (DuckDB <= 60 s under 2 GB; Polars bounded by query chunks), 1,000M under 4 GB."""
+    budget = 4000.0 if a.queries_total >= 1_000_000_000 else parse_size(a.memory_limit or "2GB")
+    lines = []
+    for r in results:
+        if r.error is not None or not r.config.is_rankwise or r.config.measures != "five":
+            continue
+        if r.config.tool == "rankwise-duckdb" and a.queries_total == 100_000_000:
+            lines.append(target_line(f"5. rankwise-duckdb, 100M rows, memory_limit {a.memory_limit}: end to end",
+                                     r.median("total"), 60, False, " s"))
+        lines.append(target_line(f"5. {r.config.tool}, {a.queries_total:,} rows: peak RSS", r.peak(), budget,
+                                 False, " MB", "query_chunks" if "polars" in r.config.tool else ""))
+    return lines
 
 
 def main() -> None:
@@ -203,19 +472,60 @@ def main() -> None:
     p.add_argument("--docs", type=int, default=100)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rankwise-bench")
-    p.add_argument("--tools", default="floor,rankwise-polars,rankwise-duckdb,pytrec_eval,ranx")
+    p.add_argument("--tools", default=None, help=f"comma-separated (default {','.join(DEFAULT_TOOLS)}; out of "
+                   "core the two engines); a peer can be tool:feeding, e.g. pytrec_eval:pyarrow (child.py)")
     p.add_argument("--files", type=int, default=1, help="generate folders of this many Parquet files")
-    p.add_argument("--memory-limit", default="", help="DuckDB engine memory limit, e.g. 2GB (out of core)")
-    p.add_argument("--metrics", default="", help="rankwise only: metrics as a JSON list, e.g. '[\"nDCG@10\"]' or '[\"official\"]'")
-    p.add_argument("--query-chunks", type=int, default=0, help="Polars engine: evaluate in this many query groups (out of core)")
+    p.add_argument("--memory-limit", default="", help="DuckDB engine memory limit, e.g. 2GB (default out of core: "
+                   "2GB; 3GB at 1,000M rows)")
+    p.add_argument("--metrics", default="", help="rankwise only: metrics as a JSON list instead of the five")
+    p.add_argument("--query-chunks", type=int, default=0, help="Polars engine: evaluate in this many query groups "
+                   "(default out of core: one group per 10M rows)")
+    p.add_argument("--compare", action="store_true", help="the five-measure comparison (target 1)")
+    p.add_argument("--all-trec", action="store_true", help="rankwise's all_trec against its five measures (target 2)")
+    p.add_argument("--small", action="store_true", help="in-process calls on small inputs (target 3)")
+    p.add_argument("--cli", action="store_true", help="rankwise eval on TREC files, start to first output (target 4)")
+    p.add_argument("--calls", type=int, default=30, help="--small: timed calls per tool")
+    p.add_argument("--cli-reps", type=int, default=7, help="--cli: timed runs")
     a = p.parse_args()
     queries = a.queries or (10_000 if a.quick else 100_000)
-    data = a.data / f"{queries}x{a.docs}" / f"files{a.files}"
-    if not (data / "run.parquet").exists() and not (data / "run").exists():
-        subprocess.run([sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries),
-                        "--docs", str(a.docs), "--files", str(a.files)], check=True)
-    results = bench(data, a.reps, a.tools.split(","), a.memory_limit, a.metrics, a.query_chunks)
-    print(table(results, queries * a.docs))
+    a.queries_total = queries * a.docs
+    out_of_core = a.files > 1 or a.queries_total > 10_000_000
+    if out_of_core:
+        a.memory_limit = a.memory_limit or ("3GB" if a.queries_total >= 1_000_000_000 else "2GB")
+        a.query_chunks = a.query_chunks or max(1, a.queries_total // 10_000_000)
+    tools = a.tools.split(",") if a.tools else list(ENGINES if out_of_core else DEFAULT_TOOLS)
+    chosen = a.compare or a.all_trec or a.small or a.cli
+    parts = {"compare": a.compare or not chosen, "all_trec": a.all_trec or (not chosen and not out_of_core),
+             "small": a.small or (not chosen and not out_of_core), "cli": a.cli or (not chosen and not out_of_core)}
+    a.data.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-", dir=a.data))
+    lines: list[str] = []
+    verdicts: list[str] = []
+    failed = False
+    if parts["compare"] or parts["all_trec"]:
+        data = data_dir(a.data, queries, a.docs, a.files)
+        results, table_lines = compare_part(a, data, tools, parts["all_trec"], parts["compare"], work)
+        lines += [*table_lines, ""]
+        verdicts += compare_targets(results, a.queries_total)
+        if out_of_core:
+            verdicts += out_of_core_targets(a, results)
+        failed |= any(r.failed for r in results)
+    if parts["small"]:
+        small_lines, small_verdicts, small_failed = small_part(a, work)
+        lines += small_lines
+        verdicts += small_verdicts
+        failed |= small_failed
+    if parts["cli"]:
+        cli_lines, cli_verdicts, cli_failed = cli_part(a, work)
+        lines += cli_lines
+        verdicts += cli_verdicts
+        failed |= cli_failed
+    print("\n".join(lines))
+    print("Targets of the performance issue (ratios of medians measured side by side in this run):")
+    print("\n".join(verdicts) if verdicts else "(none checked by these parts)")
+    if failed:
+        print("\nCHECK FAILED: a rankwise configuration's values differ from pytrec_eval's (the check columns)")
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Each query retrieves ``--docs`` documents with float32-representable scores (a f
 ``--tie-rate`` rounded so they tie) and has ``--judged`` judgments (graded 0-3, about half drawn from the retrieved
 documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (strings; int64 with
 ``--int-ids``),
-score (float64); query_id, doc_id, relevance (int64).
+score (float64); query_id, doc_id, relevance (int64). With ``--trec`` also run.trec and
+qrels.trec, the same rows in TREC's text formats (``qid Q0 docno rank score tag``, sorted by
+query then score as TREC runs are; ``qid 0 docno rel``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import polars as pl
 
 
 def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
-             files: int = 1, int_ids: bool = False) -> None:
+             files: int = 1, int_ids: bool = False, trec: bool = False) -> None:
     """Write run.parquet and qrels.parquet, or with ``files`` > 1 the folders run/ and qrels/
     of ``files`` Parquet files each (generated one file at a time: bounded memory)."""
     if files > 1:
@@ -36,6 +38,20 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
             part.rmdir()
         return
     _generate(out, 0, queries, docs, judged, tie_rate, sort, seed, int_ids)
+    if trec:
+        write_trec(out)
+
+
+def write_trec(out: Path) -> None:
+    """run.trec and qrels.trec beside the Parquet files, the same rows (scores printed so that
+    they read back as the same doubles)."""
+    run = pl.read_parquet(out / "run.parquet").sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+    run = run.with_columns(rank=pl.int_range(1, pl.len() + 1).over("query_id"))
+    line = pl.format("{} Q0 {} {} {} bench", "query_id", "doc_id", "rank", pl.col("score").cast(pl.String))
+    (out / "run.trec").write_text("\n".join(run.select(line)[:, 0].to_list()) + "\n")
+    qrels = pl.read_parquet(out / "qrels.parquet").sort(["query_id", "doc_id"])
+    line = pl.format("{} 0 {} {}", "query_id", "doc_id", "relevance")
+    (out / "qrels.trec").write_text("\n".join(qrels.select(line)[:, 0].to_list()) + "\n")
 
 
 def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
@@ -83,8 +99,11 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--files", type=int, default=1, help="write folders run/ and qrels/ of this many files")
     p.add_argument("--int-ids", action="store_true", help="keep query and doc ids as int64 (MS MARCO style)")
+    p.add_argument("--trec", action="store_true", help="also write run.trec and qrels.trec (one file only)")
     a = p.parse_args()
-    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids)
+    if a.trec and a.files > 1:
+        p.error("--trec writes one run file and one qrels file: not with --files")
+    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids, a.trec)
 
 
 if __name__ == "__main__":

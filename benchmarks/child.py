@@ -1,0 +1,359 @@
+"""One benchmark configuration in its own process (``bench.py`` starts it; readable on its own).
+
+    python benchmarks/child.py TOOL RUN QRELS OUT.json [--measures five|all_trec|JSON]
+        [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json]
+
+TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
+``ir_measures``, ``floor``, ``rankwise-spark``) or one way of feeding a peer
+(``pytrec_eval:pyarrow``, ``ranx:from_df``, ...: ``DICTS`` and the tools below); a bare peer name is the
+fastest feeding measured (see benchmarks/README.md). End to end: from this module's first line
+(the interpreter's start is not counted, the imports are) to the per-query values in the
+tool's own result. "compute" is the part after the inputs are in the tool's own form.
+
+With ``--calls N`` the inputs are read into memory first (pytrec_eval: its dicts; rankwise:
+Polars DataFrames), then the tool is called N times after a warm-up, each call's CPU time
+(``time.process_time``) and wall time recorded: the small-input measurement.
+
+OUT.json gets the times, the peak RSS, and the path of a Parquet file of the per-query values
+(``query_id`` and trec_eval's measure names), which ``bench.py`` checks against pytrec_eval's.
+"""
+
+from __future__ import annotations
+
+import time
+
+T0 = time.perf_counter()
+C0 = time.process_time()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+# The five measures: rankwise's name -> trec_eval's printed name (pytrec_eval's key)
+FIVE = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100"}
+PYTREC_FIVE = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
+RANX_FIVE = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank", "precision@10": "P_10",
+             "recall@100": "recall_100"}
+
+Values = dict[str, dict[str, float]]  # trec_eval measure name -> query id -> value
+
+
+# --- reading: each peer's candidate ways from the Parquet files to its input --------------
+
+
+def dicts_pyarrow(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """pyarrow's ``to_pylist`` of each column, a ``zip`` and ``setdefault`` per row."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=["query_id", "doc_id", value])
+    out: dict[str, dict[str, Any]] = {}
+    for q, d, v in zip(*(table.column(c).to_pylist() for c in ("query_id", "doc_id", value)), strict=True):
+        out.setdefault(q, {})[d] = cast(v)
+    return out
+
+
+def dicts_polars(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """Polars: one list of documents and one of values per query (a group-by), then one
+    ``dict(zip(...))`` per query in Python: Python touches every row once, not three times."""
+    import polars as pl
+
+    dtype = pl.Int64 if cast is int else pl.Float64
+    grouped = (
+        scan(path)
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), pl.col(value).cast(dtype))
+        .group_by("query_id")
+        .agg("doc_id", value)
+        .collect()
+    )
+    return {q: dict(zip(d, v, strict=True)) for q, d, v in grouped.iter_rows()}
+
+
+def dicts_polars_sorted(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """As ``dicts_polars``, the rows sorted by query and value (descending) first: the dicts
+    come in query order, each query's documents in score order."""
+    import polars as pl
+
+    dtype = pl.Int64 if cast is int else pl.Float64
+    grouped = (
+        scan(path)
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), pl.col(value).cast(dtype))
+        .sort(["query_id", value], descending=[False, True])
+        .group_by("query_id", maintain_order=True)
+        .agg("doc_id", value)
+        .collect()
+    )
+    return {q: dict(zip(d, v, strict=True)) for q, d, v in grouped.iter_rows()}
+
+
+def dicts_polars_rows(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """Polars' ``iter_rows`` and ``setdefault`` per row."""
+    import polars as pl
+
+    out: dict[str, dict[str, Any]] = {}
+    for q, d, v in pl.read_parquet(path, columns=["query_id", "doc_id", value]).iter_rows():
+        out.setdefault(q, {})[d] = cast(v)
+    return out
+
+
+def dicts_pandas(path: str, value: str, cast: Callable[[Any], Any]) -> dict[str, dict[str, Any]]:
+    """pandas: ``groupby`` and one ``dict(zip(...))`` per group."""
+    import pandas as pd
+
+    df = pd.read_parquet(path, columns=["query_id", "doc_id", value])
+    return {q: dict(zip(g["doc_id"].tolist(), map(cast, g[value].tolist()), strict=True)) for q, g in df.groupby("query_id", sort=False)}
+
+
+DICTS = {"pyarrow": dicts_pyarrow, "polars": dicts_polars, "polars_sorted": dicts_polars_sorted,
+         "polars_rows": dicts_polars_rows, "pandas": dicts_pandas}
+
+
+def pandas_frames(run: str, qrels: str) -> tuple[Any, Any]:
+    """The run and the qrels as pandas DataFrames with object (str) id columns (ranx asserts
+    object dtypes; pandas 3 reads strings as its ``str`` dtype)."""
+    import pandas as pd
+
+    run_df, qrels_df = pd.read_parquet(run), pd.read_parquet(qrels)
+    for df in (run_df, qrels_df):
+        df["query_id"] = df["query_id"].astype(object)
+        df["doc_id"] = df["doc_id"].astype(object)
+    qrels_df["relevance"] = qrels_df["relevance"].astype("int64")
+    return run_df, qrels_df
+
+
+# --- the tools ---------------------------------------------------------------------------
+
+
+def pytrec_eval_tool(feed: str, run: str, qrels: str, measures: str, times: dict[str, float]) -> Values:
+    import pytrec_eval
+
+    run_d, qrels_d = DICTS[feed](run, "score", float), DICTS[feed](qrels, "relevance", int)
+    times["t1"] = time.perf_counter()
+    asked = pytrec_eval.supported_measures if measures == "all_trec" else PYTREC_FIVE
+    result = pytrec_eval.RelevanceEvaluator(qrels_d, asked).evaluate(run_d)
+    return pytrec_values(result)
+
+
+def pytrec_values(result: dict[str, dict[str, float]]) -> Values:
+    names = next(iter(result.values())).keys() if result else ()
+    return {m: {q: v[m] for q, v in result.items()} for m in names if m != "runid"}
+
+
+def ranx_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -> Values:
+    from ranx import Qrels, Run, evaluate
+
+    if feed == "from_df":
+        run_df, qrels_df = pandas_frames(run, qrels)
+        qrels_r = Qrels.from_df(qrels_df, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
+        run_r = Run.from_df(run_df, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+    elif feed == "from_parquet":
+        qrels_r = Qrels.from_parquet(qrels, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
+        run_r = Run.from_parquet(run, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+    else:  # from_dict, the dicts built as for pytrec_eval by the feeder named after the colon
+        qrels_r = Qrels.from_dict(DICTS[feed.removeprefix("from_dict_")](qrels, "relevance", int))
+        run_r = Run.from_dict(DICTS[feed.removeprefix("from_dict_")](run, "score", float))
+    times["t1"] = time.perf_counter()
+    # the first call compiles ranx's numba functions: part of what a user pays in a new process
+    evaluate(qrels_r, run_r, list(RANX_FIVE), return_mean=False)
+    return {trec: {q: float(v) for q, v in run_r.scores[name].items()} for name, trec in RANX_FIVE.items()}
+
+
+def ir_measures_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -> Values:
+    import ir_measures
+    from ir_measures import AP, RR, P, R, nDCG
+
+    names = {nDCG @ 10: "ndcg_cut_10", AP: "map", RR: "recip_rank", P @ 10: "P_10", R @ 100: "recall_100"}
+    if feed == "pandas":  # DataFrames with ir_measures' column names: query_id, doc_id, score / relevance
+        import pandas as pd
+
+        run_in: Any = pd.read_parquet(run)
+        qrels_in: Any = pd.read_parquet(qrels)
+    else:  # dicts of dicts, as for pytrec_eval
+        run_in, qrels_in = DICTS[feed](run, "score", float), DICTS[feed](qrels, "relevance", int)
+    times["t1"] = time.perf_counter()
+    values: Values = {m: {} for m in names.values()}
+    for row in ir_measures.iter_calc(list(names), qrels_in, run_in):
+        values[names[row.measure]][str(row.query_id)] = float(row.value)
+    return values
+
+
+def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int) -> Any:
+    """``rw.evaluate`` on the paths themselves; its result (a Polars DataFrame) with the five
+    measures' columns named as trec_eval prints them."""
+    import rankwise as rw
+
+    asked: Any = list(FIVE) if measures == "five" else measures if measures == "all_trec" else json.loads(measures)
+    options: dict[str, Any] = {}
+    if engine == "duckdb" and memory_limit:
+        options["duckdb_config"] = {"memory_limit": memory_limit}
+    if engine == "polars" and query_chunks:
+        options["query_chunks"] = query_chunks
+    res = rw.evaluate(qrels, run, asked, engine=engine, **options)  # type: ignore[arg-type]
+    return res.rename({k: v for k, v in FIVE.items() if k in res.columns})
+
+
+def scan(path: str) -> Any:
+    """A Polars scan of a Parquet file or of a folder of them."""
+    import polars as pl
+
+    return pl.scan_parquet(str(Path(path) / "*.parquet") if Path(path).is_dir() else path)
+
+
+def floor_tool(run: str, qrels: str) -> None:
+    """What any evaluation of these measures has to do: read both files, join the run to the
+    qrels (keeping unjudged documents: ranks count them), and order each query's documents by
+    score, then doc id (trec_eval's tie order) - per query, not a global sort."""
+    import polars as pl
+
+    (
+        scan(run)
+        .join(scan(qrels), on=["query_id", "doc_id"], how="left")
+        .group_by("query_id")
+        .agg(pl.col("relevance").sort_by(["score", "doc_id"], descending=[True, True]))
+        .collect()
+    )
+
+
+def spark_tool(run: str, qrels: str) -> Any:
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    from pyspark.sql import SparkSession
+
+    import rankwise.spark as rws
+
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.driver.memory", "8g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    res = rws.evaluate(spark.read.parquet(qrels), spark.read.parquet(run), list(FIVE)).toPandas()
+    import polars as pl
+
+    return pl.from_pandas(res).rename(FIVE)
+
+
+def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace) -> tuple[Values, Any, dict[str, float]]:
+    times: dict[str, float] = {}
+    values: Values = {}
+    frame = None
+    if tool.startswith("rankwise-") and tool != "rankwise-spark":
+        times["t1"] = time.perf_counter()
+        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks)
+    elif tool == "rankwise-spark":
+        times["t1"] = time.perf_counter()
+        frame = spark_tool(run, qrels)
+    elif tool == "pytrec_eval":
+        values = pytrec_eval_tool(feed, run, qrels, a.measures, times)
+    elif tool == "ranx":
+        values = ranx_tool(feed, run, qrels, times)
+    elif tool == "ir_measures":
+        values = ir_measures_tool(feed, run, qrels, times)
+    elif tool == "floor":
+        times["t1"] = time.perf_counter()
+        floor_tool(run, qrels)
+    else:
+        raise SystemExit(f"unknown tool {tool}")
+    return values, frame, times
+
+
+def repeated_calls(tool: str, run: str, qrels: str, a: argparse.Namespace) -> tuple[Values, Any, list[float], list[float]]:
+    """The small-input measurement: in-memory inputs, ``a.calls`` timed calls after a warm-up."""
+    frame = None
+    values: Values = {}
+    if tool == "pytrec_eval":
+        import pytrec_eval
+
+        run_d, qrels_d = dicts_polars(run, "score", float), dicts_polars(qrels, "relevance", int)
+        asked = pytrec_eval.supported_measures if a.measures == "all_trec" else PYTREC_FIVE
+
+        def call() -> Any:  # a new qrels: the evaluator is built inside the call
+            return pytrec_eval.RelevanceEvaluator(qrels_d, asked).evaluate(run_d)
+    elif tool.startswith("rankwise-"):
+        import polars as pl
+
+        import rankwise as rw
+
+        run_f, qrels_f = pl.read_parquet(run), pl.read_parquet(qrels)
+        asked_rw: Any = list(FIVE) if a.measures == "five" else a.measures
+        engine = tool.split("-")[1]
+
+        def call() -> Any:
+            return rw.evaluate(qrels_f, run_f, asked_rw, engine=engine)  # type: ignore[arg-type]
+    else:
+        raise SystemExit(f"--calls: {tool} is not measured on small inputs")
+    for _ in range(a.warmup):
+        out = call()
+    cpu, wall = [], []
+    for _ in range(a.calls):
+        c, w = time.process_time(), time.perf_counter()
+        out = call()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+    if tool == "pytrec_eval":
+        values = pytrec_values(out)
+    else:
+        frame = out.rename({k: v for k, v in FIVE.items() if k in out.columns})
+    return values, frame, cpu, wall
+
+
+def write_values(values: Values, frame: Any, path: Path, sample: set[str] | None) -> None:
+    """The per-query values as Parquet: query_id (text) and one column per measure."""
+    import polars as pl
+
+    if frame is None:
+        if not values:
+            return
+        queries = sorted(next(iter(values.values())))
+        frame = pl.DataFrame({"query_id": queries, **{m: [v.get(q) for q in queries] for m, v in values.items()}},
+                             strict=False)
+    frame = frame.with_columns(pl.col("query_id").cast(pl.String))
+    if sample is not None:
+        frame = frame.filter(pl.col("query_id").is_in(sorted(sample)))
+    frame.write_parquet(path)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("tool", help="tool, or tool:feeding (e.g. pytrec_eval:pyarrow)")
+    p.add_argument("run")
+    p.add_argument("qrels")
+    p.add_argument("out", type=Path)
+    p.add_argument("--measures", default="five", help="five, all_trec, or rankwise metrics as a JSON list")
+    p.add_argument("--memory-limit", default="")
+    p.add_argument("--query-chunks", type=int, default=0)
+    p.add_argument("--calls", type=int, default=0, help="small inputs: time this many in-process calls")
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--sample", type=Path, default=None, help="keep only these queries' values (a JSON list)")
+    a = p.parse_args()
+    tool, _, feed = a.tool.partition(":")
+    feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "polars"}.get(tool, "")
+    sample = set(json.loads(a.sample.read_text())) if a.sample else None
+    if sample is not None and tool == "pytrec_eval":  # the reference on a sample of the queries
+        import tempfile
+
+        import polars as pl
+        tmp = Path(tempfile.mkdtemp())
+        for name, path in (("run", a.run), ("qrels", a.qrels)):
+            (scan(path).filter(pl.col("query_id").cast(pl.String).is_in(sorted(sample)))
+             .collect().write_parquet(tmp / f"{name}.parquet"))
+        a.run, a.qrels = str(tmp / "run.parquet"), str(tmp / "qrels.parquet")
+    report: dict[str, Any] = {"tool": a.tool}
+    if a.calls:
+        values, frame, cpu, wall = repeated_calls(tool, a.run, a.qrels, a)
+        report.update(calls_cpu=cpu, calls_wall=wall)
+    else:
+        values, frame, times = end_to_end(tool, feed, a.run, a.qrels, a)
+        end = time.perf_counter()
+        report.update(total=end - T0, cpu=time.process_time() - C0, compute=end - times.get("t1", T0))
+    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    values_path = a.out.with_suffix(".values.parquet")
+    values_path.unlink(missing_ok=True)
+    write_values(values, frame, values_path, sample)
+    if values_path.exists():
+        report["values"] = str(values_path)
+    a.out.write_text(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
