@@ -282,8 +282,12 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores:
     ]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
-    # the audit columns are dropped by the optimiser when unused
-    return prep.run.join(prep.qrels, on=[Q, D], how="left").group_by(Q).agg(*ordered, *_audit(S))
+    # the audit columns are dropped by the optimiser when unused. The lists are sorted by
+    # query (a sort of one row per query): their ranked rows then arrive sorted by query, and
+    # the group-by over them aggregates contiguous slices instead of hashing every row
+    # (:func:`ranked`)
+    joined = prep.run.join(prep.qrels, on=[Q, D], how="left")
+    return joined.group_by(Q).agg(*ordered, *_audit(S)).sort(Q)
 
 
 def _audit(value: str) -> list[pl.Expr]:
@@ -351,9 +355,17 @@ def ranked(
     seq = {RANK: SEQ_RANK, **(sequences or {})}
     lists = lists.with_columns(*[pl.col(REL).list.eval(e).alias(k) for k, e in seq.items()])
     if per_query is not None:
-        lists = lists.join(per_query, on=Q, how="inner")
+        lists = lists.join(per_query, on=Q, how="inner", maintain_order="left")
     rows = lists.explode(*carried, *seq)
     return rows if costs else rows.with_columns(pl.lit(1.0).alias(C))
+
+
+def by_query(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """``rows`` (from :func:`ranked`, joined since only with ``maintain_order="left"``) marked
+    as sorted by query, which they are (:func:`rank_lists` sorts the lists): a group-by by
+    query then aggregates contiguous slices, 2-3x faster than hashing each row for many
+    metrics (e.g. ``all_trec``)."""
+    return rows.with_columns(pl.col(Q).set_sorted())
 
 
 def _key(node: Primitive, part: bool | None = None) -> str:
@@ -686,12 +698,13 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
         rows = ranked(prep, conv, part, work.seqs, docs=with_docs, scores=scores, per_query=needed, lists=lists)
         for table in ideal_tables:
-            rows = rows.join(table, on=[Q, RANK], how="left")
+            rows = rows.join(table, on=[Q, RANK], how="left", maintain_order="left")
         if work.run_ideal:
-            rows = rows.join(run_ideal_table(prep, conv, lists, work.run_ideal), on=[Q, D], how="left")
+            ideal = run_ideal_table(prep, conv, lists, work.run_ideal)
+            rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
-        aggs = rows.group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
+        aggs = by_query(rows).group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
         out = out.join(aggs, on=Q, how="left")
         fill = [pl.col(k).fill_null(empty) for k, empty in work.empty.items() if empty is not None]
         if fill:
