@@ -4,6 +4,8 @@ name the same line, whether the file is split into blocks or not (and gzipped or
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -83,3 +85,17 @@ def test_a_csv_file_read_as_trec_says_it_looks_like_csv(tmp_path: Path) -> None:
     path.write_text("q1,d1,3\nq1,d2,2\n")
     with pytest.raises(rw.InputReadError, match="looks like CSV"):
         read_trec(path, "run", rw.Columns())
+
+
+def test_a_file_of_one_block_is_read_without_pyarrow(tmp_path: Path) -> None:
+    """A file that fits in one block keeps its string views: copying them would import pyarrow,
+    a third of a command's start on a TREC-sized file (more blocks are copied: above)."""
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\n")
+    code = (
+        "import sys; from pathlib import Path; import rankwise as rw; "
+        "from rankwise.trec_reader import read_trec; "
+        f"read_trec(Path({str(path)!r}), 'run', rw.Columns()); print('pyarrow' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
