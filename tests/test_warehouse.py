@@ -5,6 +5,7 @@ compared with the in-memory long-form result."""
 from __future__ import annotations
 
 import gzip
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -298,3 +299,20 @@ def test_query_chunks_keep_the_checks_and_the_warning() -> None:
             rw.evaluate(qrels, run, ["AP"], query_chunks=bad)  # type: ignore[arg-type]
     with pytest.raises(rw.InvalidParameterError, match="Polars engine"):
         rw.evaluate(qrels, run, ["AP"], engine="duckdb", query_chunks=2)
+
+
+def test_query_chunks_leave_no_files_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """query_chunks writes the inputs once into its groups' files in the temporary directory
+    (TMPDIR) and removes them after the evaluation, also when it raises."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tempfile.tempdir = None  # read TMPDIR again
+    try:
+        run, qrels = frames()
+        run = run.drop("dt")
+        whole = rw.evaluate(qrels, run, METRICS)
+        assert_frame_equal(rw.evaluate(qrels, run, METRICS, query_chunks=4), whole)
+        with pytest.raises(rw.DuplicateDocumentError):
+            rw.evaluate(qrels, pl.concat([run, run.head(1)]), ["AP"], query_chunks=3)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        tempfile.tempdir = None
