@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -243,8 +244,9 @@ def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Itera
         con.execute(f"SET threads = {threads}")
 
 
-def connect(settings: Mapping[str, Any]) -> duckdb.DuckDBPyConnection:
-    """A new DuckDB connection with ``settings``, rankwise's macros installed and DuckDB's
+def connect(settings: Mapping[str, Any], *, temporary: bool = True) -> duckdb.DuckDBPyConnection:
+    """A new DuckDB connection with ``settings``, rankwise's macros installed (as TEMP macros
+    unless ``temporary`` is false, see :func:`rankwise._duckdb.macros.register`) and DuckDB's
     progress bar off (an evaluation never writes into the caller's stdout)."""
     import duckdb
 
@@ -253,7 +255,44 @@ def connect(settings: Mapping[str, Any]) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB refused the settings {dict(settings)}: {exc}") from exc
     con.execute("SET enable_progress_bar = false")
-    return register(con)  # type: ignore[no-any-return]
+    return register(con, temporary=temporary)  # type: ignore[no-any-return]
+
+
+_DEFAULT_SETTINGS: dict[str, Any] = {"preserve_insertion_order": False}
+
+
+class _Sessions(threading.local):
+    """Each thread's DuckDB database for evaluations without a ``config``: opening a database
+    and installing the macros costs far more than an evaluation of a small input, so each
+    thread opens one, once, and each evaluation runs on a cursor of it (see :func:`session`)."""
+
+    pid: int | None = None
+    con: duckdb.DuckDBPyConnection | None = None
+
+
+_sessions = _Sessions()
+_forked: list[Any] = []
+"""Databases a forked process inherited: never closed there (their threads are the parent's)."""
+
+
+def session() -> duckdb.DuckDBPyConnection:
+    """A new cursor of this thread's DuckDB database (opened on first use, with the default
+    settings and rankwise's macros in its own schema, which every cursor sees).
+
+    A cursor is a connection of its own to the same database: its temporary views and tables
+    and its registered frames go when it is closed, so nothing is left between evaluations.
+    The database is private (in memory, never handed out) and each thread has its own, so
+    the checks' thread setting (:func:`_check_threads`, a setting of the database) never
+    changes under another evaluation; an evaluation with a ``config`` opens a database of its
+    own instead (:func:`connect`)."""
+    pid = os.getpid()
+    if _sessions.con is not None and _sessions.pid != pid:
+        _forked.append(_sessions.con)
+        _sessions.con = None
+    if _sessions.con is None:
+        con = connect(_DEFAULT_SETTINGS, temporary=False)
+        _sessions.con, _sessions.pid = con, pid
+    return _sessions.con.cursor()
 
 
 def evaluate_duckdb(
@@ -271,8 +310,8 @@ def evaluate_duckdb(
     checks and the metrics' statement share, unless ``config`` sets a ``memory_limit``: then
     each statement reads them where they lie, and nothing is copied that would have to spill
     (the measurements behind both choices: benchmarks/README.md, "Inputs read once")."""
-    settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
-    con = connect(settings)
+    settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
+    con = connect(settings) if config else session()
     try:
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
