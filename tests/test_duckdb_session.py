@@ -77,3 +77,26 @@ def test_a_config_gets_a_database_of_its_own() -> None:
     out = rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb", duckdb_config={"threads": 1})
     assert out["AP"].to_list() == rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb")["AP"].to_list()
     assert engine._sessions.con is db
+
+
+def test_the_checks_keep_the_thread_count_on_small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+    from collections.abc import Iterator
+
+    from rankwise._duckdb import engine
+
+    asked: list[bool] = []
+    original = engine._check_threads
+
+    @contextlib.contextmanager
+    def spy(con: object, raise_threads: bool) -> Iterator[None]:
+        asked.append(raise_threads)
+        with original(con, raise_threads):  # type: ignore[arg-type]
+            yield
+
+    monkeypatch.setattr(engine, "_check_threads", spy)
+    rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb")  # frames: their heights are known
+    rw.evaluate(QRELS.lazy(), RUN.lazy(), ["AP"], engine="duckdb")  # tables: their row counts
+    monkeypatch.setattr(engine, "CHECK_THREADS_MIN_ROWS", 3)
+    rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb")
+    assert asked == [False, False, True]

@@ -51,6 +51,10 @@ if TYPE_CHECKING:  # DuckDB is imported when it evaluates: `import rankwise` sta
     import duckdb
 
 _counter = itertools.count()
+CHECK_THREADS_MIN_ROWS = 1_000_000
+"""The checks run with one more thread (:func:`_check_threads`) when the inputs hold at least
+this many rows together, or an unknown number: on small inputs changing DuckDB's thread count
+costs more than it saves (50 queries x 1,000 documents: 98 against 79 ms of CPU a call)."""
 
 
 def type_class(sql_type: str) -> TypeClass:
@@ -130,16 +134,17 @@ def _view(
 def _normalise(
     con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool,
     materialise: bool = False,
-) -> str:
+) -> tuple[str, int | None]:
     """A view with the standard column names (query_id, doc_id, score | relevance); with
     ``materialise`` a temporary table instead, so that the input is read once, not once by the
-    checks and again by the metrics' statement (see :func:`evaluate_duckdb`)."""
+    checks and again by the metrics' statement (see :func:`evaluate_duckdb`). Returns its name
+    and, for a table, its number of rows."""
     name = f"rw_{kind}_{next(_counter)}"
     qi = quote_identifier(columns.query_id)
     di = quote_identifier(columns.doc_id)
     vi = quote_identifier(value_column(kind, columns))
     out_value = "score" if kind == "run" else "relevance"
-    con.execute(
+    created = con.execute(
         f"CREATE TEMP {'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
         f"{qi}{'::VARCHAR' if q_str else ''} AS query_id, "
         f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
@@ -147,7 +152,7 @@ def _normalise(
         + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
         + f" FROM {quote_identifier(raw)}"
     )
-    return name
+    return name, int(created.fetchall()[0][0]) if materialise else None
 
 
 def _subtopics(
@@ -230,7 +235,7 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
 @contextlib.contextmanager
 def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Iterator[None]:
     """The checks run with one DuckDB thread more than the connection's (unless the caller
-    chose ``threads``). Their distinct (query, doc) count is one large hash aggregation, which
+    chose ``threads``, or the inputs are small: :data:`CHECK_THREADS_MIN_ROWS`). Their distinct (query, doc) count is one large hash aggregation, which
     on a 2-core machine costs DuckDB far more CPU with 2 threads than with 3 (the measurements:
     benchmarks/README.md, "DuckDB engine")."""
     if not raise_threads:
@@ -317,7 +322,8 @@ def evaluate_duckdb(
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
-        run_view = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
+        run_view, run_rows = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
+        qrels_rows = None
         subtopics_view = None
         if columns.subtopic is not None:
             # subtopic qrels: every other measure reads a document's largest relevance
@@ -325,10 +331,15 @@ def evaluate_duckdb(
                 con, qrels_raw, columns, q_str, d_str, to_tables and not qrels_in_memory
             )
         else:
-            qrels_view = _normalise(
+            qrels_view, qrels_rows = _normalise(
                 con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
             )
-        with _check_threads(con, "threads" not in settings):
+        rows = [
+            n if n is not None else obj.height if isinstance(obj, pl.DataFrame) else None
+            for n, obj in ((run_rows, run), (qrels_rows, qrels))
+        ]
+        small = None not in rows and sum(n or 0 for n in rows) < CHECK_THREADS_MIN_ROWS
+        with _check_threads(con, "threads" not in settings and not small):
             _check_data(con, run_view, "run", columns)
             _check_data(con, qrels_view, "qrels", columns)
         sql = build_sql(
