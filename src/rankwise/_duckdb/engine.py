@@ -172,11 +172,11 @@ def _subtopics(
         f"{quote_identifier(columns.relevance)}::DOUBLE AS relevance FROM {quote_identifier(raw)}"
     )
     v = quote_identifier(name)
-    bad = con.sql(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
+    bad = con.execute(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
     if bad:
         what, column = ("subtopic", subtopic) if bad[0][1] is None else ("relevance", columns.relevance)
         raise InvalidValueError(f"the qrels' {what} column {column!r} holds a NULL value (query {bad[0][0]!r})")
-    dup = con.sql(
+    dup = con.execute(
         f"SELECT query_id, subtopic, doc_id FROM {v} GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall()
     if dup:
@@ -197,14 +197,14 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     value = "score" if kind == "run" else "relevance"
     # one pass: counts, and distinct (query, doc) hashes: the exact search for a duplicated
     # pair runs only when hashes repeat
-    row = con.sql(
+    row = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
         f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)), "
         # infinite relevance is refused; an infinite score ranks first or last
         + (f"count(*) FILTER (WHERE isinf({value}))" if kind == "qrels" else "0") + f" FROM {v}"
     ).fetchall()[0]
-    dup = con.sql(
+    dup = con.execute(
         f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
         f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall() if row[5] < row[0] else []
@@ -214,12 +214,12 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     }
 
     def example(problem: Problem) -> object:
-        found = con.sql(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
+        found = con.execute(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
         return found[0][0] if found else None
 
     if kind == "run" and columns.cost is not None:
         bad = "cost IS NULL OR isnan(cost) OR isinf(cost) OR cost < 0"
-        n_bad, query = con.sql(f"SELECT count(*), min(query_id) FROM {v} WHERE {bad}").fetchall()[0]
+        n_bad, query = con.execute(f"SELECT count(*), min(query_id) FROM {v} WHERE {bad}").fetchall()[0]
         check_costs(int(n_bad), columns, query)
     check_profile(
         DataProfile(
@@ -241,7 +241,7 @@ def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Itera
     if not raise_threads:
         yield
         return
-    threads = int(con.sql("SELECT current_setting('threads')").fetchall()[0][0])
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
     con.execute(f"SET threads = {threads + 1}")
     try:
         yield
@@ -345,11 +345,15 @@ def evaluate_duckdb(
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
         )
-        result = con.sql(sql).pl()
+        # run once into a table (a relation, con.sql, would plan the statement twice: to bind
+        # it, then to run it), then read out in the statement's order
+        table = quote_identifier(f"rw_result_{next(_counter)}")
+        con.execute(f"CREATE TEMP TABLE {table} AS {sql}")
+        result = con.sql(f"SELECT * FROM {table} ORDER BY 1").pl()
         if result.height:
             unjudged = int(result[UNJUDGED_COLUMN][0])
         else:  # no judged query in the run: every run query is unjudged
-            unjudged = int(con.sql(
+            unjudged = int(con.execute(
                 f"SELECT count(DISTINCT query_id) FROM {quote_identifier(run_view)}"
             ).fetchall()[0][0])
         return result.drop(UNJUDGED_COLUMN), unjudged
