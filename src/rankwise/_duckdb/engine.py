@@ -235,9 +235,10 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
 @contextlib.contextmanager
 def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Iterator[None]:
     """The checks run with one DuckDB thread more than the connection's (unless the caller
-    chose ``threads``, or the inputs are small: :data:`CHECK_THREADS_MIN_ROWS`). Their distinct (query, doc) count is one large hash aggregation, which
-    on a 2-core machine costs DuckDB far more CPU with 2 threads than with 3 (the measurements:
-    benchmarks/README.md, "DuckDB engine")."""
+    chose ``threads``, or the inputs are small: :data:`CHECK_THREADS_MIN_ROWS`). Their
+    distinct (query, doc) count is one large hash aggregation, which on a 2-core machine costs
+    DuckDB far more CPU with 2 threads than with 3 (the measurements: benchmarks/README.md,
+    "DuckDB engine")."""
     if not raise_threads:
         yield
         return
