@@ -100,3 +100,18 @@ def test_the_checks_keep_the_thread_count_on_small_inputs(monkeypatch: pytest.Mo
     monkeypatch.setattr(engine, "CHECK_THREADS_MIN_ROWS", 3)
     rw.evaluate(QRELS, RUN, ["AP"], engine="duckdb")
     assert asked == [False, False, True]
+
+
+def test_the_database_is_closed_after_large_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After large inputs the database would keep the memory it used: it is closed, and the
+    next evaluation opens another."""
+    from rankwise._duckdb import engine
+
+    expected = rw.evaluate(QRELS, RUN, METRICS, engine="duckdb")
+    assert engine._sessions.con is not None
+    monkeypatch.setattr(engine, "CHECK_THREADS_MIN_ROWS", 3)
+    assert_frame_equal(rw.evaluate(QRELS, RUN, METRICS, engine="duckdb"), expected)
+    assert engine._sessions.con is None
+    monkeypatch.undo()
+    assert_frame_equal(rw.evaluate(QRELS, RUN, METRICS, engine="duckdb"), expected)
+    assert engine._sessions.con is not None
