@@ -53,12 +53,17 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eva
     WHERE (max_rank IS NULL OR rnk0 <= max_rank)
       AND (NOT judged_only OR relevance >= 0);
 
--- Judgments with their rank in the ideal order (relevance descending): irank. checks := false
--- skips the qrels' checks.
-CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table, checks := true) AS TABLE
+-- Judgments with their rank in the ideal order (relevance descending): irank, unchecked (the
+-- inputs validated upstream).
+CREATE OR REPLACE TEMP MACRO rw_ideal_order(qrels_table) AS TABLE
     SELECT query_id, doc_id, relevance::DOUBLE AS relevance,
         row_number() OVER (PARTITION BY query_id ORDER BY relevance DESC) AS irank
-    FROM query_table(qrels_table)
+    FROM query_table(qrels_table);
+
+-- The same, checked first: checks := false skips the qrels' checks (but DuckDB still computes
+-- the check's subquery then; a statement over validated inputs reads rw_ideal_order).
+CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table, checks := true) AS TABLE
+    SELECT * FROM rw_ideal_order(qrels_table)
     WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table));
 
 -- Window: running Σ x down the ranking (or the ideal order) of query qid.

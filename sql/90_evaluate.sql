@@ -11,7 +11,7 @@
 CREATE OR REPLACE TEMP MACRO rw_evaluate(qrels_table, run_table, k := 10, checks := true) AS TABLE
     WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
     rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
-    qj AS (SELECT * FROM rw_judgments(qrels_table, checks := false)),
+    qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
     qs AS (SELECT query_id, count(*) AS n_judged, rw_nrel(relevance, 1.0) AS q0, rw_idcg(rw_gain(relevance, 'linear'), irank, NULL, 'log2', 2.0) AS q1, rw_idcg(rw_gain(relevance, 'linear'), irank, k, 'log2', 2.0) AS q2 FROM qj GROUP BY query_id),
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
     ranked0 AS (SELECT query_id, relevance, score AS score, cost, row_number() OVER w AS rnk, sum(rw_rel_step(relevance, 1.0)) OVER w AS s0 FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
@@ -34,7 +34,7 @@ CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks :
     WITH RECURSIVE rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
     rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table))),
     rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id),
-    qj AS (SELECT * FROM rw_judgments('rw_qrels', checks := false)),
+    qj AS (SELECT * FROM rw_ideal_order('rw_qrels')),
     qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
     present AS (SELECT DISTINCT query_id FROM rw_run),
     base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id)),

@@ -202,3 +202,22 @@ def test_to_sql_inlines_large_metric_sets() -> None:
     from rankwise._sql.macros import macros
 
     assert not set(re.findall(r"\b(rw_\w+)\s*\(", sql)) & set(macros())
+
+
+def test_rw_ideal_order_is_rw_judgments_unchecked() -> None:
+    """The compiler reads the judgments through rw_ideal_order: the rows and ideal ranks of
+    rw_judgments(..., checks := false), without its check's subquery in the plan."""
+    con = rw.register(duckdb.connect())
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q1"], "doc_id": ["a", "b", "c", "d"],
+                          "relevance": [1, 3, 2, 0]})
+    con.register("qrels", qrels)
+    ordered = "ORDER BY query_id, irank"
+    assert con.sql(f"SELECT * FROM rw_ideal_order('qrels') {ordered}").fetchall() == con.sql(
+        f"SELECT * FROM rw_judgments('qrels', checks := false) {ordered}"
+    ).fetchall()
+
+    def plan(sql: str) -> str:
+        return "\n".join(str(row) for row in con.sql(f"EXPLAIN {sql}").fetchall()).lower()
+
+    assert "hash group by" in plan("SELECT * FROM rw_judgments('qrels', checks := false)")
+    assert "hash group by" not in plan("SELECT * FROM rw_ideal_order('qrels')")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,10 @@ if TYPE_CHECKING:  # DuckDB is imported when it evaluates: `import rankwise` sta
     import duckdb
 
 _counter = itertools.count()
+CHECK_THREADS_MIN_ROWS = 1_000_000
+"""The checks run with one more thread (:func:`_check_threads`) when the inputs hold at least
+this many rows together, or an unknown number: on small inputs changing DuckDB's thread count
+costs more than it saves (50 queries x 1,000 documents: 98 against 79 ms of CPU a call)."""
 
 
 def type_class(sql_type: str) -> TypeClass:
@@ -129,16 +134,17 @@ def _view(
 def _normalise(
     con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool,
     materialise: bool = False,
-) -> str:
+) -> tuple[str, int | None]:
     """A view with the standard column names (query_id, doc_id, score | relevance); with
     ``materialise`` a temporary table instead, so that the input is read once, not once by the
-    checks and again by the metrics' statement (see :func:`evaluate_duckdb`)."""
+    checks and again by the metrics' statement (see :func:`evaluate_duckdb`). Returns its name
+    and, for a table, its number of rows."""
     name = f"rw_{kind}_{next(_counter)}"
     qi = quote_identifier(columns.query_id)
     di = quote_identifier(columns.doc_id)
     vi = quote_identifier(value_column(kind, columns))
     out_value = "score" if kind == "run" else "relevance"
-    con.execute(
+    created = con.execute(
         f"CREATE TEMP {'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
         f"{qi}{'::VARCHAR' if q_str else ''} AS query_id, "
         f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
@@ -146,7 +152,7 @@ def _normalise(
         + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
         + f" FROM {quote_identifier(raw)}"
     )
-    return name
+    return name, int(created.fetchall()[0][0]) if materialise else None
 
 
 def _subtopics(
@@ -166,11 +172,11 @@ def _subtopics(
         f"{quote_identifier(columns.relevance)}::DOUBLE AS relevance FROM {quote_identifier(raw)}"
     )
     v = quote_identifier(name)
-    bad = con.sql(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
+    bad = con.execute(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
     if bad:
         what, column = ("subtopic", subtopic) if bad[0][1] is None else ("relevance", columns.relevance)
         raise InvalidValueError(f"the qrels' {what} column {column!r} holds a NULL value (query {bad[0][0]!r})")
-    dup = con.sql(
+    dup = con.execute(
         f"SELECT query_id, subtopic, doc_id FROM {v} GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall()
     if dup:
@@ -191,14 +197,14 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     value = "score" if kind == "run" else "relevance"
     # one pass: counts, and distinct (query, doc) hashes: the exact search for a duplicated
     # pair runs only when hashes repeat
-    row = con.sql(
+    row = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
         f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)), "
         # infinite relevance is refused; an infinite score ranks first or last
         + (f"count(*) FILTER (WHERE isinf({value}))" if kind == "qrels" else "0") + f" FROM {v}"
     ).fetchall()[0]
-    dup = con.sql(
+    dup = con.execute(
         f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
         f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall() if row[5] < row[0] else []
@@ -208,12 +214,12 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     }
 
     def example(problem: Problem) -> object:
-        found = con.sql(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
+        found = con.execute(f"SELECT query_id FROM {v} WHERE {tests[problem]} LIMIT 1").fetchall()
         return found[0][0] if found else None
 
     if kind == "run" and columns.cost is not None:
         bad = "cost IS NULL OR isnan(cost) OR isinf(cost) OR cost < 0"
-        n_bad, query = con.sql(f"SELECT count(*), min(query_id) FROM {v} WHERE {bad}").fetchall()[0]
+        n_bad, query = con.execute(f"SELECT count(*), min(query_id) FROM {v} WHERE {bad}").fetchall()[0]
         check_costs(int(n_bad), columns, query)
     check_profile(
         DataProfile(
@@ -229,13 +235,14 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
 @contextlib.contextmanager
 def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Iterator[None]:
     """The checks run with one DuckDB thread more than the connection's (unless the caller
-    chose ``threads``). Their distinct (query, doc) count is one large hash aggregation, which
-    on a 2-core machine costs DuckDB far more CPU with 2 threads than with 3 (the measurements:
-    benchmarks/README.md, "DuckDB engine")."""
+    chose ``threads``, or the inputs are small: :data:`CHECK_THREADS_MIN_ROWS`). Their
+    distinct (query, doc) count is one large hash aggregation, which on a 2-core machine costs
+    DuckDB far more CPU with 2 threads than with 3 (the measurements: benchmarks/README.md,
+    "DuckDB engine")."""
     if not raise_threads:
         yield
         return
-    threads = int(con.sql("SELECT current_setting('threads')").fetchall()[0][0])
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
     con.execute(f"SET threads = {threads + 1}")
     try:
         yield
@@ -243,8 +250,9 @@ def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Itera
         con.execute(f"SET threads = {threads}")
 
 
-def connect(settings: Mapping[str, Any]) -> duckdb.DuckDBPyConnection:
-    """A new DuckDB connection with ``settings``, rankwise's macros installed and DuckDB's
+def connect(settings: Mapping[str, Any], *, temporary: bool = True) -> duckdb.DuckDBPyConnection:
+    """A new DuckDB connection with ``settings``, rankwise's macros installed (as TEMP macros
+    unless ``temporary`` is false, see :func:`rankwise._duckdb.macros.register`) and DuckDB's
     progress bar off (an evaluation never writes into the caller's stdout)."""
     import duckdb
 
@@ -253,7 +261,51 @@ def connect(settings: Mapping[str, Any]) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as exc:
         raise InvalidParameterError(f"DuckDB refused the settings {dict(settings)}: {exc}") from exc
     con.execute("SET enable_progress_bar = false")
-    return register(con)  # type: ignore[no-any-return]
+    return register(con, temporary=temporary)  # type: ignore[no-any-return]
+
+
+_DEFAULT_SETTINGS: dict[str, Any] = {"preserve_insertion_order": False}
+
+
+class _Sessions(threading.local):
+    """Each thread's DuckDB database for evaluations without a ``config``: opening a database
+    and installing the macros costs far more than an evaluation of a small input, so each
+    thread opens one, once, and each evaluation runs on a cursor of it (see :func:`session`)."""
+
+    pid: int | None = None
+    con: duckdb.DuckDBPyConnection | None = None
+
+
+_sessions = _Sessions()
+_forked: list[Any] = []
+"""Databases a forked process inherited: never closed there (their threads are the parent's)."""
+
+
+def session() -> duckdb.DuckDBPyConnection:
+    """A new cursor of this thread's DuckDB database (opened on first use, with the default
+    settings and rankwise's macros in its own schema, which every cursor sees).
+
+    A cursor is a connection of its own to the same database: its temporary views and tables
+    and its registered frames go when it is closed, so nothing is left between evaluations.
+    The database is private (in memory, never handed out) and each thread has its own, so
+    the checks' thread setting (:func:`_check_threads`, a setting of the database) never
+    changes under another evaluation; an evaluation with a ``config`` opens a database of its
+    own instead (:func:`connect`)."""
+    pid = os.getpid()
+    if _sessions.con is not None and _sessions.pid != pid:
+        _forked.append(_sessions.con)
+        _sessions.con = None
+    if _sessions.con is None:
+        con = connect(_DEFAULT_SETTINGS, temporary=False)
+        _sessions.con, _sessions.pid = con, pid
+    return _sessions.con.cursor()
+
+
+def release_session() -> None:
+    """Close this thread's database (:func:`session` opens a new one when next asked)."""
+    con, _sessions.con = _sessions.con, None
+    if con is not None and _sessions.pid == os.getpid():
+        con.close()
 
 
 def evaluate_duckdb(
@@ -271,14 +323,16 @@ def evaluate_duckdb(
     checks and the metrics' statement share, unless ``config`` sets a ``memory_limit``: then
     each statement reads them where they lie, and nothing is copied that would have to spill
     (the measurements behind both choices: benchmarks/README.md, "Inputs read once")."""
-    settings: dict[str, Any] = {"preserve_insertion_order": False, **(config or {})}
-    con = connect(settings)
+    settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
+    con = connect(settings) if config else session()
+    small = False
     try:
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
-        run_view = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
+        run_view, run_rows = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
+        qrels_rows = None
         subtopics_view = None
         if columns.subtopic is not None:
             # subtopic qrels: every other measure reads a document's largest relevance
@@ -286,22 +340,35 @@ def evaluate_duckdb(
                 con, qrels_raw, columns, q_str, d_str, to_tables and not qrels_in_memory
             )
         else:
-            qrels_view = _normalise(
+            qrels_view, qrels_rows = _normalise(
                 con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
             )
-        with _check_threads(con, "threads" not in settings):
+        rows = [
+            n if n is not None else obj.height if isinstance(obj, pl.DataFrame) else None
+            for n, obj in ((run_rows, run), (qrels_rows, qrels))
+        ]
+        small = None not in rows and sum(n or 0 for n in rows) < CHECK_THREADS_MIN_ROWS
+        with _check_threads(con, "threads" not in settings and not small):
             _check_data(con, run_view, "run", columns)
             _check_data(con, qrels_view, "qrels", columns)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
         )
-        result = con.sql(sql).pl()
+        # run once into a table (a relation, con.sql, would plan the statement twice: to bind
+        # it, then to run it), then read out in the statement's order
+        table = quote_identifier(f"rw_result_{next(_counter)}")
+        con.execute(f"CREATE TEMP TABLE {table} AS {sql}")
+        result = con.sql(f"SELECT * FROM {table} ORDER BY 1").pl()
         if result.height:
             unjudged = int(result[UNJUDGED_COLUMN][0])
         else:  # no judged query in the run: every run query is unjudged
-            unjudged = int(con.sql(
+            unjudged = int(con.execute(
                 f"SELECT count(DISTINCT query_id) FROM {quote_identifier(run_view)}"
             ).fetchall()[0][0])
         return result.drop(UNJUDGED_COLUMN), unjudged
     finally:
         con.close()
+        if not config and not small:
+            # after large inputs the database keeps the memory it used (10M rows: 750 MB
+            # resident after the call against 180 MB when closed): closed, it gives it back
+            release_session()

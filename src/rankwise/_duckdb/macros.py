@@ -7,11 +7,13 @@ from typing import Any
 from rankwise._sql.macros import sql_files
 
 
-def register(con: Any) -> Any:
+def register(con: Any, *, temporary: bool = True) -> Any:
     """Install rankwise's SQL macros (``rw_*``) on a DuckDB connection, as TEMP macros.
 
     TEMP macros live in the connection's temporary schema, so read-only database connections
-    work too. Returns the connection.
+    work too. With ``temporary=False`` they go into the database's own schema instead, where
+    every cursor of the connection sees them (the DuckDB engine's private in-memory database,
+    see :func:`rankwise._duckdb.engine.session`). Returns the connection.
 
     >>> import duckdb, rankwise as rw
     >>> con = rw.register(duckdb.connect())
@@ -19,5 +21,5 @@ def register(con: Any) -> Any:
     [(1.0, 1.0)]
     """
     for _name, text in sql_files():
-        con.execute(text)
+        con.execute(text if temporary else text.replace("CREATE OR REPLACE TEMP MACRO", "CREATE OR REPLACE MACRO"))
     return con

@@ -173,7 +173,7 @@ class _Compiler:
 
     def irank_col(self, gain: Gain, side: str) -> str:
         """Ideal-rank column of a gain definition, on the run rows or the judgments (where
-        rw_judgments' irank, by relevance, already serves every monotone gain)."""
+        rw_ideal_order's irank, by relevance, already serves every monotone gain)."""
         if side == "qrels" and gain.monotone:
             return "irank"
         return self.iranks.setdefault((gain, side), f"irank_{side}{len(self.iranks)}")
@@ -347,7 +347,7 @@ def statement(
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
     cost column when ``columns.cost`` is set), ``judgments`` the
-    argument of ``rw_judgments`` that reads the qrels; ``subtopics`` the FROM fragment of the
+    argument of ``rw_ideal_order`` that reads the qrels; ``subtopics`` the FROM fragment of the
     judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
     subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE."""
     comp = _Compiler()
@@ -365,7 +365,9 @@ def statement(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
     # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
-    ctes = [f"qj AS (SELECT *{qranks} FROM rw_judgments({judgments}, checks := false))"]
+    # rw_ideal_order: the judgments unchecked (rw_judgments(..., checks := false) would still
+    # compute its check's subquery, a grouping of every judgment by (query, document))
+    ctes = [f"qj AS (SELECT *{qranks} FROM rw_ideal_order({judgments}))"]
     ideal_joins = ""
     if comp.prefixes:
         # the ideal prefix of each gain definition (every declared IdealPrefix: running IDCG,
