@@ -630,7 +630,7 @@ def _query_groups(
     n = max(1, -(-run.height // ROWS_PER_CHUNK))
     if n == 1:
         return prep, [prep], run.height
-    key = (pl.col(Q).hash(seed=0) % n).alias(_CHUNK)
+    key = (pl.col(Q).hash(seed=0) % n).cast(pl.UInt32).alias(_CHUNK)  # 4 bytes a row, not 8
     run, qrels = run.with_columns(key), qrels.with_columns(key)
     subs = None if subs is None else subs.with_columns(key)
     return prep, [
