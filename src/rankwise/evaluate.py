@@ -35,7 +35,7 @@ from rankwise.reading import Reading
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
 MAX_QUERY_CHUNKS = 10_000
-"""The most query groups ``query_chunks`` may ask for (each reads the inputs once more)."""
+"""The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
 
 
 def _warn_unjudged(count: int) -> None:
@@ -79,9 +79,10 @@ def evaluate(
     engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
     than memory). The Polars engine evaluates the queries in groups (by a hash of the query
     id) one after the other: by default it reads the inputs once and splits them into groups
-    of about a million run rows; ``query_chunks`` = n makes each of n groups read the inputs
-    again instead (on Polars' streaming engine), so that only about 1/n of them is held, for
-    exports larger than memory.
+    of about a million run rows; ``query_chunks`` = n instead writes the inputs once, streaming,
+    into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
+    each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
+    for exports larger than memory.
 
     ``options`` (keyword arguments, see :class:`~rankwise.conventions.EvaluationOptions`):
     the conventions, whose defaults reproduce trec_eval, ``ties='trec_eval'`` (score desc,
@@ -116,8 +117,8 @@ def evaluate(
             raise InvalidParameterError(f"query_chunks must be a positive integer, got {query_chunks!r}")
         if query_chunks > MAX_QUERY_CHUNKS:
             raise InvalidParameterError(
-                f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group reads the inputs "
-                f"again), got {query_chunks!r}"
+                f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group is a set of files of "
+                f"its own), got {query_chunks!r}"
             )
         if engine != "polars" or by:
             raise InvalidParameterError(
