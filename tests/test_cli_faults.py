@@ -243,7 +243,9 @@ def test_last_resort_is_one_line_and_debug_shows_the_traceback(
     def broken(*args: object, **kwargs: object) -> pl.DataFrame:
         raise RuntimeError("boom\nsecond line of details")
 
-    monkeypatch.setattr(rankwise_cli, "evaluate", broken)
+    # the command imports evaluate when it runs: patched in its module (rankwise.evaluate, the
+    # attribute of the package, is the function)
+    monkeypatch.setattr(sys.modules["rankwise.evaluate"], "evaluate", broken)
     assert rankwise_cli.main(["eval", str(QRELS), str(RUN)]) == 2
     assert capsys.readouterr().err == (
         "rankwise: error: RuntimeError: boom (run with --debug for the traceback)\n"

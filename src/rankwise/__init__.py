@@ -7,23 +7,12 @@ nDCG@10
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 from rankwise import namespace as _namespace  # registers the .ir namespaces
-from rankwise import plots, spark
-from rankwise._duckdb.macros import register
-from rankwise._polars.expr import (
-    average_precision,
-    cg,
-    dcg,
-    idcg,
-    ndcg,
-    precision,
-    r_precision,
-    recall,
-    reciprocal_rank,
-    success,
-)
-from rankwise.change import ranking_change
-from rankwise.comparison import anova, compare
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import (
     ColumnTypeError,
@@ -44,20 +33,103 @@ from rankwise.errors import (
     UnsafeIdentifierError,
     UnsupportedInputError,
 )
-from rankwise.evaluate import evaluate, summarize
-from rankwise.events import gains_from_events
-from rankwise.explain import explain
-from rankwise.lists import evaluate_lists, lists_to_long
-from rankwise.metric import Metric, parse_metric
-from rankwise.names import parse_metrics
-from rankwise.registry import SPECS, all_names, get_spec
-from rankwise.report import report, to_latex, to_markdown
-from rankwise.to_sql import compare_sql, to_sql
-from rankwise.trec_writer import to_trec
+
+if TYPE_CHECKING:
+    from rankwise import plots, spark
+    from rankwise._duckdb.macros import register
+    from rankwise._polars.expr import (
+        average_precision,
+        cg,
+        dcg,
+        idcg,
+        ndcg,
+        precision,
+        r_precision,
+        recall,
+        reciprocal_rank,
+        success,
+    )
+    from rankwise.change import ranking_change
+    from rankwise.comparison import anova, compare
+    from rankwise.evaluate import evaluate, summarize
+    from rankwise.events import gains_from_events
+    from rankwise.explain import explain
+    from rankwise.lists import evaluate_lists, lists_to_long
+    from rankwise.metric import Metric, parse_metric
+    from rankwise.names import parse_metrics
+    from rankwise.registry import SPECS, all_names, get_spec
+    from rankwise.report import report, to_latex, to_markdown
+    from rankwise.to_sql import compare_sql, to_sql
+    from rankwise.trec_writer import to_trec
 
 __version__ = "0.1.0"
 
 del _namespace
+
+# The rest of the API is imported when first used (PEP 562): ``import rankwise``, and the
+# command line (which imports it first), import only what they use.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("average_precision", "cg", "dcg", "idcg", "ndcg", "precision", "r_precision",
+                     "recall", "reciprocal_rank", "success"), "rankwise._polars.expr"),
+    "register": "rankwise._duckdb.macros",
+    "ranking_change": "rankwise.change",
+    "anova": "rankwise.comparison",
+    "compare": "rankwise.comparison",
+    "evaluate": "rankwise.evaluate",
+    "summarize": "rankwise.evaluate",
+    "gains_from_events": "rankwise.events",
+    "explain": "rankwise.explain",
+    "evaluate_lists": "rankwise.lists",
+    "lists_to_long": "rankwise.lists",
+    "Metric": "rankwise.metric",
+    "parse_metric": "rankwise.metric",
+    "parse_metrics": "rankwise.names",
+    "SPECS": "rankwise.registry",
+    "all_names": "rankwise.registry",
+    "get_spec": "rankwise.registry",
+    "report": "rankwise.report",
+    "to_latex": "rankwise.report",
+    "to_markdown": "rankwise.report",
+    "compare_sql": "rankwise.to_sql",
+    "to_sql": "rankwise.to_sql",
+    "to_trec": "rankwise.trec_writer",
+}
+"""Each lazily imported name of the API: the module that defines it. Submodules (``plots``,
+``spark``, ``io``, ...) are imported when first used as attributes too."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package's module: when a submodule is imported, Python binds it as an attribute of
+    the package; where a submodule has the name of a function of the API (``evaluate``,
+    ``explain``, ``report``, ``to_sql``), the name stays the function's."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __all__ = [
     "SPECS",

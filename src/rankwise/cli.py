@@ -22,12 +22,11 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import polars as pl
 
 from rankwise import __version__, progress
-from rankwise.comparison import CORRECTIONS, PAIRS, TESTS, Comparison, anova, comparison
 from rankwise.conventions import (
     TIE_POLICIES,
     TREC_EVAL_VERSIONS,
@@ -43,10 +42,6 @@ from rankwise.errors import (
     UnknownMetricError,
     hint_style,
 )
-from rankwise.evaluate import ENGINES, evaluate, metric_of_column, summarize
-from rankwise.explain import explain
-from rankwise.io import FORMATS
-from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES, parse_metrics
 from rankwise.naming import unique_names
 from rankwise.output import (
     os_reason,
@@ -55,11 +50,14 @@ from rankwise.output import (
     write_lines_atomic,
     write_text_atomic,
 )
-from rankwise.ranx_names import RANX_NAMES
-from rankwise.registry import SPECS, get_spec
-from rankwise.spec import MetricSpec
-from rankwise.trec_names import trec_names_of
-from rankwise.trec_writer import format_value, trec_lines
+
+if TYPE_CHECKING:
+    from rankwise.comparison import Comparison
+    from rankwise.spec import MetricSpec
+
+# Each command imports what it needs when it runs (the engines, the statistics, the metric
+# names), and its arguments are added to the parser only when it is the command given
+# (:class:`_Parser`): `rankwise eval` does not import what `compare` needs, nor the reverse.
 
 DEFAULT_METRICS: tuple[str, ...] = ("official",)
 """Default set: trec_eval's official measures (what ``trec_eval qrels run`` prints)."""
@@ -67,6 +65,9 @@ DEFAULT_METRICS: tuple[str, ...] = ("official",)
 
 def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_query_rows: bool) -> str:
     """trec_eval's layout (metric, query, value), with segment values before the query."""
+    from rankwise.evaluate import metric_of_column
+    from rankwise.trec_writer import format_value
+
     metrics = [c for c in per_query.columns if c not in keys]
     segments = keys[:-1]
     width = max(len(m) for m in metrics) + 2
@@ -136,6 +137,8 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from rankwise.evaluate import evaluate, summarize
+
     metrics = args.metric or list(DEFAULT_METRICS)
     segments = args.by or []
     if args.format == "parquet" and not args.output:
@@ -166,6 +169,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         # --name, else a TREC run's own tag, else the file's name without its extension
         # (whitespace, which a TREC line cannot hold, as '_': "my run.parquet" is run "my_run")
         runid = args.name or unique_names([args.run])[0]
+        from rankwise.trec_writer import trec_lines
+
         # checked whole first, then written line by line (whole or not at all with -o)
         lines = (
             line + "\n"
@@ -192,6 +197,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
     """The names a metric goes by in each tool that has it: (tool, names), ir-measures first."""
+    from rankwise.names import IR_MEASURES_NAMES, NDEVAL_NAMES
+    from rankwise.ranx_names import RANX_NAMES
+    from rankwise.trec_names import trec_names_of
+
     cut = "@k" if spec.cutoff == "required" else ""
     names: list[tuple[str, str]] = []
     if spec.name in IR_MEASURES_NAMES:
@@ -209,6 +218,9 @@ def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
 def _specs_named(name: str) -> list[MetricSpec]:
     """The metrics a name means: a metric's own name or alias, else any metric string of the
     three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each."""
+    from rankwise.names import parse_metrics
+    from rankwise.registry import get_spec
+
     try:
         return [get_spec(name)]
     except UnknownMetricError as unknown:
@@ -220,6 +232,8 @@ def _specs_named(name: str) -> list[MetricSpec]:
 
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
+    from rankwise.registry import SPECS
+
     if args.name:
         specs = _specs_named(args.name)
         for i, spec in enumerate(specs):
@@ -236,6 +250,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 def _metric_page(spec: MetricSpec) -> None:
     """``rankwise metrics NAME``: one metric, each of its facts once."""
+    from rankwise.trec_names import trec_names_of
+
     lines = [f"{spec.name}: {spec.description}"]
     names = _names_of(spec)
     known = {n.strip() for _, text in names for n in text.replace("@k", "").split(",")}
@@ -277,10 +293,45 @@ def _convention(name: str) -> Callable[[str], str]:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors as one line and exit code 2."""
+    """argparse, with usage errors as one line and exit code 2.
+
+    A command's parser is given its arguments (``arguments=``, a function adding them) when
+    it is first used, for the command given or its help (:class:`_Commands`): ``rankwise eval``
+    neither builds nor imports what the other commands' arguments need."""
+
+    def __init__(self, *args: Any, arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._arguments = arguments
+
+    def complete(self) -> None:
+        """Add the arguments, once."""
+        arguments, self._arguments = self._arguments, None
+        if arguments is not None:
+            arguments(self)
+
+    def format_usage(self) -> str:
+        self.complete()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.complete()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"rankwise: error: {message} (see {self.prog} --help)\n")
+
+
+class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """The subcommands: the command given gets its arguments before it parses them."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        if isinstance(values, (list, tuple)) and values:
+            chosen = self._name_parser_map.get(values[0])
+            if isinstance(chosen, _Parser):
+                chosen.complete()
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
@@ -296,6 +347,8 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from rankwise.comparison import anova, comparison
+
     if args.name and len(args.name) != len(args.runs):
         raise InvalidParameterError(
             f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
@@ -405,6 +458,8 @@ def _cmd_change(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    from rankwise.explain import explain
+
     table = explain(
         args.qrels, args.run, args.metric, args.query, **_column_options(args), **_input_options(args)
     )
@@ -461,17 +516,11 @@ def _column_options(args: argparse.Namespace) -> ColumnOptions:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
-    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
-    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    # --debug is accepted after the command too (rankwise eval ... --debug); SUPPRESS keeps the
-    # subcommand from resetting a --debug given before it
-    debug = _Parser(add_help=False)
-    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show Python tracebacks on errors")
+def _eval_arguments(ev: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise eval``."""
+    from rankwise.evaluate import ENGINES
+    from rankwise.io import FORMATS
 
-    ev = sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug])
     ev.add_argument("qrels", help="qrels (judgments first, as trec_eval): a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
     ev.add_argument("--name", help="the run's name in --format trec's runid lines (default: its TREC tag, else its file name)")
@@ -508,7 +557,13 @@ def build_parser() -> argparse.ArgumentParser:
     _cost_col(ev)
     ev.set_defaults(func=_cmd_eval)
 
-    co = sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug])
+
+def _compare_arguments(co: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise compare``."""
+    from rankwise.comparison import PAIRS, TESTS
+    from rankwise.evaluate import ENGINES
+    from rankwise.statistics import CORRECTIONS
+
     co.add_argument("qrels", help="qrels file, folder or glob")
     co.add_argument("runs", nargs="+", help="runs, the first the baseline; each named by its TREC tag, else its "
                     "file name without the extension (told apart when two collide), or by --name")
@@ -545,7 +600,9 @@ def build_parser() -> argparse.ArgumentParser:
     _input_flags(co, shared=True)
     co.set_defaults(func=_cmd_compare)
 
-    ex = sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug])
+
+def _explain_arguments(ex: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise explain``."""
     ex.add_argument("qrels", help="qrels (judgments first, as trec_eval)")
     ex.add_argument("run")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
@@ -557,7 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     _input_flags(ex, shared=True)
     ex.set_defaults(func=_cmd_explain)
 
-    ch = sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug])
+
+def _change_arguments(ch: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise change``."""
     ch.add_argument("run_a", help="the first run (e.g. the baseline)")
     ch.add_argument("run_b", help="the second run")
     ch.add_argument("--depth", type=int, default=10, help="compare the top N of each ranking (default %(default)s)")
@@ -570,9 +629,27 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--quiet", action="store_true", help="no progress display on stderr")
     ch.set_defaults(func=_cmd_change)
 
-    me = sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug])
+
+def _metrics_arguments(me: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise metrics``."""
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
     me.set_defaults(func=_cmd_metrics)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, action=_Commands)
+    # --debug is accepted after the command too (rankwise eval ... --debug); SUPPRESS keeps the
+    # subcommand from resetting a --debug given before it
+    debug = _Parser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show Python tracebacks on errors")
+    sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug], arguments=_eval_arguments)
+    sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug], arguments=_compare_arguments)
+    sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug], arguments=_explain_arguments)
+    sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
+    sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     return parser
 
 

@@ -10,16 +10,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankwise._polars.engine import evaluate_lazy, prepare
 from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
-from rankwise.evaluate import evaluate, summarize
-from rankwise.io import to_lazyframe
-from rankwise.metric import Metric
-from rankwise.names import parse_metrics
+
+if TYPE_CHECKING:
+    from rankwise.metric import Metric
+
+# the engine and the readers are imported when a method is called: registering the namespaces
+# (on ``import rankwise``) imports nothing but Polars
 
 
 @pl.api.register_dataframe_namespace("ir")
@@ -37,11 +38,15 @@ class IRFrame:
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
         keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`)."""
+        from rankwise.evaluate import evaluate
+
         check_options("IRFrame.evaluate", options)
         return evaluate(qrels, self._df, metrics, engine="polars", **options)
 
     def summarize(self, by: str | Iterable[str] | None = None) -> pl.DataFrame:
         """Aggregate a per-query result frame; see :func:`rankwise.summarize`."""
+        from rankwise.evaluate import summarize
+
         return summarize(self._df, by=by)
 
 
@@ -68,6 +73,10 @@ class IRLazyFrame:
         scan. Run queries without judgments are left out without the warning
         :func:`rankwise.evaluate` gives.
         """
+        from rankwise._polars.engine import evaluate_lazy, prepare
+        from rankwise.io import to_lazyframe
+        from rankwise.names import parse_metrics
+
         check_options("IRLazyFrame.evaluate", options)
         parsed = parse_metrics(metrics)
         conv = Conventions.from_options(options)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import signal
 import stat
 from collections.abc import Iterable, Iterator, Sequence
@@ -152,6 +151,8 @@ def atomic_paths(paths: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]
     statuses = [_check_writable(s, t) for s, t in zip(shown, targets, strict=True)]
     in_place = [st is not None and not stat.S_ISREG(st.st_mode) for st in statuses]
     temps: list[Path] = []  # the paths yielded, target by target
+    import secrets  # here, not at the top: only a command writing a file needs it
+
     current = 0  # the target being worked on, for the error's message (-1: the caller's block)
     try:
         with _signals_deferred():

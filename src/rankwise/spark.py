@@ -52,6 +52,24 @@ def _as_strings(df: Any, names: list[str]) -> Any:
     return df
 
 
+COPARTITION_CONFIG = "spark.sql.requireAllClusterKeysForCoPartition"
+"""The Spark setting :func:`evaluate` turns off: with it on (Spark's default), a join by
+(query, document) shuffles both inputs again by the two keys although both are already
+partitioned by the query, and the windows by query after it shuffle a third time."""
+
+
+def _by_query(df: Any, query_id: str) -> Any:
+    """``df`` hash-partitioned by the query: the one shuffle of an evaluation. Every join,
+    window and aggregate of the statement is by the query (and, for the join of the run with
+    the judgments, the document too), so each keeps this partitioning instead of shuffling
+    again (``tests/test_spark_plan.py`` counts the shuffles of the executed plan); with
+    :data:`COPARTITION_CONFIG` off, so does the join by (query, document)."""
+    from pyspark.sql import functions as sf
+
+    df.sparkSession.conf.set(COPARTITION_CONFIG, "false")
+    return df.repartition(sf.col(quoter("spark")(query_id)))
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -75,7 +93,12 @@ def evaluate(
     ``py4j.protocol.Py4JJavaError``, as the checks run as subqueries), whose message holds
     ``rankwise:`` and names the problem, the column and an example, e.g. ``rankwise: the run
     lists document 'd3' more than once for query 'q1'``. ``check=False`` leaves the data
-    checks out (inputs validated upstream; such rows then count as they are)."""
+    checks out (inputs validated upstream; such rows then count as they are).
+
+    The evaluation shuffles each input once, by the query: the inputs are repartitioned by
+    the query, and the session's ``spark.sql.requireAllClusterKeysForCoPartition`` is set to
+    ``false`` (read when the result is planned, at its action), so that the join by (query,
+    document) and the windows and aggregates by query reuse that partitioning."""
     check_options("evaluate", options)
     columns = Columns.from_options(options)
     run_types = _check_schema(run, "run", columns)
@@ -83,6 +106,7 @@ def evaluate(
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
+    run, qrels = _by_query(run, columns.query_id), _by_query(qrels, columns.query_id)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
