@@ -367,8 +367,8 @@ def ranked(
     index = pl.col(REL).list.eval(pl.int_range(pl.len()))
     ranked_values: list[str] = []
     for table in at_rank:
-        names = [c for c in table.collect_schema().names() if c != Q]
         schema = table.collect_schema()
+        names = [c for c in schema.names() if c != Q]
         lists = lists.join(table, on=Q, how="left", maintain_order="left").with_columns(
             pl.col(c).fill_null(pl.lit([], dtype=schema[c])).list.gather(index, null_on_oob=True) for c in names
         )
@@ -657,10 +657,9 @@ def evaluate_eager(
     (smaller group-bys are faster and hold less); with ``query_chunks`` = n, the inputs are
     written once (streaming) into n groups of Arrow IPC files in a temporary folder, and each
     group is read back alone, so that only about 1/n of them is ever held: for inputs larger
-    than memory.
-    Those groups run on Polars' streaming engine (its per-query group-by still holds a whole
-    group: the group size, not the engine, bounds the memory). The folder, in the system's
-    temporary directory (``TMPDIR``), is removed before this returns or raises."""
+    than memory. Those groups run on Polars' streaming engine (its per-query group-by still
+    holds a whole group: the group size, not the engine, bounds the memory). The folder, in
+    the system's temporary directory (``TMPDIR``), is removed before this returns or raises."""
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:
