@@ -107,8 +107,26 @@ class RankwiseWarning(UserWarning):
     """Something the user should know about the data, e.g. run queries without judgments."""
 
 
+_HINTS: ContextVar[bool] = ContextVar("rankwise_hints", default=True)
+
+
+@contextlib.contextmanager
+def without_hints() -> Iterator[None]:
+    """Inside, :func:`closest` finds nothing: for errors that are caught and never shown (a
+    parse tried in one naming scheme after another), whose hints would cost a fuzzy match
+    over every name (about 1 ms each)."""
+    token = _HINTS.set(False)
+    try:
+        yield
+    finally:
+        _HINTS.reset(token)
+
+
 def closest(value: str, choices: Iterable[str], n: int = 3) -> list[str]:
-    """Return the valid choices closest to ``value`` (case-insensitive), best first."""
+    """Return the valid choices closest to ``value`` (case-insensitive), best first (none
+    inside :func:`without_hints`)."""
+    if not _HINTS.get():
+        return []
     options = list(dict.fromkeys(choices))
     by_lower: dict[str, str] = {}
     for option in options:

@@ -9,9 +9,14 @@ order by :func:`parse_metrics`, the parser every entry point uses.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from rankwise.errors import InvalidParameterError, MetricSyntaxError, UnknownMetricError
+from rankwise.errors import (
+    InvalidParameterError,
+    MetricSyntaxError,
+    UnknownMetricError,
+    without_hints,
+)
 from rankwise.metric import Metric, check_length, make_metric, parse_metric
 from rankwise.ranx_names import parse_ranx
 from rankwise.ranx_names import takes_precedence as ranx_first
@@ -75,17 +80,44 @@ def _parse_any(text: str | Metric) -> list[Metric]:
         return [parse_ranx(text)]
     if _NDEVAL.fullmatch(text.strip()):
         return [parse_ndeval(text.strip())]
-    try:
-        return [parse_metric(text)]
-    except (MetricSyntaxError, UnknownMetricError) as first:
+    for parse, misread in (
+        (_ir_measures, (MetricSyntaxError, UnknownMetricError)),
+        (_trec, (UnknownMetricError,)),
+        (_ranx, (UnknownMetricError,)),
+    ):
+        found = _quietly(parse, text, misread)
+        if found is not None:
+            return found
+    return _ir_measures(text)  # raises its error (with its hints)
+
+
+def _quietly(
+    parse: Callable[[str], list[Metric]], text: str, misread: tuple[type[Exception], ...]
+) -> list[Metric] | None:
+    """``parse(text)``, or None when it raises one of ``misread`` (the text is not in its
+    naming scheme). Tried without the errors' hints (a fuzzy match over every name, about 1 ms
+    each), which no one reads; any other error is raised as the parse raises it, hints
+    included."""
+    with without_hints():
         try:
-            return parse_trec(text.strip())
-        except UnknownMetricError:
+            return parse(text)
+        except misread:
+            return None
+        except Exception:  # raised again below, with its hints
             pass
-        try:
-            return [parse_ranx(text)]
-        except UnknownMetricError:
-            raise first from None
+    return parse(text)
+
+
+def _ir_measures(text: str) -> list[Metric]:
+    return [parse_metric(text)]
+
+
+def _trec(text: str) -> list[Metric]:
+    return parse_trec(text.strip())
+
+
+def _ranx(text: str) -> list[Metric]:
+    return [parse_ranx(text)]
 
 
 def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
