@@ -27,6 +27,7 @@ C0 = time.process_time()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import resource  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -313,6 +314,22 @@ def write_values(values: Values, frame: Any, path: Path, sample: set[str] | None
     frame.write_parquet(path)
 
 
+def descendants_peak_mb(pid: int | None = None) -> float:
+    """The peak resident memory of this process's live descendants (each one's ``VmHWM``,
+    summed): Spark's JVM, which PySpark starts as a child and which holds the evaluation's
+    memory (the driver's own RSS alone says nothing of it). 0 for the in-process tools."""
+    total = 0.0
+    for task in Path(f"/proc/{pid or os.getpid()}/task").glob("*/children"):
+        for child in task.read_text().split():
+            try:
+                status = Path(f"/proc/{child}/status").read_text()
+            except OSError:  # it ended meanwhile
+                continue
+            total += next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0)
+            total += descendants_peak_mb(int(child))
+    return total
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("tool", help="tool, or tool:feeding (e.g. pytrec_eval:pyarrow)")
@@ -346,7 +363,7 @@ def main() -> None:
         values, frame, times = end_to_end(tool, feed, a.run, a.qrels, a)
         end = time.perf_counter()
         report.update(total=end - T0, cpu=time.process_time() - C0, compute=end - times.get("t1", T0))
-    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + descendants_peak_mb()
     values_path = a.out.with_suffix(".values.parquet")
     values_path.unlink(missing_ok=True)
     write_values(values, frame, values_path, sample)
