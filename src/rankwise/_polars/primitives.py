@@ -10,12 +10,38 @@ code serves the evaluation plan (explicit rank columns), the ranked lists (insid
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 import polars as pl
 
 from rankwise.errors import InvalidValueError
 from rankwise.primitives import IFT_UNDEFINED_RATE, Gain
+
+_HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
+
+
+def row(term: pl.Expr) -> pl.Expr:
+    """An elementwise term of an aggregate, which other aggregates over the same rows may share
+    (the gain, relevant or not, g / discount(rank), precision at the rank): inside
+    :func:`hoisting`, the engine computes each distinct term once, as a column of the rows,
+    before it aggregates (Polars does not share common subexpressions between the
+    aggregations of a group-by: ``all_trec`` computes g / log2(rank + 1) for 10 cutoffs);
+    elsewhere (the lists, the expression API) the term itself."""
+    hoist = _HOIST.get()
+    return term if hoist is None else hoist(term)
+
+
+@contextlib.contextmanager
+def hoisting(hoist: Callable[[pl.Expr], pl.Expr] | None) -> Iterator[None]:
+    """:func:`row` calls ``hoist(term)`` inside (``None``: the term itself)."""
+    token = _HOIST.set(hoist)
+    try:
+        yield
+    finally:
+        _HOIST.reset(token)
 
 
 def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
@@ -192,13 +218,13 @@ def count() -> pl.Expr:
 
 def relret(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Number of relevant documents at rank ≤ k."""
-    return (is_rel(rel, t) & within(rnk, k)).sum().cast(pl.Float64)
+    return (row(is_rel(rel, t)) & within(rnk, k)).sum().cast(pl.Float64)
 
 
 def dcg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None, discount: str, base: float) -> pl.Expr:
     """Σ_{rnk ≤ k} g / discount(rnk): DCG when ``rnk`` is the retrieval rank, IDCG when it is
     the rank in the ideal order."""
-    term = g / discount_of(rnk, discount, base)
+    term = row(g / discount_of(rnk, discount, base))
     return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
 
 
@@ -231,18 +257,18 @@ def ideal_dcg_run(g: pl.Expr, irank: pl.Expr, k: int | None, discount: str, base
 
 def ap_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k, relevant} cumrel / rnk, with ``cumrel`` the relevant count so far."""
-    hit = is_rel(rel, t) & within(rnk, k)
-    return pl.when(hit).then(cumrel.cast(pl.Float64) / rnk.cast(pl.Float64)).otherwise(0.0).sum()
+    hit = row(is_rel(rel, t)) & within(rnk, k)
+    return pl.when(hit).then(row(cumrel.cast(pl.Float64) / rnk.cast(pl.Float64))).otherwise(0.0).sum()
 
 
 def first_rel(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Smallest rank ≤ k holding a relevant document (NULL when none)."""
-    return rnk.filter(is_rel(rel, t) & within(rnk, k)).min().cast(pl.Float64)
+    return rnk.filter(row(is_rel(rel, t)) & within(rnk, k)).min().cast(pl.Float64)
 
 
 def relret_at_nrel(rel: pl.Expr, rnk: pl.Expr, nrel: pl.Expr, t: float, x: float) -> pl.Expr:
     """Number of relevant documents at rank ≤ floor(x · nrel + 0.9)."""
-    return (is_rel(rel, t) & (rnk <= (x * nrel + 0.9).floor())).sum().cast(pl.Float64)
+    return (row(is_rel(rel, t)) & (rnk <= (x * nrel + 0.9).floor())).sum().cast(pl.Float64)
 
 
 def nonrel_judged(rel: pl.Expr, t: float) -> pl.Expr:
@@ -257,7 +283,7 @@ def is_unjudged(rel: pl.Expr) -> pl.Expr:
 
 def unjudged(rel: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Number of unjudged documents at rank ≤ k."""
-    return (is_unjudged(rel) & within(rnk, k)).sum().cast(pl.Float64)
+    return (row(is_unjudged(rel)) & within(rnk, k)).sum().cast(pl.Float64)
 
 
 def not_judged(rel: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
@@ -272,7 +298,7 @@ def bpref_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nrel: pl.Expr, nnonrel
     term = pl.when(n == 0).then(1.0).otherwise(
         1.0 - pl.min_horizontal(n, nrel) / pl.min_horizontal(nnonrel, nrel)
     )
-    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+    return pl.when(row(is_rel(rel, t))).then(term).otherwise(0.0).sum()
 
 
 def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float, shift: float) -> pl.Expr:
@@ -280,20 +306,20 @@ def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float, shift: flo
     cumrel ≥ floor(level · R + shift) (shift 0.5: trec_eval 10's lround; 0.9: trec_eval 9),
     0 when there is none."""
     needed = (pl.lit(level) * nrel.cast(pl.Float64) + shift).floor()
-    precision = cumrel.cast(pl.Float64) / rnk.cast(pl.Float64)
-    return precision.filter(cumrel.cast(pl.Float64) >= needed).max().fill_null(0.0)
+    precision = row(cumrel.cast(pl.Float64) / rnk.cast(pl.Float64))
+    return precision.filter(row(cumrel.cast(pl.Float64)) >= needed).max().fill_null(0.0)
 
 
 def nonrel_above_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int | None) -> pl.Expr:
     """Σ over relevant documents at rank ≤ k of rnk − cumrel (the non-relevant ranked above)."""
-    above = rnk.cast(pl.Float64) - cumrel.cast(pl.Float64)
-    return pl.when(is_rel(rel, t) & within(rnk, k)).then(above).otherwise(0.0).sum()
+    above = row(rnk.cast(pl.Float64) - cumrel.cast(pl.Float64))
+    return pl.when(row(is_rel(rel, t)) & within(rnk, k)).then(above).otherwise(0.0).sum()
 
 
 def bing_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float) -> pl.Expr:
     """Σ over relevant documents of 1 / log2(2 + rnk − cumrel)."""
-    nonrel_above = rnk.cast(pl.Float64) - cumrel.cast(pl.Float64)
-    return pl.when(is_rel(rel, t)).then(1.0 / (2.0 + nonrel_above).log(2)).otherwise(0.0).sum()
+    nonrel_above = row(rnk.cast(pl.Float64) - cumrel.cast(pl.Float64))
+    return pl.when(row(is_rel(rel, t))).then(1.0 / (2.0 + nonrel_above).log(2)).otherwise(0.0).sum()
 
 
 INFAP_EPSILON = 1e-5
@@ -306,29 +332,29 @@ def infap_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, cumnonrel: pl.Expr, c
     n = cumnonrel.cast(pl.Float64)
     x = a + n + cumpooled.cast(pl.Float64)
     term = (1.0 + x * (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)) / rnk.cast(pl.Float64)
-    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+    return pl.when(row(is_rel(rel, t))).then(term).otherwise(0.0).sum()
 
 
 def rankeff_sum(rel: pl.Expr, t: float, cumnonrel: pl.Expr, nnonrel: pl.Expr) -> pl.Expr:
     """Σ over relevant documents of 1 − n / N (1 when N = 0)."""
     term = pl.when(nnonrel == 0).then(1.0).otherwise(1.0 - cumnonrel.cast(pl.Float64) / nnonrel)
-    return pl.when(is_rel(rel, t)).then(term).otherwise(0.0).sum()
+    return pl.when(row(is_rel(rel, t))).then(term).otherwise(0.0).sum()
 
 
 def _geometric_sum(hit: pl.Expr, rnk: pl.Expr, p: float, weight: pl.Expr | None = None) -> pl.Expr:
     """Σ over rows where ``hit`` of w · p^(rnk − 1) (w = 1 without a ``weight``)."""
-    term = pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)
+    term = row(pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0))
     return pl.when(hit).then(term if weight is None else weight * term).otherwise(0.0).sum()
 
 
 def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float, k: int | None, graded: bool) -> pl.Expr:
     """Σ_{rnk ≤ k} over relevant documents of w · p^(rnk − 1), w = 1 or (``graded``) the relevance."""
-    return _geometric_sum(is_rel(rel, t) & within(rnk, k), rnk, p, rel.cast(pl.Float64) if graded else None)
+    return _geometric_sum(row(is_rel(rel, t)) & within(rnk, k), rnk, p, rel.cast(pl.Float64) if graded else None)
 
 
 def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
     """Σ over unjudged documents of p^(rnk − 1)."""
-    return _geometric_sum(is_unjudged(rel), rnk, p)
+    return _geometric_sum(row(is_unjudged(rel)), rnk, p)
 
 
 def rbo_overlap_before(g: pl.Expr, rnk: pl.Expr, crun: pl.Expr, cideal: pl.Expr, p: float) -> pl.Expr:
