@@ -59,10 +59,32 @@ shape: (2, 5)
 └──────────┴──────────┴──────────┴─────┴─────┘
 >>> per_query.equals(rw.evaluate(qrels, run, ["nDCG@3", "AP", "RR", "P@2"]))
 True
->>> run.join(qrels, on=["query_id", "doc_id"], how="left").group_by("query_id").agg(rw.expr("AP"))
+>>> retrieved = run.join(qrels, on=["query_id", "doc_id"], how="left")
+>>> retrieved.group_by("query_id").agg(rw.expr("AP"))
 Traceback (most recent call last):
 ...
 polars.exceptions.ColumnNotFoundError: unable to find column "retrieved"; valid columns: ["query_id", "doc_id", "score", "relevance"]
+
+The typed functions (:func:`ndcg`, :func:`average_precision`, ...) keep their parameters and
+compile the same recipes over a frame of retrieved rows: every row of the group is ranked,
+the ideal and R come from the group's rows (the ``ideal='run'`` convention: q2's relevant
+``z``, not retrieved, is not counted), ranked by ``by`` alone (descending, or ascending with
+``descending=False``): rows tied on every ``by`` key keep the frame's order, so pass a doc id
+column last (``by=["score", "doc_id"]`` is trec_eval's order for text ids). For every metric
+and every convention, use :func:`expr` on a judged frame.
+
+>>> retrieved.group_by("query_id").agg(
+...     rw.average_precision("relevance", by=["score", "doc_id"]).alias("typed"), rw.expr("AP", ideal="run")
+... ).sort("query_id")
+shape: (2, 3)
+┌──────────┬──────────┬──────────────────┐
+│ query_id ┆ typed    ┆ AP (ideal='run') │
+│ ---      ┆ ---      ┆ ---              │
+│ str      ┆ f64      ┆ f64              │
+╞══════════╪══════════╪══════════════════╡
+│ q1       ┆ 0.583333 ┆ 0.583333         │
+│ q2       ┆ 0.5      ┆ 0.5              │
+└──────────┴──────────┴──────────────────┘
 """
 
 from __future__ import annotations
