@@ -395,6 +395,18 @@ def compile_tree(tree: Node, ranking: Ranking, judged_only: bool = False) -> pl.
     return _Compiler(ranking, judged_only).tree(tree)
 
 
+def check_doc(doc: object, conv: Conventions, metric: str) -> str:
+    """The doc id column, which breaks ties (every tie policy ends with it): None is refused."""
+    if doc is None:
+        order = TIE_ORDERS[conv.ties]
+        raise InvalidParameterError(
+            f"the expression of {metric} cannot break ties without the doc id column: ties={conv.ties!r} orders "
+            f"equal scores by {', '.join(k for k, _ in order[1:])}; pass doc_id='column' (its values must be "
+            "unique within a query), or the values would depend on the order of the rows"
+        )
+    return check_identifier(doc, "doc_id column")
+
+
 def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) -> Ranking:
     """The :class:`Ranking` of a frame's columns under the conventions (the tie policy's keys
     of :data:`~rankwise.conventions.TIE_ORDERS`, as :func:`rankwise._polars.engine.tie_keys`
@@ -405,15 +417,8 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
     names = {k: options.get(k, k) for k in ("score", "relevance")}
     for key, value in names.items():
         check_identifier(value, f"{key} column")
-    doc = options.get("doc_id", "doc_id")
+    doc = check_doc(options.get("doc_id", "doc_id"), conv, metric)
     order = TIE_ORDERS[conv.ties]
-    if doc is None:
-        raise InvalidParameterError(
-            f"the expression of {metric} cannot break ties without the doc id column: ties={conv.ties!r} orders "
-            f"equal scores by {', '.join(k for k, _ in order[1:])}; pass doc_id='column' (its values must be "
-            "unique within a query), or the values would depend on the order of the rows"
-        )
-    check_identifier(doc, "doc_id column")
     cost = options.get("cost")
     if cost is not None:
         check_identifier(cost, "cost column")
@@ -437,17 +442,18 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
     )
 
 
-def _expressible(m: Metric) -> None:
+def check_expressible(m: Metric) -> None:
+    """Refuse, naming it, a metric that is no expression over one judged frame."""
     if m.spec.name in NOT_EXPRESSIBLE:
         raise InvalidParameterError(
-            f"{m.label} cannot be a Polars expression: it reads judgments per subtopic (query, subtopic, doc, "
+            f"{m.label} cannot be a metric expression (Polars or SQL): it reads judgments per subtopic (query, subtopic, doc, "
             "relevance) and ndeval's greedy ideal ranking, not one relevance per document; use "
             "rw.evaluate(qrels, run, ..., subtopic='subtopic')"
         )
 
 
 def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) -> pl.Expr:
-    _expressible(m)
+    check_expressible(m)
     ranking = _tie_ranking(conv, options, m.label)
     params = conv.as_params()
     judged_only = bool(m.resolve(params).get("judged_only", False))
@@ -488,19 +494,24 @@ def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
     >>> rw.expr("alpha_nDCG@20")
     Traceback (most recent call last):
     ...
-    rankwise.errors.InvalidParameterError: alpha_nDCG@20 cannot be a Polars expression: it reads judgments per subtopic (query, subtopic, doc, relevance) and ndeval's greedy ideal ranking, not one relevance per document; use rw.evaluate(qrels, run, ..., subtopic='subtopic')
+    rankwise.errors.InvalidParameterError: alpha_nDCG@20 cannot be a metric expression (Polars or SQL): it reads judgments per subtopic (query, subtopic, doc, relevance) and ndeval's greedy ideal ranking, not one relevance per document; use rw.evaluate(qrels, run, ..., subtopic='subtopic')
     >>> rw.expr("AP", doc_id=None)
     Traceback (most recent call last):
     ...
     rankwise.errors.InvalidParameterError: the expression of AP cannot break ties without the doc id column: ties='trec_eval' orders equal scores by doc_text; pass doc_id='column' (its values must be unique within a query), or the values would depend on the order of the rows
     """
     check_options("expr", options, EXPR_KEYWORDS)
+    return _metric_expr(one_metric(metric, "exprs"), Conventions.from_options(options), options)
+
+
+def one_metric(metric: str | Metric, several: str) -> Metric:
+    """The one metric a string names; a string naming several is refused, pointing to ``several``."""
     parsed = parse_metrics(metric)
     if len(parsed) != 1:
         raise InvalidParameterError(
-            f"{metric!r} names {len(parsed)} metrics: use rw.exprs({metric!r}, ...), a list of expressions"
+            f"{metric!r} names {len(parsed)} metrics: use rw.{several}({metric!r}, ...), a list of expressions"
         )
-    return _metric_expr(parsed[0], Conventions.from_options(options), options)
+    return parsed[0]
 
 
 # -- the typed functions: the ideal and R from the group's own rows (ideal='run') ---------------
