@@ -36,9 +36,13 @@ naming the metric. The C/W/L measures read the run's cost column with ``cost='co
 Window inputs (tie groups, the cost above a rank, the ideal prefix at a rank, the run-ordered
 ideal of Compat) are computed inside ``list.eval`` over the group's rows gathered into one
 list: Polars refuses a window keyed by a sorted or filtered expression in an aggregation. They
-run in ``group_by().agg()``, in ``over()``, eager, lazy and on the streaming engine
-(``collect(engine="streaming")``; the per-group list work runs in Polars' streaming
-group-by).
+run in ``group_by().agg()``, in ``over()``, eager, lazy and with
+``collect(engine="streaming")``, with the same values (``tests/test_expr.py``; whether Polars
+streams such an aggregation or runs it in memory is Polars' choice). Polars 2.1 panics
+("range end index out of range", in its list aggregation) on some chains of filter, sort,
+head and explode inside one aggregation (Compat under a judged-only ranking cut at
+``max_rank``): a judged-only ranking is therefore one filter in the rows' order, then one
+sort, and Compat's values are filtered and sorted inside their ``list.eval``.
 
 >>> import polars as pl, rankwise as rw
 >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d", "e"],
