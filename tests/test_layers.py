@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "_sql": 3, "_sql.macros": 3, "_sql.compiler": 3, "_sql.inline": 3, "_sql.generate": 3,
     "_duckdb": 3, "_duckdb.macros": 3, "_duckdb.engine": 3,
     # 4 what users call
-    "evaluate": 4, "explain": 4, "_polars.expr": 4, "to_sql": 4, "spark": 4, "lists": 4, "events": 4,
+    "evaluate": 4, "explain": 4, "_polars.expr": 4, "_polars.judged": 4, "_sql.expression": 4, "to_sql": 4, "spark": 4, "lists": 4, "events": 4,
     "namespace": 4, "comparison": 4, "trec_writer": 4, "plots": 4, "report": 4, "docs": 4, "change": 4,
     "summary": 4, "tables": 4, "provenance": 4, "report_page": 4, "report_details": 4, "report_assets": 4,
     # 5 the command line and the package

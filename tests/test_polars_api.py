@@ -63,3 +63,30 @@ def test_dataframe_namespace_and_lazy_in_lazy_out() -> None:
     assert isinstance(lazy, pl.LazyFrame)
     assert_frame_equal(lazy.collect(), eager)
     assert eager.ir.summarize().row(0) == (0.5, 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=cases())
+def test_typed_functions_are_the_ideal_run_expressions(case: Case) -> None:
+    """The typed functions compile the same recipes as rw.expr(..., ideal='run') over a frame of
+    retrieved rows; ranked by score, then doc_id (both descending: trec_eval's order for these
+    text ids), they are those expressions."""
+    frame = joined(case)
+    by = ["score", "doc_id"]
+    typed = frame.group_by("query_id").agg(
+        rw.ndcg("relevance", by=by, k=5).alias("a"),
+        rw.dcg("relevance", by=by, discount="jarvelin", base=3).alias("b"),
+        rw.idcg("relevance", k=4).alias("c"),
+        rw.cg("relevance", by=by, k=3).alias("d"),
+        rw.precision("relevance", by=by, k=3, rel=2).alias("e"),
+        rw.recall("relevance", by=by, k=2).alias("f"),
+        rw.success("relevance", by=by, k=2).alias("g"),
+        rw.average_precision("relevance", by=by).alias("h"),
+        rw.reciprocal_rank("relevance", by=by, k=4).alias("i"),
+        rw.r_precision("relevance", by=by).alias("j"),
+    ).sort("query_id")
+    names = ["nDCG@5", "DCG(discount='jarvelin', base=3)", "IDCG@4", "CG@3", "P(rel=2)@3", "R@2", "Success@2", "AP", "RR@4", "Rprec"]
+    expressions = frame.group_by("query_id").agg(
+        *[rw.expr(n, ideal="run").alias(a) for n, a in zip(names, "abcdefghij", strict=True)]
+    ).sort("query_id")
+    assert_frame_equal(typed, expressions, check_exact=False, abs_tol=1e-12)

@@ -70,7 +70,10 @@ del _namespace
 # command line (which imports it first), import only what they use.
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("average_precision", "cg", "dcg", "idcg", "ndcg", "precision", "r_precision",
-                     "recall", "reciprocal_rank", "success"), "rankwise._polars.expr"),
+                     "recall", "reciprocal_rank", "success", "expr", "exprs"), "rankwise._polars.expr"),
+    "judged_frame": "rankwise._polars.judged",
+    "sql_expr": "rankwise._sql.expression",
+    "sql_select": "rankwise._sql.expression",
     "register": "rankwise._duckdb.macros",
     "ranking_change": "rankwise.change",
     "anova": "rankwise.comparison",

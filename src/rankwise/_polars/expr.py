@@ -1,61 +1,524 @@
-"""Metric expressions for ``group_by(...).agg(...)`` on a frame that already holds, per row, a
-document's relevance and its score.
+"""Every metric as a Polars expression, for ``group_by(query).agg(...)`` and ``over(query)``:
+:func:`expr` (one metric string), :func:`exprs` (several), and the typed functions
+(:func:`ndcg`, :func:`average_precision`, ...).
 
-Within each group the rows are ranked by ``by`` (descending by default; pass several columns,
-e.g. ``["score", "doc_id"]``, to break ties as trec_eval does). The group is the whole list:
-ideal DCG, the number of relevant documents (recall, AP, R-precision) are computed from the
-group's rows, i.e. the ideal comes from the list (``ideal='run'``). To use all judgments, use
-:func:`rankwise.evaluate`. Each function compiles the metric's recipe (:mod:`rankwise.recipes`)
-with the Polars engine's primitives: no formula is written here. Unjudged rows may hold NULL relevance (gain 0, not relevant).
+Each expression is compiled from the metric's recipe (:mod:`rankwise.recipes`) and the Polars
+engine's primitive functions (:mod:`rankwise._polars.primitives`), bound by name as the engine
+binds them: no formula is written here. Within a group (one query) it
+
+1. ranks the retrieved rows by the ``ties`` convention (:data:`~rankwise.conventions.TIE_ORDERS`:
+   by default trec_eval's, score descending, then the doc id descending as text; the score
+   rounded to a 32-bit float with ``trec_eval='9'``), cuts them at ``max_rank`` and, for a
+   judged-only metric (``judged_only``, trec_eval ``-J``), keeps the judged ones;
+2. aggregates each run-side primitive over the ranked rows (their running sums, row values
+   and tie groups computed on the ranked list), each judgments-side primitive (R, the ideal
+   DCG, ...) over *all* the group's judgments, and applies the recipe's formula.
+
+Over a :func:`~rankwise.judged_frame` (the default, ``ideal='judgments'``) the ideal and R
+come from every judgment of the query, as :func:`rankwise.evaluate` computes them, and the
+values equal ``evaluate``'s (``tests/test_expr.py``). The expression reads the frame's
+``retrieved`` column: on a frame without it Polars raises ``ColumnNotFoundError`` naming it,
+so that a frame of retrieved rows never silently gives other numbers. On a frame of retrieved
+rows only, pass ``ideal='run'``: the judgments are then the group's judged rows (the ideal from
+the retrieved list, R = the relevant documents retrieved; scikit-learn's convention), and the
+expression's default name says so (``"AP (ideal='run')"``).
+
+Ties are broken by the doc id column (``doc_id=``, default ``'doc_id'``); ``doc_id=None``
+(no doc column) is refused with :class:`~rankwise.errors.InvalidParameterError`, every tie
+policy ending with the doc id: the values would depend on the rows' order.
+
+Not expressible over one (query, doc, relevance, score) frame: the diversity measures
+(:data:`NOT_EXPRESSIBLE`: alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall, ... need subtopic
+judgments and ndeval's greedy ideal); they raise :class:`~rankwise.errors.InvalidParameterError`
+naming the metric. The C/W/L measures read the run's cost column with ``cost='column'``
+(absent: every document costs 1), as :func:`rankwise.evaluate` does.
+
+Window inputs (tie groups, the cost above a rank, the ideal prefix at a rank, the run-ordered
+ideal of Compat) are computed inside ``list.eval`` over the group's rows gathered into one
+list: Polars refuses a window keyed by a sorted or filtered expression in an aggregation. They
+run in ``group_by().agg()``, in ``over()``, eager, lazy and with
+``collect(engine="streaming")``, with the same values (``tests/test_expr.py``; whether Polars
+streams such an aggregation or runs it in memory is Polars' choice). Polars 2.1 panics
+("range end index out of range", in its list aggregation) on some chains of filter, sort,
+head and explode inside one aggregation (Compat under a judged-only ranking cut at
+``max_rank``): a judged-only ranking is therefore one filter in the rows' order, then one
+sort, and Compat's values are filtered and sorted inside their ``list.eval``.
 
 >>> import polars as pl, rankwise as rw
->>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "relevance": [0, 1, 2, 1, 0],
-...                    "score": [0.9, 0.8, 0.1, 0.5, 0.7]})
->>> df.group_by("q", maintain_order=True).agg(
-...     rw.ndcg("relevance", by="score", k=3).alias("ndcg@3"),
-...     rw.precision("relevance", by="score", k=2).alias("P@2"),
-...     rw.reciprocal_rank("relevance", by="score").alias("RR"),
-... )
-shape: (2, 4)
-┌─────┬──────────┬─────┬─────┐
-│ q   ┆ ndcg@3   ┆ P@2 ┆ RR  │
-│ --- ┆ ---      ┆ --- ┆ --- │
-│ i64 ┆ f64      ┆ f64 ┆ f64 │
-╞═════╪══════════╪═════╪═════╡
-│ 1   ┆ 0.619906 ┆ 0.5 ┆ 0.5 │
-│ 2   ┆ 0.63093  ┆ 0.5 ┆ 0.5 │
-└─────┴──────────┴─────┴─────┘
+>>> run = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d", "e"],
+...                     "score": [0.9, 0.8, 0.8, 0.5, 0.7]})
+>>> qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["b", "c", "d", "z"],
+...                       "relevance": [1, 2, 1, 1]})
+>>> frame = rw.judged_frame(qrels, run)
+>>> per_query = frame.group_by("query_id").agg(rw.exprs(["nDCG@3", "AP", "RR", "P@2"])).sort("query_id")
+>>> per_query
+shape: (2, 5)
+┌──────────┬──────────┬──────────┬─────┬─────┐
+│ query_id ┆ nDCG@3   ┆ AP       ┆ RR  ┆ P@2 │
+│ ---      ┆ ---      ┆ ---      ┆ --- ┆ --- │
+│ str      ┆ f64      ┆ f64      ┆ f64 ┆ f64 │
+╞══════════╪══════════╪══════════╪═════╪═════╡
+│ q1       ┆ 0.669672 ┆ 0.583333 ┆ 0.5 ┆ 0.5 │
+│ q2       ┆ 0.386853 ┆ 0.25     ┆ 0.5 ┆ 0.5 │
+└──────────┴──────────┴──────────┴─────┴─────┘
+>>> per_query.equals(rw.evaluate(qrels, run, ["nDCG@3", "AP", "RR", "P@2"]))
+True
+>>> retrieved = run.join(qrels, on=["query_id", "doc_id"], how="left")
+>>> retrieved.group_by("query_id").agg(rw.expr("AP"))
+Traceback (most recent call last):
+...
+polars.exceptions.ColumnNotFoundError: unable to find column "retrieved"; valid columns: ["query_id", "doc_id", "score", "relevance"]
+
+The typed functions (:func:`ndcg`, :func:`average_precision`, ...) keep their parameters and
+compile the same recipes over a frame of retrieved rows: every row of the group is ranked,
+the ideal and R come from the group's rows (the ``ideal='run'`` convention: q2's relevant
+``z``, not retrieved, is not counted), ranked by ``by`` alone (descending, or ascending with
+``descending=False``): rows tied on every ``by`` key keep the frame's order, so pass a doc id
+column last (``by=["score", "doc_id"]`` is trec_eval's order for text ids). For every metric
+and every convention, use :func:`expr` on a judged frame.
+
+>>> retrieved.group_by("query_id").agg(
+...     rw.average_precision("relevance", by=["score", "doc_id"]).alias("typed"), rw.expr("AP", ideal="run")
+... ).sort("query_id")
+shape: (2, 3)
+┌──────────┬──────────┬──────────────────┐
+│ query_id ┆ typed    ┆ AP (ideal='run') │
+│ ---      ┆ ---      ┆ ---              │
+│ str      ┆ f64      ┆ f64              │
+╞══════════╪══════════╪══════════════════╡
+│ q1       ┆ 0.583333 ┆ 0.583333         │
+│ q2       ┆ 0.5      ┆ 0.5              │
+└──────────┴──────────┴──────────────────┘
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import bind
+from rankwise._polars.judged import RETRIEVED
+from rankwise.conventions import (
+    CONVENTION_KEYWORDS,
+    TIE_ORDERS,
+    ConventionOptions,
+    Conventions,
+    Unpack,
+    check_identifier,
+    check_options,
+)
 from rankwise.errors import InvalidParameterError
-from rankwise.metric import make_metric
+from rankwise.metric import Metric, make_metric
+from rankwise.names import parse_metrics
 from rankwise.primitives import (
+    INTENT_SIDES,
+    Bound,
     Const,
+    Gain,
+    IdealPrefix,
     IdealRank,
     Input,
     Node,
     Primitive,
     QrelsPrimitive,
     RowValue,
+    RunIdealRank,
+    RunIdealValue,
     Step,
     children,
 )
-from rankwise.recipes import recipe
+from rankwise.recipes import DIVERSITY_RECIPES, recipe
 from rankwise.registry import get_spec
 from rankwise.spec import ParamValue
 
 GainKind = Literal["linear", "exponential"]
 DiscountKind = Literal["log2", "jarvelin"]
 By = str | pl.Expr | Sequence[str | pl.Expr]
+Ideal = Literal["judgments", "run"]
+
+NOT_EXPRESSIBLE: tuple[str, ...] = tuple(DIVERSITY_RECIPES)
+"""The metrics that are no expression over one (query, doc, relevance, score) frame: the
+diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking."""
+
+
+class ExprOptions(ConventionOptions, total=False):
+    """The keyword options of :func:`expr` and :func:`exprs`: the conventions
+    (:class:`~rankwise.conventions.ConventionOptions`, trec_eval's defaults; ``missing`` is the
+    frame's, :func:`~rankwise.judged_frame`, and changes no query's value) and
+
+    - ``ideal``: ``'judgments'`` (default: a judged frame, flagged by ``retrieved``) or
+      ``'run'`` (a frame of retrieved rows: the ideal and R from the group's judged rows);
+    - ``retrieved``: the judged frame's flag column (default ``'retrieved'``);
+    - ``doc_id``, ``score``, ``relevance``: the columns (defaults: the same words; ``doc_id``
+      breaks ties, None is refused);
+    - ``cost``: the run's cost column, for the C/W/L measures (default None: each costs 1).
+    """
+
+    ideal: Ideal
+    retrieved: str
+    doc_id: str | None
+    score: str
+    relevance: str
+    cost: str | None
+
+
+EXPR_KEYWORDS: tuple[str, ...] = (*CONVENTION_KEYWORDS, "ideal", "retrieved", "doc_id", "score", "relevance", "cost")
+
+_E = pl.element()
+
+
+def _field(name: str) -> pl.Expr:
+    return _E.struct.field(name)
+
+
+def _struct(fields: Mapping[str, pl.Expr]) -> pl.Expr:
+    """A struct of the named values (of one group's rows), to gather them into one list."""
+    return pl.struct([e.alias(name) for name, e in fields.items()])
+
+
+@functools.cache
+def _params(fn: Callable[..., pl.Expr]) -> tuple[str, ...]:
+    return tuple(inspect.signature(fn).parameters)
+
+
+def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+    """Call ``obj``'s Polars function by its binding name, as :func:`rankwise._polars.engine.bind`
+    does, with the row columns ``rows`` (``rel``, ``rnk``, ``qid``, ``score``, ``cost``: here
+    fields of one group's rows inside ``list.eval``), its inputs (``input_of``) and its fields
+    (a :class:`Gain` as the gain of ``rel``)."""
+    fn = getattr(prim, obj.binding())
+    given, values = obj.inputs(), obj.values()
+    kwargs: dict[str, object] = {}
+    for name in _params(fn):
+        if name in rows:
+            kwargs[name] = rows[name]
+        elif name in given:
+            kwargs[name] = input_of(name, given[name])
+        else:
+            value = values[name]
+            kwargs[name] = prim.gain(rows["rel"], value) if isinstance(value, Gain) else value
+    return fn(**kwargs)  # type: ignore[no-any-return]
+
+
+def _no_input(name: str, given: Input) -> pl.Expr:
+    raise InvalidParameterError(f"{given!r} is not available in a metric expression")
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How an expression reads one group's rows: the relevance, the ranking's sort keys, which
+    rows are ranked (``retrieved``: None, all of them), the cut and the optional columns."""
+
+    rel: pl.Expr
+    keys: tuple[pl.Expr, ...]
+    descending: tuple[bool, ...]
+    score: pl.Expr
+    """The score as the ranking compares it (tie groups, the run-ordered ideal)."""
+    doc_keys: Mapping[str, pl.Expr] = field(default_factory=dict)
+    retrieved: pl.Expr | None = None
+    max_rank: int | None = None
+    cost: pl.Expr | None = None
+    tie_order: tuple[tuple[str, bool], ...] = ()
+    """The tie policy's (key, descending) pairs (for the run-ordered ideal's keys)."""
+
+    def selection(self, judged_only: bool) -> tuple[pl.Expr | None, int | None]:
+        """Which rows are ranked (a mask in the rows' order; None: all) and the cut applied
+        after sorting them (None: none)."""
+        keep = self.retrieved
+        if not judged_only:
+            return keep, self.max_rank
+        # one filter in the rows' order (the cut first, then the judged rows: relevance ≥ 0,
+        # trec_eval 10 reading a negative judgment as unjudged), then one sort
+        judged = self.rel >= 0
+        if self.max_rank is not None:
+            judged = judged & (self.row_rank() <= self.max_rank)
+        return (judged if keep is None else keep & judged), None
+
+    def ranked(self, e: pl.Expr, judged_only: bool) -> pl.Expr:
+        """``e`` (a value of each row) in ranked order: the retrieved rows sorted, cut at
+        ``max_rank``, then (judged-only) the judged ones."""
+        keep, head = self.selection(judged_only)
+        out = e if keep is None else e.filter(keep)
+        if self.keys:
+            keys = [k if keep is None else k.filter(keep) for k in self.keys]
+            out = out.sort_by(keys, descending=list(self.descending), maintain_order=True)
+        return out if head is None else out.head(head)
+
+    def judgments(self) -> pl.Expr:
+        """The relevance of every judged row of the group."""
+        return self.rel.filter(self.rel.is_not_null())
+
+    def row_rank(self) -> pl.Expr:
+        """Each row's rank (1 = top) among the ranked rows before any judged-only filter, in
+        the rows' own order (the rows not retrieved after all of them)."""
+        flag = [] if self.retrieved is None else [self.retrieved]
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
+            [*flag, *self.keys], descending=[*(True for _ in flag), *self.descending], maintain_order=True
+        )
+        return order.arg_sort().cast(pl.Int64) + 1
+
+
+class _Compiler:
+    """A recipe's tree as one aggregation over a group (:class:`Ranking`)."""
+
+    def __init__(self, ranking: Ranking, judged_only: bool) -> None:
+        self.r = ranking
+        self.judged_only = judged_only
+        self.rel = ranking.ranked(ranking.rel, judged_only)
+        self.n = self.rel.len()
+
+    def tree(self, node: Node) -> pl.Expr:
+        if isinstance(node, Const):
+            return pl.lit(node.value, dtype=pl.Float64)
+        if isinstance(node, QrelsPrimitive):
+            return self.qrels_value(node)
+        if isinstance(node, Primitive):
+            return self.run_value(node)
+        fn = getattr(prim, node.binding())
+        return fn(*(self.tree(a) for a in children(node)))  # type: ignore[no-any-return]
+
+    # -- the judgments' side: an aggregate over every judged row of the group -----------------
+
+    def _judgment_rows(self, gains: Iterable[Gain]) -> tuple[pl.Expr, dict[Gain, str]]:
+        """The judgments as a list of structs (``rel``, and each gain's ideal rank)."""
+        jrel = self.r.judgments()
+        names = {g: f"irank{i}" for i, g in enumerate(dict.fromkeys(gains))}
+        fields = {"rel": jrel, **{name: prim.ideal_rank(jrel, g) for g, name in names.items()}}
+        return _struct(fields).implode(), names
+
+    def qrels_value(self, node: QrelsPrimitive) -> pl.Expr:
+        gains = [i.g for i in node.inputs().values() if isinstance(i, (IdealRank, IdealPrefix))]
+        rows_list, names = self._judgment_rows(gains)
+        rows = {"rel": _field("rel"), "qid": pl.lit(0)}
+
+        def input_of(name: str, given: Input) -> pl.Expr:
+            if isinstance(given, IdealRank):
+                return _field(names[given.g])
+            if isinstance(given, IdealPrefix):
+                return bind_rows(given, rows, lambda n, g: _field(names[given.g]))
+            return _no_input(name, given)
+
+        value = rows_list.list.eval(bind_rows(node, rows, input_of)).list.first()
+        return pl.when(self.r.judgments().len() > 0).then(value).otherwise(pl.lit(node.empty, pl.Float64))
+
+    def _prefix_at_rank(self, given: IdealPrefix) -> pl.Expr:
+        """The ideal prefix's value at each ranked row's rank (NULL beyond the ideal list: the
+        judgments of positive gain, best first)."""
+        rows_list, names = self._judgment_rows([given.g])
+        irank = _field(names[given.g])
+        rows = {"rel": _field("rel"), "qid": pl.lit(0)}
+        positive = prim.positive_gain(_field("rel"), given.g) > 0
+        values = bind_rows(given, rows, lambda n, g: irank).filter(positive).sort_by(irank.filter(positive))
+        ideal = rows_list.list.eval(values)
+        return ideal.list.gather(pl.int_range(0, self.n, dtype=pl.Int64).implode(), null_on_oob=True).explode()
+
+    def _run_ideal(self, given: RunIdealValue) -> pl.Expr:
+        """The value of each ranked row's document in the run-ordered ideal (NULL for a
+        document not in it): the judged documents of positive gain, by gain, then by the tie
+        policy's keys over the scores of the ranked documents (cut at ``max_rank``; 0 for a
+        document not ranked)."""
+        r = self.r
+        in_cut = pl.lit(True) if r.retrieved is None else r.retrieved
+        if r.max_rank is not None:
+            in_cut = in_cut & (r.row_rank() <= r.max_rank)
+        score = pl.when(in_cut).then(r.score).otherwise(0.0)
+        keys = {"score": score, "relevance": r.rel.cast(pl.Float64).fill_null(0.0), **r.doc_keys}
+        g = prim.gain(r.rel, given.g)
+        positive = prim.positive_gain(r.rel, given.g) > 0
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
+            [positive, g, *(keys[k] for k, _ in r.tie_order)],
+            descending=[True, True, *(d for _, d in r.tie_order)],
+            maintain_order=True,
+        )
+        irank = order.arg_sort().cast(pl.Int64) + 1
+        # the value in ranked order, inside the same list.eval (sorted and filtered there: an
+        # explode of the values, then filtered and sorted, is mis-sliced by Polars)
+        keep, head = r.selection(self.judged_only)
+        keyed = {f"k{i}": k for i, k in enumerate(r.keys)}
+        rows = {"rel": _field("rel"), "qid": pl.lit(0)}
+        value: pl.Expr = pl.when(_field("positive")).then(bind_rows(given, rows, lambda n, i: _field("irank")))
+        if keep is not None:
+            value = value.filter(_field("keep"))
+        if keyed:
+            sort_keys = [_field(k) if keep is None else _field(k).filter(_field("keep")) for k in keyed]
+            value = value.sort_by(sort_keys, descending=list(r.descending), maintain_order=True)
+        if head is not None:
+            value = value.head(head)
+        fields = {"rel": r.rel, "irank": irank, "positive": positive, **keyed}
+        if keep is not None:
+            fields["keep"] = keep
+        return _struct(fields).implode().list.eval(value).explode()
+
+    # -- the run's side: an aggregate over the ranked rows ------------------------------------
+
+    def run_value(self, node: Primitive) -> pl.Expr:
+        r = self.r
+        if node.side in INTENT_SIDES:
+            raise InvalidParameterError(f"{node!r} reads judgments per subtopic: not a metric expression")
+        fields: dict[str, pl.Expr] = {
+            "rel": self.rel,
+            "rnk": pl.int_range(1, self.n + 1, dtype=pl.Int64),
+            "score": r.ranked(r.score, self.judged_only),
+            "cost": pl.repeat(1.0, self.n, dtype=pl.Float64) if r.cost is None else r.ranked(r.cost.cast(pl.Float64), self.judged_only),
+        }
+        rows = {"rel": _field("rel"), "rnk": _field("rnk"), "qid": pl.lit(0), "score": _field("score"), "cost": _field("cost")}
+
+        def extra(e: pl.Expr) -> pl.Expr:
+            name = f"x{len(fields)}"
+            fields[name] = e
+            return _field(name)
+
+        def input_of(name: str, given: Input) -> pl.Expr:
+            if isinstance(given, Step):
+                return bind_rows(given, rows, input_of).cum_sum()
+            if isinstance(given, RowValue):
+                return bind_rows(given, rows, _no_input)
+            if isinstance(given, IdealRank):
+                return prim.ideal_rank(rows["rel"], given.g)
+            if isinstance(given, IdealPrefix):
+                return extra(self._prefix_at_rank(given))
+            if isinstance(given, RunIdealValue):
+                return extra(self._run_ideal(given))
+            if isinstance(given, (RunIdealRank,)):
+                return _no_input(name, given)
+            return extra(pl.repeat(self.qrels_value(given), self.n))
+
+        body = bind_rows(node, rows, input_of)
+        value = _struct(fields).implode().list.eval(body).list.first()
+        dtype = pl.String if node.value_type == "string" else pl.Float64
+        return pl.when(self.n > 0).then(value).otherwise(pl.lit(node.empty, dtype))
+
+
+def compile_tree(tree: Node, ranking: Ranking, judged_only: bool = False) -> pl.Expr:
+    """A recipe's tree as one aggregation over a group ranked by ``ranking``."""
+    return _Compiler(ranking, judged_only).tree(tree)
+
+
+def check_doc(doc: object, conv: Conventions, metric: str) -> str:
+    """The doc id column, which breaks ties (every tie policy ends with it): None is refused."""
+    if doc is None:
+        order = TIE_ORDERS[conv.ties]
+        raise InvalidParameterError(
+            f"the expression of {metric} cannot break ties without the doc id column: ties={conv.ties!r} orders "
+            f"equal scores by {', '.join(k for k, _ in order[1:])}; pass doc_id='column' (its values must be "
+            "unique within a query), or the values would depend on the order of the rows"
+        )
+    return check_identifier(doc, "doc_id column")
+
+
+def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) -> Ranking:
+    """The :class:`Ranking` of a frame's columns under the conventions (the tie policy's keys
+    of :data:`~rankwise.conventions.TIE_ORDERS`, as :func:`rankwise._polars.engine.tie_keys`
+    renders them)."""
+    ideal = options.get("ideal", "judgments")
+    if ideal not in ("judgments", "run"):
+        raise InvalidParameterError(f"option 'ideal' must be one of ['judgments', 'run'], got {ideal!r}")
+    names = {k: options.get(k, k) for k in ("score", "relevance")}
+    for key, value in names.items():
+        check_identifier(value, f"{key} column")
+    doc = check_doc(options.get("doc_id", "doc_id"), conv, metric)
+    order = TIE_ORDERS[conv.ties]
+    cost = options.get("cost")
+    if cost is not None:
+        check_identifier(cost, "cost column")
+    retrieved = options.get("retrieved", RETRIEVED)
+    check_identifier(retrieved, "retrieved column")
+    rel = pl.col(str(names["relevance"])).cast(pl.Float64)
+    raw = pl.col(str(names["score"])).cast(pl.Float64)
+    score = raw.cast(pl.Float32).cast(pl.Float64) if conv.trec_eval == "9" else raw
+    d = pl.col(str(doc))
+    keys = {"score": score, "relevance": rel.fill_null(0.0), "doc_text": d.cast(pl.String), "doc": d}
+    return Ranking(
+        rel=rel,
+        keys=tuple(keys[k] for k, _ in order),
+        descending=tuple(desc for _, desc in order),
+        score=score,
+        doc_keys={"doc_text": keys["doc_text"], "doc": d},
+        retrieved=None if ideal == "run" else pl.col(str(retrieved)),
+        max_rank=conv.max_rank,
+        cost=None if cost is None else pl.col(str(cost)),
+        tie_order=order,
+    )
+
+
+def check_expressible(m: Metric) -> None:
+    """Refuse, naming it, a metric that is no expression over one judged frame."""
+    if m.spec.name in NOT_EXPRESSIBLE:
+        raise InvalidParameterError(
+            f"{m.label} cannot be a metric expression (Polars or SQL): it reads judgments per subtopic (query, subtopic, doc, "
+            "relevance) and ndeval's greedy ideal ranking, not one relevance per document; use "
+            "rw.evaluate(qrels, run, ..., subtopic='subtopic')"
+        )
+
+
+def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) -> pl.Expr:
+    check_expressible(m)
+    ranking = _tie_ranking(conv, options, m.label)
+    params = conv.as_params()
+    judged_only = bool(m.resolve(params).get("judged_only", False))
+    out = compile_tree(recipe(m, params), ranking, judged_only)
+    label = m.label if options.get("ideal", "judgments") == "judgments" else f"{m.label} (ideal='run')"
+    return out.cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(label)
+
+
+def exprs(metrics: str | Metric | Iterable[str | Metric], **options: Unpack[ExprOptions]) -> list[pl.Expr]:
+    """Every metric of ``metrics`` (any naming scheme; lists such as ``all_trec`` expand) as a
+    Polars expression named by its string, for ``group_by(query).agg(...)`` (or ``over(query)``)
+    on a :func:`~rankwise.judged_frame`: per query, the values of :func:`rankwise.evaluate`.
+    ``options``: see :class:`ExprOptions`.
+
+    >>> import rankwise as rw
+    >>> [e.meta.output_name() for e in rw.exprs("P.5,10")]
+    ['P_5', 'P_10']
+    """
+    check_options("exprs", options, EXPR_KEYWORDS)
+    conv = Conventions.from_options(options)
+    return [_metric_expr(m, conv, options) for m in parse_metrics(metrics)]
+
+
+def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
+    """One metric as a Polars expression named by its string (``rw.expr("nDCG@10")``,
+    ``rw.expr("bpref")``, ``rw.expr("AP(rel=2)")``), for ``group_by(query).agg(...)`` or
+    ``over(query)`` on a :func:`~rankwise.judged_frame`: per query, the value
+    :func:`rankwise.evaluate` gives (see the module). ``options``: see :class:`ExprOptions`.
+    A string naming several metrics (``all_trec``, ``P.5,10``) is refused: use :func:`exprs`.
+
+    >>> import rankwise as rw
+    >>> rw.expr("ndcg_cut_10").meta.output_name()
+    'ndcg_cut_10'
+    >>> rw.expr("official")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.InvalidParameterError: 'official' names 29 metrics: use rw.exprs('official', ...), a list of expressions
+    >>> rw.expr("alpha_nDCG@20")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.InvalidParameterError: alpha_nDCG@20 cannot be a metric expression (Polars or SQL): it reads judgments per subtopic (query, subtopic, doc, relevance) and ndeval's greedy ideal ranking, not one relevance per document; use rw.evaluate(qrels, run, ..., subtopic='subtopic')
+    >>> rw.expr("AP", doc_id=None)
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.InvalidParameterError: the expression of AP cannot break ties without the doc id column: ties='trec_eval' orders equal scores by doc_text; pass doc_id='column' (its values must be unique within a query), or the values would depend on the order of the rows
+    """
+    check_options("expr", options, EXPR_KEYWORDS)
+    return _metric_expr(one_metric(metric, "exprs"), Conventions.from_options(options), options)
+
+
+def one_metric(metric: str | Metric, several: str) -> Metric:
+    """The one metric a string names; a string naming several is refused, pointing to ``several``."""
+    parsed = parse_metrics(metric)
+    if len(parsed) != 1:
+        raise InvalidParameterError(
+            f"{metric!r} names {len(parsed)} metrics: use rw.{several}({metric!r}, ...), a list of expressions"
+        )
+    return parsed[0]
+
+
+# -- the typed functions: the ideal and R from the group's own rows (ideal='run') ---------------
 
 
 def _col(c: str | pl.Expr) -> pl.Expr:
@@ -73,51 +536,21 @@ def _check(k: int | None, gain: str | None = None, discount: str | None = None, 
         raise InvalidParameterError(f"parameter 'base' must be a number > 1, got {base!r}")
 
 
-def group_expr(node: Node, rel: pl.Expr, rnk: pl.Expr, judged: pl.Expr) -> pl.Expr:
-    """A recipe's tree as one aggregation over a group: ``rel`` the group's relevance in ranked
-    order, ``rnk`` its ranks, ``judged`` the relevance values the qrels-side primitives read
-    (here the group's own rows, in any order)."""
-    if isinstance(node, Const):
-        return pl.lit(node.value, dtype=pl.Float64)
-    if isinstance(node, QrelsPrimitive):
-        return bind(node, judged, pl.lit(None), lambda name, given: _group_input(given, judged, rnk, judged))
-    if isinstance(node, Primitive):
-        return bind(node, rel, rnk, lambda name, given: _group_input(given, rel, rnk, judged))
-    fn = getattr(prim, node.binding())
-    return fn(*(group_expr(a, rel, rnk, judged) for a in children(node)))  # type: ignore[no-any-return]
-
-
-def _group_input(given: Input, rel: pl.Expr, rnk: pl.Expr, judged: pl.Expr) -> pl.Expr:
-    if isinstance(given, Step):
-        # a step may read other running sums (summed first)
-        return bind(given, rel, rnk, lambda n, g: _group_input(g, rel, rnk, judged)).cum_sum()
-    if isinstance(given, RowValue):
-        return bind(given, rel, rnk, _unsupported)
-    if isinstance(given, IdealRank):
-        return prim.ideal_rank(rel, given.g)
-    if isinstance(given, QrelsPrimitive):
-        return group_expr(given, rel, rnk, judged)
-    return _unsupported("", given)
-
-
-def _unsupported(name: str, given: Input) -> pl.Expr:
-    raise InvalidParameterError(f"{given!r} is not available in a group expression")
-
-
-def _metric_expr(
+def _typed_expr(
     name: str, relevance: str | pl.Expr, by: By | None, descending: bool, cutoff: int | None,
     params: Mapping[str, ParamValue] | None = None,
 ) -> pl.Expr:
-    """The registered metric ``name`` as an aggregation over a group ranked by ``by``."""
-    tree = recipe(make_metric(get_spec(name), dict(params or {}), cutoff), {})
-    # the judgments in the ideal order (best first; unjudged last): the ideal DCG sums in it
-    judged = _col(relevance).sort(descending=True, nulls_last=True)
-    rank = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-    if by is None:
-        return group_expr(tree, judged, rank, judged)
-    keys = [by] if isinstance(by, (str, pl.Expr)) else list(by)
-    ranked = _col(relevance).sort_by([_col(k) for k in keys], descending=descending, maintain_order=True)
-    return group_expr(tree, ranked, rank, judged)
+    """The registered metric ``name`` over a group of retrieved rows ranked by ``by`` (every
+    row ranked; the ideal and R from the group's rows), compiled as :func:`expr` compiles."""
+    metric = make_metric(get_spec(name), dict(params or {}), cutoff)
+    keys = [] if by is None else [by] if isinstance(by, (str, pl.Expr)) else list(by)
+    exprs_ = tuple(_col(k) for k in keys)
+    rel = _col(relevance).cast(pl.Float64)
+    ranking = Ranking(
+        rel=rel, keys=exprs_, descending=tuple(descending for _ in exprs_),
+        score=exprs_[0].cast(pl.Float64) if exprs_ else pl.lit(0.0),
+    )
+    return compile_tree(recipe(metric, Conventions().as_params()), ranking)
 
 
 def dcg(
@@ -130,7 +563,7 @@ def dcg(
     'jarvelin' max(1, log_base(i)).
     """
     _check(k, gain, discount, base)
-    return _metric_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
+    return _typed_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
 
 
 def idcg(
@@ -139,7 +572,7 @@ def idcg(
 ) -> pl.Expr:
     """IDCG@k: DCG@k of the group's rows sorted by relevance, best first."""
     _check(k, gain, discount, base)
-    return _metric_expr("IDCG", relevance, None, True, k, {"gain": gain, "discount": discount, "base": float(base)})
+    return _typed_expr("IDCG", relevance, None, True, k, {"gain": gain, "discount": discount, "base": float(base)})
 
 
 def ndcg(
@@ -148,13 +581,13 @@ def ndcg(
 ) -> pl.Expr:
     """nDCG@k = DCG@k / IDCG@k, 0 when IDCG@k = 0; ideal from the group's rows."""
     _check(k, gain, discount, base)
-    return _metric_expr("nDCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
+    return _typed_expr("nDCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
 
 
 def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear", descending: bool = True) -> pl.Expr:
     """CG@k = Σ_{i≤k} gain(rel_i)."""
     _check(k, gain)
-    return _metric_expr("CG", relevance, by, descending, k, {"gain": gain})
+    return _typed_expr("CG", relevance, by, descending, k, {"gain": gain})
 
 
 def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
@@ -162,33 +595,33 @@ def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, desce
     if k is None:
         raise InvalidParameterError("parameter 'k' is required for precision")
     _check(k)
-    return _metric_expr("P", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("P", relevance, by, descending, k, {"rel": float(rel)})
 
 
 def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """R@k = |relevant in top k| / |relevant in the group| (0 when none)."""
     _check(k)
-    return _metric_expr("R", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("R", relevance, by, descending, k, {"rel": float(rel)})
 
 
 def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
     """Success@k = 1 if a relevant document is in the top k, else 0."""
     _check(k)
-    return _metric_expr("Success", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("Success", relevance, by, descending, k, {"rel": float(rel)})
 
 
 def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """AP@k = (1/R) Σ_{i≤k, relevant} P@i, R = relevant rows in the group."""
     _check(k)
-    return _metric_expr("AP", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("AP", relevance, by, descending, k, {"rel": float(rel)})
 
 
 def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
     """RR@k = 1 / rank of the first relevant document within k (0 when none)."""
     _check(k)
-    return _metric_expr("RR", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("RR", relevance, by, descending, k, {"rel": float(rel)})
 
 
 def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True) -> pl.Expr:
     """Rprec = |relevant in top R| / R, R = relevant rows in the group (0 when R = 0)."""
-    return _metric_expr("Rprec", relevance, by, descending, None, {"rel": float(rel)})
+    return _typed_expr("Rprec", relevance, by, descending, None, {"rel": float(rel)})
