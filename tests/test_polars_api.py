@@ -23,7 +23,7 @@ def test_expressions_equal_evaluate_with_the_ideal_from_the_list(case: Case) -> 
     frame = joined(case).filter(pl.col("query_id").is_in(case.qrels_frame()["query_id"].implode()))
     if frame.is_empty():
         return
-    by = ["score", "doc_id"]  # score, then doc_id, both descending: trec_eval's tie rule
+    by = "score"  # then the doc_id column (doc_id=), both descending: trec_eval's tie rule
     got = frame.group_by("query_id").agg(
         rw.ndcg("relevance", by=by, k=5).alias("nDCG(ideal='run')@5"),
         rw.ndcg("relevance", by=by, gain="exponential").alias("nDCG(gain='exponential', ideal='run')"),
@@ -39,19 +39,33 @@ def test_expressions_equal_evaluate_with_the_ideal_from_the_list(case: Case) -> 
 
 
 def test_recall_ap_rprec_count_relevant_rows_of_the_group() -> None:
-    df = pl.DataFrame({"q": ["a"] * 4, "rel": [1, 0, 1, 0], "s": [4.0, 3.0, 2.0, 1.0]})
+    df = pl.DataFrame({"q": ["a"] * 4, "d": ["w", "x", "y", "z"], "rel": [1, 0, 1, 0], "s": [4.0, 3.0, 2.0, 1.0]})
     out = df.group_by("q").agg(
-        rw.recall("rel", by="s", k=2).alias("r"),
-        rw.average_precision("rel", by="s").alias("ap"),
-        rw.r_precision("rel", by="s").alias("rp"),
+        rw.recall("rel", by="s", k=2, doc_id="d").alias("r"),
+        rw.average_precision("rel", by="s", doc_id="d").alias("ap"),
+        rw.r_precision("rel", by="s", doc_id="d").alias("rp"),
     )
     assert out.row(0) == ("a", 0.5, (1 + 2 / 3) / 2, 0.5)
 
 
 def test_ascending_scores() -> None:
-    df = pl.DataFrame({"q": ["a", "a"], "rel": [1, 0], "rank": [2, 1]})
+    df = pl.DataFrame({"q": ["a", "a"], "doc_id": ["x", "y"], "rel": [1, 0], "rank": [2, 1]})
     out = df.group_by("q").agg(rw.reciprocal_rank("rel", by="rank", descending=False).alias("rr"))
     assert out["rr"][0] == 0.5
+
+
+def test_typed_functions_break_ties_by_the_doc_id() -> None:
+    """Tied scores are ranked by the doc id as text, descending (trec_eval's order), whatever
+    the rows' order; without a doc id column the call is refused, not left to the row order."""
+    rows = {"q": ["a"] * 3, "doc_id": ["d1", "d3", "d2"], "rel": [1, 0, 0], "score": [1.0, 1.0, 1.0]}
+    for order in ([0, 1, 2], [2, 1, 0], [1, 0, 2]):
+        df = pl.DataFrame(rows)[order]
+        out = df.group_by("q").agg(rw.reciprocal_rank("rel", by="score"), rw.precision("rel", by="score", k=1).alias("p"))
+        assert out.row(0) == ("a", 1 / 3, 0.0)  # d3, d2, d1: the relevant d1 is third
+    with pytest.raises(rw.InvalidParameterError, match="doc_id="):
+        rw.ndcg("rel", by="score", doc_id=None)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="doc_id"):
+        pl.DataFrame({"q": ["a"], "rel": [1], "score": [1.0]}).group_by("q").agg(rw.ndcg("rel", by="score"))
 
 
 def test_dataframe_namespace_and_lazy_in_lazy_out() -> None:
@@ -72,7 +86,7 @@ def test_typed_functions_are_the_ideal_run_expressions(case: Case) -> None:
     retrieved rows; ranked by score, then doc_id (both descending: trec_eval's order for these
     text ids), they are those expressions."""
     frame = joined(case)
-    by = ["score", "doc_id"]
+    by = ["score"]
     typed = frame.group_by("query_id").agg(
         rw.ndcg("relevance", by=by, k=5).alias("a"),
         rw.dcg("relevance", by=by, discount="jarvelin", base=3).alias("b"),

@@ -429,11 +429,20 @@ def bind(
 ) -> pl.Expr:
     """Call ``obj``'s Polars function (:mod:`rankwise._polars.primitives`, by its binding name)
     with its row columns ``rel``, ``rnk`` and ``cost`` (default: the ranked rows' cost column),
-    its inputs (``input_of(name, input)``) and its fields, each by parameter name; a
-    :class:`Gain` field is passed as the gain of ``rel``."""
+    the plan's query and score columns, its inputs (``input_of(name, input)``) and its fields,
+    each by parameter name (:func:`bind_rows`)."""
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost}
+    return bind_rows(obj, rows, input_of)
+
+
+def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+    """Call ``obj``'s Polars function by its binding name with the row columns ``rows``
+    (``rel``, ``rnk``, ``qid``, ``score``, ``cost``: the plan's columns, or a group's rows
+    inside ``list.eval`` for the expression API), its inputs (``input_of``) and its fields,
+    each by parameter name; a :class:`Gain` field is passed as the gain of ``rel`` (a
+    :func:`~rankwise._polars.primitives.row` term)."""
     fn = getattr(prim, obj.binding())
     given, values = obj.inputs(), obj.values()
-    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost}
     kwargs: dict[str, object] = {}
     for name in _params(fn):
         if name in rows:
@@ -442,7 +451,7 @@ def bind(
             kwargs[name] = input_of(name, given[name])
         else:
             value = values[name]
-            kwargs[name] = prim.row(prim.gain(rel, value)) if isinstance(value, Gain) else value
+            kwargs[name] = prim.row(prim.gain(rows["rel"], value)) if isinstance(value, Gain) else value
     return fn(**kwargs)  # type: ignore[no-any-return]
 
 

@@ -72,13 +72,14 @@ polars.exceptions.ColumnNotFoundError: unable to find column "retrieved"; valid 
 The typed functions (:func:`ndcg`, :func:`average_precision`, ...) keep their parameters and
 compile the same recipes over a frame of retrieved rows: every row of the group is ranked,
 the ideal and R come from the group's rows (the ``ideal='run'`` convention: q2's relevant
-``z``, not retrieved, is not counted), ranked by ``by`` alone (descending, or ascending with
-``descending=False``): rows tied on every ``by`` key keep the frame's order, so pass a doc id
-column last (``by=["score", "doc_id"]`` is trec_eval's order for text ids). For every metric
-and every convention, use :func:`expr` on a judged frame.
+``z``, not retrieved, is not counted), ranked by ``by`` (descending, or ascending with
+``descending=False``), then by the doc id column ``doc_id=`` (default ``'doc_id'``) as text in
+the same direction: ``by="score"`` is trec_eval's order. ``doc_id=None`` is refused (the rows
+tied on every ``by`` key would be ranked in the frame's order). For every metric and every
+convention, use :func:`expr` on a judged frame.
 
 >>> retrieved.group_by("query_id").agg(
-...     rw.average_precision("relevance", by=["score", "doc_id"]).alias("typed"), rw.expr("AP", ideal="run")
+...     rw.average_precision("relevance", by="score").alias("typed"), rw.expr("AP", ideal="run")
 ... ).sort("query_id")
 shape: (2, 3)
 ┌──────────┬──────────┬──────────────────┐
@@ -93,15 +94,14 @@ shape: (2, 3)
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import polars as pl
 
 from rankwise._polars import primitives as prim
+from rankwise._polars.engine import bind_rows
 from rankwise._polars.judged import RETRIEVED
 from rankwise.conventions import (
     CONVENTION_KEYWORDS,
@@ -117,7 +117,6 @@ from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.primitives import (
     INTENT_SIDES,
-    Bound,
     Const,
     Gain,
     IdealPrefix,
@@ -179,30 +178,6 @@ def _field(name: str) -> pl.Expr:
 def _struct(fields: Mapping[str, pl.Expr]) -> pl.Expr:
     """A struct of the named values (of one group's rows), to gather them into one list."""
     return pl.struct([e.alias(name) for name, e in fields.items()])
-
-
-@functools.cache
-def _params(fn: Callable[..., pl.Expr]) -> tuple[str, ...]:
-    return tuple(inspect.signature(fn).parameters)
-
-
-def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
-    """Call ``obj``'s Polars function by its binding name, as :func:`rankwise._polars.engine.bind`
-    does, with the row columns ``rows`` (``rel``, ``rnk``, ``qid``, ``score``, ``cost``: here
-    fields of one group's rows inside ``list.eval``), its inputs (``input_of``) and its fields
-    (a :class:`Gain` as the gain of ``rel``)."""
-    fn = getattr(prim, obj.binding())
-    given, values = obj.inputs(), obj.values()
-    kwargs: dict[str, object] = {}
-    for name in _params(fn):
-        if name in rows:
-            kwargs[name] = rows[name]
-        elif name in given:
-            kwargs[name] = input_of(name, given[name])
-        else:
-            value = values[name]
-            kwargs[name] = prim.gain(rows["rel"], value) if isinstance(value, Gain) else value
-    return fn(**kwargs)  # type: ignore[no-any-return]
 
 
 def _no_input(name: str, given: Input) -> pl.Expr:
@@ -538,24 +513,39 @@ def _check(k: int | None, gain: str | None = None, discount: str | None = None, 
 
 def _typed_expr(
     name: str, relevance: str | pl.Expr, by: By | None, descending: bool, cutoff: int | None,
-    params: Mapping[str, ParamValue] | None = None,
+    params: Mapping[str, ParamValue] | None = None, doc_id: str | pl.Expr | None = None,
 ) -> pl.Expr:
-    """The registered metric ``name`` over a group of retrieved rows ranked by ``by`` (every
-    row ranked; the ideal and R from the group's rows), compiled as :func:`expr` compiles."""
+    """The registered metric ``name`` over a group of retrieved rows ranked by ``by``, then by
+    ``doc_id`` as text in the same direction (trec_eval's tie order when ``by`` is the score,
+    descending) (every row ranked; the ideal and R from the group's rows), compiled as
+    :func:`expr` compiles."""
     metric = make_metric(get_spec(name), dict(params or {}), cutoff)
     keys = [] if by is None else [by] if isinstance(by, (str, pl.Expr)) else list(by)
-    exprs_ = tuple(_col(k) for k in keys)
+    exprs_ = [_col(k) for k in keys]
+    if by is not None:
+        if doc_id is None:
+            raise InvalidParameterError(
+                f"rw.{_TYPED[name]}: rows tied on every 'by' key would be ranked in the frame's order; "
+                "pass doc_id='<the doc id column>' (ties are broken by it, as trec_eval breaks them)"
+            )
+        exprs_.append(_col(doc_id).cast(pl.String))
     rel = _col(relevance).cast(pl.Float64)
     ranking = Ranking(
-        rel=rel, keys=exprs_, descending=tuple(descending for _ in exprs_),
-        score=exprs_[0].cast(pl.Float64) if exprs_ else pl.lit(0.0),
+        rel=rel, keys=tuple(exprs_), descending=tuple(descending for _ in exprs_),
+        score=exprs_[0].cast(pl.Float64) if keys else pl.lit(0.0),
     )
     return compile_tree(recipe(metric, Conventions().as_params()), ranking)
+
+
+_TYPED = {"DCG": "dcg", "nDCG": "ndcg", "CG": "cg", "P": "precision", "R": "recall", "Success": "success",
+          "AP": "average_precision", "RR": "reciprocal_rank", "Rprec": "r_precision", "IDCG": "idcg"}
+"""The typed functions, by the metric each computes (for their errors)."""
 
 
 def dcg(
     relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear",
     discount: DiscountKind = "log2", base: float = 2.0, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
     """DCG@k = Σ_{i≤k} gain(rel_i) / discount(i) (Järvelin & Kekäläinen 2002).
 
@@ -563,7 +553,7 @@ def dcg(
     'jarvelin' max(1, log_base(i)).
     """
     _check(k, gain, discount, base)
-    return _typed_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
+    return _typed_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)}, doc_id)
 
 
 def idcg(
@@ -578,50 +568,65 @@ def idcg(
 def ndcg(
     relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear",
     discount: DiscountKind = "log2", base: float = 2.0, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
     """nDCG@k = DCG@k / IDCG@k, 0 when IDCG@k = 0; ideal from the group's rows."""
     _check(k, gain, discount, base)
-    return _typed_expr("nDCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)})
+    return _typed_expr("nDCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)}, doc_id)
 
 
-def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear", descending: bool = True) -> pl.Expr:
+def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear", descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """CG@k = Σ_{i≤k} gain(rel_i)."""
     _check(k, gain)
-    return _typed_expr("CG", relevance, by, descending, k, {"gain": gain})
+    return _typed_expr("CG", relevance, by, descending, k, {"gain": gain}, doc_id)
 
 
-def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
+def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """P@k = |relevant in top k| / k (rel_i ≥ rel is relevant)."""
     if k is None:
         raise InvalidParameterError("parameter 'k' is required for precision")
     _check(k)
-    return _typed_expr("P", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("P", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
 
 
-def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
+def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """R@k = |relevant in top k| / |relevant in the group| (0 when none)."""
     _check(k)
-    return _typed_expr("R", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("R", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
 
 
-def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True) -> pl.Expr:
+def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """Success@k = 1 if a relevant document is in the top k, else 0."""
     _check(k)
-    return _typed_expr("Success", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("Success", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
 
 
-def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
+def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """AP@k = (1/R) Σ_{i≤k, relevant} P@i, R = relevant rows in the group."""
     _check(k)
-    return _typed_expr("AP", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("AP", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
 
 
-def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True) -> pl.Expr:
+def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """RR@k = 1 / rank of the first relevant document within k (0 when none)."""
     _check(k)
-    return _typed_expr("RR", relevance, by, descending, k, {"rel": float(rel)})
+    return _typed_expr("RR", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
 
 
-def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True) -> pl.Expr:
+def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True,
+    doc_id: str | pl.Expr | None = "doc_id",
+) -> pl.Expr:
     """Rprec = |relevant in top R| / R, R = relevant rows in the group (0 when R = 0)."""
-    return _typed_expr("Rprec", relevance, by, descending, None, {"rel": float(rel)})
+    return _typed_expr("Rprec", relevance, by, descending, None, {"rel": float(rel)}, doc_id)
