@@ -41,6 +41,8 @@ if TYPE_CHECKING:
         average_precision,
         cg,
         dcg,
+        expr,
+        exprs,
         idcg,
         ndcg,
         precision,
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
         reciprocal_rank,
         success,
     )
+    from rankwise._polars.judged import judged_frame
+    from rankwise._sql.expression import sql_expr, sql_select
     from rankwise.change import ranking_change
     from rankwise.comparison import anova, compare
     from rankwise.evaluate import evaluate, summarize
@@ -167,9 +171,12 @@ __all__ = [
     "evaluate",
     "evaluate_lists",
     "explain",
+    "expr",
+    "exprs",
     "gains_from_events",
     "get_spec",
     "idcg",
+    "judged_frame",
     "lists_to_long",
     "ndcg",
     "parse_metric",
@@ -183,6 +190,8 @@ __all__ = [
     "register",
     "report",
     "spark",
+    "sql_expr",
+    "sql_select",
     "success",
     "summarize",
     "to_latex",
