@@ -118,3 +118,16 @@ def test_refusals() -> None:
         rw.sql_expr("AP", score="x'); DROP TABLE t; --")
     with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
         rw.sql_select(["AP"], "judged", k=3)  # type: ignore[call-arg]
+
+
+def test_ideal_run_over_a_judged_relation_ranks_the_rows_with_a_score() -> None:
+    """ideal='run' over a judged relation: the rows with a score are the ranked list and its
+    judgments, as in Polars; the columns are named as rw.expr names them."""
+    run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "score": [0.9, 0.8, 0.7]})
+    qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["c", "z"], "relevance": [1, 1]})
+    judged = rw.judged_frame(qrels, run)  # read by DuckDB by its name
+    con = rw.register(duckdb.connect())
+    got = con.sql(rw.sql_select(["RR", "AP", "R"], "judged", ideal="run")).pl()
+    expected = judged.group_by("query_id").agg(rw.exprs(["RR", "AP", "R"], ideal="run"))
+    assert_frame_equal(got, expected)
+    assert got.row(0) == ("q1", 1 / 3, 1 / 3, 1.0)

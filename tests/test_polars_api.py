@@ -104,3 +104,23 @@ def test_typed_functions_are_the_ideal_run_expressions(case: Case) -> None:
         *[rw.expr(n, ideal="run").alias(a) for n, a in zip(names, "abcdefghij", strict=True)]
     ).sort("query_id")
     assert_frame_equal(typed, expressions, check_exact=False, abs_tol=1e-12)
+
+
+def test_ideal_run_ranks_the_rows_with_a_score() -> None:
+    """On a judged frame, the typed functions and ideal='run' rank the rows with a score (the
+    judged documents the run did not retrieve have none) and take the judgments from them: the
+    values of a frame of retrieved rows, named as ideal='run'; by=None is refused."""
+    run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "score": [0.9, 0.8, 0.7]})
+    qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["c", "z"], "relevance": [1, 1]})
+    judged = rw.judged_frame(qrels, run)
+    retrieved = run.join(qrels, on=["query_id", "doc_id"], how="left")
+    for frame in (judged, retrieved):
+        out = frame.group_by("query_id").agg(
+            rw.reciprocal_rank("relevance", by="score"), rw.precision("relevance", by="score", k=1),
+            rw.average_precision("relevance", by="score"), rw.recall("relevance", by="score", k=3),
+        )
+        assert out.columns == ["query_id", "RR (ideal='run')", "P@1 (ideal='run')", "AP (ideal='run')", "R@3 (ideal='run')"]
+        assert out.row(0) == ("q1", 1 / 3, 0.0, 1 / 3, 1.0)
+        assert_frame_equal(out, frame.group_by("query_id").agg(rw.exprs(["RR", "P@1", "AP", "R@3"], ideal="run")))
+    with pytest.raises(rw.InvalidParameterError, match="by="):
+        rw.reciprocal_rank("relevance", by=None)  # type: ignore[arg-type]

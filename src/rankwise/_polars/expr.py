@@ -74,8 +74,11 @@ compile the same recipes over a frame of retrieved rows: every row of the group 
 the ideal and R come from the group's rows (the ``ideal='run'`` convention: q2's relevant
 ``z``, not retrieved, is not counted), ranked by ``by`` (descending, or ascending with
 ``descending=False``), then by the doc id column ``doc_id=`` (default ``'doc_id'``) as text in
-the same direction: ``by="score"`` is trec_eval's order. ``doc_id=None`` is refused (the rows
-tied on every ``by`` key would be ranked in the frame's order). For every metric and every
+the same direction: ``by="score"`` is trec_eval's order. ``doc_id=None`` and ``by=None`` are
+refused (the rows tied on every ``by`` key would be ranked in the frame's order). Rows without
+a ``by`` value are not ranked, and with ``ideal='run'`` rows without a score (a judged frame's
+documents the run did not retrieve): the list and its judgments are the rows that have one.
+They are named as ``rw.expr(..., ideal='run')`` names them. For every metric and every
 convention, use :func:`expr` on a judged frame.
 
 >>> retrieved.group_by("query_id").agg(
@@ -200,6 +203,8 @@ class Ranking:
     cost: pl.Expr | None = None
     tie_order: tuple[tuple[str, bool], ...] = ()
     """The tie policy's (key, descending) pairs (for the run-ordered ideal's keys)."""
+    ideal_run: bool = False
+    """The judgments are the ranked rows' (``ideal='run'``), not every judged row's."""
 
     def selection(self, judged_only: bool) -> tuple[pl.Expr | None, int | None]:
         """Which rows are ranked (a mask in the rows' order; None: all) and the cut applied
@@ -221,19 +226,23 @@ class Ranking:
         out = e if keep is None else e.filter(keep)
         if self.keys:
             keys = [k if keep is None else k.filter(keep) for k in self.keys]
-            out = out.sort_by(keys, descending=list(self.descending), maintain_order=True)
+            out = out.sort_by(keys, descending=list(self.descending), nulls_last=True, maintain_order=True)
         return out if head is None else out.head(head)
 
     def judgments(self) -> pl.Expr:
-        """The relevance of every judged row of the group."""
-        return self.rel.filter(self.rel.is_not_null())
+        """The relevance of every judged row of the group (``ideal_run``: of the ranked rows)."""
+        judged = self.rel.is_not_null()
+        if self.ideal_run and self.retrieved is not None:
+            judged = judged & self.retrieved
+        return self.rel.filter(judged)
 
     def row_rank(self) -> pl.Expr:
         """Each row's rank (1 = top) among the ranked rows before any judged-only filter, in
         the rows' own order (the rows not retrieved after all of them)."""
         flag = [] if self.retrieved is None else [self.retrieved]
         order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
-            [*flag, *self.keys], descending=[*(True for _ in flag), *self.descending], maintain_order=True
+            [*flag, *self.keys], descending=[*(True for _ in flag), *self.descending], nulls_last=True,
+            maintain_order=True,
         )
         return order.arg_sort().cast(pl.Int64) + 1
 
@@ -308,6 +317,7 @@ class _Compiler:
         order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
             [positive, g, *(keys[k] for k, _ in r.tie_order)],
             descending=[True, True, *(d for _, d in r.tie_order)],
+            nulls_last=True,
             maintain_order=True,
         )
         irank = order.arg_sort().cast(pl.Int64) + 1
@@ -321,7 +331,7 @@ class _Compiler:
             value = value.filter(_field("keep"))
         if keyed:
             sort_keys = [_field(k) if keep is None else _field(k).filter(_field("keep")) for k in keyed]
-            value = value.sort_by(sort_keys, descending=list(r.descending), maintain_order=True)
+            value = value.sort_by(sort_keys, descending=list(r.descending), nulls_last=True, maintain_order=True)
         if head is not None:
             value = value.head(head)
         fields = {"rel": r.rel, "irank": irank, "positive": positive, **keyed}
@@ -414,10 +424,13 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
         descending=tuple(desc for _, desc in order),
         score=score,
         doc_keys={"doc_text": keys["doc_text"], "doc": d},
-        retrieved=None if ideal == "run" else pl.col(str(retrieved)),
+        # ideal='run': the ranked list is the rows with a score (a judged frame's judged
+        # documents the run did not retrieve have none), and so are its judgments
+        retrieved=raw.is_not_null() if ideal == "run" else pl.col(str(retrieved)),
         max_rank=conv.max_rank,
         cost=None if cost is None else pl.col(str(cost)),
         tie_order=order,
+        ideal_run=ideal == "run",
     )
 
 
@@ -511,30 +524,47 @@ def _check(k: int | None, gain: str | None = None, discount: str | None = None, 
         raise InvalidParameterError(f"parameter 'base' must be a number > 1, got {base!r}")
 
 
+def _rel(rel: float) -> float:
+    """The relevance threshold of a typed function, checked (a number, not a bool)."""
+    if isinstance(rel, bool) or not isinstance(rel, (int, float)):
+        raise InvalidParameterError(f"parameter 'rel' must be a number, got {rel!r}")
+    return float(rel)
+
+
 def _typed_expr(
     name: str, relevance: str | pl.Expr, by: By | None, descending: bool, cutoff: int | None,
     params: Mapping[str, ParamValue] | None = None, doc_id: str | pl.Expr | None = None,
 ) -> pl.Expr:
     """The registered metric ``name`` over a group of retrieved rows ranked by ``by``, then by
     ``doc_id`` as text in the same direction (trec_eval's tie order when ``by`` is the score,
-    descending) (every row ranked; the ideal and R from the group's rows), compiled as
-    :func:`expr` compiles."""
-    metric = make_metric(get_spec(name), dict(params or {}), cutoff)
+    descending): the rows with a ``by`` value are ranked (a judged frame's judged documents the
+    run did not retrieve have none) and the ideal and R come from them (``ideal='run'``),
+    compiled as :func:`expr` compiles, and named as ``rw.expr(..., ideal='run')`` names it.
+    IDCG ranks nothing (``by`` None): the group's rows in the ideal order."""
+    spec = get_spec(name)
+    defaults = {p.name: p.default for p in spec.params}
+    # the parameters that differ from the defaults (they name the expression)
+    metric = make_metric(spec, {k: v for k, v in (params or {}).items() if defaults.get(k) != v}, cutoff)
     keys = [] if by is None else [by] if isinstance(by, (str, pl.Expr)) else list(by)
     exprs_ = [_col(k) for k in keys]
-    if by is not None:
+    retrieved = None
+    if name != "IDCG":
+        if not exprs_:
+            raise InvalidParameterError(f"rw.{_TYPED[name]}: pass by= (the column or columns to rank by), got {by!r}")
         if doc_id is None:
             raise InvalidParameterError(
                 f"rw.{_TYPED[name]}: rows tied on every 'by' key would be ranked in the frame's order; "
                 "pass doc_id='<the doc id column>' (ties are broken by it, as trec_eval breaks them)"
             )
+        retrieved = exprs_[0].is_not_null()
         exprs_.append(_col(doc_id).cast(pl.String))
     rel = _col(relevance).cast(pl.Float64)
     ranking = Ranking(
         rel=rel, keys=tuple(exprs_), descending=tuple(descending for _ in exprs_),
-        score=exprs_[0].cast(pl.Float64) if keys else pl.lit(0.0),
+        score=exprs_[0].cast(pl.Float64, strict=False) if exprs_ else pl.lit(0.0),
+        retrieved=retrieved, ideal_run=True,
     )
-    return compile_tree(recipe(metric, Conventions().as_params()), ranking)
+    return compile_tree(recipe(metric, Conventions().as_params()), ranking).alias(f"{metric.label} (ideal='run')")
 
 
 _TYPED = {"DCG": "dcg", "nDCG": "ndcg", "CG": "cg", "P": "precision", "R": "recall", "Success": "success",
@@ -590,7 +620,7 @@ def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, desce
     if k is None:
         raise InvalidParameterError("parameter 'k' is required for precision")
     _check(k)
-    return _typed_expr("P", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
+    return _typed_expr("P", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
 def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
@@ -598,7 +628,7 @@ def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float
 ) -> pl.Expr:
     """R@k = |relevant in top k| / |relevant in the group| (0 when none)."""
     _check(k)
-    return _typed_expr("R", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
+    return _typed_expr("R", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
 def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
@@ -606,7 +636,7 @@ def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descend
 ) -> pl.Expr:
     """Success@k = 1 if a relevant document is in the top k, else 0."""
     _check(k)
-    return _typed_expr("Success", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
+    return _typed_expr("Success", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
 def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
@@ -614,7 +644,7 @@ def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None,
 ) -> pl.Expr:
     """AP@k = (1/R) Σ_{i≤k, relevant} P@i, R = relevant rows in the group."""
     _check(k)
-    return _typed_expr("AP", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
+    return _typed_expr("AP", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
 def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
@@ -622,11 +652,11 @@ def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, r
 ) -> pl.Expr:
     """RR@k = 1 / rank of the first relevant document within k (0 when none)."""
     _check(k)
-    return _typed_expr("RR", relevance, by, descending, k, {"rel": float(rel)}, doc_id)
+    return _typed_expr("RR", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
 def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
     """Rprec = |relevant in top R| / R, R = relevant rows in the group (0 when R = 0)."""
-    return _typed_expr("Rprec", relevance, by, descending, None, {"rel": float(rel)}, doc_id)
+    return _typed_expr("Rprec", relevance, by, descending, None, {"rel": _rel(rel)}, doc_id)

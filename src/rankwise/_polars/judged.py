@@ -45,6 +45,7 @@ import polars as pl
 
 from rankwise._polars.engine import REL, C, D, Q, S, prepare
 from rankwise.conventions import (
+    CONVENTION_KEYWORDS,
     READ_KEYWORDS,
     Columns,
     Conventions,
@@ -81,10 +82,19 @@ def judged_frame(
     ``run_columns=``, ``qrels_columns=``, ``run_names=``, ``qrels_names=``, ``cost=``) and
     the same data checks and errors (NULL ids or values, NaN, duplicated documents). Of the
     conventions only ``missing`` shapes the frame (which queries it holds, see the module);
-    the others are the expressions' (each takes them as keywords). The module's docstring
+    the others are the expressions' (each takes them as keywords) and are refused here, as
+    they would change nothing (:class:`~rankwise.errors.InvalidParameterError`). With
+    ``cost=`` the frame keeps the run's cost column: pass the same ``cost=`` to the
+    expressions. The module's docstring
     shows the layout.
     """
     check_options("judged_frame", options, READ_KEYWORDS)
+    ignored = [k for k in CONVENTION_KEYWORDS if k != "missing" and k in options]
+    if ignored:
+        raise InvalidParameterError(
+            f"judged_frame does not take {', '.join(ignored)}: of the conventions it takes only 'missing' (which "
+            f"queries the frame holds); pass {ignored[0]}= to the expressions, rw.expr(..., {ignored[0]}=...)"
+        )
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     reading = Reading.from_options(options)

@@ -91,7 +91,9 @@ def _metric_sql(m: Metric, conv: Conventions, options: Mapping[str, object]) -> 
     if cost is not None:
         fields["cost"] = quote_identifier(check_identifier(cost, "cost column"))
     packed = ", ".join(f"{k} := {v}" for k, v in fields.items())
-    where = " WHERE retrieved" if ideal == "judgments" else ""
+    # ideal='run': the ranked list is the rows with a score (a judged relation's judged
+    # documents the run did not retrieve have none), and so are the judgments
+    where = " WHERE retrieved" if ideal == "judgments" else " WHERE score IS NOT NULL"
     run = "query_id, doc_id, CAST(score AS DOUBLE) AS score" + (", CAST(cost AS DOUBLE) AS cost" if cost is not None else "")
     # one query inside: every query of the relation is scored (the relation holds those to score)
     inner = replace(conv, missing="zero")
@@ -103,7 +105,7 @@ def _metric_sql(m: Metric, conv: Conventions, options: Mapping[str, object]) -> 
         f"(WITH rw_rows AS (SELECT 1 AS query_id, unnest(list(struct_pack({packed})), recursive := true)), "
         f"{_RUN} AS (SELECT {run} FROM rw_rows{where}), "
         f"{_QRELS} AS (SELECT query_id, doc_id, CAST(relevance AS DOUBLE) AS relevance FROM rw_rows "
-        f"WHERE relevance IS NOT NULL) "
+        f"WHERE relevance IS NOT NULL{'' if ideal == 'judgments' else ' AND score IS NOT NULL'}) "
         f"SELECT {quote_identifier(m.label)} FROM ({body}))"
     )
 
@@ -137,8 +139,9 @@ def sql_select(
     conv = Conventions.from_options(options)
     table = quote_identifier(check_identifier(relation, "table"))
     q = quote_identifier(check_identifier(query_id, "query_id column"))
+    suffix = "" if options.get("ideal", "judgments") == "judgments" else " (ideal='run')"  # named as rw.expr names it
     columns = ", ".join(
-        f"{_metric_sql(m, conv, options)} AS {quote_identifier(m.label)}" for m in parse_metrics(metrics)
+        f"{_metric_sql(m, conv, options)} AS {quote_identifier(m.label + suffix)}" for m in parse_metrics(metrics)
     )
     return f"SELECT {q}, {columns} FROM {table} GROUP BY {q} ORDER BY {q}"
 
