@@ -240,22 +240,29 @@ def subtopic_judgments(prep: Prepared) -> pl.LazyFrame:
     return prep.qrels.select(Q, D, pl.lit("0").alias(SUB), REL)
 
 
-def ranking_score(trec_eval: str) -> pl.Expr:
-    """The score the ranking sorts by: trec_eval 9 holds scores as 32-bit floats (rounded to
-    nearest; beyond the float range, ±inf), so scores closer than float precision tie."""
-    return pl.col(S).cast(pl.Float32).cast(pl.Float64) if trec_eval == "9" else pl.col(S)
+def ranking_score(trec_eval: str, score: pl.Expr | None = None) -> pl.Expr:
+    """The score the ranking sorts by (``score``: default the joined rows' score column):
+    trec_eval 9 holds scores as 32-bit floats (rounded to nearest; beyond the float range,
+    ±inf), so scores closer than float precision tie."""
+    score = pl.col(S) if score is None else score
+    return score.cast(pl.Float32).cast(pl.Float64) if trec_eval == "9" else score
+
+
+def tie_key_columns(score: pl.Expr, rel: pl.Expr, doc: pl.Expr, doc_text: pl.Expr) -> dict[str, pl.Expr]:
+    """The columns the tie policies of :data:`~rankwise.conventions.TIE_ORDERS` name, from
+    the score (as the ranking compares it), the relevance, the doc id and the doc id as
+    text."""
+    return {"score": score, "relevance": rel.fill_null(0.0), "doc_text": doc_text, "doc": doc}
 
 
 def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
     """The sort keys and directions of the tie policy (:data:`~rankwise.conventions.TIE_ORDERS`)
     over the joined rows. Integer doc ids compared as text are cast to their decimal text:
     trec_eval's ``strcmp`` order."""
-    keys: dict[str, pl.Expr] = {
-        "score": ranking_score(conv.trec_eval),
-        "relevance": pl.col(REL).fill_null(0.0),
-        "doc_text": pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
-        "doc": pl.col(D),
-    }
+    keys = tie_key_columns(
+        ranking_score(conv.trec_eval), pl.col(REL), pl.col(D),
+        pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
+    )
     order = TIE_ORDERS[conv.ties]
     return [keys[k] for k, _ in order], [desc for _, desc in order]
 

@@ -104,7 +104,7 @@ from typing import Literal
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import bind_rows
+from rankwise._polars.engine import bind_rows, ranking_score, tie_key_columns
 from rankwise._polars.judged import RETRIEVED
 from rankwise.conventions import (
     CONVENTION_KEYWORDS,
@@ -311,7 +311,7 @@ class _Compiler:
         if r.max_rank is not None:
             in_cut = in_cut & (r.row_rank() <= r.max_rank)
         score = pl.when(in_cut).then(r.score).otherwise(0.0)
-        keys = {"score": score, "relevance": r.rel.cast(pl.Float64).fill_null(0.0), **r.doc_keys}
+        keys = tie_key_columns(score, r.rel.cast(pl.Float64), r.doc_keys["doc"], r.doc_keys["doc_text"])
         g = prim.gain(r.rel, given.g)
         positive = prim.positive_gain(r.rel, given.g) > 0
         order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
@@ -415,9 +415,9 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
     check_identifier(retrieved, "retrieved column")
     rel = pl.col(str(names["relevance"])).cast(pl.Float64)
     raw = pl.col(str(names["score"])).cast(pl.Float64)
-    score = raw.cast(pl.Float32).cast(pl.Float64) if conv.trec_eval == "9" else raw
+    score = ranking_score(conv.trec_eval, raw)
     d = pl.col(str(doc))
-    keys = {"score": score, "relevance": rel.fill_null(0.0), "doc_text": d.cast(pl.String), "doc": d}
+    keys = tie_key_columns(score, rel, d, d.cast(pl.String))
     return Ranking(
         rel=rel,
         keys=tuple(keys[k] for k, _ in order),
