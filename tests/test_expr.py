@@ -93,19 +93,30 @@ def assert_equal_evaluate(qrels: pl.DataFrame, run: pl.DataFrame, names: list[st
             raise AssertionError(f"{how}: {exc}") from None
 
 
+CONVENTIONS: dict[str, st.SearchStrategy[Any]] = {
+    "ties": st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]),
+    "missing": st.sampled_from(["ignore", "zero"]),
+    "max_rank": st.sampled_from([None, 1, 3]),
+    "rel": st.sampled_from([1, 2, 0.5]),
+    "judged_only": st.booleans(),
+    "trec_eval": st.sampled_from(["10", "9"]),
+}
+"""The conventions the property tests draw (also tests/test_expr_sql.py)."""
+
+
+def expressible_metrics(most: int) -> st.SearchStrategy[list[rw.Metric]]:
+    """Random metrics (random parameters) that can be expressions."""
+    return st.lists(metrics().filter(lambda m: m.spec.name not in NOT_EXPRESSIBLE), min_size=1, max_size=most, unique_by=repr)
+
+
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=cases(),
     integer_ids=st.booleans(),
-    chosen=st.lists(metrics().filter(lambda m: m.spec.name not in NOT_EXPRESSIBLE), min_size=1, max_size=8, unique_by=repr),
+    chosen=expressible_metrics(8),
     fixed=st.lists(st.sampled_from(EVERY_METRIC), min_size=1, max_size=8, unique=True),
-    ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]),
-    missing=st.sampled_from(["ignore", "zero"]),
-    max_rank=st.sampled_from([None, 1, 3]),
-    rel=st.sampled_from([1, 2, 0.5]),
-    judged_only=st.booleans(),
-    trec_eval=st.sampled_from(["10", "9"]),
+    **CONVENTIONS,
 )
 def test_expressions_equal_evaluate(
     case: Case, integer_ids: bool, chosen: list[rw.Metric], fixed: list[str], ties: str, missing: str,

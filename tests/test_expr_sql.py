@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise._polars.expr import NOT_EXPRESSIBLE
 from tests.strategies import Case, cases
-from tests.test_expr import EVERY_METRIC, FIXED, frames
-from tests.test_metric_strings import metrics
+from tests.test_expr import CONVENTIONS, EVERY_METRIC, FIXED, expressible_metrics, frames
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +40,9 @@ def assert_values(got: pl.DataFrame, expected: pl.DataFrame) -> None:
 @given(
     case=cases(),
     integer_ids=st.booleans(),
-    chosen=st.lists(metrics().filter(lambda m: m.spec.name not in NOT_EXPRESSIBLE), min_size=1, max_size=3, unique_by=repr),
+    chosen=expressible_metrics(3),
     fixed=st.lists(st.sampled_from(EVERY_METRIC), min_size=1, max_size=3, unique=True),
-    ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]),
-    missing=st.sampled_from(["ignore", "zero"]),
-    max_rank=st.sampled_from([None, 1, 3]),
-    rel=st.sampled_from([1, 2, 0.5]),
-    judged_only=st.booleans(),
-    trec_eval=st.sampled_from(["10", "9"]),
+    **CONVENTIONS,
 )
 def test_sql_expressions_equal_evaluate(
     con: duckdb.DuckDBPyConnection, case: Case, integer_ids: bool, chosen: list[rw.Metric], fixed: list[str],
