@@ -550,10 +550,10 @@ def _typed_expr(
     retrieved = None
     if name != "IDCG":
         if not exprs_:
-            raise InvalidParameterError(f"rw.{_TYPED[name]}: pass by= (the column or columns to rank by), got {by!r}")
+            raise InvalidParameterError(f"the typed {name} expression: pass by= (the column or columns to rank by), got {by!r}")
         if doc_id is None:
             raise InvalidParameterError(
-                f"rw.{_TYPED[name]}: rows tied on every 'by' key would be ranked in the frame's order; "
+                f"the typed {name} expression: rows tied on every 'by' key would be ranked in the frame's order; "
                 "pass doc_id='<the doc id column>' (ties are broken by it, as trec_eval breaks them)"
             )
         retrieved = exprs_[0].is_not_null()
@@ -565,11 +565,6 @@ def _typed_expr(
         retrieved=retrieved, ideal_run=True,
     )
     return compile_tree(recipe(metric, Conventions().as_params()), ranking).alias(f"{metric.label} (ideal='run')")
-
-
-_TYPED = {"DCG": "dcg", "nDCG": "ndcg", "CG": "cg", "P": "precision", "R": "recall", "Success": "success",
-          "AP": "average_precision", "RR": "reciprocal_rank", "Rprec": "r_precision", "IDCG": "idcg"}
-"""The typed functions, by the metric each computes (for their errors)."""
 
 
 def dcg(
