@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -22,7 +21,6 @@ from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
     MissingColumnError,
-    RankwiseWarning,
     UnknownMetricError,
     hint_style,
 )
@@ -31,6 +29,7 @@ from rankwise.io import FileFormat, to_lazyframe
 from rankwise.metric import Metric
 from rankwise.names import parse_metrics
 from rankwise.reading import Reading
+from rankwise.validate import warn_unjudged
 
 Engine = Literal["polars", "duckdb"]
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
@@ -39,13 +38,7 @@ MAX_QUERY_CHUNKS = 10_000
 
 
 def _warn_unjudged(count: int) -> None:
-    if count:
-        warnings.warn(
-            f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
-            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
-            RankwiseWarning,
-            stacklevel=4,
-        )
+    warn_unjudged(count, stacklevel=4)
 
 
 def evaluate(

@@ -7,6 +7,7 @@ value. The engines never decide what is an error on their own.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
+    RankwiseWarning,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -163,3 +165,15 @@ def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass],
         run[columns.query_id] != qrels[columns.query_id],
         run[columns.doc_id] != qrels[columns.doc_id],
     )
+
+
+def warn_unjudged(count: int, stacklevel: int) -> None:
+    """Warn that ``count`` run queries have no judgment at all (trec_eval leaves them out, as
+    :func:`rankwise.evaluate` and :func:`rankwise.judged_frame` do); nothing when 0."""
+    if count:
+        warnings.warn(
+            f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
+            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
+            RankwiseWarning,
+            stacklevel=stacklevel + 1,
+        )

@@ -38,7 +38,6 @@ shape: (4, 5)
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import polars as pl
@@ -54,10 +53,11 @@ from rankwise.conventions import (
     check_identifier,
     check_options,
 )
-from rankwise.errors import InvalidParameterError, RankwiseWarning, hint_style
+from rankwise.errors import InvalidParameterError, hint_style
 from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
 from rankwise.reading import Reading
+from rankwise.validate import warn_unjudged
 
 RETRIEVED = "retrieved"
 """The default name of the judged frame's flag column (``retrieved=``)."""
@@ -131,14 +131,7 @@ def judged_frame(
             .sort([Q, retrieved, S, D], descending=[False, True, True, False], nulls_last=True),
             run_queries.join(judged_queries, on=Q, how="anti").select(pl.len()),
         ])
-    count = int(unjudged.item())
-    if count:
-        warnings.warn(
-            f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
-            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
-            RankwiseWarning,
-            stacklevel=2,
-        )
+    warn_unjudged(int(unjudged.item()), stacklevel=2)
     rename = {Q: columns.query_id, D: columns.doc_id, S: columns.score, REL: columns.relevance}
     if columns.cost is not None:
         rename[C] = columns.cost
