@@ -642,7 +642,7 @@ class Plans:
         return run_counts, qrels_counts, result
 
 
-ROWS_PER_CHUNK = 1_000_000
+ROWS_PER_CHUNK = 500_000
 """Run rows per query group when the inputs are held in memory (:func:`evaluate_eager`)."""
 
 SMALL_ROWS = 250_000
@@ -716,7 +716,7 @@ def evaluate_eager(
     returned.
 
     The queries are evaluated in groups (by a hash of the query id), one after the other:
-    by default the inputs are read once and split into groups of about a million run rows
+    by default the inputs are read once and split into groups of about half a million run rows
     (smaller group-bys are faster and hold less); with ``query_chunks`` = n, the inputs are
     written once (streaming) into n groups of Arrow IPC files in a temporary folder, and each
     group is read back alone, so that only about 1/n of them is ever held: for inputs larger
@@ -797,6 +797,12 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
     for gain in prefixes:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in _prefix_columns(gain).items()])
+    if prefixes:
+        # the ideal ranks and prefixes are windows read by both the per-query values and the
+        # ideal lists: Polars' common-subplan elimination does not find the shared part (the
+        # values' branch adds its terms to the same projection), and computed them twice:
+        # about 8% of ``all_trec``
+        qrels = qrels.cache()
     qstats = qterms.add_to(qrels).group_by(Q).agg(*_audit(REL), *[e.alias(k) for k, e in qaggs.items()])
     prefix_lists = [ideal_lists(qrels, gain) for gain in prefixes]
 
