@@ -72,7 +72,7 @@ def evaluate(
     engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
     than memory). The Polars engine evaluates the queries in groups (by a hash of the query
     id) one after the other: by default it reads the inputs once and splits them into groups
-    of about a million run rows; ``query_chunks`` = n instead writes the inputs once, streaming,
+    of about half a million run rows; ``query_chunks`` = n instead writes the inputs once, streaming,
     into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
     each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
     for exports larger than memory.
