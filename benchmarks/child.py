@@ -4,7 +4,7 @@
         [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json]
 
 TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
-``ir_measures``, ``floor``, ``rankwise-spark``) or one way of feeding a peer
+``ir_measures``, ``floor``, ``floor-duckdb``, ``rankwise-spark``) or one way of feeding a peer
 (``pytrec_eval:pyarrow``, ``ranx:from_df``, ...: ``DICTS`` and the tools below); a bare peer name is the
 fastest feeding measured (see benchmarks/README.md). End to end: from this module's first line
 (the interpreter's start is not counted, the imports are) to the per-query values in the
@@ -217,6 +217,25 @@ def floor_tool(run: str, qrels: str) -> None:
     )
 
 
+def floor_duckdb_tool(run: str, qrels: str) -> None:
+    """:func:`floor_tool` in DuckDB, the way its SQL does it: both files read, the run joined
+    to the qrels (left join), each query's rows numbered by score then doc id (a window
+    partitioned by query: DuckDB's per-query order), into a temporary table."""
+    import duckdb
+
+    def source(path: str) -> str:
+        return f"read_parquet('{Path(path) / '*.parquet' if Path(path).is_dir() else path}')"
+
+    con = duckdb.connect(config={"preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")
+    con.execute(
+        f"CREATE TEMP TABLE ranked AS SELECT r.query_id, j.relevance, row_number() OVER "
+        f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {source(run)} AS r "
+        f"LEFT JOIN {source(qrels)} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id"
+    )
+    con.close()
+
+
 def spark_tool(run: str, qrels: str) -> Any:
     import warnings
 
@@ -253,6 +272,9 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     elif tool == "floor":
         times["t1"] = time.perf_counter()
         floor_tool(run, qrels)
+    elif tool == "floor-duckdb":
+        times["t1"] = time.perf_counter()
+        floor_duckdb_tool(run, qrels)
     else:
         raise SystemExit(f"unknown tool {tool}")
     return values, frame, times
