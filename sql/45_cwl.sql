@@ -256,10 +256,20 @@ CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumcost, c
                            * rw_cwl_weight(cost, costed)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
+-- 1 - C, without subtracting from 1 (C near 1 would lose its digits): with ln C1 = -softplus(-z1),
+-- 1 - C1 = e^(-softplus(z1)), 1 - C2 likewise, and 1 - C1 C2 = (1 - C1) + C1 (1 - C2), a sum of
+-- nonnegative terms (K = 0: 1 - C2 = 0 where C2 = 1; where the rate is undefined rw_ift_log refuses).
+CREATE OR REPLACE TEMP MACRO rw_ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    ((CASE WHEN goal THEN exp(-rw_softplus((target::DOUBLE - cumgain) * r1::DOUBLE + ln(b1::DOUBLE))) ELSE 0.0 END)
+     + (CASE WHEN goal THEN exp(-rw_softplus(-(target::DOUBLE - cumgain) * r1::DOUBLE - ln(b1::DOUBLE))) ELSE 1.0 END)
+       * (CASE WHEN rate AND cumcost > 0.0
+               THEN exp(-rw_softplus(-(rate_a::DOUBLE - cumgain / cumcost::DOUBLE) * r2::DOUBLE - ln(b2::DOUBLE)))
+               ELSE 0.0 END))::DOUBLE;
+
 -- The padded ranks i = m + 1 .. depth (gain unjudged and cost 1 there, G_i = G_m + (i - m) unjudged,
 -- K_i = K_m + i - m), walked from rank m (the list is never empty) with the state (p: P_i, s: sum of
 -- P so far, g: G_m, k: K_m, m), which starts at P_{m+1} = exp(sum over the rows of ln C): its s is
--- the tail sum, its p P_{depth+1}.
+-- the tail sum.
 CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     list_reduce(
         generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
@@ -278,11 +288,43 @@ CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal,
             k := rw_cwl_cost_total(rnk, cost, depth),
             m := rw_bpm_m(rnk, depth)));
 
--- sum_{m < i <= depth} P_i over the padding, and P_{depth+1}.
+-- sum_{m < i <= depth} P_i over the padding.
 CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
     (rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
-CREATE OR REPLACE TEMP MACRO rw_ift_end(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
-    (rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).p;
+
+-- The same walk with the state (p: P_i, l: sum so far of P (1 - C) G, or of P (1 - C) K when costed,
+-- g, k, m): its l is the padding's part of rw_ift_total.
+CREATE OR REPLACE TEMP MACRO rw_ift_stop_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    list_reduce(
+        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
+        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
+            THEN struct_pack(
+                p := acc.p * exp(rw_ift_log(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
+                                            goal, rate, target, b1, r1, rate_a, b2, r2)),
+                l := acc.l + acc.p * rw_ift_stop(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
+                                                 goal, rate, target, b1, r1, rate_a, b2, r2)
+                             * (CASE WHEN costed THEN acc.k + (i::DOUBLE - acc.m)
+                                     ELSE acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE END),
+                g := acc.g, k := acc.k, m := acc.m)
+            ELSE acc END,
+        struct_pack(
+            p := exp(coalesce(sum(CASE WHEN rnk <= depth
+                                       THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                                       ELSE 0.0 END), 0.0))::DOUBLE,
+            l := 0.0::DOUBLE,
+            g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
+            k := rw_cwl_cost_total(rnk, cost, depth),
+            m := rw_bpm_m(rnk, depth)));
+
+-- sum_{i <= depth} P_i (1 - C_i) G_i (K_i, costed: cwl_eval's ETU, ETC as it sums them) over the
+-- ranked rows and the padding.
+CREATE OR REPLACE TEMP MACRO rw_ift_total(rel, rnk, cost, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    (coalesce(sum(CASE WHEN rnk <= depth
+                       THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                            * rw_ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                            * (CASE WHEN costed THEN cumcost::DOUBLE ELSE cumgain END)
+                       ELSE 0.0 END), 0.0)
+     + (rw_ift_stop_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed)).l)::DOUBLE;
 
 -- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
 -- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before

@@ -1216,10 +1216,15 @@ class IftTail(_Ift):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class IftEnd(_Ift):
-    """P_{depth+1} = P_{m+1} · Π_{m<i≤depth} C_i."""
+class IftTotal(_IftRows):
+    """Σ_{i≤depth} P_i · (1 − C_i) · G_i over the ranked rows and the padding (cwl_eval's expected
+    total utility as it sums it, its L_i = P_i · (1 − C_i) the chance of stopping at rank i):
+    1 − C_i carried as a sum of nonnegative terms, not subtracted from 1, so that a C_i near 1 keeps
+    its digits (Σ P g − P_{depth+1} · G would cancel)."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "cost")
+    costed: bool
+    """Σ P_i · (1 − C_i) · K_i instead (cwl_eval's expected total cost)."""
 
 
 # -- diversity (intent-aware) primitives: over (document, subtopic) pairs ----------------------

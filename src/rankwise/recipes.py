@@ -57,9 +57,9 @@ from rankwise.primitives import (
     IdealDcgRun,
     IdealIntentGain,
     IdealRboWeights,
-    IftEnd,
     IftExamined,
     IftTail,
+    IftTotal,
     IftUtility,
     InfapSum,
     InstEnd,
@@ -310,16 +310,16 @@ def _cwl_models(m: Metric, p: Mapping[str, ParamValue]) -> CwlModel:
 @dataclass(frozen=True)
 class CwlParts:
     """A C/W/L model's sums over the ranking padded to depth (gain ``unjudged`` on unjudged and
-    padded ranks): Σ P_i g_i, ED = Σ P_i, P_{depth+1}, the total gain Σ g_i, Σ P_i c_i and the
-    total cost Σ c_i (c_i the row's cost; 1 on padded ranks, cwl_eval's default max_cost and
-    min_cost)."""
+    padded ranks): Σ P_i g_i, ED = Σ P_i, Σ P_i c_i (c_i the row's cost; 1 on padded ranks,
+    cwl_eval's default max_cost and min_cost), and the expected totals ETU = Σ L_i G_i and ETC =
+    Σ L_i K_i (L_i = P_i − P_{i+1}, the chance of stopping at rank i; G, K the running gain and
+    cost)."""
 
     utility: Node
     depth_e: Node
-    p_end: Node
-    gain: Node
     cost: Node
-    cost_total: Node
+    total_utility: Node
+    total_cost: Node
 
 
 def _cwl(m: Metric, p: Mapping[str, ParamValue]) -> Node:
@@ -353,7 +353,8 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
     rows_e: Node
     rows_c: Node
     tail: Node
-    p_end: Node
+    p_end: Node | None = None
+    totals: tuple[Node, Node] | None = None
     if name == "INST":
         inst = (float(p["T"]), lo, hi, u, depth)
         rows_u, tail, p_end = InstUtility(*inst), InstTail(*inst), InstEnd(*inst)
@@ -364,8 +365,10 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
         rows_e, rows_c = BpmExamined(*bpm, False), BpmExamined(*bpm, True)
     elif name in IFT_MEASURES:
         ift = (*_ift_model(p), lo, hi, u, depth)
-        rows_u, tail, p_end = IftUtility(*ift), IftTail(*ift), IftEnd(*ift)
+        rows_u, tail = IftUtility(*ift), IftTail(*ift)
         rows_e, rows_c = IftExamined(*ift, False), IftExamined(*ift, True)
+        # Σ L_i G_i directly: its C_i can lie within 1e-9 of 1, where Σ P g − P_end · G cancels
+        totals = (IftTotal(*ift, False), IftTotal(*ift, True))
     else:
         model = _cwl_models(m, p)
         d, a, s = model.shape, model.a, model.survival
@@ -395,14 +398,18 @@ def _cwl_parts(m: Metric, p: Mapping[str, ParamValue], u: float) -> CwlParts:
     if u > 0:
         utility = Add(rows_u, Mul(Const(u), tail))
         gain = Add(gain, Mul(Const(u), padded))
-    cost_total = Add(CwlCostTotal(depth), padded)
-    return CwlParts(utility, _add(rows_e, tail), p_end, gain, _add(rows_c, tail), cost_total)
+    cost = _add(rows_c, tail)
+    if totals is None:
+        # Abel summation: Σ_{i≤depth} (P_i − P_{i+1}) G_i = Σ P_i g_i − P_{depth+1} · G (K likewise)
+        assert p_end is not None
+        cost_total = Add(CwlCostTotal(depth), padded)
+        totals = (Sub(utility, Mul(p_end, gain)), Sub(cost, Mul(p_end, cost_total)))
+    return CwlParts(utility, _add(rows_e, tail), cost, *totals)
 
 
 def _cwl_value(value: str, parts: CwlParts, depth: int) -> Node:
-    """One of cwl_eval's numbers from :class:`CwlParts`: EU = Σ P g / ED, ETU = Σ P g − P_end · G,
-    EC = Σ P c / ED (0 for a query missing from the run, where ED = 0), ETC = Σ P c − P_end · C
-    (C the total cost), ED."""
+    """One of cwl_eval's numbers from :class:`CwlParts`: EU = Σ P g / ED, ETU, EC = Σ P c / ED (0
+    for a query missing from the run, where ED = 0), ETC, ED."""
     if value == "EU":
         return Div0(parts.utility, parts.depth_e)
     if value == "ED":
@@ -410,8 +417,8 @@ def _cwl_value(value: str, parts: CwlParts, depth: int) -> Node:
     if value == "EC":
         return Div0(parts.cost, parts.depth_e)
     if value == "ETU":
-        return Sub(parts.utility, Mul(parts.p_end, parts.gain))
-    return Sub(parts.cost, Mul(parts.p_end, parts.cost_total))
+        return parts.total_utility
+    return parts.total_cost
 
 
 def _cwl_reach_limit(shape: str, a: float, depth: int) -> int:

@@ -934,11 +934,43 @@ def ift_examined(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cu
     return pl.when(rnk <= depth).then(reach * cwl_weight(cost, costed)).otherwise(0.0).sum()
 
 
+def _ift_stop(cumcost: pl.Expr, cumgain: pl.Expr, goal: bool, rate: bool, target: float, b1: float, r1: float,
+              rate_a: float, b2: float, r2: float) -> pl.Expr:
+    """1 − C, without subtracting from 1 (C near 1 would lose its digits): 1 − C1 = e^−softplus(z1)
+    where ln C1 = −softplus(−z1), 1 − C2 likewise, and 1 − C1 · C2 = (1 − C1) + C1 · (1 − C2), a
+    sum of nonnegative terms (K = 0: 1 − C2 = 0 where C2 = 1; where the rate is undefined ln C is
+    refused)."""
+    stop1, keep1 = pl.lit(0.0), pl.lit(1.0)
+    if goal:
+        z1 = (target - cumgain) * r1 + math.log(b1)
+        stop1, keep1 = (-_softplus(z1)).exp(), (-_softplus(-z1)).exp()
+    stop2 = pl.lit(0.0)
+    if rate:
+        z2 = (rate_a - cumgain / cumcost.cast(pl.Float64)) * r2 + math.log(b2)
+        stop2 = pl.when(cumcost > 0.0).then((-_softplus(-z2)).exp()).otherwise(0.0)
+    return stop1 + keep1 * stop2
+
+
+def ift_total(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, cumlog: pl.Expr,
+              goal: bool, rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
+              min_rel: float, max_rel: float, unjudged: float, depth: int, costed: bool) -> pl.Expr:
+    """Σ_{i≤depth} P_i · (1 − C_i) · G_i (K_i, ``costed``) over the ranked rows and the padding."""
+    reach = _ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+    stop = _ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+    weight = cumcost.cast(pl.Float64) if costed else cumgain
+    rows = pl.when(rnk <= depth).then(reach * stop * weight).otherwise(0.0).sum()
+    start, pad, running, spent, total = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1,
+                                                     r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
+    padded = _ift_stop(spent, total, goal, rate, target, b1, r1, rate_a, b2, r2) * (spent if costed else total)
+    return rows + start * ((running - pad).exp() * padded).sum()
+
+
 def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool,
                  rate: bool, target: float, b1: float, r1: float, rate_a: float, b2: float, r2: float,
-                 min_rel: float, max_rel: float, unjudged: float, depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """(P_{m+1}, ln C_i and its running sum over the padded ranks i = m + 1 .. depth: G_i = G_m +
-    (i − m) · u, K_i = K_m + i − m, each padded document costing 1)."""
+                 min_rel: float, max_rel: float, unjudged: float,
+                 depth: int) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """(P_{m+1}, then over the padded ranks i = m + 1 .. depth: ln C_i, its running sum, K_i and G_i,
+    where G_i = G_m + (i − m) · u, K_i = K_m + i − m, each padded document costing 1)."""
     inside = rnk <= depth
     logs = pl.when(inside).then(_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2))
     reach = _defined(logs.otherwise(0.0)).sum().exp()
@@ -946,26 +978,18 @@ def _ift_padding(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cu
     spent = pl.when(inside).then(cost.cast(pl.Float64)).otherwise(0.0).sum()
     i = pl.int_range(m.cast(pl.Int64) + 1, depth + 1, dtype=pl.Int64)
     after = i.cast(pl.Float64) - m
-    pad = _ift_log(spent + after, total + after * float(unjudged), goal, rate, target, b1, r1, rate_a, b2, r2)
-    return reach, pad, pad.cum_sum()
+    costs, gains = spent + after, total + after * float(unjudged)
+    pad = _ift_log(costs, gains, goal, rate, target, b1, r1, rate_a, b2, r2)
+    return reach, pad, pad.cum_sum(), costs, gains
 
 
 def ift_tail(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool, rate: bool, target: float,
              b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float,
              unjudged: float, depth: int) -> pl.Expr:
     """Σ_{m<i≤depth} P_i = P_{m+1} · Σ_i exp(Σ_{m<j<i} ln C_j)."""
-    reach, pad, running = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1,
-                                       r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
+    reach, pad, running, _, _ = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1,
+                                             r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
     return reach * (running - pad).exp().sum()
-
-
-def ift_end(rel: pl.Expr, rnk: pl.Expr, cost: pl.Expr, cumgain: pl.Expr, cumcost: pl.Expr, goal: bool, rate: bool, target: float,
-            b1: float, r1: float, rate_a: float, b2: float, r2: float, min_rel: float, max_rel: float,
-            unjudged: float, depth: int) -> pl.Expr:
-    """P_{depth+1} = P_{m+1} · exp(Σ_{m<i≤depth} ln C_i)."""
-    reach, pad, _ = _ift_padding(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1,
-                                 rate_a, b2, r2, min_rel, max_rel, unjudged, depth)
-    return reach * pad.sum().exp()
 
 
 # -- diversity (intent-aware) primitives: aggregates over (document, subtopic) pairs -----------
