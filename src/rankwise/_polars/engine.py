@@ -71,6 +71,8 @@ RUN_IRANK = "__run_irank"
 C = "__c"
 """The run's cost column (:attr:`Columns.cost`; 1 on the ranked rows when the run has none)."""
 SUB, COV, NSUB = "__sub", "__cov", "__nsub"
+_INDEX = "__index"
+"""Each ranked list's positions 0..n-1 (:func:`ranked`, for the ideal prefix's gathers)."""
 
 
 def type_class(dtype: pl.DataType) -> TypeClass:
@@ -374,15 +376,21 @@ def ranked(
     lists = lists.with_columns(*[pl.col(REL).list.eval(e).alias(k) for k, e in seq.items()])
     if per_query is not None:
         lists = lists.join(per_query, on=Q, how="inner", maintain_order="left")
-    index = pl.col(REL).list.eval(pl.int_range(pl.len()))
     ranked_values: list[str] = []
+    if at_rank:
+        # each list's positions 0..n-1, computed once for every gather (a list.eval in each
+        # gather's expression ran once per gather: Polars does not share it)
+        lists = lists.with_columns(pl.col(RANK).list.eval(pl.element() - 1).alias(_INDEX))
     for table in at_rank:
         schema = table.collect_schema()
         names = [c for c in schema.names() if c != Q]
         lists = lists.join(table, on=Q, how="left", maintain_order="left").with_columns(
-            pl.col(c).fill_null(pl.lit([], dtype=schema[c])).list.gather(index, null_on_oob=True) for c in names
+            pl.col(c).fill_null(pl.lit([], dtype=schema[c])).list.gather(pl.col(_INDEX), null_on_oob=True)
+            for c in names
         )
         ranked_values += names
+    if at_rank:
+        lists = lists.drop(_INDEX)
     rows = lists.explode(*carried, *seq, *ranked_values)
     return rows if costs else rows.with_columns(pl.lit(1.0).alias(C))
 

@@ -307,7 +307,8 @@ def iprec(rnk: pl.Expr, cumrel: pl.Expr, nrel: pl.Expr, level: float, shift: flo
     0 when there is none."""
     needed = (pl.lit(level) * nrel.cast(pl.Float64) + shift).floor()
     precision = row(cumrel.cast(pl.Float64) / rnk.cast(pl.Float64))
-    return precision.filter(row(cumrel.cast(pl.Float64)) >= needed).max().fill_null(0.0)
+    # a masked max, not a filter's (the precisions are >= 0): no filtered copy of the rows
+    return pl.when(row(cumrel.cast(pl.Float64)) >= needed).then(precision).otherwise(0.0).max().fill_null(0.0)
 
 
 def nonrel_above_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int | None) -> pl.Expr:
