@@ -3,9 +3,12 @@
 Structure, not time: the shuffles (``Exchange`` nodes) of the executed physical plan are counted,
 with adaptive query execution off and on (its final plan). Before, the run was shuffled twice
 (by query and document for the join with the judgments, then by query for the windows) and the
-judgments' join side by query and document; now each input is partitioned by the query once
-and the join, the windows and the aggregates reuse that partitioning. The ``ORDER BY`` of the
-result (a range partitioning) is not a shuffle by query's hash and is left out."""
+judgments' join side by query and document; now each input is partitioned by the query and
+the join, the windows and the aggregates reuse that partitioning: the run is shuffled once. The
+judgments are shuffled once for each of their three uses (the ideal order, the join, the judged
+queries): Spark pushes a different projection and filter under each shuffle, so it cannot reuse
+one (the test counts them, so that a change shows). The ``ORDER BY`` of the result (a range
+partitioning) is not a shuffle by query's hash and is left out."""
 
 from __future__ import annotations
 
@@ -101,3 +104,6 @@ def test_spark_evaluation_shuffles_the_run_once_by_query(adaptive: Any, check: b
     # the run: once by the statement (and, checked, once more by its data check, a separate
     # scan of the input)
     assert [side for side, _ in shuffles].count("run") == (2 if check else 1), shuffles
+    # the judgments: once per use (the ideal order, the join, the judged queries), and once more
+    # by their data check
+    assert [side for side, _ in shuffles].count("qrels") == (4 if check else 3), shuffles

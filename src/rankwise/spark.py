@@ -59,7 +59,7 @@ partitioned by the query, and the windows by query after it shuffle a third time
 
 
 def _by_query(df: Any, query_id: str) -> Any:
-    """``df`` hash-partitioned by the query: the one shuffle of an evaluation. Every join,
+    """``df`` hash-partitioned by the query: the run's one shuffle in an evaluation. Every join,
     window and aggregate of the statement is by the query (and, for the join of the run with
     the judgments, the document too), so each keeps this partitioning instead of shuffling
     again (``tests/test_spark_plan.py`` counts the shuffles of the executed plan); with
@@ -95,10 +95,13 @@ def evaluate(
     lists document 'd3' more than once for query 'q1'``. ``check=False`` leaves the data
     checks out (inputs validated upstream; such rows then count as they are).
 
-    The evaluation shuffles each input once, by the query: the inputs are repartitioned by
-    the query, and the session's ``spark.sql.requireAllClusterKeysForCoPartition`` is set to
-    ``false`` (read when the result is planned, at its action), so that the join by (query,
-    document) and the windows and aggregates by query reuse that partitioning."""
+    The inputs are repartitioned by the query, and the session's
+    ``spark.sql.requireAllClusterKeysForCoPartition`` is set to ``false`` (read when the result
+    is planned, at its action), so that the join by (query, document) and the windows and
+    aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
+    once more by its data check, with ``check=True``). The judgments are shuffled by the query
+    once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
+    different projection under each, so it cannot reuse one shuffle."""
     check_options("evaluate", options)
     columns = Columns.from_options(options)
     run_types = _check_schema(run, "run", columns)
