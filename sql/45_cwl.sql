@@ -267,54 +267,51 @@ CREATE OR REPLACE TEMP MACRO rw_ift_stop(cumcost, cumgain, goal, rate, target, b
                ELSE 0.0 END))::DOUBLE;
 
 -- The padded ranks i = m + 1 .. depth (gain unjudged and cost 1 there, G_i = G_m + (i - m) unjudged,
--- K_i = K_m + i - m), walked from rank m (the list is never empty) with the state (p: P_i, s: sum of
--- P so far, g: G_m, k: K_m, m), which starts at P_{m+1} = exp(sum over the rows of ln C): its s is
--- the tail sum.
-CREATE OR REPLACE TEMP MACRO rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
-    list_reduce(
-        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
-        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
-            THEN struct_pack(
-                p := acc.p * exp(rw_ift_log(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
-                                            goal, rate, target, b1, r1, rate_a, b2, r2)),
-                s := acc.s + acc.p, g := acc.g, k := acc.k, m := acc.m)
-            ELSE acc END,
-        struct_pack(
-            p := exp(coalesce(sum(CASE WHEN rnk <= depth
-                                       THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
-                                       ELSE 0.0 END), 0.0))::DOUBLE,
-            s := 0.0::DOUBLE,
-            g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
-            k := rw_cwl_cost_total(rnk, cost, depth),
-            m := rw_bpm_m(rnk, depth)));
+-- K_i = K_m + i - m) are walked from rank m (the list is never empty) with the state (p: P_i, v: a
+-- sum so far, g: G_m, k: K_m, m), which starts at P_{m+1} = exp(sum over the rows of ln C), v = 0.
+CREATE OR REPLACE TEMP MACRO rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    struct_pack(
+        p := exp(coalesce(sum(CASE WHEN rnk <= depth
+                                   THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                                   ELSE 0.0 END), 0.0))::DOUBLE,
+        v := 0.0::DOUBLE,
+        g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
+        k := rw_cwl_cost_total(rnk, cost, depth),
+        m := rw_bpm_m(rnk, depth));
+
+-- K_i and G_i at the padded rank i of the walk's state.
+CREATE OR REPLACE TEMP MACRO rw_ift_pad_cost(acc, i) AS acc.k + (i::DOUBLE - acc.m);
+CREATE OR REPLACE TEMP MACRO rw_ift_pad_gain(acc, i, unjudged) AS acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE;
+
+-- The walk's next state at the padded rank i: P_{i+1} = P_i C_i, v + ``term`` (its value at rank i).
+CREATE OR REPLACE TEMP MACRO rw_ift_step(acc, i, term, unjudged, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    struct_pack(
+        p := acc.p * exp(rw_ift_log(rw_ift_pad_cost(acc, i), rw_ift_pad_gain(acc, i, unjudged),
+                                    goal, rate, target, b1, r1, rate_a, b2, r2)),
+        v := acc.v + term, g := acc.g, k := acc.k, m := acc.m);
 
 -- sum_{m < i <= depth} P_i over the padding.
 CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
-    (rw_ift_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth)).s;
-
--- The same walk with the state (p: P_i, l: sum so far of P (1 - C) G, or of P (1 - C) K when costed,
--- g, k, m): its l is the padding's part of rw_ift_total.
-CREATE OR REPLACE TEMP MACRO rw_ift_stop_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
-    list_reduce(
+    (list_reduce(
         generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
         lambda acc, i: CASE WHEN i::DOUBLE > acc.m
-            THEN struct_pack(
-                p := acc.p * exp(rw_ift_log(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
-                                            goal, rate, target, b1, r1, rate_a, b2, r2)),
-                l := acc.l + acc.p * rw_ift_stop(acc.k + (i::DOUBLE - acc.m), acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE,
-                                                 goal, rate, target, b1, r1, rate_a, b2, r2)
-                             * (CASE WHEN costed THEN acc.k + (i::DOUBLE - acc.m)
-                                     ELSE acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE END),
-                g := acc.g, k := acc.k, m := acc.m)
+            THEN rw_ift_step(acc, i, acc.p, unjudged, goal, rate, target, b1, r1, rate_a, b2, r2)
             ELSE acc END,
-        struct_pack(
-            p := exp(coalesce(sum(CASE WHEN rnk <= depth
-                                       THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
-                                       ELSE 0.0 END), 0.0))::DOUBLE,
-            l := 0.0::DOUBLE,
-            g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
-            k := rw_cwl_cost_total(rnk, cost, depth),
-            m := rw_bpm_m(rnk, depth)));
+        rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth))).v;
+
+-- The padding's part of rw_ift_total: sum_{m < i <= depth} P_i (1 - C_i) G_i (K_i when costed), a
+-- walk of its own (DuckDB would not share one walk between the two values).
+CREATE OR REPLACE TEMP MACRO rw_ift_stop_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    (list_reduce(
+        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
+        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
+            THEN rw_ift_step(acc, i,
+                             acc.p * rw_ift_stop(rw_ift_pad_cost(acc, i), rw_ift_pad_gain(acc, i, unjudged),
+                                                 goal, rate, target, b1, r1, rate_a, b2, r2)
+                             * (CASE WHEN costed THEN rw_ift_pad_cost(acc, i) ELSE rw_ift_pad_gain(acc, i, unjudged) END),
+                             unjudged, goal, rate, target, b1, r1, rate_a, b2, r2)
+            ELSE acc END,
+        rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth))).v;
 
 -- sum_{i <= depth} P_i (1 - C_i) G_i (K_i, costed: cwl_eval's ETU, ETC as it sums them) over the
 -- ranked rows and the padding.
@@ -324,7 +321,7 @@ CREATE OR REPLACE TEMP MACRO rw_ift_total(rel, rnk, cost, cumgain, cumcost, cuml
                             * rw_ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
                             * (CASE WHEN costed THEN cumcost::DOUBLE ELSE cumgain END)
                        ELSE 0.0 END), 0.0)
-     + (rw_ift_stop_walk(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed)).l)::DOUBLE;
+     + rw_ift_stop_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed))::DOUBLE;
 
 -- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
 -- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before
