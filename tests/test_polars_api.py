@@ -124,3 +124,23 @@ def test_ideal_run_ranks_the_rows_with_a_score() -> None:
         assert_frame_equal(out, frame.group_by("query_id").agg(rw.exprs(["RR", "P@1", "AP", "R@3"], ideal="run")))
     with pytest.raises(rw.InvalidParameterError, match="by="):
         rw.reciprocal_rank("relevance", by=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_each_spelling_of_a_metric_names_its_own_column(engine: str) -> None:
+    """Equal metrics spelled differently (``P@5``, ``P_5``; ``RR``, ``MRR``) in calls one after
+    the other, in one process: each result's columns are named as that call spelled them (the
+    Polars engine keeps an evaluation's compiled expressions for the next one), with and
+    without ``by=``."""
+    run = pl.DataFrame({
+        "query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["a", "b", "c", "c"],
+        "score": [3.0, 2.0, 1.0, 1.0], "seg": ["x", "x", "x", "y"],
+    })
+    qrels = pl.DataFrame({"query_id": ["q1", "q2", "q1"], "doc_id": ["b", "c", "c"], "relevance": [1, 2, 1]})
+    first = rw.evaluate(qrels, run, ["P@5", "RR"], engine=engine)  # type: ignore[arg-type]
+    assert first.columns == ["query_id", "P@5", "RR"]
+    again = rw.evaluate(qrels, run, ["P_5", "MRR"], engine=engine)  # type: ignore[arg-type]
+    assert again.columns == ["query_id", "P_5", "MRR"]
+    assert again.rename({"P_5": "P@5", "MRR": "RR"}).equals(first)
+    by = rw.evaluate(qrels, run, ["P_5"], engine=engine, by="seg")  # type: ignore[arg-type]
+    assert by.columns == ["seg", "query_id", "P_5"]
