@@ -4,10 +4,12 @@ negative relevance, queries without relevant documents and queries missing on ei
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import polars as pl
 from hypothesis import strategies as st
 
+T = TypeVar("T")
 QUERY_IDS = ["q1", "q2", "Q3", "q10", "301"]
 DOC_IDS = ["d1", "d2", "D3", "d10", "d9", "a", "B", "zz", "doc-5", "Doc_6", "x1", "x2"]
 SCORES = [0.0, 0.5, 1.0, 1.5, 2.0, -1.0]
@@ -27,12 +29,20 @@ class Case:
         return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
 
 
+def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
+    """The judged queries: at least one of the run's (inputs that share no query are an error,
+    tested on their own), and any others."""
+    return st.tuples(st.sampled_from(run_queries), st.lists(st.sampled_from(ids), max_size=max_size - 1, unique=True)).map(
+        lambda t: list(dict.fromkeys([t[0], *t[1]]))
+    )
+
+
 @st.composite
 def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Case:
     """Random (run, qrels). ``nonnegative``: relevance 0..3 only, for pytrec-eval-terrier,
     whose trec_eval 9.x writes out of bounds on negative judgments (see test_reference.py)."""
     run_queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
-    qrels_queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
+    qrels_queries = draw(judged_queries(run_queries, QUERY_IDS, max_size=4))
     docs = DOC_IDS[:max_docs]
     score = st.one_of(st.sampled_from(SCORES), st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 3)))
     run = {

@@ -148,11 +148,11 @@ def test_unjudged_run_queries_are_reported(engine: str) -> None:
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @pytest.mark.parametrize("missing", ["ignore", "zero"])
-def test_run_with_no_judged_query_reports_every_query(engine: str, missing: str) -> None:
+def test_run_with_no_judged_query_is_an_error_naming_ids_of_both_sides(engine: str, missing: str) -> None:
+    # issue 32: inputs that do not meet are an error, not a table of NaN or zeros
     run = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "z"], "score": [1.0, 0.5, 1.0]})
-    with pytest.warns(rw.RankwiseWarning, match=r"2 run queries have no judgments"):
-        out = rw.evaluate(QRELS, run, ["P@1"], engine=engine, missing=missing)  # type: ignore[arg-type]
-    assert out["query_id"].to_list() == ([] if missing == "ignore" else ["q"])
+    with pytest.raises(rw.InvalidValueError, match=r"no query of the run is judged: the run's query ids \('a', 'b'\) and the qrels' \('q'\)"):
+        rw.evaluate(QRELS, run, ["P@1"], engine=engine, missing=missing)  # type: ignore[arg-type]
 
 
 def test_errors_are_value_or_type_errors() -> None:

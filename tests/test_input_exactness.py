@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from tests.conftest import ENGINES, Evaluate, run_on
+from tests.strategies import judged_queries
 from tests.test_reference import PAIRS, TREC_MEASURES
 
 INT_QUERIES = [1, 2, 10, 301]
@@ -39,7 +40,7 @@ def int_cases(draw: st.DrawFn) -> tuple[dict[int, dict[int, float]], dict[int, d
     }
     qrels = {
         q: draw(st.dictionaries(st.sampled_from(INT_DOCS), st.integers(0, 3), min_size=1, max_size=len(INT_DOCS)))
-        for q in draw(st.lists(st.sampled_from(INT_QUERIES), min_size=1, max_size=3, unique=True))
+        for q in draw(judged_queries(list(run), INT_QUERIES, max_size=3))
     }
     return run, qrels
 
@@ -181,10 +182,11 @@ def test_csv_ids_are_text(tmp_path: Path, engine: str, sep: str, ext: str) -> No
     qrels = pl.DataFrame({"query_id": ["0012"], "doc_id": ["0005"], "relevance": [1]})
     got = rw.evaluate(qrels, tmp_path / f"run.{ext}", ["RR", "NumRelRet"], engine=engine)
     assert got.row(0) == ("0012", 1.0, 1.0)
-    # the same ids as integers do not match "0005": they are different ids
+    # the same ids as integers do not match "0005": they are different ids, and inputs that
+    # share no query are an error that says they would meet without the leading zeros
     int_qrels = pl.DataFrame({"query_id": [12], "doc_id": [5], "relevance": [1]})
-    with pytest.warns(rw.RankwiseWarning, match="no judgments"):
-        assert rw.evaluate(int_qrels, tmp_path / f"run.{ext}", ["RR"], engine=engine).height == 0
+    with pytest.raises(rw.InvalidValueError, match=r"\('0012'\) and the qrels' \(12\) have none in common .*1 of the run's would match after .*dropping leading zeros"):
+        rw.evaluate(int_qrels, tmp_path / f"run.{ext}", ["RR"], engine=engine)
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])

@@ -1,7 +1,9 @@
 """Is the new ranking better? Paired comparison of runs on per-query values.
 
-Every run is evaluated **once**, on the same queries (the union over runs; a query missing
-from a run counts as 0 there, trec_eval ``-c``): :func:`per_query_values`. Every table,
+Every run is evaluated **once**, on the same queries (those :func:`rankwise.evaluate` scores
+for some run under the same options: with ``missing='ignore'``, the default, the judged queries
+some run has; a query missing from one run counts as 0 there, trec_eval ``-c``, and a warning
+says so): :func:`per_query_values`. Every table,
 test, figure and report of a comparison is derived from those values (:class:`Comparison`),
 so each output shows the same numbers for the same call.
 
@@ -39,7 +41,7 @@ from rankwise.conventions import (
     check_options,
 )
 from rankwise.errors import InvalidParameterError, RankwiseWarning
-from rankwise.evaluate import Engine, evaluate, metric_of_column
+from rankwise.evaluate import Engine, evaluate_coverage, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.reading import Reading
@@ -61,6 +63,7 @@ from rankwise.statistics import (
     t_interval,
     topic_set_size,
 )
+from rankwise.validate import missing_note
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey", "randomized_tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey", "randomized_tukey")
@@ -75,7 +78,7 @@ Ekstrand, Inference at scale, SIGIR 2023: at large n it rejects far more often t
 __all__ = ["CORRECTIONS", "Comparison", "Correction", "Inputs", "PerQuery", "anova", "compare", "comparison", "per_query_values"]
 
 
-_RETRIEVED = "__rw_retrieved"
+_RETRIEVED = "__rw_present"
 """The column of NumRet added to every run's evaluation: 0 marks a query the run does not
 have (a run's query always retrieves something)."""
 
@@ -95,6 +98,27 @@ class PerQuery:
     filled: dict[str, pl.DataFrame]
     """Per run (and segment): how many of the queries were absent from the run."""
     segments: list[str]
+    left_out: int = 0
+    """Judged queries no run has, left out (``missing='ignore'``, as :func:`rankwise.evaluate`)."""
+    missing: str = "ignore"
+    """The policy the queries were paired under (``missing``)."""
+
+    def warn(self, stacklevel: int) -> None:
+        """Say which run lacks how many of the paired queries (scored 0 there to pair it), and
+        how many judged queries no run has (left out, under ``missing='ignore'``)."""
+        total = self.keys.height
+        for name, counts in self.filled.items():
+            n = int(counts["filled"].sum())
+            if n:
+                what = "judged queries" if self.missing == "zero" else "queries compared (those some run has)"
+                warnings.warn(
+                    f"run {name!r} lacks {n} of the {total} {what}: scored 0 there to pair them",
+                    RankwiseWarning, stacklevel=stacklevel + 1,
+                )
+        if self.left_out:
+            warnings.warn(
+                missing_note(self.left_out, "ignore", "any run"), RankwiseWarning, stacklevel=stacklevel + 1
+            )
 
     def groups(self) -> list[dict[str, Any]]:
         """The segments' values, one dict per segment ([{}] without segments)."""
@@ -149,16 +173,19 @@ def per_query_values(
     also: Iterable[str] = (),
     **options: Unpack[ReadOptions],
 ) -> PerQuery:
-    """Evaluate each run once and pair the queries: the union over runs, a query absent from a
-    run scoring 0 there (NULL for a metric undefined on an empty ranking). ``also``: more
-    metrics evaluated in the same pass (those already asked are not asked twice)."""
+    """Evaluate each run once and pair the queries: those :func:`rankwise.evaluate` scores for
+    some run under the same options (``missing='ignore'``, the default: the judged queries at
+    least one run has; ``missing='zero'``: every judged query), a query absent from a run
+    scoring 0 there (NULL for a metric undefined on an empty ranking), which a
+    :class:`~rankwise.errors.RankwiseWarning` says per run. ``also``: more metrics evaluated
+    in the same pass (those already asked are not asked twice)."""
     check_options("compare", options, READ_KEYWORDS)
     parsed = parse_metrics(metrics)
     extra = parse_metrics(list(also)) if also else []
     parsed = _unique([*parsed, *extra])
     segments = [by] if isinstance(by, str) else list(by or [])
     keys = [*segments, options.get("query_id", Columns.query_id)]
-    retrieved = make_metric(get_spec("NumRet"), {}, None, _RETRIEVED)
+    retrieved = make_metric(get_spec("NumRet"), {"judged_only": False}, None, _RETRIEVED)
     # the qrels are read once for every run (records, an iterator, are read once in all)
     reading = Reading.from_options(options)
     qrels = reading.prepared(qrels, "qrels", Columns.from_options(options))
@@ -170,10 +197,14 @@ def per_query_values(
             step.at(i, detail=name)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                per_run[name] = evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
+                per_run[name], _ = evaluate_coverage(
+                    qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
+                )
             for w in caught:  # each warning names its run
                 warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
-    return _pair(per_run, keys, segments, [m.label for m in parsed])
+    values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
+    values.warn(stacklevel=3)
+    return values
 
 
 def _unique(parsed: list[Metric]) -> list[Metric]:
@@ -183,14 +214,21 @@ def _unique(parsed: list[Metric]) -> list[Metric]:
     return list(seen.values())
 
 
-def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str], labels: list[str]) -> PerQuery:
-    """Pair the queries: the union over runs, a query absent from a run scoring 0 there."""
+def _pair(
+    per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str], labels: list[str], missing: str
+) -> PerQuery:
+    """Pair the queries (``missing='ignore'``: those some run has; ``'zero'``: every judged
+    one), a query absent from a run scoring 0 there."""
     # runs whose id columns differ in type (integer ids in one, text in another) are paired
     # by the ids' text, as evaluate() pairs a run with qrels of another id type
     for key in keys:
         if len({df.schema[key] for df in per_run.values()}) > 1:
             per_run = {n: df.with_columns(pl.col(key).cast(pl.String)) for n, df in per_run.items()}
-    all_keys = pl.concat([df.select(keys) for df in per_run.values()]).unique().sort(keys)
+    # every run's evaluation holds every judged query (missing='zero'), those it lacks
+    # retrieving nothing
+    judged = pl.concat([df.select(keys) for df in per_run.values()]).unique()
+    in_some = pl.concat([df.filter(pl.col(_RETRIEVED) > 0).select(keys) for df in per_run.values()]).unique()
+    all_keys = (in_some if missing == "ignore" else judged).sort(keys)
     aligned: dict[str, pl.DataFrame] = {}
     filled: dict[str, pl.DataFrame] = {}
     for name, df in per_run.items():
@@ -208,7 +246,7 @@ def _pair(per_run: dict[str, pl.DataFrame], keys: list[str], segments: list[str]
             pl.when(absent).then(_absent_value(label)).otherwise(pl.col(label)).round(12).alias(label)
             for label in labels
         ).drop(_RETRIEVED)
-    return PerQuery(all_keys, aligned, filled, segments)
+    return PerQuery(all_keys, aligned, filled, segments, judged.height - all_keys.height, missing)
 
 
 def _absent_value(label: str) -> pl.Expr:
@@ -348,7 +386,10 @@ def compare(
 
     The keyword ``options`` (conventions and column names,
     :class:`~rankwise.conventions.EvaluationOptions`) are those of :func:`rankwise.evaluate`,
-    but for ``missing``: every run is evaluated with ``missing='zero'``. Choosing the Wilcoxon
+    and a run's ``mean`` is the one ``evaluate`` gives under them wherever the runs have the
+    same queries: ``missing='ignore'`` (the default) pairs the judged queries some run has,
+    ``missing='zero'`` every judged query; a query a run lacks scores 0 there (``filled``,
+    and a :class:`~rankwise.errors.RankwiseWarning` names the run and the count). Choosing the Wilcoxon
     test with 1,000 queries or more warns (it rejects too often at large n: Ihemelandu &
     Ekstrand, SIGIR 2023); prefer the t or randomization test and read the effect sizes.
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 import polars as pl
@@ -26,19 +28,24 @@ from rankwise.errors import (
 )
 from rankwise.faults import engine_faults
 from rankwise.io import FileFormat, to_lazyframe
-from rankwise.metric import Metric
+from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.reading import Reading
-from rankwise.validate import warn_unjudged
+from rankwise.registry import get_spec
+from rankwise.validate import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 
 Engine = Literal["polars", "duckdb"]
+RETRIEVED = "__rw_retrieved"
+JUDGED = "__rw_judged"
+COVERAGE_METRICS: tuple[Metric, ...] = (
+    make_metric(get_spec("NumRet"), {"judged_only": False}, None, RETRIEVED),
+    make_metric(get_spec("NumRet"), {"rel": -sys.float_info.max, "judged_only": False}, None, JUDGED),
+)
+"""Evaluated with every evaluation's metrics: per query, the documents retrieved, and those of
+them judged (any relevance, negative too): how the run and the judgments met."""
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
 MAX_QUERY_CHUNKS = 10_000
 """The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
-
-
-def _warn_unjudged(count: int) -> None:
-    warn_unjudged(count, stacklevel=4)
 
 
 def evaluate(
@@ -98,6 +105,29 @@ def evaluate(
     >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
     (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
+    result, coverage = evaluate_coverage(
+        qrels, run, metrics, engine=engine, run_format=run_format, qrels_format=qrels_format, by=by,
+        duckdb_config=duckdb_config, query_chunks=query_chunks, **options,
+    )
+    coverage.warn(options.get("missing", "ignore"), stacklevel=2)
+    return result
+
+
+def evaluate_coverage(
+    qrels: Any,
+    run: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    engine: Engine = "polars",
+    run_format: FileFormat | None = None,
+    qrels_format: FileFormat | None = None,
+    by: str | Iterable[str] | None = None,
+    duckdb_config: Mapping[str, Any] | None = None,
+    query_chunks: int | None = None,
+    **options: Unpack[ReadOptions],
+) -> tuple[pl.DataFrame, Coverage]:
+    """:func:`evaluate`'s values and how the inputs met (:class:`~rankwise.validate.Coverage`),
+    without the warnings of unjudged and missing queries, for callers that say it their way."""
     check_options("evaluate", options, READ_KEYWORDS)
     parsed = parse_metrics(metrics)
     conv = Conventions.from_options(options)
@@ -119,25 +149,36 @@ def evaluate(
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
-        return _evaluate(
+        result, coverage = _evaluate(
             reading.prepared(run, "run", columns, run_format),
             reading.prepared(qrels, "qrels", columns, qrels_format),
             parsed, engine, conv, columns, run_format, qrels_format, by, duckdb_config, query_chunks,
         )
+    return result, coverage
 
 
 def _evaluate(
     run: Any, qrels: Any, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, by: str | Iterable[str] | None,
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None,
-) -> pl.DataFrame:
+) -> tuple[pl.DataFrame, Coverage]:
+    """Per-query values and how the inputs met (:class:`~rankwise.validate.Coverage`).
+
+    Every evaluation counts, per judged query, the documents the run retrieved and how many of
+    them are judged (two ``NumRet`` columns evaluated with the metrics, ``missing='zero'``):
+    a judged query the run lacks retrieves nothing and is dropped here under
+    ``missing='ignore'``, counted either way; no judged query in the run at all is an error,
+    and a run whose documents are almost never judged gets a warning when its ids would meet
+    the judgments' once trimmed, case-folded or without leading zeros."""
     segments = [by] if isinstance(by, str) else list(by or [])
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format),
             to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config,
-        )
+        ), Coverage()
+    counted = [*parsed, *COVERAGE_METRICS]
+    zero = replace(conv, missing="zero")
     if engine == "polars":
         from rankwise._polars.engine import evaluate_eager, prepare
 
@@ -149,19 +190,49 @@ def _evaluate(
         )
         # the data checks are counted in the group-bys that rank the run and summarise the
         # qrels, collected with the values
-        result, n_unjudged = evaluate_eager(prep, parsed, conv, columns, query_chunks)
-        _warn_unjudged(n_unjudged)
-        return result
-    if engine == "duckdb":
+        result, n_unjudged = evaluate_eager(prep, counted, zero, columns, query_chunks)
+    elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
-                run, qrels, parsed, conv, columns, run_format, qrels_format, config=duckdb_config
+                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config
             )
-        _warn_unjudged(n_unjudged)
-        return result
-    raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    else:
+        raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    retrieved = pl.col(RETRIEVED) > 0
+    present = result.filter(retrieved)
+    coverage = Coverage(
+        unjudged=n_unjudged, missing=result.height - present.height,
+        retrieved=int(present[RETRIEVED].sum()), judged=int(present[JUDGED].sum()),
+    )
+    if present.height == 0:
+        raise no_common_queries(_ids(run, "run", columns, run_format), _ids(qrels, "qrels", columns, qrels_format), columns)
+    if coverage.rarely_judged():
+        warn_near_miss(
+            _sample(run, "run", columns, run_format, present), _sample(qrels, "qrels", columns, qrels_format, present),
+            coverage, columns, stacklevel=4,
+        )
+    if conv.missing == "ignore":
+        result = present
+    return result.drop(RETRIEVED, JUDGED), coverage
+
+
+def _ids(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.Series:
+    """An input's query ids, in their order (on the error path: the input is read again)."""
+    q = columns.query_id
+    return to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).unique(maintain_order=True)).collect()[q]
+
+
+def _sample(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None, present: pl.DataFrame) -> pl.DataFrame:
+    """The (query, doc) pairs of an input's judged queries, the run's first
+    :data:`~rankwise.validate.NEAR_MISS_ROWS` of them (the input is read again, only when
+    its documents are almost never judged)."""
+    q, d = columns.query_id, columns.doc_id
+    frame = to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).cast(pl.String), pl.col(d).cast(pl.String))
+    if kind == "run":
+        frame = frame.join(present.lazy().select(pl.col(q).cast(pl.String)), on=q, how="semi").head(NEAR_MISS_ROWS)
+    return frame.collect()
 
 
 def _evaluate_segments(
@@ -191,8 +262,14 @@ def _evaluate_segments(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,
         *([columns.subtopic] if columns.subtopic else []),
     )
+    judged = keyed_qrels.collect()
+    if judged.height == 0:
+        q = columns.query_id
+        raise no_common_queries(
+            pairs[q].unique(maintain_order=True), qrels.select(pl.col(q).unique(maintain_order=True)).collect()[q], columns
+        )
     result = evaluate(
-        keyed_qrels.collect(), keyed_run.collect(), metrics, engine=engine,
+        judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
     )
     return (

@@ -183,12 +183,16 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
         for run in result.runs
     ])
     options = dict(result.inputs.options) if result.inputs is not None else {}
-    conventions = {**asdict(Conventions.from_options(options)), "missing": "zero"}
+    conventions = asdict(Conventions.from_options(options))
     columns = {k: v for k, v in asdict(Columns.from_options(options)).items() if v is not None}
     engine = result.inputs.engine if result.inputs is not None else "unknown"
     items = [
-        ("queries paired", f"{values.keys.height} (the union over the runs of the queries evaluated; a query absent "
-                           "from a run scores 0 there: missing='zero', trec_eval -c)"),
+        ("queries paired", f"{values.keys.height} ("
+                           + ("every judged query" if values.missing == "zero" else
+                              "the judged queries some run has, as evaluate scores them"
+                              + (f"; {values.left_out} judged quer{'y' if values.left_out == 1 else 'ies'} no run has left out"
+                                 if values.left_out else ""))
+                           + "; a query absent from a run scores 0 there, as trec_eval -c)"),
         ("conventions", ", ".join(f"{k}={v!r}" for k, v in conventions.items())),
         ("columns", ", ".join(f"{k}={v!r}" for k, v in columns.items())),
         ("engine", engine),

@@ -171,9 +171,9 @@ def compare_sql(
     table) against the baseline (the first run unless ``baseline`` names another), per metric.
 
     Each run is evaluated by :func:`to_sql`'s statement with ``missing='zero'``; the queries are
-    paired as ``compare`` pairs them (the union over the two runs, a query absent from one
-    scoring 0 there, values rounded to 12 decimals, a query where the metric is undefined in
-    either run left out). Columns: ``run``, ``baseline``, ``metric``, ``queries``, ``mean``,
+    paired as ``compare`` pairs them (the judged queries some run has, or with ``missing='zero'``
+    every judged query; a query absent from a run scoring 0 there, values rounded to 12
+    decimals, a query where the metric is undefined in either run left out). Columns: ``run``, ``baseline``, ``metric``, ``queries``, ``mean``,
     ``baseline_mean``, ``diff``, ``t`` and ``df`` (the paired t statistic mean(d)/(s_d/√n) on
     n − 1 degrees of freedom: its p-value needs the t distribution, which SQL lacks; ``compare``
     gives it), ``urisk`` and ``trisk`` (URisk_α, TRisk_α with α = ``risk_alpha``), ``hurt``
@@ -211,6 +211,13 @@ def compare_sql(
         check_identifier(col, "segment column")
     segs = [q(c) for c in segments]
     zero: EvaluationOptions = {**options, "missing": "zero"}
+    # missing='ignore' (as compare): the judged queries some run has; 'zero': every judged query
+    text = "STRING" if dialect == "spark" else "VARCHAR"
+    in_some = "" if options.get("missing", "ignore") == "zero" else (
+        f" WHERE CAST(coalesce(e0.{qid}, e1.{qid}) AS {text}) IN ("
+        + " UNION ".join(f"SELECT CAST({qid} AS {text}) FROM {_table(t, q, 'run table')}" for t in runs.values())
+        + ")"
+    )
     evaluated = {
         name: to_sql(parsed, dialect=dialect, run=table, qrels=qrels, check=check, **zero) for name, table in runs.items()
     }
@@ -236,6 +243,7 @@ def compare_sql(
                 paired = (
                     f"SELECT coalesce(e0.{qid}, e1.{qid}) AS {qid}, {r} AS r, {b} AS b "
                     f"FROM ({evaluated[base]}) AS e0 FULL OUTER JOIN ({evaluated[name]}) AS e1 ON e0.{qid} = e1.{qid}"
+                    + in_some
                 )
             head = f"{''.join(f'{s_}, ' for s_ in segs)}{literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric"
             rows = f"FROM (SELECT *, r - b AS d FROM ({paired}) AS p WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import polars as pl
+
 from rankwise.conventions import Columns
 from rankwise.errors import (
     SWAPPED,
@@ -21,6 +23,7 @@ from rankwise.errors import (
     InvalidValueError,
     MissingColumnError,
     RankwiseWarning,
+    in_syntax,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -174,6 +177,96 @@ def warn_unjudged(count: int, stacklevel: int) -> None:
         warnings.warn(
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
             f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
+            RankwiseWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
+NEAR_MISS_ROWS = 100_000
+"""The run rows (of judged queries) read again to look for ids that would meet the judgments'
+once loosened (:func:`warn_near_miss`)."""
+RARELY_JUDGED = 0.1
+"""Below this share of judged documents among those retrieved, an evaluation looks for ids
+that differ from the judgments' only in spaces, letter case or leading zeros."""
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How a run and its judgments met in one evaluation (every engine counts it)."""
+
+    unjudged: int = 0
+    """Run queries without any judgment (not scored, as in trec_eval)."""
+    missing: int = 0
+    """Judged queries the run does not have (left out, or scored 0 with ``missing='zero'``)."""
+    retrieved: int = 0
+    """Documents the run retrieved for the judged queries it has."""
+    judged: int = 0
+    """Of those, the judged ones (any relevance)."""
+
+    def rarely_judged(self) -> bool:
+        """Whether the run's documents are almost never judged (:data:`RARELY_JUDGED`)."""
+        return self.retrieved > 0 and self.judged < RARELY_JUDGED * self.retrieved
+
+    def warn(self, missing: str, stacklevel: int) -> None:
+        """Warn of unjudged run queries and of judged queries missing from the run."""
+        warn_unjudged(self.unjudged, stacklevel + 1)
+        if self.missing:
+            warnings.warn(missing_note(self.missing, missing), RankwiseWarning, stacklevel=stacklevel + 1)
+
+
+def missing_note(count: int, missing: str, run: str = "the run") -> str:
+    """What became of ``count`` judged queries absent from ``run`` under the policy ``missing``."""
+    what = f"{count} judged quer{'y is' if count == 1 else 'ies are'} not in {run}"
+    zero = in_syntax("missing='zero'", "-c")
+    if missing == "zero":
+        return f"{what}: scored 0 ({zero}, as trec_eval -c)"
+    return (
+        f"{what}: left out of the scores and means (as trec_eval; "
+        f"{zero} scores {'it' if count == 1 else 'them'} 0)"
+    )
+
+
+def _loose(e: pl.Expr) -> pl.Expr:
+    """An id as text without surrounding spaces, in lower case, without leading zeros."""
+    return e.cast(pl.String).str.strip_chars().str.to_lowercase().str.replace(r"^0+(\d)", "${1}")
+
+
+_LOOSENED = "after trimming spaces, folding case or dropping leading zeros"
+
+
+def _examples(ids: pl.Series, n: int = 3) -> str:
+    return ", ".join(repr(v) for v in ids.head(n).to_list()) + (", ..." if ids.len() > n else "")
+
+
+def no_common_queries(run_ids: pl.Series, qrels_ids: pl.Series, columns: Columns) -> InvalidValueError:
+    """The error of a run none of whose queries is judged, naming a few ids of each side (and how
+    many would meet once loosened: spaces, letter case, leading zeros)."""
+    frame = pl.DataFrame({"id": run_ids.cast(pl.String)})
+    loose = frame.select(_loose(pl.col("id"))).join(
+        pl.DataFrame({"id": qrels_ids.cast(pl.String)}).select(_loose(pl.col("id"))).unique(), on="id", how="semi"
+    ).height
+    near = f"; {loose} of the run's would match {_LOOSENED}" if loose else ""
+    return InvalidValueError(
+        f"no query of the run is judged: the run's query ids ({_examples(run_ids)}) and the qrels' "
+        f"({_examples(qrels_ids)}) have none in common (column {columns.query_id!r}){near}; "
+        "are these the judgments of this run?"
+    )
+
+
+def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, coverage: Coverage, columns: Columns, stacklevel: int) -> None:
+    """Warn when the run's (query, doc) pairs, almost never judged, would meet the judgments'
+    once loosened (:func:`_loose`); ``run`` and ``qrels``: their id columns as text."""
+    keys = [columns.query_id, columns.doc_id]
+    if run.height == 0:
+        return
+    loose_qrels = qrels.select(_loose(pl.col(k)) for k in keys).unique()
+    loose = run.select(_loose(pl.col(k)) for k in keys).join(loose_qrels, on=keys, how="semi").height
+    share = coverage.judged / coverage.retrieved
+    if loose >= 2 * share * run.height and loose >= RARELY_JUDGED * run.height:
+        warnings.warn(
+            f"only {share:.1%} of the documents the run retrieved for judged queries are judged, but "
+            f"{loose / run.height:.0%} of them ({loose:,} of the {run.height:,} looked at) would be {_LOOSENED} "
+            f"(columns {columns.query_id!r}, {columns.doc_id!r}): do both inputs write the ids the same way?",
             RankwiseWarning,
             stacklevel=stacklevel + 1,
         )
