@@ -17,6 +17,7 @@ import pytest
 
 import rankwise as rw
 from rankwise import cli as rankwise_cli
+from tests.test_cli import SAMPLE_EVAL_NOTE
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "examples" / "data" / "run.parquet"
@@ -197,7 +198,7 @@ def test_standard_output_onto_a_full_disk() -> None:
         )
     assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr, out.stderr
     assert out.returncode == 2
-    assert out.stderr == "rankwise: error: cannot write to standard output: no space left on device\n"
+    assert out.stderr == SAMPLE_EVAL_NOTE + "rankwise: error: cannot write to standard output: no space left on device\n"
 
 
 def test_compare_and_explain_outputs_into_a_missing_folder(tmp_path: Path) -> None:

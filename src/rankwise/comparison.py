@@ -63,7 +63,7 @@ from rankwise.statistics import (
     t_interval,
     topic_set_size,
 )
-from rankwise.validate import missing_note
+from rankwise.validate import missing_note, warn_unjudged
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey", "randomized_tukey"]
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey", "randomized_tukey")
@@ -197,9 +197,10 @@ def per_query_values(
             step.at(i, detail=name)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                per_run[name], _ = evaluate_coverage(
+                per_run[name], coverage = evaluate_coverage(
                     qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
                 )
+                warn_unjudged(coverage.unjudged, stacklevel=1)
             for w in caught:  # each warning names its run
                 warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
     values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
