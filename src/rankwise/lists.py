@@ -16,8 +16,9 @@ arrive in Polars as lists of ``{key, value}`` structs). Relevance may be real-va
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -28,8 +29,15 @@ from rankwise.conventions import (
     Unpack,
     check_options,
 )
-from rankwise.errors import ColumnTypeError, InvalidValueError, MissingColumnError
-from rankwise.evaluate import Engine, evaluate
+from rankwise.errors import (
+    ColumnTypeError,
+    DuplicateDocumentError,
+    EmptyInputError,
+    InvalidValueError,
+    MissingColumnError,
+    RankwiseWarning,
+)
+from rankwise.evaluate import Engine, evaluate_coverage
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
 
@@ -38,7 +46,9 @@ def lists_to_long(
     frame: Any, *, query_id: str = "query_id", predicted: str = "predicted", truth: str = "relevant"
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """(qrels, run) in long form from the list form (judgments first, as everywhere). The run's score is minus the position,
-    so the list order is the ranking (no ties); duplicate items keep their first position."""
+    so the list order is the ranking (no ties); an item twice in a list is an error (as a
+    document twice in a query of the long form), and so is a NULL item. An empty or NULL list
+    gives its query no run row."""
     lf = to_lazyframe(frame, "run", Columns(query_id=query_id))
     schema = lf.collect_schema()
     for name in (query_id, predicted, truth):
@@ -56,14 +66,22 @@ def lists_to_long(
             f"column {truth!r} must be a list of items, a list of (item, relevance) structs or a map, "
             f"found type {truth_type}"
         )
-    holes = (
-        lf.filter(pl.col(predicted).list.eval(pl.element().is_null()).list.any())
-        .select(query_id).head(1).collect()
-    )
+    holes, repeats = pl.collect_all([
+        lf.filter(pl.col(predicted).list.eval(pl.element().is_null()).list.any()).select(query_id).head(1),
+        lf.filter(pl.col(predicted).list.n_unique() < pl.col(predicted).list.len())
+        .select(query_id, pl.col(predicted).list.eval(pl.element().filter(pl.element().is_duplicated())).list.first())
+        .head(1),
+    ])
     if holes.height:
         raise InvalidValueError(
             f"column {predicted!r} holds a NULL item (e.g. in the list of query "
             f"{holes[query_id][0]!r}); remove it or fill it"
+        )
+    if repeats.height:
+        user, item = repeats.row(0)
+        raise DuplicateDocumentError(
+            f"column {predicted!r} lists item {item!r} more than once for query {user!r}; "
+            "each item may appear once per list (as each document once per query in the long form)"
         )
     run = (
         lf.select(
@@ -73,7 +91,6 @@ def lists_to_long(
         )
         .explode("doc_id", "position")
         .drop_nulls("doc_id")
-        .unique(["query_id", "doc_id"], keep="first", maintain_order=True)
         .select("query_id", "doc_id", (-pl.col("position").cast(pl.Float64)).alias("score"))
     )
     inner = truth_type.inner
@@ -107,8 +124,38 @@ def evaluate_lists(
 ) -> pl.DataFrame:
     """Per-query metric values for the list form; same columns and conventions as
     :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given;
-    the keyword ``conventions``: :class:`~rankwise.conventions.ConventionOptions`)."""
+    the keyword ``conventions``: :class:`~rankwise.conventions.ConventionOptions`), but for
+    ``missing``, whose default here is the recommender libraries': ``'zero'``, a user with
+    ground truth and an empty or NULL list of predictions scores 0 (an empty list is a
+    recommendation that found nothing). ``missing='ignore'`` leaves such users out, and a
+    :class:`~rankwise.errors.RankwiseWarning` counts them; users without ground truth are left
+    out (nothing can be relevant to them) and counted too.
+
+    >>> import polars as pl, rankwise as rw
+    >>> df = pl.DataFrame({"user": ["u1", "u2"], "predicted": [["a", "b", "c"], []],
+    ...                    "relevant": [["a"], ["z"]]})
+    >>> rw.evaluate_lists(df, ["R@3"], query_id="user").rows()
+    [('u1', 1.0), ('u2', 0.0)]
+    """
     check_options("evaluate_lists", conventions, CONVENTION_KEYWORDS)
+    missing = conventions.get("missing", "zero")
     qrels, run = lists_to_long(frame, query_id=query_id, predicted=predicted, truth=truth)
-    result = evaluate(qrels.collect(), run.collect(), metrics, engine=engine, **conventions)
+    qrels_frame, run_frame, users = pl.collect_all([
+        qrels, run, to_lazyframe(frame, "run", Columns(query_id=query_id)).select(pl.col(query_id).n_unique()),
+    ])
+    for name, frame_, what in ((predicted, run_frame, "a prediction"), (truth, qrels_frame, "ground truth")):
+        if frame_.height == 0:
+            raise EmptyInputError(f"no query has {what}: every list of column {name!r} is empty or NULL")
+    options = cast(ConventionOptions, {**conventions, "missing": missing})
+    result, coverage = evaluate_coverage(qrels_frame, run_frame, metrics, engine=engine, **options)
+    left_out = []
+    if coverage.missing and missing == "ignore":
+        left_out.append(
+            f"{coverage.missing} with ground truth and an empty list (missing='ignore'; by default they score 0)"
+        )
+    no_truth = int(users.item()) - qrels_frame["query_id"].n_unique()
+    if no_truth:
+        left_out.append(f"{no_truth} without ground truth (nothing can be relevant to them)")
+    if left_out:
+        warnings.warn(f"queries left out of the scores: {'; '.join(left_out)}", RankwiseWarning, stacklevel=2)
     return result.rename({"query_id": query_id}) if query_id != "query_id" else result
