@@ -4,6 +4,8 @@ on a hand-made table; queries missing from a run are counted as 0 and reported."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -426,3 +428,89 @@ def test_compare_sql_by_segments_and_per_query_on_duckdb() -> None:
     assert better["risk"].to_list() == pytest.approx(list(np.where(d >= 0, d, 3.0 * d)), abs=1e-12)
     with pytest.raises(rw.UnsafeIdentifierError):
         rw.compare_sql(["AP"], runs=tables, by='market"; DROP TABLE x; --')
+
+
+# -- the better direction (issue 32) ---------------------------------------------------------
+
+
+def _direction_case() -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """base ranks an unjudged document in each query's top 2, new none: Unjudged@2 falls from
+    0.5 to 0 in both queries (two wins), Judged@2 rises from 0.5 to 1 (no verdict)."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"], "relevance": [1, 0, 1, 0]})
+    base = pl.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["x", "a", "b", "c", "y"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    new = pl.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "x", "c", "d"], "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    return qrels, {"base": base, "new": new}
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_decrease_of_a_lower_is_better_metric_is_a_win(engine: str) -> None:
+    qrels, runs = _direction_case()
+    t = rw.compare(qrels, runs, ["Unjudged@2", "Judged@2"], tests=[], engine=engine, hurt=0.1)  # type: ignore[arg-type]
+    unj = t.filter(pl.col("metric") == "Unjudged@2").row(0, named=True)
+    assert (unj["mean"], unj["baseline_mean"], unj["diff"]) == (0.0, 0.5, -0.5)
+    assert (unj["wins"], unj["ties"], unj["losses"], unj["hurt"]) == (2, 0, 0, 0.0)
+    # URisk over the improvements u = +0.5, +0.5; TRisk undefined (no spread)
+    assert unj["urisk"] == 0.5 and unj["trisk"] is None
+    # GeoRisk on the complement 1 − x (Judged@2's values: new 1, 1; base 0.5, 0.5):
+    # S = (2, 1), c = 2, N = 3, T = (1.5, 1.5), e_new = 1, e_base = 0.5 per query,
+    # z_new = 0, z_base = 0: GeoRisk = sqrt(S/c · Φ(0)) = sqrt(1 · 0.5), sqrt(0.5 · 0.5)
+    assert unj["georisk"] == pytest.approx(math.sqrt(0.5), abs=1e-12)
+    assert unj["baseline_georisk"] == pytest.approx(0.5, abs=1e-12)
+    judged = t.filter(pl.col("metric") == "Judged@2").row(0, named=True)
+    assert judged["diff"] == 0.5
+    assert [judged[c] for c in ("wins", "ties", "losses", "hurt", "urisk", "trisk", "georisk")] == [None] * 7
+
+
+def test_the_summary_and_the_figure_read_the_direction() -> None:
+    from rankwise.plots import figures
+    from rankwise.summary import summary
+
+    qrels, runs = _direction_case()
+    from rankwise.comparison import comparison
+
+    result = comparison(qrels, runs, ["Unjudged@2"], tests=["t"])
+    assert summary(result).means.filter(pl.col("run") == "new")["Unjudged@2"][0] == 0.0
+    (figure,) = [f for f in figures(result) if f.stem.startswith("difference_")]
+    assert "(2 wins, 0 ties, 0 losses, lower is better)" in figure.figure.axes[0].get_title()
+
+
+def test_compare_sql_reads_the_direction_too() -> None:
+    import duckdb
+
+    qrels, runs = _direction_case()
+    con = duckdb.connect()
+    con.register("qrels", qrels.to_arrow())
+    for name, frame in runs.items():
+        con.register(f"run_{name}", frame.to_arrow())
+    sql = rw.compare_sql(["Unjudged@2", "Judged@2"], runs={n: f"run_{n}" for n in runs}, hurt=0.1)
+    got = {r["metric"]: r for r in con.sql(sql).pl().to_dicts()}
+    assert [got["Unjudged@2"][c] for c in ("diff", "wins", "ties", "losses", "hurt", "urisk")] == [-0.5, 2, 0, 0, 0.0, 0.5]
+    assert [got["Judged@2"][c] for c in ("diff", "wins", "ties", "losses", "hurt", "urisk", "trisk")] == [0.5, *[None] * 6]
+
+
+def test_compare_pairs_the_queries_evaluate_scores() -> None:
+    """Issue 32: one mean for one run. A judged query no run has is left out as evaluate leaves
+    it out (missing='ignore'), scored 0 with missing='zero'; a query one run lacks is filled
+    with 0 there, and a warning names the run."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "relevance": [1, 1, 1]})
+    a = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "x"], "score": [1.0, 1.0]})
+    b = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.warns(rw.RankwiseWarning) as said:
+        t = rw.compare(qrels, {"a": a, "b": b}, ["RR"], tests=[])
+    row = t.row(0, named=True)
+    assert rw.evaluate(qrels, a, ["RR"])["RR"].mean() == row["baseline_mean"] == 0.5  # q1 1, q2 0
+    assert (row["mean"], row["queries"], row["filled"], row["baseline_filled"]) == (0.5, 2, 1, 0)
+    messages = [str(w.message) for w in said]
+    assert "run 'b' lacks 1 of the 2 queries compared (those some run has): scored 0 there to pair them" in messages
+    assert any("1 judged query is not in any run: left out" in m for m in messages)
+    zero = rw.compare(qrels, {"a": a, "b": b}, ["RR"], tests=[], missing="zero").row(0, named=True)
+    assert (zero["baseline_mean"], zero["mean"], zero["queries"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3), 3)
+    assert rw.evaluate(qrels, a, ["RR"], missing="zero")["RR"].mean() == pytest.approx(1 / 3)
+    import duckdb
+
+    con = duckdb.connect()
+    for name, frame in (("qrels", qrels), ("run_a", a), ("run_b", b)):
+        con.register(name, frame.to_arrow())
+    for missing, n in (("ignore", 2), ("zero", 3)):
+        sql = rw.compare_sql(["RR"], runs={"a": "run_a", "b": "run_b"}, missing=missing)  # type: ignore[arg-type]
+        assert con.sql(sql).pl()["queries"].to_list() == [n], missing

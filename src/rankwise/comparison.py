@@ -250,6 +250,17 @@ def _pair(
     return PerQuery(all_keys, aligned, filled, segments, judged.height - all_keys.height, missing)
 
 
+BETTER_SIGN: dict[str, int] = {"higher": 1, "lower": -1, "neither": 0}
+"""The sign that turns a metric's difference into an improvement (its spec's ``better``)."""
+
+
+def better_sign(label: str) -> int:
+    """1 where a higher value of the metric ``label`` is better, -1 where a lower one is
+    (Unjudged@k), 0 where neither is (Judged@k, residuals): no win or loss verdict."""
+    metric = metric_of_column(label)
+    return BETTER_SIGN[metric.spec.better if metric is not None else "higher"]
+
+
 def _absent_value(label: str) -> pl.Expr:
     """What a query absent from a run's evaluation scores: 0, or NULL for a metric undefined on
     an empty ranking (its empty value None)."""
@@ -377,7 +388,9 @@ def compare(
     ``p_<test>``, ``p_<test>_adj`` (corrected over all rows of a segment
     with ``correction``: ``holm``, ``bonferroni``, ``fdr_bh``, ``fdr_by`` or ``none``; Tukey's
     tests adjust over the pairs of runs themselves and are not corrected again) and
-    ``sig_<test>`` (``p_<test>_adj < alpha``), ``wins``/``ties``/``losses`` over queries,
+    ``sig_<test>`` (``p_<test>_adj < alpha``), ``wins``/``ties``/``losses`` over queries (the
+    verdicts, wins to ``hurt`` and the risks, read each metric's better direction: a decrease of
+    Unjudged@k is a win; a metric without one, Judged@k or a residual, gets none: None),
     ``queries`` (paired) and ``filled`` / ``baseline_filled`` (queries absent from the run,
     counted as 0), and with ``detect`` a difference to detect, ``queries_needed``: the queries a
     paired t-test needs to detect it with ``power`` at ``alpha``, given the observed spread of
@@ -525,7 +538,7 @@ def _test_group(
             if "randomized_tukey" in tests:
                 family["randomized_tukey"] = randomized_tukey(matrix, settings.resamples, settings.seed)
             residual = anova_two_way(matrix)["residual"]["mean_sq"]
-        geo = dict(zip(names, georisk(matrix, settings.risk_alpha), strict=True))
+        geo = dict(zip(names, _georisk(matrix, settings.risk_alpha, better_sign(label)), strict=True))
         per_label[label] = (family, residual, geo)
     pairs = {(name, base): {label: values.pair(name, base, label) for label in labels} for name, base in pair_list}
     boots = {
@@ -544,7 +557,7 @@ def _test_group(
                 "baseline_mean": float(base.mean()) if base.size else None,
                 "queries": int(cand.size), "filled": filled[name], "baseline_filled": filled[base_name],
             }
-            row.update(_differences(cand, base, row["baseline_mean"], boots[(name, base_name)][label], settings))
+            row.update(_differences(cand, base, row["baseline_mean"], boots[(name, base_name)][label], settings, better_sign(label)))
             row.update(georisk=geo[name], baseline_georisk=geo[base_name])
             row["es_anova"] = row["diff"] / residual**0.5 if row["diff"] is not None and residual else None
             for t in tests:
@@ -560,28 +573,47 @@ def _test_group(
 
 def _differences(
     cand: Any, base: Any, baseline_mean: float | None, boot: tuple[float, float] | None, settings: _Settings,
+    sign: int = 1,
 ) -> dict[str, Any]:
     """The mean paired difference (absolute and relative), its intervals (``boot``: the BCa
     interval), effect sizes and risk, the queries needed to detect ``detect``, and the wins,
-    ties and losses over queries (None where there is no pair)."""
+    ties and losses over queries (None where there is no pair). The verdicts (wins, ties and
+    losses, hurt, URisk and TRisk) read the improvement ``sign`` · d (:func:`better_sign`: a
+    decrease of a lower-is-better metric is a win); a metric without a better direction
+    (``sign`` 0) gets none."""
     d = cand - base
     diff = float(d.mean()) if d.size else None
     needed = None
     if settings.detect is not None and d.size >= 2:
         needed = topic_set_size(float(d.std(ddof=1)), settings.detect, alpha=settings.alpha, power=settings.power)
     t_ci = t_interval(d)
-    wins, ties, losses = outcomes(d)
+    gain = sign * d
+    wins, ties, losses = outcomes(gain) if sign else (None, None, None)
     return {
         "diff": diff,
         "rel_diff": diff / baseline_mean if diff is not None and baseline_mean else None,
         "ci_low": boot[0] if boot else None, "ci_high": boot[1] if boot else None,
         "ci_t_low": t_ci[0] if t_ci else None, "ci_t_high": t_ci[1] if t_ci else None,
         **effect_sizes(cand, base),
-        **risk(d, settings.risk_alpha),
-        "hurt": float((d < -settings.hurt).mean()) if d.size else None,
+        **(risk(gain, settings.risk_alpha) if sign else {"urisk": None, "trisk": None}),
+        "hurt": float((gain < -settings.hurt).mean()) if d.size and sign else None,
         "queries_needed": needed,
         "wins": wins, "ties": ties, "losses": losses,
     }
+
+
+def _georisk(matrix: Any, alpha: float, sign: int) -> list[float | None]:
+    """GeoRisk of every run on one metric (:func:`rankwise.statistics.georisk`, defined for
+    non-negative scores where higher is better): of a lower-is-better metric whose values lie in
+    [0, 1] (Unjudged@k), on their complement 1 − x (Judged@k), so that a decrease counts as the
+    improvement; None for a metric without a better direction or otherwise bounded."""
+    np, _ = numpy_scipy()
+    x = np.asarray(matrix, dtype=np.float64)
+    if sign == 1:
+        return georisk(x, alpha)
+    if sign == -1 and x.size and float(x.min()) >= 0 and float(x.max()) <= 1:
+        return georisk(1.0 - x, alpha)
+    return [None] * (x.shape[0] if x.ndim == 2 else 0)
 
 
 def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: Correction, alpha: float) -> None:

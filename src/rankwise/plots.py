@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rankwise import progress
-from rankwise.comparison import Comparison, PerQuery, per_query_values
+from rankwise.comparison import Comparison, PerQuery, better_sign, per_query_values
 from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import metric_of_column
@@ -102,19 +102,27 @@ def _difference_figure(values: PerQuery, candidate: str, baseline: str, metric: 
     # a query where the metric is undefined in either run (NULL, e.g. Accuracy) is no pair
     undefined = values.keys.height - cand.size
     diff = np.sort(cand - base)[::-1]
-    wins, ties, losses = outcomes(diff)
+    # a lower-is-better metric's decrease is its win (green); no direction: no verdict (grey)
+    sign = better_sign(metric)
+    if sign < 0:
+        diff = diff[::-1]
+    wins, ties, losses = outcomes(sign * diff)
     fig, ax = plt.subplots(figsize=(7, 3.2))
     # one filled step area per outcome (a bar per query would be one patch per query: minutes
     # for 100,000 queries); each query spans [i, i + 1)
     edges = np.arange(diff.size + 1)
     heights = np.append(diff, diff[-1:] if diff.size else [])
-    for colour, where in ((WIN, heights > 0), (LOSS, heights < 0)):
+    for colour, where in ((WIN, sign * heights > 0), (LOSS, sign * heights < 0), (TIE, (heights != 0) & (sign == 0))):
         ax.fill_between(edges, heights, 0.0, where=where, step="post", color=colour, linewidth=0)
-    if ties:
+    if ties and sign:
         ax.plot([wins, wins + ties], [0.0, 0.0], color=TIE, linewidth=3)
     ax.axhline(0, color="black", linewidth=0.6)
     left_out = f", {undefined} undefined left out" if undefined else ""
-    ax.set_title(f"{metric}: {candidate} − {baseline} per query ({wins} wins, {ties} ties, {losses} losses{left_out})")
+    verdict = (
+        f"{wins} wins, {ties} ties, {losses} losses" + (", lower is better" if sign < 0 else "")
+        if sign else "no better direction"
+    )
+    ax.set_title(f"{metric}: {candidate} − {baseline} per query ({verdict}{left_out})")
     ax.set_xlabel("queries, sorted by difference")
     ax.set_ylabel(f"Δ {metric}")
     return fig

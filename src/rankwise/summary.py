@@ -39,7 +39,7 @@ from typing import Any
 
 import polars as pl
 
-from rankwise.comparison import Comparison
+from rankwise.comparison import BETTER_SIGN, Comparison
 from rankwise.spec import Better
 
 TEST_NAMES: dict[str, str] = {
@@ -94,9 +94,6 @@ def letter(index: int) -> str:
         index, rest = divmod(index - 1, 26)
         text = chr(ord("a") + rest) + text
     return text
-
-
-_SIGN = {"higher": 1, "lower": -1, "neither": 0}
 
 
 def _directions(result: Comparison) -> dict[str, Better]:
@@ -157,7 +154,7 @@ def summary(result: Comparison) -> Summary:
             groups.append(group)
         for run, value in ((row["run"], row["mean"]), (row["baseline"], row["baseline_mean"])):
             means.setdefault((*group, run), {}).setdefault(row["metric"], value)
-        sign = _SIGN[direction[row["metric"]]]
+        sign = BETTER_SIGN[direction[row["metric"]]]
         if test is not None and sign and row[f"sig_{test}"] and row["diff"]:
             better, worse = (row["run"], row["baseline"]) if row["diff"] * sign > 0 else (row["baseline"], row["run"])
             marks.setdefault((*group, better), {}).setdefault(row["metric"], set()).add(letters[worse])

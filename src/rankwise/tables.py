@@ -175,7 +175,8 @@ def to_text(result: Comparison, width: int = 100) -> str:
             *([pl.col(f"p_{test}_adj").map_elements(lambda v: cell("p_", v), return_dtype=pl.String)
                .alias(f"p ({test}, {'adjusted' if test in ('tukey', 'randomized_tukey') else result.correction})")]
               if test else []),
-            pl.format("{}/{}/{}", "wins", "ties", "losses").alias("W/T/L"),
+            # a metric without a better direction (Judged@k) has no verdict
+            pl.format("{}/{}/{}", "wins", "ties", "losses").fill_null("no direction").alias("W/T/L"),
         )
         parts += [_text_table(chunk, width) for chunk in _fitting(diffs, len(columns), width)]
     return "\n\n".join(parts)

@@ -201,7 +201,7 @@ def compare_sql(
     for value, what in ((risk_alpha, "risk_alpha"), (hurt, "hurt")):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
             raise InvalidParameterError(f"{what} must be a finite number of at least 0, got {value!r}")
-    from rankwise.comparison import comparable
+    from rankwise.comparison import better_sign, comparable
 
     parsed = comparable(metrics)
     q = quoter(dialect)
@@ -222,9 +222,12 @@ def compare_sql(
         name: to_sql(parsed, dialect=dialect, run=table, qrels=qrels, check=check, **zero) for name, table in runs.items()
     }
     a = float(risk_alpha)
-    u = f"CASE WHEN d >= 0 THEN d ELSE CAST({1 + a!r} AS DOUBLE) * d END"
+    # the verdicts (wins to hurt, the risks) read the improvement g = sign · d of the metric's
+    # better direction (comparison.better_sign); none for a metric without one
+    u = f"CASE WHEN g >= 0 THEN g ELSE CAST({1 + a!r} AS DOUBLE) * g END"
     parts = []
     for m in parsed:
+        sign = better_sign(m.label)
         for name in (n for n in names if n != base):
             c = q(m.label)
             r = f"round(coalesce(e1.{c}, CASE WHEN e1.{qid} IS NULL THEN CAST(0 AS DOUBLE) END), 12)"
@@ -246,7 +249,8 @@ def compare_sql(
                     + in_some
                 )
             head = f"{''.join(f'{s_}, ' for s_ in segs)}{literal(name)} AS run, {literal(base)} AS baseline, {literal(m.label)} AS metric"
-            rows = f"FROM (SELECT *, r - b AS d FROM ({paired}) AS p WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
+            g = f"CAST({sign} AS DOUBLE) * (r - b)" if sign else "CAST(NULL AS DOUBLE)"
+            rows = f"FROM (SELECT *, r - b AS d, {g} AS g FROM ({paired}) AS p WHERE r IS NOT NULL AND b IS NOT NULL) AS pd"
             if per_query:
                 parts.append(
                     f"SELECT {head}, {qid}, CAST(r AS DOUBLE) AS value, CAST(b AS DOUBLE) AS baseline_value, "
@@ -257,9 +261,10 @@ def compare_sql(
                 "queries": "count(*)", "mean": "avg(r)", "baseline_mean": "avg(b)", "diff": "avg(d)",
                 "t": _t_statistic("d"), "df": "count(*) - 1",
                 "urisk": f"avg({u})", "trisk": _t_statistic(u),
-                "hurt": f"avg(CASE WHEN d < -CAST({float(hurt)!r} AS DOUBLE) THEN 1 ELSE 0 END)",
-                "wins": "sum(CASE WHEN d > 0 THEN 1 ELSE 0 END)", "ties": "sum(CASE WHEN d = 0 THEN 1 ELSE 0 END)",
-                "losses": "sum(CASE WHEN d < 0 THEN 1 ELSE 0 END)",
+                "hurt": f"avg(CASE WHEN g < -CAST({float(hurt)!r} AS DOUBLE) THEN 1 WHEN g IS NOT NULL THEN 0 END)",
+                "wins": "sum(CASE WHEN g > 0 THEN 1 WHEN g IS NOT NULL THEN 0 END)",
+                "ties": "sum(CASE WHEN g = 0 THEN 1 WHEN g IS NOT NULL THEN 0 END)",
+                "losses": "sum(CASE WHEN g < 0 THEN 1 WHEN g IS NOT NULL THEN 0 END)",
             }
             counts = ("queries", "df", "wins", "ties", "losses")
             columns = ", ".join(f"CAST({e} AS {'BIGINT' if k in counts else 'DOUBLE'}) AS {k}" for k, e in stats.items())
