@@ -42,7 +42,7 @@ from rankwise.errors import (
     UnknownMetricError,
     hint_style,
 )
-from rankwise.naming import unique_names
+from rankwise.naming import check_run_names, unique_names
 from rankwise.output import (
     os_reason,
     output_error,
@@ -143,6 +143,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     metrics = args.metric or list(DEFAULT_METRICS)
     segments = args.by or []
+    if args.name is not None:
+        check_run_names([args.name])
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     started = time.perf_counter()
@@ -360,6 +362,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
         )
     names = args.name or unique_names(args.runs)
+    check_run_names(names)
     if len(set(names)) < len(names):
         raise InvalidParameterError(f"--name gives two runs the same name: {names}")
     runs = dict(zip(names, args.runs, strict=True))

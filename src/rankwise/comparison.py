@@ -42,6 +42,7 @@ from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
+from rankwise.naming import check_run_names
 from rankwise.reading import Reading
 from rankwise.registry import get_spec
 from rankwise.statistics import (
@@ -401,6 +402,7 @@ def _check_arguments(
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     names = list(runs)
+    check_run_names(names)
     if len(names) < 2:
         raise InvalidParameterError(
             f"compare needs at least two runs, got one ({names[0]!r}): pass e.g. {{'baseline': run_a, 'new': run_b}}"
