@@ -368,6 +368,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     runs = dict(zip(names, args.runs, strict=True))
     if args.report and not Path(args.report).resolve().parent.is_dir():
         raise OutputError(f"cannot write the report {args.report!r}: the folder {str(Path(args.report).parent)!r} does not exist")
+    if args.report:
+        from rankwise.report import check_report_paths, named_inputs
+
+        check_report_paths(args.report, named_inputs(args.qrels, runs), [("-o", args.output)])
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     if args.anova:
