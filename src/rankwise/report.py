@@ -223,13 +223,15 @@ def write_report(
     inputs = named_inputs(result.inputs.qrels, result.inputs.runs) if result.inputs is not None else []
     page_path, md_path, tex_path = check_report_paths(path, inputs)
     changes = None
+    explained: dict[str, Any] = {}
+    chosen: list[str] = []
     with progress.task("the report", total=3) as step:
         if result.inputs is not None:
             step.at(0, detail="ranking change")
-            _, runs = load(result.inputs)
+            qrels, runs = load(result.inputs)  # read once, for the ranking change and the explanations
             changes = ranking_changes(result, runs)
-        step.at(1, detail=f"explaining up to {explain} queries")
-        explained, chosen = explanations(result, explain)
+            step.at(1, detail=f"explaining up to {explain} queries")
+            explained, chosen = explanations(result, qrels, runs, explain)
         step.at(2, detail="the page")
         text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
                     explained=explained, chosen=chosen)
