@@ -23,6 +23,7 @@ import pytest
 import rankwise as rw
 from rankwise.comparison import comparison
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluate import Engine
 from rankwise.tables import markdown_cell, to_markdown, to_text
 from tests.test_cli_faults import QRELS, RUN, cli, error_line
 
@@ -32,7 +33,7 @@ BASE, PIPE, BACKSLASH_PIPE = "<!--<script>", "a|b", "c\\|d"
 """Run names: the baseline, one holding ``|``, one holding ``\\|``."""
 AP = {BASE: 1.0, PIPE: 0.5, BACKSLASH_PIPE: 0.0}
 P1 = {BASE: 1.0, PIPE: 0.0, BACKSLASH_PIPE: 0.0}
-ENGINES = ["polars", "duckdb"]
+ENGINES: list[Engine] = ["polars", "duckdb"]
 
 
 def _qrels() -> pl.DataFrame:
@@ -66,7 +67,7 @@ def _data_block(page: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_report_script_block_holds_no_dangerous_sequence(tmp_path: Path, engine: str) -> None:
+def test_report_script_block_holds_no_dangerous_sequence(tmp_path: Path, engine: Engine) -> None:
     page = tmp_path / "report.html"
     rw.report(_qrels(), _runs(), ["AP", "P@1"], page, engine=engine, resamples=100, explain=5)
     text = page.read_text(encoding="utf-8")
@@ -196,7 +197,7 @@ def test_progress_and_messages_show_escapes(capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", ["", " ", "\t"])
-def test_compare_refuses_an_empty_run_name(engine: str, name: str) -> None:
+def test_compare_refuses_an_empty_run_name(engine: Engine, name: str) -> None:
     runs = {name: _run(["d1"]), "b": _run(["d2"])}
     with pytest.raises(InvalidParameterError, match="a run's name cannot be empty"):
         rw.compare(_qrels(), runs, "AP", engine=engine)
@@ -215,7 +216,7 @@ def test_report_and_plots_refuse_an_empty_run_name(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["eval", "compare"])
 def test_cli_refuses_an_empty_name(command: str) -> None:
-    args = ["eval", QRELS, RUN, "--name", ""] if command == "eval" else ["compare", QRELS, RUN, RUN, "--name", "a", "--name", ""]
+    args: list[str | Path] = ["eval", QRELS, RUN, "--name", ""] if command == "eval" else ["compare", QRELS, RUN, RUN, "--name", "a", "--name", ""]
     line = error_line(cli(*args))
     assert line == "rankwise: error: a run's name cannot be empty or only whitespace, got '': name each run, e.g. --name bm25"
 
@@ -312,7 +313,7 @@ def _numbers(page: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_report_of_generators_matches_the_report_of_frames(tmp_path: Path, engine: str) -> None:
+def test_report_of_generators_matches_the_report_of_frames(tmp_path: Path, engine: Engine) -> None:
     frames, records = tmp_path / "frames.html", tmp_path / "records.html"
     rw.report(_qrels(), _runs(), ["AP", "P@1"], frames, engine=engine, resamples=100, explain=5)
     generated = {name: _records(run) for name, run in _runs().items()}
