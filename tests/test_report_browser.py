@@ -67,15 +67,15 @@ class Opened:
 
 @pytest.fixture
 def open_page(browser: Any, page_path: Path) -> Iterator[Any]:
-    """Open the report at a window width; every request but the file's own is recorded and
-    refused."""
+    """Open the report (or the page at ``path``) at a window width; every request but the
+    file's own is recorded and refused."""
     contexts: list[Any] = []
 
-    def opener(width: int = 1280) -> Opened:
+    def opener(width: int = 1280, path: Path = page_path) -> Opened:
         context = browser.new_context(viewport={"width": width, "height": 900})
         contexts.append(context)
         page = context.new_page()
-        url = page_path.as_uri()
+        url = path.as_uri()
         opened = Opened(page)
         page.on("pageerror", lambda exc: opened.errors.append(f"page error: {exc}"))
         page.on("console", lambda msg: opened.errors.append(f"console: {msg.text}") if msg.type == "error" else None)
@@ -218,3 +218,39 @@ def test_print_hides_the_controls(open_page: Any) -> None:
     assert page.locator("#summary").is_visible()
     page.emulate_media(media="screen")
     assert page.locator("#pq-filter").is_visible()
+
+
+@pytest.fixture(scope="module")
+def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report whose query ids and run names hold what ends or alters a script block or a
+    Markdown table: ``<!--<script>``, ``</script>``, ``|`` (the data of tests/test_safe_output.py)."""
+    from tests.test_safe_output import _qrels, _runs
+
+    target = tmp_path_factory.mktemp("hostile") / "report.html"
+    rw.report(_qrels(), _runs(), ["AP", "P@1"], target, resamples=100, explain=5)
+    return target
+
+
+def test_hostile_ids_and_run_names_load_and_show(open_page: Any, hostile_page: Path) -> None:
+    from tests.test_safe_output import AP, BACKSLASH_PIPE, BASE, IDS, PIPE
+
+    opened = open_page(path=hostile_page)
+    page = opened.page
+    assert opened.errors == [] and opened.requests == []
+    # the data loaded: every query id shown as it is, in the first column
+    assert sorted(_column(page, 0)) == sorted(IDS)
+    headers = [h.rstrip(" ▲▼") for h in page.eval_on_selector_all("#pq-table thead th", "ths => ths.map(t => t.textContent)")]
+    assert headers[1:4] == [BASE, PIPE, BACKSLASH_PIPE]
+    index, _ = _header(page, PIPE)
+    assert _numbers(_column(page, index)) == [AP[PIPE]] * len(IDS)
+    # the summary names the runs as they are
+    assert page.locator("#summary tbody tr td:nth-child(2)").all_text_contents() == [BASE, PIPE, BACKSLASH_PIPE]
+    # filtering by an id that opens a script finds it; its explanation opens
+    page.fill("#pq-filter", "<!--<script>")
+    assert _column(page, 0) == ["<!--<script>"]
+    page.locator("#pq-table tbody tr.q").first.click()
+    detail = page.locator("#pq-table td.detail")
+    assert [h.strip() for h in detail.locator("h4").all_text_contents()] == [BASE, PIPE, BACKSLASH_PIPE]
+    page.fill("#pq-filter", "</script>")
+    assert _column(page, 0) == ["</script>"]
+    assert opened.errors == []

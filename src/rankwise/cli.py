@@ -42,10 +42,11 @@ from rankwise.errors import (
     UnknownMetricError,
     hint_style,
 )
-from rankwise.naming import unique_names
+from rankwise.naming import check_run_names, unique_names
 from rankwise.output import (
     os_reason,
     output_error,
+    visible,
     write_bytes_atomic,
     write_lines_atomic,
     write_text_atomic,
@@ -64,7 +65,8 @@ DEFAULT_METRICS: tuple[str, ...] = ("official",)
 
 
 def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_query_rows: bool) -> str:
-    """trec_eval's layout (metric, query, value), with segment values before the query."""
+    """trec_eval's layout (metric, query, value), with segment values before the query (ids
+    and names shown :func:`~rankwise.output.visible`: a control character is not obeyed)."""
     from rankwise.evaluate import metric_of_column
     from rankwise.trec_writer import format_value
 
@@ -73,7 +75,7 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
     width = max(len(m) for m in metrics) + 2
 
     def where(row: dict[str, object], query: object) -> str:
-        parts = [f"{row[s]!s}" for s in segments] + [f"{query!s}"]
+        parts = [visible(f"{row[s]!s}") for s in segments] + [visible(f"{query!s}")]
         return "".join(f"{p:<12}" for p in parts)
 
     lines = []
@@ -141,6 +143,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     metrics = args.metric or list(DEFAULT_METRICS)
     segments = args.by or []
+    if args.name is not None:
+        check_run_names([args.name])
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     started = time.perf_counter()
@@ -335,6 +339,8 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
 
 
 def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
+    """A result table in ``--format``: csv and json keep the bytes, the table shows text
+    :func:`~rankwise.output.visible`."""
     if args.format == "csv":
         text = frame.write_csv()
     elif args.format == "json":
@@ -342,7 +348,9 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
     else:
         with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40,
                        tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(frame)
+            from rankwise.tables import shown
+
+            text = str(shown(frame))
     _emit(args, text)
 
 
@@ -354,11 +362,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
         )
     names = args.name or unique_names(args.runs)
+    check_run_names(names)
     if len(set(names)) < len(names):
         raise InvalidParameterError(f"--name gives two runs the same name: {names}")
     runs = dict(zip(names, args.runs, strict=True))
     if args.report and not Path(args.report).resolve().parent.is_dir():
         raise OutputError(f"cannot write the report {args.report!r}: the folder {str(Path(args.report).parent)!r} does not exist")
+    if args.report:
+        from rankwise.report import check_report_paths, named_inputs
+
+        check_report_paths(args.report, named_inputs(args.qrels, runs), [("-o", args.output)])
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     if args.anova:
@@ -736,9 +749,10 @@ def _warning_line(
 
 
 def _say(line: str) -> None:
+    """One line on stderr (an id or a name in it shown :func:`~rankwise.output.visible`)."""
     progress.clear()  # the live status line, if one is shown, gives way
     with contextlib.suppress(Exception):
-        print(line, file=sys.stderr, flush=True)
+        print(visible(line), file=sys.stderr, flush=True)
 
 
 def _silence_stdout() -> None:

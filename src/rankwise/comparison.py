@@ -44,7 +44,8 @@ from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate_coverage, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
-from rankwise.reading import Reading
+from rankwise.naming import check_run_names
+from rankwise.reading import Reading, is_form
 from rankwise.registry import get_spec
 from rankwise.statistics import (
     CORRECTIONS,
@@ -305,6 +306,21 @@ class Inputs:
     by: list[str] = field(default_factory=list)
 
 
+def read_once(qrels: Any, runs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The inputs of a comparison, each input given in one of the forms of :mod:`rankwise.forms`
+    (records, a dict of dicts, a ranx object) read once, here, into a frame (its columns
+    named as configured): an iterator of records can be read only once, and a report reads
+    the inputs again (its explanations and ranking change, :mod:`rankwise.report_details`).
+    Paths and frames are kept as they are."""
+    reading = Reading.from_options(options)
+    columns = Columns.from_options(options)
+
+    def once(obj: Any, kind: Literal["run", "qrels"]) -> Any:
+        return reading.prepared(obj, kind, columns).collect() if is_form(obj) else obj
+
+    return once(qrels, "qrels"), {name: once(run, "run") for name, run in runs.items()}
+
+
 def comparison(
     qrels: Any,
     runs: Mapping[str, Any],
@@ -334,6 +350,7 @@ def comparison(
     _check_settings(risk_alpha, hurt, detect, power, resamples, seed)
     settings = _Settings(resamples, seed, risk_alpha, hurt, detect, power, alpha)
     labels = [m.label for m in parsed]
+    qrels, runs = read_once(qrels, runs, options)
     values = per_query_values(qrels, runs, parsed, by=by, engine=engine, also=also, **options)
     rows: list[dict[str, Any]] = []
     np, _ = numpy_scipy()
@@ -456,6 +473,7 @@ def _check_arguments(
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     names = list(runs)
+    check_run_names(names)
     if len(names) < 2:
         raise InvalidParameterError(
             f"compare needs at least two runs, got one ({names[0]!r}): pass e.g. {{'baseline': run_a, 'new': run_b}}"

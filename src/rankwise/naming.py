@@ -14,10 +14,30 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePath
 
+from rankwise.errors import InvalidParameterError, in_syntax
+
 _COMPRESSED = (".gz",)
+
+
+def check_run_names(names: Iterable[object]) -> None:
+    """Refuse a run's name that is empty or only whitespace (``--name ""``, ``{'': run}``): a
+    table, a report or a TREC ``runid`` line could not show which run it is.
+
+    >>> check_run_names(["bm25", "dense"])
+    >>> check_run_names(["bm25", " "])
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.InvalidParameterError: a run's name cannot be empty or only whitespace, got ' ': name each run, e.g. runs={'bm25': run}
+    """
+    for name in names:
+        if isinstance(name, str) and not name.strip():
+            raise InvalidParameterError(
+                f"a run's name cannot be empty or only whitespace, got {name!r}: name each run, e.g. "
+                + in_syntax("runs={'bm25': run}", "--name bm25")
+            )
 
 
 def file_stem(path: str | os.PathLike[str]) -> str:

@@ -23,6 +23,9 @@ Traceback (most recent call last):
 ...
 rankwise.errors.OutputError: cannot write '.../missing/a.txt': the folder '.../missing' does not exist
 >>> shutil.rmtree(folder)
+
+Text shown to people on a terminal (tables, progress, messages) goes through :func:`visible`:
+a control character in an id or a run name (an escape sequence) is shown, not obeyed.
 """
 
 from __future__ import annotations
@@ -221,3 +224,20 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(data)
+
+
+def visible(text: str) -> str:
+    r"""``text`` for a terminal: every character that is not printable (control characters such
+    as ESC, line breaks and tabs, DEL, C1 controls, Unicode format characters such as the
+    bidirectional overrides) written as Python's ``repr`` writes it, without the quotes; the
+    rest, backslashes included, as it is. Machine formats (CSV, JSON, Parquet, TREC) keep the
+    bytes: only what is shown to people is escaped.
+
+    >>> print(visible("q1\x1b[31m red\u202e"))
+    q1\x1b[31m red\u202e
+    >>> visible("plain id")
+    'plain id'
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)

@@ -25,6 +25,7 @@ from rankwise.conventions import EvaluationOptions, Unpack, check_options
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import metric_of_column
 from rankwise.names import parse_metrics
+from rankwise.naming import check_run_names
 from rankwise.output import atomic_path
 from rankwise.registry import ELEVEN_POINTS
 from rankwise.statistics import numpy_scipy, outcomes
@@ -81,6 +82,7 @@ def _values(
     check_options(function, conventions)
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
+    check_run_names(runs)
     return per_query_values(qrels, runs, metrics, **conventions)
 
 

@@ -28,6 +28,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from rankwise.output import visible
+
 
 @dataclass
 class Task:
@@ -47,7 +49,8 @@ class Task:
 
     def describe(self) -> str:
         counted = f" {min(self.done + 1, self.total)}/{self.total}" if self.total else ""
-        return self.label + counted + (f" ({self.detail})" if self.detail else "")
+        # the detail is often a run's name: a control character in it is shown, not obeyed
+        return self.label + counted + (f" ({visible(self.detail)})" if self.detail else "")
 
 
 def _fraction(tasks: list[Task]) -> float | None:

@@ -21,6 +21,8 @@ Comparison they print its summary, given a DataFrame its rows.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,13 +32,102 @@ import polars as pl
 from rankwise import progress
 from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
 from rankwise.conventions import ReadOptions, Unpack
+from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
 from rankwise.output import atomic_paths
 from rankwise.report_details import EXPLAIN_LIMIT
 from rankwise.tables import to_latex, to_markdown
 
-__all__ = ["call_text", "report", "to_latex", "to_markdown", "write_report"]
+__all__ = ["call_text", "check_report_paths", "named_inputs", "report", "report_paths", "to_latex", "to_markdown", "write_report"]
+
+_FILES = ("page", "Markdown summary", "LaTeX summary")
+"""What each of :func:`report_paths` is."""
+
+
+def report_paths(path: str | os.PathLike[str]) -> list[Path]:
+    """The report's three files: the HTML page at ``path``, the Markdown and the LaTeX summary
+    beside it (``path`` with the suffix ``.md``, ``.tex``).
+
+    >>> [str(p) for p in report_paths("out/report.html")]
+    ['out/report.html', 'out/report.md', 'out/report.tex']
+    """
+    page = Path(path)
+    if not page.name:
+        raise InvalidParameterError(f"the report's path {os.fspath(path)!r} names no file: pass e.g. 'report.html'")
+    return [page, page.with_suffix(".md"), page.with_suffix(".tex")]
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same file where both exist (links, a file system
+    that ignores case), else the same absolute path."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def _collision(obj: Any, target: Path) -> str | None:
+    """How writing ``target`` would alter the input ``obj`` when it is a path (``'over'`` one
+    of its files, ``'into the folder of'`` it, ``'among the files of the glob of'`` it), else
+    None."""
+    from rankwise.io import expand_path, has_glob_chars
+
+    if not isinstance(obj, (str, os.PathLike)):
+        return None
+    text = os.fspath(obj)
+    if has_glob_chars(text) and not os.path.exists(text):
+        if fnmatch.fnmatch(os.path.realpath(target), os.path.realpath(text)):
+            return "among the files of the glob of"
+    elif os.path.isdir(text):
+        inside = Path(os.path.realpath(target)).is_relative_to(os.path.realpath(text))
+        return "into the folder of" if inside else None
+    try:
+        files, _ = expand_path(obj)
+    except (RankwiseError, OSError):  # an input that cannot be read is refused when it is read
+        return None
+    return "over" if any(_same(target, f) for f in files) else None
+
+
+def check_report_paths(
+    path: str | os.PathLike[str], inputs: Iterable[tuple[str, Any]],
+    outputs: Iterable[tuple[str, str | os.PathLike[str] | None]] = (),
+) -> list[Path]:
+    """The report's three files (:func:`report_paths`), once none of them is another of them
+    (a page named ``summary.md`` would be replaced by its own Markdown summary), an input
+    (``inputs``: (what, the input) pairs, e.g. ``("the run 'bm25'", "bm25.trec")``; a path's
+    files, a folder's or a glob's included) or another output of the same call (``outputs``:
+    (what, path) pairs, e.g. the command line's ``-o``); else
+    :class:`~rankwise.errors.InvalidParameterError` naming both."""
+    files = report_paths(path)
+    shown = os.fspath(path)
+    for i, a in enumerate(files):
+        for j in range(i):
+            if os.path.normcase(str(a)).casefold() == os.path.normcase(str(files[j])).casefold():
+                raise InvalidParameterError(
+                    f"the report {shown!r} would be written over by its own {_FILES[i]} ({str(a)!r}, "
+                    f"the {_FILES[i]} is written beside the page with the suffix {a.suffix!r}): "
+                    f"name the page e.g. {str(files[0].with_suffix('.html'))!r}"
+                )
+    inputs = list(inputs)
+    for kind, target in zip(_FILES, files, strict=True):
+        for what, obj in inputs:
+            where = _collision(obj, target)
+            if where is not None:
+                raise InvalidParameterError(
+                    f"the report's {kind} {str(target)!r} would be written {where} {what} "
+                    f"({os.fspath(obj)!r}): write the report elsewhere"
+                )
+        for what, other in outputs:
+            if other is not None and _same(target, Path(other)):
+                raise InvalidParameterError(
+                    f"the report's {kind} {str(target)!r} is also {what}'s file: write one of them elsewhere"
+                )
+    return files
+
+
+def named_inputs(qrels: Any, runs: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The inputs of a comparison with what each is, as :func:`check_report_paths` names them."""
+    return [("the qrels", qrels), *((f"the run {name!r}", run) for name, run in runs.items())]
 
 
 def _argument(value: Any) -> str:
@@ -85,8 +176,9 @@ def report(
     """Write a self-contained HTML report to ``path`` (plus the runs × metrics summary as
     ``.md`` and ``.tex`` beside it) and return the comparison table. The arguments are those of
     :func:`rankwise.compare`; each run is evaluated once and the tables, the figures and the
-    three files are all derived from that one evaluation. The files are written whole or not at
-    all (see :mod:`rankwise.output`); a fault writing them raises
+    three files are all derived from that one evaluation. None of the three may be another of
+    them, an input or inside an input's folder (:func:`check_report_paths`, checked first). The
+    files are written whole or not at all (see :mod:`rankwise.output`); a fault writing them raises
     :class:`~rankwise.errors.OutputError`. Figures (:func:`rankwise.plots.figures`): per-query
     differences of every metric for every pair compared, a curve for every cutoff family
     asked (e.g. ``P@5``, ``P@10``, ``P@20``), the interpolated precision–recall curve and the
@@ -96,6 +188,8 @@ def report(
     from rankwise import plots
 
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if isinstance(runs, Mapping):  # else compare's own check refuses it
+        check_report_paths(path, named_inputs(qrels, runs))  # before the work, not after it
     if command is None:
         given = {"baseline": baseline, "pairs": pairs, "tests": list(tests), "alpha": alpha, "correction": correction,
                  "by": by, "resamples": resamples, "seed": seed, "engine": engine, **conventions}
@@ -116,7 +210,8 @@ def write_report(
     explain: int = EXPLAIN_LIMIT, command: str | None = None,
 ) -> None:
     """Write the HTML page of a comparison to ``path`` and its runs × metrics summary as
-    Markdown and LaTeX beside it (``.md``, ``.tex``), all three whole or not at all;
+    Markdown and LaTeX beside it (``.md``, ``.tex``), all three whole or not at all (none may
+    be another of them, an input or inside an input's folder: :func:`check_report_paths`);
     ``figures`` are :class:`rankwise.plots.Figure` s (``plots.figures(result)``), embedded as
     PNG. ``explain``: how many queries the page explains rank by rank (see
     :mod:`rankwise.report_details`); ``command``: the command line or call named in the
@@ -125,23 +220,22 @@ def write_report(
     from rankwise.report_details import explanations, load, ranking_changes
     from rankwise.report_page import page
 
+    inputs = named_inputs(result.inputs.qrels, result.inputs.runs) if result.inputs is not None else []
+    page_path, md_path, tex_path = check_report_paths(path, inputs)
     changes = None
+    explained: dict[str, Any] = {}
+    chosen: list[str] = []
     with progress.task("the report", total=3) as step:
         if result.inputs is not None:
             step.at(0, detail="ranking change")
-            _, runs = load(result.inputs)
+            qrels, runs = load(result.inputs)  # read once, for the ranking change and the explanations
             changes = ranking_changes(result, runs)
-        step.at(1, detail=f"explaining up to {explain} queries")
-        explained, chosen = explanations(result, explain)
+            step.at(1, detail=f"explaining up to {explain} queries")
+            explained, chosen = explanations(result, qrels, runs, explain)
         step.at(2, detail="the page")
         text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
                     explained=explained, chosen=chosen)
-    target = Path(path)
-    texts = {
-        target: text,
-        target.with_suffix(".md"): to_markdown(result) + "\n",
-        target.with_suffix(".tex"): to_latex(result) + "\n",
-    }
+    texts = {page_path: text, md_path: to_markdown(result) + "\n", tex_path: to_latex(result) + "\n"}
     # the three files are written whole, and replaced together once all three are complete
     with atomic_paths(list(texts)) as temps:
         for tmp, content in zip(temps, texts.values(), strict=True):

@@ -2,10 +2,12 @@
 ranking change of each run against its baseline (:func:`rankwise.change.ranking_change`) and
 the rank-by-rank explanations (:func:`rankwise.explain`) of a bounded number of queries.
 
-Each input is read once more (a path is scanned, the queries explained are filtered first),
-and :func:`explain` runs per query and run on those few rows: about 30 ms each, so the report
-explains the ``limit`` queries of the largest absolute difference of the first metric (the
-worst losses and best wins), not all of them.
+Each input is read once more (:func:`load`: a path is read again, a frame is used as it is;
+an input given as records was read into a frame once, by the comparison,
+:func:`rankwise.comparison.read_once`), and both the ranking change and the explanations use
+that one reading. :func:`explain` runs per query and run on the rows of the query: about
+30 ms each, so the report explains the ``limit`` queries of the largest absolute difference of
+the first metric (the worst losses and best wins), not all of them.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison import Comparison, Inputs
-from rankwise.conventions import Columns
+from rankwise.conventions import INPUT_KEYWORDS, Columns
 from rankwise.errors import RankwiseError
+from rankwise.reading import Reading
 
 EXPLAIN_LIMIT = 50
 """Queries explained by default: those of the largest |difference| of the first metric."""
@@ -29,20 +32,13 @@ CHANGE_DEPTH = 10
 _CHANGE_KEYS = ("ties", "trec_eval", "query_id", "doc_id", "score")
 
 
-def load(inputs: Inputs, queries: list[str] | None = None) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    """The qrels and each run read once (only the rows of ``queries``, their ids compared as
-    text, when given)."""
-    from rankwise.io import to_lazyframe
-
+def load(inputs: Inputs) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """The qrels and each run read once, their columns named as configured (each input's own
+    names, ``run_columns`` and the like, applied)."""
     columns = Columns.from_options(inputs.options)
-
-    def read(obj: Any, kind: Any) -> pl.DataFrame:
-        lf = to_lazyframe(obj, kind, columns)
-        if queries is not None:
-            lf = lf.filter(pl.col(columns.query_id).cast(pl.String).is_in(queries))
-        return lf.collect()
-
-    return read(inputs.qrels, "qrels"), {name: read(run, "run") for name, run in inputs.runs.items()}
+    reading = Reading.from_options(inputs.options)
+    return (reading.read(inputs.qrels, "qrels", columns).collect(),
+            {name: reading.read(run, "run", columns).collect() for name, run in inputs.runs.items()})
 
 
 def ranking_changes(result: Comparison, runs: Mapping[str, pl.DataFrame], depth: int = CHANGE_DEPTH) -> pl.DataFrame:
@@ -104,18 +100,27 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def explanations(result: Comparison, limit: int = EXPLAIN_LIMIT) -> tuple[dict[str, Any], list[str]]:
+def explanations(
+    result: Comparison, qrels: pl.DataFrame, runs: Mapping[str, pl.DataFrame], limit: int = EXPLAIN_LIMIT,
+) -> tuple[dict[str, Any], list[str]]:
     """Per query explained (``limit`` of them, see the module) and per run, the explanation
     of the first metric as the page shows it (``columns``, ``rows``, a ``note``; or an
     ``error`` when the query cannot be explained for that run); and the queries explained, in
-    order of their largest |difference|."""
+    order of their largest |difference|. ``qrels`` and ``runs``: the inputs as :func:`load`
+    read them."""
     from rankwise.explain import explain
 
     if result.inputs is None or limit <= 0:
         return {}, []
     chosen = _largest_differences(result, limit)
-    qrels, runs = load(result.inputs, chosen)
-    options: Any = {k: v for k, v in result.inputs.options.items() if k != "missing"}
+    query = Columns.from_options(result.inputs.options).query_id
+
+    def rows_of(frame: pl.DataFrame) -> pl.DataFrame:  # the queries explained, their ids compared as text
+        return frame.filter(pl.col(query).cast(pl.String).is_in(chosen))
+
+    qrels, runs = rows_of(qrels), {name: rows_of(run) for name, run in runs.items()}
+    # the frames have the configured column names already: each input's own names are not applied again
+    options: Any = {k: v for k, v in result.inputs.options.items() if k != "missing" and k not in INPUT_KEYWORDS}
     out: dict[str, Any] = {}
     for q in chosen:
         per_run: dict[str, Any] = {}

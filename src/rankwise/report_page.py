@@ -110,9 +110,19 @@ def _finite(series: pl.Series) -> list[float | None]:
     return [v if v is not None and math.isfinite(v) else None for v in series.cast(pl.Float64).to_list()]
 
 
+_SCRIPT_SAFE = str.maketrans({
+    "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+})
+"""The characters the JSON of a script block writes as ``\\uXXXX`` escapes: ``<`` and ``>``
+(no ``</script``, ``<!--``, ``<script`` or ``-->`` can then end or alter the block), ``&``
+and the line and paragraph separators. JSON allows them only inside strings, where the
+escape means the same character."""
+
+
 def _json(data: Any) -> str:
-    # "</" would end the script element
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    """``data`` as JSON to place in a ``<script>`` block: nothing in it can end or alter the
+    block (see :data:`_SCRIPT_SAFE`), and ``JSON.parse`` reads the same values."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
 
 
 def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[str], limit: int) -> str:

@@ -2,7 +2,9 @@
 Markdown or as a LaTeX booktabs table, the best mean per metric in bold and the significance
 marks as superscript letters, with the legend under it (Markdown) or as the caption (LaTeX).
 Given a DataFrame instead (any table, e.g. :func:`rankwise.compare`'s), both print it as it
-is, one row per row, numbers to 4 decimals.
+is, one row per row, numbers to 4 decimals. Text in a Markdown table's cell goes through
+:func:`markdown_cell` (a ``|`` in a run name or an id cannot split the cell), and tables for a
+terminal show control characters escaped (:func:`rankwise.output.visible`).
 
 >>> import polars as pl
 >>> t = pl.DataFrame({"run": ["a", "b"], "metric": ["AP", "AP"], "mean": [0.25, 0.3],
@@ -16,12 +18,15 @@ is, one row per row, numbers to 4 decimals.
 
 from __future__ import annotations
 
+import re
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 
 from rankwise.comparison import Comparison
+from rankwise.output import visible
 from rankwise.summary import Summary, legend, summary
 
 SIGNED = frozenset((
@@ -47,6 +52,33 @@ def cell(column: str, value: Any) -> str:
     return str(value)
 
 
+_PIPE = re.compile(r"(\\*)\|")
+
+
+def markdown_cell(text: str) -> str:
+    r"""``text`` as one cell of a Markdown table: control characters escaped as on a terminal
+    (:func:`rankwise.output.visible`: a line break would end the row), each ``|`` written
+    ``\|`` (and the backslashes right before it doubled, so that the ``|`` stays escaped);
+    GitHub's Markdown shows the text as it was.
+
+    >>> print(markdown_cell("a|b"), markdown_cell("c\\|d"), markdown_cell("e\nf"))
+    a\|b c\\\|d e\nf
+    """
+    return _PIPE.sub(lambda m: m.group(1) * 2 + "\\|", visible(text))
+
+
+def shown(frame: pl.DataFrame, *, markdown: bool = False) -> pl.DataFrame:
+    """``frame`` as a table shown to people prints it: the values of its text columns and the
+    name of every column through :func:`rankwise.output.visible` (:func:`markdown_cell` for a
+    Markdown table); other columns as they are."""
+    escape: Callable[[str], str] = markdown_cell if markdown else visible
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    out = frame.with_columns(
+        pl.Series(c, [None if v is None else escape(v) for v in frame[c].to_list()], dtype=pl.String) for c in text
+    )
+    return out.rename({c: escape(c) for c in frame.columns})
+
+
 def _rows(s: Summary) -> list[tuple[list[str], list[tuple[str, bool, str]]]]:
     """Per summary row: its key cells (segments, run, letter) and per metric (mean, best, marks)."""
     keys = [*s.segments, "run", "letter"]
@@ -61,18 +93,19 @@ def to_markdown(table: Comparison | pl.DataFrame) -> str:
     """A comparison's runs × metrics summary as Markdown (the best mean in bold, the marks in
     ``<sup>``, the legend below); a DataFrame as it is."""
     if isinstance(table, pl.DataFrame):
-        lines = ["| " + " | ".join(table.columns) + " |", "| " + " | ".join("---" for _ in table.columns) + " |"]
+        lines = ["| " + " | ".join(markdown_cell(c) for c in table.columns) + " |",
+                 "| " + " | ".join("---" for _ in table.columns) + " |"]
         for row in table.iter_rows(named=True):
-            lines.append("| " + " | ".join(cell(c, row[c]) for c in table.columns) + " |")
+            lines.append("| " + " | ".join(markdown_cell(cell(c, row[c])) for c in table.columns) + " |")
         return "\n".join(lines)
     s = summary(table)
-    head = [*s.segments, "run", *s.metrics]
+    head = [markdown_cell(c) for c in (*s.segments, "run", *s.metrics)]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(["---"] * (len(s.segments) + 1) + ["---:"] * len(s.metrics)) + " |"]
     for keys, cells in _rows(s):
         *segments, run, mark = keys
         values = [(f"**{v}**" if best else v) + (f"<sup>{m}</sup>" if m else "") for v, best, m in cells]
-        lines.append("| " + " | ".join([*segments, f"({mark}) {run}", *values]) + " |")
-    return "\n".join(lines) + f"\n\n{s.legend}"
+        lines.append("| " + " | ".join([*map(markdown_cell, segments), markdown_cell(f"({mark}) {run}"), *values]) + " |")
+    return "\n".join(lines) + f"\n\n{visible(s.legend)}"
 
 
 def _tex(text: str) -> str:
@@ -159,9 +192,9 @@ def to_text(result: Comparison, width: int = 100) -> str:
         *segments, run, mark = keys
         rows.append([*segments, f"({mark}) {run}", *((v + _superscript(m) + ("*" if best else "")) for v, best, m in cells)])
     head = [*s.segments, "run", *s.metrics]
-    means = pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
+    means = shown(pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row"), markdown=True)
     parts = [_text_table(chunk, width) for chunk in _fitting(means, len(s.segments) + 1, width)]
-    parts.append(textwrap.fill(legend(result, best="*"), width, break_on_hyphens=False))
+    parts.append(textwrap.fill(visible(legend(result, best="*")), width, break_on_hyphens=False))
     table = result.table
     if table.height:
         test = result.tests[0] if result.tests else None
@@ -178,7 +211,7 @@ def to_text(result: Comparison, width: int = 100) -> str:
             # a metric without a better direction (Judged@k) has no verdict
             pl.format("{}/{}/{}", "wins", "ties", "losses").fill_null("no direction").alias("W/T/L"),
         )
-        parts += [_text_table(chunk, width) for chunk in _fitting(diffs, len(columns), width)]
+        parts += [_text_table(chunk, width) for chunk in _fitting(shown(diffs, markdown=True), len(columns), width)]
     return "\n\n".join(parts)
 
 
@@ -189,4 +222,4 @@ def frame_text(table: pl.DataFrame, keys: int, width: int = 100) -> str:
     text = pl.DataFrame(
         {c: [cell(c, v) for v in table[c].to_list()] for c in table.columns}, schema=dict.fromkeys(table.columns, pl.String)
     )
-    return "\n\n".join(_text_table(chunk, width) for chunk in _fitting(text, keys, width))
+    return "\n\n".join(_text_table(chunk, width) for chunk in _fitting(shown(text, markdown=True), keys, width))
