@@ -383,6 +383,9 @@ def test_metrics_page_of_any_metric_string() -> None:
     assert official.startswith("NumQ: ") and "\nAP: " in official and "\nGMAP: " in official
     unknown = cli("metrics", "nDGC")
     assert unknown.returncode == 2 and "Closest: nDCG" in unknown.stderr
+    # the better direction compare reads (issue 32)
+    assert "\n  better:      lower (a decrease is a win in compare)\n" in cli("metrics", "Unjudged@10").stdout
+    assert "\n  better:      neither (compare gives no win or loss)\n" in cli("metrics", "Judged@10").stdout
 
 
 def test_swapped_hint_only_where_swapping_helps(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ on a hand-made table; queries missing from a run are counted as 0 and reported."
 from __future__ import annotations
 
 import math
+import warnings
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -13,6 +15,8 @@ from scipy import stats
 
 import rankwise as rw
 from rankwise.statistics import adjust, randomization_pvalue
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def runs_and_qrels(seed: int = 3, queries: int = 40) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
@@ -514,3 +518,29 @@ def test_compare_pairs_the_queries_evaluate_scores() -> None:
     for missing, n in (("ignore", 2), ("zero", 3)):
         sql = rw.compare_sql(["RR"], runs={"a": "run_a", "b": "run_b"}, missing=missing)  # type: ignore[arg-type]
         assert con.sql(sql).pl()["queries"].to_list() == [n], missing
+
+
+def test_one_mean_for_one_run_in_every_output() -> None:
+    """Issue 32: on the sample data (one judged query is in no run) eval, compare, the summary
+    table, the report's provenance and its ranking-change table score the same 199 queries,
+    and the sample's nDCG@10 is 0.2085 everywhere; a run query without judgments leaves the
+    ranking-change table as it leaves the others."""
+    from rankwise.comparison import comparison
+    from rankwise.report_details import load, ranking_changes
+    from rankwise.summary import summary
+
+    qrels_path = ROOT / "examples" / "data" / "qrels.parquet"
+    run = pl.read_parquet(ROOT / "examples" / "data" / "run.parquet")
+    # a query no judgment names, and a reversed second run
+    extra = pl.DataFrame({"query_id": ["unjudged"], "doc_id": ["d"], "score": [1.0]}).cast(run.schema)  # type: ignore[arg-type]
+    runs = {"base": pl.concat([run, extra]), "reversed": run.with_columns(score=-pl.col("score"))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        per_query = rw.evaluate(qrels_path, runs["base"], ["nDCG@10"])
+        result = comparison(qrels_path, runs, ["nDCG@10"], tests=[])
+    assert per_query.height == result.per_query.keys.height == 199
+    mean = float(per_query["nDCG@10"].mean())  # type: ignore[arg-type]
+    assert round(mean, 4) == 0.2085
+    assert result.table["baseline_mean"][0] == pytest.approx(mean, abs=1e-12)
+    assert summary(result).means.filter(pl.col("run") == "base")["nDCG@10"][0] == pytest.approx(mean, abs=1e-12)
+    assert ranking_changes(result, load(result.inputs)[1])["queries"].to_list() == [199]  # type: ignore[arg-type]

@@ -269,6 +269,8 @@ def _metric_page(spec: MetricSpec) -> None:
     fields.append(("cutoff", {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]))
     empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
     fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
+    fields.append(("better", {"higher": "higher", "lower": "lower (a decrease is a win in compare)",
+                              "neither": "neither (compare gives no win or loss)"}[spec.better]))
     fields.append(("citation", spec.citation))
     width = max(len(k) for k, _ in fields) + 2
     lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]

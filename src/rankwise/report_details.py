@@ -43,14 +43,19 @@ def load(inputs: Inputs) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
 
 def ranking_changes(result: Comparison, runs: Mapping[str, pl.DataFrame], depth: int = CHANGE_DEPTH) -> pl.DataFrame:
     """Per pair compared, the means over queries of :func:`rankwise.change.ranking_change`'s
-    columns between the baseline's and the run's top ``depth`` (all segments pooled)."""
+    columns between the baseline's and the run's top ``depth`` (all segments pooled), over the
+    queries the comparison paired (its other tables' queries: not a run query without
+    judgments, nor one the runs lack)."""
     from rankwise.change import ranking_change
 
     assert result.inputs is not None
     options: Any = {k: v for k, v in result.inputs.options.items() if k in _CHANGE_KEYS}
+    query = result.per_query.keys.columns[-1]
+    paired = result.per_query.keys.select(pl.col(query).cast(pl.String)).unique()
     rows = []
     for cand, base in result.pairs:
         change = ranking_change(runs[base], runs[cand], depth=depth, **options)
+        change = change.filter(pl.col(query).cast(pl.String).is_in(paired[query].implode()))
         stats = change.select(
             pl.col("overlap", "jaccard", "kendall_tau", "rbo_ext", "rbo_min", "rbo_res").mean(),
             pl.len().alias("queries"),
