@@ -209,10 +209,7 @@ def _evaluate(
     if present.height == 0:
         raise no_common_queries(_ids(run, "run", columns, run_format), _ids(qrels, "qrels", columns, qrels_format), columns)
     if coverage.rarely_judged():
-        warn_near_miss(
-            _sample(run, "run", columns, run_format, present), _sample(qrels, "qrels", columns, qrels_format, present),
-            coverage, columns, stacklevel=4,
-        )
+        warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns, stacklevel=4)
     if conv.missing == "ignore":
         result = present
     return result.drop(RETRIEVED, JUDGED), coverage
@@ -224,15 +221,15 @@ def _ids(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.S
     return to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).unique(maintain_order=True)).collect()[q]
 
 
-def _sample(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None, present: pl.DataFrame) -> pl.DataFrame:
-    """The (query, doc) pairs of an input's judged queries, the run's first
-    :data:`~rankwise.validate.NEAR_MISS_ROWS` of them (the input is read again, only when
-    its documents are almost never judged)."""
+def _sample(run: Any, qrels: Any, columns: Columns, formats: tuple[FileFormat | None, FileFormat | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run's first :data:`~rankwise.validate.NEAR_MISS_ROWS` (query, doc) pairs and the
+    judgments of their queries, ids as text (read again, only when the run's documents are
+    almost never judged: the run's head is read, the qrels scanned for those queries)."""
     q, d = columns.query_id, columns.doc_id
-    frame = to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).cast(pl.String), pl.col(d).cast(pl.String))
-    if kind == "run":
-        frame = frame.join(present.lazy().select(pl.col(q).cast(pl.String)), on=q, how="semi").head(NEAR_MISS_ROWS)
-    return frame.collect()
+    text = [pl.col(q).cast(pl.String), pl.col(d).cast(pl.String)]
+    head = to_lazyframe(run, "run", columns, formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
+    judged = to_lazyframe(qrels, "qrels", columns, formats[1]).select(text)
+    return head, judged.join(head.lazy().select(q).unique(), on=q, how="semi").collect()
 
 
 def _evaluate_segments(

@@ -253,19 +253,20 @@ def no_common_queries(run_ids: pl.Series, qrels_ids: pl.Series, columns: Columns
     )
 
 
-def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, coverage: Coverage, columns: Columns, stacklevel: int) -> None:
-    """Warn when the run's (query, doc) pairs, almost never judged, would meet the judgments'
-    once loosened (:func:`_loose`); ``run`` and ``qrels``: their id columns as text."""
+def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, columns: Columns, stacklevel: int) -> None:
+    """Warn when a sample of the run's (query, doc) pairs, almost never judged, would meet the
+    judgments' far more often once loosened (:func:`_loose`); ``run`` and ``qrels``: their id
+    columns as text."""
     keys = [columns.query_id, columns.doc_id]
     if run.height == 0:
         return
+    exact = run.join(qrels.unique(), on=keys, how="semi").height
     loose_qrels = qrels.select(_loose(pl.col(k)) for k in keys).unique()
     loose = run.select(_loose(pl.col(k)) for k in keys).join(loose_qrels, on=keys, how="semi").height
-    share = coverage.judged / coverage.retrieved
-    if loose >= 2 * share * run.height and loose >= RARELY_JUDGED * run.height:
+    if loose >= 2 * exact and loose >= RARELY_JUDGED * run.height:
         warnings.warn(
-            f"only {share:.1%} of the documents the run retrieved for judged queries are judged, but "
-            f"{loose / run.height:.0%} of them ({loose:,} of the {run.height:,} looked at) would be {_LOOSENED} "
+            f"only {exact / run.height:.1%} of the run's documents are judged (of the first {run.height:,} rows), "
+            f"but {loose / run.height:.0%} would be {_LOOSENED} "
             f"(columns {columns.query_id!r}, {columns.doc_id!r}): do both inputs write the ids the same way?",
             RankwiseWarning,
             stacklevel=stacklevel + 1,
