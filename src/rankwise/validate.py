@@ -107,13 +107,16 @@ class DataProfile:
     null_doc: int
     null_value: int
     nan_value: int
-    duplicate: tuple[Any, Any] | None
-    """One (query_id, doc_id) pair that occurs more than once, if any."""
+    duplicate: tuple[Any, ...] | None
+    """One (query_id, doc_id) pair that occurs more than once, if any; in subtopic qrels one
+    (query_id, doc_id, subtopic) triple."""
     inf_value: int = 0
     """Infinite values of the score (allowed: they rank first or last) or relevance (refused)."""
+    null_subtopic: int = 0
+    """NULL subtopics (subtopic qrels, whose rows are checked as any qrels' rows are)."""
 
 
-Problem = Literal["null_doc", "null_value", "nan_value", "inf_value"]
+Problem = Literal["null_doc", "null_value", "nan_value", "inf_value", "null_subtopic"]
 """A kind of bad row an engine can be asked to find an example query of."""
 
 
@@ -122,7 +125,8 @@ def check_profile(
     example: Callable[[Problem], Any] | None = None,
 ) -> None:
     """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, infinite relevance,
-    duplicated documents. ``example(problem)`` (on the error path only) gives the id of a query
+    duplicated documents; in subtopic qrels (``columns.subtopic``, their rows a judgment per
+    subtopic), NULL subtopics and a document judged twice for one subtopic. ``example(problem)`` (on the error path only) gives the id of a query
     holding such a row, named in the message."""
 
     def where(problem: Problem) -> str:
@@ -139,6 +143,11 @@ def check_profile(
             f"the {kind}'s column {columns.query_id!r} holds {profile.null_query} NULL value(s); "
             "remove or fill them"
         )
+    if profile.null_subtopic:
+        raise InvalidValueError(
+            f"the qrels' subtopic column {columns.subtopic!r} holds a NULL value in {profile.null_subtopic} "
+            f"row(s){where('null_subtopic')}; remove or fill them"
+        )
     problems: tuple[tuple[int, Problem, str, str], ...] = (
         (profile.null_doc, "null_doc", columns.doc_id, "NULL"),
         (profile.null_value, "null_value", value, "NULL"),
@@ -152,7 +161,12 @@ def check_profile(
                 + ("relevance must be a finite number" if problem == "inf_value" else "remove or fill them")
             )
     if profile.duplicate is not None:
-        q, d = profile.duplicate
+        q, d, *subtopic = profile.duplicate
+        if subtopic:
+            raise DuplicateDocumentError(
+                f"the qrels judge document {d!r} more than once for subtopic {subtopic[0]!r} of query {q!r} "
+                f"(column {columns.subtopic!r}); each document may be judged once per subtopic of a query"
+            )
         raise DuplicateDocumentError(
             f"the {kind} lists document {d!r} more than once for query {q!r} "
             f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query"

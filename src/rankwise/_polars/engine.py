@@ -105,6 +105,7 @@ def _example(frame: pl.LazyFrame, kind: Kind) -> Callable[[Problem], object]:
     tests: dict[Problem, pl.Expr] = {
         "null_doc": pl.col(D).is_null(), "null_value": value.is_null(),
         "nan_value": value.is_nan(), "inf_value": value.is_infinite(),
+        "null_subtopic": pl.col(SUB).is_null(),  # subtopic qrels (:func:`_check_subtopics`)
     }
 
     def find(problem: Problem) -> object:
@@ -217,21 +218,21 @@ def check_run_costs(prep: Prepared) -> None:
 
 
 def _check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
-    """Subtopic qrels: a NULL subtopic or relevance, or a document judged twice for one
-    subtopic of a query, is an error naming it (the other checks run on the qrels per document)."""
-    bad = subs.filter(pl.col(SUB).is_null() | pl.col(REL).is_null()).select(Q, SUB).head(1).collect()
-    if bad.height:
-        what = "subtopic" if bad[SUB][0] is None else "relevance"
-        column = columns.subtopic if what == "subtopic" else columns.relevance
-        raise InvalidValueError(
-            f"the qrels' {what} column {column!r} holds a NULL value (query {bad[Q][0]!r})"
-        )
-    dup = subs.group_by(Q, SUB, D).len().filter(pl.col("len") > 1).head(1).collect()
-    if dup.height:
-        raise DuplicateDocumentError(
-            f"the qrels judge document {dup[D][0]!r} more than once for subtopic {dup[SUB][0]!r} "
-            f"of query {dup[Q][0]!r} (column {columns.subtopic!r})"
-        )
+    """Subtopic qrels: their rows (a judgment per subtopic) get every check of qrels
+    (:func:`~rankwise.validate.check_profile`: NULL ids, NULL/NaN/infinite relevance), and a
+    NULL subtopic or a document judged twice for one subtopic of a query is an error naming it.
+    Checked here, row by row, before a document's judgments are reduced to their largest (which
+    would hide a NaN or a negative infinity)."""
+    counts = _audit_counts(
+        subs.group_by(Q, SUB).agg(*_audit(REL)),
+        pl.col("__rows").filter(pl.col(SUB).is_null()).sum().alias("null_subtopic"),
+    ).collect()
+    row = counts.row(0, named=True)
+    duplicate = None
+    if row.pop("distinct_pairs") < row["rows"]:
+        dup = subs.group_by(Q, D, SUB).len().filter(pl.col("len") > 1).select(Q, D, SUB).head(1).collect()
+        duplicate = dup.row(0) if dup.height else None
+    check_profile(DataProfile(duplicate=duplicate, **row), "qrels", columns, _example(subs, "qrels"))
 
 
 def subtopic_judgments(prep: Prepared) -> pl.LazyFrame:
