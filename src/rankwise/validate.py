@@ -8,7 +8,7 @@ value. The engines never decide what is an error on their own.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,6 +21,7 @@ from rankwise.errors import (
     InvalidValueError,
     MissingColumnError,
     RankwiseWarning,
+    pass_hint,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -120,14 +121,38 @@ Problem = Literal["null_doc", "null_value", "nan_value", "inf_value", "null_subt
 """A kind of bad row an engine can be asked to find an example query of."""
 
 
+SUBTOPIC_LIKE = ("subtopic", "intent", "aspect", "facet")
+"""Words in a column's name that make it look like a subtopic column (:func:`subtopic_hint`)."""
+
+
+def subtopic_hint(found: Iterable[str], diversity: Sequence[str], columns: Columns) -> str:
+    """What a duplicated (query, doc) pair of the qrels adds to its error when the qrels hold a
+    column named like a subtopic (``found``: their columns), ``subtopic`` is not given and
+    diversity measures (``diversity``: their labels) are asked for: to pass ``subtopic``.
+
+    >>> subtopic_hint(["query_id", "subtopic", "doc_id", "relevance"], ["alpha_nDCG@10"], Columns())
+    "; the qrels have a column 'subtopic': to judge each document per subtopic, as alpha_nDCG@10 reads them, pass subtopic='subtopic'"
+    """
+    if not diversity or columns.subtopic is not None:
+        return ""
+    like = [c for c in found if any(word in c.lower() for word in SUBTOPIC_LIKE)]
+    if not like:
+        return ""
+    return (
+        f"; the qrels have a column {like[0]!r}: to judge each document per subtopic, as "
+        f"{', '.join(diversity)} read{'s' if len(diversity) == 1 else ''} them, {pass_hint('subtopic', like[0])}"
+    )
+
+
 def check_profile(
     profile: DataProfile, kind: Kind, columns: Columns,
-    example: Callable[[Problem], Any] | None = None,
+    example: Callable[[Problem], Any] | None = None, hint: str = "",
 ) -> None:
     """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, infinite relevance,
     duplicated documents; in subtopic qrels (``columns.subtopic``, their rows a judgment per
-    subtopic), NULL subtopics and a document judged twice for one subtopic. ``example(problem)`` (on the error path only) gives the id of a query
-    holding such a row, named in the message."""
+    subtopic), NULL subtopics and a document judged twice for one subtopic.
+    ``example(problem)`` (on the error path only) gives the id of a query holding such a row,
+    named in the message; ``hint`` ends the message of a duplicated pair (:func:`subtopic_hint`)."""
 
     def where(problem: Problem) -> str:
         if example is None:
@@ -169,7 +194,7 @@ def check_profile(
             )
         raise DuplicateDocumentError(
             f"the {kind} lists document {d!r} more than once for query {q!r} "
-            f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query"
+            f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query{hint}"
         )
 
 

@@ -19,7 +19,7 @@ import polars as pl
 from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
-from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
+from rankwise.errors import InvalidParameterError
 from rankwise.io import (
     check_format,
     check_header,
@@ -35,6 +35,7 @@ from rankwise.io import (
     to_lazyframe,
 )
 from rankwise.metric import Metric
+from rankwise.recipes import reading_subtopics
 from rankwise.validate import (
     DataProfile,
     Kind,
@@ -44,6 +45,7 @@ from rankwise.validate import (
     check_profile,
     check_schema,
     ids_as_strings,
+    subtopic_hint,
     value_column,
 )
 
@@ -181,12 +183,13 @@ def _subtopics(
 
 
 def _check_data(
-    con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns, subtopics: bool = False
+    con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns, subtopics: bool = False,
+    hint: str = "",
 ) -> None:
     """Raise the specific error for a fault of the input ``view`` (:func:`check_profile`);
     ``subtopics``: the view holds subtopic qrels (query_id, subtopic, doc_id, relevance), whose
     rows are checked as any qrels' rows are, with NULL subtopics and a document judged twice
-    for one subtopic of a query."""
+    for one subtopic of a query; ``hint`` ends the error of a duplicated pair."""
     v = quote_identifier(view)
     value = "score" if kind == "run" else "relevance"
     key = "query_id, subtopic, doc_id" if subtopics else "query_id, doc_id"
@@ -225,6 +228,7 @@ def _check_data(
         kind,
         columns,
         example,
+        hint,
     )
 
 
@@ -347,7 +351,10 @@ def evaluate_duckdb(
         with _check_threads(con, "threads" not in settings and not small):
             _check_data(con, run_view, "run", columns)
             # subtopic qrels: their rows are checked (the qrels per document derive from them)
-            _check_data(con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None)
+            _check_data(
+                con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
+                hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
+            )
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
         )

@@ -30,7 +30,7 @@ import polars as pl
 from rankwise import progress
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
-from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
+from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
@@ -64,6 +64,7 @@ from rankwise.validate import (
     check_profile,
     check_schema,
     ids_as_strings,
+    subtopic_hint,
 )
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
@@ -127,6 +128,9 @@ class Prepared:
     subtopics: pl.LazyFrame | None = None
     """The judgments per subtopic (``__q, __d, __sub, __rel``); None: the qrels, one subtopic
     per query (:func:`subtopic_judgments`)."""
+    hint: str = ""
+    """Ends the error of a duplicated (query, doc) pair of the qrels
+    (:func:`~rankwise.validate.subtopic_hint`)."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -148,16 +152,32 @@ class Prepared:
         """The run's data checks alone (a comparison of two runs has no qrels)."""
         self._check_one("run", self.count_plans()[0].collect(), self.run)
 
+    def check_qrels(self) -> None:
+        """The qrels' data checks alone, before an evaluation: a duplicated (query, doc) pair
+        of the qrels multiplies the rows of every join with them (the run's, the greedy ideal's
+        steps of the diversity measures), so the evaluation runs on qrels known to hold each
+        pair once; each run row then joins one judgment at most, and nothing grows with the
+        run's own duplicates, found by the evaluation's counts."""
+        self._check_one("qrels", self.count_plans()[1].collect(), self.qrels)
+
     def _check_one(self, kind: Kind, count: pl.DataFrame, frame: pl.LazyFrame) -> None:
         row = count.row(0, named=True)
         repeats = row.pop("distinct_pairs") < row["rows"]
         duplicate = _duplicate(frame) if repeats else None
-        check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind))
+        check_profile(
+            DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind),
+            self.hint if kind == "qrels" else "",
+        )
 
 
-def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
+def prepare(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
+    diversity: Sequence[str] = (),
+) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
-    internal columns; cast ids to strings where run and qrels disagree on their type."""
+    internal columns; cast ids to strings where run and qrels disagree on their type.
+    ``diversity``: the labels of the diversity measures asked for, named by the error of a
+    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.validate.subtopic_hint`)."""
     run_types, run_raw = _schema(run)
     qrels_types, qrels_raw = _schema(qrels)
     check_schema(run_types, run_raw, "run", columns)
@@ -199,7 +219,7 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
             _check_subtopics(subs, columns)
         j = subs.group_by(Q, D).agg(pl.col(REL).max())
     schema = r.collect_schema()
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs)
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
@@ -747,8 +767,11 @@ def _evaluate_groups(
     with progress.task("reading the inputs"):
         prep, groups, rows = _query_groups(prep, query_chunks, folder)
     check_run_costs(prep)
+    # the qrels are checked before any work that grows with their duplicates (:meth:`Prepared.check_qrels`)
     if prep.subtopics is not None:
         _check_subtopics(prep.subtopics, columns)
+    else:
+        prep.check_qrels()
     engine: Literal["auto", "in-memory", "streaming"] = "streaming" if rows is None else (
         "in-memory" if rows < SMALL_ROWS else "auto"
     )
