@@ -19,6 +19,7 @@ is renamed as it is read, so that the engines see the configured names.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import glob as globlib
 import gzip
@@ -127,7 +128,7 @@ def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
     head = _head(path)
     if head[:4] == b"PAR1":
         return "parquet"
-    first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
+    first = head.removeprefix(codecs.BOM_UTF8).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
     json_format = _json_format(first)
     if json_format is not None:
         return json_format

@@ -192,10 +192,24 @@ def check_profile(
                 f"the qrels judge document {d!r} more than once for subtopic {subtopic[0]!r} of query {q!r} "
                 f"(column {columns.subtopic!r}); each document may be judged once per subtopic of a query"
             )
-        raise DuplicateDocumentError(
-            f"the {kind} lists document {d!r} more than once for query {q!r} "
-            f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query{hint}"
+        raise duplicate_error(kind, q, d, f"columns {columns.query_id!r}, {columns.doc_id!r}", hint)
+
+
+def duplicate_error(kind: str, query: object, doc: object, where: str, hint: str = "") -> DuplicateDocumentError:
+    """The error of a document listed twice for one query (``doc`` None: a query listed twice,
+    as a key of a dict of dicts), ``where``: the columns or the file.
+
+    >>> duplicate_error("run", "q1", "d1", "in 'run.json'")
+    DuplicateDocumentError("the run lists document 'd1' more than once for query 'q1' (in 'run.json'); each document may appear once per query")
+    """
+    if doc is None:
+        return DuplicateDocumentError(
+            f"the {kind} lists query {query!r} more than once ({where}); each query may appear once{hint}"
         )
+    return DuplicateDocumentError(
+        f"the {kind} lists document {doc!r} more than once for query {query!r} ({where}); "
+        f"each document may appear once per query{hint}"
+    )
 
 
 def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass], columns: Columns) -> tuple[bool, bool]:
