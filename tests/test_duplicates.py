@@ -86,7 +86,7 @@ def test_the_error_says_to_pass_subtopic(engine: str) -> None:
 
 
 def test_the_lazy_api_says_to_pass_subtopic() -> None:
-    with pytest.raises(rw.errors.DuplicateDocumentError, match="pass subtopic='subtopic'$"):
+    with pytest.raises(rw.errors.DuplicateDocumentError, match=r"pass subtopic='subtopic'$"):
         ranked_run().lazy().ir.evaluate(subtopic_qrels(), ["alpha-nDCG@10"])
 
 
@@ -115,7 +115,7 @@ def duplicated_case(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, str, s
     rows[:] = [rows[i] for i in order]
     run_frame = pl.DataFrame(run, schema=["query_id", "doc_id", "score"], orient="row")
     qrels_frame = pl.DataFrame(qrels, schema=["query_id", "doc_id", "relevance"], orient="row")
-    return run_frame, qrels_frame, side, draw(st.sampled_from(MEASURES + ["AP", "nDCG@10"]))
+    return run_frame, qrels_frame, side, draw(st.sampled_from([*MEASURES, "AP", "nDCG@10"]))
 
 
 @settings(max_examples=30, deadline=None)

@@ -245,7 +245,7 @@ DEEP = {"list": "[" * 100_000 + "]" * 100_000, "dict": '{"q1": ' + '{"a": ' * 10
 @pytest.mark.parametrize("shape", list(DEEP))
 def test_deeply_nested_json_is_an_input_error(tmp_path: Path, engine: str, shape: str) -> None:
     (tmp_path / "run.json").write_text(DEEP[shape])
-    with pytest.raises(rw.InputReadError, match="'.*run.json' is nested too deeply to read"):
+    with pytest.raises(rw.InputReadError, match=r"'.*run\.json' is nested too deeply to read"):
         rw.evaluate(QRELS, tmp_path / "run.json", METRICS, engine=engine)
 
 
@@ -264,7 +264,7 @@ def test_records_of_several_kinds_are_input_errors(tmp_path: Path, engine: str) 
     with pytest.raises(rw.InputReadError, match="records of several kinds: the first is a dict, record 2 of type 'GenericScoredDoc'"):
         rw.evaluate(QRELS, records[::-1], METRICS, engine=engine)
     (tmp_path / "run.json").write_text(json.dumps([{"query_id": "q1", "doc_id": "d1", "score": 1.0}, ["q1", "d2", 0.5]]))
-    with pytest.raises(rw.InputReadError, match="'.*run.json': cannot read a run from records of several kinds: the first is a dict, record 2 of type 'list'"):
+    with pytest.raises(rw.InputReadError, match=r"'.*run\.json': cannot read a run from records of several kinds: the first is a dict, record 2 of type 'list'"):
         rw.evaluate(QRELS, tmp_path / "run.json", METRICS, engine=engine)
 
 

@@ -148,9 +148,10 @@ class Prepared:
         for kind, count, frame in checks:
             self._check_one(kind, count, frame)
 
-    def check_run(self) -> None:
-        """The run's data checks alone (a comparison of two runs has no qrels)."""
-        self._check_one("run", self.count_plans()[0].collect(), self.run)
+    def check_run(self, count: pl.DataFrame | None = None) -> None:
+        """The run's data checks alone (a comparison of two runs has no qrels; an evaluation
+        checks its qrels first), on its ``count`` if counted already."""
+        self._check_one("run", self.count_plans()[0].collect() if count is None else count, self.run)
 
     def check_qrels(self) -> None:
         """The qrels' data checks alone, before an evaluation: a duplicated (query, doc) pair
@@ -666,10 +667,12 @@ class Plans:
     """The data checks' counts of the run (with ``unjudged``, how many run queries have no
     judgment at all) and of the qrels."""
 
-    def collect(self, engine: Literal["auto", "in-memory", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-        """Collect everything at once: the run's counts, the qrels' counts, the values."""
-        run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result], engine=engine)
-        return run_counts, qrels_counts, result
+    def collect(self, engine: Literal["auto", "in-memory", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Collect at once the run's counts and the values (the qrels are checked before an
+        evaluation, :meth:`Prepared.check_qrels`: their counts are not collected, and their
+        audit aggregates drop out of the plan)."""
+        run_counts, result = pl.collect_all([self.counts[0], self.result], engine=engine)
+        return run_counts, result
 
 
 ROWS_PER_CHUNK = 500_000
@@ -742,8 +745,9 @@ def evaluate_eager(
     query_chunks: int | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values and the number of unjudged run queries; the data checks' errors are
-    raised (:meth:`Prepared.check`, on the counts of every group summed) before any value is
-    returned.
+    raised before any value is returned: the qrels' before the evaluation
+    (:meth:`Prepared.check_qrels`), the run's on the counts of every group summed
+    (:meth:`Prepared.check_run`).
 
     The queries are evaluated in groups (by a hash of the query id), one after the other:
     by default the inputs are read once and split into groups of about half a million run rows
@@ -775,19 +779,17 @@ def _evaluate_groups(
     engine: Literal["auto", "in-memory", "streaming"] = "streaming" if rows is None else (
         "in-memory" if rows < SMALL_ROWS else "auto"
     )
-    counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
+    counts: list[pl.DataFrame] = []
     results: list[pl.DataFrame] = []
     with progress.task("query groups" if len(groups) > 1 else "evaluating", total=len(groups) if len(groups) > 1 else None) as step:
         for i, group in enumerate(groups):
             step.at(i)
-            run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
-            counts.append((run_counts, qrels_counts))
+            run_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
+            counts.append(run_counts)
             results.append(result)
     # each group's counts are one row of sums
-    run_total, qrels_total = counts[0] if len(counts) == 1 else (
-        pl.concat([c[0] for c in counts]).sum(), pl.concat([c[1] for c in counts]).sum()
-    )
-    prep.check([run_total.drop("unjudged"), qrels_total])
+    run_total = counts[0] if len(counts) == 1 else pl.concat(counts).sum()
+    prep.check_run(run_total.drop("unjudged"))
     result = results[0] if len(results) == 1 else pl.concat(results).sort(columns.query_id)
     return result, int(run_total["unjudged"].item())
 
