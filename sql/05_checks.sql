@@ -16,6 +16,10 @@
 -- A value as it appears in a message: 'text' (quoted), or NULL.
 CREATE OR REPLACE TEMP MACRO rw_quoted(x) AS coalesce('''' || CAST(x AS STRING) || '''', 'NULL');
 
+-- Whether a relevance is refused: NULL, NaN or infinite (qrels, subtopic qrels).
+CREATE OR REPLACE TEMP MACRO rw_bad_relevance(relevance) AS
+    relevance IS NULL OR isnan(CAST(relevance AS DOUBLE)) OR abs(CAST(relevance AS DOUBLE)) = CAST('Infinity' AS DOUBLE);
+
 -- true, or the error naming the first fault found in an input's grouped counts. subject:
 -- 'run' or 'qrels'; null_query / null_doc / bad_value / duplicate: an example of each fault
 -- (NULL: none); value_fault: what a bad value is, in words.
@@ -52,9 +56,7 @@ CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id'
 CREATE OR REPLACE TEMP MACRO rw_check_qrels(qrels_table, query_id_name := 'query_id', doc_id_name := 'doc_id', relevance_name := 'relevance') AS TABLE
     WITH rw_pairs AS (
         SELECT query_id, doc_id, count(*) AS n,
-            sum(CASE WHEN relevance IS NULL OR isnan(CAST(relevance AS DOUBLE))
-                          OR abs(CAST(relevance AS DOUBLE)) = CAST('Infinity' AS DOUBLE)
-                     THEN 1 ELSE 0 END) AS bad
+            sum(CASE WHEN rw_bad_relevance(relevance) THEN 1 ELSE 0 END) AS bad
         FROM query_table(qrels_table)
         GROUP BY query_id, doc_id
     )

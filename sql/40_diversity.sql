@@ -38,13 +38,14 @@ CREATE OR REPLACE TEMP MACRO rw_intent_ap_sum(rnk, cov, nsub, t) AS
 CREATE OR REPLACE TEMP MACRO rw_subtopics(sub, t) AS count(DISTINCT sub)::DOUBLE;
 
 -- One row, ok = true, or an error naming the first fault of subtopic qrels (query_id,
--- subtopic, doc_id, relevance): a NULL subtopic or relevance, or a document judged twice for
--- one subtopic of a query. (The qrels per document, each document's largest relevance over its
--- subtopics, are checked by rw_check_qrels.)
+-- subtopic, doc_id, relevance): a NULL subtopic, a NULL, NaN or infinite relevance (checked
+-- row by row: the qrels per document, each document's largest relevance over its subtopics,
+-- which rw_check_qrels checks, would hide a NaN or a negative infinity), or a document judged
+-- twice for one subtopic of a query.
 CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name := 'subtopic', relevance_name := 'relevance') AS TABLE
     WITH rw_triples AS (
         SELECT query_id, subtopic, doc_id, count(*) AS n,
-            sum(CASE WHEN relevance IS NULL THEN 1 ELSE 0 END) AS bad
+            sum(CASE WHEN rw_bad_relevance(relevance) THEN 1 ELSE 0 END) AS bad
         FROM query_table(subtopics_table)
         GROUP BY query_id, subtopic, doc_id
     ),
@@ -59,7 +60,7 @@ CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name :
         WHEN null_subtopic IS NOT NULL THEN error('rankwise: the qrels'' subtopic column ' || subtopic_name
             || ' holds NULL values (query ' || null_subtopic || ')')
         WHEN null_value IS NOT NULL THEN error('rankwise: the qrels'' column ' || relevance_name
-            || ' holds NULL values (query ' || null_value || ')')
+            || ' holds a non-finite value (NULL, NaN or infinite) (query ' || null_value || ')')
         WHEN duplicate IS NOT NULL THEN error('rankwise: the qrels judge document ' || duplicate)
         ELSE true
     END AS ok

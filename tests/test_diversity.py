@@ -303,6 +303,72 @@ def test_bad_subtopic_qrels_name_the_problem(engine: str) -> None:
         run_on(engine, null, run, ["NRBP"], subtopic="subtopic")
 
 
+
+# a value on one subtopic of a document judged on another too: reduced to the document's
+# largest relevance it would hide (NaN on Polars, -inf everywhere); each case names the fault
+SUBTOPIC_FAULTS = {
+    "NaN relevance": (float("nan"), rw.errors.InvalidValueError, "column 'relevance' holds 1 NaN value"),
+    "infinite relevance": (math.inf, rw.errors.InvalidValueError, "column 'relevance' holds 1 infinite value"),
+    "negative infinite relevance": (-math.inf, rw.errors.InvalidValueError, "column 'relevance' holds 1 infinite value"),
+    "NULL relevance": (None, rw.errors.InvalidValueError, "column 'relevance' holds 1 NULL value"),
+}
+
+
+def _faulty_subtopic_qrels(value: float | None) -> pl.DataFrame:
+    """GOLDEN_QRELS with document 'b' of query 'q' judged ``value`` on subtopic 's2' (it is
+    judged 1 on 's1')."""
+    bad = (pl.col("doc_id") == "b") & (pl.col("subtopic") == "s2")
+    return GOLDEN_QRELS.with_columns(
+        pl.when(bad).then(pl.lit(value, pl.Float64)).otherwise(pl.col("relevance").cast(pl.Float64)).alias("relevance")
+    )
+
+
+@pytest.mark.parametrize("metric", ["AP", "alpha_nDCG(alpha=0.8)@10", "P@5"])
+@pytest.mark.parametrize("fault", list(SUBTOPIC_FAULTS))
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_subtopic_qrels_get_every_check_of_qrels(engine: str, fault: str, metric: str) -> None:
+    """Subtopic qrels are checked row by row as any qrels (before a document's judgments are
+    reduced to their largest), on every measure."""
+    value, error, message = SUBTOPIC_FAULTS[fault]
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.raises(error, match=f"{message}.*query 'q'"):
+        run_on(engine, _faulty_subtopic_qrels(value), run, [metric], subtopic="subtopic")
+
+
+@pytest.mark.parametrize("column", ["query_id", "doc_id"])
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_subtopic_qrels_with_null_ids(engine: str, column: str) -> None:
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    null = GOLDEN_QRELS.with_columns(pl.when(pl.col("doc_id") == "b").then(None).otherwise(pl.col(column)).alias(column))
+    with pytest.raises(rw.errors.InvalidValueError, match=f"qrels's column '{column}' holds 2 NULL value"):
+        run_on(engine, null, run, ["NRBP", "AP"], subtopic="subtopic")
+
+
+@pytest.mark.parametrize("fault", list(SUBTOPIC_FAULTS))
+def test_subtopic_qrels_faults_in_sql(fault: str) -> None:
+    """The SQL macros (rankwise.to_sql with subtopic=) check subtopic qrels row by row too."""
+    import duckdb
+
+    con = rw.register(duckdb.connect())
+    con.register("run", pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]}))
+    con.register("qrels", _faulty_subtopic_qrels(SUBTOPIC_FAULTS[fault][0]))
+    for metric in ("AP", "alpha_nDCG@10"):
+        with pytest.raises(duckdb.Error, match=r"column relevance holds a non-finite value \(NULL, NaN or infinite\) \(query 'q'\)"):
+            con.sql(rw.to_sql([metric], subtopic="subtopic")).fetchall()
+
+
+@pytest.mark.parametrize("fault", ["NaN relevance", "negative infinite relevance"])
+def test_subtopic_qrels_faults_on_the_command_line(fault: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rankwise.cli import main
+
+    value, _error, message = SUBTOPIC_FAULTS[fault]
+    _faulty_subtopic_qrels(value).write_csv(tmp_path / "qrels.csv")
+    pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]}).write_csv(tmp_path / "run.csv")
+    code = main(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv"), "-m", "AP", "--subtopic-col", "subtopic"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and err[0].startswith("rankwise: error: the qrels") and message in err[0], err
+
 def test_explain_ends_at_the_value() -> None:
     run, qrels = random_case(3)
     for name in ("alpha-nDCG@5", "NRBP", "strec@20"):

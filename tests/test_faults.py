@@ -107,6 +107,49 @@ def test_a_file_named_like_a_glob_is_that_file(tmp_path: Path, qrels_file: Path,
     assert got["NumRet"].to_list() == [2.0, 1.0]
 
 
+
+def _write_as(frame: pl.DataFrame, path: Path, kind: str) -> None:
+    """``frame`` written in the format ``path``'s extension names (TREC: a run's or qrels' lines)."""
+    if path.suffix == ".parquet":
+        frame.write_parquet(path)
+    elif path.suffix in (".csv", ".tsv"):
+        frame.write_csv(path, separator="," if path.suffix == ".csv" else "\t")
+    elif kind == "run":
+        path.write_text("".join(f"{q} Q0 {d} 0 {s} tag\n" for q, d, s in frame.iter_rows()))
+    else:
+        path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in frame.iter_rows()))
+
+
+GLOB_NAMES = ["run[1].parquet", "run[1].csv", "run*.tsv", "run?[a-z].trec"]
+
+
+@pytest.mark.parametrize("name", GLOB_NAMES)
+@pytest.mark.parametrize("engine", API_ENGINES)
+def test_a_file_named_like_a_glob_matching_nothing_else(tmp_path: Path, engine: str, name: str) -> None:
+    """The file alone, no other file the glob would match: it is read as that file (the
+    Parquet footer's check once globbed its name, and found nothing)."""
+    _write_as(RUN, tmp_path / name, "run")
+    qrels = tmp_path / name.replace("run", "qrels").replace(".trec", ".qrels")
+    _write_as(QRELS, qrels, "qrels")
+    for run_path, qrels_path in ((tmp_path / name, qrels), (str(tmp_path / name), str(qrels))):
+        got = rw.evaluate(qrels_path, run_path, ["NumRet", "NumRel"], engine=engine)
+        assert got["NumRet"].to_list() == [2.0, 1.0]
+        assert got["NumRel"].to_list() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", GLOB_NAMES)
+def test_a_file_named_like_a_glob_on_the_command_line(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankwise.cli import main
+
+    _write_as(RUN, tmp_path / name, "run")
+    _write_as(QRELS, tmp_path / "qrels[2].parquet", "qrels")
+    args = ["eval", str(tmp_path / "qrels[2].parquet"), str(tmp_path / name), "-m", "NumRet", "-m", "NumRel"]
+    assert main([*args, "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got["NumRet"].to_list() == [3.0] and got["NumRel"].to_list() == [2.0]
+
 def test_a_folder_of_one_format_and_sidecar_files(tmp_path: Path, qrels_file: Path) -> None:
     # Spark's _SUCCESS and .crc files are not data
     folder = tmp_path / "export"

@@ -176,6 +176,104 @@ def test_empty_and_broken_json(tmp_path: Path) -> None:
         rw.evaluate(QRELS, tmp_path / "run.json", METRICS)
 
 
+
+def _cli_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one error line of ``rankwise`` run in-process with ``args`` (exit code 2)."""
+    assert main(args) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankwise: error: "), lines
+    return lines[0]
+
+
+# a key repeated in a dict of dicts: json keeps the last value, which dropped a document
+REPEATED_KEYS = {
+    "query": ('{"q1": {"d1": 1}, "q1": {"d2": 0}}', "lists query 'q1' more than once"),
+    "document": ('{"q1": {"d1": 1, "d2": 0, "d1": 0}}', "lists document 'd1' more than once for query 'q1'"),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("repeated", list(REPEATED_KEYS))
+def test_json_keys_repeated_are_duplicates(tmp_path: Path, engine: str, kind: str, repeated: str) -> None:
+    text, message = REPEATED_KEYS[repeated]
+    path = tmp_path / f"{kind}.json"
+    path.write_text(text)
+    qrels, run = (path, RUN) if kind == "qrels" else (QRELS, path)
+    with pytest.raises(rw.errors.DuplicateDocumentError, match=f"the {kind} {message} \\(in '.*{kind}.json'\\)"):
+        rw.evaluate(qrels, run, METRICS, engine=engine)
+
+
+def test_json_keys_repeated_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    QRELS.write_csv(tmp_path / "qrels.csv")
+    for repeated, (text, message) in REPEATED_KEYS.items():
+        (tmp_path / f"{repeated}.json").write_text(text)
+        line = _cli_error(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / f"{repeated}.json"), "-m", "P@5"], capsys)
+        assert f"the run {message}" in line and f"{repeated}.json" in line, line
+    # a field named twice in one record is refused too
+    (tmp_path / "records.json").write_text('[{"query_id": "q1", "doc_id": "d1", "score": 1, "doc_id": "d2"}]')
+    with pytest.raises(rw.InputReadError, match="record 1 holds the key 'doc_id' twice"):
+        rw.evaluate(QRELS, tmp_path / "records.json", METRICS)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("layout", ["dict", "records", "lines"])
+def test_json_with_a_byte_order_mark(expected: pl.DataFrame, tmp_path: Path, engine: str, layout: str) -> None:
+    """A UTF-8 byte-order mark (as Windows tools write) is read past, with an extension or not."""
+    qrels, run = _json_files(tmp_path, layout, False)
+    for path in (qrels, run):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert_frame_equal(rw.evaluate(qrels, run, METRICS, engine=engine), expected)
+    bare = run.rename(tmp_path / "run")
+    assert_frame_equal(rw.evaluate(qrels, bare, METRICS, engine=engine), expected)
+
+
+def test_json_with_a_byte_order_mark_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    metrics = [arg for m in METRICS for arg in ("-m", m)]
+    qrels, run = _json_files(tmp_path, "dict", False)
+    assert main(["eval", str(qrels), str(run), "-q", *metrics]) == 0
+    reference = capsys.readouterr().out
+    run.write_bytes(b"\xef\xbb\xbf" + run.read_bytes())
+    assert main(["eval", str(qrels), str(run), "-q", *metrics]) == 0
+    assert capsys.readouterr().out == reference
+
+
+DEEP = {"list": "[" * 100_000 + "]" * 100_000, "dict": '{"q1": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("shape", list(DEEP))
+def test_deeply_nested_json_is_an_input_error(tmp_path: Path, engine: str, shape: str) -> None:
+    (tmp_path / "run.json").write_text(DEEP[shape])
+    with pytest.raises(rw.InputReadError, match=r"'.*run\.json' is nested too deeply to read"):
+        rw.evaluate(QRELS, tmp_path / "run.json", METRICS, engine=engine)
+
+
+def test_deeply_nested_json_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    QRELS.write_csv(tmp_path / "qrels.csv")
+    (tmp_path / "run.json").write_text(DEEP["list"])
+    line = _cli_error(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.json"), "-m", "P@5"], capsys)
+    assert "run.json' is nested too deeply to read" in line, line
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_records_of_several_kinds_are_input_errors(tmp_path: Path, engine: str) -> None:
+    records = [GenericScoredDoc("q1", "d1", 1.0), {"query_id": "q1", "doc_id": "d2", "score": 0.5}]
+    with pytest.raises(rw.InputReadError, match="records of several kinds: the first is a named tuple, record 2 of type 'dict'"):
+        rw.evaluate(QRELS, records, METRICS, engine=engine)
+    with pytest.raises(rw.InputReadError, match="records of several kinds: the first is a dict, record 2 of type 'GenericScoredDoc'"):
+        rw.evaluate(QRELS, records[::-1], METRICS, engine=engine)
+    (tmp_path / "run.json").write_text(json.dumps([{"query_id": "q1", "doc_id": "d1", "score": 1.0}, ["q1", "d2", 0.5]]))
+    with pytest.raises(rw.InputReadError, match=r"'.*run\.json': cannot read a run from records of several kinds: the first is a dict, record 2 of type 'list'"):
+        rw.evaluate(QRELS, tmp_path / "run.json", METRICS, engine=engine)
+
+
+def test_records_of_several_kinds_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    QRELS.write_csv(tmp_path / "qrels.csv")
+    (tmp_path / "run.json").write_text(json.dumps([{"query_id": "q1", "doc_id": "d1", "score": 1.0}, 7]))
+    line = _cli_error(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.json"), "-m", "P@5"], capsys)
+    assert "records of several kinds: the first is a dict, record 2 of type 'int'" in line, line
+
 # -- each input's own column names -------------------------------------------------------------
 
 

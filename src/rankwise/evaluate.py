@@ -181,12 +181,14 @@ def _evaluate(
     zero = replace(conv, missing="zero")
     if engine == "polars":
         from rankwise._polars.engine import evaluate_eager, prepare
+        from rankwise.recipes import reading_subtopics
 
         prep = prepare(
             to_lazyframe(run, "run", columns, run_format),
             to_lazyframe(qrels, "qrels", columns, qrels_format),
             columns,
             check_data=False,
+            diversity=reading_subtopics(parsed, conv),
         )
         # the data checks are counted in the group-bys that rank the run and summarise the
         # qrels, collected with the values

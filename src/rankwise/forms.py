@@ -20,6 +20,7 @@ field names (renamed like a frame's columns by ``run_columns``/``qrels_columns``
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import itertools
 import json
@@ -30,7 +31,12 @@ from typing import Any, Literal
 import polars as pl
 
 from rankwise.conventions import Columns
-from rankwise.errors import EmptyInputError, InputReadError, UnsupportedInputError
+from rankwise.errors import (
+    DuplicateDocumentError,
+    EmptyInputError,
+    InputReadError,
+    UnsupportedInputError,
+)
 
 Kind = Literal["run", "qrels"]
 
@@ -81,19 +87,37 @@ def from_ranx(obj: Any, kind: Kind, columns: Columns) -> pl.DataFrame:
     return from_mapping(obj.to_dict(), kind, columns)
 
 
-def _frame(chunk: list[Any], kind: Kind) -> pl.DataFrame:
-    first = chunk[0]
-    if isinstance(first, Mapping):
+def _form(item: object) -> str | None:
+    """Which kind of record ``item`` is: ``'dict'``, ``'named tuple'``, ``'dataclass'``, or None."""
+    if isinstance(item, Mapping):
+        return "dict"
+    if isinstance(item, tuple) and hasattr(item, "_fields"):
+        return "named tuple"
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return "dataclass"
+    return None
+
+
+def _frame(chunk: list[Any], kind: Kind, form: str | None, start: int) -> pl.DataFrame:
+    """One chunk of records of the kind ``form`` (the first record's), ``start`` records after
+    the first; a record of another kind is an :class:`~rankwise.errors.InputReadError`
+    naming it."""
+    if form is None:
+        raise UnsupportedInputError(
+            f"cannot read a {kind} from an iterable of {type(chunk[0]).__name__}: its items must be named "
+            "tuples (as ir_datasets' qrels_iter() and scoreddocs_iter() yield), dataclasses or dicts, "
+            "with fields query_id, doc_id and " + ("score" if kind == "run" else "relevance")
+        )
+    for i, item in enumerate(chunk):
+        if _form(item) != form:
+            raise InputReadError(
+                f"cannot read a {kind} from records of several kinds: the first is a {form}, record "
+                f"{start + i + 1} of type {type(item).__name__!r}; every record must be of one kind (named "
+                "tuples, dataclasses or dicts)"
+            )
+    if form == "dict":
         return pl.from_dicts(chunk, infer_schema_length=None)
-    if (isinstance(first, tuple) and hasattr(first, "_fields")) or (
-        dataclasses.is_dataclass(first) and not isinstance(first, type)
-    ):
-        return pl.DataFrame(chunk, infer_schema_length=None)
-    raise UnsupportedInputError(
-        f"cannot read a {kind} from an iterable of {type(first).__name__}: its items must be named "
-        "tuples (as ir_datasets' qrels_iter() and scoreddocs_iter() yield), dataclasses or dicts, "
-        "with fields query_id, doc_id and " + ("score" if kind == "run" else "relevance")
-    )
+    return pl.DataFrame(chunk, infer_schema_length=None)
 
 
 def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -103,10 +127,17 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def from_records(items: Iterable[Any], kind: Kind) -> pl.DataFrame:
-    """Records (named tuples, dataclasses or dicts) as a frame whose columns are their fields,
-    built ``RECORDS_PER_FRAME`` at a time; no record is an
+    """Records (named tuples, dataclasses or dicts, all of one kind) as a frame whose columns
+    are their fields, built ``RECORDS_PER_FRAME`` at a time; no record is an
     :class:`~rankwise.errors.EmptyInputError`."""
-    frames = [_frame(chunk, kind) for chunk in _chunks(items, RECORDS_PER_FRAME)]
+    frames: list[pl.DataFrame] = []
+    form: str | None = None
+    start = 0
+    for chunk in _chunks(items, RECORDS_PER_FRAME):
+        if not frames:
+            form = _form(chunk[0])
+        frames.append(_frame(chunk, kind, form, start))
+        start += len(chunk)
     if not frames:
         raise _empty(kind, f"the {type(items).__name__}")
     return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
@@ -117,16 +148,63 @@ def is_records(obj: object) -> bool:
     return isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, bytearray, Mapping))
 
 
+class _Repeated(dict[str, Any]):
+    """A JSON object one of whose keys is repeated (``key``, the first): json keeps the last
+    value of a repeated key, which would drop a document (or a query) silently."""
+
+    key: str
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's ``object_pairs_hook``: the object as a dict, marked :class:`_Repeated` when a key
+    is repeated."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    repeated = _Repeated(obj)
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            repeated.key = key
+            break
+        seen.add(key)
+    return repeated
+
+
+def _parse(data: bytes, path: Path, kind: Kind) -> Any:
+    """A JSON document; a key repeated in a dict of dicts (a query, or a document of one query)
+    is a :class:`~rankwise.errors.DuplicateDocumentError` naming it, in a record an
+    :class:`~rankwise.errors.InputReadError`."""
+    from rankwise.validate import duplicate_error
+
+    parsed = json.loads(data, object_pairs_hook=_object)
+    where = f"in {str(path)!r}"
+    if isinstance(parsed, _Repeated):
+        raise duplicate_error(kind, parsed.key, None, where)
+    if isinstance(parsed, dict):
+        for query, docs in parsed.items():
+            if isinstance(docs, _Repeated):
+                raise duplicate_error(kind, query, docs.key, where)
+    elif isinstance(parsed, list):
+        for i, record in enumerate(parsed):
+            if isinstance(record, _Repeated):
+                raise InputReadError(f"{str(path)!r}: record {i + 1} holds the key {record.key!r} twice")
+    return parsed
+
+
 def read_json(path: Path, data: bytes, kind: Kind, columns: Columns, lines: bool) -> pl.DataFrame:
-    """A JSON file's rows (``data``: its gunzipped bytes): a dict of dicts or a list of records
-    (``.json``), or a record a line (``lines``, ``.jsonl``)."""
+    """A JSON file's rows (``data``: its gunzipped bytes, a UTF-8 byte-order mark ignored): a
+    dict of dicts or a list of records (``.json``), or a record a line (``lines``, ``.jsonl``).
+    A key repeated in a dict of dicts is a duplicate (:func:`_parse`); JSON nested too deeply
+    for Python's parser is an :class:`~rankwise.errors.InputReadError`."""
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         if lines:
             frame = pl.read_ndjson(data, infer_schema_length=None) if data.strip() else pl.DataFrame()
         elif data.lstrip()[:1] == b"{":
-            return from_mapping(json.loads(data), kind, columns)
+            return from_mapping(_parse(data, path, kind), kind, columns)
         else:
-            parsed = json.loads(data)
+            parsed = _parse(data, path, kind)
             if not isinstance(parsed, list):
                 raise InputReadError(
                     f"{str(path)!r}: a JSON {kind} is a dict of dicts or a list of records, "
@@ -134,9 +212,14 @@ def read_json(path: Path, data: bytes, kind: Kind, columns: Columns, lines: bool
                 )
             if not parsed:
                 raise _empty(kind, repr(str(path)))
-            return from_records(parsed, kind)
+            try:
+                return from_records(parsed, kind)
+            except UnsupportedInputError as exc:  # records of another or of several kinds
+                raise type(exc)(f"{str(path)!r}: {exc}") from None
+    except RecursionError as exc:
+        raise InputReadError(f"{str(path)!r} is nested too deeply to read: a JSON {kind} is a dict of dicts or a list of records") from exc
     except (ValueError, pl.exceptions.ComputeError) as exc:
-        if isinstance(exc, (InputReadError, EmptyInputError, UnsupportedInputError)):
+        if isinstance(exc, (InputReadError, EmptyInputError, UnsupportedInputError, DuplicateDocumentError)):
             raise
         raise InputReadError(f"{str(path)!r} is not valid JSON{' lines' if lines else ''}: {exc}") from exc
     if frame.height == 0:

@@ -19,6 +19,7 @@ is renamed as it is read, so that the engines see the configured names.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import glob as globlib
 import gzip
@@ -127,7 +128,7 @@ def detect_format(path: Path, columns: Columns | None = None) -> FileFormat:
     head = _head(path)
     if head[:4] == b"PAR1":
         return "parquet"
-    first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
+    first = head.removeprefix(codecs.BOM_UTF8).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace")
     json_format = _json_format(first)
     if json_format is not None:
         return json_format
@@ -225,10 +226,11 @@ def file_format(files: list[Path], text: str, columns: Columns, fmt: str | None)
 def check_parquet(files: list[Path]) -> None:
     """Read each Parquet file's footer (cheap: its metadata, not its data): an empty, truncated
     or corrupt file is an :class:`~rankwise.errors.InputReadError` naming it. Polars reads the
-    footer, so that reading Parquet does not import pyarrow (about 0.3 s)."""
+    footer, so that reading Parquet does not import pyarrow (about 0.3 s), of that very file (its
+    name is not globbed)."""
     for f in files:
         try:
-            pl.read_parquet_schema(f)
+            pl.scan_parquet(f, glob=False).collect_schema()  # the name is no glob (it may hold "[")
         except (OSError, pl.exceptions.PolarsError) as exc:
             size = f.stat().st_size if f.exists() else 0
             what = "is empty (0 bytes)" if size == 0 else f"is not a readable Parquet file ({exc})"

@@ -76,10 +76,14 @@ class IRLazyFrame:
         from rankwise._polars.engine import evaluate_lazy, prepare
         from rankwise.io import to_lazyframe
         from rankwise.names import parse_metrics
+        from rankwise.recipes import reading_subtopics
 
         check_options("IRLazyFrame.evaluate", options)
         parsed = parse_metrics(metrics)
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
-        prep = prepare(self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data)
+        prep = prepare(
+            self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
+            diversity=reading_subtopics(parsed, conv),
+        )
         return evaluate_lazy(prep, parsed, conv, columns)

@@ -649,3 +649,11 @@ def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
         Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
         for m in metrics
     ]
+
+
+def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
+    """The labels of the ``metrics`` that read judgments per subtopic (the diversity measures:
+    their trees hold a primitive of :data:`~rankwise.primitives.INTENT_SIDES`)."""
+    from rankwise.primitives import INTENT_SIDES, leaves
+
+    return [o.label for o in outputs(metrics, conv) if any(leaf.side in INTENT_SIDES for leaf in leaves(o.tree))]

@@ -8,7 +8,7 @@ value. The engines never decide what is an error on their own.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +24,7 @@ from rankwise.errors import (
     MissingColumnError,
     RankwiseWarning,
     in_syntax,
+    pass_hint,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -110,23 +111,51 @@ class DataProfile:
     null_doc: int
     null_value: int
     nan_value: int
-    duplicate: tuple[Any, Any] | None
-    """One (query_id, doc_id) pair that occurs more than once, if any."""
+    duplicate: tuple[Any, ...] | None
+    """One (query_id, doc_id) pair that occurs more than once, if any; in subtopic qrels one
+    (query_id, doc_id, subtopic) triple."""
     inf_value: int = 0
     """Infinite values of the score (allowed: they rank first or last) or relevance (refused)."""
+    null_subtopic: int = 0
+    """NULL subtopics (subtopic qrels, whose rows are checked as any qrels' rows are)."""
 
 
-Problem = Literal["null_doc", "null_value", "nan_value", "inf_value"]
+Problem = Literal["null_doc", "null_value", "nan_value", "inf_value", "null_subtopic"]
 """A kind of bad row an engine can be asked to find an example query of."""
+
+
+SUBTOPIC_LIKE = ("subtopic", "intent", "aspect", "facet")
+"""Words in a column's name that make it look like a subtopic column (:func:`subtopic_hint`)."""
+
+
+def subtopic_hint(found: Iterable[str], diversity: Sequence[str], columns: Columns) -> str:
+    """What a duplicated (query, doc) pair of the qrels adds to its error when the qrels hold a
+    column named like a subtopic (``found``: their columns), ``subtopic`` is not given and
+    diversity measures (``diversity``: their labels) are asked for: to pass ``subtopic``.
+
+    >>> subtopic_hint(["query_id", "subtopic", "doc_id", "relevance"], ["alpha_nDCG@10"], Columns())
+    "; the qrels have a column 'subtopic': to judge each document per subtopic, as alpha_nDCG@10 reads them, pass subtopic='subtopic'"
+    """
+    if not diversity or columns.subtopic is not None:
+        return ""
+    like = [c for c in found if any(word in c.lower() for word in SUBTOPIC_LIKE)]
+    if not like:
+        return ""
+    return (
+        f"; the qrels have a column {like[0]!r}: to judge each document per subtopic, as "
+        f"{', '.join(diversity)} read{'s' if len(diversity) == 1 else ''} them, {pass_hint('subtopic', like[0])}"
+    )
 
 
 def check_profile(
     profile: DataProfile, kind: Kind, columns: Columns,
-    example: Callable[[Problem], Any] | None = None,
+    example: Callable[[Problem], Any] | None = None, hint: str = "",
 ) -> None:
     """Raise on an empty run, NULL ids, NULL/NaN scores or relevance, infinite relevance,
-    duplicated documents. ``example(problem)`` (on the error path only) gives the id of a query
-    holding such a row, named in the message."""
+    duplicated documents; in subtopic qrels (``columns.subtopic``, their rows a judgment per
+    subtopic), NULL subtopics and a document judged twice for one subtopic.
+    ``example(problem)`` (on the error path only) gives the id of a query holding such a row,
+    named in the message; ``hint`` ends the message of a duplicated pair (:func:`subtopic_hint`)."""
 
     def where(problem: Problem) -> str:
         if example is None:
@@ -142,6 +171,11 @@ def check_profile(
             f"the {kind}'s column {columns.query_id!r} holds {profile.null_query} NULL value(s); "
             "remove or fill them"
         )
+    if profile.null_subtopic:
+        raise InvalidValueError(
+            f"the qrels' subtopic column {columns.subtopic!r} holds a NULL value in {profile.null_subtopic} "
+            f"row(s){where('null_subtopic')}; remove or fill them"
+        )
     problems: tuple[tuple[int, Problem, str, str], ...] = (
         (profile.null_doc, "null_doc", columns.doc_id, "NULL"),
         (profile.null_value, "null_value", value, "NULL"),
@@ -155,11 +189,30 @@ def check_profile(
                 + ("relevance must be a finite number" if problem == "inf_value" else "remove or fill them")
             )
     if profile.duplicate is not None:
-        q, d = profile.duplicate
-        raise DuplicateDocumentError(
-            f"the {kind} lists document {d!r} more than once for query {q!r} "
-            f"(columns {columns.query_id!r}, {columns.doc_id!r}); each document may appear once per query"
+        q, d, *subtopic = profile.duplicate
+        if subtopic:
+            raise DuplicateDocumentError(
+                f"the qrels judge document {d!r} more than once for subtopic {subtopic[0]!r} of query {q!r} "
+                f"(column {columns.subtopic!r}); each document may be judged once per subtopic of a query"
+            )
+        raise duplicate_error(kind, q, d, f"columns {columns.query_id!r}, {columns.doc_id!r}", hint)
+
+
+def duplicate_error(kind: str, query: object, doc: object, where: str, hint: str = "") -> DuplicateDocumentError:
+    """The error of a document listed twice for one query (``doc`` None: a query listed twice,
+    as a key of a dict of dicts), ``where``: the columns or the file.
+
+    >>> duplicate_error("run", "q1", "d1", "in 'run.json'")
+    DuplicateDocumentError("the run lists document 'd1' more than once for query 'q1' (in 'run.json'); each document may appear once per query")
+    """
+    if doc is None:
+        return DuplicateDocumentError(
+            f"the {kind} lists query {query!r} more than once ({where}); each query may appear once{hint}"
         )
+    return DuplicateDocumentError(
+        f"the {kind} lists document {doc!r} more than once for query {query!r} ({where}); "
+        f"each document may appear once per query{hint}"
+    )
 
 
 def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass], columns: Columns) -> tuple[bool, bool]:

@@ -19,7 +19,7 @@ import polars as pl
 from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
-from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
+from rankwise.errors import InvalidParameterError
 from rankwise.io import (
     check_format,
     check_header,
@@ -35,6 +35,7 @@ from rankwise.io import (
     to_lazyframe,
 )
 from rankwise.metric import Metric
+from rankwise.recipes import reading_subtopics
 from rankwise.validate import (
     DataProfile,
     Kind,
@@ -44,6 +45,7 @@ from rankwise.validate import (
     check_profile,
     check_schema,
     ids_as_strings,
+    subtopic_hint,
     value_column,
 )
 
@@ -158,9 +160,9 @@ def _normalise(
 def _subtopics(
     con: duckdb.DuckDBPyConnection, raw: str, columns: Columns, q_str: bool, d_str: bool, materialise: bool
 ) -> tuple[str, str]:
-    """The judgments per subtopic (query_id, subtopic, doc_id, relevance), checked: a NULL
-    subtopic or relevance, or a document judged twice for one subtopic, is an error; and the
-    qrels every other measure reads: each document's largest relevance over its subtopics."""
+    """The judgments per subtopic (query_id, subtopic, doc_id, relevance), which
+    :func:`_check_data` checks row by row (``subtopics=True``), and the qrels every other
+    measure reads: each document's largest relevance over its subtopics."""
     name = f"rw_subtopics_{next(_counter)}"
     subtopic = columns.subtopic
     assert subtopic is not None
@@ -172,18 +174,6 @@ def _subtopics(
         f"{quote_identifier(columns.relevance)}::DOUBLE AS relevance FROM {quote_identifier(raw)}"
     )
     v = quote_identifier(name)
-    bad = con.execute(f"SELECT query_id, subtopic FROM {v} WHERE subtopic IS NULL OR relevance IS NULL LIMIT 1").fetchall()
-    if bad:
-        what, column = ("subtopic", subtopic) if bad[0][1] is None else ("relevance", columns.relevance)
-        raise InvalidValueError(f"the qrels' {what} column {column!r} holds a NULL value (query {bad[0][0]!r})")
-    dup = con.execute(
-        f"SELECT query_id, subtopic, doc_id FROM {v} GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
-    ).fetchall()
-    if dup:
-        raise DuplicateDocumentError(
-            f"the qrels judge document {dup[0][2]!r} more than once for subtopic {dup[0][1]!r} "
-            f"of query {dup[0][0]!r} (column {subtopic!r})"
-        )
     grouped = f"rw_subtopic_max_{next(_counter)}"
     con.execute(
         f"CREATE TEMP VIEW {quote_identifier(grouped)} AS SELECT query_id, doc_id, max(relevance) AS relevance "
@@ -192,25 +182,34 @@ def _subtopics(
     return name, grouped
 
 
-def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns) -> None:
+def _check_data(
+    con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: Columns, subtopics: bool = False,
+    hint: str = "",
+) -> None:
+    """Raise the specific error for a fault of the input ``view`` (:func:`check_profile`);
+    ``subtopics``: the view holds subtopic qrels (query_id, subtopic, doc_id, relevance), whose
+    rows are checked as any qrels' rows are, with NULL subtopics and a document judged twice
+    for one subtopic of a query; ``hint`` ends the error of a duplicated pair."""
     v = quote_identifier(view)
     value = "score" if kind == "run" else "relevance"
+    key = "query_id, subtopic, doc_id" if subtopics else "query_id, doc_id"
     # one pass: counts, and distinct (query, doc) hashes: the exact search for a duplicated
     # pair runs only when hashes repeat
     row = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE query_id IS NULL), "
         f"count(*) FILTER (WHERE doc_id IS NULL), count(*) FILTER (WHERE {value} IS NULL), "
-        f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash(query_id, doc_id)), "
+        f"count(*) FILTER (WHERE isnan({value})), count(DISTINCT hash({key})), "
         # infinite relevance is refused; an infinite score ranks first or last
-        + (f"count(*) FILTER (WHERE isinf({value}))" if kind == "qrels" else "0") + f" FROM {v}"
+        + (f"count(*) FILTER (WHERE isinf({value}))" if kind == "qrels" else "0") + ", "
+        + ("count(*) FILTER (WHERE subtopic IS NULL)" if subtopics else "0") + f" FROM {v}"
     ).fetchall()[0]
     dup = con.execute(
-        f"SELECT query_id, doc_id FROM {v} WHERE query_id IS NOT NULL AND doc_id IS NOT NULL "
-        f"GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
+        f"SELECT query_id, doc_id{', subtopic' if subtopics else ''} FROM {v} "
+        f"WHERE query_id IS NOT NULL AND doc_id IS NOT NULL GROUP BY ALL HAVING count(*) > 1 LIMIT 1"
     ).fetchall() if row[5] < row[0] else []
     tests: dict[Problem, str] = {
         "null_doc": "doc_id IS NULL", "null_value": f"{value} IS NULL",
-        "nan_value": f"isnan({value})", "inf_value": f"isinf({value})",
+        "nan_value": f"isnan({value})", "inf_value": f"isinf({value})", "null_subtopic": "subtopic IS NULL",
     }
 
     def example(problem: Problem) -> object:
@@ -224,11 +223,12 @@ def _check_data(con: duckdb.DuckDBPyConnection, view: str, kind: Kind, columns: 
     check_profile(
         DataProfile(
             rows=row[0], null_query=row[1], null_doc=row[2], null_value=row[3], nan_value=row[4],
-            duplicate=(dup[0][0], dup[0][1]) if dup else None, inf_value=row[6],
+            duplicate=dup[0] if dup else None, inf_value=row[6], null_subtopic=row[7],
         ),
         kind,
         columns,
         example,
+        hint,
     )
 
 
@@ -350,7 +350,11 @@ def evaluate_duckdb(
         small = None not in rows and sum(n or 0 for n in rows) < CHECK_THREADS_MIN_ROWS
         with _check_threads(con, "threads" not in settings and not small):
             _check_data(con, run_view, "run", columns)
-            _check_data(con, qrels_view, "qrels", columns)
+            # subtopic qrels: their rows are checked (the qrels per document derive from them)
+            _check_data(
+                con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
+                hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
+            )
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
         )

@@ -30,7 +30,7 @@ import polars as pl
 from rankwise import progress
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
-from rankwise.errors import DuplicateDocumentError, InvalidParameterError, InvalidValueError
+from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
@@ -64,6 +64,7 @@ from rankwise.validate import (
     check_profile,
     check_schema,
     ids_as_strings,
+    subtopic_hint,
 )
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
@@ -105,6 +106,7 @@ def _example(frame: pl.LazyFrame, kind: Kind) -> Callable[[Problem], object]:
     tests: dict[Problem, pl.Expr] = {
         "null_doc": pl.col(D).is_null(), "null_value": value.is_null(),
         "nan_value": value.is_nan(), "inf_value": value.is_infinite(),
+        "null_subtopic": pl.col(SUB).is_null(),  # subtopic qrels (:func:`_check_subtopics`)
     }
 
     def find(problem: Problem) -> object:
@@ -126,6 +128,9 @@ class Prepared:
     subtopics: pl.LazyFrame | None = None
     """The judgments per subtopic (``__q, __d, __sub, __rel``); None: the qrels, one subtopic
     per query (:func:`subtopic_judgments`)."""
+    hint: str = ""
+    """Ends the error of a duplicated (query, doc) pair of the qrels
+    (:func:`~rankwise.validate.subtopic_hint`)."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -143,20 +148,37 @@ class Prepared:
         for kind, count, frame in checks:
             self._check_one(kind, count, frame)
 
-    def check_run(self) -> None:
-        """The run's data checks alone (a comparison of two runs has no qrels)."""
-        self._check_one("run", self.count_plans()[0].collect(), self.run)
+    def check_run(self, count: pl.DataFrame | None = None) -> None:
+        """The run's data checks alone (a comparison of two runs has no qrels; an evaluation
+        checks its qrels first), on its ``count`` if counted already."""
+        self._check_one("run", self.count_plans()[0].collect() if count is None else count, self.run)
+
+    def check_qrels(self) -> None:
+        """The qrels' data checks alone, before an evaluation: a duplicated (query, doc) pair
+        of the qrels multiplies the rows of every join with them (the run's, the greedy ideal's
+        steps of the diversity measures), so the evaluation runs on qrels known to hold each
+        pair once; each run row then joins one judgment at most, and nothing grows with the
+        run's own duplicates, found by the evaluation's counts."""
+        self._check_one("qrels", self.count_plans()[1].collect(), self.qrels)
 
     def _check_one(self, kind: Kind, count: pl.DataFrame, frame: pl.LazyFrame) -> None:
         row = count.row(0, named=True)
         repeats = row.pop("distinct_pairs") < row["rows"]
         duplicate = _duplicate(frame) if repeats else None
-        check_profile(DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind))
+        check_profile(
+            DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind),
+            self.hint if kind == "qrels" else "",
+        )
 
 
-def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True) -> Prepared:
+def prepare(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
+    diversity: Sequence[str] = (),
+) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
-    internal columns; cast ids to strings where run and qrels disagree on their type."""
+    internal columns; cast ids to strings where run and qrels disagree on their type.
+    ``diversity``: the labels of the diversity measures asked for, named by the error of a
+    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.validate.subtopic_hint`)."""
     run_types, run_raw = _schema(run)
     qrels_types, qrels_raw = _schema(qrels)
     check_schema(run_types, run_raw, "run", columns)
@@ -198,7 +220,7 @@ def prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_d
             _check_subtopics(subs, columns)
         j = subs.group_by(Q, D).agg(pl.col(REL).max())
     schema = r.collect_schema()
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs)
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
@@ -217,21 +239,21 @@ def check_run_costs(prep: Prepared) -> None:
 
 
 def _check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
-    """Subtopic qrels: a NULL subtopic or relevance, or a document judged twice for one
-    subtopic of a query, is an error naming it (the other checks run on the qrels per document)."""
-    bad = subs.filter(pl.col(SUB).is_null() | pl.col(REL).is_null()).select(Q, SUB).head(1).collect()
-    if bad.height:
-        what = "subtopic" if bad[SUB][0] is None else "relevance"
-        column = columns.subtopic if what == "subtopic" else columns.relevance
-        raise InvalidValueError(
-            f"the qrels' {what} column {column!r} holds a NULL value (query {bad[Q][0]!r})"
-        )
-    dup = subs.group_by(Q, SUB, D).len().filter(pl.col("len") > 1).head(1).collect()
-    if dup.height:
-        raise DuplicateDocumentError(
-            f"the qrels judge document {dup[D][0]!r} more than once for subtopic {dup[SUB][0]!r} "
-            f"of query {dup[Q][0]!r} (column {columns.subtopic!r})"
-        )
+    """Subtopic qrels: their rows (a judgment per subtopic) get every check of qrels
+    (:func:`~rankwise.validate.check_profile`: NULL ids, NULL/NaN/infinite relevance), and a
+    NULL subtopic or a document judged twice for one subtopic of a query is an error naming it.
+    Checked here, row by row, before a document's judgments are reduced to their largest (which
+    would hide a NaN or a negative infinity)."""
+    counts = _audit_counts(
+        subs.group_by(Q, SUB).agg(*_audit(REL)),
+        pl.col("__rows").filter(pl.col(SUB).is_null()).sum().alias("null_subtopic"),
+    ).collect()
+    row = counts.row(0, named=True)
+    duplicate = None
+    if row.pop("distinct_pairs") < row["rows"]:
+        dup = subs.group_by(Q, D, SUB).len().filter(pl.col("len") > 1).select(Q, D, SUB).head(1).collect()
+        duplicate = dup.row(0) if dup.height else None
+    check_profile(DataProfile(duplicate=duplicate, **row), "qrels", columns, _example(subs, "qrels"))
 
 
 def subtopic_judgments(prep: Prepared) -> pl.LazyFrame:
@@ -645,10 +667,12 @@ class Plans:
     """The data checks' counts of the run (with ``unjudged``, how many run queries have no
     judgment at all) and of the qrels."""
 
-    def collect(self, engine: Literal["auto", "in-memory", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-        """Collect everything at once: the run's counts, the qrels' counts, the values."""
-        run_counts, qrels_counts, result = pl.collect_all([*self.counts, self.result], engine=engine)
-        return run_counts, qrels_counts, result
+    def collect(self, engine: Literal["auto", "in-memory", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Collect at once the run's counts and the values (the qrels are checked before an
+        evaluation, :meth:`Prepared.check_qrels`: their counts are not collected, and their
+        audit aggregates drop out of the plan)."""
+        run_counts, result = pl.collect_all([self.counts[0], self.result], engine=engine)
+        return run_counts, result
 
 
 ROWS_PER_CHUNK = 500_000
@@ -721,8 +745,9 @@ def evaluate_eager(
     query_chunks: int | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values and the number of unjudged run queries; the data checks' errors are
-    raised (:meth:`Prepared.check`, on the counts of every group summed) before any value is
-    returned.
+    raised before any value is returned: the qrels' before the evaluation
+    (:meth:`Prepared.check_qrels`), the run's on the counts of every group summed
+    (:meth:`Prepared.check_run`).
 
     The queries are evaluated in groups (by a hash of the query id), one after the other:
     by default the inputs are read once and split into groups of about half a million run rows
@@ -746,24 +771,25 @@ def _evaluate_groups(
     with progress.task("reading the inputs"):
         prep, groups, rows = _query_groups(prep, query_chunks, folder)
     check_run_costs(prep)
+    # the qrels are checked before any work that grows with their duplicates (:meth:`Prepared.check_qrels`)
     if prep.subtopics is not None:
         _check_subtopics(prep.subtopics, columns)
+    else:
+        prep.check_qrels()
     engine: Literal["auto", "in-memory", "streaming"] = "streaming" if rows is None else (
         "in-memory" if rows < SMALL_ROWS else "auto"
     )
-    counts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
+    counts: list[pl.DataFrame] = []
     results: list[pl.DataFrame] = []
     with progress.task("query groups" if len(groups) > 1 else "evaluating", total=len(groups) if len(groups) > 1 else None) as step:
         for i, group in enumerate(groups):
             step.at(i)
-            run_counts, qrels_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
-            counts.append((run_counts, qrels_counts))
+            run_counts, result = evaluation_plans(group, metrics, conv, columns).collect(engine)
+            counts.append(run_counts)
             results.append(result)
     # each group's counts are one row of sums
-    run_total, qrels_total = counts[0] if len(counts) == 1 else (
-        pl.concat([c[0] for c in counts]).sum(), pl.concat([c[1] for c in counts]).sum()
-    )
-    prep.check([run_total.drop("unjudged"), qrels_total])
+    run_total = counts[0] if len(counts) == 1 else pl.concat(counts).sum()
+    prep.check_run(run_total.drop("unjudged"))
     result = results[0] if len(results) == 1 else pl.concat(results).sort(columns.query_id)
     return result, int(run_total["unjudged"].item())
 
