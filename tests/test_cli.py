@@ -37,18 +37,18 @@ def test_quick_start_default_metrics() -> None:
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_format_trec_is_trec_eval_s_own_output(engine: str) -> None:
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+def test_format_trec_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
+    conf = conformance
     out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--engine", engine)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
+def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
     """`rankwise eval -m all_trec -q --format trec` = `trec_eval -m all_trec -q`, byte for byte
     (out.test.aq has none of the measures where rankwise departs from trec_eval on purpose)."""
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    conf = conformance
     out = cli(
         "eval", str(conf / "qrels.test"), str(conf / "results.test"), "-m", "all_trec", "-q",
         "--format", "trec", "--engine", engine,
@@ -57,8 +57,8 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
     assert out.stdout == (conf / "out.test.aq").read_text()
 
 
-def test_format_trec_in_query_chunks() -> None:
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+def test_format_trec_in_query_chunks(conformance: Path) -> None:
+    conf = conformance
     out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--query-chunks", "3")
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
@@ -281,15 +281,13 @@ def test_readme_quick_start_block_is_what_the_command_prints() -> None:
     assert out.stdout.rstrip("\n") == shown
 
 
-def test_run_names_from_tags_files_or_name(tmp_path: Path) -> None:
+def test_run_names_from_tags_files_or_name(tmp_path: Path, conformance: Path) -> None:
     """compare names runs by their TREC tag, else their file name without the extension, told
     apart when two collide (results.test and results.trunc, both tagged STANDARD); --name
     overrides, one per run."""
     from rankwise.naming import unique_names
 
-    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
-    if not conf.is_dir():
-        pytest.fail(f"trec_eval conformance files not found at {conf}")
+    conf = conformance
     tagged = tmp_path / "bm25.txt"
     tagged.write_text("q1 Q0 d1 1 2.0 myTag\nq1 Q0 d2 2 1.0 myTag\n")
     assert unique_names([conf / "results.test", conf / "results.trunc", tagged, RUN]) == [

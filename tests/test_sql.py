@@ -46,8 +46,8 @@ def test_register_on_a_read_only_connection(tmp_path: Path) -> None:
     assert ro.sql("SELECT query_id, \"AP\", \"P@k\" FROM rw_evaluate('qrels', 'run', k := 1)").fetchall() == [("q", 1.0, 1.0)]
 
 
-def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path) -> None:
-    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path, conformance: Path) -> None:
+    conf = conformance
     run = rw.io.read_trec(conf / "results.test", "run", rw.Columns())
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
     run.write_parquet(tmp_path / "run.parquet")
