@@ -57,6 +57,85 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str, conformance: 
     assert out.stdout == (conf / "out.test.aq").read_text()
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_with_m_options_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
+    """out.test.meas_params is `trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3
+    ...`: its measures in trec_eval's order, cutoffs sorted (P_3 P_5 P_7, iprec_at_recall_0.50
+    before 0.75, Rprec_mult_0.20 0.35 5.00), and no runid or num_q line."""
+    out = cli(
+        "eval", str(conformance / "qrels.test"), str(conformance / "results.test"), "-q",
+        "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
+        "--format", "trec", "--engine", engine,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (conformance / "out.test.meas_params").read_text()
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_prints_relstring_once(engine: str, conformance: Path) -> None:
+    """out.test.aql is `trec_eval -m all_trec -mrelstring.20 -q -l2`: relstring_20 once, where
+    all_trec's relstring stands; every line equal but rbp's, where rankwise departs from
+    trec_eval on purpose (test_conformance.KNOWN_DIFFERENCES)."""
+    out = cli(
+        "eval", str(conformance / "qrels.rel_level"), str(conformance / "results.test"), "-m", "all_trec",
+        "-m", "relstring.20", "-q", "-l", "2", "--format", "trec", "--engine", engine,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = (conformance / "out.test.aql").read_text().splitlines()
+    got = out.stdout.splitlines()
+    assert [line.split()[:2] for line in got] == [line.split()[:2] for line in expected]
+    assert [line for line in got if not line.startswith("rbp ")] == [line for line in expected if not line.startswith("rbp ")]
+    assert sum(line.startswith("relstring_20 ") for line in got) == 3  # one a query, none other
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_prints_measures_in_trec_eval_s_order(engine: str, conformance: Path) -> None:
+    """`trec_eval -m P.20,5 -m map` prints map, then P_5, then P_20 (its table's order, cutoffs
+    sorted), and no runid or num_q line; each is printed when asked for (`-m runid`, `-m num_q`,
+    a set such as official), in trec_eval's place, first. The values are out.test's."""
+    qrels, run = str(conformance / "qrels.test"), str(conformance / "results.test")
+    out = cli("eval", qrels, run, "-m", "P.20,5", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "map                   \tall\t0.1785\n"
+        "P_5                   \tall\t0.2667\n"
+        "P_20                  \tall\t0.3667\n"
+    )
+    out = cli("eval", qrels, run, "-m", "map", "-m", "num_q", "-m", "runid", "-m", "map", "--format", "trec",
+              "--engine", engine, "--name", "mine")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "runid                 \tall\tmine\n"
+        "num_q                 \tall\t3\n"
+        "map                   \tall\t0.1785\n"
+    )
+    # official, with P's cutoffs given: P_5 alone where official's P list stands (trec_eval's
+    # one list a measure), after its other measures
+    out = cli("eval", qrels, run, "-m", "P.5", "-m", "official", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    official = (conformance / "out.test").read_text().splitlines()
+    assert out.stdout.splitlines() == [line for line in official if not line.startswith("P_")] + [
+        "P_5                   \tall\t0.2667"
+    ]
+    # a name of another scheme: the measures in the order given, still no runid or num_q line
+    out = cli("eval", qrels, run, "-m", "nDCG@10", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert [line.split()[:2] for line in out.stdout.splitlines()] == [["nDCG@10", "all"], ["map", "all"]]
+
+
+def test_format_trec_refuses_two_value_lists_for_one_measure(conformance: Path) -> None:
+    """trec_eval reads the first `-m P.<values>` and ignores a second: refused, not dropped."""
+    out = cli("eval", str(conformance / "qrels.test"), str(conformance / "results.test"),
+              "-m", "P.5", "-m", "P.10", "--format", "trec")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (
+        "rankwise: error: -m P.5 and -m P.10: trec_eval reads one list of values a measure, the first, "
+        "and would ignore -m P.10; give them in one: -m P.5,10\n"
+    )
+
+
 def test_format_trec_in_query_chunks(conformance: Path) -> None:
     conf = conformance
     out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--query-chunks", "3")
@@ -304,7 +383,7 @@ def test_run_names_from_tags_files_or_name(tmp_path: Path, conformance: Path) ->
     short = cli("compare", str(conf / "qrels.test"), str(conf / "results.test"), str(conf / "results.trunc"),
                 "--name", "full")
     assert short.returncode == 2 and "--name was given 1 time(s) for 2 runs" in short.stderr
-    trec = cli("eval", str(QRELS), str(RUN), "-m", "map", "--format", "trec", "--name", "mine")
+    trec = cli("eval", str(QRELS), str(RUN), "-m", "runid", "-m", "map", "--format", "trec", "--name", "mine")
     assert trec.stdout.splitlines()[0].split() == ["runid", "all", "mine"]
 
 

@@ -53,6 +53,7 @@ from rankwise.output import (
 
 if TYPE_CHECKING:
     from rankwise.comparison import Comparison
+    from rankwise.metric import Metric
     from rankwise.spec import MetricSpec
 
 # Each command imports what it needs when it runs (the engines, the statistics, the metric
@@ -139,8 +140,16 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from rankwise.evaluate import evaluate, summarize
 
-    metrics = args.metric or list(DEFAULT_METRICS)
+    texts: list[str] = args.metric or list(DEFAULT_METRICS)
+    metrics: list[str | Metric] = list(texts)
     segments = args.by or []
+    asks_runid = True
+    if args.format == "trec":
+        from rankwise.trec_names import trec_eval_request
+
+        # what trec_eval prints for these -m options: its order, runid and num_q when asked for
+        request = trec_eval_request(texts)
+        metrics, asks_runid = request.metrics, request.runid
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     started = time.perf_counter()
@@ -168,13 +177,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
         # --name, else a TREC run's own tag, else the file's name without its extension
         # (whitespace, which a TREC line cannot hold, as '_': "my run.parquet" is run "my_run")
-        runid = args.name or unique_names([args.run])[0]
+        runid = (args.name or unique_names([args.run])[0]) if asks_runid else None
         from rankwise.trec_writer import trec_lines
 
         # checked whole first, then written line by line (whole or not at all with -o)
         lines = (
             line + "\n"
-            for line in trec_lines(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
+            for line in trec_lines(
+                per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query, num_q="asked"
+            )
         )
         if args.output:
             write_lines_atomic(args.output, lines)
