@@ -453,6 +453,59 @@ def test_metrics_page_of_any_metric_string() -> None:
     assert unknown.returncode == 2 and "Closest: nDCG" in unknown.stderr
 
 
+def test_metrics_page_names_a_bad_cutoff_or_parameter_value() -> None:
+    """A known metric with a bad cutoff or parameter value: the error names the value and the
+    values allowed, not "unknown metric"."""
+    zero = cli("metrics", "nDCG@0")
+    assert zero.returncode == 2 and zero.stdout == ""
+    assert zero.stderr == "rankwise: error: metric 'nDCG@0': the cutoff k must be a positive integer, got 0\n"
+    cubic = cli("metrics", "nDCG(gain='cubic')@10")
+    assert cubic.returncode == 2 and cubic.stdout == ""
+    assert cubic.stderr == (
+        "rankwise: error: metric \"nDCG(gain='cubic')@10\": parameter 'gain' must be one of "
+        "['linear', 'exponential'], got 'cubic'\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_metrics_separated_by_commas_are_told_to_repeat_m(engine: str) -> None:
+    """`-m nDCG@10,AP` is two metrics: the error says `-m nDCG@10 -m AP`, on every command
+    that takes -m, and the metrics command too."""
+    expected = (
+        "rankwise: error: metric 'nDCG@10,AP' is 2 metrics separated by commas (a metric string holds one); "
+        "give each its own -m: -m nDCG@10 -m AP\n"
+    )
+    for args in (("eval", str(QRELS), str(RUN)), ("compare", str(QRELS), str(RUN), str(RUN), "--name", "a", "--name", "b")):
+        out = cli(*args, "-m", "nDCG@10,AP", "--engine", engine)
+        assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+    out = cli("metrics", "nDCG@10,AP")
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_column_flag_where_the_default_is_found(engine: str) -> None:
+    """--query-id-col qid on inputs whose column is query_id: the hint says it is the default,
+    not --run-query-id-col query_id."""
+    out = cli("eval", str(QRELS), str(RUN), "--query-id-col", "qid", "--engine", engine)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "rankwise: error: the run has no column 'qid'. Did you mean 'query_id'? (the default: name no query_id "
+        "column for the run; if 'qid' is the qrels', pass --qrels-query-id-col qid alone) "
+        "Columns found: ['query_id', 'doc_id', 'score']\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_compare_cost_col_names_the_run_without_it(tmp_path: Path, engine: str) -> None:
+    """compare --cost-col: the error names the run that lacks the cost column."""
+    costed = tmp_path / "costed.parquet"
+    pl.read_parquet(RUN).with_columns(cost=pl.lit(1.0)).write_parquet(costed)
+    out = cli("compare", str(QRELS), str(costed), str(RUN), "-m", "U", "--cost-col", "cost", "--engine", engine)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr.startswith("rankwise: error: run 'run': the run has no column 'cost'.")
+    assert out.stderr.count("\n") == 1
+
+
 def test_swapped_hint_only_where_swapping_helps(tmp_path: Path) -> None:
     """A run with labels and its scores under another name is not called swapped: the hint
     names the score column instead; the report's folder is checked before the work."""

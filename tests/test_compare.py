@@ -426,3 +426,22 @@ def test_compare_sql_by_segments_and_per_query_on_duckdb() -> None:
     assert better["risk"].to_list() == pytest.approx(list(np.where(d >= 0, d, 3.0 * d)), abs=1e-12)
     with pytest.raises(rw.UnsafeIdentifierError):
         rw.compare_sql(["AP"], runs=tables, by='market"; DROP TABLE x; --')
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_an_error_about_one_run_names_it(engine: str) -> None:
+    """A run without the cost column (cost=), or with a bad cost: the error names that run;
+    an error about the qrels names none."""
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    costed = run.with_columns(cost=pl.lit(1.0))
+    with pytest.raises(rw.MissingColumnError) as info:
+        rw.compare(qrels, {"costed": costed, "plain": run}, ["U"], cost="cost", engine=engine)
+    assert str(info.value).startswith("run 'plain': the run has no column 'cost'.")
+    with pytest.raises(rw.InvalidValueError) as bad:
+        rw.compare(qrels, {"costed": costed, "negative": run.with_columns(cost=pl.lit(-1.0))}, ["U"],
+                   cost="cost", engine=engine)
+    assert str(bad.value).startswith("run 'negative': the run's column 'cost' holds 2 ")
+    with pytest.raises(rw.MissingColumnError) as judged:
+        rw.compare(qrels.rename({"relevance": "grade"}), {"a": run, "b": run}, ["AP"], engine=engine)
+    assert str(judged.value).startswith("the qrels has no column 'relevance'")

@@ -228,7 +228,9 @@ def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
 
 def _specs_named(name: str) -> list[MetricSpec]:
     """The metrics a name means: a metric's own name or alias, else any metric string of the
-    three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each."""
+    three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each. A
+    string naming a metric with a bad cutoff or parameter value (``nDCG@0``) gets that error,
+    naming the value and the values allowed; one naming no metric, the unknown name's."""
     from rankwise.names import parse_metrics
     from rankwise.registry import get_spec
 
@@ -237,7 +239,7 @@ def _specs_named(name: str) -> list[MetricSpec]:
     except UnknownMetricError as unknown:
         try:
             parsed = parse_metrics(name)
-        except RankwiseError:
+        except UnknownMetricError:
             raise unknown from None
         return list({m.spec.name: m.spec for m in parsed}.values())
 
