@@ -91,6 +91,19 @@ def test_format_trec_prints_relstring_once(engine: str, conformance: Path) -> No
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_of_relstring_alone(engine: str, conformance: Path) -> None:
+    """`-m relstring -q`: its per-query lines, as out.test.aq has them, and no summary line
+    (relstring has none; nothing else was asked for)."""
+    qrels, run = str(conformance / "qrels.test"), str(conformance / "results.test")
+    out = cli("eval", qrels, run, "-m", "relstring", "-q", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    aq = (conformance / "out.test.aq").read_text().splitlines()
+    assert out.stdout.splitlines() == [line for line in aq if line.startswith("relstring ")]
+    out = cli("eval", qrels, run, "-m", "relstring", "--format", "trec", "--engine", engine)
+    assert (out.returncode, out.stdout) == (0, ""), out.stderr
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_format_trec_prints_measures_in_trec_eval_s_order(engine: str, conformance: Path) -> None:
     """`trec_eval -m P.20,5 -m map` prints map, then P_5, then P_20 (its table's order, cutoffs
     sorted), and no runid or num_q line; each is printed when asked for (`-m runid`, `-m num_q`,

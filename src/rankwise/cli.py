@@ -169,10 +169,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             _say(f"rankwise: warning: {w.message}")
     _progress(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
     keys = [*segments, args.query_id]
-    summary = summarize(per_query.drop(args.query_id), by=segments or None)
-    if args.format == "table":
-        text = _table(per_query, summary, keys, args.per_query)
-    elif args.format == "trec":
+    if args.format == "trec":
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
         # --name, else a TREC run's own tag, else the file's name without its extension
@@ -180,7 +177,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         runid = (args.name or unique_names([args.run])[0]) if asks_runid else None
         from rankwise.trec_writer import trec_lines
 
-        # checked whole first, then written line by line (whole or not at all with -o)
+        # checked whole first, then written line by line (whole or not at all with -o); the
+        # summary lines are the writer's (relstring alone, text, has none)
         lines = (
             line + "\n"
             for line in trec_lines(
@@ -192,6 +190,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         else:
             _stdout(lines)
         return 0
+    summary = summarize(per_query.drop(args.query_id), by=segments or None)
+    if args.format == "table":
+        text = _table(per_query, summary, keys, args.per_query)
     else:
         out = per_query if args.per_query else summary
         if args.format == "parquet":
