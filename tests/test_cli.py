@@ -139,7 +139,8 @@ def test_format_trec_prints_measures_in_trec_eval_s_order(engine: str, conforman
 
 
 def test_format_trec_refuses_two_value_lists_for_one_measure(conformance: Path) -> None:
-    """trec_eval reads the first `-m P.<values>` and ignores a second: refused, not dropped."""
+    """trec_eval reads the first `-m P.<values>` and ignores a second: refused, not dropped;
+    `-m runid` alone asks for nothing to compute."""
     out = cli("eval", str(conformance / "qrels.test"), str(conformance / "results.test"),
               "-m", "P.5", "-m", "P.10", "--format", "trec")
     assert out.returncode == 2 and out.stdout == ""
@@ -147,6 +148,9 @@ def test_format_trec_refuses_two_value_lists_for_one_measure(conformance: Path) 
         "rankwise: error: -m P.5 and -m P.10: trec_eval reads one list of values a measure, the first, "
         "and would ignore -m P.10; give them in one: -m P.5,10\n"
     )
+    alone = cli("eval", str(conformance / "qrels.test"), str(conformance / "results.test"), "-m", "runid", "--format", "trec")
+    assert (alone.returncode, alone.stdout) == (2, "")
+    assert alone.stderr == "rankwise: error: -m runid asks for no measure: add one to compute, e.g. -m runid -m map\n"
 
 
 def test_format_trec_in_query_chunks(conformance: Path) -> None:

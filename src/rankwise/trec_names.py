@@ -358,4 +358,6 @@ def trec_eval_request(texts: list[str]) -> TrecEvalRequest:
             metrics.extend(expand_family(name, tuple(sorted(_number(name, family, v, text) for v in items))))
         else:
             metrics.extend(parse_trec(text))
+    if not metrics:
+        raise InvalidParameterError("-m runid asks for no measure: add one to compute, e.g. -m runid -m map")
     return TrecEvalRequest(metrics, runid)
