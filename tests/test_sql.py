@@ -283,3 +283,19 @@ def test_the_duckdb_cli_reads_every_macro_from_one_file(tmp_path: Path, engine: 
     expected = rw.evaluate(qrels, run, ["SDCG@2"], engine=engine)["SDCG@2"][0]
     assert cwl["sdcg"][0] == pytest.approx(expected, abs=1e-12)
     assert cwl["sdcg"][0] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
+
+
+def test_the_readme_s_duckdb_command_line(tmp_path: Path) -> None:
+    """The README's form: `duckdb -c ".read sql/rankwise.sql" -c "SELECT ..."`, from the
+    project's folder."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("duckdb")
+    assert exe, "the DuckDB CLI is missing: pip install -e '.[dev]' installs duckdb-cli"
+    out = subprocess.run(
+        [exe, "-csv", "-c", ".read sql/rankwise.sql", "-c", "SELECT rw_gain(3, 'exponential') AS g, rw_discount(3, 'log2', 2) AS d"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["g,d", "7.0,2.0"]
