@@ -136,6 +136,10 @@ def test_format_trec_prints_measures_in_trec_eval_s_order(engine: str, conforman
     out = cli("eval", qrels, run, "-m", "nDCG@10", "-m", "map", "--format", "trec", "--engine", engine)
     assert out.returncode == 0, out.stderr
     assert [line.split()[:2] for line in out.stdout.splitlines()] == [["nDCG@10", "all"], ["map", "all"]]
+    # ranx's rbp.95 (trec_eval has no such -m form) is such a name too
+    out = cli("eval", qrels, run, "-m", "rbp.95", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert [line.split()[:2] for line in out.stdout.splitlines()] == [["rbp.95", "all"], ["map", "all"]]
 
 
 def test_format_trec_refuses_two_value_lists_for_one_measure(conformance: Path) -> None:

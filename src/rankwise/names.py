@@ -144,7 +144,7 @@ def _refuse_a_list(text: str) -> None:
         with without_hints():
             try:
                 _parse_any(part)
-            except (RankwiseError, RecursionError):
+            except RankwiseError:
                 return
     one_each = in_syntax(
         f"pass them as a list: {parts!r}", "give each its own -m: " + " ".join(f"-m {shlex.quote(p)}" for p in parts)

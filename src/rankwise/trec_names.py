@@ -296,6 +296,15 @@ def trec_names_of(spec_name: str) -> list[str]:
     return [name for name, family in FAMILIES.items() if family.spec == spec_name]
 
 
+def _reads(text: str) -> bool:
+    """Whether :func:`parse_trec` reads ``text`` (ranx's ``rbp.95`` it does not)."""
+    try:
+        parse_trec(text)
+    except UnknownMetricError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class TrecEvalRequest:
     """What ``trec_eval -m ...`` computes and prints: its measures in the order it prints them
@@ -334,7 +343,7 @@ def trec_eval_request(texts: list[str]) -> TrecEvalRequest:
             runid = True
         elif text == "runid":
             runid = True
-        elif head in FAMILIES:
+        elif head in FAMILIES and (not dot or _reads(text)):
             marked.add(head)
             if dot and values.setdefault(head, text) != text:
                 raise InvalidParameterError(
@@ -346,12 +355,10 @@ def trec_eval_request(texts: list[str]) -> TrecEvalRequest:
     if foreign:  # another scheme's name: the texts as given
         return TrecEvalRequest([t for t in texts if t != "runid"], runid)
     metrics: list[str | Metric] = []
-    for name in ALL_TREC:
+    for name in (n for n in ALL_TREC if n in marked):
         family = FAMILIES[name]
         text = values.get(name, "")
         items = _items(text.partition(".")[2])
-        if name not in marked:
-            continue
         if not text:
             metrics.extend(expand_family(name))
         elif family.ascending and items:
