@@ -1,6 +1,6 @@
 -- rankwise core macros: gain, discount, relevance test, cutoff, safe division.
 -- Shared by every metric. Load order (file names): 00_core, 05_checks, 10_ranking, 20_primitives,
--- 30_events, 90_evaluate.
+-- 30_events, 40_diversity, 45_cwl, 90_evaluate; rankwise.sql is all of them in that order.
 -- All macros are TEMP, so they install on read-only connections too.
 
 -- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).

@@ -44,18 +44,18 @@ def test_quick_start_default_metrics() -> None:
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_format_trec_is_trec_eval_s_own_output(engine: str) -> None:
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+def test_format_trec_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
+    conf = conformance
     out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--engine", engine)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
+def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
     """`rankwise eval -m all_trec -q --format trec` = `trec_eval -m all_trec -q`, byte for byte
     (out.test.aq has none of the measures where rankwise departs from trec_eval on purpose)."""
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+    conf = conformance
     out = cli(
         "eval", str(conf / "qrels.test"), str(conf / "results.test"), "-m", "all_trec", "-q",
         "--format", "trec", "--engine", engine,
@@ -64,8 +64,108 @@ def test_all_trec_per_query_is_trec_eval_s_own_output(engine: str) -> None:
     assert out.stdout == (conf / "out.test.aq").read_text()
 
 
-def test_format_trec_in_query_chunks() -> None:
-    conf = ROOT.parent / "shared" / "conformance" / "trec_eval"
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_with_m_options_is_trec_eval_s_own_output(engine: str, conformance: Path) -> None:
+    """out.test.meas_params is `trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3
+    ...`: its measures in trec_eval's order, cutoffs sorted (P_3 P_5 P_7, iprec_at_recall_0.50
+    before 0.75, Rprec_mult_0.20 0.35 5.00), and no runid or num_q line."""
+    out = cli(
+        "eval", str(conformance / "qrels.test"), str(conformance / "results.test"), "-q",
+        "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
+        "--format", "trec", "--engine", engine,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (conformance / "out.test.meas_params").read_text()
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_prints_relstring_once(engine: str, conformance: Path) -> None:
+    """out.test.aql is `trec_eval -m all_trec -mrelstring.20 -q -l2`: relstring_20 once, where
+    all_trec's relstring stands; every line equal but rbp's, where rankwise departs from
+    trec_eval on purpose (test_conformance.KNOWN_DIFFERENCES)."""
+    out = cli(
+        "eval", str(conformance / "qrels.rel_level"), str(conformance / "results.test"), "-m", "all_trec",
+        "-m", "relstring.20", "-q", "-l", "2", "--format", "trec", "--engine", engine,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = (conformance / "out.test.aql").read_text().splitlines()
+    got = out.stdout.splitlines()
+    assert [line.split()[:2] for line in got] == [line.split()[:2] for line in expected]
+    assert [line for line in got if not line.startswith("rbp ")] == [line for line in expected if not line.startswith("rbp ")]
+    assert sum(line.startswith("relstring_20 ") for line in got) == 3  # one a query, none other
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_of_relstring_alone(engine: str, conformance: Path) -> None:
+    """`-m relstring -q`: its per-query lines, as out.test.aq has them, and no summary line
+    (relstring has none; nothing else was asked for)."""
+    qrels, run = str(conformance / "qrels.test"), str(conformance / "results.test")
+    out = cli("eval", qrels, run, "-m", "relstring", "-q", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    aq = (conformance / "out.test.aq").read_text().splitlines()
+    assert out.stdout.splitlines() == [line for line in aq if line.startswith("relstring ")]
+    out = cli("eval", qrels, run, "-m", "relstring", "--format", "trec", "--engine", engine)
+    assert (out.returncode, out.stdout) == (0, ""), out.stderr
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_format_trec_prints_measures_in_trec_eval_s_order(engine: str, conformance: Path) -> None:
+    """`trec_eval -m P.20,5 -m map` prints map, then P_5, then P_20 (its table's order, cutoffs
+    sorted), and no runid or num_q line; each is printed when asked for (`-m runid`, `-m num_q`,
+    a set such as official), in trec_eval's place, first. The values are out.test's."""
+    qrels, run = str(conformance / "qrels.test"), str(conformance / "results.test")
+    out = cli("eval", qrels, run, "-m", "P.20,5", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "map                   \tall\t0.1785\n"
+        "P_5                   \tall\t0.2667\n"
+        "P_20                  \tall\t0.3667\n"
+    )
+    out = cli("eval", qrels, run, "-m", "map", "-m", "num_q", "-m", "runid", "-m", "map", "--format", "trec",
+              "--engine", engine, "--name", "mine")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "runid                 \tall\tmine\n"
+        "num_q                 \tall\t3\n"
+        "map                   \tall\t0.1785\n"
+    )
+    # official, with P's cutoffs given: P_5 alone where official's P list stands (trec_eval's
+    # one list a measure), after its other measures
+    out = cli("eval", qrels, run, "-m", "P.5", "-m", "official", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    official = (conformance / "out.test").read_text().splitlines()
+    assert out.stdout.splitlines() == [line for line in official if not line.startswith("P_")] + [
+        "P_5                   \tall\t0.2667"
+    ]
+    # a name of another scheme: the measures in the order given, still no runid or num_q line
+    out = cli("eval", qrels, run, "-m", "nDCG@10", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert [line.split()[:2] for line in out.stdout.splitlines()] == [["nDCG@10", "all"], ["map", "all"]]
+    # ranx's rbp.95 (trec_eval has no such -m form) is such a name too
+    out = cli("eval", qrels, run, "-m", "rbp.95", "-m", "map", "--format", "trec", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    assert [line.split()[:2] for line in out.stdout.splitlines()] == [["rbp.95", "all"], ["map", "all"]]
+
+
+def test_format_trec_refuses_two_value_lists_for_one_measure(conformance: Path) -> None:
+    """trec_eval reads the first `-m P.<values>` and ignores a second: refused, not dropped;
+    `-m runid` alone asks for nothing to compute."""
+    out = cli("eval", str(conformance / "qrels.test"), str(conformance / "results.test"),
+              "-m", "P.5", "-m", "P.10", "--format", "trec")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (
+        "rankwise: error: -m P.5 and -m P.10: trec_eval reads one list of values a measure, the first, "
+        "and would ignore -m P.10; give them in one: -m P.5,10\n"
+    )
+    alone = cli("eval", str(conformance / "qrels.test"), str(conformance / "results.test"), "-m", "runid", "--format", "trec")
+    assert (alone.returncode, alone.stdout) == (2, "")
+    assert alone.stderr == "rankwise: error: -m runid asks for no measure: add one to compute, e.g. -m runid -m map\n"
+
+
+def test_format_trec_in_query_chunks(conformance: Path) -> None:
+    conf = conformance
     out = cli("eval", str(conf / "qrels.test"), str(conf / "results.test"), "--format", "trec", "--query-chunks", "3")
     assert out.returncode == 0, out.stderr
     assert out.stdout == (conf / "out.test").read_text()
@@ -290,15 +390,13 @@ def test_readme_quick_start_block_is_what_the_command_prints() -> None:
     assert out.stdout.rstrip("\n") == shown
 
 
-def test_run_names_from_tags_files_or_name(tmp_path: Path) -> None:
+def test_run_names_from_tags_files_or_name(tmp_path: Path, conformance: Path) -> None:
     """compare names runs by their TREC tag, else their file name without the extension, told
     apart when two collide (results.test and results.trunc, both tagged STANDARD); --name
     overrides, one per run."""
     from rankwise.naming import unique_names
 
-    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
-    if not conf.is_dir():
-        pytest.fail(f"trec_eval conformance files not found at {conf}")
+    conf = conformance
     tagged = tmp_path / "bm25.txt"
     tagged.write_text("q1 Q0 d1 1 2.0 myTag\nq1 Q0 d2 2 1.0 myTag\n")
     assert unique_names([conf / "results.test", conf / "results.trunc", tagged, RUN]) == [
@@ -315,7 +413,7 @@ def test_run_names_from_tags_files_or_name(tmp_path: Path) -> None:
     short = cli("compare", str(conf / "qrels.test"), str(conf / "results.test"), str(conf / "results.trunc"),
                 "--name", "full")
     assert short.returncode == 2 and "--name was given 1 time(s) for 2 runs" in short.stderr
-    trec = cli("eval", str(QRELS), str(RUN), "-m", "map", "--format", "trec", "--name", "mine")
+    trec = cli("eval", str(QRELS), str(RUN), "-m", "runid", "-m", "map", "--format", "trec", "--name", "mine")
     assert trec.stdout.splitlines()[0].split() == ["runid", "all", "mine"]
 
 
@@ -386,6 +484,59 @@ def test_metrics_page_of_any_metric_string() -> None:
     # the better direction compare reads (issue 32)
     assert "\n  better:      lower (a decrease is a win in compare)\n" in cli("metrics", "Unjudged@10").stdout
     assert "\n  better:      neither (compare gives no win or loss)\n" in cli("metrics", "Judged@10").stdout
+
+
+def test_metrics_page_names_a_bad_cutoff_or_parameter_value() -> None:
+    """A known metric with a bad cutoff or parameter value: the error names the value and the
+    values allowed, not "unknown metric"."""
+    zero = cli("metrics", "nDCG@0")
+    assert zero.returncode == 2 and zero.stdout == ""
+    assert zero.stderr == "rankwise: error: metric 'nDCG@0': the cutoff k must be a positive integer, got 0\n"
+    cubic = cli("metrics", "nDCG(gain='cubic')@10")
+    assert cubic.returncode == 2 and cubic.stdout == ""
+    assert cubic.stderr == (
+        "rankwise: error: metric \"nDCG(gain='cubic')@10\": parameter 'gain' must be one of "
+        "['linear', 'exponential'], got 'cubic'\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_metrics_separated_by_commas_are_told_to_repeat_m(engine: str) -> None:
+    """`-m nDCG@10,AP` is two metrics: the error says `-m nDCG@10 -m AP`, on every command
+    that takes -m, and the metrics command too."""
+    expected = (
+        "rankwise: error: metric 'nDCG@10,AP' is 2 metrics separated by commas (a metric string holds one); "
+        "give each its own -m: -m nDCG@10 -m AP\n"
+    )
+    for args in (("eval", str(QRELS), str(RUN)), ("compare", str(QRELS), str(RUN), str(RUN), "--name", "a", "--name", "b")):
+        out = cli(*args, "-m", "nDCG@10,AP", "--engine", engine)
+        assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+    out = cli("metrics", "nDCG@10,AP")
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_column_flag_where_the_default_is_found(engine: str) -> None:
+    """--query-id-col qid on inputs whose column is query_id: the hint says it is the default,
+    not --run-query-id-col query_id."""
+    out = cli("eval", str(QRELS), str(RUN), "--query-id-col", "qid", "--engine", engine)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "rankwise: error: the run has no column 'qid'. Did you mean 'query_id'? (the default: name no query_id "
+        "column for the run; if 'qid' is the qrels', pass --qrels-query-id-col qid alone) "
+        "Columns found: ['query_id', 'doc_id', 'score']\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_compare_cost_col_names_the_run_without_it(tmp_path: Path, engine: str) -> None:
+    """compare --cost-col: the error names the run that lacks the cost column."""
+    costed = tmp_path / "costed.parquet"
+    pl.read_parquet(RUN).with_columns(cost=pl.lit(1.0)).write_parquet(costed)
+    out = cli("compare", str(QRELS), str(costed), str(RUN), "-m", "U", "--cost-col", "cost", "--engine", engine)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr.startswith("rankwise: error: run 'run': the run has no column 'cost'.")
+    assert out.stderr.count("\n") == 1
 
 
 def test_swapped_hint_only_where_swapping_helps(tmp_path: Path) -> None:

@@ -544,3 +544,22 @@ def test_one_mean_for_one_run_in_every_output() -> None:
     assert result.table["baseline_mean"][0] == pytest.approx(mean, abs=1e-12)
     assert summary(result).means.filter(pl.col("run") == "base")["nDCG@10"][0] == pytest.approx(mean, abs=1e-12)
     assert ranking_changes(result, load(result.inputs)[1])["queries"].to_list() == [199]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_an_error_about_one_run_names_it(engine: str) -> None:
+    """A run without the cost column (cost=), or with a bad cost: the error names that run;
+    an error about the qrels names none."""
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    costed = run.with_columns(cost=pl.lit(1.0))
+    with pytest.raises(rw.MissingColumnError) as info:
+        rw.compare(qrels, {"costed": costed, "plain": run}, ["U"], cost="cost", engine=engine)
+    assert str(info.value).startswith("run 'plain': the run has no column 'cost'.")
+    with pytest.raises(rw.InvalidValueError) as bad:
+        rw.compare(qrels, {"costed": costed, "negative": run.with_columns(cost=pl.lit(-1.0))}, ["U"],
+                   cost="cost", engine=engine)
+    assert str(bad.value).startswith("run 'negative': the run's column 'cost' holds 2 ")
+    with pytest.raises(rw.MissingColumnError) as judged:
+        rw.compare(qrels.rename({"relevance": "grade"}), {"a": run, "b": run}, ["AP"], engine=engine)
+    assert str(judged.value).startswith("the qrels has no column 'relevance'")

@@ -70,10 +70,10 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
-def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any) -> None:
+def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any, conformance: Path) -> None:
     """Each metric by itself (no other metric registering the pieces it needs), on Polars
     eager, Polars lazy, DuckDB and Spark."""
-    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+    conf = conformance
     metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
     m = repr(metric)
     run = rw.io.read_trec(conf / "results.trunc", "run", rw.Columns())

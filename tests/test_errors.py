@@ -100,6 +100,47 @@ def test_bad_metric_strings(evaluate: Evaluate, metric: str, error: type[Excepti
         evaluate(QRELS, RUN, [metric])
 
 
+def test_metrics_separated_by_commas_are_told_to_be_a_list(evaluate: Evaluate) -> None:
+    """'nDCG@10,AP' is two metrics in one string: the error says to pass a list."""
+    with pytest.raises(rw.MetricSyntaxError) as info:
+        evaluate(QRELS, RUN, ["nDCG@10,AP"])
+    assert str(info.value) == (
+        "metric 'nDCG@10,AP' is 2 metrics separated by commas (a metric string holds one); "
+        "pass them as a list: ['nDCG@10', 'AP']"
+    )
+    with pytest.raises(rw.MetricSyntaxError, match=r"pass them as a list: \['map', 'P_10', 'recip_rank'\]"):
+        evaluate(QRELS, RUN, "map, P_10,recip_rank")
+    # a part that is no metric: the usual syntax error, no list suggested
+    with pytest.raises(rw.MetricSyntaxError, match=r"^cannot parse metric 'nDCG@10,nDGC'"):
+        evaluate(QRELS, RUN, ["nDCG@10,nDGC"])
+    assert evaluate(QRELS, RUN, ["P.1,2"]).columns == ["query_id", "P_1", "P_2"]  # trec_eval's list stays one
+
+
+def test_a_column_name_given_where_the_default_is_found(evaluate: Evaluate, engine: str) -> None:
+    """query_id='qid' on inputs whose column is query_id: the hint is that query_id is the
+    default (no name needed), not run_columns={'query_id': 'query_id'}; where the entry point
+    takes one input's columns, also how to name the other's alone (lf.ir.evaluate takes none)."""
+    with pytest.raises(rw.MissingColumnError) as info:
+        evaluate(QRELS, RUN, ["P@1"], query_id="qid")
+    hint = (
+        "leave out query_id='qid'" if engine == "polars-lazy" else
+        "name no query_id column for the run; if 'qid' is the qrels', pass qrels_columns={'query_id': 'qid'} alone"
+    )
+    assert str(info.value) == (
+        f"the run has no column 'qid'. Did you mean 'query_id'? (the default: {hint}) "
+        "Columns found: ['query_id', 'doc_id', 'score']"
+    )
+    with pytest.raises(rw.MissingColumnError) as info:
+        evaluate(QRELS, RUN, ["P@1"], relevance="grade")
+    assert str(info.value) == (
+        "the qrels has no column 'grade'. Did you mean 'relevance'? (the default: leave out relevance='grade') "
+        "Columns found: ['query_id', 'doc_id', 'relevance']"
+    )
+    if engine != "polars-lazy":  # the per-input form the hint names does what it says
+        out = evaluate(QRELS.rename({"query_id": "qid"}), RUN, ["P@1"], qrels_columns={"query_id": "qid"})
+        assert out.row(0) == ("q", 1.0)
+
+
 def test_bad_conventions(evaluate: Evaluate) -> None:
     with pytest.raises(rw.InvalidParameterError, match=r"'ties' must be one of .*got 'random'"):
         evaluate(QRELS, RUN, ["P@1"], ties="random")

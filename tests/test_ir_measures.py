@@ -167,3 +167,41 @@ def test_ir_measures_compat_depends_on_the_qrels_order() -> None:
         judged = pl.DataFrame({"query_id": ["q", "q"], "doc_id": order, "relevance": [2, 2]})
         got = rw.evaluate(judged, frame, ["Compat(p=0.5)"], ties="doc_asc")
         assert got["Compat(p=0.5)"][0] == 1.0
+
+
+MEASURE_OBJECTS: list[Any] = [
+    ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.AP, ir_measures.RR, ir_measures.Judged @ 2,
+    ir_measures.Judged, ir_measures.IPrec @ 0.2, ir_measures.SetP(relative=True), ir_measures.nDCG(dcg="log2") @ 3,
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_measure_objects_are_metrics_with_ir_measures_values(engine: str) -> None:
+    """ir-measures' measure objects are metrics, labelled by their str() and with ir-measures'
+    meaning (its Judged counts a negative judgment as judged and divides by the documents
+    retrieved; IPrec@0.2 is the precision at recall 0.2; SetP(relative=True) is SetRelP): each
+    value equals ir-measures' own."""
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1, "d": -1, "e": 3}, "q2": {"x": 1, "y": 2}}
+    run = {"q1": {"a": 0.9, "d": 0.8, "z": 0.7, "c": 0.6}, "q2": {"w": 0.5, "y": 0.4, "v": 0.3}}
+    expected = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(MEASURE_OBJECTS, qrels, run)}
+    qrels_frame = pl.DataFrame(
+        [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
+        schema=["query_id", "doc_id", "relevance"], orient="row",
+    )
+    run_frame = pl.DataFrame(
+        [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+        schema=["query_id", "doc_id", "score"], orient="row",
+    )
+    got = run_on(engine, qrels_frame, run_frame, MEASURE_OBJECTS, ties="doc_asc", missing="zero")
+    assert got.columns == ["query_id", *(str(m) for m in MEASURE_OBJECTS)]
+    assert len(expected) == 2 * len(MEASURE_OBJECTS)
+    for row in got.iter_rows(named=True):
+        for m in MEASURE_OBJECTS:
+            assert row[str(m)] == pytest.approx(expected[(row["query_id"], str(m))], abs=1e-12), (str(m), row)
+    # the same str() as a metric string keeps rankwise's own Judged (a negative judgment counts
+    # as unjudged; the top k is the denominator): q1's top 2, a (judged) and d (-1), is 1/2
+    own = run_on(engine, qrels_frame, run_frame, ["Judged@2"], ties="doc_asc", missing="zero")
+    assert own.filter(pl.col("query_id") == "q1")["Judged@2"][0] == 0.5
+    assert expected[("q1", "Judged@2")] == 1.0
+    # one measure object alone, not in a list
+    assert rw.evaluate(qrels_frame, run_frame, ir_measures.AP).columns == ["query_id", "AP"]

@@ -286,7 +286,7 @@ def test_cli_trec_refuses_ids_with_whitespace_and_writes_nothing(tmp_path: Path)
 
 # ------------------------------------------------------------------ interrupted mid-write
 
-METRICS = ("-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "recip_rank")
+METRICS = ("-m", "runid", "-m", "num_q", "-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "recip_rank")
 QUERIES = 200_000
 LINES = QUERIES * 5 + 2 + 5  # per-query lines, runid and num_q, the summary lines
 

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from tests.conftest import first_judgments, greedy_ideal
+from tests.conftest import CONFORMANCE, first_judgments, greedy_ideal
 from tests.strategies import Case, cases
 from tests.test_conformance import CASES, KNOWN_DIFFERENCES, read_expected
 from tests.test_metric_strings import metrics as metric_strategy
 
-CONF = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+CONF = CONFORMANCE
 
 
 def to_spark(spark: Any, frame: pl.DataFrame) -> Any:
@@ -48,9 +48,9 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
 
 
 @pytest.mark.parametrize("expected_file", ["out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql"])
-def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str) -> None:
+def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str, conformance: Path) -> None:
     qrels_file, run_file, conventions = CASES[expected_file]
-    expected, _skipped = read_expected(CONF / expected_file)
+    expected, _skipped = read_expected(conformance / expected_file)
     names = list(dict.fromkeys(n for n, _ in expected))
     per_query = rw.spark.evaluate(to_spark(spark, trec(qrels_file, "qrels")), to_spark(spark, trec(run_file, "run")), names, **conventions)
     rows = {r["query_id"]: r for r in from_spark(per_query).iter_rows(named=True)}

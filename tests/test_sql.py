@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise._sql.macros import sql_files
+from rankwise._sql.generate import bundle
+from rankwise._sql.macros import BUNDLE, sql_files
 from tests.strategies import Case, cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,9 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_sql_files_ship_and_match_the_repository() -> None:
     shipped = dict(sql_files())
-    on_disk = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "sql").glob("*.sql"))}
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "sql").glob("*.sql")) if p.name != BUNDLE}
     assert shipped == on_disk
     assert list(shipped) == sorted(shipped)  # load order is file-name order
+    # the one file for the DuckDB command line is every family's file, in that order
+    assert (ROOT / "sql" / BUNDLE).read_text(encoding="utf-8") == bundle(list(shipped.items()))
 
 
 def test_files_load_one_by_one_like_the_cli_read(tmp_path: Path) -> None:
@@ -46,8 +49,8 @@ def test_register_on_a_read_only_connection(tmp_path: Path) -> None:
     assert ro.sql("SELECT query_id, \"AP\", \"P@k\" FROM rw_evaluate('qrels', 'run', k := 1)").fetchall() == [("q", 1.0, 1.0)]
 
 
-def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path) -> None:
-    conf = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval"
+def test_rw_evaluate_table_macro_equals_evaluate(tmp_path: Path, conformance: Path) -> None:
+    conf = conformance
     run = rw.io.read_trec(conf / "results.test", "run", rw.Columns())
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
     run.write_parquet(tmp_path / "run.parquet")
@@ -221,3 +224,78 @@ def test_rw_ideal_order_is_rw_judgments_unchecked() -> None:
 
     assert "hash group by" in plan("SELECT * FROM rw_judgments('qrels', checks := false)")
     assert "hash group by" not in plan("SELECT * FROM rw_ideal_order('qrels')")
+
+
+def duckdb_cli(script: str) -> pl.DataFrame:
+    """Run ``script`` in the DuckDB command-line binary (package duckdb-cli), output as CSV."""
+    import io
+    import shutil
+    import subprocess
+
+    exe = shutil.which("duckdb")
+    assert exe, "the DuckDB CLI is missing: pip install -e '.[dev]' installs duckdb-cli"
+    out = subprocess.run([exe, "-batch", "-csv"], input=script, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return pl.read_csv(io.StringIO(out.stdout))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_the_duckdb_cli_reads_every_macro_from_one_file(tmp_path: Path, engine: str) -> None:
+    """`.read sql/rankwise.sql` alone, in the DuckDB binary, installs every family's macros:
+    rw_ndeval (sql/40_diversity.sql) and a C/W/L measure (sql/45_cwl.sql) give rw.evaluate's
+    numbers and the hand-computed ones.
+
+    Query q1 ranks a then b; a covers subtopic s1, b covers s1 and s2 (every judgment 1).
+    alpha-nDCG@2 (alpha = 0.5): the run's gains are 1 (a: s1 new) and 1.5 (b: s1 seen once,
+    0.5, and s2 new, 1), DCG = 1 + 1.5 / log2(3); the greedy ideal ranks b (gain 2) then a
+    (0.5), IDCG = 2 + 0.5 / log2(3). P-IA@2 = mean over s1, s2 of P@2 = (2/2 + 1/2) / 2 = 0.75.
+    SDCG@2 (cwl_eval's scaled DCG, gain clip(rel, 0, 1)): the run a (1), b (0):
+    (1 / log2(2)) / (1 / log2(2) + 1 / log2(3)) = 1 / (1 + 1 / log2(3))."""
+    import math
+
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    subtopics = pl.DataFrame({
+        "query_id": ["q1", "q1", "q1"], "subtopic": ["s1", "s1", "s2"], "doc_id": ["a", "b", "b"],
+        "relevance": [1, 1, 1],
+    })
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run.write_parquet(tmp_path / "run.parquet")
+    subtopics.write_parquet(tmp_path / "subtopics.parquet")
+    rw.judged_frame(qrels, run).write_parquet(tmp_path / "judged.parquet")
+    read = f".read {ROOT / 'sql' / 'rankwise.sql'}\n"
+
+    ndeval = duckdb_cli(read + (
+        f"SELECT * FROM rw_ndeval('{tmp_path / 'subtopics.parquet'}', '{tmp_path / 'run.parquet'}', k := 2);\n"
+    ))
+    names = ["alpha-nDCG@2", "nERR-IA@2", "NRBP", "nNRBP", "MAP-IA", "P-IA@2", "strec@2"]
+    want = rw.evaluate(subtopics, run, names, subtopic="subtopic", engine=engine)
+    assert ndeval["query_id"].to_list() == ["q1"]
+    for label, name in zip(ndeval.columns[1:], names, strict=True):
+        assert ndeval[label][0] == pytest.approx(want[name][0], abs=1e-12), name
+    hand = (1 + 1.5 / math.log2(3)) / (2 + 0.5 / math.log2(3))
+    assert ndeval["alpha-nDCG@k"][0] == pytest.approx(hand, abs=1e-12)
+    assert ndeval["P-IA@k"][0] == pytest.approx(0.75, abs=1e-12)
+
+    cwl = duckdb_cli(read + (
+        f"CREATE TABLE judged AS FROM '{tmp_path / 'judged.parquet'}';\n"
+        f"SELECT query_id, {rw.sql_expr('SDCG@2')} AS sdcg FROM judged GROUP BY query_id;\n"
+    ))
+    expected = rw.evaluate(qrels, run, ["SDCG@2"], engine=engine)["SDCG@2"][0]
+    assert cwl["sdcg"][0] == pytest.approx(expected, abs=1e-12)
+    assert cwl["sdcg"][0] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
+
+
+def test_the_readme_s_duckdb_command_line(tmp_path: Path) -> None:
+    """The README's form: `duckdb -c ".read sql/rankwise.sql" -c "SELECT ..."`, from the
+    project's folder."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("duckdb")
+    assert exe, "the DuckDB CLI is missing: pip install -e '.[dev]' installs duckdb-cli"
+    out = subprocess.run(
+        [exe, "-csv", "-c", ".read sql/rankwise.sql", "-c", "SELECT rw_gain(3, 'exponential') AS g, rw_discount(3, 'log2', 2) AS d"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["g,d", "7.0,2.0"]

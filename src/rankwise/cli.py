@@ -54,6 +54,7 @@ from rankwise.output import (
 
 if TYPE_CHECKING:
     from rankwise.comparison import Comparison
+    from rankwise.metric import Metric
     from rankwise.spec import MetricSpec
 
 # Each command imports what it needs when it runs (the engines, the statistics, the metric
@@ -141,10 +142,18 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from rankwise.evaluate import evaluate, summarize
 
-    metrics = args.metric or list(DEFAULT_METRICS)
+    texts: list[str] = args.metric or list(DEFAULT_METRICS)
+    metrics: list[str | Metric] = list(texts)
     segments = args.by or []
     if args.name is not None:
         check_run_names([args.name])
+    asks_runid = True
+    if args.format == "trec":
+        from rankwise.trec_names import trec_eval_request
+
+        # what trec_eval prints for these -m options: its order, runid and num_q when asked for
+        request = trec_eval_request(texts)
+        metrics, asks_runid = request.metrics, request.runid
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     started = time.perf_counter()
@@ -164,27 +173,30 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             _say(f"rankwise: warning: {w.message}")
     _progress(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
     keys = [*segments, args.query_id]
-    summary = summarize(per_query.drop(args.query_id), by=segments or None)
-    if args.format == "table":
-        text = _table(per_query, summary, keys, args.per_query)
-    elif args.format == "trec":
+    if args.format == "trec":
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
         # --name, else a TREC run's own tag, else the file's name without its extension
         # (whitespace, which a TREC line cannot hold, as '_': "my run.parquet" is run "my_run")
-        runid = args.name or unique_names([args.run])[0]
+        runid = (args.name or unique_names([args.run])[0]) if asks_runid else None
         from rankwise.trec_writer import trec_lines
 
-        # checked whole first, then written line by line (whole or not at all with -o)
+        # checked whole first, then written line by line (whole or not at all with -o); the
+        # summary lines are the writer's (relstring alone, text, has none)
         lines = (
             line + "\n"
-            for line in trec_lines(per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query)
+            for line in trec_lines(
+                per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query, num_q="asked"
+            )
         )
         if args.output:
             write_lines_atomic(args.output, lines)
         else:
             _stdout(lines)
         return 0
+    summary = summarize(per_query.drop(args.query_id), by=segments or None)
+    if args.format == "table":
+        text = _table(per_query, summary, keys, args.per_query)
     else:
         out = per_query if args.per_query else summary
         if args.format == "parquet":
@@ -221,7 +233,9 @@ def _names_of(spec: MetricSpec) -> list[tuple[str, str]]:
 
 def _specs_named(name: str) -> list[MetricSpec]:
     """The metrics a name means: a metric's own name or alias, else any metric string of the
-    three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each."""
+    three schemes (``P_10``, ``nDCG@10``, ``official`` ...), its metrics' specs once each. A
+    string naming a metric with a bad cutoff or parameter value (``nDCG@0``) gets that error,
+    naming the value and the values allowed; one naming no metric, the unknown name's."""
     from rankwise.names import parse_metrics
     from rankwise.registry import get_spec
 
@@ -230,7 +244,7 @@ def _specs_named(name: str) -> list[MetricSpec]:
     except UnknownMetricError as unknown:
         try:
             parsed = parse_metrics(name)
-        except RankwiseError:
+        except UnknownMetricError:
             raise unknown from None
         return list({m.spec.name: m.spec for m in parsed}.values())
 

@@ -40,7 +40,7 @@ from rankwise.conventions import (
     Unpack,
     check_options,
 )
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluate import Engine, evaluate_coverage, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
@@ -198,15 +198,27 @@ def per_query_values(
             step.at(i, detail=name)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                per_run[name], coverage = evaluate_coverage(
-                    qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
-                )
+                try:
+                    per_run[name], coverage = evaluate_coverage(
+                        qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
+                    )
+                except RankwiseError as exc:
+                    raise _of_run(exc, name) from exc
                 warn_unjudged(coverage.unjudged, stacklevel=1)
             for w in caught:  # each warning names its run
                 warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
     values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
     values.warn(stacklevel=3)
     return values
+
+
+def _of_run(exc: RankwiseError, name: str) -> RankwiseError:
+    """An error about one of the runs (its message speaks of "the run": a missing column, a
+    bad value) naming that run first, as its warnings do; any other as it is."""
+    text = str(exc)
+    if not text.startswith(("the run ", "the run's ")):
+        return exc
+    return type(exc)(f"run {name!r}: {text}")
 
 
 def _unique(parsed: list[Metric]) -> list[Metric]:

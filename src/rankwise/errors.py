@@ -44,17 +44,23 @@ class MissingColumnError(RankwiseError, ValueError):
     @classmethod
     def from_missing(
         cls, what: str, name: str, found: Sequence[str], keyword: str | None = None,
-        column: str = "column", kind: str | None = None,
+        column: str = "column", kind: str | None = None, default: str | None = None,
     ) -> MissingColumnError:
         """``<what> has no <column> 'x'. Did you mean 'y'? Columns found: [...]``, the one
         wording of every missing-column error (``keyword``: the argument that names the column;
         ``kind``: the input, ``'run'`` or ``'qrels'``, for a hint naming that input's column
-        alone, see :func:`pass_hint`).
+        alone, see :func:`pass_hint`; ``default``: the column's name when none is given, which,
+        found, is the hint: see :func:`default_hint`).
 
-        >>> MissingColumnError.from_missing("the run", "scor", ["query_id", "score"], "score")
-        MissingColumnError("the run has no column 'scor'. Did you mean 'score'? (pass score='score') Columns found: ['query_id', 'score']")
+        >>> MissingColumnError.from_missing("the run", "scor", ["query_id", "scores"], "score")
+        MissingColumnError("the run has no column 'scor'. Did you mean 'scores'? (pass score='scores') Columns found: ['query_id', 'scores']")
+        >>> MissingColumnError.from_missing("the run", "scor", ["query_id", "score"], "score", default="score")
+        MissingColumnError("the run has no column 'scor'. Did you mean 'score'? (the default: leave out score='scor') Columns found: ['query_id', 'score']")
         """
-        hint = did_you_mean(name, found, keyword, kind)
+        if keyword is not None and default is not None and default in found:
+            hint = f" Did you mean {default!r}? ({default_hint(keyword, name, kind)})"
+        else:
+            hint = did_you_mean(name, found, keyword, kind)
         return cls(f"{what} has no {column} {name!r}.{hint} Columns found: {list(found)}")
 
 
@@ -196,6 +202,29 @@ def pass_hint(keyword: str, value: object, kind: str | None = None) -> str:
         prefix = keyword.removesuffix("columns")
         return "pass " + " ".join(_flag(f"{prefix}{k}", v).removeprefix("pass ") for k, v in value.items())
     return _flag(f"{kind}_{keyword}" if per_file else keyword, value)
+
+
+def default_hint(keyword: str, value: object, kind: str | None = None) -> str:
+    """The hint when an input lacks the column ``value`` named by ``keyword`` but has the
+    column of the default name: name none (a column both inputs have, ``query_id`` or
+    ``doc_id``: none for this input, ``value`` for the other alone, where the entry point
+    takes one input's columns), in the syntax of the interface in use.
+
+    >>> with hint_style("file_keywords"):
+    ...     default_hint("query_id", "qid", "run")
+    "the default: name no query_id column for the run; if 'qid' is the qrels', pass qrels_columns={'query_id': 'qid'} alone"
+    >>> with hint_style("flags"):
+    ...     default_hint("score", "scr", "run")
+    'the default: leave out --score-col scr'
+    """
+    other = {"run": "qrels", "qrels": "run"}.get(kind or "")
+    if other is not None and keyword in FILE_COLUMNS and _HINT_STYLE.get() != "keywords":
+        owner = "the qrels'" if other == "qrels" else "the run's"
+        return (
+            f"the default: name no {keyword} column for the {kind}; "
+            f"if {value!r} is {owner}, {pass_hint(keyword, value, other)} alone"
+        )
+    return "the default: leave out " + pass_hint(keyword, value).removeprefix("pass ")
 
 
 def in_syntax(python: str, command_line: str) -> str:

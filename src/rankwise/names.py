@@ -9,19 +9,23 @@ order by :func:`parse_metrics`, the parser every entry point uses.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
+    RankwiseError,
     UnknownMetricError,
+    in_syntax,
     without_hints,
 )
 from rankwise.metric import Metric, check_length, make_metric, parse_metric
 from rankwise.ranx_names import parse_ranx
 from rankwise.ranx_names import takes_precedence as ranx_first
 from rankwise.registry import get_spec
-from rankwise.spec import shorten
+from rankwise.spec import ParamValue, shorten
 from rankwise.trec_names import parse_trec, takes_precedence
 
 _NDEVAL = re.compile(r"(alpha-n?DCG|α-n?DCG|n?ERR-IA|P-IA|MAP-IA)(?:@(\d{1,19}))?", re.IGNORECASE)
@@ -49,6 +53,40 @@ IR_MEASURES_NAMES: dict[str, str] = {
 checks this against ir-measures' own registry). The others are written in its syntax too."""
 
 
+IR_MEASURES_DEFAULTS: dict[str, dict[str, ParamValue]] = {
+    "Judged": {"denominator": "retrieved", "negative": "judged"},
+}
+"""ir-measures' defaults where they are not rankwise's, by metric: ir-measures' ``Judged`` is
+rankwise's ``Judged(denominator='retrieved', negative='judged')``."""
+
+IR_MEASURES_FLAGS: dict[tuple[str, str], str] = {("SetP", "relative"): "SetRelP"}
+"""ir-measures' parameters that make a measure another of rankwise's metrics: (metric,
+parameter) -> the metric when it is true (``SetP(relative=True)`` is ``SetRelP``)."""
+
+
+def is_ir_measure(obj: object) -> bool:
+    """Whether ``obj`` is an ir-measures measure object (``ir_measures.nDCG@10``), told by its
+    class's package and its ``NAME``, without importing ir_measures."""
+    return type(obj).__module__.split(".")[0] == "ir_measures" and isinstance(getattr(obj, "NAME", None), str)
+
+
+def from_ir_measures(measure: Any) -> Metric:
+    """The metric of an ir-measures measure object, with ir-measures' meaning, labelled by its
+    ``str()`` (``nDCG@10``, ``P(rel=2)@5``): its name (``measure.NAME``) in rankwise's
+    ir-measures naming scheme and its parameters (``measure.params``, the cutoff among them,
+    ``recall`` for ``IPrec@0.2``) as rankwise's, where ir-measures' defaults differ
+    (:data:`IR_MEASURES_DEFAULTS`) with ir-measures' defaults, and a flag that names another
+    metric (:data:`IR_MEASURES_FLAGS`) as that metric."""
+    text = str(measure)
+    spec = get_spec(str(measure.NAME))
+    params = dict(measure.params)
+    cutoff = params.pop("cutoff", None)
+    for (name, flag), other in IR_MEASURES_FLAGS.items():
+        if spec.name == name and flag in params and params.pop(flag):
+            spec = get_spec(other)
+    return make_metric(spec, {**IR_MEASURES_DEFAULTS.get(spec.name, {}), **params}, cutoff, text)
+
+
 def parse_ndeval(text: str) -> Metric:
     """An ndeval name, labelled as written.
 
@@ -65,13 +103,16 @@ def parse_ndeval(text: str) -> Metric:
 def _parse_any(text: str | Metric) -> list[Metric]:
     """ir-measures syntax first; else trec_eval's names (which may expand to several), else
     ranx's; the error of the ir-measures parse is the one reported. A few names of trec_eval
-    and ranx that ir-measures syntax would misread or refuse are read as theirs first."""
+    and ranx that ir-measures syntax would misread or refuse are read as theirs first. An
+    ir-measures measure object is read by :func:`from_ir_measures`."""
     if isinstance(text, Metric):
         return [parse_metric(text)]
+    if is_ir_measure(text):
+        return [from_ir_measures(text)]
     if not isinstance(text, str):
         raise InvalidParameterError(
-            f"each metric must be a string (or a rankwise.Metric), got {type(text).__name__}: "
-            f"{shorten(text)}"
+            f"each metric must be a string (or a rankwise.Metric, or an ir-measures measure), got "
+            f"{type(text).__name__}: {shorten(text)}"
         )
     check_length(text)
     if takes_precedence(text.strip()):
@@ -88,7 +129,29 @@ def _parse_any(text: str | Metric) -> list[Metric]:
         found = _quietly(parse, text, misread)
         if found is not None:
             return found
+    _refuse_a_list(text)
     return _ir_measures(text)  # raises its error (with its hints)
+
+
+def _refuse_a_list(text: str) -> None:
+    """When ``text``, no metric of any scheme, is metrics separated by commas (``nDCG@10,AP``),
+    an error saying to give them one by one (a list in Python, ``-m`` each on the command
+    line); else nothing."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) < 2 or "" in parts:
+        return
+    for part in parts:
+        with without_hints():
+            try:
+                _parse_any(part)
+            except RankwiseError:
+                return
+    one_each = in_syntax(
+        f"pass them as a list: {parts!r}", "give each its own -m: " + " ".join(f"-m {shlex.quote(p)}" for p in parts)
+    )
+    raise MetricSyntaxError(
+        f"metric {shorten(text)} is {len(parts)} metrics separated by commas (a metric string holds one); {one_each}"
+    )
 
 
 def _quietly(
@@ -128,7 +191,7 @@ def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric
     >>> [m.label for m in parse_metrics(["P.5,10", "iprec_at_recall_0.10", "11pt_avg"])]
     ['P_5', 'P_10', 'iprec_at_recall_0.10', '11pt_avg']
     """
-    if isinstance(metrics, (str, Metric)):
+    if isinstance(metrics, (str, Metric)) or is_ir_measure(metrics):
         items: list[object] = [metrics]
     elif isinstance(metrics, (bytes, bytearray, memoryview)) or not isinstance(metrics, Iterable):
         raise InvalidParameterError(

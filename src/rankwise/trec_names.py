@@ -51,6 +51,13 @@ class Family:
     """Whether trec_eval prints the measure without its number when the default is used
     (``relstring``, but ``relstring_20`` for ``-m relstring.20``)."""
 
+    @property
+    def ascending(self) -> bool:
+        """Whether trec_eval reads the values of ``-m name.v1,v2`` as cutoffs, one measure each,
+        which it sorts into increasing order (``P``, ``ndcg_cut``, ``iprec_at_recall``,
+        ``Rprec_mult``, ...), rather than as parameters kept as given (``set_F``, ``rbp``)."""
+        return self.number == "cutoff" or (self.number == "param" and self.printed)
+
 
 _CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
 
@@ -106,7 +113,11 @@ ALL_TREC: tuple[str, ...] = (
     "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
     "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
 )
-"""trec_eval's ``all_trec`` set, in the order it prints them (``trec_eval -m all_trec``)."""
+"""trec_eval's ``all_trec`` set, in the order it prints them (``trec_eval -m all_trec``): the
+order of its table of measures (``measures.c``), in which it prints any measures it is given."""
+
+NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL, "all_trec": ALL_TREC}
+"""trec_eval's names of measure sets that rankwise has; each includes ``runid``."""
 
 _PRINTED = re.compile(r"^(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)$", re.ASCII)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
@@ -238,6 +249,11 @@ def _rbp_pair(text: str) -> Metric | None:
     return make_metric(spec, {"p": float(value)}, None, f"{family}_p={value}")
 
 
+def _items(tail: str) -> list[str]:
+    """The values of a ``-m name.v1,v2`` list (empty ones skipped, as trec_eval's atol reads)."""
+    return [v for v in tail.split(",") if v != ""]
+
+
 def parse_trec(text: str) -> list[Metric]:
     """Parse a trec_eval measure name (printed or ``-m`` form) into metrics.
 
@@ -261,7 +277,7 @@ def parse_trec(text: str) -> list[Metric]:
         head, _, tail = text.partition(".")
         if head in FAMILIES and tail:
             family = FAMILIES[head]
-            items = [v for v in tail.split(",") if v != ""]
+            items = _items(tail)
             if family.number != "none" and items:
                 return expand_family(head, tuple(_number(head, family, v, text) for v in items))
             if family.number == "none" and items and all(_NUMBER.fullmatch(v) for v in items):
@@ -278,3 +294,77 @@ def parse_trec(text: str) -> list[Metric]:
 def trec_names_of(spec_name: str) -> list[str]:
     """trec_eval's measure names that map to a rankwise spec (for listings)."""
     return [name for name, family in FAMILIES.items() if family.spec == spec_name]
+
+
+def _reads(text: str) -> bool:
+    """Whether :func:`parse_trec` reads ``text`` (ranx's ``rbp.95`` it does not)."""
+    try:
+        parse_trec(text)
+    except UnknownMetricError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class TrecEvalRequest:
+    """What ``trec_eval -m ...`` computes and prints: its measures in the order it prints them
+    (``num_q`` among them when it prints that line), and whether it prints the ``runid`` line."""
+
+    metrics: list[str | Metric]
+    runid: bool
+
+
+def trec_eval_request(texts: list[str]) -> TrecEvalRequest:
+    """The measures of ``-m`` options ``texts``, as trec_eval reads them (``--format trec``).
+
+    When every text is one of trec_eval's ``-m`` forms (a set name as ``official``, a measure
+    as ``P``, a measure with values as ``P.20,5``, or ``runid``), they are read as trec_eval
+    reads them: each measure once, in trec_eval's order (:data:`ALL_TREC`), whatever the order
+    of the options; a measure's values as given by its ``-m name.values`` option, in place of
+    its default values (``-m all_trec -m relstring.20`` is ``relstring_20`` once), cutoffs in
+    increasing order (``P.20,5`` is ``P_5`` then ``P_20``); ``runid`` printed only when asked
+    for (by itself or by a set). Two different value lists for one measure (trec_eval would
+    keep the first and ignore the other) are refused. Otherwise (a name of another scheme, as
+    ``nDCG@10``, among them) the texts stay as given, ``runid`` left out; it is printed when
+    asked for as above.
+
+    >>> request = trec_eval_request(["P.20,5", "map"])
+    >>> [m.label for m in request.metrics if isinstance(m, Metric)], request.runid
+    (['map', 'P_5', 'P_20'], False)
+    """
+    marked: set[str] = set()
+    values: dict[str, str] = {}
+    runid = False
+    foreign = False
+    for text in texts:
+        head, dot, tail = text.partition(".")
+        if text in NICKNAMES:
+            marked.update(NICKNAMES[text])
+            runid = True
+        elif text == "runid":
+            runid = True
+        elif head in FAMILIES and (not dot or _reads(text)):
+            marked.add(head)
+            if dot and values.setdefault(head, text) != text:
+                raise InvalidParameterError(
+                    f"-m {values[head]} and -m {text}: trec_eval reads one list of values a measure, "
+                    f"the first, and would ignore -m {text}; give them in one: -m {values[head]},{tail}"
+                )
+        else:
+            foreign = True
+    if foreign:  # another scheme's name: the texts as given
+        return TrecEvalRequest([t for t in texts if t != "runid"], runid)
+    metrics: list[str | Metric] = []
+    for name in (n for n in ALL_TREC if n in marked):
+        family = FAMILIES[name]
+        text = values.get(name, "")
+        items = _items(text.partition(".")[2])
+        if not text:
+            metrics.extend(expand_family(name))
+        elif family.ascending and items:
+            metrics.extend(expand_family(name, tuple(sorted(_number(name, family, v, text) for v in items))))
+        else:
+            metrics.extend(parse_trec(text))
+    if not metrics:
+        raise InvalidParameterError("-m runid asks for no measure: add one to compute, e.g. -m runid -m map")
+    return TrecEvalRequest(metrics, runid)

@@ -4,7 +4,8 @@ Per-query lines come first (query by query, in trec_eval's order: sorted by the 
 ``"10"`` before ``"9"``; measures in the order given; geometric-mean
 measures and NumQ have no per-query line, as in trec_eval; relstring, text, is quoted and
 has only per-query lines), then the ``all`` lines: ``runid``
-(when known), ``num_q``, and each measure's summary (means; sums for counts; geometric means
+(when known), ``num_q`` (with ``num_q="asked"``, only when the NumQ measure, trec_eval's
+``num_q``, is among the columns: what trec_eval does with ``-m``), and each measure's summary (means; sums for counts; geometric means
 for GMAP/gm_bpref). Counts print as integers, everything else with 4 decimals. With
 trec_eval's measure names (``map``, ``P_10``, ``official``, ...) the text is trec_eval's.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -75,12 +76,17 @@ def _check_query_ids(ids: pl.Series, query_id: str) -> None:
             raise InvalidValueError(f"{exc}{more}") from None
 
 
+NumQLine = Literal["always", "asked"]
+"""When the ``num_q`` line is written: always, or when the NumQ measure is asked for."""
+
+
 def trec_lines(
     per_query: pl.DataFrame,
     *,
     query_id: str = "query_id",
     runid: str | None = None,
     per_query_lines: bool = True,
+    num_q: NumQLine = "always",
 ) -> Iterator[str]:
     """The lines (without line ends) of :func:`to_trec`, produced one by one. Every check
     (columns, ids, run id) is done before the first line is produced."""
@@ -103,7 +109,8 @@ def trec_lines(
     ordered = per_query.with_columns(ids.alias(query_id)).sort(query_id, maintain_order=True)
     numeric = [column for column, metric in metrics if metric.spec.aggregate != "none"]
     summary = summarize(per_query.select(numeric)).row(0, named=True) if numeric else {}
-    return _lines(ordered, query_id, metrics, summary, runid, per_query_lines)
+    shows_num_q = num_q == "always" or any(metric.spec.name == "NumQ" for _column, metric in metrics)
+    return _lines(ordered, query_id, metrics, summary, runid, per_query_lines, shows_num_q)
 
 
 def _lines(
@@ -113,6 +120,7 @@ def _lines(
     summary: dict[str, Any],
     runid: str | None,
     per_query_lines: bool,
+    num_q: bool,
 ) -> Iterator[str]:
     if per_query_lines:
         shown = [
@@ -124,7 +132,8 @@ def _lines(
                 yield _line(column, row[query_id], format_value(metric, row[column]))
     if runid is not None:
         yield _line("runid", "all", runid)
-    yield _line("num_q", "all", str(ordered.height))
+    if num_q:
+        yield _line("num_q", "all", str(ordered.height))
     for column, metric in metrics:
         if metric.spec.name == "NumQ" or column not in summary:
             continue
@@ -137,13 +146,15 @@ def to_trec(
     query_id: str = "query_id",
     runid: str | None = None,
     per_query_lines: bool = True,
+    num_q: NumQLine = "always",
 ) -> str:
     """The ``trec_eval -q`` text of a per-query result (the output of :func:`rankwise.evaluate`).
 
     Queries come in trec_eval's order, sorted by the id's text (``"10"`` before ``"9"``),
-    whatever the id column's type. Ids (and a run id, and measure names) holding whitespace
+    whatever the id column's type. ``num_q="asked"`` writes the ``num_q`` line only when
+    the NumQ measure is among the columns (as trec_eval, given ``-m`` options). Ids (and a run id, and measure names) holding whitespace
     (or empty, or NULL) cannot be written as TREC lines: they raise
     :class:`~rankwise.errors.InvalidValueError` naming the value."""
     return "\n".join(
-        trec_lines(per_query, query_id=query_id, runid=runid, per_query_lines=per_query_lines)
+        trec_lines(per_query, query_id=query_id, runid=runid, per_query_lines=per_query_lines, num_q=num_q)
     )

@@ -56,7 +56,9 @@ def check_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], k
     keyword = "score" if kind == "run" else "relevance"
     for name, keyword_name in ((columns.query_id, "query_id"), (columns.doc_id, "doc_id"), (value, keyword)):
         if name not in found:
-            error = MissingColumnError.from_missing(f"the {kind}", name, list(found), keyword_name, kind=kind)
+            error = MissingColumnError.from_missing(
+                f"the {kind}", name, list(found), keyword_name, kind=kind, default=getattr(Columns(), keyword_name)
+            )
             if name == value and looks_swapped(kind, found, columns):
                 error = MissingColumnError(f"{error} {SWAPPED}")
             raise error

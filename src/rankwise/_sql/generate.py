@@ -8,8 +8,10 @@
   :data:`rankwise.conventions.TIE_ORDERS`.
 
 Each part stands in its file between the lines ``-- generated: <name>`` and
-``-- end generated: <name>``. ``python -m rankwise._sql.generate`` rewrites them;
-``tests/test_generated_sql.py`` fails when a file is out of date.
+``-- end generated: <name>``. The whole of ``sql/rankwise.sql`` (:data:`BUNDLE`) is generated
+too: every family's file in load order, for the DuckDB command line's one ``.read``.
+``python -m rankwise._sql.generate`` rewrites them; ``tests/test_generated_sql.py`` fails when a
+file is out of date.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rankwise._sql.compiler import (
     literal,
     statement,
 )
+from rankwise._sql.macros import BUNDLE
 from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
 from rankwise.metric import make_metric
 from rankwise.primitives import Node, Op, Primitive
@@ -171,18 +174,41 @@ def render(text: str, name: str, body: str) -> str:
     return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(3), text, count=1)
 
 
+def bundle(files: list[tuple[str, str]]) -> str:
+    """The text of :data:`BUNDLE`: a header, then each (file name, SQL text) of ``files``, the
+    family files in load order, under a line naming it."""
+    head = (
+        "-- rankwise: every SQL macro in one file, in load order, for the DuckDB command line:\n"
+        "--   .read sql/rankwise.sql\n"
+        "-- Written by rankwise/_sql/generate.py (python -m rankwise._sql.generate) from the family\n"
+        "-- files of sql/, each below under its name: edit those, not this one.\n"
+    )
+    return head + "".join(f"\n-- ==== {name} ====\n\n{text.rstrip()}\n" for name, text in files)
+
+
 def stale(directory: Path | None = None, write: bool = False) -> list[str]:
-    """The files whose generated parts are out of date (rewritten with ``write``)."""
+    """The files whose generated parts are out of date (rewritten with ``write``), then
+    :data:`BUNDLE` when it is not the family files, their parts up to date, in load order."""
     directory = directory or sql_dir()
     out = []
+    texts = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in sorted(directory.glob("*.sql"), key=lambda p: p.name)
+        if path.name != BUNDLE
+    }
     for name, (file, make) in SECTIONS.items():
-        path = directory / file
-        text = path.read_text(encoding="utf-8")
-        new = render(text, name, make())
-        if new != text:
+        new = render(texts[file], name, make())
+        if new != texts[file]:
             out.append(f"{file}: {name}")
+            texts[file] = new
             if write:
-                path.write_text(new, encoding="utf-8")
+                (directory / file).write_text(new, encoding="utf-8")
+    path = directory / BUNDLE
+    whole = bundle(list(texts.items()))
+    if not path.is_file() or path.read_text(encoding="utf-8") != whole:
+        out.append(f"{BUNDLE}: every macro")
+        if write:
+            path.write_text(whole, encoding="utf-8")
     return out
 
 

@@ -1,6 +1,10 @@
 """The SQL macro files (top-level ``sql/``, shipped in the wheel as ``rankwise/sql``) and their
 parsed definitions (name, parameters, body), which the compiler binds by name and
-:mod:`rankwise._sql.inline` inlines."""
+:mod:`rankwise._sql.inline` inlines.
+
+The macros live in one file per family (``00_core.sql`` ... ``90_evaluate.sql``, loaded in
+file-name order); :data:`BUNDLE` is every one of them in that order in one file, for the DuckDB
+command line (``.read sql/rankwise.sql``), written by :mod:`rankwise._sql.generate`."""
 
 from __future__ import annotations
 
@@ -25,9 +29,16 @@ def _sql_dir() -> Traversable:
     raise UnsupportedInputError("rankwise's SQL macro files are missing from this installation")
 
 
+BUNDLE = "rankwise.sql"
+"""The file of ``sql/`` holding every family's file in load order (not itself a family)."""
+
+
 def sql_files() -> list[tuple[str, str]]:
-    """(file name, SQL text) of every macro file, in load order."""
-    files = sorted((f for f in _sql_dir().iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    """(file name, SQL text) of every family's macro file, in load order (not :data:`BUNDLE`,
+    which repeats them)."""
+    files = sorted(
+        (f for f in _sql_dir().iterdir() if f.name.endswith(".sql") and f.name != BUNDLE), key=lambda f: f.name
+    )
     return [(f.name, f.read_text(encoding="utf-8")) for f in files]
 
 

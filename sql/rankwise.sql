@@ -1,0 +1,1018 @@
+-- rankwise: every SQL macro in one file, in load order, for the DuckDB command line:
+--   .read sql/rankwise.sql
+-- Written by rankwise/_sql/generate.py (python -m rankwise._sql.generate) from the family
+-- files of sql/, each below under its name: edit those, not this one.
+
+-- ==== 00_core.sql ====
+
+-- rankwise core macros: gain, discount, relevance test, cutoff, safe division.
+-- Shared by every metric. Load order (file names): 00_core, 05_checks, 10_ranking, 20_primitives,
+-- 30_events, 40_diversity, 45_cwl, 90_evaluate; rankwise.sql is all of them in that order.
+-- All macros are TEMP, so they install on read-only connections too.
+
+-- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).
+-- Unjudged (NULL) and non-positive relevance gain 0, as in trec_eval.
+CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
+    CASE
+        WHEN rel IS NULL OR rel <= 0 THEN 0.0::DOUBLE
+        WHEN kind = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
+        ELSE rel::DOUBLE
+    END;
+
+-- Rank discount. 'log2': log2(i + 1); 'jarvelin': max(1, log_b(i)) (Järvelin & Kekäläinen 2002).
+CREATE OR REPLACE TEMP MACRO rw_discount(rnk, kind, base) AS
+    CASE
+        WHEN kind = 'jarvelin' THEN greatest(1.0, ln(rnk::DOUBLE) / ln(base::DOUBLE))
+        ELSE log2(rnk::DOUBLE + 1.0)
+    END;
+
+-- A score as trec_eval 9 holds it: a 32-bit float (rounded to nearest; from the midpoint
+-- above the largest float up, +-inf), back as a double.
+CREATE OR REPLACE TEMP MACRO rw_float32(s) AS
+    CASE WHEN abs(s) >= 3.4028235677973366e38 THEN sign(s) * CAST('inf' AS DOUBLE)
+         ELSE CAST(CAST(s AS FLOAT) AS DOUBLE) END;
+
+-- A document is relevant when its relevance >= t; unjudged documents never are.
+CREATE OR REPLACE TEMP MACRO rw_is_rel(rel, t) AS coalesce(rel >= t, false);
+
+-- Rank i is inside the cutoff k (k NULL = no cutoff).
+CREATE OR REPLACE TEMP MACRO rw_within(rnk, k) AS (k IS NULL OR rnk <= k);
+
+-- a / b, and 0 where b = 0 (trec_eval's rule for IDCG = 0, R = 0, ...).
+CREATE OR REPLACE TEMP MACRO rw_div0(a, b) AS
+    CASE WHEN b = 0 THEN 0.0::DOUBLE ELSE a::DOUBLE / b::DOUBLE END;
+
+-- 1 / a, and 0 where a is NULL (reciprocal rank of "no relevant document").
+CREATE OR REPLACE TEMP MACRO rw_recip0(a) AS
+    CASE WHEN a IS NULL THEN 0.0::DOUBLE ELSE 1.0 / a::DOUBLE END;
+
+-- 1 where a > 0, else 0.
+CREATE OR REPLACE TEMP MACRO rw_positive(a) AS CASE WHEN a > 0 THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END;
+
+-- ERR's stop probability (Chapelle et al. 2009): (2^g - 1) / 2^max_rel, g = rel clipped to [0, max_rel].
+CREATE OR REPLACE TEMP MACRO rw_err_stop(rel, max_rel) AS
+    (pow(2.0, least(greatest(coalesce(rel::DOUBLE, 0.0), 0.0), max_rel::DOUBLE)) - 1.0)
+        / pow(2.0, max_rel::DOUBLE);
+
+-- One character for a relevance value (trec_eval relstring): the level's digit (floor), '>'
+-- above 9, '-' unjudged (NULL), '.' judged negative ("in the pool but unjudged").
+CREATE OR REPLACE TEMP MACRO rw_rel_char(rel) AS
+    CASE
+        WHEN rel IS NULL THEN '-'
+        WHEN rel < 0 THEN '.'
+        WHEN rel >= 10 THEN '>'
+        ELSE CAST(CAST(floor(rel) AS BIGINT) AS STRING)
+    END;
+
+-- Scalar operations of the recipes (rankwise/primitives.py), one macro each.
+CREATE OR REPLACE TEMP MACRO rw_div(a, b) AS a / b;
+-- a / b, and NULL (undefined) where b = 0.
+CREATE OR REPLACE TEMP MACRO rw_div_null(a, b) AS
+    CASE WHEN b = 0 THEN NULL ELSE a::DOUBLE / b::DOUBLE END;
+CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
+CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
+CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;
+CREATE OR REPLACE TEMP MACRO rw_least(a, b) AS least(a, b);
+CREATE OR REPLACE TEMP MACRO rw_greatest(a, b) AS greatest(a, b);
+CREATE OR REPLACE TEMP MACRO rw_floor(a) AS floor(a);
+CREATE OR REPLACE TEMP MACRO rw_power(a, b) AS pow(a, b);
+
+-- ==== 05_checks.sql ====
+
+-- rankwise input checks: the table macros (rw_ranked, rw_judgments, rw_evaluate) refuse what
+-- would make their numbers wrong, with an error naming the problem, the column and an example:
+--   run:   NULL query_id or doc_id, NULL or NaN score (±infinity is allowed: it ranks first or
+--          last), a document listed twice for one query;
+--   qrels: NULL query_id or doc_id, NULL, NaN or infinite relevance, a document judged twice;
+--   parameters: k (and max_rank) must be positive integers, ties a known policy.
+-- Each check macro returns one row, ok = true, or calls error('rankwise: ...'); a table macro
+-- keeps its rows WHERE (NOT checks OR (SELECT ok FROM rw_check_run(run_table))): an
+-- uncorrelated scalar subquery, computed once per statement (checks := false skips it).
+-- One aggregation pass per input: its rows grouped by (query_id, doc_id) (exact: no hashes),
+-- then the groups reduced to one row; an example is spelled only for the groups at fault, and
+-- the smallest (as text) is shown, so the message does not depend on the engine's row order.
+-- The same SQL runs on Spark through rankwise.to_sql (see rankwise._sql.inline.DIALECT_RULES:
+-- error() is spelled raise_error() there).
+
+-- A value as it appears in a message: 'text' (quoted), or NULL.
+CREATE OR REPLACE TEMP MACRO rw_quoted(x) AS coalesce('''' || CAST(x AS STRING) || '''', 'NULL');
+
+-- true, or the error naming the first fault found in an input's grouped counts. subject:
+-- 'run' or 'qrels'; null_query / null_doc / bad_value / duplicate: an example of each fault
+-- (NULL: none); value_fault: what a bad value is, in words.
+CREATE OR REPLACE TEMP MACRO rw_check_verdict(subject, query_id_name, doc_id_name, value_name, value_fault, null_query, null_doc, bad_value, duplicate) AS
+    CASE
+        WHEN null_query IS NOT NULL THEN error('rankwise: the ' || subject || (CASE WHEN subject = 'qrels' THEN '''' ELSE '''s' END)
+            || ' column ' || query_id_name || ' holds NULL values (document ' || null_query || ')')
+        WHEN null_doc IS NOT NULL THEN error('rankwise: the ' || subject || (CASE WHEN subject = 'qrels' THEN '''' ELSE '''s' END)
+            || ' column ' || doc_id_name || ' holds NULL values (query ' || null_doc || ')')
+        WHEN bad_value IS NOT NULL THEN error('rankwise: the ' || subject || (CASE WHEN subject = 'qrels' THEN '''' ELSE '''s' END)
+            || ' column ' || value_name || ' holds ' || value_fault || ' (query ' || bad_value || ')')
+        WHEN duplicate IS NOT NULL THEN error('rankwise: the ' || subject || ' lists document ' || duplicate)
+        ELSE true
+    END;
+
+-- One row, ok = true, or an error naming the run's first fault. The *_name parameters are the
+-- column names the message shows (rankwise.to_sql passes the user's own).
+CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id', doc_id_name := 'doc_id', score_name := 'score') AS TABLE
+    WITH rw_pairs AS (
+        SELECT query_id, doc_id, count(*) AS n,
+            sum(CASE WHEN score IS NULL OR isnan(CAST(score AS DOUBLE)) THEN 1 ELSE 0 END) AS bad
+        FROM query_table(run_table) AS rw_cost_rows
+        GROUP BY query_id, doc_id
+    )
+    SELECT rw_check_verdict('run', query_id_name, doc_id_name, score_name, 'NULL or NaN values',
+        min(CASE WHEN query_id IS NULL THEN rw_quoted(doc_id) END),
+        min(CASE WHEN query_id IS NOT NULL AND doc_id IS NULL THEN rw_quoted(query_id) END),
+        min(CASE WHEN bad > 0 THEN rw_quoted(query_id) END),
+        min(CASE WHEN n > 1 AND query_id IS NOT NULL AND doc_id IS NOT NULL
+                 THEN rw_quoted(doc_id) || ' more than once for query ' || rw_quoted(query_id) END)) AS ok
+    FROM rw_pairs;
+
+-- One row, ok = true, or an error naming the qrels' first fault (as rw_check_run).
+CREATE OR REPLACE TEMP MACRO rw_check_qrels(qrels_table, query_id_name := 'query_id', doc_id_name := 'doc_id', relevance_name := 'relevance') AS TABLE
+    WITH rw_pairs AS (
+        SELECT query_id, doc_id, count(*) AS n,
+            sum(CASE WHEN relevance IS NULL OR isnan(CAST(relevance AS DOUBLE))
+                          OR abs(CAST(relevance AS DOUBLE)) = CAST('Infinity' AS DOUBLE)
+                     THEN 1 ELSE 0 END) AS bad
+        FROM query_table(qrels_table)
+        GROUP BY query_id, doc_id
+    )
+    SELECT rw_check_verdict('qrels', query_id_name, doc_id_name, relevance_name,
+        'a non-finite value (NULL, NaN or infinite)',
+        min(CASE WHEN query_id IS NULL THEN rw_quoted(doc_id) END),
+        min(CASE WHEN query_id IS NOT NULL AND doc_id IS NULL THEN rw_quoted(query_id) END),
+        min(CASE WHEN bad > 0 THEN rw_quoted(query_id) END),
+        min(CASE WHEN n > 1 AND query_id IS NOT NULL AND doc_id IS NOT NULL
+                 THEN rw_quoted(doc_id) || ' more than once for query ' || rw_quoted(query_id) END)) AS ok
+    FROM rw_pairs;
+
+-- true, or an error: parameter name must be a positive integer up to 2**62 (what the engines'
+-- 64-bit integers hold safely; k, max_rank); NULL too with
+-- null_ok (max_rank NULL: no cutoff).
+CREATE OR REPLACE TEMP MACRO rw_check_positive(name, k, null_ok := false) AS
+    CASE
+        WHEN k IS NULL AND null_ok THEN true
+        WHEN k > 4611686018427387904 THEN error('rankwise: ' || name || ' must be at most 2**62, got ' || CAST(k AS STRING))
+        WHEN k >= 1 AND k = floor(k) THEN true
+        ELSE error('rankwise: ' || name || ' must be a positive integer' || (CASE WHEN null_ok THEN ' or NULL' ELSE '' END)
+                   || ', got ' || coalesce(CAST(k AS STRING), 'NULL'))
+    END;
+
+-- true, or an error: ties must name a tie policy of rw_ranked.
+CREATE OR REPLACE TEMP MACRO rw_check_ties(ties) AS
+    CASE
+        -- generated: rw_check_ties
+        WHEN ties IN ('trec_eval', 'doc_asc', 'doc_desc_numeric', 'optimistic', 'pessimistic') THEN true
+        ELSE error('rankwise: ties must be one of ''trec_eval'', ''doc_asc'', ''doc_desc_numeric'', ''optimistic'', ''pessimistic'', got ' || rw_quoted(ties))
+        -- end generated: rw_check_ties
+    END;
+
+-- One row, ok = true, or an error: a run's cost column (rankwise's cost=, the C/W/L measures'
+-- document costs) holds a NULL, NaN, negative or infinite value. cost_name: the column name
+-- the message shows.
+CREATE OR REPLACE TEMP MACRO rw_check_costs(run_table, cost_name := 'cost') AS TABLE
+    WITH rw_costs AS (
+        SELECT min(CASE WHEN cost IS NULL OR isnan(CAST(cost AS DOUBLE)) OR cost < 0
+                             OR abs(CAST(cost AS DOUBLE)) = CAST('Infinity' AS DOUBLE)
+                        THEN rw_quoted(query_id) END) AS bad
+        FROM query_table(run_table) AS rw_cost_rows
+    )
+    SELECT CASE
+        WHEN bad IS NOT NULL THEN error('rankwise: the run''s column ''' || cost_name
+            || ''' holds NULL, NaN, negative or infinite cost values (query ' || bad || '); a cost must be a finite number >= 0')
+        ELSE true
+    END AS ok
+    FROM rw_costs;
+
+-- ==== 10_ranking.sql ====
+
+-- rankwise ranking macros: turn a run into ranked rows, judgments into the ideal order.
+-- Tables (or views, or file paths readable by DuckDB) must have the columns
+--   run:   query_id, doc_id, score
+--   qrels: query_id, doc_id, relevance
+-- The table macros check their inputs first (sql/05_checks.sql): NULL ids, NULL or NaN scores,
+-- NULL/NaN/infinite relevance and duplicated documents are errors naming the column and an
+-- example, as are bad parameters. checks := false skips the checks (inputs validated upstream):
+-- the rows are then used as they are.
+
+-- The run joined with its judgments and ranked per query (rnk = 1 is the top).
+-- ties: 'trec_eval' (score desc, then doc_id desc compared as text, as trec_eval's strcmp:
+--       integer doc 5 ranks above 48 and 100), 'doc_asc' (score desc, doc_id asc as text),
+--       'doc_desc_numeric' (score desc, doc_id desc in the column's own type: 100 above 48
+--       above 5), 'optimistic' / 'pessimistic' (among equal scores, most / least relevant
+--       first, then doc_id desc as text).
+-- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
+-- documents and those judged negative (trec_eval 10: "in the pool but unjudged") and rank
+-- again (trec_eval -J).
+CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eval', max_rank := NULL, judged_only := false, checks := true) AS TABLE
+    WITH joined AS (
+        SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
+        FROM query_table(run_table) AS r
+        LEFT JOIN query_table(qrels_table) AS j
+            ON r.query_id = j.query_id AND r.doc_id = j.doc_id
+        WHERE NOT checks OR (
+            rw_check_ties(ties) AND rw_check_positive('max_rank', max_rank, null_ok := true)
+            AND (SELECT ok FROM rw_check_run(run_table)) AND (SELECT ok FROM rw_check_qrels(qrels_table))
+        )
+    ),
+    ranked AS (
+        SELECT *,
+            row_number() OVER (
+                PARTITION BY query_id
+                -- generated: rw_ranked order
+                ORDER BY score DESC,
+                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric', 'optimistic', 'pessimistic') THEN CAST(doc_id AS STRING) END DESC,
+                    CASE WHEN ties = 'doc_asc' THEN CAST(doc_id AS STRING) END ASC,
+                    CASE WHEN ties = 'doc_desc_numeric' THEN doc_id END DESC,
+                    CASE WHEN ties = 'optimistic' THEN coalesce(relevance, 0.0) END DESC,
+                    CASE WHEN ties = 'pessimistic' THEN coalesce(relevance, 0.0) END ASC,
+                    CASE WHEN ties = 'optimistic' THEN CAST(doc_id AS STRING) END DESC,
+                    CASE WHEN ties = 'pessimistic' THEN CAST(doc_id AS STRING) END DESC
+                -- end generated: rw_ranked order
+            ) AS rnk0
+        FROM joined
+    )
+    SELECT query_id, doc_id, score, relevance,
+        CASE WHEN judged_only
+            THEN row_number() OVER (PARTITION BY query_id ORDER BY rnk0)
+            ELSE rnk0
+        END AS rnk
+    FROM ranked
+    WHERE (max_rank IS NULL OR rnk0 <= max_rank)
+      AND (NOT judged_only OR relevance >= 0);
+
+-- Judgments with their rank in the ideal order (relevance descending): irank, unchecked (the
+-- inputs validated upstream).
+CREATE OR REPLACE TEMP MACRO rw_ideal_order(qrels_table) AS TABLE
+    SELECT query_id, doc_id, relevance::DOUBLE AS relevance,
+        row_number() OVER (PARTITION BY query_id ORDER BY relevance DESC) AS irank
+    FROM query_table(qrels_table);
+
+-- The same, checked first: checks := false skips the qrels' checks (but DuckDB still computes
+-- the check's subquery then; a statement over validated inputs reads rw_ideal_order).
+CREATE OR REPLACE TEMP MACRO rw_judgments(qrels_table, checks := true) AS TABLE
+    SELECT * FROM rw_ideal_order(qrels_table)
+    WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table));
+
+-- Window: running Σ x down the ranking (or the ideal order) of query qid.
+CREATE OR REPLACE TEMP MACRO rw_running_sum(x, qid, rnk) AS
+    sum(x) OVER (
+        PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    );
+
+-- Per-row steps of the running sums below: a query's running value at a rank is the sum of
+-- its steps down to that rank (the engine sums them over its ranking window directly).
+CREATE OR REPLACE TEMP MACRO rw_rel_step(rel, t) AS CASE WHEN rw_is_rel(rel, t) THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_nonrel_step(rel, t) AS CASE WHEN rel >= 0 AND rel < t THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_pooled_step(rel) AS CASE WHEN rel < 0 THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO rw_log_continue_step(rel, max_rel) AS ln(1.0 - rw_err_stop(rel, max_rel));
+CREATE OR REPLACE TEMP MACRO rw_gain_step(g) AS g;
+CREATE OR REPLACE TEMP MACRO rw_dcg_step(g, rnk) AS g / log2(rnk::DOUBLE + 1.0);
+-- RBO's weight of depth rnk, p^(rnk - 1) / rnk (summed: Σ_{d <= rnk} p^(d - 1) / d).
+CREATE OR REPLACE TEMP MACRO rw_rbo_weight(rnk, p) AS pow(p, rnk::DOUBLE - 1.0) / rnk::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_rbo_step(rnk, p) AS rw_rbo_weight(rnk, p);
+
+-- Window: running count of relevant documents down the ranking of query qid.
+CREATE OR REPLACE TEMP MACRO rw_cum_rel(rel, t, qid, rnk) AS rw_running_sum(rw_rel_step(rel, t), qid, rnk);
+
+-- Window: rank of each retrieved document in the ideal order of the retrieved list.
+CREATE OR REPLACE TEMP MACRO rw_ideal_rank(rel, qid) AS
+    row_number() OVER (PARTITION BY qid ORDER BY rw_gain(rel, 'linear') DESC);
+
+-- Window: running count of judged non-relevant documents (0 <= relevance < t) down the ranking.
+CREATE OR REPLACE TEMP MACRO rw_cum_nonrel(rel, t, qid, rnk) AS rw_running_sum(rw_nonrel_step(rel, t), qid, rnk);
+
+-- Window: running Σ ln(1 − stop probability) of ERR's cascade model down the ranking.
+CREATE OR REPLACE TEMP MACRO rw_cum_log_continue(rel, max_rel, qid, rnk) AS
+    rw_running_sum(rw_log_continue_step(rel, max_rel), qid, rnk);
+
+-- Window: running DCG Σ_{j <= rnk} g_j / log2(j + 1) (g: gain values).
+CREATE OR REPLACE TEMP MACRO rw_cum_dcg(g, qid, rnk) AS
+    rw_running_sum(rw_dcg_step(g, rnk), qid, rnk);
+
+-- Window over the ideal order (g: positive gains, rnk: ideal rank): true at the last rank of
+-- each run of equal positive gains (the next gain differs; beyond the list it is 0).
+CREATE OR REPLACE TEMP MACRO rw_ideal_boundary(g, qid, rnk) AS
+    g > 0 AND g <> lead(g, 1, 0.0) OVER (PARTITION BY qid ORDER BY rnk);
+
+-- max(g - 1, 0): G's cost of a rank beyond one.
+CREATE OR REPLACE TEMP MACRO rw_excess(g) AS greatest(g - 1.0, 0.0);
+
+-- The ideal prefix (rankwise/primitives.py IdealPrefix): windows over the judgments of query
+-- qid in the ideal order (irank) of the gains g: IDCG_i, the running excess, the boundaries.
+CREATE OR REPLACE TEMP MACRO rw_ideal_dcg_at(g, qid, irank) AS rw_cum_dcg(greatest(g, 0.0), qid, irank);
+CREATE OR REPLACE TEMP MACRO rw_ideal_excess_at(g, qid, irank) AS rw_running_sum(rw_excess(greatest(g, 0.0)), qid, irank);
+CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_at(g, qid, irank) AS rw_ideal_boundary(greatest(g, 0.0), qid, irank);
+-- the gain at each ideal rank (a row value: qid and irank place it)
+CREATE OR REPLACE TEMP MACRO rw_ideal_gain_at(g, qid, irank) AS greatest(g, 0.0);
+
+-- The run-ordered ideal (rankwise/primitives.py RunIdealValue): a window over the judgments of
+-- positive gain of query qid in that order (irank), joined to the ranked rows by document:
+-- Σ_{j < irank} p^(j - 1) / j.
+CREATE OR REPLACE TEMP MACRO rw_rbo_weight_before(qid, irank, p) AS
+    rw_running_sum(rw_rbo_weight(irank, p), qid, irank) - rw_rbo_weight(irank, p);
+
+-- ==== 20_primitives.sql ====
+
+-- rankwise per-query primitives: aggregate macros used in a GROUP BY query_id over ranked rows
+-- (columns relevance and rank) or over judgments (relevance and ideal rank irank).
+-- Every metric is a formula over these (see rankwise/recipes.py); no metric has its own copy.
+-- Each primitive declared in rankwise/primitives.py is the macro rw_<its binding name>, with
+-- the parameter names of its Polars function (tests/test_primitives.py checks them):
+-- rel the relevance, rnk the rank, g the gain values, the inputs (cumrel, nrel, ...) by name.
+
+-- Number of ranked documents.
+CREATE OR REPLACE TEMP MACRO rw_count() AS count(*)::DOUBLE;
+
+-- Number of relevant documents (relevance >= t) at rank <= k (k NULL: all ranks).
+CREATE OR REPLACE TEMP MACRO rw_relret(rel, rnk, t, k) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t) AND rw_within(rnk, k)))::DOUBLE;
+
+-- Σ_{i <= k} g_i / discount(i), g the gain values (any gain expression, e.g. a gain table).
+CREATE OR REPLACE TEMP MACRO rw_dcg_gain(g, rnk, k, discount, base) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN g / rw_discount(rnk, discount, base)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{i <= k} gain(rel_i) / discount(i): DCG over retrieval ranks, IDCG over ideal ranks.
+CREATE OR REPLACE TEMP MACRO rw_dcg(rel, rnk, k, gain, discount, base) AS
+    rw_dcg_gain(rw_gain(rel, gain), rnk, k, discount, base);
+
+-- Σ_{i <= k} g_i, g the gain values.
+CREATE OR REPLACE TEMP MACRO rw_cg_gain(g, rnk, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN g ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{i <= k} gain(rel_i).
+CREATE OR REPLACE TEMP MACRO rw_cg(rel, rnk, k, gain) AS rw_cg_gain(rw_gain(rel, gain), rnk, k);
+
+-- Σ_{i <= k, relevant} cumrel_i / i, with cumrel from rw_cum_rel (the sum in AP).
+CREATE OR REPLACE TEMP MACRO rw_ap_sum(rel, rnk, cumrel, t, k) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+                      THEN cumrel::DOUBLE / rnk::DOUBLE
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Smallest rank <= k holding a relevant document (NULL when none).
+CREATE OR REPLACE TEMP MACRO rw_first_rel(rel, rnk, t, k) AS
+    (min(rnk) FILTER (WHERE rw_is_rel(rel, t) AND rw_within(rnk, k)))::DOUBLE;
+
+-- Number of relevant documents at rank <= depth (depth: a column, e.g. R for R-precision).
+CREATE OR REPLACE TEMP MACRO rw_relret_at(rel, rnk, t, depth) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t) AND rnk <= depth))::DOUBLE;
+
+-- Number of relevant documents (over judgments: R).
+CREATE OR REPLACE TEMP MACRO rw_nrel(rel, t) AS
+    (count(*) FILTER (WHERE rw_is_rel(rel, t)))::DOUBLE;
+
+-- Number of judged non-relevant documents (0 <= relevance < t).
+CREATE OR REPLACE TEMP MACRO rw_nonrel_judged(rel, t) AS
+    (count(*) FILTER (WHERE rel >= 0 AND rel < t))::DOUBLE;
+
+-- Number of documents at rank <= k that are unjudged, or judged negative (trec_eval 10: "in
+-- the pool but unjudged").
+CREATE OR REPLACE TEMP MACRO rw_unjudged(rel, rnk, k) AS
+    (count(*) FILTER (WHERE (rel IS NULL OR rel < 0) AND rw_within(rnk, k)))::DOUBLE;
+
+-- Number of documents at rank <= k absent from the qrels (a negative judgment is a judgment).
+CREATE OR REPLACE TEMP MACRO rw_not_judged(rel, rnk, k) AS
+    (count(*) FILTER (WHERE rel IS NULL AND rw_within(rnk, k)))::DOUBLE;
+
+-- bpref's sum (Buckley & Voorhees 2004, as trec_eval): over relevant documents,
+-- 1 - min(n, R) / min(N, R), n = cumnonrel (rw_cum_nonrel), N = judged non-relevant, R = relevant.
+CREATE OR REPLACE TEMP MACRO rw_bpref_sum(rel, t, cumnonrel, nrel, nnonrel) AS
+    coalesce(sum(CASE
+        WHEN NOT rw_is_rel(rel, t) THEN 0.0
+        WHEN cumnonrel = 0 THEN 1.0
+        ELSE 1.0 - least(cumnonrel, nrel)::DOUBLE / least(nnonrel, nrel)::DOUBLE
+    END), 0.0)::DOUBLE;
+
+-- Interpolated precision at recall level: max(cumrel / rnk) over the ranks where
+-- cumrel >= floor(level * R + shift) (shift 0.5: trec_eval 10's lround; 0.9: trec_eval 9);
+-- 0 when there is none.
+CREATE OR REPLACE TEMP MACRO rw_iprec(rnk, cumrel, nrel, level, shift) AS
+    coalesce(max(cumrel::DOUBLE / rnk::DOUBLE)
+             FILTER (WHERE cumrel >= floor(level * nrel + shift)), 0.0)::DOUBLE;
+
+-- Accuracy's sum: over relevant documents at rank <= k, the non-relevant documents (unjudged
+-- included) ranked above, rnk - cumrel (cumrel from rw_cum_rel).
+CREATE OR REPLACE TEMP MACRO rw_nonrel_above_sum(rel, rnk, cumrel, t, k) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+                      THEN rnk::DOUBLE - cumrel::DOUBLE ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- binG's sum: over relevant documents, 1 / log2(2 + rnk - cumrel) (cumrel from rw_cum_rel).
+CREATE OR REPLACE TEMP MACRO rw_bing_sum(rel, rnk, cumrel, t) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t)
+                      THEN 1.0 / log2(2.0 + rnk::DOUBLE - cumrel::DOUBLE)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- RankEff's sum (Büttcher et al. 2007): over relevant documents, 1 - cumnonrel / N (1 when N = 0).
+CREATE OR REPLACE TEMP MACRO rw_rankeff_sum(rel, t, cumnonrel, nnonrel) AS
+    coalesce(sum(CASE
+        WHEN NOT rw_is_rel(rel, t) THEN 0.0
+        WHEN nnonrel = 0 THEN 1.0
+        ELSE 1.0 - cumnonrel::DOUBLE / nnonrel::DOUBLE
+    END), 0.0)::DOUBLE;
+
+-- Σ over relevant documents of p^(rnk - 1) (RBP without its (1 - p) factor).
+CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p, k, graded) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
+        THEN (CASE WHEN graded THEN rel ELSE 1.0 END) * pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ over unjudged (or negatively judged) documents of p^(rnk - 1) (RBP's residual).
+CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS
+    coalesce(sum(CASE WHEN rel IS NULL OR rel < 0 THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- ERR's sum: Σ_{rnk <= k} stop / rnk · Π_{earlier} (1 - stop), the product from
+-- cumlog = rw_cum_log_continue (inclusive, so this row's own factor is taken back out).
+-- Compat's pieces (RBO of the run and the run-ordered ideal), C(m) = Σ_{d <= m} p^(d - 1) / d:
+-- over the ranked rows of positive gain, max(C(rnk - 1), C(i* - 1)) with crun the running
+-- C(rnk) and cideal C(i* - 1) at the document's rank i* in the run-ordered ideal;
+CREATE OR REPLACE TEMP MACRO rw_rbo_overlap_before(g, rnk, crun, cideal, p) AS
+    coalesce(sum(CASE WHEN g > 0 THEN greatest(crun - rw_rbo_weight(rnk, p), cideal) ELSE 0.0 END), 0.0)::DOUBLE;
+-- over all ranked rows, C(n).
+CREATE OR REPLACE TEMP MACRO rw_rbo_weights(rnk, p) AS coalesce(sum(rw_rbo_weight(rnk, p)), 0.0)::DOUBLE;
+
+CREATE OR REPLACE TEMP MACRO rw_err_sum(rel, rnk, cumlog, k, max_rel) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN rw_err_stop(rel, max_rel) / rnk::DOUBLE
+                           * exp(cumlog - ln(1.0 - rw_err_stop(rel, max_rel)))
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- infAP's sum (Yilmaz & Aslam 2006, as trec_eval): over relevant documents,
+-- (1 + X (a + eps) / (a + n + 2 eps)) / rnk with a = cumrel - 1, n = cumnonrel,
+-- X = a + n + cumpooled, eps = 1e-5.
+CREATE OR REPLACE TEMP MACRO rw_infap_sum(rel, rnk, cumrel, cumnonrel, cumpooled, t) AS
+    coalesce(sum(CASE WHEN rw_is_rel(rel, t)
+        THEN (1.0 + (cumrel - 1.0 + cumnonrel + cumpooled) * (cumrel - 1.0 + 1e-5)
+                    / (cumrel - 1.0 + cumnonrel + 2e-5)) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- ndcg_rel's sum: over documents of positive gain g, cumdcg / IDCG_{min(rnk, npos)}, with igd
+-- the ideal prefix joined at this rank (NULL beyond npos: the whole ideal DCG idcg_total).
+CREATE OR REPLACE TEMP MACRO rw_ndcg_rel_sum(g, cumdcg, igd, idcg_total) AS
+    coalesce(sum(CASE WHEN g > 0 THEN cumdcg / coalesce(igd, idcg_total) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ of x at the ideal boundaries (igb, NULL: none): Rndcg's sums.
+CREATE OR REPLACE TEMP MACRO rw_boundary_sum(x, igb) AS
+    coalesce(sum(CASE WHEN coalesce(igb, false) THEN x ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- G's sum (trec_eval G): Σ g / log2(2 + rnk + igx - cumgain), igx the running Σ max(g* - 1, 0)
+-- of the ideal gains joined at this rank (NULL beyond npos: excess_total), cumgain the running gain.
+CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
+    coalesce(sum(CASE WHEN g <> 0
+                      THEN g / log2(2.0 + rnk::DOUBLE + coalesce(igx, excess_total) - cumgain)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- trec_eval relstring: the characters relchar (rw_rel_char) of the documents at rank <= k, in
+-- rank order ('' when there is none). Spark SQL spells the ordered aggregate
+-- listagg(relchar, '') WITHIN GROUP (ORDER BY rnk): rankwise._sql.inline rewrites it.
+CREATE OR REPLACE TEMP MACRO rw_relstring(relchar, rnk, k) AS
+    coalesce(string_agg(relchar, '' ORDER BY rnk) FILTER (WHERE rw_within(rnk, k)), '');
+
+-- DCG@k of the retrieved documents in their ideal order (irank: rw_ideal_rank).
+CREATE OR REPLACE TEMP MACRO rw_ideal_dcg_run(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
+
+-- Relevant documents at rank <= floor(x * nrel + 0.9) (x = 1: R-precision; trec_eval's Rprec_mult).
+CREATE OR REPLACE TEMP MACRO rw_relret_at_nrel(rel, rnk, nrel, t, x) AS
+    rw_relret_at(rel, rnk, t, floor(x * nrel + 0.9));
+
+-- Number of retrieved documents of positive gain.
+CREATE OR REPLACE TEMP MACRO rw_npos_ret(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
+
+-- Rndcg's sums at the ideal boundaries: DCG_i / IDCG_i, and 1 / IDCG_i.
+CREATE OR REPLACE TEMP MACRO rw_rndcg_sum(cumdcg, igd, igb) AS rw_boundary_sum(cumdcg / igd, igb);
+CREATE OR REPLACE TEMP MACRO rw_rndcg_inv(igd, igb) AS rw_boundary_sum(1.0 / igd, igb);
+
+-- Over the judgments (irank: the ideal rank; igd, igb: the ideal prefix, rw_ideal_boundary):
+-- the number of judged non-relevant documents (0 <= relevance < t);
+CREATE OR REPLACE TEMP MACRO rw_nonrel(rel, t) AS rw_nonrel_judged(rel, t);
+-- IDCG@k;
+-- The discount tied documents share (McSherry & Najork 2008; scikit-learn's ndcg_score): the
+-- mean of [rnk <= k] / discount(rnk) over the row's tie group (the query's rows of equal score);
+-- a row value (a window), and the DCG summed over it.
+CREATE OR REPLACE TEMP MACRO rw_tie_discount(rnk, qid, score, k, discount, base) AS
+    avg(CASE WHEN rw_within(rnk, k) THEN 1.0 / rw_discount(rnk, discount, base) ELSE 0.0 END)
+        OVER (PARTITION BY qid, score);
+CREATE OR REPLACE TEMP MACRO rw_tie_dcg(g, tdisc) AS coalesce(sum(g * tdisc), 0.0)::DOUBLE;
+
+CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
+-- the ideal DCG cut at the ranked list's length: over the ranked rows (rnk <= k), the ideal
+-- gain at that rank (igain, NULL beyond the ideal list) over its discount
+CREATE OR REPLACE TEMP MACRO rw_idcg_list(rnk, igain, k, discount, base) AS
+    rw_dcg_gain(coalesce(igain, 0.0), rnk, k, discount, base);
+-- the number of documents of positive gain, the sum of the positive gains, the sum of
+-- max(gain - 1, 0), and the DCG of the whole ideal list;
+-- Over the judgments: C(R), R the judged documents of positive gain (irank 1..R).
+CREATE OR REPLACE TEMP MACRO rw_ideal_rbo_weights(g, irank, p) AS
+    coalesce(sum(CASE WHEN greatest(g, 0.0) > 0 THEN rw_rbo_weight(irank, p) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_pos_gain(g) AS coalesce(sum(greatest(g, 0.0)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(rw_excess(g)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_idcg_pos(g, irank) AS coalesce(sum(rw_dcg_step(greatest(g, 0.0), irank)), 0.0)::DOUBLE;
+-- the number of ideal boundaries, and the sum of 1 / IDCG_b over them.
+CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds(igb) AS (count(*) FILTER (WHERE igb))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds_inv(igd, igb) AS rw_rndcg_inv(igd, igb);
+
+-- ==== 30_events.sql ====
+
+-- rankwise gains from interaction events: an event log (query_id, doc_id, event) becomes
+-- qrels (query_id, doc_id, relevance). gains is a MAP event -> gain; a pair takes the largest
+-- gain of its events (agg 'max') or their sum (agg 'sum'). An event without a gain is an
+-- error unless default_gain is given.
+--   SELECT * FROM rw_gains_from_events('clicks', MAP {'view': 1, 'wishlist': 3, 'cart': 5, 'purchase': 10});
+CREATE OR REPLACE TEMP MACRO rw_gains_from_events(events_table, gains, agg := 'max', default_gain := NULL) AS TABLE
+    WITH g AS (
+        SELECT query_id, doc_id,
+            CASE
+                WHEN map_contains(gains, event) THEN map_extract_value(gains, event)::DOUBLE
+                WHEN default_gain IS NOT NULL THEN default_gain::DOUBLE
+                ELSE error('rankwise: event ''' || event || ''' has no gain in the mapping; add it or pass default_gain')
+            END AS gain
+        FROM query_table(events_table)
+        WHERE event IS NOT NULL
+    )
+    SELECT query_id, doc_id, CASE WHEN agg = 'sum' THEN sum(gain) ELSE max(gain) END AS relevance
+    FROM g
+    GROUP BY query_id, doc_id
+    ORDER BY query_id, doc_id;
+
+-- ==== 40_diversity.sql ====
+
+-- rankwise diversity (intent-aware) primitives: aggregates over (document, subtopic) pairs, the
+-- relevant judgments (relevance >= t) of subtopic qrels, used in a GROUP BY query_id over
+--   the run's pairs:           rnk (the document's rank), cov (documents ranked above that
+--                              cover the same subtopic), nsub (relevant documents of it);
+--   the greedy ideal's pairs:  the same columns in ndeval's greedy ideal ranking;
+--   the relevant judgments:    sub (the subtopic).
+-- t is the threshold that chose the pairs (the compiler's); the macros do not read it.
+-- (rankwise/primitives.py: IntentGain, IdealIntentGain, IntentHits, IntentNew, IntentApSum,
+-- Subtopics.)
+
+-- The rank weight of an intent gain: 1 / log2(rank + 1), 1 / rank, or beta^(rank - 1).
+CREATE OR REPLACE TEMP MACRO rw_intent_weight(rnk, weight, beta) AS
+    CASE weight WHEN 'log2' THEN 1.0 / log2(rnk + 1.0) WHEN 'rank' THEN 1.0 / rnk ELSE pow(beta, rnk - 1.0) END;
+
+-- Σ over pairs at rank <= k of (1 - alpha)^cov · w(rank) (α-DCG, ERR-IA, NRBP).
+CREATE OR REPLACE TEMP MACRO rw_intent_gain(rnk, cov, t, k, alpha, weight, beta) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN pow(1.0 - alpha, cov) * rw_intent_weight(rnk, weight, beta)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The same over the greedy ideal's pairs.
+CREATE OR REPLACE TEMP MACRO rw_ideal_intent_gain(rnk, cov, t, k, alpha, weight, beta) AS
+    rw_intent_gain(rnk, cov, t, k, alpha, weight, beta);
+
+-- Number of pairs at rank <= k (P-IA's count).
+CREATE OR REPLACE TEMP MACRO rw_intent_hits(rnk, t, k) AS
+    (count(*) FILTER (WHERE rw_within(rnk, k)))::DOUBLE;
+
+-- Number of subtopics first covered at rank <= k (subtopic recall's count).
+CREATE OR REPLACE TEMP MACRO rw_intent_new(rnk, cov, t, k) AS
+    (count(*) FILTER (WHERE rw_within(rnk, k) AND cov = 0))::DOUBLE;
+
+-- Σ over pairs of (cov + 1) / (rank · nsub): Σ over subtopics of their AP (MAP-IA's sum).
+CREATE OR REPLACE TEMP MACRO rw_intent_ap_sum(rnk, cov, nsub, t) AS
+    coalesce(sum((cov + 1.0) / (rnk * 1.0 * nsub)), 0.0)::DOUBLE;
+
+-- Number of subtopics with a relevant judgment (ndeval's "actual subtopics").
+CREATE OR REPLACE TEMP MACRO rw_subtopics(sub, t) AS count(DISTINCT sub)::DOUBLE;
+
+-- One row, ok = true, or an error naming the first fault of subtopic qrels (query_id,
+-- subtopic, doc_id, relevance): a NULL subtopic or relevance, or a document judged twice for
+-- one subtopic of a query. (The qrels per document, each document's largest relevance over its
+-- subtopics, are checked by rw_check_qrels.)
+CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name := 'subtopic', relevance_name := 'relevance') AS TABLE
+    WITH rw_triples AS (
+        SELECT query_id, subtopic, doc_id, count(*) AS n,
+            sum(CASE WHEN relevance IS NULL THEN 1 ELSE 0 END) AS bad
+        FROM query_table(subtopics_table)
+        GROUP BY query_id, subtopic, doc_id
+    ),
+    rw_faults AS (
+        SELECT min(CASE WHEN subtopic IS NULL THEN rw_quoted(query_id) END) AS null_subtopic,
+            min(CASE WHEN bad > 0 THEN rw_quoted(query_id) END) AS null_value,
+            min(CASE WHEN n > 1 AND subtopic IS NOT NULL THEN rw_quoted(doc_id) || ' more than once for subtopic '
+                || rw_quoted(subtopic) || ' of query ' || rw_quoted(query_id) END) AS duplicate
+        FROM rw_triples
+    )
+    SELECT CASE
+        WHEN null_subtopic IS NOT NULL THEN error('rankwise: the qrels'' subtopic column ' || subtopic_name
+            || ' holds NULL values (query ' || null_subtopic || ')')
+        WHEN null_value IS NOT NULL THEN error('rankwise: the qrels'' column ' || relevance_name
+            || ' holds NULL values (query ' || null_value || ')')
+        WHEN duplicate IS NOT NULL THEN error('rankwise: the qrels judge document ' || duplicate)
+        ELSE true
+    END AS ok
+    FROM rw_faults;
+
+-- ==== 45_cwl.sql ====
+
+-- rankwise C/W/L user models (cwl_eval; Moffat et al.; Azzopardi, Thomas & Moffat, SIGIR 2019).
+-- A user reads rank 1 and goes on from rank i to i + 1 with probability C_i; the chance of
+-- reading rank i is P_i = d(i) * S_i: a discount d of the rank alone (rw_cwl_discount) times a
+-- survival S_i of the gains above rank i (rw_cwl_reach). The primitives of
+-- rankwise/primitives.py's C/W/L block, with the parameter names of their Polars functions.
+
+-- cwl_eval's gain: (clip(max(rel, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel), unjudged
+-- (0; 1 in cwl_eval's best case, its residuals) when unjudged.
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain(rel, min_rel, max_rel, unjudged) AS
+    CASE WHEN rel IS NULL THEN unjudged::DOUBLE
+         ELSE (least(greatest(greatest(rel::DOUBLE, 0.0), min_rel::DOUBLE), max_rel::DOUBLE) - min_rel::DOUBLE)
+              / (max_rel::DOUBLE - min_rel::DOUBLE)
+    END;
+
+-- ln(1 - g), 0 where g = 1.
+CREATE OR REPLACE TEMP MACRO rw_cwl_log(g) AS CASE WHEN g < 1.0 THEN ln(1.0 - g) ELSE 0.0::DOUBLE END;
+
+-- Per-row steps of the running sums: the gain, ln(1 - g) (0 where g = 1), [g = 1].
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_step(rel, min_rel, max_rel, unjudged) AS rw_cwl_gain(rel, min_rel, max_rel, unjudged);
+CREATE OR REPLACE TEMP MACRO rw_cwl_log_step(rel, min_rel, max_rel, unjudged) AS rw_cwl_log(rw_cwl_gain(rel, min_rel, max_rel, unjudged));
+CREATE OR REPLACE TEMP MACRO rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) AS
+    CASE WHEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) >= 1.0 THEN 1 ELSE 0 END;
+
+-- The discount d(i), 0 beyond depth: 'geometric' a^(i - 1); 'insq' (2a / (i - 1 + 2a))^2;
+-- 'cutoff' [i <= a]; 'cutoff_recip' [i <= a] / i; 'log2' [i <= a] / log2(i + 1); 'linear'
+-- max(0, 1 - (i - 1) / a) before the last rank (U-measure).
+CREATE OR REPLACE TEMP MACRO rw_cwl_discount(rnk, shape, a, depth) AS
+    CASE
+        WHEN rnk > depth THEN 0.0::DOUBLE
+        WHEN shape = 'geometric' THEN pow(a::DOUBLE, rnk::DOUBLE - 1.0)
+        WHEN shape = 'insq' THEN pow(2.0 * a::DOUBLE / (rnk::DOUBLE - 1.0 + 2.0 * a::DOUBLE), 2.0)
+        WHEN shape = 'cutoff' THEN CASE WHEN rnk <= a THEN 1.0 ELSE 0.0 END
+        WHEN shape = 'cutoff_recip' THEN CASE WHEN rnk <= a THEN 1.0 / rnk::DOUBLE ELSE 0.0 END
+        WHEN shape = 'log2' THEN CASE WHEN rnk <= a THEN 1.0 / log2(rnk::DOUBLE + 1.0) ELSE 0.0 END
+        WHEN shape = 'linear' THEN
+            CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - (rnk::DOUBLE - 1.0) / a::DOUBLE) ELSE 0.0 END
+    END::DOUBLE;
+
+-- S_i, the survival of the gains above the row: 'none' 1; 'product' prod_{j<i} (1 - g_j), 0
+-- once a factor is 0, else exp of the running log with this row's own step taken out.
+CREATE OR REPLACE TEMP MACRO rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged) AS
+    CASE
+        WHEN survival = 'product' THEN
+            CASE WHEN cumzero - rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) > 0 THEN 0.0
+                 ELSE exp(cumlog - rw_cwl_log_step(rel, min_rel, max_rel, unjudged)) END
+        ELSE 1.0
+    END::DOUBLE;
+
+-- sum d(i) * S_i * g_i (the expected utility before normalisation).
+CREATE OR REPLACE TEMP MACRO rw_cwl_utility(rel, rnk, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+                 * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+
+-- sum d(i) * S_i over the ranked rows.
+-- (times c_i, the row's cost, when costed: the expected cost before normalisation).
+CREATE OR REPLACE TEMP MACRO rw_cwl_weight(cost, costed) AS CASE WHEN costed THEN cost ELSE 1.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_examined(rel, rnk, cost, cumlog, cumzero, shape, a, survival, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)
+                 * rw_cwl_reach(rel, cumlog, cumzero, survival, min_rel, max_rel, unjudged)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
+
+-- sum d(i) over the ranked rows.
+CREATE OR REPLACE TEMP MACRO rw_cwl_discounted(rnk, shape, a, depth) AS
+    coalesce(sum(rw_cwl_discount(rnk, shape, a, depth)), 0.0)::DOUBLE;
+
+-- d(m + 1), m the ranked rows at rank <= depth (the first padded rank's discount).
+CREATE OR REPLACE TEMP MACRO rw_cwl_next_discount(rnk, shape, a, depth) AS
+    rw_cwl_discount((count(*) FILTER (WHERE rnk <= depth)) + 1, shape, a, depth);
+
+-- S after the rows at rank <= depth (1 for none).
+CREATE OR REPLACE TEMP MACRO rw_cwl_survival(rel, rnk, survival, min_rel, max_rel, unjudged, depth) AS
+    CASE
+        WHEN survival = 'product' THEN
+            CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_zero_step(rel, min_rel, max_rel, unjudged) ELSE 0 END), 0) > 0 THEN 0.0
+                 ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_log_step(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)) END
+        ELSE 1.0
+    END::DOUBLE;
+
+-- sum_{i <= depth} c_i.
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_total(rnk, cost, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- sum_{i <= depth} g_i.
+CREATE OR REPLACE TEMP MACRO rw_cwl_gain_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((i + 2T - G_i - 1) / (i + 2T - G_i))^2, G_i
+-- the running gain cumgain (as cwl_eval writes it); its running log and count of zero factors
+-- sum steps of the running gain.
+CREATE OR REPLACE TEMP MACRO rw_inst_continue(rnk, cumgain, target) AS
+    pow((rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain) - 1.0) / (rnk::DOUBLE + target::DOUBLE + (target::DOUBLE - cumgain)), 2.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_log_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) > 0.0 THEN ln(rw_inst_continue(rnk, cumgain, target)) ELSE 0.0::DOUBLE END;
+CREATE OR REPLACE TEMP MACRO rw_inst_zero_step(rnk, cumgain, target) AS
+    CASE WHEN rw_inst_continue(rnk, cumgain, target) <= 0.0 THEN 1 ELSE 0 END;
+
+-- P_i = prod_{j<i} C_j: 0 once a factor is 0, else from the running log without the row's own.
+CREATE OR REPLACE TEMP MACRO rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) AS
+    CASE WHEN cumzero - rw_inst_zero_step(rnk, cumgain, target) > 0 THEN 0.0::DOUBLE
+         ELSE exp(cumlog - rw_inst_log_step(rnk, cumgain, target)) END;
+
+-- sum_{i <= depth} P_i * g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_inst_utility(rel, rnk, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_examined(rel, rnk, cost, cumgain, cumlog, cumzero, target, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_inst_reach(rnk, cumgain, cumlog, cumzero, target) * rw_cwl_weight(cost, costed)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The trigamma function psi1(x) = sum_{t >= 0} 1 / (x + t)^2 for x > 0: ten terms, then the
+-- asymptotic series at x + 10.
+CREATE OR REPLACE TEMP MACRO rw_trigamma_series(y) AS
+    1.0 / y + 1.0 / (2.0 * y * y)
+    + (1.0::DOUBLE / 6.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0 + (1.0 / (y * y)) * (1.0::DOUBLE / 42.0 + (1.0 / (y * y)) * (-1.0::DOUBLE / 30.0
+       + (1.0 / (y * y)) * (5.0::DOUBLE / 66.0 + (1.0 / (y * y)) * (-691.0::DOUBLE / 2730.0)))))) / (y * y * y);
+CREATE OR REPLACE TEMP MACRO rw_trigamma(x) AS
+    1.0 / pow(x, 2.0) + 1.0 / pow(x + 1.0, 2.0) + 1.0 / pow(x + 2.0, 2.0) + 1.0 / pow(x + 3.0, 2.0)
+    + 1.0 / pow(x + 4.0, 2.0) + 1.0 / pow(x + 5.0, 2.0) + 1.0 / pow(x + 6.0, 2.0) + 1.0 / pow(x + 7.0, 2.0)
+    + 1.0 / pow(x + 8.0, 2.0) + 1.0 / pow(x + 9.0, 2.0) + rw_trigamma_series(x + 10.0);
+
+-- Over the rows at rank <= depth (m of them, gain G_m): P_{m+1}, m, and a = 2T - G_m.
+CREATE OR REPLACE TEMP MACRO rw_inst_after_reach(rnk, cumgain, target, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_zero_step(rnk, cumgain, target) ELSE 0 END), 0) > 0 THEN 0.0
+         ELSE exp(coalesce(sum(CASE WHEN rnk <= depth THEN rw_inst_log_step(rnk, cumgain, target) ELSE 0.0 END), 0.0)) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth) AS
+    2.0 * target::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0);
+
+-- sum_{m < i <= depth} P_i over the padding: of gain 0, P_{m+1} (m + a)^2 (psi1(m + a) - psi1(depth + a));
+-- of gain 1 (unjudged = 1), C = ((m + a - 1) / (m + a))^2 at every padded rank: P_{m+1} (1 - C^(depth - m)) / (1 - C).
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_c(x) AS pow((x - 1.0) / x, 2.0);
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_sum(start, stop, unjudged) AS
+    CASE WHEN unjudged = 0 THEN pow(start, 2.0) * (rw_trigamma(start) - rw_trigamma(stop))
+         WHEN rw_inst_pad_c(start) = 1.0 THEN stop - start
+         ELSE (1.0 - pow(rw_inst_pad_c(start), stop - start)) / (1.0 - rw_inst_pad_c(start)) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_tail(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * rw_inst_pad_sum(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth),
+                       depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth), unjudged))::DOUBLE;
+
+-- P_{depth+1}: P_{m+1} ((m + a) / (depth + a))^2 (padding of gain 0), P_{m+1} C^(depth - m) (gain 1).
+CREATE OR REPLACE TEMP MACRO rw_inst_pad_end(start, stop, unjudged) AS
+    CASE WHEN unjudged = 0 THEN pow(start / stop, 2.0) ELSE pow(rw_inst_pad_c(start), stop - start) END;
+CREATE OR REPLACE TEMP MACRO rw_inst_end(rel, rnk, cumgain, target, min_rel, max_rel, unjudged, depth) AS
+    (rw_inst_after_reach(rnk, cumgain, target, depth)
+     * rw_inst_pad_end(rw_inst_after_m(rnk, depth) + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth),
+                       depth::DOUBLE + rw_inst_after_a(rel, rnk, target, min_rel, max_rel, unjudged, depth), unjudged))::DOUBLE;
+
+-- BPM (Zhang et al. 2017), as cwl_eval: the user goes on from rank i while G_i < T_i and i < k,
+-- T_i = target + hb (G_{i-1} - (i - 1) gain_med) (hb = 0: the static model), G = cumgain.
+-- 1 where G_i >= T_i (a failure: the user has the gain wanted).
+CREATE OR REPLACE TEMP MACRO rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) AS
+    CASE WHEN cumgain >= target::DOUBLE + hb::DOUBLE * ((cumgain - rw_cwl_gain(rel, min_rel, max_rel, unjudged))
+                                                        - (rnk::DOUBLE - 1.0) * gain_med::DOUBLE)
+         THEN 1 ELSE 0 END;
+
+-- P_i = [i <= k] [no failure above] (0 beyond depth).
+CREATE OR REPLACE TEMP MACRO rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    CASE WHEN above < k AND rnk <= depth
+              AND cumfail - rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged) = 0
+         THEN 1.0 ELSE 0.0 END::DOUBLE;
+
+-- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_bpm_utility(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+                 * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_examined(rel, rnk, cost, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_bpm_reach(rel, rnk, cumgain, cumfail, above, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth)
+                 * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
+
+-- Over the rows at rank <= depth (m of them, gain G_m): S = 1 when none failed; the first
+-- failing rank j* of the padding (gain u = unjudged there, G_i = G_m + (i - m) u: fails where
+-- beta (i - 1) + alpha >= 0, beta = u (1 - hb) + hb gain_med, alpha = (1 - hb) (G_m - m u) + u - target;
+-- when beta <= 0, at m + 1 if it fails there, else never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth) AS
+    CASE WHEN coalesce(sum(CASE WHEN rnk <= depth
+                                THEN rw_bpm_fail_step(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged)
+                                ELSE 0 END), 0) = 0 THEN 1.0 ELSE 0.0 END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_m(rnk, depth) AS (count(*) FILTER (WHERE rnk <= depth))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth THEN rw_cwl_gain(rel, min_rel, max_rel, unjudged) ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_pad_rate(hb, gain_med, unjudged) AS
+    unjudged::DOUBLE * (1.0 - hb::DOUBLE) + hb::DOUBLE * gain_med::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth) AS
+    CASE
+        WHEN rw_bpm_pad_rate(hb, gain_med, unjudged) > 0 THEN
+            greatest(rw_bpm_m(rnk, depth) + 1.0,
+                     ceil(-((1.0 - hb::DOUBLE) * (rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth)
+                                                  - rw_bpm_m(rnk, depth) * unjudged::DOUBLE)
+                            + unjudged::DOUBLE - target::DOUBLE)
+                          / rw_bpm_pad_rate(hb, gain_med, unjudged)) + 1.0)
+        WHEN rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth) + unjudged::DOUBLE
+             >= target::DOUBLE + hb::DOUBLE * (rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth)
+                                               - rw_bpm_m(rnk, depth) * gain_med::DOUBLE)
+            THEN rw_bpm_m(rnk, depth) + 1.0
+        ELSE NULL
+    END::DOUBLE;
+
+-- the last padded rank the cost budget reaches: m + ceil(k - K_m), K_m the costs of the rows at
+-- rank <= depth (each padded document costs 1: k when every document costs 1).
+CREATE OR REPLACE TEMP MACRO rw_bpm_last(rnk, cost, k, depth) AS
+    (rw_bpm_m(rnk, depth) + ceil(k::DOUBLE - coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0)))::DOUBLE;
+
+-- sum_{m < i <= depth} P_i = S max(0, min(depth, m + ceil(k - K_m), j*) - m) over the padding (j* NULL: never).
+CREATE OR REPLACE TEMP MACRO rw_bpm_tail(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
+     * greatest(0.0, least(least(depth::DOUBLE, rw_bpm_last(rnk, cost, k, depth)),
+                           coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth),
+                                    depth::DOUBLE))
+                     - rw_bpm_m(rnk, depth)))::DOUBLE;
+
+-- P_{depth+1} = S [depth < m + ceil(k - K_m)] [depth + 1 <= j*].
+CREATE OR REPLACE TEMP MACRO rw_bpm_end(rel, rnk, cost, cumgain, target, hb, gain_med, k, min_rel, max_rel, unjudged, depth) AS
+    (rw_bpm_survive(rel, rnk, cumgain, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
+     * CASE WHEN depth < rw_bpm_last(rnk, cost, k, depth)
+                 AND coalesce(rw_bpm_first_fail(rel, rnk, target, hb, gain_med, min_rel, max_rel, unjudged, depth)
+                              >= depth + 1.0, true)
+            THEN 1.0 ELSE 0.0 END)::DOUBLE;
+
+-- IFT (Azzopardi, Thomas & Craswell 2018), as cwl_eval: C_i = C1_i C2_i, the goal C1 = 1 - 1 / (1 +
+-- b1 e^((target - G_i) r1)) (goal) and the rate C2 = 1 / (1 + b2 e^((rate_a - G_i / K_i) r2)) (rate), G
+-- the running gain, K the running cost cumcost (i when each document costs 1); ln C1 = -softplus(-(target
+-- - G) r1 - ln b1), ln C2 = -softplus((rate_a - G / K) r2 + ln b2), softplus(z) = ln(1 + e^z) without
+-- overflow. K = 0 (every document down to rank i costs 0): G > 0 and r2 > 0 make the rate +infinity,
+-- ln C2 = 0 (as cwl_eval); G = 0 (0 / 0) or r2 = 0 (inf * 0) make cwl_eval's C2 NaN: an error.
+CREATE OR REPLACE TEMP MACRO rw_softplus(z) AS greatest(z, 0.0) + ln(1.0 + exp(-abs(z)));
+CREATE OR REPLACE TEMP MACRO rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    ((CASE WHEN goal THEN -rw_softplus(-(target::DOUBLE - cumgain) * r1::DOUBLE - ln(b1::DOUBLE)) ELSE 0.0 END)
+     + (CASE WHEN NOT rate THEN 0.0
+             WHEN cumcost > 0.0 THEN -rw_softplus((rate_a::DOUBLE - cumgain / cumcost::DOUBLE) * r2::DOUBLE + ln(b2::DOUBLE))
+             WHEN cumgain > 0.0 AND r2 > 0.0 THEN 0.0
+             ELSE error('rankwise: the rate of gain G_i / K_i of IFTRate and IFTGoalRate is undefined: the first-ranked document '
+                        || 'of a query has cost 0 (the run''s cost column) and gain 0 (0 / 0), or cost 0 with R2 = 0 '
+                        || '(inf * 0), where cwl_eval gives NaN; give it a positive cost')
+        END))::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cost_step(cost) AS cost::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_ift_log_step(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2);
+
+-- P_i = exp(sum_{j<i} ln C_j).
+CREATE OR REPLACE TEMP MACRO rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    exp(cumlog - rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2));
+
+-- sum_{i <= depth} P_i g_i, and sum_{i <= depth} P_i.
+CREATE OR REPLACE TEMP MACRO rw_ift_utility(rel, rnk, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                           * rw_cwl_gain(rel, min_rel, max_rel, unjudged)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_ift_examined(rel, rnk, cost, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(CASE WHEN rnk <= depth
+                      THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                           * rw_cwl_weight(cost, costed)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- 1 - C, without subtracting from 1 (C near 1 would lose its digits): with ln C1 = -softplus(-z1),
+-- 1 - C1 = e^(-softplus(z1)), 1 - C2 likewise, and 1 - C1 C2 = (1 - C1) + C1 (1 - C2), a sum of
+-- nonnegative terms (K = 0: 1 - C2 = 0 where C2 = 1; where the rate is undefined rw_ift_log refuses).
+CREATE OR REPLACE TEMP MACRO rw_ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    ((CASE WHEN goal THEN exp(-rw_softplus((target::DOUBLE - cumgain) * r1::DOUBLE + ln(b1::DOUBLE))) ELSE 0.0 END)
+     + (CASE WHEN goal THEN exp(-rw_softplus(-(target::DOUBLE - cumgain) * r1::DOUBLE - ln(b1::DOUBLE))) ELSE 1.0 END)
+       * (CASE WHEN rate AND cumcost > 0.0
+               THEN exp(-rw_softplus(-(rate_a::DOUBLE - cumgain / cumcost::DOUBLE) * r2::DOUBLE - ln(b2::DOUBLE)))
+               ELSE 0.0 END))::DOUBLE;
+
+-- The padded ranks i = m + 1 .. depth (gain unjudged and cost 1 there, G_i = G_m + (i - m) unjudged,
+-- K_i = K_m + i - m) are walked from rank m (the list is never empty) with the state (p: P_i, v: a
+-- sum so far, g: G_m, k: K_m, m), which starts at P_{m+1} = exp(sum over the rows of ln C), v = 0.
+CREATE OR REPLACE TEMP MACRO rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    struct_pack(
+        p := exp(coalesce(sum(CASE WHEN rnk <= depth
+                                   THEN rw_ift_log(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                                   ELSE 0.0 END), 0.0))::DOUBLE,
+        v := 0.0::DOUBLE,
+        g := rw_bpm_total(rel, rnk, min_rel, max_rel, unjudged, depth),
+        k := rw_cwl_cost_total(rnk, cost, depth),
+        m := rw_bpm_m(rnk, depth));
+
+-- K_i and G_i at the padded rank i of the walk's state.
+CREATE OR REPLACE TEMP MACRO rw_ift_pad_cost(acc, i) AS acc.k + (i::DOUBLE - acc.m);
+CREATE OR REPLACE TEMP MACRO rw_ift_pad_gain(acc, i, unjudged) AS acc.g + (i::DOUBLE - acc.m) * unjudged::DOUBLE;
+
+-- The walk's next state at the padded rank i: P_{i+1} = P_i C_i, v + ``term`` (its value at rank i).
+CREATE OR REPLACE TEMP MACRO rw_ift_step(acc, i, term, unjudged, goal, rate, target, b1, r1, rate_a, b2, r2) AS
+    struct_pack(
+        p := acc.p * exp(rw_ift_log(rw_ift_pad_cost(acc, i), rw_ift_pad_gain(acc, i, unjudged),
+                                    goal, rate, target, b1, r1, rate_a, b2, r2)),
+        v := acc.v + term, g := acc.g, k := acc.k, m := acc.m);
+
+-- sum_{m < i <= depth} P_i over the padding.
+CREATE OR REPLACE TEMP MACRO rw_ift_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth) AS
+    (list_reduce(
+        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
+        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
+            THEN rw_ift_step(acc, i, acc.p, unjudged, goal, rate, target, b1, r1, rate_a, b2, r2)
+            ELSE acc END,
+        rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth))).v;
+
+-- The padding's part of rw_ift_total: sum_{m < i <= depth} P_i (1 - C_i) G_i (K_i when costed), a
+-- walk of its own (DuckDB would not share one walk between the two values).
+CREATE OR REPLACE TEMP MACRO rw_ift_stop_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    (list_reduce(
+        generate_series(rw_bpm_m(rnk, depth)::BIGINT, depth::BIGINT),
+        lambda acc, i: CASE WHEN i::DOUBLE > acc.m
+            THEN rw_ift_step(acc, i,
+                             acc.p * rw_ift_stop(rw_ift_pad_cost(acc, i), rw_ift_pad_gain(acc, i, unjudged),
+                                                 goal, rate, target, b1, r1, rate_a, b2, r2)
+                             * (CASE WHEN costed THEN rw_ift_pad_cost(acc, i) ELSE rw_ift_pad_gain(acc, i, unjudged) END),
+                             unjudged, goal, rate, target, b1, r1, rate_a, b2, r2)
+            ELSE acc END,
+        rw_ift_start(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth))).v;
+
+-- sum_{i <= depth} P_i (1 - C_i) G_i (K_i, costed: cwl_eval's ETU, ETC as it sums them) over the
+-- ranked rows and the padding.
+CREATE OR REPLACE TEMP MACRO rw_ift_total(rel, rnk, cost, cumgain, cumcost, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed) AS
+    (coalesce(sum(CASE WHEN rnk <= depth
+                       THEN rw_ift_reach(cumcost, cumgain, cumlog, goal, rate, target, b1, r1, rate_a, b2, r2)
+                            * rw_ift_stop(cumcost, cumgain, goal, rate, target, b1, r1, rate_a, b2, r2)
+                            * (CASE WHEN costed THEN cumcost::DOUBLE ELSE cumgain END)
+                       ELSE 0.0 END), 0.0)
+     + rw_ift_stop_tail(rel, rnk, cost, cumgain, cumcost, goal, rate, target, b1, r1, rate_a, b2, r2, min_rel, max_rel, unjudged, depth, costed))::DOUBLE;
+
+-- U-measure and TBG place a document by the costs of the documents above it, K_{i-1} (a window
+-- over the query's ranked rows): d(1 + K) is 'geometric' a^K, 'linear' max(0, 1 - K / a) before
+-- the last rank; cut by rank at depth. The padding (cost 1 a document) in closed form.
+CREATE OR REPLACE TEMP MACRO rw_cost_above(cost, rnk, qid) AS
+    coalesce(sum(cost) OVER (PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0);
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_discount(rnk, above, shape, a, depth) AS
+    CASE
+        WHEN rnk > depth THEN 0.0
+        WHEN shape = 'geometric' THEN pow(a, above)
+        WHEN shape = 'linear' THEN CASE WHEN rnk < depth THEN greatest(0.0, 1.0 - above / a) ELSE 0.0 END
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_utility(rel, rnk, above, shape, a, min_rel, max_rel, unjudged, depth) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_gain(rel, min_rel, max_rel, unjudged)), 0.0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_examined(rel, rnk, cost, above, shape, a, min_rel, max_rel, unjudged, depth, costed) AS
+    coalesce(sum(rw_cwl_cost_discount(rnk, above, shape, a, depth) * rw_cwl_weight(cost, costed)), 0.0)::DOUBLE;
+-- the padded ranks' sum from m (ranked rows at rank <= depth) and k (their costs); no padded rank
+-- (j = 0) sums to 0, also where k / a overflows (a tiny L)
+CREATE OR REPLACE TEMP MACRO rw_cwl_linear_pad(j, k, a) AS (CASE WHEN j > 0 THEN j * (1.0 - k / a) - j * (j - 1.0) / (2.0 * a) ELSE 0.0 END)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_pad(m, k, shape, a, depth) AS
+    CASE
+        WHEN shape = 'geometric' AND a = 1.0 THEN depth - m
+        WHEN shape = 'geometric' THEN pow(a, k) * (1.0 - pow(a, depth - m)) / (1.0 - a)
+        WHEN shape = 'linear' THEN rw_cwl_linear_pad(least(greatest(ceil(a - k), 0.0), greatest(depth - m - 1.0, 0.0)), k, a)
+    END::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rw_cwl_cost_tail(rnk, cost, shape, a, depth) AS
+    rw_cwl_cost_pad((count(*) FILTER (WHERE rnk <= depth))::DOUBLE,
+                    coalesce(sum(CASE WHEN rnk <= depth THEN cost ELSE 0.0 END), 0.0), shape, a, depth);
+
+-- ==== 90_evaluate.sql ====
+
+-- rankwise one-statement evaluation (written by rankwise/_sql/generate.py from the metrics'
+-- recipes: python -m rankwise._sql.generate): per-query metrics for two tables (or file paths), at
+-- trec_eval's default conventions, with cutoff k for the @k columns:
+--   SELECT * FROM rw_evaluate('qrels', 'run');            -- k = 10
+--   SELECT * FROM rw_evaluate('qrels.parquet', 'run.parquet', k := 20);
+-- Columns: query_id, NumRet, NumRel, NumRelRet, AP, RR, Rprec, nDCG, "nDCG@k", "P@k", "R@k",
+-- "Success@k" (named literally "@k"; k is the parameter). Queries without judgments are left
+-- out, like trec_eval. The inputs and k are checked first (sql/05_checks.sql: an error names
+-- the problem, the column and an example); checks := false skips the checks.
+-- generated: rw_evaluate
+CREATE OR REPLACE TEMP MACRO rw_evaluate(qrels_table, run_table, k := 10, checks := true) AS TABLE
+    WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
+    qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
+    qs AS (SELECT query_id, count(*) AS n_judged, rw_nrel(relevance, 1.0) AS q0, rw_idcg(rw_gain(relevance, 'linear'), irank, NULL, 'log2', 2.0) AS q1, rw_idcg(rw_gain(relevance, 'linear'), irank, k, 'log2', 2.0) AS q2 FROM qj GROUP BY query_id),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    ranked0 AS (SELECT query_id, relevance, score AS score, cost, row_number() OVER w AS rnk, sum(rw_rel_step(relevance, 1.0)) OVER w AS s0 FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
+    ag0 AS (SELECT query_id, rw_count() AS r0_0, rw_relret(relevance, rnk, 1.0, NULL) AS r0_1, rw_ap_sum(relevance, rnk, s0, 1.0, NULL) AS r0_2, rw_first_rel(relevance, rnk, 1.0, NULL) AS r0_3, rw_relret_at_nrel(relevance, rnk, q0, 1.0, 1.0) AS r0_4, rw_dcg_gain(rw_gain(relevance, 'linear'), rnk, NULL, 'log2', 2.0) AS r0_5, rw_dcg_gain(rw_gain(relevance, 'linear'), rnk, k, 'log2', 2.0) AS r0_6, rw_relret(relevance, rnk, 1.0, k) AS r0_7 FROM rows0 GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(coalesce(ag0.r0_0, 0.0) AS DOUBLE) AS "NumRet", CAST(qs.q0 AS DOUBLE) AS "NumRel", CAST(coalesce(ag0.r0_1, 0.0) AS DOUBLE) AS "NumRelRet", CAST(rw_div0(coalesce(ag0.r0_2, 0.0), qs.q0) AS DOUBLE) AS "AP", CAST(rw_recip0(ag0.r0_3) AS DOUBLE) AS "RR", CAST(rw_div0(coalesce(ag0.r0_4, 0.0), qs.q0) AS DOUBLE) AS "Rprec", CAST(rw_div0(coalesce(ag0.r0_5, 0.0), qs.q1) AS DOUBLE) AS "nDCG", CAST(rw_div0(coalesce(ag0.r0_6, 0.0), qs.q2) AS DOUBLE) AS "nDCG@k", CAST(rw_div(coalesce(ag0.r0_7, 0.0), k) AS DOUBLE) AS "P@k", CAST(rw_div0(coalesce(ag0.r0_7, 0.0), qs.q0) AS DOUBLE) AS "R@k", CAST(rw_positive(coalesce(ag0.r0_7, 0.0)) AS DOUBLE) AS "Success@k"
+    FROM qs AS qs JOIN ag0 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_evaluate
+
+-- ndeval's diversity measures over subtopic qrels (query_id, subtopic, doc_id, relevance), at
+-- ndeval's defaults (alpha = beta = 0.5; ties as trec_eval, ndeval -traditional), with cutoff k
+-- (written by rankwise/_sql/generate.py):
+--   SELECT * FROM rw_ndeval('subtopic_qrels', 'run');            -- k = 20
+-- Columns: query_id, "alpha-nDCG@k", "nERR-IA@k", NRBP, nNRBP, "MAP-IA", "P-IA@k", "strec@k".
+-- The inputs are checked first (a NULL subtopic, a document judged twice for one subtopic, ...);
+-- checks := false skips the checks.
+-- generated: rw_ndeval
+CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks := true) AS TABLE
+    WITH RECURSIVE rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table))),
+    rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id),
+    qj AS (SELECT * FROM rw_ideal_order('rw_qrels')),
+    qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
+    present AS (SELECT DISTINCT query_id FROM rw_run),
+    base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id)),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    sj AS (SELECT * FROM rw_subtopics AS s),
+    rdocs0 AS (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY rnk0) AS rnk FROM (SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC) AS rnk0 FROM joined) AS rd WHERE true),
+    sp0 AS (SELECT query_id, doc_id, subtopic, count(*) OVER (PARTITION BY query_id, subtopic) AS nsub FROM sj WHERE relevance >= 1.0),
+    ia0 AS (SELECT query_id, rw_intent_gain(rnk, cov, 1.0, k, 0.5, 'log2', 0.0) AS i0, rw_intent_gain(rnk, cov, 1.0, k, 0.5, 'rank', 0.0) AS i1, rw_intent_gain(rnk, cov, 1.0, NULL, 0.5, 'geometric', 0.5) AS i2, rw_intent_ap_sum(rnk, cov, nsub, 1.0) AS i3, rw_intent_hits(rnk, 1.0, k) AS i4, rw_intent_new(rnk, cov, 1.0, k) AS i5 FROM (SELECT p.query_id, p.subtopic, p.nsub, r.rnk, row_number() OVER (PARTITION BY p.query_id, p.subtopic ORDER BY r.rnk) - 1 AS cov FROM rdocs0 AS r JOIN sp0 AS p ON r.query_id = p.query_id AND r.doc_id = p.doc_id) AS x GROUP BY query_id),
+    gd1 AS (SELECT query_id, array_agg(struct_pack(t := dtext, s := subs)) AS docs, max(ns) AS nsubs FROM (SELECT query_id, dtext, array_agg(si) AS subs, max(max(si)) OVER (PARTITION BY query_id) AS ns FROM (SELECT query_id, CAST(doc_id AS VARCHAR) AS dtext, dense_rank() OVER (PARTITION BY query_id ORDER BY subtopic) AS si FROM sp0) AS x GROUP BY query_id, dtext) AS d GROUP BY query_id),
+    gi1(query_id, it, cnt, placed, covs) AS (SELECT query_id, CAST(0 AS BIGINT), list_transform(generate_series(1, nsubs), lambda j: CAST(0 AS BIGINT)), list_transform(generate_series(1, len(docs)), lambda i: false), list_transform(generate_series(1, 1), lambda j: CAST(0 AS BIGINT)) FROM gd1 UNION ALL SELECT query_id, it + 1, list_transform(generate_series(1, len(cnt)), lambda j: list_extract(cnt, j) + CASE WHEN array_contains(list_extract(docs, bi).s, j) THEN 1 ELSE 0 END), list_transform(generate_series(1, len(placed)), lambda i: list_extract(placed, i) OR i = bi), list_transform(list_extract(docs, bi).s, lambda x: list_extract(cnt, x)) FROM (SELECT *, list_max(filter(generate_series(1, len(docs)), lambda i: list_extract(gs, i) = gmax AND list_extract(docs, i).t = tmax)) AS bi FROM (SELECT *, list_max(list_transform(filter(generate_series(1, len(docs)), lambda i: list_extract(gs, i) = gmax), lambda i: list_extract(docs, i).t)) AS tmax FROM (SELECT *, list_max(gs) AS gmax FROM (SELECT g.query_id, g.it, g.cnt, g.placed, d.docs, list_transform(generate_series(1, len(d.docs)), lambda i: CASE WHEN list_extract(g.placed, i) THEN CAST(-1 AS DOUBLE) ELSE round(list_sum(list_transform(list_extract(d.docs, i).s, lambda x: pow(0.5, list_extract(g.cnt, x)))), 12) END) AS gs FROM gi1 AS g JOIN gd1 AS d ON g.query_id = d.query_id WHERE g.it < len(d.docs)) AS ga) AS gb) AS gc) AS ge),
+    ia1 AS (SELECT query_id, rw_ideal_intent_gain(rnk, cov, 1.0, k, 0.5, 'log2', 0.0) AS i0, rw_ideal_intent_gain(rnk, cov, 1.0, k, 0.5, 'rank', 0.0) AS i1, rw_ideal_intent_gain(rnk, cov, 1.0, NULL, 0.5, 'geometric', 0.5) AS i2 FROM (SELECT query_id, it AS rnk, unnest(covs) AS cov FROM gi1 WHERE it > 0) AS x GROUP BY query_id),
+    ia2 AS (SELECT query_id, rw_subtopics(subtopic, 1.0) AS i0 FROM sp0 AS x GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_div0(coalesce(ia0.i0, 0.0), coalesce(ia1.i0, 0.0)) AS DOUBLE) AS "alpha-nDCG@k", CAST(rw_div0(coalesce(ia0.i1, 0.0), coalesce(ia1.i1, 0.0)) AS DOUBLE) AS "nERR-IA@k", CAST(rw_mul(0.75, rw_div0(coalesce(ia0.i2, 0.0), coalesce(ia2.i0, 0.0))) AS DOUBLE) AS "NRBP", CAST(rw_div0(coalesce(ia0.i2, 0.0), coalesce(ia1.i2, 0.0)) AS DOUBLE) AS "nNRBP", CAST(rw_div0(coalesce(ia0.i3, 0.0), coalesce(ia2.i0, 0.0)) AS DOUBLE) AS "MAP-IA", CAST(rw_div0(coalesce(ia0.i4, 0.0), rw_mul(coalesce(ia2.i0, 0.0), k)) AS DOUBLE) AS "P-IA@k", CAST(rw_div0(coalesce(ia0.i5, 0.0), coalesce(ia2.i0, 0.0)) AS DOUBLE) AS "strec@k"
+    FROM base AS qs LEFT JOIN ia0 USING (query_id) LEFT JOIN ia1 USING (query_id) LEFT JOIN ia2 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_ndeval
