@@ -97,6 +97,10 @@ CREATE OR REPLACE TEMP MACRO rw_power(a, b) AS pow(a, b);
 -- A value as it appears in a message: 'text' (quoted), or NULL.
 CREATE OR REPLACE TEMP MACRO rw_quoted(x) AS coalesce('''' || CAST(x AS STRING) || '''', 'NULL');
 
+-- Whether a relevance is refused: NULL, NaN or infinite (qrels, subtopic qrels).
+CREATE OR REPLACE TEMP MACRO rw_bad_relevance(relevance) AS
+    relevance IS NULL OR isnan(CAST(relevance AS DOUBLE)) OR abs(CAST(relevance AS DOUBLE)) = CAST('Infinity' AS DOUBLE);
+
 -- true, or the error naming the first fault found in an input's grouped counts. subject:
 -- 'run' or 'qrels'; null_query / null_doc / bad_value / duplicate: an example of each fault
 -- (NULL: none); value_fault: what a bad value is, in words.
@@ -133,9 +137,7 @@ CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id'
 CREATE OR REPLACE TEMP MACRO rw_check_qrels(qrels_table, query_id_name := 'query_id', doc_id_name := 'doc_id', relevance_name := 'relevance') AS TABLE
     WITH rw_pairs AS (
         SELECT query_id, doc_id, count(*) AS n,
-            sum(CASE WHEN relevance IS NULL OR isnan(CAST(relevance AS DOUBLE))
-                          OR abs(CAST(relevance AS DOUBLE)) = CAST('Infinity' AS DOUBLE)
-                     THEN 1 ELSE 0 END) AS bad
+            sum(CASE WHEN rw_bad_relevance(relevance) THEN 1 ELSE 0 END) AS bad
         FROM query_table(qrels_table)
         GROUP BY query_id, doc_id
     )
@@ -579,13 +581,14 @@ CREATE OR REPLACE TEMP MACRO rw_intent_ap_sum(rnk, cov, nsub, t) AS
 CREATE OR REPLACE TEMP MACRO rw_subtopics(sub, t) AS count(DISTINCT sub)::DOUBLE;
 
 -- One row, ok = true, or an error naming the first fault of subtopic qrels (query_id,
--- subtopic, doc_id, relevance): a NULL subtopic or relevance, or a document judged twice for
--- one subtopic of a query. (The qrels per document, each document's largest relevance over its
--- subtopics, are checked by rw_check_qrels.)
+-- subtopic, doc_id, relevance): a NULL subtopic, a NULL, NaN or infinite relevance (checked
+-- row by row: the qrels per document, each document's largest relevance over its subtopics,
+-- which rw_check_qrels checks, would hide a NaN or a negative infinity), or a document judged
+-- twice for one subtopic of a query.
 CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name := 'subtopic', relevance_name := 'relevance') AS TABLE
     WITH rw_triples AS (
         SELECT query_id, subtopic, doc_id, count(*) AS n,
-            sum(CASE WHEN relevance IS NULL THEN 1 ELSE 0 END) AS bad
+            sum(CASE WHEN rw_bad_relevance(relevance) THEN 1 ELSE 0 END) AS bad
         FROM query_table(subtopics_table)
         GROUP BY query_id, subtopic, doc_id
     ),
@@ -600,7 +603,7 @@ CREATE OR REPLACE TEMP MACRO rw_check_subtopics(subtopics_table, subtopic_name :
         WHEN null_subtopic IS NOT NULL THEN error('rankwise: the qrels'' subtopic column ' || subtopic_name
             || ' holds NULL values (query ' || null_subtopic || ')')
         WHEN null_value IS NOT NULL THEN error('rankwise: the qrels'' column ' || relevance_name
-            || ' holds NULL values (query ' || null_value || ')')
+            || ' holds a non-finite value (NULL, NaN or infinite) (query ' || null_value || ')')
         WHEN duplicate IS NOT NULL THEN error('rankwise: the qrels judge document ' || duplicate)
         ELSE true
     END AS ok
