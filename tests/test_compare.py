@@ -4,6 +4,10 @@ on a hand-made table; queries missing from a run are counted as 0 and reported."
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -426,3 +430,27 @@ def test_compare_sql_by_segments_and_per_query_on_duckdb() -> None:
     assert better["risk"].to_list() == pytest.approx(list(np.where(d >= 0, d, 3.0 * d)), abs=1e-12)
     with pytest.raises(rw.UnsafeIdentifierError):
         rw.compare_sql(["AP"], runs=tables, by='market"; DROP TABLE x; --')
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_anova_refuses_fewer_than_two_queries(engine: str, tmp_path: Path) -> None:
+    """With one query the topic and residual terms have no degrees of freedom: refused (it
+    returned an empty table), on both engines and on the command line (exit 2, one line)."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    runs = {
+        "base": pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}),
+        "new": pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]}),
+    }
+    message = "anova needs at least two queries where every run has a value of AP, found 1"
+    with pytest.raises(rw.InvalidParameterError, match=message):
+        rw.anova(qrels, runs, ["AP"], engine=engine)  # type: ignore[arg-type]
+    paths = []
+    for name, frame in {"qrels": qrels, **runs}.items():
+        frame.write_parquet(tmp_path / f"{name}.parquet")
+        paths.append(str(tmp_path / f"{name}.parquet"))
+    out = subprocess.run(
+        [sys.executable, "-m", "rankwise.cli", "compare", *paths, "-m", "AP", "--anova", "--engine", engine],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [f"rankwise: error: {message}: the topic and residual terms have no degrees of freedom"]

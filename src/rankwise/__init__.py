@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 from rankwise import namespace as _namespace  # noqa: E402  (registers the .ir namespaces)
 from rankwise.conventions import Columns, Conventions  # noqa: E402
 from rankwise.errors import (  # noqa: E402
+    ArgumentTypeError,
     ColumnTypeError,
     DuplicateDocumentError,
     EmptyInputError,
@@ -144,6 +145,7 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "SPECS",
+    "ArgumentTypeError",
     "ColumnTypeError",
     "Columns",
     "Conventions",

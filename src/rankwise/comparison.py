@@ -26,7 +26,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import polars as pl
 
@@ -37,8 +37,9 @@ from rankwise.conventions import (
     ReadOptions,
     Unpack,
     check_options,
+    checked,
 )
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, warn
 from rankwise.evaluate import Engine, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
@@ -67,6 +68,8 @@ TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey", "randomized
 _FAMILY_TESTS = ("tukey", "randomized_tukey")
 """Tests over all runs at once, whose p-values are adjusted over the pairs already."""
 Pairs = Literal["baseline", "all"]
+Runs = Annotated[Mapping[str, Any], "map each run's name to the run, e.g. {'baseline': run_a, 'new': run_b}"]
+"""The runs compared, by name (its message when it is not a mapping says how to pass it)."""
 PAIRS: tuple[str, ...] = ("baseline", "all")
 LARGE_SAMPLE = 1_000
 """From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
@@ -172,7 +175,7 @@ def per_query_values(
                 warnings.simplefilter("always")
                 per_run[name] = evaluate(qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled)
             for w in caught:  # each warning names its run
-                warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
+                warn(f"run {name!r}: {w.message}", w.category)
     return _pair(per_run, keys, segments, [m.label for m in parsed])
 
 
@@ -255,9 +258,10 @@ class Inputs:
     by: list[str] = field(default_factory=list)
 
 
+@checked
 def comparison(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     baseline: str | None = None,
@@ -301,9 +305,10 @@ def comparison(
     return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction, inputs)
 
 
+@checked
 def compare(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     baseline: str | None = None,
@@ -560,11 +565,10 @@ def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: 
 def _warn_large_samples(rows: list[dict[str, Any]], tests: Sequence[Test]) -> None:
     n = max((r["queries"] for r in rows), default=0)
     if "wilcoxon" in tests and n >= LARGE_SAMPLE:
-        warnings.warn(
+        warn(
             f"the Wilcoxon signed-rank test on {n} queries rejects far more often than alpha at this "
             "size (Ihemelandu & Ekstrand, Inference at scale, SIGIR 2023): prefer tests=['t'] or "
-            "['randomization'] and read the effect sizes (d_z, hedges_g) and intervals",
-            RankwiseWarning, stacklevel=4,
+            "['randomization'] and read the effect sizes (d_z, hedges_g) and intervals"
         )
 
 
@@ -590,9 +594,10 @@ def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[T
     return pl.DataFrame(rows, schema=schema, orient="row").select(columns)
 
 
+@checked
 def anova(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     by: str | Iterable[str] | None = None,
@@ -604,7 +609,9 @@ def anova(
     one row per (segment,) metric and source (``system``, ``topic``, ``residual``) with ``df``,
     ``sum_sq``, ``mean_sq``, ``F``, ``p``, ``eta_sq`` and ``partial_eta_sq``, as statsmodels'
     ``anova_lm`` lays it out (see :func:`rankwise.statistics.anova_two_way`). Sakai's effect
-    size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``."""
+    size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``. A metric
+    (of a segment) defined for fewer than two queries in every run is refused
+    (:class:`~rankwise.errors.InvalidParameterError`): its table has no degrees of freedom."""
     check_options("anova", options, READ_KEYWORDS)
     names, _, parsed, _ = _check_arguments(runs, None, "all", (), 0.05, "none", metrics)
     labels = [m.label for m in parsed]
@@ -616,7 +623,11 @@ def anova(
             arrays = [values.array(n, label, group) for n in names]
             everywhere = np.all([~np.isnan(a) for a in arrays], axis=0)
             if everywhere.sum() < 2:
-                continue
+                where = "".join(f", {k}={v!r}" for k, v in group.items())
+                raise InvalidParameterError(
+                    f"anova needs at least two queries where every run has a value of {label}{where}, "
+                    f"found {int(everywhere.sum())}: the topic and residual terms have no degrees of freedom"
+                )
             table = anova_two_way(np.array([a[everywhere] for a in arrays]))
             rows.extend({**group, "metric": label, "source": source, **cells} for source, cells in table.items())
     columns = [*values.segments, "metric", "source", "df", "sum_sq", "mean_sq", "F", "p", "eta_sq", "partial_eta_sq"]

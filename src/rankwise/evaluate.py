@@ -16,6 +16,7 @@ from rankwise.conventions import (
     Unpack,
     check_identifier,
     check_options,
+    checked,
 )
 from rankwise.errors import (
     InvalidParameterError,
@@ -38,9 +39,10 @@ MAX_QUERY_CHUNKS = 10_000
 
 
 def _warn_unjudged(count: int) -> None:
-    warn_unjudged(count, stacklevel=4)
+    warn_unjudged(count)
 
 
+@checked
 def evaluate(
     qrels: Any,
     run: Any,
@@ -212,6 +214,7 @@ def metric_of_column(column: str) -> Metric | None:
     return found[0] if len(found) == 1 else None
 
 
+@checked
 def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame:
     """Aggregate per-query values (the output of :func:`evaluate`) over queries.
 

@@ -27,6 +27,7 @@ from rankwise.conventions import (
     ConventionOptions,
     Unpack,
     check_options,
+    checked,
 )
 from rankwise.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from rankwise.evaluate import Engine, evaluate
@@ -34,6 +35,7 @@ from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
 
 
+@checked
 def lists_to_long(
     frame: Any, *, query_id: str = "query_id", predicted: str = "predicted", truth: str = "relevant"
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
@@ -95,6 +97,7 @@ def lists_to_long(
     return qrels, run
 
 
+@checked
 def evaluate_lists(
     frame: Any,
     metrics: str | Metric | Iterable[str | Metric],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from rankwise.conventions import checked
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
@@ -120,6 +121,7 @@ def _ranx(text: str) -> list[Metric]:
     return [parse_ranx(text)]
 
 
+@checked
 def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
     """Parse one metric or a list of them; duplicates (same label) are an error.
 

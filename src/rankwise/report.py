@@ -28,10 +28,11 @@ from typing import Any
 import polars as pl
 
 from rankwise import progress
-from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
-from rankwise.conventions import ReadOptions, Unpack
+from rankwise.comparison import Comparison, Correction, Pairs, Runs, Test, comparison
+from rankwise.conventions import ReadOptions, Unpack, checked
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
 from rankwise.report_details import EXPLAIN_LIMIT
 from rankwise.tables import to_latex, to_markdown
@@ -62,9 +63,10 @@ def call_text(function: str, *args: Any, **kwargs: Any) -> str:
     return f"{function}({', '.join(parts)})"
 
 
+@checked
 def report(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     path: str | Path,
     *,
@@ -95,6 +97,7 @@ def report(
     ``command``: the command line or call the provenance names (by default this call, as text)."""
     from rankwise import plots
 
+    parse_metrics(metrics)  # checked before anything is done with them
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if command is None:
         given = {"baseline": baseline, "pairs": pairs, "tests": list(tests), "alpha": alpha, "correction": correction,
@@ -111,6 +114,7 @@ def report(
     return result.table
 
 
+@checked
 def write_report(
     result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison",
     explain: int = EXPLAIN_LIMIT, command: str | None = None,

@@ -7,7 +7,6 @@ value. The engines never decide what is an error on their own.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,7 +19,7 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
-    RankwiseWarning,
+    warn,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -167,13 +166,11 @@ def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass],
     )
 
 
-def warn_unjudged(count: int, stacklevel: int) -> None:
+def warn_unjudged(count: int) -> None:
     """Warn that ``count`` run queries have no judgment at all (trec_eval leaves them out, as
     :func:`rankwise.evaluate` and :func:`rankwise.judged_frame` do); nothing when 0."""
     if count:
-        warnings.warn(
+        warn(
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
-            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
-            RankwiseWarning,
-            stacklevel=stacklevel + 1,
+            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)"
         )
