@@ -9,6 +9,8 @@ the table of :func:`kinds`, not by rankwise's checker."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 import types
 import typing
 import warnings
@@ -221,10 +223,20 @@ def test_wrong_types_on_both_engines_and_the_command_line(tmp_path: Path) -> Non
             rw.evaluate(QRELS, RUN, ["AP"], engine=engine, query_id=1)  # type: ignore[arg-type]
         with pytest.raises(ArgumentTypeError, match=r"^by must be a string, a list of strings or None, got float 1.5"):
             rw.evaluate(QRELS, RUN, ["AP"], engine=engine, by=1.5)  # type: ignore[arg-type]
-    con = rw.register(duckdb.connect())
     with pytest.raises(ArgumentTypeError, match=r"^check must be True or False, got str 'no'"):
         rw.to_sql(["AP"], check="no")  # type: ignore[arg-type]
-    con.close()
+    with pytest.raises(ArgumentTypeError, match=r"^temporary must be True or False, got str 'yes'"):
+        rw.register(duckdb.connect(), temporary="yes")  # type: ignore[arg-type]
+    qrels, run = tmp_path / "qrels.parquet", tmp_path / "run.parquet"
+    QRELS.write_parquet(qrels)
+    RUN.write_parquet(run)
+    for argv, line in (
+        (["compare", qrels, run, run, "--alpha", "0.05x"], "rankwise: error: argument --alpha: invalid float value: '0.05x'"),
+        (["eval", qrels, run, "-m", "AP", "--max-rank", "ten"], "rankwise: error: argument -M/--max-rank: invalid int value: 'ten'"),
+    ):
+        out = subprocess.run([sys.executable, "-m", "rankwise.cli", *map(str, argv)], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.strip().splitlines() == [f"{line} (see rankwise {argv[0]} --help)"]
 
 
 def test_warnings_point_at_the_caller_through_the_checks() -> None:
