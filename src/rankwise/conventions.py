@@ -24,7 +24,7 @@ import reprlib
 import sys
 import types
 from collections import abc
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import (
     TYPE_CHECKING,
@@ -339,12 +339,12 @@ READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 
 
 def check_options(
-    function: str, options: Mapping[str, object], allowed: Collection[str] = EVALUATION_KEYWORDS,
+    function: str, options: Iterable[str], allowed: Collection[str] = EVALUATION_KEYWORDS,
     also: Collection[str] = (),
 ) -> None:
     """Refuse a keyword argument that ``function`` does not take, as Python does for a
     keyword missing from a signature, naming the closest one it takes (among ``allowed`` and
-    ``also``, its other keywords).
+    ``also``, its other keywords); ``options``: the keywords given (or a mapping of them).
 
     >>> check_options("evaluate", {"ties": "doc_asc", "tie": "doc_asc"})
     Traceback (most recent call last):
