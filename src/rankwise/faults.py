@@ -176,17 +176,40 @@ def address_room() -> tuple[int, int] | None:
     return soft - used, soft
 
 
+def _cgroup_room() -> tuple[int, int] | None:
+    """The memory this process's cgroup may still take and its limit, in bytes (cgroup v2's
+    ``memory.max`` and ``memory.current``, v1's ``memory.limit_in_bytes`` and
+    ``memory.usage_in_bytes``; the cgroup's own folder, else the mount's root, as a container
+    sees it); None without a limit."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            hierarchy, controllers, path = line.split(":", 2)
+            if hierarchy == "0" and controllers == "":
+                root, files = Path("/sys/fs/cgroup"), ("memory.max", "memory.current")
+            elif "memory" in controllers.split(","):
+                root, files = Path("/sys/fs/cgroup/memory"), ("memory.limit_in_bytes", "memory.usage_in_bytes")
+            else:
+                continue
+            for folder in (root / path.lstrip("/"), root):
+                limit, used = (_read_int(str(folder / f)) for f in files)
+                if limit is not None and used is not None and limit < 2**60:  # v1: no limit is ~2**63
+                    return limit - used, limit
+    return None
+
+
 def resident_room() -> tuple[int, str] | None:
     """The memory this process may still fill and what bounds it (the system's available
-    memory, ``MemAvailable``, or its cgroup's ``memory.max``), in bytes; None if not known."""
+    memory and free swap, ``MemAvailable`` + ``SwapFree``, or its cgroup's limit), in bytes;
+    None if not known."""
     rooms: list[tuple[int, str]] = []
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                rooms.append((int(line.split()[1]) * 1024, "the memory available on the system (MemAvailable)"))
-    limit, current = _read_int("/sys/fs/cgroup/memory.max"), _read_int("/sys/fs/cgroup/memory.current")
-    if limit is not None and current is not None:
-        rooms.append((limit - current, f"the cgroup's memory.max of {_gb(limit)}"))
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        free = sum(int(fields[k].split()[0]) * 1024 for k in ("MemAvailable", "SwapFree") if k in fields)
+        if "MemAvailable" in fields:
+            rooms.append((free, "the memory available on the system (MemAvailable and SwapFree)"))
+    cgroup = _cgroup_room()
+    if cgroup is not None:
+        rooms.append((cgroup[0], f"the cgroup's memory limit of {_gb(cgroup[1])}"))
     return min(rooms) if rooms else None
 
 
