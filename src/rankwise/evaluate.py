@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import polars as pl
 
@@ -53,7 +53,7 @@ def evaluate(
     qrels_format: FileFormat | None = None,
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
-    query_chunks: int | None = None,
+    query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
