@@ -285,3 +285,53 @@ def test_ctrl_c_exits_130_without_traceback(tmp_path: Path, engine: str) -> None
     assert err in ("", "rankwise: interrupted\n")
     assert not target.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def _shell_status(returncode: int) -> int:
+    """The exit status as a shell reports it: 128 + N for a process ended by signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _startup_seconds() -> float:
+    """How long the interpreter itself takes to start here (``python -c pass``: its
+    initialisation and the site module, which runs the installed ``.pth`` files), the median of
+    three runs: before it ends, no rankwise code has run."""
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=60)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[1]
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_ctrl_c_at_any_moment_of_start_up_exits_130_without_traceback(tmp_path: Path, how: str) -> None:
+    """SIGINT at delays from 0 ms (before the interpreter has a handler: the signal ends it,
+    which a shell reports as 130), through the imports of rankwise, Polars and the command
+    (before main runs), to the evaluation (main's handler): exit 130, no traceback, nothing
+    written. ``script`` is the installed ``rankwise`` console script, ``module`` is
+    ``python -m rankwise.cli``."""
+    run, qrels = big_run(tmp_path, 200_000)
+    target = tmp_path / "out.trec"
+    script = Path(sys.executable).parent / "rankwise"
+    if how == "script" and not script.is_file():
+        pytest.fail(f"the console script is not installed beside the interpreter: {script}")
+    command = [sys.executable, str(script)] if how == "script" else [sys.executable, "-m", "rankwise.cli"]
+    argv = [*command, "eval", str(qrels), str(run), "-q", "--format", "trec", "-o", str(target)]
+    # from 0, then from past the interpreter's own start-up (whose Ctrl-C is Python's, before
+    # any rankwise code) on: the imports take about 0.25 s, the evaluation over 1.5 s
+    first = 3 * _startup_seconds()
+    delays = [0.0, first, first + 0.03, first + 0.08, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
+    for delay in delays:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if delay:
+            time.sleep(delay)
+        assert proc.poll() is None, f"the command ended before it could be interrupted ({delay:.3f} s)"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        assert _shell_status(proc.returncode) == 130, (delay, proc.returncode, err)
+        assert "Traceback" not in err, (delay, err)
+        assert err in ("", "rankwise: interrupted\n"), (delay, err)
+        assert out == ""
+        assert not target.exists()
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -5,6 +5,8 @@ on a hand-made table; queries missing from a run are counted as 0 and reported."
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -563,3 +565,27 @@ def test_an_error_about_one_run_names_it(engine: str) -> None:
     with pytest.raises(rw.MissingColumnError) as judged:
         rw.compare(qrels.rename({"relevance": "grade"}), {"a": run, "b": run}, ["AP"], engine=engine)
     assert str(judged.value).startswith("the qrels has no column 'relevance'")
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_anova_refuses_fewer_than_two_queries(engine: str, tmp_path: Path) -> None:
+    """With one query the topic and residual terms have no degrees of freedom: refused (it
+    returned an empty table), on both engines and on the command line (exit 2, one line)."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    runs = {
+        "base": pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}),
+        "new": pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]}),
+    }
+    message = "anova needs at least two queries where every run has a value of AP, found 1"
+    with pytest.raises(rw.InvalidParameterError, match=message):
+        rw.anova(qrels, runs, ["AP"], engine=engine)  # type: ignore[arg-type]
+    paths = []
+    for name, frame in {"qrels": qrels, **runs}.items():
+        frame.write_parquet(tmp_path / f"{name}.parquet")
+        paths.append(str(tmp_path / f"{name}.parquet"))
+    out = subprocess.run(
+        [sys.executable, "-m", "rankwise.cli", "compare", *paths, "-m", "AP", "--anova", "--engine", engine],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [f"rankwise: error: {message}: the topic and residual terms have no degrees of freedom"]

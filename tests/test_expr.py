@@ -67,7 +67,8 @@ def frames(case: Case, integer_ids: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
 def per_query(qrels: pl.DataFrame, run: pl.DataFrame, names: list[str], **kw: Any) -> dict[str, pl.DataFrame]:
     """The expressions' per-query values on Polars eager, lazy and streaming (group_by) and
     through ``over`` (one row per query kept)."""
-    convs = {k: v for k, v in kw.items() if k in CONVENTION_KEYWORDS}
+    # missing shapes the frame (which queries it holds); the expressions refuse it
+    convs = {k: v for k, v in kw.items() if k in CONVENTION_KEYWORDS and k != "missing"}
     frame = rw.judged_frame(qrels, run, missing=kw.get("missing", "ignore"))
     es = rw.exprs(names, **convs)
     over = (
@@ -314,3 +315,12 @@ def test_readme_expression_example_is_a_doctest_with_the_quick_start_numbers() -
     finally:
         os.chdir(cwd)
     assert runner.failures == 0 and runner.tries > 0
+
+
+@pytest.mark.parametrize("missing", ["zero", "ignore"])
+def test_expressions_refuse_missing(missing: str) -> None:
+    """``missing`` is the judged frame's (which queries it holds): an expression, computed per
+    group, would ignore it, so it is refused, pointing to judged_frame."""
+    for call in (lambda: rw.expr("AP", missing=missing), lambda: rw.exprs(["AP", "P@5"], missing=missing)):
+        with pytest.raises(rw.InvalidParameterError, match=rf"does not take missing=.*rw.judged_frame\(qrels, run, missing='{missing}'\)"):
+            call()  # type: ignore[call-arg]

@@ -124,3 +124,11 @@ def test_ideal_run_over_a_judged_relation_ranks_the_rows_with_a_score() -> None:
     expected = judged.group_by("query_id").agg(rw.exprs(["RR", "AP", "R"], ideal="run"))
     assert_frame_equal(got, expected)
     assert got.row(0) == ("q1", 1 / 3, 1 / 3, 1.0)
+
+
+def test_sql_expressions_refuse_missing() -> None:
+    """As rw.expr: ``missing`` is the judged relation's, refused with the way to pass it."""
+    with pytest.raises(rw.InvalidParameterError, match=r"sql_expr\(\) does not take missing=.*judged_frame"):
+        rw.sql_expr("AP", missing="zero")  # type: ignore[call-arg]
+    with pytest.raises(rw.InvalidParameterError, match=r"sql_select\(\) does not take missing=.*judged_frame"):
+        rw.sql_select(["AP"], "judged", missing="zero")  # type: ignore[call-arg]

@@ -8,6 +8,8 @@ import gzip
 import math
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -293,3 +295,67 @@ def test_list_form_refuses_a_null_item(engine: str) -> None:
     frame = pl.DataFrame({"query_id": ["u1", "u2"], "predicted": [["a", None], ["b"]], "relevant": [["a"], ["b"]]})
     with pytest.raises(rw.InvalidValueError, match=r"'predicted' holds a NULL item \(e\.g\. in the list of query 'u1'\)"):
         rw.evaluate_lists(frame, ["AP"], engine=engine)
+
+
+# -- the Polars engine's memory: refused before it starts, not an abort ---------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+QRELS_EXAMPLE, RUN_EXAMPLE = EXAMPLES / "qrels.parquet", EXAMPLES / "run.parquet"
+
+_PROBE = (
+    "import polars as pl, rankwise\n"
+    "pl.DataFrame({'a': [1, 2]}).lazy().select(pl.len()).collect()  # Polars' threads started\n"
+    "print(next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmSize:')))\n"
+)
+
+
+def _under_limit(limit: int, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python argv`` in a subprocess whose address space is limited to ``limit`` bytes
+    (RLIMIT_AS, as ``ulimit -v`` sets it) from its start."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=600, preexec_fn=limited)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc/self/status: Linux")
+def test_polars_engine_refuses_what_its_address_space_limit_cannot_hold(tmp_path: Path) -> None:
+    """5M run rows under an address-space limit about 200 MB above what the process holds once
+    Polars has started: the Polars engine would abort the process on a Rust allocation failure
+    (exit -6, SIGABRT); it refuses before it starts, with EngineResourceError naming the need,
+    the limit and the remedies (the command line: exit 2, one line). A small input under the
+    same limit is evaluated."""
+    probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=300, check=True)
+    limit = int(probe.stdout) + 200 * 2**20
+    n = 5_000_000
+    row = pl.int_range(0, n)
+    pl.select(query_id=pl.format("q{}", row // 100), doc_id=pl.format("d{}", row % 100),
+              score=(row * 7919 % 1000).cast(pl.Float64)).write_parquet(tmp_path / "run.parquet")
+    pl.select(query_id=pl.format("q{}", pl.int_range(0, n // 100)), doc_id=pl.lit("d1"),
+              relevance=pl.lit(1)).write_parquet(tmp_path / "qrels.parquet")
+    run, qrels = str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet")
+    code = (
+        "import sys, rankwise as rw\n"
+        "try:\n"
+        f"    rw.evaluate({qrels!r}, {run!r}, ['AP'])\n"
+        "except rw.EngineResourceError as exc:\n"
+        "    print(exc)\n"
+        "    sys.exit(3)\n"
+    )
+    api = _under_limit(limit, "-c", code)
+    assert api.returncode == 3, (api.returncode, api.stderr[-2000:])
+    message = api.stdout.strip()
+    assert message.startswith("not enough memory to evaluate 5,000,000 run rows at once on the Polars engine: it needs about ")
+    assert "of address space, and the process's limit (ulimit -v, RLIMIT_AS) of " in message
+    assert "query_chunks=10" in message and "engine='duckdb', duckdb_config={'memory_limit': '1GB'}" in message
+    cli = _under_limit(limit, "-m", "rankwise.cli", "eval", qrels, run, "-m", "AP")
+    assert cli.returncode == 2, (cli.returncode, cli.stderr[-2000:])
+    assert "Traceback" not in cli.stderr and "memory allocation" not in cli.stderr
+    line, = cli.stderr.strip().splitlines()
+    assert line.startswith("rankwise: error: not enough memory to evaluate 5,000,000 run rows")
+    assert "--query-chunks 10" in line and "--engine duckdb --memory-limit 1GB" in line
+    small = _under_limit(limit, "-m", "rankwise.cli", "eval", str(QRELS_EXAMPLE), str(RUN_EXAMPLE), "-m", "AP")
+    assert small.returncode == 0, small.stderr[-2000:]
+    assert small.stdout.startswith("AP")

@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "rankwise"
 
 LAYERS: dict[str, int] = {
     # 0 foundations: no rankwise imports but these
-    "errors": 0, "spec": 0, "primitives": 0, "output": 0, "progress": 0,
+    "errors": 0, "spec": 0, "primitives": 0, "output": 0, "progress": 0, "_start": 0,
     # 1 definitions and inputs
     "conventions": 1, "registry": 1, "metric": 1, "io": 1, "validate": 1, "faults": 1, "statistics": 1,
     "trec_reader": 1, "forms": 1, "reading": 1,

@@ -7,14 +7,19 @@ nDCG@10
 
 from __future__ import annotations
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from rankwise import _start
 
-from rankwise import namespace as _namespace  # registers the .ir namespaces
-from rankwise.conventions import Columns, Conventions
-from rankwise.errors import (
+_start.guard()  # first: Ctrl-C while the command is still importing ends it quietly (130)
+
+import importlib  # noqa: E402
+import sys  # noqa: E402
+import types  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from rankwise import namespace as _namespace  # noqa: E402  (registers the .ir namespaces)
+from rankwise.conventions import Columns, Conventions  # noqa: E402
+from rankwise.errors import (  # noqa: E402
+    ArgumentTypeError,
     ColumnTypeError,
     DuplicateDocumentError,
     EmptyInputError,
@@ -140,6 +145,7 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "SPECS",
+    "ArgumentTypeError",
     "ColumnTypeError",
     "Columns",
     "Conventions",

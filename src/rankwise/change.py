@@ -43,6 +43,7 @@ from rankwise.conventions import (
     Unpack,
     check_identifier,
     check_options,
+    checked,
 )
 from rankwise.errors import InvalidParameterError, MissingColumnError
 from rankwise.io import to_lazyframe
@@ -92,6 +93,7 @@ def _lookup(frame: pl.LazyFrame, sums: pl.LazyFrame, at: str, prefix: str) -> pl
     return frame.join(named, on=at, how="left")
 
 
+@checked
 def ranking_change(
     run_a: Any,
     run_b: Any,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import polars as pl
 
-from rankwise import __version__, progress
+from rankwise import __version__, _start, progress
 from rankwise.conventions import (
     TIE_POLICIES,
     TREC_EVAL_VERSIONS,
@@ -708,17 +708,18 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 @contextlib.contextmanager
 def _signals_unwind() -> Iterator[None]:
     """For the duration, SIGINT raises KeyboardInterrupt and SIGTERM :class:`_Terminated`,
-    each noted in :data:`_SIGNALS_SEEN`; a signal the caller ignores stays ignored. Main thread
-    only (elsewhere Python lets no handler be set)."""
-    wanted: list[tuple[signal.Signals, _Handler, _Handler]] = [
-        (signal.SIGINT, _on_sigint, signal.default_int_handler),
-        (signal.SIGTERM, _on_sigterm, signal.SIG_DFL),
+    each noted in :data:`_SIGNALS_SEEN`; a signal the caller ignores stays ignored (the
+    start-up's handler, :func:`rankwise._start.guard`, is replaced, and restored after). Main
+    thread only (elsewhere Python lets no handler be set)."""
+    wanted: list[tuple[signal.Signals, _Handler, tuple[_Handler, ...]]] = [
+        (signal.SIGINT, _on_sigint, (signal.default_int_handler, _start.interrupted)),
+        (signal.SIGTERM, _on_sigterm, (signal.SIG_DFL,)),
     ]
     previous: list[tuple[signal.Signals, _Handler]] = []
     _SIGNALS_SEEN.clear()
     try:
         for signum, ours, usual in wanted:
-            if signal.getsignal(signum) == usual:
+            if signal.getsignal(signum) in usual:
                 previous.append((signum, signal.signal(signum, ours)))
     except ValueError:  # not the main thread
         pass
@@ -798,12 +799,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     too); 130 interrupted (Ctrl-C, SIGINT); 143 terminated (SIGTERM). No fault prints a
     traceback unless ``--debug`` is given. Output files are written whole or not at all.
     """
-    args = build_parser().parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # the report's provenance names the command
-    debug = bool(getattr(args, "debug", False))
+    debug = False
     with _signals_unwind(), warnings.catch_warnings():
         warnings.showwarning = _warning_line
         try:
+            args = build_parser().parse_args(argv)
+            args.argv = list(sys.argv[1:] if argv is None else argv)  # the report's provenance names the command
+            debug = bool(getattr(args, "debug", False))
             with hint_style("flags"):  # hints name the command line's flags
                 code = _run_command(args)
             _stdout([])  # flushed here, so that a fault is reported here

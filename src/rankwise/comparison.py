@@ -28,7 +28,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import polars as pl
 
@@ -39,8 +39,9 @@ from rankwise.conventions import (
     ReadOptions,
     Unpack,
     check_options,
+    checked,
 )
-from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, warn
 from rankwise.evaluate import Engine, evaluate_coverage, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
@@ -71,6 +72,8 @@ TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "tukey", "randomized
 _FAMILY_TESTS = ("tukey", "randomized_tukey")
 """Tests over all runs at once, whose p-values are adjusted over the pairs already."""
 Pairs = Literal["baseline", "all"]
+Runs = Annotated[Mapping[str, Any], "map each run's name to the run, e.g. {'baseline': run_a, 'new': run_b}"]
+"""The runs compared, by name (its message when it is not a mapping says how to pass it)."""
 PAIRS: tuple[str, ...] = ("baseline", "all")
 LARGE_SAMPLE = 1_000
 """From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
@@ -104,7 +107,7 @@ class PerQuery:
     missing: str = "ignore"
     """The policy the queries were paired under (``missing``)."""
 
-    def warn(self, stacklevel: int) -> None:
+    def warn(self) -> None:
         """Say which run lacks how many of the paired queries (scored 0 there to pair it), and
         how many judged queries no run has (left out, under ``missing='ignore'``)."""
         total = self.keys.height
@@ -112,14 +115,9 @@ class PerQuery:
             n = int(counts["filled"].sum())
             if n:
                 what = "judged queries" if self.missing == "zero" else "queries compared (those some run has)"
-                warnings.warn(
-                    f"run {name!r} lacks {n} of the {total} {what}: scored 0 there to pair them",
-                    RankwiseWarning, stacklevel=stacklevel + 1,
-                )
+                warn(f"run {name!r} lacks {n} of the {total} {what}: scored 0 there to pair them")
         if self.left_out:
-            warnings.warn(
-                missing_note(self.left_out, "ignore", "any run"), RankwiseWarning, stacklevel=stacklevel + 1
-            )
+            warn(missing_note(self.left_out, "ignore", "any run"))
 
     def groups(self) -> list[dict[str, Any]]:
         """The segments' values, one dict per segment ([{}] without segments)."""
@@ -204,11 +202,11 @@ def per_query_values(
                     )
                 except RankwiseError as exc:
                     raise _of_run(exc, name) from exc
-                warn_unjudged(coverage.unjudged, stacklevel=1)
+                warn_unjudged(coverage.unjudged)
             for w in caught:  # each warning names its run
-                warnings.warn(f"run {name!r}: {w.message}", w.category, stacklevel=3)
+                warn(f"run {name!r}: {w.message}", w.category)
     values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
-    values.warn(stacklevel=3)
+    values.warn()
     return values
 
 
@@ -333,9 +331,10 @@ def read_once(qrels: Any, runs: Mapping[str, Any], options: Mapping[str, Any]) -
     return once(qrels, "qrels"), {name: once(run, "run") for name, run in runs.items()}
 
 
+@checked
 def comparison(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     baseline: str | None = None,
@@ -380,9 +379,10 @@ def comparison(
     return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction, inputs)
 
 
+@checked
 def compare(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     baseline: str | None = None,
@@ -664,11 +664,10 @@ def _adjust_rows(rows: list[dict[str, Any]], tests: Sequence[Test], correction: 
 def _warn_large_samples(rows: list[dict[str, Any]], tests: Sequence[Test]) -> None:
     n = max((r["queries"] for r in rows), default=0)
     if "wilcoxon" in tests and n >= LARGE_SAMPLE:
-        warnings.warn(
+        warn(
             f"the Wilcoxon signed-rank test on {n} queries rejects far more often than alpha at this "
             "size (Ihemelandu & Ekstrand, Inference at scale, SIGIR 2023): prefer tests=['t'] or "
-            "['randomization'] and read the effect sizes (d_z, hedges_g) and intervals",
-            RankwiseWarning, stacklevel=4,
+            "['randomization'] and read the effect sizes (d_z, hedges_g) and intervals"
         )
 
 
@@ -694,9 +693,10 @@ def _assemble(rows: list[dict[str, Any]], segments: list[str], tests: Sequence[T
     return pl.DataFrame(rows, schema=schema, orient="row").select(columns)
 
 
+@checked
 def anova(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
     by: str | Iterable[str] | None = None,
@@ -708,7 +708,9 @@ def anova(
     one row per (segment,) metric and source (``system``, ``topic``, ``residual``) with ``df``,
     ``sum_sq``, ``mean_sq``, ``F``, ``p``, ``eta_sq`` and ``partial_eta_sq``, as statsmodels'
     ``anova_lm`` lays it out (see :func:`rankwise.statistics.anova_two_way`). Sakai's effect
-    size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``."""
+    size of a pair, diff / √(the residual ``mean_sq``), is ``compare``'s ``es_anova``. A metric
+    (of a segment) defined for fewer than two queries in every run is refused
+    (:class:`~rankwise.errors.InvalidParameterError`): its table has no degrees of freedom."""
     check_options("anova", options, READ_KEYWORDS)
     names, _, parsed, _ = _check_arguments(runs, None, "all", (), 0.05, "none", metrics)
     labels = [m.label for m in parsed]
@@ -720,7 +722,11 @@ def anova(
             arrays = [values.array(n, label, group) for n in names]
             everywhere = np.all([~np.isnan(a) for a in arrays], axis=0)
             if everywhere.sum() < 2:
-                continue
+                where = "".join(f", {k}={v!r}" for k, v in group.items())
+                raise InvalidParameterError(
+                    f"anova needs at least two queries where every run has a value of {label}{where}, "
+                    f"found {int(everywhere.sum())}: the topic and residual terms have no degrees of freedom"
+                )
             table = anova_two_way(np.array([a[everywhere] for a in arrays]))
             rows.extend({**group, "metric": label, "source": source, **cells} for source, cells in table.items())
     columns = [*values.segments, "metric", "source", "df", "sum_sq", "mean_sq", "F", "p", "eta_sq", "partial_eta_sq"]

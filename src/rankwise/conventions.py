@@ -14,14 +14,40 @@ rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_e
 
 from __future__ import annotations
 
+import builtins
+import functools
+import inspect
 import math
+import numbers
 import re
+import reprlib
 import sys
-from collections.abc import Collection, Mapping, Sequence
+import types
+from collections import abc
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast, get_args
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ForwardRef,
+    Literal,
+    ParamSpec,
+    TypedDict,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    is_typeddict,
+)
 
-from rankwise.errors import InvalidParameterError, UnsafeIdentifierError
+from rankwise.errors import (
+    ArgumentTypeError,
+    InvalidParameterError,
+    UnsafeIdentifierError,
+    did_you_mean,
+)
 from rankwise.spec import LIMIT
 
 if sys.version_info >= (3, 11):
@@ -270,6 +296,10 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     """
 
 
+ColumnName = Annotated[str, "be a column name"]
+"""A column's name, as an argument's type (its message says "must be a column name")."""
+
+
 class InputOptions(TypedDict, total=False):
     """Each input's own column names, as keyword arguments of the entry points that read the
     inputs (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.compare`,
@@ -286,10 +316,10 @@ class InputOptions(TypedDict, total=False):
       ``--run-names query_id,doc_id,score``).
     """
 
-    run_columns: Mapping[str, str]
-    qrels_columns: Mapping[str, str]
-    run_names: Sequence[str]
-    qrels_names: Sequence[str]
+    run_columns: Mapping[str, ColumnName]
+    qrels_columns: Mapping[str, ColumnName]
+    run_names: Sequence[ColumnName]
+    qrels_names: Sequence[ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -309,16 +339,368 @@ READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 
 
 def check_options(
-    function: str, options: Mapping[str, object], allowed: Collection[str] = EVALUATION_KEYWORDS
+    function: str, options: Iterable[str], allowed: Collection[str] = EVALUATION_KEYWORDS,
+    also: Collection[str] = (),
 ) -> None:
     """Refuse a keyword argument that ``function`` does not take, as Python does for a
-    keyword missing from a signature.
+    keyword missing from a signature, naming the closest one it takes (among ``allowed`` and
+    ``also``, its other keywords); ``options``: the keywords given (or a mapping of them).
 
     >>> check_options("evaluate", {"ties": "doc_asc", "tie": "doc_asc"})
     Traceback (most recent call last):
     ...
-    TypeError: evaluate() got an unexpected keyword argument 'tie'
+    rankwise.errors.ArgumentTypeError: evaluate() got an unexpected keyword argument 'tie'. Did you mean 'ties'?
     """
     for key in options:
         if key not in allowed:
-            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}")
+            raise ArgumentTypeError(
+                f"{function}() got an unexpected keyword argument {key!r}.{did_you_mean(key, [*allowed, *also])}"
+            )
+
+
+# -- the arguments of the public functions, checked against their annotations -------------------
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+PARSED_ARGUMENTS = frozenset({"metrics", "metric"})
+"""Arguments that :func:`rankwise.names.parse_metrics` reads and checks in its own words
+(``metrics must be a string or a list of strings``, ``each metric must be a string``):
+:func:`checked` leaves them to it."""
+
+
+class _Unknown(type):
+    """The metaclass of :class:`_Opaque`: any attribute, subscript or union of it is itself."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return cls
+
+    def __getitem__(cls, item: object) -> Any:
+        return cls
+
+
+class _Opaque(metaclass=_Unknown):
+    """An annotation naming what the module imports for type checking only (``pl.Expr`` where
+    ``pl`` is such an import): any value passes."""
+
+
+class _Names(dict[str, Any]):
+    """The names an annotation is read with: the module's, the builtins, and :class:`_Opaque`
+    for the rest."""
+
+    def __init__(self, module: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.module = module
+
+    def __missing__(self, name: str) -> Any:
+        if name in self.module:
+            return self.module[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        return _Opaque
+
+
+def _resolve(annotation: object, module: Mapping[str, Any]) -> Any:
+    """An annotation as an object (a string, under ``from __future__ import annotations``, is
+    read in the module's names); one that cannot be read passes any value."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, {"__builtins__": {}}, _Names(module))
+    except Exception:
+        return _Opaque
+
+
+_CALLABLE: Any = abc.Callable
+"""What ``get_origin`` gives for ``Callable[...]``."""
+_SEQUENCES = (list, tuple, set, frozenset)
+"""The collections whose items are checked (an iterator is not consumed to check it)."""
+
+
+def _fault(value: object, hint: Any, where: str) -> str | None:
+    """Why ``value`` (the argument ``where``, or an item of it: ``runs['a']``, ``tests[1]``)
+    is not of the annotated type ``hint``, or None if it is. Numbers by kind: a whole number
+    for ``int``, any real for ``float``, never a bool for either; a literal's values by type
+    (which values is the function's own check); the items of lists, tuples, sets and
+    mappings; an ``Annotated[type, "must ..."]`` says the requirement in its own words."""
+    if _accepts(value, hint):
+        return None
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        # a collection of the right kind, with a wrong item: that item
+        for member in args:
+            kind = get_origin(member)
+            if isinstance(kind, type) and kind is not _CALLABLE and isinstance(value, kind):
+                return _fault(value, member, where)
+    if origin is Annotated:
+        inner = _fault(value, args[0], where)
+        words = next((a for a in args[1:] if isinstance(a, str)), None)
+        if inner is not None and words is not None and inner.startswith(f"{where} must"):
+            return f"{where} must {words}, got {_shown(value)}"
+        return inner
+    if isinstance(origin, type) and isinstance(value, abc.Mapping) and issubclass(origin, abc.Mapping) and len(args) == 2:
+        for key, item in value.items():
+            fault = _fault(key, args[0], f"{where} key {key!r}") or _fault(item, args[1], f"{where}[{key!r}]")
+            if fault is not None:
+                return fault
+    if (
+        isinstance(origin, type) and isinstance(value, _SEQUENCES) and issubclass(origin, abc.Iterable)
+        and not issubclass(origin, abc.Mapping) and args
+    ):
+        for i, item in enumerate(value):
+            fault = _fault(item, args[0] if origin is not tuple or args[-1] is Ellipsis else args[i], f"{where}[{i}]")
+            if fault is not None:
+                return fault
+    return f"{where} must be {_noun(hint)}, got {_shown(value)}"
+
+
+def _accepts(value: object, hint: Any) -> bool:
+    """Whether ``value`` is of the annotated type ``hint`` (see :func:`_fault`)."""
+    if hint is Any or hint is _Opaque or hint is object or isinstance(hint, TypeVar):
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        return any(_accepts(value, a) for a in args)
+    if origin is Literal:
+        return any(type(value) is type(a) for a in args)
+    if origin is Annotated:
+        return _accepts(value, args[0])
+    if origin is not None and isinstance(origin, type):
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return isinstance(value, tuple) and len(value) == len(args) and all(map(_accepts, value, args))
+        if issubclass(origin, abc.Mapping):
+            return isinstance(value, abc.Mapping) and (
+                len(args) != 2 or all(_accepts(k, args[0]) and _accepts(v, args[1]) for k, v in value.items())
+            )
+        if origin is _CALLABLE:
+            return callable(value)
+        if not isinstance(value, origin):
+            return False
+        if args and isinstance(value, _SEQUENCES) and issubclass(origin, abc.Iterable):
+            return all(_accepts(item, args[0]) for item in value)
+        return True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if isinstance(hint, type):
+        try:
+            return isinstance(value, hint)
+        except TypeError:  # a protocol that cannot be checked at run time
+            return True
+    return True
+
+
+_NOUNS: dict[object, str] = {
+    bool: "True or False", int: "a whole number", float: "a number", str: "a string",
+    type(None): "None", None: "None",
+}
+
+
+def _noun(hint: Any) -> str:
+    """``hint`` in words: ``a whole number or None``, ``a list of strings``, ``one of 't', 'wilcoxon'``."""
+    if hint in _NOUNS:
+        return _NOUNS[hint]
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        words = list(dict.fromkeys(_noun(a) for a in args))
+        return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin is Annotated:
+        return _noun(args[0])
+    if isinstance(origin, type) and issubclass(origin, abc.Mapping):
+        return "a dict" + (f" from {_plural(args[0])} to {_plural(args[1])}" if len(args) == 2 and args[1] is not Any else "")
+    if origin is _CALLABLE:
+        return "a function"
+    if isinstance(origin, type) and issubclass(origin, abc.Iterable):
+        return "a list" + (f" of {_plural(args[0])}" if args and args[0] is not Ellipsis else "")
+    name = getattr(hint, "__name__", None) or str(hint)
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _plural(hint: Any) -> str:
+    """The items of a list, in words: ``strings``, ``(a string or an Expr) values``."""
+    noun = _noun(hint)
+    if noun.startswith("a ") and " " not in noun[2:]:
+        return noun[2:] + "s"
+    return f"({noun}) values"
+
+
+def _shown(value: object) -> str:
+    """The type and, for Python's own values, a short repr of a value, for a message."""
+    shown = type(value).__name__
+    if type(value).__module__ == "builtins":
+        shown += f" {reprlib.repr(value)}"
+    return shown
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """What :func:`checked` reads once from a function: its signature, each argument's type
+    (as a test, :func:`_test`) and the keywords its ``**options`` take (with their types)."""
+
+    signature: inspect.Signature
+    hints: Mapping[str, Any]
+    options: str | None
+    """The name of the ``**options`` parameter, if any."""
+    option_hints: Mapping[str, Any] | None
+    """The types of the keywords ``**options`` take (its ``Unpack[TypedDict]``); None: any."""
+    positional: tuple[str, ...]
+    """The arguments that may be passed by position, in order."""
+    required: frozenset[str]
+    """The arguments without a default."""
+    varargs: bool
+    """Whether the function takes ``*args``."""
+    tests: Mapping[str, Callable[[object], bool]]
+    """Each argument's (and keyword option's) type test; absent: any value."""
+
+
+def _test(hint: Any) -> Callable[[object], bool] | None:
+    """A quick test of a value against ``hint`` (None: any value passes), the same as
+    :func:`_accepts`: a single ``isinstance`` for a class or a union of classes."""
+    if _accepts(object(), hint):
+        return None
+    origin, args = get_origin(hint), get_args(hint)
+    members = args if origin is Union or origin is types.UnionType else (hint,)
+    plain = all(isinstance(m, type) and m not in (bool, int, float) for m in members)
+    if plain:
+        classes = tuple(members)
+        return lambda value: isinstance(value, classes)
+    return lambda value: _accepts(value, hint)
+
+
+def _read_signature(function: Callable[..., Any]) -> _Signature:
+    signature = inspect.signature(function)
+    module = vars(sys.modules[function.__module__])
+    hints: dict[str, Any] = {}
+    options: str | None = None
+    option_hints: dict[str, Any] | None = None
+    positional: list[str] = []
+    required: set[str] = set()
+    for name, parameter in signature.parameters.items():
+        hint = _resolve(parameter.annotation, module) if parameter.annotation is not parameter.empty else Any
+        if parameter.kind is parameter.VAR_KEYWORD:
+            options = name
+            if get_origin(hint) is Unpack and is_typeddict(get_args(hint)[0]):
+                typed = get_args(hint)[0]
+                option_hints = {
+                    key: _resolve(value, vars(sys.modules[typed.__module__]))
+                    for key, value in _typeddict_annotations(typed).items()
+                }
+        elif parameter.kind is not parameter.VAR_POSITIONAL:
+            hints[name] = hint
+            if parameter.kind is not parameter.KEYWORD_ONLY:
+                positional.append(name)
+            if parameter.default is parameter.empty:
+                required.add(name)
+    tests = {
+        name: test for name, hint in {**(option_hints or {}), **hints}.items()
+        if name not in PARSED_ARGUMENTS and (test := _test(hint)) is not None
+    }
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
+    return _Signature(signature, hints, options, option_hints, tuple(positional), frozenset(required), varargs, tests)
+
+
+def _typeddict_annotations(typed: Any) -> dict[str, object]:
+    """The annotations of a TypedDict and of its bases (each read in its own module)."""
+    out: dict[str, object] = {}
+    for base in reversed(typed.__mro__):
+        out.update(getattr(base, "__annotations__", {}))
+    for key, value in list(out.items()):
+        if isinstance(value, ForwardRef):
+            out[key] = value.__forward_arg__
+    return out
+
+
+OptionsCheck = Callable[[str, Mapping[str, object]], None]
+"""A check of a function's keyword options (``**options``), given the function's name and
+the options: it refuses, with its own reason, one the function does not take."""
+
+
+def check_arguments(
+    function: str, signature: _Signature, args: tuple[Any, ...], kwargs: Mapping[str, Any],
+    options_check: OptionsCheck | None = None,
+) -> None:
+    """Refuse arguments of the wrong type, keywords the function does not take and missing
+    arguments (see :func:`checked`; ``options_check``, if given, refuses some keyword options
+    with its own reason first), naming the argument."""
+    hints = signature.hints
+    options = [k for k in kwargs if k not in hints]
+    if options:
+        if options_check is not None:
+            options_check(function, {k: kwargs[k] for k in options})
+        if signature.options is None:
+            check_options(function, options, list(hints))
+        elif signature.option_hints is not None:
+            check_options(function, options, list(signature.option_hints), also=list(hints))
+    given = dict(zip(signature.positional, args, strict=False))  # extra ones: *args, or refused below
+    if (
+        (len(args) > len(signature.positional) and not signature.varargs)
+        or (given and any(k in given for k in kwargs))
+        or any(k not in given and k not in kwargs for k in signature.required)
+    ):
+        try:  # Python's own words for what is missing or given twice
+            signature.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in hints})
+        except TypeError as exc:
+            raise ArgumentTypeError(f"{function}(): {exc}") from None
+    tests = signature.tests
+    for name, value in (*given.items(), *kwargs.items()):
+        test = tests.get(name)
+        if test is not None and not test(value):
+            hint = hints[name] if name in hints else (signature.option_hints or {})[name]
+            fault = _fault(value, hint, name)
+            raise ArgumentTypeError(f"{fault} ({function}(..., {name}=...))")
+
+
+def checked(function: Callable[P, R]) -> Callable[P, R]:
+    """A public function whose arguments are checked against its annotations before it runs:
+    an argument of the wrong type, or a keyword it does not take (with the closest one it
+    takes), is an :class:`~rankwise.errors.ArgumentTypeError` naming it, never a raw
+    ``TypeError`` from deep inside. Only the types are checked (``alpha`` a number, ``tests``
+    a list of strings); the values (``0 < alpha < 1``, which tests) are the function's own
+    checks. Annotations naming what the module imports for type checking only pass any value.
+
+    >>> @checked
+    ... def f(x: int, *, alpha: float = 0.05, tests: list[str] | None = None) -> None: ...
+    >>> f(1, alpha="0.05")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.ArgumentTypeError: alpha must be a number, got str '0.05' (f(..., alpha=...))
+    >>> f(1, tests=["t", 2])
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.ArgumentTypeError: tests[1] must be a string, got int 2 (f(..., tests=...))
+    >>> f(1, alfa=0.1)
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.ArgumentTypeError: f() got an unexpected keyword argument 'alfa'. Did you mean 'alpha'?
+    """
+    return checked_options(None)(function)
+
+
+def checked_options(options_check: OptionsCheck | None) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """:func:`checked`, whose keyword options are first checked by ``options_check`` (which
+    refuses some of them with its own reason) too."""
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        qualified = function.__qualname__
+        name = function.__name__ if "<locals>" in qualified else qualified  # IRFrame.evaluate
+        read: list[_Signature] = []  # read on the first call: the annotations' names exist by then
+
+        @functools.wraps(function)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            if not read:
+                read.append(_read_signature(function))
+            check_arguments(name, read[0], args, kwargs, options_check)
+            return function(*args, **kwargs)
+
+        return call
+
+    return decorate

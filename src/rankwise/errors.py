@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 import shlex
+import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Literal
@@ -29,6 +32,13 @@ class MetricSyntaxError(RankwiseError, ValueError):
 
 class InvalidParameterError(RankwiseError, ValueError):
     """A metric parameter or convention has an unknown name, a wrong type or a value out of range."""
+
+
+class ArgumentTypeError(InvalidParameterError, TypeError):
+    """An argument of a public function has the wrong type (``alpha="0.05"``, ``tests=None``),
+    or a keyword the function does not take was given; the message names the argument (and,
+    for an unknown keyword, the closest one it takes). Also a ``TypeError``, as Python's own
+    error for these is."""
 
 
 SWAPPED = (
@@ -111,6 +121,21 @@ class EngineError(RankwiseError, RuntimeError):
 
 class RankwiseWarning(UserWarning):
     """Something the user should know about the data, e.g. run queries without judgments."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = RankwiseWarning) -> None:
+    """Warn, the warning pointing at the first caller outside rankwise's own files (the line of
+    the user's program), however deep in rankwise it is issued and whichever public functions
+    (and their argument checks) are on the way."""
+    frame = sys._getframe(1)
+    level = 2  # stacklevel 2: the caller of this function
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 _HINTS: ContextVar[bool] = ContextVar("rankwise_hints", default=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import polars as pl
 
@@ -18,6 +18,7 @@ from rankwise.conventions import (
     Unpack,
     check_identifier,
     check_options,
+    checked,
 )
 from rankwise.errors import (
     InvalidParameterError,
@@ -48,6 +49,7 @@ MAX_QUERY_CHUNKS = 10_000
 """The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
 
 
+@checked
 def evaluate(
     qrels: Any,
     run: Any,
@@ -58,7 +60,7 @@ def evaluate(
     qrels_format: FileFormat | None = None,
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
-    query_chunks: int | None = None,
+    query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
@@ -109,7 +111,7 @@ def evaluate(
         qrels, run, metrics, engine=engine, run_format=run_format, qrels_format=qrels_format, by=by,
         duckdb_config=duckdb_config, query_chunks=query_chunks, **options,
     )
-    coverage.warn(options.get("missing", "ignore"), stacklevel=2)
+    coverage.warn(options.get("missing", "ignore"))
     return result
 
 
@@ -211,7 +213,7 @@ def _evaluate(
     if present.height == 0:
         raise no_common_queries(_ids(run, "run", columns, run_format), _ids(qrels, "qrels", columns, qrels_format), columns)
     if coverage.rarely_judged():
-        warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns, stacklevel=4)
+        warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns)
     if conv.missing == "ignore":
         result = present
     return result.drop(RETRIEVED, JUDGED), coverage
@@ -288,6 +290,7 @@ def metric_of_column(column: str) -> Metric | None:
     return found[0] if len(found) == 1 else None
 
 
+@checked
 def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame:
     """Aggregate per-query values (the output of :func:`evaluate`) over queries.
 

@@ -14,13 +14,14 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, check_identifier
+from rankwise.conventions import Columns, check_identifier, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError, MissingColumnError
 from rankwise.io import to_lazyframe
 
 EventAggregate = Literal["max", "sum"]
 
 
+@checked
 def gains_from_events(
     events: Any,
     mapping: Mapping[str, float],

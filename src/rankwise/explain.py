@@ -64,6 +64,7 @@ from rankwise.conventions import (
     ReadOptions,
     Unpack,
     check_options,
+    checked,
 )
 from rankwise.errors import InvalidParameterError, hint_style
 from rankwise.faults import engine_faults
@@ -84,6 +85,7 @@ from rankwise.reading import Reading
 from rankwise.recipes import CWL_MEASURES, Output, outputs
 
 
+@checked
 def explain(
     qrels: Any,
     run: Any,

@@ -16,7 +16,6 @@ arrive in Polars as lists of ``{key, value}`` structs). Relevance may be real-va
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -28,6 +27,7 @@ from rankwise.conventions import (
     ConventionOptions,
     Unpack,
     check_options,
+    checked,
 )
 from rankwise.errors import (
     ColumnTypeError,
@@ -35,13 +35,14 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
-    RankwiseWarning,
+    warn,
 )
 from rankwise.evaluate import Engine, evaluate_coverage
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
 
 
+@checked
 def lists_to_long(
     frame: Any, *, query_id: str = "query_id", predicted: str = "predicted", truth: str = "relevant"
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
@@ -112,6 +113,7 @@ def lists_to_long(
     return qrels, run
 
 
+@checked
 def evaluate_lists(
     frame: Any,
     metrics: str | Metric | Iterable[str | Metric],
@@ -157,5 +159,5 @@ def evaluate_lists(
     if no_truth:
         left_out.append(f"{no_truth} without ground truth (nothing can be relevant to them)")
     if left_out:
-        warnings.warn(f"queries left out of the scores: {'; '.join(left_out)}", RankwiseWarning, stacklevel=2)
+        warn(f"queries left out of the scores: {'; '.join(left_out)}")
     return result.rename({"query_id": query_id}) if query_id != "query_id" else result

@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from rankwise.conventions import checked
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
@@ -259,6 +260,7 @@ def make_metric(
     return Metric(spec, ordered, check_cutoff(spec, cutoff, where), text)
 
 
+@checked
 def parse_metric(text: str | Metric) -> Metric:
     """Parse one metric string (ir-measures syntax; case-insensitive names).
 

@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rankwise.conventions import checked
 from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
@@ -183,6 +184,7 @@ def _ranx(text: str) -> list[Metric]:
     return [parse_ranx(text)]
 
 
+@checked
 def parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
     """Parse one metric or a list of them; duplicates (same label) are an error.
 

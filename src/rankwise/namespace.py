@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_options,
+    checked,
+)
 
 if TYPE_CHECKING:
     from rankwise.metric import Metric
@@ -30,6 +37,7 @@ class IRFrame:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
+    @checked
     def evaluate(
         self,
         qrels: Any,
@@ -57,6 +65,7 @@ class IRLazyFrame:
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
+    @checked
     def evaluate(
         self,
         qrels: Any,

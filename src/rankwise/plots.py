@@ -21,7 +21,7 @@ from typing import Any
 
 from rankwise import progress
 from rankwise.comparison import Comparison, PerQuery, better_sign, per_query_values
-from rankwise.conventions import EvaluationOptions, Unpack, check_options
+from rankwise.conventions import EvaluationOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluate import metric_of_column
 from rankwise.names import parse_metrics
@@ -86,6 +86,7 @@ def _values(
     return per_query_values(qrels, runs, metrics, **conventions)
 
 
+@checked
 def difference_plot(
     qrels: Any, baseline: Any, candidate: Any, metric: str, *, names: tuple[str, str] = ("baseline", "candidate"),
     path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
@@ -139,6 +140,7 @@ def _cutoff_labels(metric: str, max_k: int) -> list[str]:
     return [f"{metric}@{k}" for k in range(1, max_k + 1)]
 
 
+@checked
 def cutoff_curves(
     qrels: Any, runs: Mapping[str, Any], metric: str = "nDCG", *, max_k: int = 20,
     path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
@@ -188,6 +190,7 @@ def cutoff_families(labels: list[str]) -> list[tuple[str, list[tuple[int, str]]]
 PR_LABELS: tuple[str, ...] = tuple(f"IPrec(recall={x})" for x in ELEVEN_POINTS)
 
 
+@checked
 def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions]) -> Any:
     """The 11-point interpolated precision–recall curve (mean IPrec at recall 0, 0.1, …, 1)."""
     values = _values("precision_recall", qrels, runs, list(PR_LABELS), **conventions)
@@ -209,6 +212,7 @@ def _precision_recall_figure(values: PerQuery) -> Any:
     return fig
 
 
+@checked
 def score_distribution(
     qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
 ) -> Any:
@@ -251,6 +255,7 @@ def _safe(text: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in text)
 
 
+@checked
 def figures(result: Comparison) -> list[Figure]:
     """The figures of a comparison, drawn from its per-query values (so they show the table's
     numbers): the per-query differences of every metric compared for every pair compared (the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rankwise.conventions import checked
 from rankwise.errors import UnknownMetricError, closest
 from rankwise.spec import LIMIT, CutoffRule, MetricSpec, Param, shorten
 
@@ -1160,11 +1161,13 @@ for _spec in SPECS:
         _BY_NAME[_name.lower()] = _spec
 
 
+@checked
 def all_names() -> list[str]:
     """Every accepted metric name (canonical names first, then aliases)."""
     return [s.name for s in SPECS] + [a for s in SPECS for a in s.aliases]
 
 
+@checked
 def get_spec(name: str) -> MetricSpec:
     """The spec for ``name`` (case-insensitive); :class:`UnknownMetricError` lists close names.
 

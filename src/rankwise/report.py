@@ -30,11 +30,12 @@ from typing import Any
 import polars as pl
 
 from rankwise import progress
-from rankwise.comparison import Comparison, Correction, Pairs, Test, comparison
-from rankwise.conventions import ReadOptions, Unpack
+from rankwise.comparison import Comparison, Correction, Pairs, Runs, Test, comparison
+from rankwise.conventions import ReadOptions, Unpack, checked
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.evaluate import Engine
 from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.output import atomic_paths
 from rankwise.report_details import EXPLAIN_LIMIT
 from rankwise.tables import to_latex, to_markdown
@@ -153,9 +154,10 @@ def call_text(function: str, *args: Any, **kwargs: Any) -> str:
     return f"{function}({', '.join(parts)})"
 
 
+@checked
 def report(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     path: str | Path,
     *,
@@ -187,6 +189,7 @@ def report(
     ``command``: the command line or call the provenance names (by default this call, as text)."""
     from rankwise import plots
 
+    parse_metrics(metrics)  # checked before anything is done with them
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if isinstance(runs, Mapping):  # else compare's own check refuses it
         check_report_paths(path, named_inputs(qrels, runs))  # before the work, not after it
@@ -205,6 +208,7 @@ def report(
     return result.table
 
 
+@checked
 def write_report(
     result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison",
     explain: int = EXPLAIN_LIMIT, command: str | None = None,

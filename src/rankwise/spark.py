@@ -16,9 +16,10 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options
+from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
 from rankwise.evaluate import metric_of_column
 from rankwise.metric import Metric
+from rankwise.names import parse_metrics
 from rankwise.to_sql import quoter, to_sql
 from rankwise.validate import Kind, TypeClass, check_schema, ids_as_strings
 
@@ -70,6 +71,7 @@ def _by_query(df: Any, query_id: str) -> Any:
     return df.repartition(sf.col(quoter("spark")(query_id)))
 
 
+@checked
 def evaluate(
     qrels: Any,
     run: Any,
@@ -103,6 +105,7 @@ def evaluate(
     once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
     different projection under each, so it cannot reuse one shuffle."""
     check_options("evaluate", options)
+    parse_metrics(metrics)  # checked before the inputs are read
     columns = Columns.from_options(options)
     run_types = _check_schema(run, "run", columns)
     qrels_types = _check_schema(qrels, "qrels", columns)
@@ -118,6 +121,7 @@ def evaluate(
     return run.sparkSession.sql(sql)
 
 
+@checked
 def summarize(per_query: Any) -> Any:
     """The aggregate row of a per-query Spark result: means, sums for counts, geometric means
     for GMAP/gm_bpref (as :func:`rankwise.summarize`)."""

@@ -26,6 +26,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison import Comparison
+from rankwise.conventions import checked
 from rankwise.output import visible
 from rankwise.summary import Summary, legend, summary
 
@@ -89,6 +90,7 @@ def _rows(s: Summary) -> list[tuple[list[str], list[tuple[str, bool, str]]]]:
     return out
 
 
+@checked
 def to_markdown(table: Comparison | pl.DataFrame) -> str:
     """A comparison's runs × metrics summary as Markdown (the best mean in bold, the marks in
     ``<sup>``, the legend below); a DataFrame as it is."""
@@ -115,6 +117,7 @@ def _tex(text: str) -> str:
     return text.replace(r"\textbackslash\{\}", r"\textbackslash{}")
 
 
+@checked
 def to_latex(table: Comparison | pl.DataFrame) -> str:
     """A comparison's runs × metrics summary as a LaTeX ``table`` (booktabs rules; the best
     mean in bold, the marks as superscripts, the legend as the caption); a DataFrame as a

@@ -35,6 +35,7 @@ from rankwise.conventions import (
     Unpack,
     check_identifier,
     check_options,
+    checked,
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric
@@ -107,6 +108,7 @@ def _head(
     ]
 
 
+@checked
 def to_sql(
     metrics: str | Metric | Iterable[str | Metric],
     *,
@@ -152,6 +154,7 @@ def _t_statistic(x: str) -> str:
     return f"CASE WHEN {sd} > 1e-12 THEN avg({x}) / (NULLIF({sd}, 0) / sqrt(count(*))) END"
 
 
+@checked
 def compare_sql(
     metrics: str | Metric | Iterable[str | Metric],
     *,

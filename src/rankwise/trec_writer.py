@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rankwise.conventions import checked
 from rankwise.errors import InvalidParameterError, InvalidValueError
 from rankwise.evaluate import metric_of_column, summarize
 from rankwise.metric import Metric
@@ -140,6 +141,7 @@ def _lines(
         yield _line(column, "all", format_value(metric, summary[column]))
 
 
+@checked
 def to_trec(
     per_query: pl.DataFrame,
     *,

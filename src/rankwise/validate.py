@@ -7,7 +7,6 @@ value. The engines never decide what is an error on their own.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,9 +21,9 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
-    RankwiseWarning,
     in_syntax,
     pass_hint,
+    warn,
 )
 
 TypeClass = Literal["string", "integer", "float", "other"]
@@ -225,21 +224,19 @@ def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass],
     )
 
 
-def warn_unjudged(count: int, stacklevel: int) -> None:
+def warn_unjudged(count: int) -> None:
     """Warn that ``count`` run queries have no judgment at all (trec_eval leaves them out, as
     :func:`rankwise.evaluate` and :func:`rankwise.judged_frame` do); nothing when 0."""
     if count:
-        warnings.warn(
+        warn(
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "
-            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)",
-            RankwiseWarning,
-            stacklevel=stacklevel + 1,
+            f"and {'was' if count == 1 else 'were'} not scored (as in trec_eval)"
         )
 
 
 NEAR_MISS_ROWS = 100_000
-"""The run rows (of judged queries) read again to look for ids that would meet the judgments'
-once loosened (:func:`warn_near_miss`)."""
+"""The run's first rows, read again to look for ids that would meet the judgments' once
+loosened (:func:`warn_near_miss`)."""
 RARELY_JUDGED = 0.1
 """Below this share of judged documents among those retrieved, an evaluation looks for ids
 that differ from the judgments' only in spaces, letter case or leading zeros."""
@@ -262,11 +259,11 @@ class Coverage:
         """Whether the run's documents are almost never judged (:data:`RARELY_JUDGED`)."""
         return self.retrieved > 0 and self.judged < RARELY_JUDGED * self.retrieved
 
-    def warn(self, missing: str, stacklevel: int) -> None:
+    def warn(self, missing: str) -> None:
         """Warn of unjudged run queries and of judged queries missing from the run."""
-        warn_unjudged(self.unjudged, stacklevel + 1)
+        warn_unjudged(self.unjudged)
         if self.missing:
-            warnings.warn(missing_note(self.missing, missing), RankwiseWarning, stacklevel=stacklevel + 1)
+            warn(missing_note(self.missing, missing))
 
 
 def missing_note(count: int, missing: str, run: str = "the run") -> str:
@@ -308,7 +305,7 @@ def no_common_queries(run_ids: pl.Series, qrels_ids: pl.Series, columns: Columns
     )
 
 
-def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, columns: Columns, stacklevel: int) -> None:
+def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, columns: Columns) -> None:
     """Warn when a sample of the run's (query, doc) pairs, almost never judged, would meet the
     judgments' far more often once loosened (:func:`_loose`); ``run`` and ``qrels``: their id
     columns as text."""
@@ -319,10 +316,8 @@ def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, columns: Columns, sta
     loose_qrels = qrels.select(_loose(pl.col(k)) for k in keys).unique()
     loose = run.select(_loose(pl.col(k)) for k in keys).join(loose_qrels, on=keys, how="semi").height
     if loose >= 2 * exact and loose >= RARELY_JUDGED * run.height:
-        warnings.warn(
+        warn(
             f"only {exact / run.height:.1%} of the run's documents are judged (of the first {run.height:,} rows), "
             f"but {loose / run.height:.0%} would be {_LOOSENED} "
             f"(columns {columns.query_id!r}, {columns.doc_id!r}): do both inputs write the ids the same way?",
-            RankwiseWarning,
-            stacklevel=stacklevel + 1,
         )

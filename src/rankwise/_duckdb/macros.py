@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rankwise._sql.macros import sql_files
+from rankwise.conventions import checked
 
 
+@checked
 def register(con: Any, *, temporary: bool = True) -> Any:
     """Install rankwise's SQL macros (``rw_*``) on a DuckDB connection, as TEMP macros.
 

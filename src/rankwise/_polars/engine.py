@@ -31,6 +31,7 @@ from rankwise import progress
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import InvalidParameterError
+from rankwise.faults import check_polars_memory
 from rankwise.metric import Metric
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
@@ -709,6 +710,12 @@ def _query_groups(
     or (``None``) the inputs read once into memory and split into groups of about
     :data:`ROWS_PER_CHUNK` run rows. Also returns ``prep`` as it then is, and the number of
     run rows when they were read (``None`` with ``query_chunks``)."""
+    if query_chunks is None or query_chunks == 1:
+        # the rows held at once, checked against the memory left before they are read (Polars'
+        # allocation failure would abort the process): a count from the files' metadata, a
+        # light scan of a CSV file, or an in-memory frame's height
+        rows = prep.run.select(pl.len()).collect().item()
+        check_polars_memory(rows, rows if query_chunks == 1 else min(rows, ROWS_PER_CHUNK))
     if query_chunks == 1:
         return prep, [prep], None
     if query_chunks is not None:

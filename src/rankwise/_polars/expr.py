@@ -99,7 +99,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypedDict
 
 import polars as pl
 
@@ -107,13 +107,14 @@ from rankwise._polars import primitives as prim
 from rankwise._polars.engine import bind_rows, ranking_score, tie_key_columns
 from rankwise._polars.judged import RETRIEVED
 from rankwise.conventions import (
-    CONVENTION_KEYWORDS,
     TIE_ORDERS,
-    ConventionOptions,
     Conventions,
+    TiePolicy,
+    TrecEvalVersion,
     Unpack,
     check_identifier,
-    check_options,
+    checked,
+    checked_options,
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metric import Metric, make_metric
@@ -148,10 +149,12 @@ NOT_EXPRESSIBLE: tuple[str, ...] = tuple(DIVERSITY_RECIPES)
 diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking."""
 
 
-class ExprOptions(ConventionOptions, total=False):
-    """The keyword options of :func:`expr` and :func:`exprs`: the conventions
-    (:class:`~rankwise.conventions.ConventionOptions`, trec_eval's defaults; ``missing`` is the
-    frame's, :func:`~rankwise.judged_frame`, and changes no query's value) and
+class ExprOptions(TypedDict, total=False):
+    """The keyword options of :func:`expr` and :func:`exprs`: the conventions ``ties``,
+    ``max_rank``, ``rel``, ``judged_only``, ``trec_eval`` (those of
+    :class:`~rankwise.conventions.ConventionOptions`, trec_eval's defaults; ``missing`` is
+    refused: it shapes which queries the frame holds, :func:`~rankwise.judged_frame`'s, and
+    changes no query's value) and
 
     - ``ideal``: ``'judgments'`` (default: a judged frame, flagged by ``retrieved``) or
       ``'run'`` (a frame of retrieved rows: the ideal and R from the group's judged rows);
@@ -161,6 +164,11 @@ class ExprOptions(ConventionOptions, total=False):
     - ``cost``: the run's cost column, for the C/W/L measures (default None: each costs 1).
     """
 
+    ties: TiePolicy
+    max_rank: int | None
+    rel: float
+    judged_only: bool
+    trec_eval: TrecEvalVersion
     ideal: Ideal
     retrieved: str
     doc_id: str | None
@@ -169,7 +177,27 @@ class ExprOptions(ConventionOptions, total=False):
     cost: str | None
 
 
-EXPR_KEYWORDS: tuple[str, ...] = (*CONVENTION_KEYWORDS, "ideal", "retrieved", "doc_id", "score", "relevance", "cost")
+EXPR_KEYWORDS: tuple[str, ...] = tuple(ExprOptions.__annotations__)
+"""The keywords of the metric expressions (:func:`expr`, :func:`exprs`, ``sql_expr``,
+``sql_select``): every convention but ``missing``, the options of the frame's columns.
+
+>>> set(CONVENTION_KEYWORDS) - set(EXPR_KEYWORDS)
+{'missing'}
+"""
+
+
+def refuse_missing(function: str, options: Mapping[str, object]) -> None:
+    """Refuse ``missing`` in the options of the metric expression ``function``: which queries
+    a judged frame holds is :func:`~rankwise.judged_frame`'s convention, and an expression,
+    computed per group, would ignore it. (Other keywords are checked against
+    :class:`ExprOptions` by :func:`~rankwise.conventions.checked_options`.)"""
+    if "missing" in options:
+        raise InvalidParameterError(
+            f"{function}() does not take missing=: which queries are scored is the judged frame's "
+            f"choice, an expression computes each query it is given; pass "
+            f"rw.judged_frame(qrels, run, missing={options['missing']!r})"
+        )
+
 
 _E = pl.element()
 
@@ -454,6 +482,7 @@ def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) ->
     return out.cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(label)
 
 
+@checked_options(refuse_missing)
 def exprs(metrics: str | Metric | Iterable[str | Metric], **options: Unpack[ExprOptions]) -> list[pl.Expr]:
     """Every metric of ``metrics`` (any naming scheme; lists such as ``all_trec`` expand) as a
     Polars expression named by its string, for ``group_by(query).agg(...)`` (or ``over(query)``)
@@ -464,11 +493,11 @@ def exprs(metrics: str | Metric | Iterable[str | Metric], **options: Unpack[Expr
     >>> [e.meta.output_name() for e in rw.exprs("P.5,10")]
     ['P_5', 'P_10']
     """
-    check_options("exprs", options, EXPR_KEYWORDS)
     conv = Conventions.from_options(options)
     return [_metric_expr(m, conv, options) for m in parse_metrics(metrics)]
 
 
+@checked_options(refuse_missing)
 def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
     """One metric as a Polars expression named by its string (``rw.expr("nDCG@10")``,
     ``rw.expr("bpref")``, ``rw.expr("AP(rel=2)")``), for ``group_by(query).agg(...)`` or
@@ -492,7 +521,6 @@ def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
     ...
     rankwise.errors.InvalidParameterError: the expression of AP cannot break ties without the doc id column: ties='trec_eval' orders equal scores by doc_text; pass doc_id='column' (its values must be unique within a query), or the values would depend on the order of the rows
     """
-    check_options("expr", options, EXPR_KEYWORDS)
     return _metric_expr(one_metric(metric, "exprs"), Conventions.from_options(options), options)
 
 
@@ -567,6 +595,7 @@ def _typed_expr(
     return compile_tree(recipe(metric, Conventions().as_params()), ranking).alias(f"{metric.label} (ideal='run')")
 
 
+@checked
 def dcg(
     relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear",
     discount: DiscountKind = "log2", base: float = 2.0, descending: bool = True,
@@ -581,6 +610,7 @@ def dcg(
     return _typed_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)}, doc_id)
 
 
+@checked
 def idcg(
     relevance: str | pl.Expr, *, k: int | None = None, gain: GainKind = "linear",
     discount: DiscountKind = "log2", base: float = 2.0,
@@ -590,6 +620,7 @@ def idcg(
     return _typed_expr("IDCG", relevance, None, True, k, {"gain": gain, "discount": discount, "base": float(base)})
 
 
+@checked
 def ndcg(
     relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear",
     discount: DiscountKind = "log2", base: float = 2.0, descending: bool = True,
@@ -600,6 +631,7 @@ def ndcg(
     return _typed_expr("nDCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)}, doc_id)
 
 
+@checked
 def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind = "linear", descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -608,6 +640,7 @@ def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind
     return _typed_expr("CG", relevance, by, descending, k, {"gain": gain}, doc_id)
 
 
+@checked
 def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -618,6 +651,7 @@ def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, desce
     return _typed_expr("P", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
+@checked
 def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -626,6 +660,7 @@ def recall(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float
     return _typed_expr("R", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
+@checked
 def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -634,6 +669,7 @@ def success(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descend
     return _typed_expr("Success", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
+@checked
 def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -642,6 +678,7 @@ def average_precision(relevance: str | pl.Expr, *, by: By, k: int | None = None,
     return _typed_expr("AP", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
+@checked
 def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:
@@ -650,6 +687,7 @@ def reciprocal_rank(relevance: str | pl.Expr, *, by: By, k: int | None = None, r
     return _typed_expr("RR", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
 
 
+@checked
 def r_precision(relevance: str | pl.Expr, *, by: By, rel: float = 1, descending: bool = True,
     doc_id: str | pl.Expr | None = "doc_id",
 ) -> pl.Expr:

@@ -52,6 +52,7 @@ from rankwise.conventions import (
     Unpack,
     check_identifier,
     check_options,
+    checked,
 )
 from rankwise.errors import InvalidParameterError, hint_style
 from rankwise.faults import engine_faults
@@ -63,6 +64,7 @@ RETRIEVED = "retrieved"
 """The default name of the judged frame's flag column (``retrieved=``)."""
 
 
+@checked
 def judged_frame(
     qrels: Any,
     run: Any,
@@ -131,7 +133,7 @@ def judged_frame(
             .sort([Q, retrieved, S, D], descending=[False, True, True, False], nulls_last=True),
             run_queries.join(judged_queries, on=Q, how="anti").select(pl.len()),
         ])
-    warn_unjudged(int(unjudged.item()), stacklevel=2)
+    warn_unjudged(int(unjudged.item()))
     rename = {Q: columns.query_id, D: columns.doc_id, S: columns.score, REL: columns.relevance}
     if columns.cost is not None:
         rename[C] = columns.cost

@@ -46,11 +46,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from rankwise._polars.expr import (
-    EXPR_KEYWORDS,
     ExprOptions,
     check_doc,
     check_expressible,
     one_metric,
+    refuse_missing,
 )
 from rankwise._polars.judged import RETRIEVED
 from rankwise._sql.compiler import literal, statement
@@ -59,7 +59,7 @@ from rankwise.conventions import (
     Conventions,
     Unpack,
     check_identifier,
-    check_options,
+    checked_options,
     quote_identifier,
 )
 from rankwise.errors import InvalidParameterError
@@ -110,6 +110,7 @@ def _metric_sql(m: Metric, conv: Conventions, options: Mapping[str, object]) -> 
     )
 
 
+@checked_options(refuse_missing)
 def sql_expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> str:
     """One metric as a DuckDB aggregate expression over a judged relation's group (a query),
     e.g. ``SELECT query_id, <sql_expr('nDCG@10')> AS ndcg FROM judged GROUP BY query_id``:
@@ -124,10 +125,10 @@ def sql_expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> str:
     ...
     rankwise.errors.InvalidParameterError: 'P.5,10' names 2 metrics: use rw.sql_select('P.5,10', ...), a list of expressions
     """
-    check_options("sql_expr", options, EXPR_KEYWORDS)
     return _metric_sql(one_metric(metric, "sql_select"), Conventions.from_options(options), options)
 
 
+@checked_options(refuse_missing)
 def sql_select(
     metrics: str | Metric | Iterable[str | Metric], relation: str, *, query_id: str = "query_id",
     **options: Unpack[ExprOptions],
@@ -135,7 +136,6 @@ def sql_select(
     """A statement of every metric of ``metrics`` (lists such as ``all_trec`` expand) per query
     of the judged relation ``relation`` (a table or view name), one column per metric named by
     its string, sorted by the query: :func:`sql_expr` for each, grouped by ``query_id``."""
-    check_options("sql_select", options, EXPR_KEYWORDS)
     conv = Conventions.from_options(options)
     table = quote_identifier(check_identifier(relation, "table"))
     q = quote_identifier(check_identifier(query_id, "query_id column"))
