@@ -94,13 +94,13 @@ def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], 
     from rankwise.summary import summary
 
     calls: list[object] = []
-    real = comparison.evaluate_coverage
+    real = comparison.evaluate
 
-    def counted(*args: object, **kwargs: object) -> object:
+    def counted(*args: object, **kwargs: object) -> pl.DataFrame:
         calls.append(args[0])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(comparison, "evaluate_coverage", counted)
+    monkeypatch.setattr(comparison, "evaluate", counted)
     page = tmp_path / "r.html"
     worse = tmp_path / "worse.parquet"
     pl.read_parquet(runs["base"]).with_columns(score=-pl.col("score")).write_parquet(worse)

@@ -42,7 +42,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import InvalidParameterError, RankwiseError, warn
-from rankwise.evaluate import Engine, evaluate_coverage, metric_of_column
+from rankwise.evaluate import Engine, coverage_seen, evaluate, metric_of_column
 from rankwise.metric import Metric, make_metric
 from rankwise.names import parse_metrics
 from rankwise.naming import check_run_names
@@ -197,12 +197,14 @@ def per_query_values(
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
-                    per_run[name], coverage = evaluate_coverage(
-                        qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
-                    )
+                    with coverage_seen() as seen:
+                        per_run[name] = evaluate(
+                            qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
+                        )
                 except RankwiseError as exc:
                     raise _of_run(exc, name) from exc
-                warn_unjudged(coverage.unjudged)
+                # (with by= segments, each segment's evaluation is one more)
+                warn_unjudged(sum(c.unjudged for c in seen))
             for w in caught:  # each warning names its run
                 warn(f"run {name!r}: {w.message}", w.category)
     values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))

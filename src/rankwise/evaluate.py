@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -107,29 +109,6 @@ def evaluate(
     >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
     (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
-    result, coverage = evaluate_coverage(
-        qrels, run, metrics, engine=engine, run_format=run_format, qrels_format=qrels_format, by=by,
-        duckdb_config=duckdb_config, query_chunks=query_chunks, **options,
-    )
-    coverage.warn(options.get("missing", "ignore"))
-    return result
-
-
-def evaluate_coverage(
-    qrels: Any,
-    run: Any,
-    metrics: str | Metric | Iterable[str | Metric],
-    *,
-    engine: Engine = "polars",
-    run_format: FileFormat | None = None,
-    qrels_format: FileFormat | None = None,
-    by: str | Iterable[str] | None = None,
-    duckdb_config: Mapping[str, Any] | None = None,
-    query_chunks: int | None = None,
-    **options: Unpack[ReadOptions],
-) -> tuple[pl.DataFrame, Coverage]:
-    """:func:`evaluate`'s values and how the inputs met (:class:`~rankwise.validate.Coverage`),
-    without the warnings of unjudged and missing queries, for callers that say it their way."""
     check_options("evaluate", options, READ_KEYWORDS)
     parsed = parse_metrics(metrics)
     conv = Conventions.from_options(options)
@@ -156,7 +135,28 @@ def evaluate_coverage(
             reading.prepared(qrels, "qrels", columns, qrels_format),
             parsed, engine, conv, columns, run_format, qrels_format, by, duckdb_config, query_chunks,
         )
-    return result, coverage
+    seen = _SEEN.get()
+    if seen is None:
+        coverage.warn(conv.missing)
+    else:
+        seen.append(coverage)
+    return result
+
+
+_SEEN: ContextVar[list[Coverage] | None] = ContextVar("rankwise_coverage", default=None)
+
+
+@contextlib.contextmanager
+def coverage_seen() -> Iterator[list[Coverage]]:
+    """Inside, :func:`evaluate` adds how each evaluation's inputs met
+    (:class:`~rankwise.validate.Coverage`) to the list yielded instead of warning of unjudged
+    and missing queries: for callers that say it in their own words (compare, the list form)."""
+    seen: list[Coverage] = []
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
 
 
 def _evaluate(

@@ -37,7 +37,7 @@ from rankwise.errors import (
     MissingColumnError,
     warn,
 )
-from rankwise.evaluate import Engine, evaluate_coverage
+from rankwise.evaluate import Engine, coverage_seen, evaluate
 from rankwise.io import to_lazyframe
 from rankwise.metric import Metric
 
@@ -149,7 +149,9 @@ def evaluate_lists(
         if frame_.height == 0:
             raise EmptyInputError(f"no query has {what}: every list of column {name!r} is empty or NULL")
     options = cast(ConventionOptions, {**conventions, "missing": missing})
-    result, coverage = evaluate_coverage(qrels_frame, run_frame, metrics, engine=engine, **options)
+    with coverage_seen() as seen:
+        result = evaluate(qrels_frame, run_frame, metrics, engine=engine, **options)
+    (coverage,) = seen
     left_out = []
     if coverage.missing and missing == "ignore":
         left_out.append(
