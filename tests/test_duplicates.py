@@ -8,6 +8,7 @@ into their product.) Memory is bounded: the worst cases run in a subprocess unde
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -54,7 +55,7 @@ def ranked_run(queries: int = 2, docs: int = 40) -> pl.DataFrame:
 @pytest.mark.parametrize("metric", MEASURES)
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_duplicated_qrels_are_refused_on_every_measure(engine: str, metric: str) -> None:
-    with pytest.raises(rw.errors.DuplicateDocumentError, match="the qrels lists document 'd0' more than once for query 'q0'"):
+    with pytest.raises(rw.errors.DuplicateDocumentError, match=r"the qrels lists document 'd\d+' more than once for query 'q\d'"):
         run_on(engine, subtopic_qrels(), ranked_run(), [metric])
 
 
@@ -63,7 +64,7 @@ def test_duplicated_qrels_are_refused_on_every_measure(engine: str, metric: str)
 def test_duplicated_runs_are_refused_on_every_measure(engine: str, metric: str) -> None:
     qrels = subtopic_qrels().filter(pl.col("subtopic") == 0).drop("subtopic")
     run = pl.concat([ranked_run(), ranked_run().head(1)])
-    with pytest.raises(rw.errors.DuplicateDocumentError, match="the run lists document 'd0' more than once for query 'q0'"):
+    with pytest.raises(rw.errors.DuplicateDocumentError, match=r"the run lists document 'd\d+' more than once for query 'q\d'"):
         run_on(engine, qrels, run, [metric])
 
 
@@ -95,7 +96,8 @@ def test_the_command_line_says_to_pass_subtopic_col(tmp_path: Path, capsys: pyte
     ranked_run().write_csv(tmp_path / "run.csv")
     assert main(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv"), "-m", "alpha_nDCG(alpha=0.8)@10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rankwise: error: the qrels lists document 'd0' more than once"), err
+    # every pair is repeated: the engine names one of them
+    assert len(err) == 1 and re.match(r"rankwise: error: the qrels lists document 'd\d+' more than once", err[0]), err
     assert err[0].endswith("pass --subtopic-col subtopic"), err
 
 
