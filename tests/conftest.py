@@ -11,8 +11,38 @@ import polars as pl
 import pytest
 
 import rankwise as rw
+from tests import tiers
 
 ENGINES = ("polars", "polars-lazy", "duckdb")
+
+SLOW_FIXTURES = frozenset({"spark"})
+"""A test that uses one of these is in the slow tier (:mod:`tests.tiers`): a Spark session."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full", action="store_true",
+        help="run every test at full size (the slow tier too, all property-test examples): "
+        "the README's test command and CI; without it, the fast tier",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    tiers.FULL = bool(config.getoption("--full"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the Spark-session tests slow; without ``--full``, leave every slow test out (said
+    as deselected in pytest's summary)."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+    if tiers.FULL:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
 
 Evaluate = Callable[..., pl.DataFrame]
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from tests.conftest import ENGINES, run_on, run_on_spark
+from tests.tiers import examples
 
 cwl_metrics = pytest.importorskip("cwl.ruler.cwl_ruler")
 from cwl.ruler.ranking import RankingMaker  # noqa: E402
@@ -251,7 +252,7 @@ def _doc_asc_ranking(run: pl.DataFrame) -> dict[Any, list[Any]]:
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=random_case())
 def test_random_cases_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
@@ -261,7 +262,7 @@ def test_random_cases_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.D
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(case=random_case())
 def test_random_cases_equal_ir_measures_provider(case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
@@ -369,7 +370,7 @@ def _cwl_vectors(measure: Any, qrels: list[tuple[Any, Any, float]], docs: list[A
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(case=random_case())
 def test_explain_shows_cwl_eval_continuation_and_weights(case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
@@ -455,7 +456,7 @@ def cwl_eval_residuals(measure: Any, qrels: list[tuple[Any, Any, float]], rankin
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=random_case())
 def test_residuals_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case

@@ -36,6 +36,7 @@ from tests.test_cwl import (
     _Gains,
     with_value,
 )
+from tests.tiers import examples
 
 pytest.importorskip("cwl.ruler.cwl_ruler")
 from cwl.ruler.ranking import RankingMaker
@@ -122,7 +123,7 @@ def _names(measures: list[Measure]) -> list[str]:
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=costed_case())
 def test_costs_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     run, qrels = case
@@ -148,7 +149,7 @@ def _rate_undefined(qrels: list[tuple[Any, Any, float]], run: pl.DataFrame) -> b
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=costed_case())
 def test_rates_with_costs_equal_cwl_eval(engine: str, case: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     """IFTRate and IFTGoalRate read the running cost K_i in their rate G_i / K_i (ties, unjudged

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import rankwise as rw
 from rankwise.cli import main
 from tests.conftest import run_on
+from tests.tiers import examples
 
 DIVERSITY = [
     "alpha_nDCG(alpha=0.8)@10", "alpha-nDCG@20", "alpha-DCG@5", "ERR-IA@10", "nERR-IA@20",
@@ -120,7 +121,7 @@ def duplicated_case(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, str, s
     return run_frame, qrels_frame, side, draw(st.sampled_from([*MEASURES, "AP", "nDCG@10"]))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=duplicated_case(), engine=st.sampled_from(["polars", "duckdb"]))
 def test_duplicates_always_raise(case: tuple[pl.DataFrame, pl.DataFrame, str, str], engine: str) -> None:
     run, qrels, side, metric = case

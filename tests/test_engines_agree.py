@@ -17,9 +17,10 @@ import rankwise as rw
 from rankwise.primitives import Primitive, declared, leaves, qrels_needs
 from rankwise.recipes import RECIPES, recipe
 from rankwise.registry import SPECS
-from tests.conftest import first_judgments, greedy_ideal, run_on, run_on_spark
+from tests.conftest import first_judgments, greedy_ideal, run_on
 from tests.strategies import Case, cases
 from tests.test_metric_strings import metrics
+from tests.tiers import examples
 
 
 def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
@@ -39,7 +40,7 @@ def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     case=cases(),
     chosen=st.lists(metrics(), min_size=1, max_size=6, unique_by=repr),
@@ -70,9 +71,9 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
-def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any, conformance: Path) -> None:
+def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance: Path) -> None:
     """Each metric by itself (no other metric registering the pieces it needs), on Polars
-    eager, Polars lazy, DuckDB and Spark."""
+    eager, Polars lazy and DuckDB (on Spark, test_spark's every-metric check)."""
     conf = conformance
     metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
     m = repr(metric)
@@ -81,6 +82,5 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, spark: Any,
     if greedy_ideal(metric):
         qrels = first_judgments(qrels)
     results = [run_on(e, qrels, run, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
-    results.append(run_on_spark(spark, qrels, run, [m], missing="zero"))
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

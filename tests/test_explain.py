@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import rankwise as rw
 from tests.strategies import Case, cases
 from tests.test_metric_strings import metrics
+from tests.tiers import examples
 
 METRICS = [
     "nDCG", "nDCG@3", "nDCG(gain='exponential')@5", "nDCG(discount='jarvelin', base=3)",
@@ -22,7 +23,7 @@ METRICS = [
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=cases(), metric=st.sampled_from(METRICS))
 def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
     run, qrels = case.run_frame(), case.qrels_frame()
@@ -34,7 +35,7 @@ def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=cases(), metric=metrics())
 def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     """Every registered metric (random parameters): the last row's value is evaluate()'s."""

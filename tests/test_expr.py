@@ -25,6 +25,7 @@ from rankwise.registry import SPECS
 from tests.strategies import DOC_IDS, QUERY_IDS, Case, cases
 from tests.test_metric_strings import metrics
 from tests.test_trec_eval9 import MEASURES, check
+from tests.tiers import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -111,7 +112,7 @@ def expressible_metrics(most: int) -> st.SearchStrategy[list[rw.Metric]]:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=cases(),
     integer_ids=st.booleans(),
@@ -155,7 +156,7 @@ def test_every_registered_metric_at_once(kw: dict[str, Any], integer_ids: bool) 
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(nonnegative=True), rel=st.sampled_from([1, 2]), judged_only=st.booleans())
 def test_expressions_equal_pytrec_eval(case: Case, rel: int, judged_only: bool) -> None:
     """Every measure pytrec-eval-terrier computes (trec_eval 9.0.8), per query to 1e-12."""

@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 import rankwise as rw
 from tests.strategies import Case, cases
 from tests.test_expr import CONVENTIONS, EVERY_METRIC, FIXED, expressible_metrics, frames
+from tests.tiers import examples
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def assert_values(got: pl.DataFrame, expected: pl.DataFrame) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(
     case=cases(),
     integer_ids=st.booleans(),

@@ -23,6 +23,7 @@ import rankwise as rw
 from tests.conftest import ENGINES, Evaluate, run_on
 from tests.strategies import judged_queries
 from tests.test_reference import PAIRS, TREC_MEASURES
+from tests.tiers import examples
 
 INT_QUERIES = [1, 2, 10, 301]
 # ids whose text order differs from their numeric order, a negative one ('-' sorts before the
@@ -92,7 +93,7 @@ def _assert_trec_eval(got: pl.DataFrame, expected: dict[str, dict[str, float]]) 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=int_cases())
 @example(case=({1: {5: 1.0, 48: 1.0, 100: 1.0}}, {1: {5: 1, 100: 2}}))
 def test_integer_ids_in_parquet_and_trec_text_equal_trec_eval(

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import rankwise as rw
 from tests.conftest import ENGINES, run_on
 from tests.strategies import DOC_IDS, Case, cases
+from tests.tiers import examples
 
 CUTS = (1, 3, 5, 20)
 JUDGED: dict[str, Any] = {
@@ -30,7 +31,7 @@ JUDGED: dict[str, Any] = {
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases())
 def test_judged_equals_ir_measures(engine: str, case: Case) -> None:
     expected = {
@@ -66,7 +67,7 @@ def _accuracy_of(case: Case, query: str, measure: Any) -> float | None:
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases())
 def test_accuracy_equals_ir_measures(engine: str, case: Case) -> None:
     """Accuracy is defined (a number) exactly where ir-measures reports a value, and equal to
@@ -112,7 +113,7 @@ def _check_compat(got: Any, expected: dict[tuple[str, str], float], case: Case) 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases())
 def test_compat_equals_ir_measures(engine: str, case: Case) -> None:
     """Random graded qrels (negative judgments too) and runs (tied scores, scores of 0 and
@@ -123,7 +124,7 @@ def test_compat_equals_ir_measures(engine: str, case: Case) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases(), k=st.integers(1, 6))
 def test_compat_with_max_rank_is_compat_of_the_cut_run(engine: str, case: Case, k: int) -> None:
     """``max_rank=k`` measures the run cut to its top k (ir-measures' ranking: score, then doc
@@ -139,7 +140,7 @@ their order as numbers."""
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases())
 def test_compat_equals_ir_measures_with_integer_ids(engine: str, case: Case) -> None:
     """Integer doc ids (ir-measures reads TREC files' ids as text: given as their decimal text)."""

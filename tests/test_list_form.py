@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
+from tests.tiers import examples
 
 ITEMS = ["a", "b", "c", "d", "e", "f"]
 K = 3
@@ -48,7 +49,7 @@ users = st.lists(
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rows=users, ignore=st.booleans())
 def test_list_form_scores_empty_lists_zero_like_recommender_libraries(
     engine: str, rows: list[tuple[list[str] | None, list[str] | None]], ignore: bool

@@ -23,6 +23,7 @@ from rankwise.registry import SPECS
 from rankwise.spec import LIMIT, MetricSpec, Param
 from rankwise.trec_names import FAMILIES, expand_family
 from tests.conftest import Evaluate
+from tests.tiers import examples
 
 # Numeric parameters with no bound by nature: (spec name or "*" for every spec, param name).
 UNBOUNDED: dict[tuple[str, str], str] = {
@@ -220,6 +221,7 @@ def test_a_metric_built_by_hand_is_checked_too() -> None:
         parse_metrics([Metric(rw.parse_metric("P@1").spec, (), 10**30)])
 
 
+@pytest.mark.slow  # about 35 s on DuckDB
 def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> None:
     """Every value at the edge of its range runs through every engine to a finite number."""
     run = pl.DataFrame({"query_id": ["q", "q", "q", "r"], "doc_id": ["a", "b", "c", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
@@ -365,7 +367,7 @@ def test_metrics_argument_of_the_wrong_kind(metrics: object, match: str) -> None
         rw.evaluate(qrels, run, metrics)  # type: ignore[arg-type]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text())
 def test_any_text_parses_or_raises_a_rankwise_error(text: str) -> None:
     try:
@@ -382,7 +384,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_PIECES, max_size=12).map("".join))
 def test_metric_like_text_parses_or_raises_a_rankwise_error(text: str) -> None:
     try:

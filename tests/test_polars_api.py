@@ -9,6 +9,7 @@ from polars.testing import assert_frame_equal
 
 import rankwise as rw
 from tests.strategies import Case, cases
+from tests.tiers import examples
 
 
 def joined(case: Case) -> pl.DataFrame:
@@ -17,7 +18,7 @@ def joined(case: Case) -> pl.DataFrame:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(case=cases())
 def test_expressions_equal_evaluate_with_the_ideal_from_the_list(case: Case) -> None:
     frame = joined(case).filter(pl.col("query_id").is_in(case.qrels_frame()["query_id"].implode()))
@@ -79,7 +80,7 @@ def test_dataframe_namespace_and_lazy_in_lazy_out() -> None:
     assert eager.ir.summarize().row(0) == (0.5, 1.0)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(case=cases())
 def test_typed_functions_are_the_ideal_run_expressions(case: Case) -> None:
     """The typed functions compile the same recipes as rw.expr(..., ideal='run') over a frame of

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ENGINES, run_on
 from tests.strategies import Case, cases
+from tests.tiers import examples
 
 CUTS = (1, 3, 5, 20)
 TREC_MEASURES = {
@@ -85,7 +86,7 @@ def check(engine: str, case: Case, rel: int, judged_only: bool) -> None:
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(nonnegative=True), rel=st.sampled_from([1, 2]), judged_only=st.booleans())
 def test_matches_trec_eval(engine: str, case: Case, rel: int, judged_only: bool) -> None:
     check(engine, case, rel, judged_only)

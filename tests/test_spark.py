@@ -19,6 +19,7 @@ from tests.conftest import CONFORMANCE, first_judgments, greedy_ideal
 from tests.strategies import Case, cases
 from tests.test_conformance import CASES, KNOWN_DIFFERENCES, read_expected
 from tests.test_metric_strings import metrics as metric_strategy
+from tests.tiers import examples
 
 CONF = CONFORMANCE
 
@@ -67,7 +68,7 @@ def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str, conforma
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=cases(), chosen=st.lists(metric_strategy(), min_size=1, max_size=5, unique_by=repr),
        ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic"]))
 def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metric], ties: str) -> None:
@@ -109,6 +110,7 @@ def test_to_sql_refuses_unsafe_names() -> None:
         rw.to_sql(["AP"], dialect="mysql")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # a Spark job of its own, in a subprocess
 def test_example_spark_job_runs(tmp_path: Path) -> None:
     import subprocess
     import sys

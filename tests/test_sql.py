@@ -19,6 +19,7 @@ import rankwise as rw
 from rankwise._sql.generate import bundle
 from rankwise._sql.macros import BUNDLE, sql_files
 from tests.strategies import Case, cases
+from tests.tiers import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,7 +164,7 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     case=cases(),
     ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic"]),

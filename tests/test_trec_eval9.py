@@ -19,6 +19,7 @@ import rankwise as rw
 from rankwise.names import parse_metrics
 from tests.conftest import ENGINES, run_on, run_on_spark
 from tests.strategies import DOC_IDS, QUERY_IDS, Case
+from tests.tiers import examples
 
 # scores that differ as doubles but tie as 32-bit floats, and some that do not
 FLOAT32_TIES = [
@@ -67,7 +68,7 @@ def check(got: pl.DataFrame, expected: dict[str, dict[str, float]], names: list[
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=float32_cases(), rel=st.sampled_from([1, 2]), judged_only=st.booleans())
 def test_trec_eval_9_equals_pytrec_eval(engine: str, case: Case, rel: int, judged_only: bool) -> None:
     expected = _expected(case, rel, judged_only)

@@ -19,6 +19,7 @@ import rankwise as rw
 from rankwise._polars import engine as polars_engine
 from tests.conftest import Evaluate, run_on
 from tests.strategies import Case, cases
+from tests.tiers import examples
 
 METRICS = ["nDCG@5", "AP", "RR", "P@3", "NumRet", "Bpref"]
 
@@ -127,7 +128,7 @@ def to_lists(case: Case, truth: str) -> pl.DataFrame:
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(case=cases(), truth=st.sampled_from(["items", "structs"]))
 def test_list_form_equals_long_form(engine: str, case: Case, truth: str) -> None:
     metrics = ["nDCG@5", "AP", "RR", "P@3", "R@5", "NumRel"]
@@ -227,7 +228,7 @@ def test_duckdb_engine_under_a_memory_limit(expected: pl.DataFrame, tmp_path: Pa
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=cases(), chunks=st.sampled_from([2, 3, 7]), missing=st.sampled_from(["ignore", "zero"]))
 def test_query_chunks_give_the_same_values(case: Case, chunks: int, missing: str) -> None:
     run, qrels = case.run_frame(), case.qrels_frame()
@@ -237,7 +238,7 @@ def test_query_chunks_give_the_same_values(case: Case, chunks: int, missing: str
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(case=cases(), rows_per_group=st.sampled_from([1, 2, 5]), missing=st.sampled_from(["ignore", "zero"]))
 def test_in_memory_query_groups_give_the_same_values(case: Case, rows_per_group: int, missing: str) -> None:
     """By default the Polars engine splits inputs of more than ROWS_PER_CHUNK run rows into
@@ -274,7 +275,7 @@ def test_query_chunks_over_a_parquet_folder(expected: pl.DataFrame, tmp_path: Pa
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(case=cases(), chunks=st.sampled_from([1, 3]))
 def test_every_trec_eval_measure_on_the_streaming_engine(case: Case, chunks: int) -> None:
     """query_chunks runs its groups on Polars' streaming engine: every measure of all_trec
