@@ -6,6 +6,7 @@ import io
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -552,3 +553,30 @@ def test_swapped_hint_only_where_swapping_helps(tmp_path: Path) -> None:
     assert swapped.returncode == 2 and "The arguments look swapped" in swapped.stderr
     nowhere = cli("compare", str(QRELS), str(RUN), str(labelled), "--report", str(tmp_path / "no" / "r.html"))
     assert nowhere.returncode == 2 and "the folder" in nowhere.stderr and "does not exist" in nowhere.stderr
+
+
+@pytest.mark.parametrize("flags", [["-c"], ["-M", "5", "-J"], ["-l", "2", "--ties", "doc_asc", "--trec-eval", "9"]])
+def test_compare_and_explain_take_eval_s_convention_flags(flags: list[str], tmp_path: Path) -> None:
+    """The conventions are the same flags on eval, compare and explain (the command line said
+    "-c scores it 0" to compare users, who had no -c)."""
+    import io
+
+    options: dict[str, object] = {"-c": {"missing": "zero"}, "-M": {"max_rank": 5, "judged_only": True},
+                                  "-l": {"rel": 2.0, "ties": "doc_asc", "trec_eval": "9"}}[flags[0]]
+    reversed_run = tmp_path / "reversed.parquet"
+    pl.read_parquet(RUN).with_columns(score=-pl.col("score")).write_parquet(reversed_run)
+    out = cli("compare", str(QRELS), str(RUN), str(reversed_run), "-m", "AP", "--format", "csv", "--resamples", "200", *flags)
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.StringIO(out.stdout))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        expected = rw.compare(QRELS, {"run": RUN, "reversed": reversed_run}, ["AP"], resamples=200, **options)  # type: ignore[arg-type]
+        explained = rw.explain(QRELS, RUN, "AP", "q001", **options)  # type: ignore[arg-type]
+    assert got["queries"][0] == expected["queries"][0] == (200 if "-c" in flags else 199)
+    assert got["mean"][0] == pytest.approx(expected["mean"][0], abs=1e-12)
+    assert got["baseline_mean"][0] == pytest.approx(expected["baseline_mean"][0], abs=1e-12)
+    if "-c" in flags:
+        assert "run 'run' lacks 1 of the 200 judged queries: scored 0 there to pair them" in out.stderr
+    shown = cli("explain", str(QRELS), str(RUN), "-m", "AP", "-q", "q001", "--format", "csv", *flags)
+    assert shown.returncode == 0, shown.stderr
+    assert pl.read_csv(io.StringIO(shown.stdout)).height == explained.height

@@ -31,6 +31,7 @@ from rankwise.conventions import (
     TIE_POLICIES,
     TREC_EVAL_VERSIONS,
     ColumnOptions,
+    ConventionOptions,
     Conventions,
     InputOptions,
 )
@@ -160,9 +161,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         per_query = evaluate(
-            args.qrels, args.run, metrics, engine=args.engine, ties=args.ties, trec_eval=args.trec_eval,
-            missing="zero" if args.complete else "ignore", max_rank=args.max_rank,
-            rel=args.rel, judged_only=args.judged_only, query_id=args.query_id,
+            args.qrels, args.run, metrics, engine=args.engine, **_conventions(args), query_id=args.query_id,
             doc_id=args.doc_id, score=args.score, relevance=args.relevance, subtopic=args.subtopic,
             cost=args.cost, run_format=args.run_format, qrels_format=args.qrels_format, by=segments or None,
             duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
@@ -398,7 +397,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             raise InvalidParameterError(f"--anova prints the ANOVA table only: leave out {', '.join(given)} (or --anova)")
         _write(args, anova(
             args.qrels, runs, args.metric or ["AP", "nDCG@10", "P@10", "RR"], by=args.by or None, engine=args.engine,
-            **_column_options(args), **_input_options(args),
+            **_conventions(args), **_column_options(args), **_input_options(args),
         ))
         return 0
     with warnings.catch_warnings(record=True) as caught:
@@ -409,7 +408,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             pairs=args.pairs, tests=args.test or ["t"], alpha=args.alpha, correction=args.correction,
             by=args.by or None, engine=args.engine, risk_alpha=args.risk_alpha, hurt=args.hurt, detect=args.detect,
             power=args.power, resamples=args.resamples, seed=args.seed, also=_figure_metrics() if drawn else (),
-            **_column_options(args), **_input_options(args),
+            **_conventions(args), **_column_options(args), **_input_options(args),
         )
         if drawn:
             _figures(args, result)
@@ -490,7 +489,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from rankwise.explain import explain
 
     table = explain(
-        args.qrels, args.run, args.metric, args.query, **_column_options(args), **_input_options(args)
+        args.qrels, args.run, args.metric, args.query, **_conventions(args), **_column_options(args), **_input_options(args)
     )
     _write(args, table)
     return 0
@@ -545,6 +544,28 @@ def _column_options(args: argparse.Namespace) -> ColumnOptions:
     )
 
 
+def _convention_flags(parser: argparse.ArgumentParser) -> None:
+    """The conventions, trec_eval's flags where it has them: the same on eval, compare and
+    explain (:func:`_conventions` reads them)."""
+    parser.add_argument("-c", "--complete", action="store_true", help="score queries missing from the run as 0 (trec_eval -c)")
+    parser.add_argument("-M", "--max-rank", type=int, default=Conventions.max_rank, help="evaluate only the top N per query (trec_eval -M)")
+    parser.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
+    parser.add_argument("-l", "--rel", type=float, default=Conventions.rel, help="relevance threshold of binary metrics (trec_eval -l)")
+    parser.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
+                        help="order of equal scores (default %(default)s: doc id descending, compared as text)")
+    parser.add_argument("--trec-eval", choices=TREC_EVAL_VERSIONS, type=_convention("trec_eval"), default=Conventions.trec_eval,
+                        help="the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
+                        "scores as 32-bit floats, interpolated precision's +0.9 rounding)")
+
+
+def _conventions(args: argparse.Namespace) -> ConventionOptions:
+    """The conventions given by :func:`_convention_flags`."""
+    return {
+        "ties": args.ties, "trec_eval": args.trec_eval, "missing": "zero" if args.complete else "ignore",
+        "max_rank": args.max_rank, "rel": args.rel, "judged_only": args.judged_only,
+    }
+
+
 def _eval_arguments(ev: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise eval``."""
     from rankwise.evaluate import ENGINES
@@ -556,15 +577,7 @@ def _eval_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("--engine", choices=ENGINES, default="polars")
-    ev.add_argument("-c", "--complete", action="store_true", help="score queries missing from the run as 0 (trec_eval -c)")
-    ev.add_argument("-M", "--max-rank", type=int, default=Conventions.max_rank, help="evaluate only the top N per query (trec_eval -M)")
-    ev.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first (trec_eval -J)")
-    ev.add_argument("-l", "--rel", type=float, default=Conventions.rel, help="relevance threshold of binary metrics (trec_eval -l)")
-    ev.add_argument("--ties", choices=TIE_POLICIES, type=_convention("ties"), default=Conventions.ties,
-                    help="order of equal scores (default %(default)s: doc id descending, compared as text)")
-    ev.add_argument("--trec-eval", choices=TREC_EVAL_VERSIONS, type=_convention("trec_eval"), default=Conventions.trec_eval,
-                    help="the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
-                    "scores as 32-bit floats, interpolated precision's +0.9 rounding)")
+    _convention_flags(ev)
     ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
                     help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
     ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")
@@ -620,6 +633,7 @@ def _compare_arguments(co: argparse.ArgumentParser) -> None:
     co.add_argument("--anova", action="store_true",
                     help="print the two-way ANOVA (system x query) of each metric instead of the pairs")
     co.add_argument("--engine", choices=ENGINES, default="polars")
+    _convention_flags(co)
     _cost_col(co)
     co.add_argument("--format", choices=("table", "csv", "json"), default="table")
     co.add_argument("-o", "--output", help="write to this file instead of stdout")
@@ -636,6 +650,7 @@ def _explain_arguments(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("run")
     ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
     ex.add_argument("-q", "--query", required=True, help="the query id")
+    _convention_flags(ex)
     _cost_col(ex)
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
