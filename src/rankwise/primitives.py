@@ -32,8 +32,17 @@ its class here, its Polars function, its SQL macro (see docs/ARCHITECTURE.md).
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
+
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import assert_never
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -318,6 +327,43 @@ class QrelsPrimitive(Primitive):
 
 Input = Step | RowValue | IdealRank | IdealPrefix | RunIdealRank | RunIdealValue | QrelsPrimitive
 """Values a run primitive reads beyond its row columns (a qrels primitive: joined per query)."""
+
+
+def read_input(
+    given: Input,
+    *,
+    step: Callable[[Step], T],
+    row_value: Callable[[RowValue], T],
+    ideal_rank: Callable[[IdealRank], T],
+    ideal_prefix: Callable[[IdealPrefix], T],
+    run_ideal_value: Callable[[RunIdealValue], T],
+    run_ideal_rank: Callable[[RunIdealRank], T],
+    qrels: Callable[[QrelsPrimitive], T],
+) -> T:
+    """An input read by the engine's reader of its kind: the one dispatch over the kinds of
+    :data:`Input`, which every engine's binding goes through, each kind a required keyword (a
+    new kind is a type error in every engine until it reads it, never a qrels aggregate by
+    default).
+
+    >>> read_input(IdealRank(Gain()), step=str, row_value=str, ideal_rank=lambda g: "rank",
+    ...            ideal_prefix=str, run_ideal_value=str, run_ideal_rank=str, qrels=str)
+    'rank'
+    """
+    if isinstance(given, Step):
+        return step(given)
+    if isinstance(given, RowValue):
+        return row_value(given)
+    if isinstance(given, IdealRank):
+        return ideal_rank(given)
+    if isinstance(given, IdealPrefix):
+        return ideal_prefix(given)
+    if isinstance(given, RunIdealValue):
+        return run_ideal_value(given)
+    if isinstance(given, RunIdealRank):
+        return run_ideal_rank(given)
+    if isinstance(given, QrelsPrimitive):
+        return qrels(given)
+    assert_never(given)
 
 
 @dataclass(frozen=True, repr=False, eq=False)

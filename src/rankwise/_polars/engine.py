@@ -44,8 +44,8 @@ from rankwise.primitives import (
     Input,
     Node,
     Primitive,
+    QrelsPrimitive,
     RowValue,
-    RunIdealRank,
     RunIdealValue,
     Step,
     children,
@@ -54,6 +54,7 @@ from rankwise.primitives import (
     leaves,
     prefix_gains,
     qrels_needs,
+    read_input,
 )
 from rankwise.recipes import Output, outputs
 from rankwise.validate import (
@@ -580,39 +581,47 @@ class _Part:
         if key in self.aggs:
             return
 
-        def input_of(name: str, given: Input) -> pl.Expr:
-            self.scores |= "score" in getattr(given, "reads", ())
-            if isinstance(given, Step) and self.costs and reads_cost(given):
+        def step(given: Step) -> pl.Expr:
+            if self.costs and reads_cost(given):
                 col = f"__row|{given!r}"
                 self.windows[col] = running_window(given)
                 return pl.col(col)
-            if isinstance(given, Step):
-                col = f"__seq|{given!r}"
-                self.seqs[col] = running(given)
-                return pl.col(col)
-            if isinstance(given, RowValue) and given.window:
-                col = f"__row|{given!r}"
-                self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), _no_input)
-                return pl.col(col)
-            if isinstance(given, RowValue):
+            col = f"__seq|{given!r}"
+            self.seqs[col] = running(given)
+            return pl.col(col)
+
+        def row_value(given: RowValue) -> pl.Expr:
+            if not given.window:
                 return bind(given, pl.col(REL), pl.col(RANK), _no_input)
-            if isinstance(given, IdealRank):
-                col = _irank_name(given.g)
-                self.seqs[col] = prim.ideal_rank(ELEMENT, given.g)
-                return pl.col(col)
-            if isinstance(given, IdealPrefix):
-                return pl.col(_prefix(given))
-            if isinstance(given, RunIdealValue):
-                col = f"__rideal|{given!r}"
-                self.run_ideal[col] = given
-                return pl.col(col)
-            if isinstance(given, RunIdealRank):  # read through the values of that order only
-                return _no_input(name, given)
+            col = f"__row|{given!r}"
+            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), _no_input)
+            return pl.col(col)
+
+        def ideal_rank(given: IdealRank) -> pl.Expr:
+            col = _irank_name(given.g)
+            self.seqs[col] = prim.ideal_rank(ELEMENT, given.g)
+            return pl.col(col)
+
+        def run_ideal_value(given: RunIdealValue) -> pl.Expr:
+            col = f"__rideal|{given!r}"
+            self.run_ideal[col] = given
+            return pl.col(col)
+
+        def qrels(given: QrelsPrimitive) -> pl.Expr:
             col = _key(given)
             if col not in qaggs:
                 qaggs[col] = _qrels_expr(given, qterms)
             self.needs.add(col)
             return pl.col(col)
+
+        def input_of(name: str, given: Input) -> pl.Expr:
+            self.scores |= "score" in getattr(given, "reads", ())
+            return read_input(
+                given, step=step, row_value=row_value, ideal_rank=ideal_rank,
+                ideal_prefix=lambda g: pl.col(_prefix(g)), run_ideal_value=run_ideal_value,
+                # read through the values of that order only
+                run_ideal_rank=lambda g: _no_input(name, g), qrels=qrels,
+            )
 
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty

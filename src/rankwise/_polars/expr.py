@@ -129,11 +129,9 @@ from rankwise.primitives import (
     Node,
     Primitive,
     QrelsPrimitive,
-    RowValue,
-    RunIdealRank,
     RunIdealValue,
-    Step,
     children,
+    read_input,
 )
 from rankwise.recipes import DIVERSITY_RECIPES, recipe
 from rankwise.registry import get_spec
@@ -387,19 +385,16 @@ class _Compiler:
             return _field(name)
 
         def input_of(name: str, given: Input) -> pl.Expr:
-            if isinstance(given, Step):
-                return bind_rows(given, rows, input_of).cum_sum()
-            if isinstance(given, RowValue):
-                return bind_rows(given, rows, _no_input)
-            if isinstance(given, IdealRank):
-                return prim.ideal_rank(rows["rel"], given.g)
-            if isinstance(given, IdealPrefix):
-                return extra(self._prefix_at_rank(given))
-            if isinstance(given, RunIdealValue):
-                return extra(self._run_ideal(given))
-            if isinstance(given, (RunIdealRank,)):
-                return _no_input(name, given)
-            return extra(pl.repeat(self.qrels_value(given), self.n))
+            return read_input(
+                given,
+                step=lambda g: bind_rows(g, rows, input_of).cum_sum(),
+                row_value=lambda g: bind_rows(g, rows, _no_input),
+                ideal_rank=lambda g: prim.ideal_rank(rows["rel"], g.g),
+                ideal_prefix=lambda g: extra(self._prefix_at_rank(g)),
+                run_ideal_value=lambda g: extra(self._run_ideal(g)),
+                run_ideal_rank=lambda g: _no_input(name, g),
+                qrels=lambda g: extra(pl.repeat(self.qrels_value(g), self.n)),
+            )
 
         body = bind_rows(node, rows, input_of)
         value = _struct(fields).implode().list.eval(body).list.first()

@@ -38,6 +38,7 @@ from rankwise.primitives import (
     declared,
     ideal_depth,
     leaves,
+    read_input,
 )
 from rankwise.recipes import Output, outputs
 
@@ -210,33 +211,39 @@ class _Compiler:
             steps.setdefault(col, bind(given))
             return col
 
+        def step(given: Step) -> str:
+            col = self.names.setdefault(given, f"s{len(self.names)}")
+            if _reads_running_sums(given):
+                # a step of other running sums (summed in the ranking window): a second window
+                rows.setdefault(col, f"rw_running_sum({bind(given, plain_step)}, query_id, rnk)")
+            elif "rnk" in given.reads:  # a step that reads the rank sums in a second window
+                rows.setdefault(col, f"rw_running_sum({bind(given)}, query_id, rnk)")
+            else:
+                steps.setdefault(col, bind(given))
+            return col
+
+        def row_value(given: RowValue) -> str:
+            col = self.names.setdefault(given, f"v{len(self.names)}")
+            rows.setdefault(col, bind(given))
+            return col
+
+        def ideal_rank(given: IdealRank) -> str:
+            col = self.irank_col(given.g, "run")
+            rows.setdefault(col, ideal_rank_sql(given.g))
+            return col
+
+        def run_ideal_value(given: RunIdealValue) -> str:
+            self.run_ideal_parts.add(part)
+            return self.run_ideal.setdefault(given, f"rv{len(self.run_ideal)}")
+
+        def run_ideal_rank(given: RunIdealRank) -> str:
+            raise InvalidParameterError(f"{given!r} is read through the values of its order only")
+
         def input_of(name: str, given: Input) -> str:
-            if isinstance(given, Step):
-                col = self.names.setdefault(given, f"s{len(self.names)}")
-                if _reads_running_sums(given):
-                    # a step of other running sums (summed in the ranking window): a second window
-                    rows.setdefault(col, f"rw_running_sum({bind(given, plain_step)}, query_id, rnk)")
-                elif "rnk" in given.reads:  # a step that reads the rank sums in a second window
-                    rows.setdefault(col, f"rw_running_sum({bind(given)}, query_id, rnk)")
-                else:
-                    steps.setdefault(col, bind(given))
-                return col
-            if isinstance(given, RowValue):
-                col = self.names.setdefault(given, f"v{len(self.names)}")
-                rows.setdefault(col, bind(given))
-                return col
-            if isinstance(given, IdealRank):
-                col = self.irank_col(given.g, "run")
-                rows.setdefault(col, ideal_rank_sql(given.g))
-                return col
-            if isinstance(given, IdealPrefix):
-                return self.prefix_col(given)
-            if isinstance(given, RunIdealValue):
-                self.run_ideal_parts.add(part)
-                return self.run_ideal.setdefault(given, f"rv{len(self.run_ideal)}")
-            if isinstance(given, RunIdealRank):
-                raise InvalidParameterError(f"{given!r} is read through the values of its order only")
-            return self.qrels_col(given)
+            return read_input(
+                given, step=step, row_value=row_value, ideal_rank=ideal_rank, ideal_prefix=self.prefix_col,
+                run_ideal_value=run_ideal_value, run_ideal_rank=run_ideal_rank, qrels=self.qrels_col,
+            )
 
         return bind(node, input_of)
 
