@@ -466,19 +466,31 @@ def _accepts(value: object, hint: Any) -> bool:
     if origin is Union or origin is types.UnionType:
         return any(_accepts(value, a) for a in args)
     if origin is Literal:
-        return any(type(value) is type(a) for a in args)
+        # a subclass too (numpy's str_ for a string); True is not an int choice
+        return any(isinstance(value, type(a)) and (isinstance(a, bool) or not isinstance(value, bool)) for a in args)
     if origin is Annotated:
         return _accepts(value, args[0])
     if origin is not None and isinstance(origin, type):
         if origin is tuple and args and args[-1] is not Ellipsis:
-            return isinstance(value, tuple) and len(value) == len(args) and all(map(_accepts, value, args))
+            # a pair given as a list is a pair
+            return (
+                isinstance(value, abc.Sequence) and not isinstance(value, (str, bytes))
+                and len(value) == len(args) and all(map(_accepts, value, args))
+            )
         if issubclass(origin, abc.Mapping):
             return isinstance(value, abc.Mapping) and (
                 len(args) != 2 or all(_accepts(k, args[0]) and _accepts(v, args[1]) for k, v in value.items())
             )
         if origin is _CALLABLE:
             return callable(value)
-        if not isinstance(value, origin):
+        # any collection of the items stands for a list of them (a tuple, a set, a numpy
+        # array, a Polars Series); a string or a mapping is checked as itself (the function's
+        # own check words its error)
+        collection = (
+            issubclass(origin, abc.Iterable) and isinstance(value, abc.Iterable)
+            and not isinstance(value, (str, bytes, abc.Mapping))
+        )
+        if not collection and not isinstance(value, origin):
             return False
         if args and isinstance(value, _SEQUENCES) and issubclass(origin, abc.Iterable):
             return all(_accepts(item, args[0]) for item in value)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 
 import polars as pl
 
@@ -26,6 +26,7 @@ from rankwise.errors import (
     InvalidParameterError,
     MetricSyntaxError,
     MissingColumnError,
+    RankwiseError,
     UnknownMetricError,
     hint_style,
 )
@@ -178,20 +179,18 @@ def _evaluate(
             to_lazyframe(run, "run", columns, run_format),
             to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config,
-        ), Coverage()
+        )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
+    # the inputs as Polars reads them, kept for a look at the run's head (the DuckDB engine
+    # reads paths itself: there, read only if it comes to that)
+    frames: tuple[Any, Any] = (run, qrels)
     if engine == "polars":
         from rankwise._polars.engine import evaluate_eager, prepare
         from rankwise.recipes import reading_subtopics
 
-        prep = prepare(
-            to_lazyframe(run, "run", columns, run_format),
-            to_lazyframe(qrels, "qrels", columns, qrels_format),
-            columns,
-            check_data=False,
-            diversity=reading_subtopics(parsed, conv),
-        )
+        frames = (to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format))
+        prep = prepare(*frames, columns, check_data=False, diversity=reading_subtopics(parsed, conv))
         # the data checks are counted in the group-bys that rank the run and summarise the
         # qrels, collected with the values
         result, n_unjudged = evaluate_eager(prep, counted, zero, columns, query_chunks)
@@ -213,7 +212,9 @@ def _evaluate(
     if present.height == 0:
         raise no_common_queries(_ids(run, "run", columns, run_format), _ids(qrels, "qrels", columns, qrels_format), columns)
     if coverage.rarely_judged():
-        warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns)
+        # a hint, never a failure of the evaluation (an input gone since, a remote path)
+        with contextlib.suppress(RankwiseError, OSError, pl.exceptions.PolarsError):
+            warn_near_miss(*_sample(*frames, columns, (run_format, qrels_format)), columns)
     if conv.missing == "ignore":
         result = present
     return result.drop(RETRIEVED, JUDGED), coverage
@@ -227,19 +228,24 @@ def _ids(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.S
 
 def _sample(run: Any, qrels: Any, columns: Columns, formats: tuple[FileFormat | None, FileFormat | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The run's first :data:`~rankwise.validate.NEAR_MISS_ROWS` (query, doc) pairs and the
-    judgments of their queries, ids as text (read again, only when the run's documents are
-    almost never judged: the run's head is read, the qrels scanned for those queries)."""
+    judgments of their queries, ids as text, only when the run's documents are almost never
+    judged: from the frames the Polars engine read (a TREC file is not parsed again; a scan
+    reads the head), else the inputs read again."""
     q, d = columns.query_id, columns.doc_id
     text = [pl.col(q).cast(pl.String), pl.col(d).cast(pl.String)]
-    head = to_lazyframe(run, "run", columns, formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
-    judged = to_lazyframe(qrels, "qrels", columns, formats[1]).select(text)
+
+    def lazy(obj: Any, kind: Kind, fmt: FileFormat | None) -> pl.LazyFrame:
+        return obj if isinstance(obj, pl.LazyFrame) else to_lazyframe(obj, kind, columns, fmt)
+
+    head = lazy(run, "run", formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
+    judged = lazy(qrels, "qrels", formats[1]).select(text)
     return head, judged.join(head.lazy().select(q).unique(), on=q, how="semi").collect()
 
 
 def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
-) -> pl.DataFrame:
+) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back."""
     names = run.collect_schema().names()
@@ -264,6 +270,9 @@ def _evaluate_segments(
         *([columns.subtopic] if columns.subtopic else []),
     )
     judged = keyed_qrels.collect()
+    # a judged query the run lacks is in no segment: left out, whatever missing= says
+    q = columns.query_id
+    outside = qrels.select(q).unique().join(pairs.lazy().select(q).unique(), on=q, how="anti").select(pl.len()).collect().item()
     if judged.height == 0:
         q = columns.query_id
         raise no_common_queries(
@@ -273,12 +282,13 @@ def _evaluate_segments(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
     )
-    return (
+    values = (
         result.rename({columns.query_id: key})
         .join(pairs, on=key, how="left")
         .select(*segments, columns.query_id, *[m.label for m in metrics])
         .sort(*segments, columns.query_id)
     )
+    return values, Coverage(missing=outside, segmented=True)
 
 
 def metric_of_column(column: str) -> Metric | None:
@@ -290,8 +300,14 @@ def metric_of_column(column: str) -> Metric | None:
     return found[0] if len(found) == 1 else None
 
 
+@overload
+def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame: ...
+@overload
+def summarize(per_query: pl.LazyFrame, *, by: str | Iterable[str] | None = None) -> pl.LazyFrame: ...
 @checked
-def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame:
+def summarize(
+    per_query: pl.DataFrame | pl.LazyFrame, *, by: str | Iterable[str] | None = None
+) -> pl.DataFrame | pl.LazyFrame:
     """Aggregate per-query values (the output of :func:`evaluate`) over queries.
 
     Each metric column is aggregated as its spec says: the mean (MAP, MRR, mean nDCG, ...),

@@ -162,6 +162,16 @@ def _read_int(path: str) -> int | None:
     return None
 
 
+def _stat_bytes(path: Path, key: str) -> int:
+    """A field of a cgroup's ``memory.stat`` (0 when it cannot be read)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    return 0
+
+
 def address_room() -> tuple[int, int] | None:
     """The address space this process may still take under its limit (``ulimit -v``,
     ``RLIMIT_AS``) and that limit, in bytes; None without a limit (or where it is not known)."""
@@ -176,24 +186,27 @@ def address_room() -> tuple[int, int] | None:
     return soft - used, soft
 
 
-def _cgroup_room() -> tuple[int, int] | None:
+def _cgroup_room(proc: Path = Path("/proc/self/cgroup"), mount: Path = Path("/sys/fs/cgroup")) -> tuple[int, int] | None:
     """The memory this process's cgroup may still take and its limit, in bytes (cgroup v2's
     ``memory.max`` and ``memory.current``, v1's ``memory.limit_in_bytes`` and
-    ``memory.usage_in_bytes``; the cgroup's own folder, else the mount's root, as a container
-    sees it); None without a limit."""
+    ``memory.usage_in_bytes``, the usage without the page cache it holds, ``memory.stat``'s
+    ``file`` / ``total_cache``: the kernel reclaims it; the cgroup's own folder, else the
+    mount's root, as a container sees it); None without a limit."""
     with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
+        for line in proc.read_text().splitlines():
             hierarchy, controllers, path = line.split(":", 2)
             if hierarchy == "0" and controllers == "":
-                root, files = Path("/sys/fs/cgroup"), ("memory.max", "memory.current")
+                root, files, cache = mount, ("memory.max", "memory.current"), "file"
             elif "memory" in controllers.split(","):
-                root, files = Path("/sys/fs/cgroup/memory"), ("memory.limit_in_bytes", "memory.usage_in_bytes")
+                root = mount / "memory"
+                files, cache = ("memory.limit_in_bytes", "memory.usage_in_bytes"), "total_cache"
             else:
                 continue
             for folder in (root / path.lstrip("/"), root):
                 limit, used = (_read_int(str(folder / f)) for f in files)
                 if limit is not None and used is not None and limit < 2**60:  # v1: no limit is ~2**63
-                    return limit - used, limit
+                    # the usage counts the page cache, which the kernel gives back when asked
+                    return limit - max(used - _stat_bytes(folder / "memory.stat", cache), 0), limit
     return None
 
 

@@ -254,6 +254,9 @@ class Coverage:
     """Documents the run retrieved for the judged queries it has."""
     judged: int = 0
     """Of those, the judged ones (any relevance)."""
+    segmented: bool = False
+    """Evaluated per ``by=`` segment: a judged query the run lacks is in no segment, left out
+    whatever ``missing`` says."""
 
     def rarely_judged(self) -> bool:
         """Whether the run's documents are almost never judged (:data:`RARELY_JUDGED`)."""
@@ -263,7 +266,7 @@ class Coverage:
         """Warn of unjudged run queries and of judged queries missing from the run."""
         warn_unjudged(self.unjudged)
         if self.missing:
-            warn(missing_note(self.missing, missing))
+            warn(missing_note(self.missing, "segments" if self.segmented else missing))
 
 
 def missing_note(count: int, missing: str, run: str = "the run") -> str:
@@ -272,6 +275,8 @@ def missing_note(count: int, missing: str, run: str = "the run") -> str:
     zero = in_syntax("missing='zero'", "-c")
     if missing == "zero":
         return f"{what}: scored 0 ({zero}, as trec_eval -c)"
+    if missing == "segments":
+        return f"{what}: left out (a query the run lacks is in none of the by= segments, whatever missing= says)"
     return (
         f"{what}: left out of the scores and means (as trec_eval; "
         f"{zero} scores {'it' if count == 1 else 'them'} 0)"

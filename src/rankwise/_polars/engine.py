@@ -711,6 +711,18 @@ def _partitioned(frame: pl.LazyFrame, folder: Path, n: int) -> list[pl.LazyFrame
     return groups
 
 
+_COSTLY_PLAN = ("JOIN", "AGGREGATE", "SORT", "UNION", "UNIQUE", "EXPLODE", "PYTHON")
+"""Nodes of a plan whose rows a count would compute again (a caller's pipeline)."""
+
+
+def _cheap_to_count(frame: pl.LazyFrame) -> bool:
+    """Whether counting ``frame``'s rows costs next to nothing: a scan of files or an in-memory
+    frame under projections and filters (Polars counts from the metadata or the height), not a
+    pipeline with joins, aggregations or sorts that a count would run once more."""
+    plan = frame.explain(optimized=False).upper()
+    return not any(word in plan for word in _COSTLY_PLAN)
+
+
 def _query_groups(
     prep: Prepared, query_chunks: int | None, folder: Path | None = None
 ) -> tuple[Prepared, list[Prepared], int | None]:
@@ -719,12 +731,13 @@ def _query_groups(
     or (``None``) the inputs read once into memory and split into groups of about
     :data:`ROWS_PER_CHUNK` run rows. Also returns ``prep`` as it then is, and the number of
     run rows when they were read (``None`` with ``query_chunks``)."""
-    if query_chunks is None or query_chunks == 1:
+    counted = None
+    if (query_chunks is None or query_chunks == 1) and _cheap_to_count(prep.run):
         # the rows held at once, checked against the memory left before they are read (Polars'
         # allocation failure would abort the process): a count from the files' metadata, a
         # light scan of a CSV file, or an in-memory frame's height
-        rows = prep.run.select(pl.len()).collect().item()
-        check_polars_memory(rows, rows if query_chunks == 1 else min(rows, ROWS_PER_CHUNK))
+        counted = prep.run.select(pl.len()).collect().item()
+        check_polars_memory(counted, counted if query_chunks == 1 else min(counted, ROWS_PER_CHUNK))
     if query_chunks == 1:
         return prep, [prep], None
     if query_chunks is not None:
@@ -737,6 +750,8 @@ def _query_groups(
             for c in range(query_chunks)
         ], None
     run, qrels = pl.collect_all([prep.run, prep.qrels])
+    if counted is None:  # a pipeline of the caller's, counted once it is read
+        check_polars_memory(run.height, min(run.height, ROWS_PER_CHUNK))
     subs = None if prep.subtopics is None else prep.subtopics.collect()
     prep = replace(prep, run=run.lazy(), qrels=qrels.lazy(), subtopics=None if subs is None else subs.lazy())
     n = max(1, -(-run.height // ROWS_PER_CHUNK))
