@@ -133,8 +133,8 @@ query 301 has 474."""
 
 def greedy_ideal(metric: rw.Metric) -> bool:
     """Whether ``metric`` reads ndeval's greedy ideal ranking."""
+    from rankwise.metrics.recipes import recipe
     from rankwise.primitives import leaves
-    from rankwise.recipes import recipe
 
     return any(leaf.side == "ideal_intents" for leaf in leaves(recipe(metric, rw.Conventions().as_params())))
 

@@ -12,11 +12,13 @@ from rankwise import _start
 _start.guard()  # first: Ctrl-C while the command is still importing ends it quietly (130)
 
 import importlib  # noqa: E402
+import importlib.abc  # noqa: E402
+import importlib.util  # noqa: E402
 import sys  # noqa: E402
 import types  # noqa: E402
+from importlib.machinery import ModuleSpec  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from rankwise import namespace as _namespace  # noqa: E402  (registers the .ir namespaces)
 from rankwise.conventions import Columns, Conventions  # noqa: E402
 from rankwise.errors import (  # noqa: E402
     ArgumentTypeError,
@@ -38,9 +40,9 @@ from rankwise.errors import (  # noqa: E402
     UnsafeIdentifierError,
     UnsupportedInputError,
 )
+from rankwise.evaluation import namespace as _namespace  # noqa: E402  (registers the .ir namespaces)
 
 if TYPE_CHECKING:
-    from rankwise import plots, spark
     from rankwise._duckdb.macros import register
     from rankwise._polars.expr import (
         average_precision,
@@ -58,18 +60,21 @@ if TYPE_CHECKING:
     )
     from rankwise._polars.judged import judged_frame
     from rankwise._sql.expression import sql_expr, sql_select
-    from rankwise.change import ranking_change
-    from rankwise.comparison import anova, compare
-    from rankwise.evaluate import evaluate, summarize
-    from rankwise.events import gains_from_events
-    from rankwise.explain import explain
-    from rankwise.lists import evaluate_lists, lists_to_long
-    from rankwise.metric import Metric, parse_metric
-    from rankwise.names import parse_metrics
-    from rankwise.registry import SPECS, all_names, get_spec
-    from rankwise.report import report, to_latex, to_markdown
-    from rankwise.to_sql import compare_sql, to_sql
-    from rankwise.trec_writer import to_trec
+    from rankwise.cli.trec_writer import to_trec
+    from rankwise.comparison.change import ranking_change
+    from rankwise.comparison.paired import anova, compare
+    from rankwise.comparison.sql import compare_sql
+    from rankwise.evaluation import spark
+    from rankwise.evaluation.evaluate import evaluate, summarize
+    from rankwise.evaluation.explain import explain
+    from rankwise.evaluation.lists import evaluate_lists, lists_to_long
+    from rankwise.evaluation.to_sql import to_sql
+    from rankwise.inputs.events import gains_from_events
+    from rankwise.metrics.metric import Metric, parse_metric
+    from rankwise.metrics.registry import SPECS, all_names, get_spec
+    from rankwise.names.parse import parse_metrics
+    from rankwise.reporting import plots
+    from rankwise.reporting.report import report, to_latex, to_markdown
 
 __version__ = "0.1.0"
 
@@ -84,30 +89,75 @@ _LAZY: dict[str, str] = {
     "sql_expr": "rankwise._sql.expression",
     "sql_select": "rankwise._sql.expression",
     "register": "rankwise._duckdb.macros",
-    "ranking_change": "rankwise.change",
-    "anova": "rankwise.comparison",
-    "compare": "rankwise.comparison",
-    "evaluate": "rankwise.evaluate",
-    "summarize": "rankwise.evaluate",
-    "gains_from_events": "rankwise.events",
-    "explain": "rankwise.explain",
-    "evaluate_lists": "rankwise.lists",
-    "lists_to_long": "rankwise.lists",
-    "Metric": "rankwise.metric",
-    "parse_metric": "rankwise.metric",
-    "parse_metrics": "rankwise.names",
-    "SPECS": "rankwise.registry",
-    "all_names": "rankwise.registry",
-    "get_spec": "rankwise.registry",
-    "report": "rankwise.report",
-    "to_latex": "rankwise.report",
-    "to_markdown": "rankwise.report",
-    "compare_sql": "rankwise.to_sql",
-    "to_sql": "rankwise.to_sql",
-    "to_trec": "rankwise.trec_writer",
+    "ranking_change": "rankwise.comparison.change",
+    "anova": "rankwise.comparison.paired",
+    "compare": "rankwise.comparison.paired",
+    "evaluate": "rankwise.evaluation.evaluate",
+    "summarize": "rankwise.evaluation.evaluate",
+    "gains_from_events": "rankwise.inputs.events",
+    "explain": "rankwise.evaluation.explain",
+    "evaluate_lists": "rankwise.evaluation.lists",
+    "lists_to_long": "rankwise.evaluation.lists",
+    "Metric": "rankwise.metrics.metric",
+    "parse_metric": "rankwise.metrics.metric",
+    "parse_metrics": "rankwise.names.parse",
+    "SPECS": "rankwise.metrics.registry",
+    "all_names": "rankwise.metrics.registry",
+    "get_spec": "rankwise.metrics.registry",
+    "report": "rankwise.reporting.report",
+    "to_latex": "rankwise.reporting.report",
+    "to_markdown": "rankwise.reporting.report",
+    "compare_sql": "rankwise.comparison.sql",
+    "to_sql": "rankwise.evaluation.to_sql",
+    "to_trec": "rankwise.cli.trec_writer",
 }
-"""Each lazily imported name of the API: the module that defines it. Submodules (``plots``,
-``spark``, ``io``, ...) are imported when first used as attributes too."""
+"""Each lazily imported name of the API: the module that defines it."""
+
+_MOVED: dict[str, str] = {
+    "plots": "rankwise.reporting.plots", "spark": "rankwise.evaluation.spark",
+    "spec": "rankwise.metrics.spec", "registry": "rankwise.metrics.registry",
+    "metric": "rankwise.metrics.metric", "recipes": "rankwise.metrics.recipes", "docs": "rankwise.metrics.docs",
+    "trec_names": "rankwise.names.trec_eval", "ranx_names": "rankwise.names.ranx",
+    "io": "rankwise.inputs.read", "forms": "rankwise.inputs.forms", "reading": "rankwise.inputs.columns",
+    "trec_reader": "rankwise.inputs.trec", "validate": "rankwise.inputs.checks", "faults": "rankwise.inputs.faults",
+    "events": "rankwise.inputs.events", "output": "rankwise.outputs.files", "progress": "rankwise.outputs.progress",
+    "lists": "rankwise.evaluation.lists", "namespace": "rankwise.evaluation.namespace",
+    "statistics": "rankwise.comparison.statistics", "change": "rankwise.comparison.change",
+    "summary": "rankwise.comparison.summary", "report_page": "rankwise.reporting.page",
+    "report_details": "rankwise.reporting.details", "report_assets": "rankwise.reporting.assets",
+    "provenance": "rankwise.reporting.provenance", "tables": "rankwise.reporting.tables",
+    "naming": "rankwise.inputs.run_names", "trec_writer": "rankwise.cli.trec_writer",
+}
+"""Module paths of the API (``rw.plots``, ``rw.spark``) and of earlier versions, each the module
+it is now (``import rankwise.summary``, ``python -m rankwise.docs``): attributes of the package
+and importable, imported when first used. The modules that shared a name with a function of the API
+(``evaluate``, ``explain``, ``report``, ``to_sql``) are left out: ``rankwise.evaluate`` is the function."""
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an earlier module path (:data:`_MOVED`) as the module it became: the same module
+    object, so its classes and state are shared; ``python -m`` runs the module's code."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        parent, _, name = fullname.partition(".")
+        if parent != __name__ or name not in _MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: ModuleSpec) -> types.ModuleType:
+        return importlib.import_module(_MOVED[spec.name.partition(".")[2]])
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+    def get_code(self, fullname: str) -> types.CodeType | None:
+        spec = importlib.util.find_spec(_MOVED[fullname.partition(".")[2]])
+        loader = spec.loader if spec is not None else None
+        return loader.get_code(spec.name) if isinstance(loader, importlib.abc.InspectLoader) and spec else None
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name: str) -> Any:
@@ -116,7 +166,9 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
-    if not name.startswith("__"):
+    if name in _MOVED:
+        return importlib.import_module(_MOVED[name])
+    if not name.startswith("__"):  # a folder or module of the package: rw.metrics, rw.errors
         try:
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
@@ -127,20 +179,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """The package's module: when a submodule is imported, Python binds it as an attribute of
-    the package; where a submodule has the name of a function of the API (``evaluate``,
-    ``explain``, ``report``, ``to_sql``), the name stays the function's."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The command line's start-up: Ctrl-C while the ``rankwise`` command is still importing.
 
 The ``rankwise`` script (``rankwise = "rankwise.cli:main"``) and ``python -m rankwise.cli``
-import the package, Polars and the command's modules before :func:`rankwise.cli.main` runs
+import the package, Polars and the command's modules before :func:`rankwise.cli.commands.main` runs
 and installs its signal handlers; Python's own handler would raise ``KeyboardInterrupt``
 anywhere in those imports and print its traceback. :func:`guard`, the first thing
 ``import rankwise`` does, installs a handler that ends such a process at once, as interrupted
@@ -62,7 +62,7 @@ def interrupted(signum: int, frame: FrameType | None) -> None:
 def guard() -> None:
     """Install :func:`interrupted` for SIGINT when this process is the ``rankwise`` command and
     SIGINT has Python's default handler (a caller that ignores SIGINT keeps ignoring it);
-    :func:`rankwise.cli.main` replaces it while it runs and restores it when it returns."""
+    :func:`rankwise.cli.commands.main` replaces it while it runs and restores it when it returns."""
     argv = getattr(sys, "orig_argv", sys.argv)
     if is_command(list(argv)) and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         with contextlib.suppress(ValueError):  # not the main thread: Python allows no handler there

@@ -1,6 +1,6 @@
 """Evaluation conventions and column names: every choice explicit, defaults = trec_eval.
 
-Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.to_sql`,
+Every entry point (:func:`rankwise.evaluation.evaluate`, :func:`rankwise.evaluation.explain`, :func:`rankwise.evaluation.to_sql`,
 :func:`rankwise.compare`, ...) takes them as keyword arguments, typed once by
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
@@ -48,7 +48,6 @@ from rankwise.errors import (
     UnsafeIdentifierError,
     did_you_mean,
 )
-from rankwise.spec import LIMIT
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -112,6 +111,12 @@ MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 
 
+LIMIT = 2**62
+"""The largest magnitude of any number in a metric: cutoffs ``@k``, integer parameters and the
+parameters without a natural ceiling. Beyond it a value cannot be held by the engines' Int64
+(whose maximum is 2**63 − 1), and a product with a count of documents could overflow."""
+
+
 class _FromOptions:
     """``from_options``: a dataclass of keyword options built from an entry point's keywords."""
 
@@ -125,7 +130,7 @@ class _FromOptions:
 
 @dataclass(frozen=True)
 class Conventions(_FromOptions):
-    """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluate`).
+    """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluation.evaluate`).
 
     - ``ties``: see :data:`TiePolicy`.
     - ``missing``: see :data:`MissingPolicy`.
@@ -180,7 +185,7 @@ class Conventions(_FromOptions):
         return {"rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval}
 
     def as_options(self) -> ConventionOptions:
-        """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
+        """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
         return cast(ConventionOptions, asdict(self))
 
 
@@ -235,7 +240,7 @@ class Columns(_FromOptions):
             check_identifier(getattr(self, field), f"{field} column")
 
     def as_options(self) -> ColumnOptions:
-        """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
+        """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
         return cast(ColumnOptions, asdict(self))
 
 
@@ -264,8 +269,8 @@ class ColumnOptions(TypedDict, total=False):
 
 
 class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
-    """The keyword options shared by the entry points (:func:`rankwise.evaluate`,
-    :func:`rankwise.explain`, :func:`rankwise.to_sql`, :func:`rankwise.spark.evaluate`,
+    """The keyword options shared by the entry points (:func:`rankwise.evaluation.evaluate`,
+    :func:`rankwise.evaluation.explain`, :func:`rankwise.evaluation.to_sql`, :func:`rankwise.evaluation.spark.evaluate`,
     :func:`rankwise.compare`, the ``.ir`` namespaces): the conventions and the column names.
 
     - ``ties`` (default ``'trec_eval'``: score descending, then doc_id descending as text):
@@ -302,9 +307,9 @@ ColumnName = Annotated[str, "be a column name"]
 
 class InputOptions(TypedDict, total=False):
     """Each input's own column names, as keyword arguments of the entry points that read the
-    inputs (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.compare`,
-    :func:`rankwise.comparison`, :func:`rankwise.anova`); checked by
-    :class:`rankwise.reading.Reading`.
+    inputs (:func:`rankwise.evaluation.evaluate`, :func:`rankwise.evaluation.explain`, :func:`rankwise.compare`,
+    :func:`rankwise.comparison.paired`, :func:`rankwise.anova`); checked by
+    :class:`rankwise.inputs.columns.Reading`.
 
     - ``run_columns``, ``qrels_columns``: a column's keyword (``query_id``, ``doc_id``, and
       ``score`` for the run, ``relevance`` for the qrels) mapped to that input's own name for
@@ -364,7 +369,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 PARSED_ARGUMENTS = frozenset({"metrics", "metric"})
-"""Arguments that :func:`rankwise.names.parse_metrics` reads and checks in its own words
+"""Arguments that :func:`rankwise.names.parse.parse_metrics` reads and checks in its own words
 (``metrics must be a string or a list of strings``, ``each metric must be a string``):
 :func:`checked` leaves them to it."""
 

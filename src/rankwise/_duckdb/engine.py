@@ -20,7 +20,19 @@ from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
-from rankwise.io import (
+from rankwise.inputs.checks import (
+    DataProfile,
+    Kind,
+    Problem,
+    TypeClass,
+    check_costs,
+    check_profile,
+    check_schema,
+    ids_as_strings,
+    subtopic_hint,
+    value_column,
+)
+from rankwise.inputs.read import (
     check_format,
     check_header,
     check_not_empty,
@@ -34,20 +46,8 @@ from rankwise.io import (
     is_gzip,
     to_lazyframe,
 )
-from rankwise.metric import Metric
-from rankwise.recipes import reading_subtopics
-from rankwise.validate import (
-    DataProfile,
-    Kind,
-    Problem,
-    TypeClass,
-    check_costs,
-    check_profile,
-    check_schema,
-    ids_as_strings,
-    subtopic_hint,
-    value_column,
-)
+from rankwise.metrics.metric import Metric
+from rankwise.metrics.recipes import reading_subtopics
 
 if TYPE_CHECKING:  # DuckDB is imported when it evaluates: `import rankwise` stays light
     import duckdb

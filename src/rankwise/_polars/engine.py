@@ -27,12 +27,24 @@ from typing import Literal
 
 import polars as pl
 
-from rankwise import progress
 from rankwise._polars import primitives as prim
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.errors import InvalidParameterError
-from rankwise.faults import check_polars_memory
-from rankwise.metric import Metric
+from rankwise.inputs.checks import (
+    DataProfile,
+    Kind,
+    Problem,
+    TypeClass,
+    check_costs,
+    check_profile,
+    check_schema,
+    ids_as_strings,
+    subtopic_hint,
+)
+from rankwise.inputs.faults import check_polars_memory
+from rankwise.metrics.metric import Metric
+from rankwise.metrics.recipes import Output, outputs
+from rankwise.outputs import progress
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
@@ -55,18 +67,6 @@ from rankwise.primitives import (
     prefix_gains,
     qrels_needs,
     read_input,
-)
-from rankwise.recipes import Output, outputs
-from rankwise.validate import (
-    DataProfile,
-    Kind,
-    Problem,
-    TypeClass,
-    check_costs,
-    check_profile,
-    check_schema,
-    ids_as_strings,
-    subtopic_hint,
 )
 
 Q, D, S, REL, RANK, IRANK = "__q", "__d", "__s", "__rel", "__rank", "__irank"
@@ -132,7 +132,7 @@ class Prepared:
     per query (:func:`subtopic_judgments`)."""
     hint: str = ""
     """Ends the error of a duplicated (query, doc) pair of the qrels
-    (:func:`~rankwise.validate.subtopic_hint`)."""
+    (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -180,7 +180,7 @@ def prepare(
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type.
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
-    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.validate.subtopic_hint`)."""
+    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
     run_types, run_raw = _schema(run)
     qrels_types, qrels_raw = _schema(qrels)
     check_schema(run_types, run_raw, "run", columns)
@@ -242,7 +242,7 @@ def check_run_costs(prep: Prepared) -> None:
 
 def _check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
     """Subtopic qrels: their rows (a judgment per subtopic) get every check of qrels
-    (:func:`~rankwise.validate.check_profile`: NULL ids, NULL/NaN/infinite relevance), and a
+    (:func:`~rankwise.inputs.checks.check_profile`: NULL ids, NULL/NaN/infinite relevance), and a
     NULL subtopic or a document judged twice for one subtopic of a query is an error naming it.
     Checked here, row by row, before a document's judgments are reduced to their largest (which
     would hide a NaN or a negative infinity)."""

@@ -2,7 +2,7 @@
 :func:`expr` (one metric string), :func:`exprs` (several), and the typed functions
 (:func:`ndcg`, :func:`average_precision`, ...).
 
-Each expression is compiled from the metric's recipe (:mod:`rankwise.recipes`) and the Polars
+Each expression is compiled from the metric's recipe (:mod:`rankwise.metrics.recipes`) and the Polars
 engine's primitive functions (:mod:`rankwise._polars.primitives`), bound by name as the engine
 binds them: no formula is written here. Within a group (one query) it
 
@@ -15,7 +15,7 @@ binds them: no formula is written here. Within a group (one query) it
    DCG, ...) over *all* the group's judgments, and applies the recipe's formula.
 
 Over a :func:`~rankwise.judged_frame` (the default, ``ideal='judgments'``) the ideal and R
-come from every judgment of the query, as :func:`rankwise.evaluate` computes them, and the
+come from every judgment of the query, as :func:`rankwise.evaluation.evaluate` computes them, and the
 values equal ``evaluate``'s (``tests/test_expr.py``). The expression reads the frame's
 ``retrieved`` column: on a frame without it Polars raises ``ColumnNotFoundError`` naming it,
 so that a frame of retrieved rows never silently gives other numbers. On a frame of retrieved
@@ -31,7 +31,7 @@ Not expressible over one (query, doc, relevance, score) frame: the diversity mea
 (:data:`NOT_EXPRESSIBLE`: alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall, ... need subtopic
 judgments and ndeval's greedy ideal); they raise :class:`~rankwise.errors.InvalidParameterError`
 naming the metric. The C/W/L measures read the run's cost column with ``cost='column'``
-(absent: every document costs 1), as :func:`rankwise.evaluate` does.
+(absent: every document costs 1), as :func:`rankwise.evaluation.evaluate` does.
 
 Window inputs (tie groups, the cost above a rank, the ideal prefix at a rank, the run-ordered
 ideal of Compat) are computed inside ``list.eval`` over the group's rows gathered into one
@@ -117,8 +117,11 @@ from rankwise.conventions import (
     checked_options,
 )
 from rankwise.errors import InvalidParameterError
-from rankwise.metric import Metric, make_metric
-from rankwise.names import parse_metrics
+from rankwise.metrics.metric import Metric, make_metric
+from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe
+from rankwise.metrics.registry import get_spec
+from rankwise.metrics.spec import ParamValue
+from rankwise.names.parse import parse_metrics
 from rankwise.primitives import (
     INTENT_SIDES,
     Const,
@@ -133,9 +136,6 @@ from rankwise.primitives import (
     children,
     read_input,
 )
-from rankwise.recipes import DIVERSITY_RECIPES, recipe
-from rankwise.registry import get_spec
-from rankwise.spec import ParamValue
 
 GainKind = Literal["linear", "exponential"]
 DiscountKind = Literal["log2", "jarvelin"]
@@ -481,7 +481,7 @@ def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) ->
 def exprs(metrics: str | Metric | Iterable[str | Metric], **options: Unpack[ExprOptions]) -> list[pl.Expr]:
     """Every metric of ``metrics`` (any naming scheme; lists such as ``all_trec`` expand) as a
     Polars expression named by its string, for ``group_by(query).agg(...)`` (or ``over(query)``)
-    on a :func:`~rankwise.judged_frame`: per query, the values of :func:`rankwise.evaluate`.
+    on a :func:`~rankwise.judged_frame`: per query, the values of :func:`rankwise.evaluation.evaluate`.
     ``options``: see :class:`ExprOptions`.
 
     >>> import rankwise as rw
@@ -497,7 +497,7 @@ def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
     """One metric as a Polars expression named by its string (``rw.expr("nDCG@10")``,
     ``rw.expr("bpref")``, ``rw.expr("AP(rel=2)")``), for ``group_by(query).agg(...)`` or
     ``over(query)`` on a :func:`~rankwise.judged_frame`: per query, the value
-    :func:`rankwise.evaluate` gives (see the module). ``options``: see :class:`ExprOptions`.
+    :func:`rankwise.evaluation.evaluate` gives (see the module). ``options``: see :class:`ExprOptions`.
     A string naming several metrics (``all_trec``, ``P.5,10``) is refused: use :func:`exprs`.
 
     >>> import rankwise as rw

@@ -1,5 +1,5 @@
-"""The SQL compiler: every metric's recipe (:mod:`rankwise.recipes`) compiled into one SQL
-statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.to_sql` and
+"""The SQL compiler: every metric's recipe (:mod:`rankwise.metrics.recipes`) compiled into one SQL
+statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.evaluation.to_sql` and
 Spark (whose dialect differences are :data:`rankwise._sql.inline.DIALECT_RULES`).
 
 Each primitive, input and scalar operation of :mod:`rankwise.primitives` is one macro of
@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from rankwise._sql.macros import macros
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
 from rankwise.errors import InvalidParameterError
-from rankwise.metric import Metric
+from rankwise.metrics.metric import Metric
+from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
@@ -40,7 +41,6 @@ from rankwise.primitives import (
     leaves,
     read_input,
 )
-from rankwise.recipes import Output, outputs
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:

@@ -31,10 +31,10 @@ from rankwise._sql.compiler import (
 )
 from rankwise._sql.macros import BUNDLE
 from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
-from rankwise.metric import make_metric
+from rankwise.metrics.metric import make_metric
+from rankwise.metrics.recipes import Output, outputs
+from rankwise.metrics.registry import get_spec
 from rankwise.primitives import Node, Op, Primitive
-from rankwise.recipes import Output, outputs
-from rankwise.registry import get_spec
 
 EVALUATE_METRICS: tuple[tuple[str, str, bool], ...] = (
     ("NumRet", "NumRet", False), ("NumRel", "NumRel", False), ("NumRelRet", "NumRelRet", False),

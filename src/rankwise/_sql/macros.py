@@ -1,4 +1,4 @@
-"""The SQL macro files (top-level ``sql/``, shipped in the wheel as ``rankwise/sql``) and their
+"""The SQL macro files (top-level ``sql/``, linked as ``src/rankwise/sql``) and their
 parsed definitions (name, parameters, body), which the compiler binds by name and
 :mod:`rankwise._sql.inline` inlines.
 
@@ -13,20 +13,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from importlib.abc import Traversable
-from pathlib import Path
 
 from rankwise.errors import UnsupportedInputError
 
 
 def _sql_dir() -> Traversable:
-    packaged = resources.files("rankwise").joinpath("sql")
-    if packaged.is_dir():
-        return packaged
-    # Editable install / source checkout: the files live in the repository's top-level sql/.
-    checkout = Path(__file__).resolve().parents[3] / "sql"
-    if checkout.is_dir():
-        return checkout
-    raise UnsupportedInputError("rankwise's SQL macro files are missing from this installation")
+    """The macro files: the package's ``sql`` folder, a link to the repository's top-level
+    ``sql/`` (which the wheel holds as files), in a checkout, an editable install and a wheel alike."""
+    found = resources.files("rankwise").joinpath("sql")
+    if not found.is_dir():
+        raise UnsupportedInputError("rankwise's SQL macro files are missing from this installation")
+    return found
 
 
 BUNDLE = "rankwise.sql"

@@ -1,0 +1,356 @@
+"""The public entry points: :func:`evaluate` (per-query values) and :func:`summarize`."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import replace
+from typing import Annotated, Any, Literal, overload
+
+import polars as pl
+
+from rankwise.conventions import (
+    READ_KEYWORDS,
+    Columns,
+    Conventions,
+    ReadOptions,
+    Unpack,
+    check_identifier,
+    check_options,
+    checked,
+)
+from rankwise.errors import (
+    InvalidParameterError,
+    MetricSyntaxError,
+    MissingColumnError,
+    RankwiseError,
+    UnknownMetricError,
+    hint_style,
+)
+from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
+from rankwise.inputs.columns import Reading
+from rankwise.inputs.faults import engine_faults
+from rankwise.inputs.read import FileFormat, to_lazyframe
+from rankwise.metrics.metric import Metric, make_metric
+from rankwise.metrics.registry import get_spec
+from rankwise.names.parse import parse_metrics
+from rankwise.outputs import progress
+
+Engine = Literal["polars", "duckdb"]
+RETRIEVED = "__rw_retrieved"
+JUDGED = "__rw_judged"
+COVERAGE_METRICS: tuple[Metric, ...] = (
+    make_metric(get_spec("NumRet"), {"judged_only": False}, None, RETRIEVED),
+    make_metric(get_spec("NumRet"), {"rel": -sys.float_info.max, "judged_only": False}, None, JUDGED),
+)
+"""Evaluated with every evaluation's metrics: per query, the documents retrieved, and those of
+them judged (any relevance, negative too): how the run and the judgments met."""
+ENGINES: tuple[str, ...] = ("polars", "duckdb")
+MAX_QUERY_CHUNKS = 10_000
+"""The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
+
+
+@checked
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    engine: Engine = "polars",
+    run_format: FileFormat | None = None,
+    qrels_format: FileFormat | None = None,
+    by: str | Iterable[str] | None = None,
+    duckdb_config: Mapping[str, Any] | None = None,
+    query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
+    **options: Unpack[ReadOptions],
+) -> pl.DataFrame:
+    """Per-query metric values: one row per query, one Float64 column per metric.
+
+    ``run`` (query_id, doc_id, score) and ``qrels`` (query_id, doc_id, relevance) may be Polars
+    DataFrames/LazyFrames, pyarrow Tables, pandas DataFrames, DuckDB relations, dicts of dicts
+    (pytrec_eval's and ranx's ``{query: {doc: value}}``), ranx ``Run``/``Qrels`` objects,
+    iterables of records (ir_datasets' ``scoreddocs_iter()``/``qrels_iter()``, named tuples,
+    dataclasses or dicts) or paths (a file, a folder of files with hive partitions, or a glob)
+    to Parquet, CSV/TSV, TREC or JSON/JSONL files, optionally gzipped; ``run_format``/
+    ``qrels_format`` override the format detected from the extension or content. Metric columns are named by the strings passed. Rows are
+    sorted by query id. ``engine="duckdb"`` computes through the SQL macros of ``sql/``.
+
+    ``by`` (run columns such as market, device, date or experiment arm) evaluates every
+    segment in the same pass: a query is scored in each segment where the run has it, against
+    its judgments, and the per-query rows start with the segment columns
+    (``summarize(result, by=...)`` gives one row per segment). ``duckdb_config`` sets the DuckDB
+    engine's connection (e.g. ``{"memory_limit": "2GB"}`` to spill to disk on exports larger
+    than memory). The Polars engine evaluates the queries in groups (by a hash of the query
+    id) one after the other: by default it reads the inputs once and splits them into groups
+    of about half a million run rows; ``query_chunks`` = n instead writes the inputs once, streaming,
+    into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
+    each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
+    for exports larger than memory.
+
+    ``options`` (keyword arguments, see :class:`~rankwise.conventions.EvaluationOptions`):
+    the conventions, whose defaults reproduce trec_eval, ``ties='trec_eval'`` (score desc,
+    then doc_id desc), ``missing='ignore'`` (queries absent from the run; 'zero' scores them 0
+    as ``-c``), ``max_rank=None`` (``-M``), ``rel=1`` (``-l``), ``judged_only=False`` (``-J``);
+    and the column names ``query_id``, ``doc_id``, ``score``, ``relevance`` (defaults: the same
+    words), and each input's own (:class:`~rankwise.conventions.InputOptions`):
+    ``run_columns={'query_id': 'qid'}`` reads the run's ``qid`` as its query id, while the qrels
+    keep ``query_id``; ``run_names=[...]``/``qrels_names=[...]`` name the columns of a CSV/TSV
+    file without a header row. Run queries without any judgment are not scored; a
+    :class:`~rankwise.errors.RankwiseWarning` says how many.
+
+    >>> import polars as pl, rankwise as rw
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> result = rw.evaluate(qrels, run, ["nDCG@10", "RR"])
+    >>> result.columns
+    ['query_id', 'nDCG@10', 'RR']
+    >>> result["query_id"].to_list(), result["nDCG@10"].round(6).to_list(), result["RR"].to_list()
+    (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
+    """
+    check_options("evaluate", options, READ_KEYWORDS)
+    parsed = parse_metrics(metrics)
+    conv = Conventions.from_options(options)
+    columns = Columns.from_options(options)
+    reading = Reading.from_options(options)
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    if query_chunks is not None:
+        if isinstance(query_chunks, bool) or not isinstance(query_chunks, int) or query_chunks < 1:
+            raise InvalidParameterError(f"query_chunks must be a positive integer, got {query_chunks!r}")
+        if query_chunks > MAX_QUERY_CHUNKS:
+            raise InvalidParameterError(
+                f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group is a set of files of "
+                f"its own), got {query_chunks!r}"
+            )
+        if engine != "polars" or by:
+            raise InvalidParameterError(
+                "query_chunks applies to the Polars engine without by= segments; "
+                "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
+            )
+    with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
+        result, coverage = _evaluate(
+            reading.prepared(run, "run", columns, run_format),
+            reading.prepared(qrels, "qrels", columns, qrels_format),
+            parsed, engine, conv, columns, run_format, qrels_format, by, duckdb_config, query_chunks,
+        )
+    seen = _SEEN.get()
+    if seen is None:
+        coverage.warn(conv.missing)
+    else:
+        seen.append(coverage)
+    return result
+
+
+_SEEN: ContextVar[list[Coverage] | None] = ContextVar("rankwise_coverage", default=None)
+
+
+@contextlib.contextmanager
+def coverage_seen() -> Iterator[list[Coverage]]:
+    """Inside, :func:`evaluate` adds how each evaluation's inputs met
+    (:class:`~rankwise.inputs.checks.Coverage`) to the list yielded instead of warning of unjudged
+    and missing queries: for callers that say it in their own words (compare, the list form)."""
+    seen: list[Coverage] = []
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
+
+
+def _evaluate(
+    run: Any, qrels: Any, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
+    run_format: FileFormat | None, qrels_format: FileFormat | None, by: str | Iterable[str] | None,
+    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None,
+) -> tuple[pl.DataFrame, Coverage]:
+    """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`).
+
+    Every evaluation counts, per judged query, the documents the run retrieved and how many of
+    them are judged (two ``NumRet`` columns evaluated with the metrics, ``missing='zero'``):
+    a judged query the run lacks retrieves nothing and is dropped here under
+    ``missing='ignore'``, counted either way; no judged query in the run at all is an error,
+    and a run whose documents are almost never judged gets a warning when its ids would meet
+    the judgments' once trimmed, case-folded or without leading zeros."""
+    segments = [by] if isinstance(by, str) else list(by or [])
+    if segments:
+        return _evaluate_segments(
+            to_lazyframe(run, "run", columns, run_format),
+            to_lazyframe(qrels, "qrels", columns, qrels_format),
+            parsed, segments, engine, conv, columns, duckdb_config,
+        )
+    counted = [*parsed, *COVERAGE_METRICS]
+    zero = replace(conv, missing="zero")
+    # the inputs as Polars reads them, kept for a look at the run's head (the DuckDB engine
+    # reads paths itself: there, read only if it comes to that)
+    frames: tuple[Any, Any] = (run, qrels)
+    if engine == "polars":
+        from rankwise._polars.engine import evaluate_eager, prepare
+        from rankwise.metrics.recipes import reading_subtopics
+
+        frames = (to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format))
+        prep = prepare(*frames, columns, check_data=False, diversity=reading_subtopics(parsed, conv))
+        # the data checks are counted in the group-bys that rank the run and summarise the
+        # qrels, collected with the values
+        result, n_unjudged = evaluate_eager(prep, counted, zero, columns, query_chunks)
+    elif engine == "duckdb":
+        from rankwise._duckdb.engine import evaluate_duckdb
+
+        with progress.task("evaluating in DuckDB"):
+            result, n_unjudged = evaluate_duckdb(
+                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config
+            )
+    else:
+        raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    retrieved = pl.col(RETRIEVED) > 0
+    present = result.filter(retrieved)
+    coverage = Coverage(
+        unjudged=n_unjudged, missing=result.height - present.height,
+        retrieved=int(present[RETRIEVED].sum()), judged=int(present[JUDGED].sum()),
+    )
+    if present.height == 0:
+        raise no_common_queries(_ids(run, "run", columns, run_format), _ids(qrels, "qrels", columns, qrels_format), columns)
+    if coverage.rarely_judged():
+        # a hint, never a failure of the evaluation (an input gone since, a remote path)
+        with contextlib.suppress(RankwiseError, OSError, pl.exceptions.PolarsError):
+            warn_near_miss(*_sample(*frames, columns, (run_format, qrels_format)), columns)
+    if conv.missing == "ignore":
+        result = present
+    return result.drop(RETRIEVED, JUDGED), coverage
+
+
+def _ids(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.Series:
+    """An input's query ids, in their order (on the error path: the input is read again)."""
+    q = columns.query_id
+    return to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).unique(maintain_order=True)).collect()[q]
+
+
+def _sample(run: Any, qrels: Any, columns: Columns, formats: tuple[FileFormat | None, FileFormat | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run's first :data:`~rankwise.inputs.checks.NEAR_MISS_ROWS` (query, doc) pairs and the
+    judgments of their queries, ids as text, only when the run's documents are almost never
+    judged: from the frames the Polars engine read (a TREC file is not parsed again; a scan
+    reads the head), else the inputs read again."""
+    q, d = columns.query_id, columns.doc_id
+    text = [pl.col(q).cast(pl.String), pl.col(d).cast(pl.String)]
+
+    def lazy(obj: Any, kind: Kind, fmt: FileFormat | None) -> pl.LazyFrame:
+        return obj if isinstance(obj, pl.LazyFrame) else to_lazyframe(obj, kind, columns, fmt)
+
+    head = lazy(run, "run", formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
+    judged = lazy(qrels, "qrels", formats[1]).select(text)
+    return head, judged.join(head.lazy().select(q).unique(), on=q, how="semi").collect()
+
+
+def _evaluate_segments(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
+    engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
+) -> tuple[pl.DataFrame, Coverage]:
+    """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
+    to the pairs by query, the engines see one key, and the pairs are joined back."""
+    names = run.collect_schema().names()
+    for col in segments:
+        check_identifier(col, "segment column")
+        if col not in names:
+            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
+        if col in (columns.query_id, columns.doc_id, columns.score):
+            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
+    key = "__segment_key"
+    pairs = (
+        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
+        .with_row_index(key).collect()
+    )
+    # a NULL segment value is a segment of its own: joined as equal, never dropped
+    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
+        *([columns.cost] if columns.cost else []),
+    )
+    keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,
+        *([columns.subtopic] if columns.subtopic else []),
+    )
+    judged = keyed_qrels.collect()
+    # a judged query the run lacks is in no segment: left out, whatever missing= says
+    q = columns.query_id
+    outside = qrels.select(q).unique().join(pairs.lazy().select(q).unique(), on=q, how="anti").select(pl.len()).collect().item()
+    if judged.height == 0:
+        q = columns.query_id
+        raise no_common_queries(
+            pairs[q].unique(maintain_order=True), qrels.select(pl.col(q).unique(maintain_order=True)).collect()[q], columns
+        )
+    result = evaluate(
+        judged, keyed_run.collect(), metrics, engine=engine,
+        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
+    )
+    values = (
+        result.rename({columns.query_id: key})
+        .join(pairs, on=key, how="left")
+        .select(*segments, columns.query_id, *[m.label for m in metrics])
+        .sort(*segments, columns.query_id)
+    )
+    return values, Coverage(missing=outside, segmented=True)
+
+
+def metric_of_column(column: str) -> Metric | None:
+    """The metric a result column holds, recognised from its name (any naming scheme)."""
+    try:
+        found = parse_metrics([column])
+    except (UnknownMetricError, MetricSyntaxError, InvalidParameterError):
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+@overload
+def summarize(per_query: pl.DataFrame, *, by: str | Iterable[str] | None = None) -> pl.DataFrame: ...
+@overload
+def summarize(per_query: pl.LazyFrame, *, by: str | Iterable[str] | None = None) -> pl.LazyFrame: ...
+@checked
+def summarize(
+    per_query: pl.DataFrame | pl.LazyFrame, *, by: str | Iterable[str] | None = None
+) -> pl.DataFrame | pl.LazyFrame:
+    """Aggregate per-query values (the output of :func:`evaluate`) over queries.
+
+    Each metric column is aggregated as its spec says: the mean (MAP, MRR, mean nDCG, ...),
+    the sum (NumQ, NumRet, NumRel, NumRelRet) or, for GMAP, the geometric mean
+    (trec_eval: exp(mean(log(max(AP, eps)))); form='shifted': (Π (AP + eps))^(1/n) − eps).
+    Columns that are not metric strings (query ids, ``by`` columns) are left out, and so are
+    per-query-only measures (``relstring``, text).
+
+    >>> import polars as pl, rankwise as rw
+    >>> per_query = pl.DataFrame({"query_id": ["a", "b"], "AP": [0.5, 0.0], "GMAP": [0.5, 0.0],
+    ...                           "NumQ": [1.0, 1.0]})
+    >>> rw.summarize(per_query).to_dicts()
+    [{'AP': 0.25, 'GMAP': 0.0022360679774997894, 'NumQ': 2.0}]
+    """
+    keys = [by] if isinstance(by, str) else list(by or [])
+    aggs: list[pl.Expr] = []
+    for column in per_query.columns:
+        if column in keys:
+            continue
+        metric = metric_of_column(column)
+        if metric is None:
+            continue
+        c = pl.col(column)
+        if metric.spec.aggregate == "none":
+            continue
+        if metric.spec.aggregate == "sum":
+            aggs.append(c.sum().cast(pl.Float64).alias(column))
+        elif metric.spec.aggregate == "gmean":
+            p = metric.resolve()
+            eps = float(p["eps"])
+            if p["form"] == "trec_eval":
+                aggs.append(c.clip(lower_bound=eps).log().mean().exp().alias(column))
+            else:
+                aggs.append(((c + eps).log().mean().exp() - eps).alias(column))
+        else:
+            aggs.append(c.mean().alias(column))
+    if not aggs:
+        raise InvalidParameterError(
+            f"no metric columns to summarize among {per_query.columns}; pass the output of evaluate()"
+        )
+    if keys:
+        return per_query.group_by(keys, maintain_order=True).agg(aggs).sort(keys)
+    return per_query.select(aggs)
+
+
+__all__ = ["ENGINES", "Engine", "evaluate", "summarize"]

@@ -1,0 +1,149 @@
+"""rankwise on Spark: the same metrics, from the same SQL definitions (inlined, see
+:mod:`rankwise.evaluation.to_sql`), on Spark DataFrames. Nothing is collected to the driver: the result
+is a lazy Spark DataFrame, one row per query. Needs ``pip install 'rankwise[spark]'``.
+
+Inputs are checked in two steps. At call time, from the DataFrames' schemas (no Spark job):
+a missing column is a :class:`~rankwise.errors.MissingColumnError`, an id column that is not
+string or integer or a score/relevance that is not numeric a
+:class:`~rankwise.errors.ColumnTypeError`. The data (NULL ids, NULL/NaN scores,
+NULL/NaN/infinite relevance, duplicated documents) is checked inside the returned DataFrame's
+plan, distributed, when the result is computed (``check=True``, :func:`rankwise.evaluation.to_sql`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
+from rankwise.evaluation.evaluate import metric_of_column
+from rankwise.evaluation.to_sql import quoter, to_sql
+from rankwise.inputs.checks import Kind, TypeClass, check_schema, ids_as_strings
+from rankwise.metrics.metric import Metric
+from rankwise.names.parse import parse_metrics
+
+
+def _type_class(data_type: Any) -> TypeClass:
+    from pyspark.sql import types as st
+
+    if isinstance(data_type, (st.StringType, st.VarcharType, st.CharType)):
+        return "string"
+    if isinstance(data_type, (st.ByteType, st.ShortType, st.IntegerType, st.LongType)):
+        return "integer"
+    if isinstance(data_type, (st.FloatType, st.DoubleType, st.DecimalType)):
+        return "float"
+    return "other"
+
+
+def _check_schema(df: Any, kind: Kind, columns: Columns) -> dict[str, TypeClass]:
+    """Check a DataFrame's schema (no Spark job); return its columns' type classes."""
+    fields = df.schema.fields
+    classes = {f.name: _type_class(f.dataType) for f in fields}
+    check_schema(classes, {f.name: f.dataType.simpleString() for f in fields}, kind, columns)
+    return classes
+
+
+def _as_strings(df: Any, names: list[str]) -> Any:
+    from pyspark.sql import functions as sf
+
+    quote = quoter("spark")
+    for name in names:
+        df = df.withColumn(name, sf.col(quote(name)).cast("string"))
+    return df
+
+
+COPARTITION_CONFIG = "spark.sql.requireAllClusterKeysForCoPartition"
+"""The Spark setting :func:`evaluate` turns off: with it on (Spark's default), a join by
+(query, document) shuffles both inputs again by the two keys although both are already
+partitioned by the query, and the windows by query after it shuffle a third time."""
+
+
+def _by_query(df: Any, query_id: str) -> Any:
+    """``df`` hash-partitioned by the query: the run's one shuffle in an evaluation. Every join,
+    window and aggregate of the statement is by the query (and, for the join of the run with
+    the judgments, the document too), so each keeps this partitioning instead of shuffling
+    again (``tests/test_spark_plan.py`` counts the shuffles of the executed plan); with
+    :data:`COPARTITION_CONFIG` off, so does the join by (query, document)."""
+    from pyspark.sql import functions as sf
+
+    df.sparkSession.conf.set(COPARTITION_CONFIG, "false")
+    return df.repartition(sf.col(quoter("spark")(query_id)))
+
+
+@checked
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    check: bool = True,
+    **options: Unpack[EvaluationOptions],
+) -> Any:
+    """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
+    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluation.evaluate`
+    (the keyword ``options``, conventions and column names:
+    :class:`~rankwise.conventions.EvaluationOptions`).
+
+    The schemas are checked at once (:class:`~rankwise.errors.MissingColumnError`,
+    :class:`~rankwise.errors.ColumnTypeError`); ids are compared as strings when run and qrels
+    disagree (one integer, one string). With ``check=True`` (the default) the data is checked
+    when the result is computed, distributed, inside its plan: a NULL id, a NULL or NaN score,
+    a NULL, NaN or infinite relevance or a document listed twice for one query makes the
+    action (``collect``, ``show``, ``write``, ...) fail with Spark's own exception, raised by
+    Spark SQL's ``raise_error`` (error class ``USER_RAISED_EXCEPTION``; in PySpark usually a
+    ``py4j.protocol.Py4JJavaError``, as the checks run as subqueries), whose message holds
+    ``rankwise:`` and names the problem, the column and an example, e.g. ``rankwise: the run
+    lists document 'd3' more than once for query 'q1'``. ``check=False`` leaves the data
+    checks out (inputs validated upstream; such rows then count as they are).
+
+    The inputs are repartitioned by the query, and the session's
+    ``spark.sql.requireAllClusterKeysForCoPartition`` is set to ``false`` (read when the result
+    is planned, at its action), so that the join by (query, document) and the windows and
+    aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
+    once more by its data check, with ``check=True``). The judgments are shuffled by the query
+    once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
+    different projection under each, so it cannot reuse one shuffle."""
+    check_options("evaluate", options)
+    parse_metrics(metrics)  # checked before the inputs are read
+    columns = Columns.from_options(options)
+    run_types = _check_schema(run, "run", columns)
+    qrels_types = _check_schema(qrels, "qrels", columns)
+    q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+    text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
+    run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
+    run, qrels = _by_query(run, columns.query_id), _by_query(qrels, columns.query_id)
+    suffix = uuid.uuid4().hex[:12]
+    run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
+    run.createOrReplaceTempView(run_view)
+    qrels.createOrReplaceTempView(qrels_view)
+    sql = to_sql(metrics, dialect="spark", run=run_view, qrels=qrels_view, check=check, **options)
+    return run.sparkSession.sql(sql)
+
+
+@checked
+def summarize(per_query: Any) -> Any:
+    """The aggregate row of a per-query Spark result: means, sums for counts, geometric means
+    for GMAP/gm_bpref (as :func:`rankwise.summarize`)."""
+    from pyspark.sql import functions as sf
+
+    aggs = []
+    for column in per_query.columns:
+        metric = metric_of_column(column)
+        if metric is None:
+            continue
+        c = sf.col(quoter("spark")(column))
+        if metric.spec.aggregate == "none":
+            continue
+        if metric.spec.aggregate == "sum":
+            aggs.append(sf.sum(c).cast("double").alias(column))
+        elif metric.spec.aggregate == "gmean":
+            p = metric.resolve()
+            eps = float(p["eps"])
+            if p["form"] == "trec_eval":
+                aggs.append(sf.exp(sf.avg(sf.log(sf.greatest(c, sf.lit(eps))))).alias(column))
+            else:
+                aggs.append((sf.exp(sf.avg(sf.log(c + sf.lit(eps)))) - sf.lit(eps)).alias(column))
+        else:
+            aggs.append(sf.avg(c).alias(column))
+    return per_query.agg(*aggs)

@@ -1,0 +1,147 @@
+"""The full SQL of an evaluation, for pasting into an engine: DuckDB or Spark SQL.
+
+Every ``rw_*`` macro is inlined from the same definitions ``rankwise.register`` installs
+(``sql/``), so the statement needs nothing installed. Table and column names are validated
+and quoted for the dialect, metric labels (the user's metric strings, the result's column
+names) are quoted for it and never rewritten; parameter values are validated literals. The
+dialects' differences are the rules of :data:`rankwise._sql.inline.DIALECT_RULES`.
+
+With ``check=True`` (the default) the statement checks its inputs, as the macros of
+``sql/05_checks.sql`` do: a NULL id, a NULL or NaN score, a NULL, NaN or infinite relevance or a
+document listed twice for one query makes the statement fail, when it runs, with an error
+whose message starts ``rankwise:`` and names the problem, the column and an example (DuckDB's
+``error()``, Spark's ``raise_error()``).
+
+>>> sql = to_sql(["nDCG@10", "AP"], dialect="spark", run="logs.run", qrels="logs.qrels")
+>>> sql.startswith("WITH rw_run_input AS (SELECT `query_id` AS query_id")
+True
+>>> "FROM `logs`.`run`" in sql and "raise_error(" in sql
+True
+>>> unchecked = to_sql(["nDCG@10", "AP"], dialect="spark", run="logs.run", qrels="logs.qrels", check=False)
+>>> unchecked.startswith("WITH rw_run AS (SELECT `query_id` AS query_id") and "rw_check" not in unchecked
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rankwise._sql.compiler import build_sql, literal
+from rankwise._sql.inline import Dialect, dialect_rules, expand
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_identifier,
+    check_options,
+    checked,
+)
+from rankwise.errors import InvalidParameterError
+from rankwise.metrics.metric import Metric
+from rankwise.names.parse import parse_metrics
+
+
+def quoter(dialect: Dialect) -> Callable[[str], str]:
+    """Identifier quoting: "double quotes" (DuckDB), `backticks` (Spark); the quote character
+    doubled inside. Any text is safe inside: nothing in it is rewritten or executed."""
+    return dialect_rules(dialect).quote
+
+
+def table_name(name: str, quote: Callable[[str], str], what: str) -> str:
+    check_identifier(name, what)
+    return ".".join(quote(part) for part in name.split("."))
+
+
+def _head(
+    dialect: Dialect, run: str, qrels: str, columns: Columns, check: bool
+) -> list[str]:
+    """The CTEs ``rw_run`` and ``rw_qrels``: the inputs with the standard column names and, with
+    ``check``, only once their checks (``rw_check_run``/``rw_check_qrels`` of ``sql/``) have
+    passed. The checks are uncorrelated scalar subqueries: each input is aggregated once, and
+    a fault raises the error when the statement runs."""
+    q = quoter(dialect)
+    run_select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
+        f"CAST({q(columns.score)} AS DOUBLE) AS score"
+        + ("" if columns.cost is None else f", CAST({q(columns.cost)} AS DOUBLE) AS cost")
+        + f" FROM {table_name(run, q, 'run table')}"
+    )
+    qrels_select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
+        f"CAST({q(columns.relevance)} AS DOUBLE) AS relevance FROM {table_name(qrels, q, 'qrels table')}"
+    )
+    subtopics: list[str] = []
+    if columns.subtopic is not None:
+        # subtopic qrels: every other measure reads a document's largest relevance
+        subtopics = [
+            f"rw_subtopics AS (SELECT {q(columns.query_id)} AS query_id, CAST({q(columns.subtopic)} AS VARCHAR) "
+            f"AS subtopic, {q(columns.doc_id)} AS doc_id, CAST({q(columns.relevance)} AS DOUBLE) AS relevance "
+            f"FROM {table_name(qrels, q, 'qrels table')})"
+        ]
+        checked = " WHERE (SELECT ok FROM rw_subtopics_check)" if check else ""
+        qrels_select = (
+            f"SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics{checked} GROUP BY query_id, doc_id"
+        )
+        if check:
+            subtopics.append(
+                "rw_subtopics_check AS (SELECT ok FROM rw_check_subtopics('rw_subtopics', "
+                f"subtopic_name := {literal(columns.subtopic)}, relevance_name := {literal(columns.relevance)}))"
+            )
+    if not check:
+        return [*subtopics, f"rw_run AS ({run_select})", f"rw_qrels AS ({qrels_select})"]
+    ids = f"query_id_name := {literal(columns.query_id)}, doc_id_name := {literal(columns.doc_id)}"
+    return [
+        *subtopics,
+        f"rw_run_input AS ({run_select})",
+        f"rw_qrels_input AS ({qrels_select})",
+        f"rw_run_check AS (SELECT ok FROM rw_check_run('rw_run_input', {ids}, "
+        f"score_name := {literal(columns.score)}))",
+        f"rw_qrels_check AS (SELECT ok FROM rw_check_qrels('rw_qrels_input', {ids}, "
+        f"relevance_name := {literal(columns.relevance)}))",
+        *([] if columns.cost is None else [
+            f"rw_cost_check AS (SELECT ok FROM rw_check_costs('rw_run_input', cost_name := {literal(columns.cost)}))"
+        ]),
+        "rw_run AS (SELECT * FROM rw_run_input WHERE (SELECT ok FROM rw_run_check)"
+        + ("" if columns.cost is None else " AND (SELECT ok FROM rw_cost_check)") + ")",
+        "rw_qrels AS (SELECT * FROM rw_qrels_input WHERE (SELECT ok FROM rw_qrels_check))",
+    ]
+
+
+@checked
+def to_sql(
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    dialect: Dialect = "duckdb",
+    run: str = "run",
+    qrels: str = "qrels",
+    check: bool = True,
+    **options: Unpack[EvaluationOptions],
+) -> str:
+    """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
+    ``qrels`` (names may be qualified, ``schema.table``), with the same columns, conventions
+    and numbers as :func:`rankwise.evaluation.evaluate` (the keyword ``options``, conventions and column
+    names: :class:`~rankwise.conventions.EvaluationOptions`).
+
+    ``check=True``: the statement fails, when it runs, on a NULL ``query_id``/``doc_id``, a NULL
+    or NaN score, a NULL, NaN or infinite relevance, or a document listed twice for one query,
+    with a message such as ``rankwise: the run lists document 'd3' more than once for query
+    'q1'`` (one more aggregation of each input). ``check=False`` leaves the checks out, for
+    inputs validated upstream: such rows then count as they are."""
+    check_options("to_sql", options)
+    rules = dialect_rules(dialect)
+    if not isinstance(check, bool):
+        raise InvalidParameterError(f"check must be True or False, got {check!r}")
+    parsed = parse_metrics(metrics)
+    conv = Conventions.from_options(options)
+    columns = Columns.from_options(options)
+    head = _head(dialect, run, qrels, columns, check)
+    body = build_sql(
+        parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
+        subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
+    )
+    # the head checks the inputs once; build_sql calls the table macros with checks := false
+    recursive = body.startswith("WITH RECURSIVE ")
+    body = body.removeprefix("WITH RECURSIVE " if recursive else "WITH ")
+    sql = ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(head) + ",\n" + body
+    return expand(sql, dialect)

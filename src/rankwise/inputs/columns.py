@@ -1,0 +1,130 @@
+"""Each input's own column names (``run_columns``, ``qrels_columns``, ``run_names``,
+``qrels_names``): checked once, then applied as the inputs are read.
+
+>>> reading = Reading.from_options({"run_columns": {"query_id": "qid"}})
+>>> reading.rename("run"), reading.rename("qrels")
+({'query_id': 'qid'}, None)
+>>> Reading(run_columns={"qid": "query_id"})
+Traceback (most recent call last):
+...
+rankwise.errors.InvalidParameterError: run_columns has no key 'qid' (reversed? pass run_columns={'query_id': 'qid'}): its keys are ['query_id', 'doc_id', 'score'], each mapped to the run's own name of that column, e.g. run_columns={'query_id': 'qid'}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from rankwise.conventions import Columns, _FromOptions
+from rankwise.errors import InvalidParameterError, closest
+from rankwise.inputs import forms
+from rankwise.inputs.read import to_lazyframe
+
+Kind = Literal["run", "qrels"]
+
+KEYS: dict[Kind, tuple[str, ...]] = {
+    "run": ("query_id", "doc_id", "score"),
+    "qrels": ("query_id", "doc_id", "relevance"),
+}
+"""The column keywords each input's ``*_columns`` may rename."""
+
+
+def _check_columns(kind: Kind, mapping: object) -> dict[str, str] | None:
+    if mapping is None:
+        return None
+    what = f"{kind}_columns"
+    if not isinstance(mapping, Mapping):
+        raise InvalidParameterError(
+            f"{what} must be a dict such as {{'query_id': 'qid'}}, got {type(mapping).__name__}"
+        )
+    for key, value in mapping.items():
+        if key not in KEYS[kind]:
+            best = closest(str(key), KEYS[kind], n=1)
+            if value in KEYS[kind]:  # reversed: {'qid': 'query_id'}
+                hint = f" (reversed? pass {what}={ {value: key}!r})"
+            else:
+                hint = f" (did you mean {best[0]!r}?)" if best else ""
+            raise InvalidParameterError(
+                f"{what} has no key {key!r}{hint}"
+                + f": its keys are {list(KEYS[kind])}, each mapped to the {kind}'s own name of that "
+                f"column, e.g. {what}={{'query_id': 'qid'}}"
+            )
+        if not isinstance(value, str) or not value:
+            raise InvalidParameterError(f"{what}[{key!r}] must be a column name (a non-empty string), got {value!r}")
+    return dict(mapping)
+
+
+def _check_names(kind: Kind, names: object) -> list[str] | None:
+    if names is None:
+        return None
+    what = f"{kind}_names"
+    if isinstance(names, str) or not isinstance(names, Sequence) or not names:
+        raise InvalidParameterError(
+            f"{what} must be a list of column names such as ['query_id', 'doc_id', "
+            f"'{'score' if kind == 'run' else 'relevance'}'], got {names!r}"
+        )
+    if not all(isinstance(n, str) and n for n in names):
+        raise InvalidParameterError(f"{what} must hold non-empty strings, got {list(names)!r}")
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"{what} names a column twice: {list(names)!r}")
+    return list(names)
+
+
+@dataclass(frozen=True)
+class Reading(_FromOptions):
+    """How each input is read (see :class:`~rankwise.conventions.InputOptions`)."""
+
+    run_columns: Mapping[str, str] | None = None
+    qrels_columns: Mapping[str, str] | None = None
+    run_names: Sequence[str] | None = None
+    qrels_names: Sequence[str] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
+        object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
+        object.__setattr__(self, "run_names", _check_names("run", self.run_names))
+        object.__setattr__(self, "qrels_names", _check_names("qrels", self.qrels_names))
+
+    def rename(self, kind: Kind) -> Mapping[str, str] | None:
+        return self.run_columns if kind == "run" else self.qrels_columns
+
+    def names(self, kind: Kind) -> Sequence[str] | None:
+        return self.run_names if kind == "run" else self.qrels_names
+
+    def read(self, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
+        """The input as a LazyFrame with the configured column names."""
+        return to_lazyframe(obj, kind, columns, fmt, rename=self.rename(kind), names=self.names(kind))
+
+    def prepared(self, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> Any:
+        """The input as an engine reads it: itself, or a LazyFrame with the configured names
+        when it has its own names (``*_columns``, ``*_names``) or is one of the forms of
+        :mod:`rankwise.inputs.forms` (a dict, a ranx object, records: an iterator is read once, here)."""
+        if self.rename(kind) or self.names(kind) is not None or is_form(obj):
+            return self.read(obj, kind, columns, fmt)
+        return obj
+
+    def without(self, kind: Kind) -> dict[str, Any]:
+        """:meth:`as_options` without ``kind``'s options (once that input is prepared)."""
+        return {key: value for key, value in self.as_options().items() if not key.startswith(f"{kind}_")}
+
+    def as_options(self) -> dict[str, Any]:
+        """The options given (not None), e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
+        return {
+            key: value for key, value in (
+                ("run_columns", self.run_columns), ("qrels_columns", self.qrels_columns),
+                ("run_names", self.run_names), ("qrels_names", self.qrels_names),
+            ) if value is not None
+        }
+
+
+def is_form(obj: object) -> bool:
+    """Whether ``obj`` is a dict, a ranx object or records (not a frame, a table or a path)."""
+    if isinstance(obj, (str, os.PathLike, pl.DataFrame, pl.LazyFrame)):
+        return False
+    if type(obj).__module__.split(".")[0] in ("pyarrow", "pandas", "duckdb", "_duckdb", "pyspark"):
+        return False
+    return isinstance(obj, Mapping) or forms.is_ranx(obj) or forms.is_records(obj)

@@ -1,0 +1,88 @@
+"""Documentation generated from the metric specs (the README's metric table).
+
+    python -m rankwise.metrics.docs                   # prints the Markdown table the README embeds
+    python -m rankwise.metrics.docs --write README.md # replaces it between the README's markers
+    python -m rankwise.metrics.docs --bounds          # the numeric parameters' valid ranges, and why
+"""
+
+from __future__ import annotations
+
+from rankwise.metrics.registry import SPECS
+
+
+def metric_table() -> str:
+    """The README's metric table, one row per spec.
+
+    >>> metric_table().splitlines()[0]
+    '| metric | names | parameters (default) | @k | formula | empty query | summary | trec_eval |'
+    """
+    rows = [
+        "| metric | names | parameters (default) | @k | formula | empty query | summary | trec_eval |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for s in SPECS:
+        params = ", ".join(f"`{p.name}`={p.default!r}" for p in s.params) or "—"
+        names = ", ".join(f"`{n}`" for n in s.all_names)
+        if s.empty_value is None:
+            empty = "NULL"
+        else:
+            empty = repr(s.empty_value) if isinstance(s.empty_value, str) else f"{s.empty_value:g}"
+        rows.append(
+            f"| **{s.name}** — {s.description} | {names} | {params} | {s.cutoff} | {s.formula} "
+            f"| {empty} | {s.aggregate} | {s.trec_eval or '—'} |"
+        )
+    return "\n".join(rows)
+
+
+def bounds_table() -> str:
+    """Every numeric parameter (and the cutoff), its valid range and why, one row per
+    parameter declaration (shared declarations, such as ``rel``, list all their metrics).
+
+    >>> bounds_table().splitlines()[0]
+    '| parameter | metrics | default | valid | why |'
+    """
+    rows = ["| parameter | metrics | default | valid | why |", "| --- | --- | --- | --- | --- |"]
+    seen: dict[int, list[str]] = {}
+    params = {}
+    for s in SPECS:
+        for p in s.params:
+            if p.numeric:
+                seen.setdefault(id(p), []).append(s.name)
+                params[id(p)] = p
+    for key, p in params.items():
+        kind = {"pairs": " (each gain of the table)", "numbers": " (each number of the list)"}.get(
+            p.numbers or "", ""
+        )
+        rows.append(
+            f"| `{p.name}`{kind} | {', '.join(seen[key])} | {p.default!r} | {p.interval()} | {p.bounds} |"
+        )
+    cut = ", ".join(s.name for s in SPECS if s.cutoff != "none")
+    rows.append(
+        f"| `@k` (cutoff) | {cut} | — | [1, 2**62] | a number of documents from the top; at most "
+        "2**62, the engines' Int64 range |"
+    )
+    return "\n".join(rows)
+
+
+START, END = "<!-- metrics:start -->\n", "\n<!-- metrics:end -->"
+
+
+def write_readme(path: str) -> None:
+    """Replace the table between the metrics markers of the file at ``path``."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head + START + metric_table() + END + tail)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] == "--write":
+        write_readme(sys.argv[2])
+    elif sys.argv[1:] == ["--bounds"]:
+        print(bounds_table())
+    else:
+        print(metric_table())

@@ -1,0 +1,94 @@
+"""The style sheet and the script of the HTML report, inlined into the page (no network
+fetch, no library): the page reads on a phone (wide tables scroll inside their own box),
+prints (controls hidden, tables unboxed), and its per-query table sorts (click a header),
+filters (the text box) and opens each query's rank-by-rank explanation (click a row).
+
+The script reads the JSON in ``<script id="rw-data" type="application/json">`` (see
+:func:`rankwise.reporting.page.per_query_data`)."""
+
+from __future__ import annotations
+
+STYLE = """
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#212529;margin:0 auto;
+ padding:12px;max-width:1240px;overflow-wrap:anywhere}
+h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #dee2e6}
+h3{font-size:1.05em}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:13px;margin:.4em 0}
+td,th{border:1px solid #ced4da;padding:3px 6px;text-align:right;white-space:nowrap;overflow-wrap:normal}
+th{background:#f1f3f5}.l{text-align:left}
+.best{font-weight:700}sup{color:#1864ab;font-weight:600;margin-left:1px}
+.win{color:#2b8a3e}.loss{color:#c92a2a}.muted{color:#6c757d}
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:12px}
+figure{margin:0}figure img{width:100%;height:auto;display:block}figcaption{font-size:12px;color:#495057}
+.controls{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:.4em 0}
+.controls input,.controls select{font:inherit;padding:2px 4px;max-width:100%}
+#pq-table th{cursor:pointer;user-select:none}#pq-table tr.q{cursor:pointer}
+#pq-table tr.q:hover,#pq-table tr.q.open{background:#e7f5ff}
+#pq-table td.detail{text-align:left;white-space:normal;background:#f8f9fa}
+.explain{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
+.explain>div{min-width:0;max-width:100%}.explain h4{margin:.2em 0}
+.prov td{white-space:normal;overflow-wrap:anywhere;text-align:left}.w{white-space:normal;word-break:break-all;min-width:14ch}
+@media (max-width:600px){body{padding:6px}td,th{padding:2px 4px}}
+@media print{.controls{display:none}.scroll{overflow:visible}body{max-width:none;padding:0}
+ figure,table{break-inside:avoid}.figs{display:block}figure{margin-bottom:8px}h2{break-after:avoid}}
+"""
+
+SCRIPT = r"""
+(function(){
+"use strict";
+var D=JSON.parse(document.getElementById("rw-data").textContent);
+var metric=document.getElementById("pq-metric"),filter=document.getElementById("pq-filter");
+var table=document.getElementById("pq-table"),note=document.getElementById("pq-note");
+var LIMIT=500,open={},sortCol=D.keys.length+D.runs.length,sortDir=1;
+function esc(s){return String(s).replace(/[&<>"]/g,function(c){return{"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c];});}
+function num(v,signed){if(v===null||v===undefined)return"";var s=v.toFixed(4);return signed&&v>0?"+"+s:s;}
+function columns(){
+  var m=metric.value,out=[];
+  D.keys.forEach(function(k,i){out.push({label:k,text:true,get:function(r){return D.ids[r][i];}});});
+  D.runs.forEach(function(run){var a=D.values[m][run];out.push({label:run,get:function(r){return a[r];}});});
+  D.pairs.forEach(function(p){var a=D.values[m][p[0]],b=D.values[m][p[1]];
+    out.push({label:"\u0394 "+p[0]+" \u2212 "+p[1],signed:true,get:function(r){
+      return a[r]===null||b[r]===null?null:Math.round((a[r]-b[r])*1e12)/1e12;}});});
+  return out;}
+function explanation(r){
+  var q=D.ids[r][D.keys.length-1],e=D.explained[q];
+  if(!e)return '<p class="muted">No explanation embedded for query '+esc(q)+": "+esc(D.explained_note)+"</p>";
+  var html='<div class="explain">';
+  D.runs.forEach(function(run){var x=e[run];html+="<div><h4>"+esc(run)+"</h4>";
+    if(!x){html+='<p class="muted">no ranking</p></div>';return;}
+    if(x.error){html+='<p class="muted">'+esc(x.error)+"</p></div>";return;}
+    html+='<div class="scroll"><table class="rank"><thead><tr>'+x.columns.map(function(c){return"<th>"+esc(c)+"</th>";}).join("")+
+      "</tr></thead><tbody>"+x.rows.map(function(row){return"<tr>"+row.map(function(v,i){
+        return'<td class="'+(i===1?"l":"")+'">'+esc(v)+"</td>";}).join("")+"</tr>";}).join("")+"</tbody></table></div>";
+    if(x.note)html+='<p class="muted">'+esc(x.note)+"</p>";
+    html+="</div>";});
+  return html+"</div>";}
+function render(){
+  var cols=columns(),q=filter.value.trim().toLowerCase(),rows=[],r;
+  for(r=0;r<D.ids.length;r++){if(!q||D.ids[r].join(" ").toLowerCase().indexOf(q)>=0)rows.push(r);}
+  var get=cols[sortCol].get,text=cols[sortCol].text;
+  rows.sort(function(x,y){var a=get(x),b=get(y);
+    if(a===null&&b===null)return x-y;if(a===null)return 1;if(b===null)return-1;
+    if(text){a=String(a);b=String(b);}return(a<b?-1:a>b?1:0)*sortDir||x-y;});
+  var head="<tr>"+cols.map(function(c,i){var s=i===sortCol?(sortDir>0?"ascending":"descending"):"none";
+    return'<th scope="col" tabindex="0" data-col="'+i+'" aria-sort="'+s+'" class="'+(c.text?"l":"")+'">'+esc(c.label)+
+      (i===sortCol?(sortDir>0?" \u25b2":" \u25bc"):"")+"</th>";}).join("")+"</tr>";
+  var body=rows.slice(0,LIMIT).map(function(r){
+    var tr='<tr class="q'+(open[r]?" open":"")+'" data-row="'+r+'">'+cols.map(function(c){var v=c.get(r);
+      var cls=c.text?"l":c.signed&&v>0?"win":c.signed&&v<0?"loss":"";
+      return'<td class="'+cls+'">'+esc(c.text?v:num(v,c.signed))+"</td>";}).join("")+"</tr>";
+    return open[r]?tr+'<tr class="d"><td class="detail" colspan="'+cols.length+'">'+explanation(r)+"</td></tr>":tr;}).join("");
+  table.innerHTML="<thead>"+head+"</thead><tbody>"+body+"</tbody>";
+  note.textContent=(rows.length>LIMIT?"showing the first "+LIMIT+" of ":"")+rows.length+" of "+D.ids.length+" queries"+
+    (q?" matching \u201c"+filter.value.trim()+"\u201d":"")+"; click a header to sort, a row to open its explanation.";}
+table.addEventListener("click",function(ev){
+  var th=ev.target.closest("th[data-col]");
+  if(th){var c=+th.getAttribute("data-col");if(c===sortCol)sortDir=-sortDir;else{sortCol=c;sortDir=1;}render();return;}
+  var tr=ev.target.closest("tr.q");if(tr){var r=+tr.getAttribute("data-row");open[r]=!open[r];render();}});
+table.addEventListener("keydown",function(ev){if(ev.key==="Enter"&&ev.target.matches("th[data-col]"))ev.target.click();});
+metric.addEventListener("change",render);filter.addEventListener("input",render);
+render();
+})();
+"""

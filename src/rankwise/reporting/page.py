@@ -1,0 +1,252 @@
+"""The HTML page of a comparison, section by section: the runs × metrics summary
+(:mod:`rankwise.comparison.summary`), the differences with their intervals and effect sizes, risk and
+ranking change, the per-query table with its explanations, the figures and the provenance.
+One self-contained file: the style, the script (:mod:`rankwise.reporting.assets`), the data of
+the per-query table (JSON) and the figures (PNG, base64) are all inline.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import polars as pl
+
+from rankwise.comparison.paired import Comparison
+from rankwise.comparison.summary import summary
+from rankwise.conventions import Columns, Conventions
+from rankwise.reporting.assets import SCRIPT, STYLE
+from rankwise.reporting.tables import cell
+
+_TEXT = frozenset(("run", "baseline", "metric"))
+
+
+def esc(value: Any) -> str:
+    """Text for HTML (quotes escaped too)."""
+    return html.escape(str(value))
+
+
+def table_html(frame: pl.DataFrame, headers: dict[str, str] | None = None, *, cls: str = "",
+               wrap: frozenset[str] = frozenset()) -> str:
+    """A frame as an HTML table in its own scrolling box (numbers as :func:`rankwise.reporting.tables.cell`
+    prints them, text left-aligned; the ``wrap`` columns' long words broken anywhere)."""
+    headers = headers or {}
+    text = {c for c in frame.columns if c in _TEXT or frame.schema[c] == pl.String}
+    kind = {c: ("l" if c in text else "") + (" w" if c in wrap else "") for c in frame.columns}
+    head = "".join(f'<th class="{kind[c]}">{esc(headers.get(c, c))}</th>' for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{kind[c]}">{esc(cell(c, row[c]))}</td>' for c in frame.columns) + "</tr>"
+        for row in frame.iter_rows(named=True)
+    )
+    return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def summary_html(result: Comparison) -> str:
+    """The runs × metrics table: the best mean per metric bold, the significance marks as
+    superscript letters, the legend below."""
+    s = summary(result)
+    head = "".join(f'<th class="l">{esc(x)}</th>' for x in [*s.segments, "", "run"])
+    head += "".join(f"<th>{esc(m)}</th>" for m in s.metrics)
+    body = []
+    for means, best, marks in zip(s.means.iter_rows(named=True), s.best.iter_rows(named=True),
+                                  s.marks.iter_rows(named=True), strict=True):
+        cells = [f'<td class="l">{esc(cell(k, means[k]))}</td>' for k in s.segments]
+        cells += [f'<td class="l">{esc(means["letter"])}</td>', f'<td class="l">{esc(means["run"])}</td>']
+        for m in s.metrics:
+            sup = f"<sup>{esc(marks[m])}</sup>" if marks[m] else ""
+            cells.append(f'<td class="{"best" if best[m] else ""}">{esc(cell(m, means[m]))}{sup}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class="scroll"><table id="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
+            f'</tbody></table></div><p id="legend">{esc(s.legend)}</p>')
+
+
+def effects_frame(result: Comparison) -> pl.DataFrame:
+    """Per pair and metric: the difference, its BCa and t intervals, the effect sizes and each
+    test's corrected p-value and significance."""
+    t = result.table
+    segments = result.per_query.segments
+    ci = [
+        pl.format("[{}, {}]", *(pl.col(c).map_elements(lambda v: f"{v:+.4f}", return_dtype=pl.String) for c in pair))
+        .alias(name)
+        for pair, name in ((("ci_low", "ci_high"), "95% CI (BCa)"), (("ci_t_low", "ci_t_high"), "95% CI (t)"))
+    ]
+    tests = [c for x in result.tests for c in (f"p_{x}_adj", f"sig_{x}")]
+    return t.select(*segments, "run", "baseline", "metric", "diff", "rel_diff", *ci, "d_z", "hedges_g", "glass_delta", *tests)
+
+
+def risk_frame(result: Comparison) -> pl.DataFrame:
+    """Per pair and metric: URisk, TRisk, GeoRisk, the share of queries hurt, and the wins,
+    ties and losses over the paired queries."""
+    segments = result.per_query.segments
+    return result.table.select(*segments, "run", "baseline", "metric", "urisk", "trisk", "georisk", "hurt",
+                               "wins", "ties", "losses", "queries")
+
+
+def per_query_data(result: Comparison, explained: dict[str, Any], note: str) -> dict[str, Any]:
+    """The data of the per-query table (the page's script renders it): the key columns, each
+    run's value of each metric per query, the pairs, the explanations embedded."""
+    values = result.per_query
+    keys = values.keys
+    return {
+        "keys": keys.columns,
+        "ids": [[("" if v is None else str(v)) for v in row] for row in keys.iter_rows()],
+        "runs": result.runs,
+        "pairs": [list(p) for p in result.pairs],
+        "metrics": result.metrics,
+        "values": {m: {run: _finite(values.values[run][m]) for run in result.runs} for m in result.metrics},
+        "explained": explained,
+        "explained_note": note,
+    }
+
+
+def _finite(series: pl.Series) -> list[float | None]:
+    """A column's values, NaN and infinities as None (JSON has no NaN)."""
+    return [v if v is not None and math.isfinite(v) else None for v in series.cast(pl.Float64).to_list()]
+
+
+_SCRIPT_SAFE = str.maketrans({
+    "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+})
+"""The characters the JSON of a script block writes as ``\\uXXXX`` escapes: ``<`` and ``>``
+(no ``</script``, ``<!--``, ``<script`` or ``-->`` can then end or alter the block), ``&``
+and the line and paragraph separators. JSON allows them only inside strings, where the
+escape means the same character."""
+
+
+def _json(data: Any) -> str:
+    """``data`` as JSON to place in a ``<script>`` block: nothing in it can end or alter the
+    block (see :data:`_SCRIPT_SAFE`), and ``JSON.parse`` reads the same values."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
+
+
+def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[str], limit: int) -> str:
+    """The per-query section: the metric picker, the filter box, the table (filled by the
+    script) and what the explanations cover."""
+    first = result.metrics[0]
+    if result.inputs is None:
+        note = "this comparison carries no inputs, so no query is explained"
+    elif not chosen:
+        note = "explanations were not asked (explain=0)"
+    else:
+        note = (f"the page embeds the explanations of {first} for the {len(chosen)} queries of the largest "
+                f"absolute difference of {first} (at most {limit})")
+    options = "".join(f'<option value="{esc(m)}">{esc(m)}</option>' for m in result.metrics)
+    listed = (f'<details><summary>The {len(chosen)} queries explained</summary><p>{esc(", ".join(chosen))}</p></details>'
+              if chosen else "")
+    return (
+        "<h2 id='per-query'>Per query</h2>"
+        f"<p>Worst losses first (the difference to the baseline, ascending). Each row opens the rank-by-rank "
+        f"explanation of {esc(first)} for every run side by side (rank, document, relevance, contribution, value "
+        f"so far): {esc(note)}.</p>{listed}"
+        '<div class="controls"><label>metric <select id="pq-metric">' + options + "</select></label>"
+        '<label>query <input id="pq-filter" type="search" placeholder="filter by query id" size="18"></label></div>'
+        '<p id="pq-note" class="muted"></p><div class="scroll"><table id="pq-table"></table></div>'
+        f'<script id="rw-data" type="application/json">{_json(per_query_data(result, explained, note))}</script>'
+    )
+
+
+def png(fig: Any) -> str:
+    """A matplotlib figure as base64 PNG (the figure is closed)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def figures_html(figures: Sequence[Any]) -> str:
+    """The figures, each as an inline PNG as wide as its column of the page."""
+    return '<div class="figs">' + "".join(
+        f'<figure><img alt="{esc(f.caption)}" src="data:image/png;base64,{png(f.figure)}">'
+        f"<figcaption>{esc(f.caption)}</figcaption></figure>"
+        for f in figures
+    ) + "</div>"
+
+
+def provenance_html(result: Comparison, command: str | None, date: str) -> str:
+    """Where the numbers come from: each input file (size, modification time, SHA-256, rows)
+    or frame, the queries paired and filled, the conventions, the versions, the call and the date."""
+    from rankwise.reporting.provenance import describe_input, versions
+
+    rows = []
+    if result.inputs is not None:
+        inputs = {"qrels": result.inputs.qrels, **{f"run {k}": v for k, v in result.inputs.runs.items()}}
+        for name, obj in inputs.items():
+            d = describe_input(obj)
+            for f in d.get("files", [d]):
+                rows.append({"input": name, "source": f["source"], "size": f.get("size"), "modified": f.get("modified"),
+                             "rows": f.get("rows"), "sha256": f.get("sha256")})
+    schema = dict.fromkeys(("input", "source", "size", "modified", "rows", "sha256"), pl.String)
+    files = (table_html(pl.DataFrame(rows, schema=schema), wrap=frozenset(("source", "sha256"))) if rows
+             else "<p>No inputs recorded (a comparison built by hand).</p>")
+    values = result.per_query
+    filled = pl.DataFrame([
+        {"run": run, "queries in the run": values.keys.height - int(values.filled[run]["filled"].sum()),
+         "queries filled with 0": int(values.filled[run]["filled"].sum())}
+        for run in result.runs
+    ])
+    options = dict(result.inputs.options) if result.inputs is not None else {}
+    conventions = asdict(Conventions.from_options(options))
+    columns = {k: v for k, v in asdict(Columns.from_options(options)).items() if v is not None}
+    engine = result.inputs.engine if result.inputs is not None else "unknown"
+    items = [
+        ("queries paired", f"{values.keys.height} ("
+                           + ("every judged query" if values.missing == "zero" else
+                              "the judged queries some run has, as evaluate scores them"
+                              + (f"; {values.left_out} judged quer{'y' if values.left_out == 1 else 'ies'} no run has left out"
+                                 if values.left_out else ""))
+                           + "; a query absent from a run scores 0 there, as trec_eval -c)"),
+        ("conventions", ", ".join(f"{k}={v!r}" for k, v in conventions.items())),
+        ("columns", ", ".join(f"{k}={v!r}" for k, v in columns.items())),
+        ("engine", engine),
+        ("statistics", f"tests {', '.join(result.tests) or 'none'}; correction {result.correction}; alpha {result.alpha:g}; "
+                       f"baseline {result.baseline}"),
+        ("versions", ", ".join(f"{k} {v}" for k, v in versions().items())),
+        ("call", command or "not recorded"),
+        ("date", date),
+    ]
+    facts = "".join(f'<tr><th class="l">{esc(k)}</th><td class="l">{esc(v)}</td></tr>' for k, v in items)
+    return (f"<h2 id='provenance'>Provenance</h2>{files}{table_html(filled)}"
+            f'<div class="scroll"><table class="prov"><tbody>{facts}</tbody></table></div>')
+
+
+def page(result: Comparison, figures: Sequence[Any], *, title: str, command: str | None, date: str,
+         explain: int, changes: pl.DataFrame | None, explained: dict[str, Any], chosen: list[str]) -> str:
+    """The whole page."""
+    against = "all pairs" if any(b != result.baseline for _, b in result.pairs) else f"baseline: {result.baseline}"
+    settings = (f"{against}; tests: {', '.join(result.tests) or 'none'}; correction: {result.correction}; "
+                f"alpha: {result.alpha:g}")
+    change = (
+        "<h3>Ranking change</h3><p>Means over queries of each run's top "
+        f"{int(changes['depth'][0])} against its baseline's (rankwise.comparison.change.ranking_change).</p>"
+        + table_html(changes.drop("depth"))
+        if changes is not None and changes.height else ""
+    )
+    nav = " · ".join(f'<a href="#{a}">{t}</a>' for a, t in (
+        ("summary-h", "summary"), ("effects", "differences"), ("risk", "risk"), ("per-query", "per query"),
+        ("figures", "figures"), ("provenance", "provenance")))
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{esc(title)}</h1><p>{esc(settings)}</p><p class='controls'>{nav}</p>"
+        f"<h2 id='summary-h'>Runs × metrics</h2>{summary_html(result)}"
+        "<h2 id='effects'>Differences, intervals and effect sizes</h2>"
+        "<p>Each run against its baseline: the mean difference, its 95% intervals (BCa bootstrap and t), "
+        "Cohen's d_z, Hedges' g_z, Glass's Δ, and each test's corrected p-value.</p>"
+        + table_html(effects_frame(result))
+        + "<h2 id='risk'>Risk and ranking change</h2><p>URisk and TRisk (each loss weighs 1 + α), GeoRisk, the share "
+        "of queries hurt, and the wins, ties and losses over the paired queries.</p>"
+        + table_html(risk_frame(result)) + change
+        + per_query_html(result, explained, chosen, explain)
+        + f"<h2 id='figures'>Figures</h2>{figures_html(figures)}"
+        + provenance_html(result, command, date)
+        + f"<script>{SCRIPT}</script></body></html>"
+    )

@@ -1,0 +1,83 @@
+"""The benchmark's helpers (benchmarks/bench.py): verdicts, the check against pytrec_eval.
+
+Nothing here is timed: the benchmark itself measures, these only check its arithmetic.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rankwise_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["rankwise_bench"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_verdict(bench: ModuleType) -> None:
+    assert bench.verdict(15.0, 15, at_least=True) == "met"
+    assert bench.verdict(14.9, 15, at_least=True) == "MISSED"
+    assert bench.verdict(0.2, 0.2, at_least=False) == "met"
+    assert bench.verdict(0.21, 0.2, at_least=False) == "MISSED"
+    assert bench.verdict(None, 1, at_least=False) == "n/a"
+
+
+def test_target_line(bench: ModuleType) -> None:
+    line = bench.target_line("1. x: ranx ÷ it", 12.345, 15, True)
+    assert line.startswith("MISSED 1. x: ranx ÷ it: 12.35x (target >= 15x)")
+    assert bench.target_line("4. cli", 0.31, 0.4, False, " s").startswith("met")
+    assert "n/a (target <= 1x)" in bench.target_line("3. y", None, 1, False)
+
+
+def test_ratio_and_sizes(bench: ModuleType) -> None:
+    assert bench.ratio(6.0, 2.0) == 3.0
+    assert bench.ratio(None, 2.0) is None
+    assert bench.ratio(1.0, 0.0) is None
+    assert bench.parse_size("2GB") == 2000.0
+    assert bench.parse_size("512MiB") == 512.0
+    assert bench.parse_size("1 GiB") == 1024.0
+
+
+def test_comparable(bench: ModuleType) -> None:
+    assert bench.comparable("ndcg_cut_10")
+    assert bench.comparable("P_10")
+    for name in ("query_id", "relstring", "gm_map", "gm_bpref", "11pt_avg", "iprec_at_recall_0.10"):
+        assert not bench.comparable(name)
+
+
+def test_check_passes_and_fails(bench: ModuleType) -> None:
+    ref = {m: {"q1": 0.5, "q2": 0.25} for m in bench.FIVE.values()}
+    same = {m: {"q1": 0.5 + 1e-12, "q2": 0.25} for m in bench.FIVE.values()}
+    text, failed = bench.summarise_check(bench.worst_differences(same, ref))
+    assert not failed and text == "= pytrec_eval (5 measures)"
+
+    off = {**same, "map": {"q1": 0.5, "q2": 0.26}}
+    text, failed = bench.summarise_check(bench.worst_differences(off, ref))
+    assert failed and "map" in text
+
+    fewer = {**same, "P_10": {"q1": 0.5}}
+    text, failed = bench.summarise_check(bench.worst_differences(fewer, ref))
+    assert failed and "queries differ" in text
+
+    missing = {m: v for m, v in same.items() if m != "recall_100"}
+    text, failed = bench.summarise_check(bench.worst_differences(missing, ref))
+    assert failed and "recall_100" in text
+
+
+def test_check_skips_measures_not_comparable(bench: ModuleType) -> None:
+    ref = {**{m: {"q": 1.0} for m in bench.FIVE.values()}, "gm_map": {"q": -5.0}}
+    got = {**{m: {"q": 1.0} for m in bench.FIVE.values()}, "gm_map": {"q": 0.0}, "rbp": {"q": 0.3}}
+    worst = bench.worst_differences(got, ref)
+    assert "gm_map" not in worst and "rbp" not in worst
+    assert bench.summarise_check(worst) == ("= pytrec_eval (5 measures)", False)
