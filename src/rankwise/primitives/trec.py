@@ -1,0 +1,480 @@
+"""The primitives of trec_eval's measures and their kin (ERR, RBP, RBO, graded and rank-biased
+measures): per-query aggregates over the ranked rows and over the judgments. Their SQL macros are
+``sql/20_primitives.sql``."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+if sys.version_info >= (3, 11):
+    pass
+else:  # pragma: no cover - Python 3.10
+    pass
+
+from rankwise.primitives.core import (
+    Column,
+    DcgStep,
+    Gain,
+    GainStep,
+    IdealBoundaryAt,
+    IdealDcgAt,
+    IdealExcessAt,
+    IdealGainAt,
+    IdealRank,
+    Input,
+    LogContinueStep,
+    NonrelStep,
+    PooledStep,
+    Primitive,
+    QrelsPrimitive,
+    RboStep,
+    RboWeightBefore,
+    RelChar,
+    RelStep,
+    TieDiscount,
+)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Count(Primitive):
+    """Number of ranked documents."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Relret(Primitive):
+    """Number of documents with relevance ≥ t at rank ≤ k (k = None: all)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class DcgGain(Primitive):
+    """Σ_{i≤k} g_i / discount(i) (DCG)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieDcg(Primitive):
+    """Σ_i g_i · TieDiscount_i: DCG@k where tied documents share the mean discount of the
+    ranks their group holds within k (a group across the cutoff counts in part)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tdisc": TieDiscount(self.k, self.discount, self.base)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class CgGain(Primitive):
+    """Σ_{i≤k} g_i (CG)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    g: Gain
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdealDcgRun(Primitive):
+    """DCG@k of the retrieved documents re-sorted by gain (the ideal taken from the run)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdcgList(Primitive):
+    """DCG@k of the ideal order cut at the ranked list's length: Σ over ranked rows i ≤ k of
+    g*_i / discount(i), g* the ideal gains of all judgments (IDCG@min(k, n))."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igain": IdealGainAt(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ApSum(Primitive):
+    """Σ_{i≤k, rel_i≥t} relret(t, i) / i (AP's sum)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class FirstRel(Primitive):
+    """Smallest rank ≤ k holding a document with relevance ≥ t (NULL when none)."""
+
+    judged_rows: ClassVar[bool] = True
+    empty: ClassVar[float | str | None] = None
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RelretAtNrel(Primitive):
+    """Relevant documents at rank ≤ floor(x · R + 0.9), R = nrel(t) (x = 1: R-precision's
+    depth R; trec_eval's Rprec_mult rounding)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    x: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"nrel": NRel(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NonrelJudged(Primitive):
+    """Ranked documents judged (relevance ≥ 0) with relevance < t."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Unjudged(Primitive):
+    """Documents at rank ≤ k that are unjudged or judged negative (trec_eval's "in the pool
+    but unjudged")."""
+
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NotJudged(Primitive):
+    """Documents at rank ≤ k with no judgment at all (absent from the qrels; a judgment of any
+    value, negative ones included, counts as one: ir-measures' Judged)."""
+
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class BprefSum(Primitive):
+    """Σ over relevant documents of 1 − min(n, R) / min(N, R) (1 when n = 0), n the judged
+    non-relevant documents ranked above, N all judged non-relevant, R = nrel(t)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumnonrel": NonrelStep(self.t), "nrel": NRel(self.t), "nnonrel": Nonrel(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Iprec(Primitive):
+    """Interpolated precision at recall ``level``: the max precision at the ranks where at
+    least floor(level · R + shift) relevant documents have been seen (0 when none); shift
+    0.5 is trec_eval 10's lround(level · R), 0.9 trec_eval 9's rounding."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+    level: float
+    shift: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t), "nrel": NRel(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class BingSum(Primitive):
+    """Σ over relevant documents of 1 / log2(2 + n), n = non-relevant ranked above."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NonrelAboveSum(Primitive):
+    """Σ over relevant documents at rank i ≤ k of the non-relevant documents (unjudged
+    included) ranked above: i − relret(t, i)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class InfapSum(Primitive):
+    """Σ over relevant documents at rank i of (1 + X · (a + ε) / (a + n + 2ε)) / i, with a, n,
+    u the relevant, judged non-relevant and pooled-but-unjudged (negative) documents above,
+    X = a + n + u, ε = 1e-5 (Yilmaz & Aslam 2006, as trec_eval)."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumrel": RelStep(self.t), "cumnonrel": NonrelStep(self.t), "cumpooled": PooledStep()}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RankeffSum(Primitive):
+    """Σ over relevant documents of 1 − n / N, n = judged non-relevant ranked above, N = all
+    judged non-relevant (1 when N = 0)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel",)
+    judged_rows: ClassVar[bool] = True
+    t: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumnonrel": NonrelStep(self.t), "nnonrel": Nonrel(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RbpSum(Primitive):
+    """Σ_{i≤k} over relevant documents (relevance ≥ t) of w · p^(i − 1), w = 1, or the
+    relevance when ``graded``."""
+
+    judged_rows: ClassVar[bool] = True
+    t: float
+    p: float
+    k: int | None
+    graded: bool
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class UnjudgedRbpSum(Primitive):
+    """Σ over unjudged documents of p^(i − 1)."""
+
+    p: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RboOverlapBefore(Primitive):
+    """Σ over ranked documents of positive gain g of Σ_{d < max(i, i*)} p^(d − 1) / d, i the
+    document's rank, i* its rank in the run-ordered ideal: for each document in both the run
+    and the ideal, RBO's weights of the depths above the one where it joins their overlap
+    (Compat's sum is K · Σ_{d≤D} p^(d − 1) / d minus this, K those documents)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    g: Gain
+    p: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"crun": RboStep(self.p), "cideal": RboWeightBefore(self.g, self.p)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RboWeights(Primitive):
+    """Σ over ranked rows of p^(rnk − 1) / rnk: Σ_{d≤n} p^(d − 1) / d, n the ranked documents."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    p: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ErrSum(Primitive):
+    """Σ_{i≤k} R_i / i · Π_{j<i} (1 − R_j), R = (2^g − 1) / 2^max_rel, g = min(max(rel, 0),
+    max_rel)."""
+
+    judged_rows: ClassVar[bool] = True
+    k: int | None
+    max_rel: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumlog": LogContinueStep(self.max_rel)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NposRet(Primitive):
+    """Number of retrieved documents with gain > 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    judged_rows: ClassVar[bool] = True
+    g: Gain
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NdcgRelSum(Primitive):
+    """Σ over retrieved documents of positive gain of DCG_i / IDCG_{min(i, npos)}."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "idcg_total": IdcgPos(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RndcgSum(Primitive):
+    """Σ over ranks i that end a run of equal ideal gains of DCG_i / IDCG_i."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RndcgInv(Primitive):
+    """Σ over the same ranks of 1 / IDCG_i."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class GSum(Primitive):
+    """Σ_i g_i / log2(2 + C_i − S_i), S_i = Σ_{j≤i} g_j, C_i = i + Σ_{j≤min(i, npos)}
+    max(g*_j − 1, 0) with g* the ideal gains (trec_eval's G)."""
+
+    binding_name: ClassVar[str | None] = "g_sum"
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumgain": GainStep(self.g), "igx": IdealExcessAt(self.g), "excess_total": PosExcess(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Relstring(Primitive):
+    """The relevance of the documents at rank ≤ k as text, one character each: the level's
+    digit (floor), '>' above 9, '-' unjudged, '.' judged negative (trec_eval relstring)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    empty: ClassVar[float | str | None] = ""
+    value_type: ClassVar[Literal["float", "string"]] = "string"
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"relchar": RelChar()}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class NRel(QrelsPrimitive):
+    """Number of judged documents with relevance ≥ t."""
+
+    binding_name: ClassVar[str | None] = "nrel"
+    t: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Nonrel(QrelsPrimitive):
+    """Number of judged documents (relevance ≥ 0) with relevance < t."""
+
+    t: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Idcg(QrelsPrimitive):
+    """DCG@k of all judged documents in the ideal order."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    k: int | None
+    g: Gain
+    discount: str
+    base: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdealRboWeights(QrelsPrimitive):
+    """Σ_{i≤R} p^(i − 1) / i, R the judged documents of positive gain g."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+    p: float
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Npos(QrelsPrimitive):
+    """Number of judged documents with gain > 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class PosGain(QrelsPrimitive):
+    """Σ of the positive gains."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class PosExcess(QrelsPrimitive):
+    """Σ of max(gain − 1, 0) (G's cost of the whole ideal list beyond one per rank)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdcgPos(QrelsPrimitive):
+    """IDCG_npos: the DCG of the whole ideal list (log2 discount)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RndcgBounds(QrelsPrimitive):
+    """Number of ideal ranks that end a run of equal positive gains."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igb": IdealBoundaryAt(self.g)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RndcgBoundsInv(QrelsPrimitive):
+    """Σ over those ranks b of 1 / IDCG_b."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
