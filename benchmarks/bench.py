@@ -88,7 +88,7 @@ class Result:
         return max(float(r[key]) for r in self.reps)
 
 
-# --- pure helpers (tests/test_bench.py) --------------------------------------------------
+# --- pure helpers (tests/house/test_bench.py) --------------------------------------------------
 
 
 def verdict(measured: float | None, target: float, at_least: bool) -> str:

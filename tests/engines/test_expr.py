@@ -103,7 +103,7 @@ CONVENTIONS: dict[str, st.SearchStrategy[Any]] = {
     "judged_only": st.booleans(),
     "trec_eval": st.sampled_from(["10", "9"]),
 }
-"""The conventions the property tests draw (also tests/test_expr_sql.py)."""
+"""The conventions the property tests draw (also tests/engines/test_expr_sql.py)."""
 
 
 def expressible_metrics(most: int) -> st.SearchStrategy[list[rw.Metric]]:

@@ -223,7 +223,7 @@ def test_print_hides_the_controls(open_page: Any) -> None:
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A report whose query ids and run names hold what ends or alters a script block or a
-    Markdown table: ``<!--<script>``, ``</script>``, ``|`` (the data of tests/test_safe_output.py)."""
+    Markdown table: ``<!--<script>``, ``</script>``, ``|`` (the data of tests/reporting/test_safe_output.py)."""
     from tests.reporting.test_safe_output import _qrels, _runs
 
     target = tmp_path_factory.mktemp("hostile") / "report.html"

@@ -16,7 +16,7 @@ binds them: no formula is written here. Within a group (one query) it
 
 Over a :func:`~rankwise.judged_frame` (the default, ``ideal='judgments'``) the ideal and R
 come from every judgment of the query, as :func:`rankwise.evaluation.evaluate` computes them, and the
-values equal ``evaluate``'s (``tests/test_expr.py``). The expression reads the frame's
+values equal ``evaluate``'s (``tests/engines/test_expr.py``). The expression reads the frame's
 ``retrieved`` column: on a frame without it Polars raises ``ColumnNotFoundError`` naming it,
 so that a frame of retrieved rows never silently gives other numbers. On a frame of retrieved
 rows only, pass ``ideal='run'``: the judgments are then the group's judged rows (the ideal from
@@ -37,7 +37,7 @@ Window inputs (tie groups, the cost above a rank, the ideal prefix at a rank, th
 ideal of Compat) are computed inside ``list.eval`` over the group's rows gathered into one
 list: Polars refuses a window keyed by a sorted or filtered expression in an aggregation. They
 run in ``group_by().agg()``, in ``over()``, eager, lazy and with
-``collect(engine="streaming")``, with the same values (``tests/test_expr.py``; whether Polars
+``collect(engine="streaming")``, with the same values (``tests/engines/test_expr.py``; whether Polars
 streams such an aggregation or runs it in memory is Polars' choice). Polars 2.1 panics
 ("range end index out of range", in its list aggregation) on some chains of filter, sort,
 head and explode inside one aggregation (Compat under a judged-only ranking cut at

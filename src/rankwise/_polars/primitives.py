@@ -1,7 +1,7 @@
 """Polars implementations of the shared pieces (gain, discount, relevance test, cutoff) and of
 every primitive, input and scalar operation declared in :mod:`rankwise.primitives`: one
 function each, named by its binding name, with the parameter names of its SQL macro
-(``tests/test_primitives.py`` checks both).
+(``tests/house/test_primitives.py`` checks both).
 
 Every function takes its row columns (``rel``, ``rnk``) and inputs as expressions, so the same
 code serves the evaluation plan (explicit rank columns), the ranked lists (inside

@@ -13,7 +13,7 @@ compiler's own statement (:func:`rankwise._sql.compiler.statement`, unchanged: t
 ``rw_ideal_order``, the ideal prefix joined at each rank) for that one query: the run its
 retrieved rows, the qrels its judged rows. No formula is written here; the values are those
 of ``rw_evaluate`` and of ``rankwise.evaluate(..., engine='duckdb')``
-(``tests/test_expr_sql.py``). Its conventions are the keywords of :func:`rankwise.expr`
+(``tests/engines/test_expr_sql.py``). Its conventions are the keywords of :func:`rankwise.expr`
 (``ties``, ``max_rank``, ``rel``, ``judged_only``, ``trec_eval``; ``ideal='run'`` over a
 relation of retrieved rows; the columns ``doc_id``, ``score``, ``relevance``, ``retrieved``,
 ``cost``), with the same refusals (no doc column, the diversity measures, a list of metrics

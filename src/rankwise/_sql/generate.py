@@ -10,7 +10,7 @@
 Each part stands in its file between the lines ``-- generated: <name>`` and
 ``-- end generated: <name>``. The whole of ``sql/rankwise.sql`` (:data:`BUNDLE`) is generated
 too: every family's file in load order, for the DuckDB command line's one ``.read``.
-``python -m rankwise._sql.generate`` rewrites them; ``tests/test_generated_sql.py`` fails when a
+``python -m rankwise._sql.generate`` rewrites them; ``tests/house/test_generated_sql.py`` fails when a
 file is out of date.
 """
 

@@ -63,7 +63,7 @@ def _by_query(df: Any, query_id: str) -> Any:
     """``df`` hash-partitioned by the query: the run's one shuffle in an evaluation. Every join,
     window and aggregate of the statement is by the query (and, for the join of the run with
     the judgments, the document too), so each keeps this partitioning instead of shuffling
-    again (``tests/test_spark_plan.py`` counts the shuffles of the executed plan); with
+    again (``tests/engines/test_spark_plan.py`` counts the shuffles of the executed plan); with
     :data:`COPARTITION_CONFIG` off, so does the join by (query, document)."""
     from pyspark.sql import functions as sf
 

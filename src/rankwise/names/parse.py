@@ -50,7 +50,7 @@ IR_MEASURES_NAMES: dict[str, str] = {
     )},
     "InfAP": "infAP",
 }
-"""The metrics ir-measures also has, by rankwise's name: its name for them (tests/test_cli.py
+"""The metrics ir-measures also has, by rankwise's name: its name for them (tests/cli/test_cli.py
 checks this against ir-measures' own registry). The others are written in its syntax too."""
 
 
