@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    tiers.FULL = bool(config.getoption("--full"))
+    tiers.load(bool(config.getoption("--full")))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    if tiers.FULL:
+    if config.getoption("--full"):
         return
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
     if slow:
