@@ -389,7 +389,7 @@ def first_output(cmd: list[str]) -> tuple[float, float, float, str]:
 def rankwise_command() -> list[str]:
     """``rankwise`` as a user runs it: the console script beside this Python (not a shell shim)."""
     script = Path(sys.executable).parent / "rankwise"
-    return [str(script)] if script.exists() else [sys.executable, "-c", "from rankwise.cli.commands import main; main()"]
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from rankwise.cli import main; main()"]
 
 
 def cli_part(a: argparse.Namespace, work: Path) -> tuple[list[str], list[str], bool]:

@@ -4,14 +4,8 @@ macros are ``sql/45_cwl.sql``."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import ClassVar
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from rankwise.primitives.core import Column, Input, Primitive, RowValue, Step
 

@@ -3,14 +3,8 @@ pairs. Their SQL macros are ``sql/40_diversity.sql``."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import ClassVar
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from rankwise.primitives.core import Column, Primitive, Side
 

@@ -4,14 +4,8 @@ classes of a kind, what a primitive reads of the judgments."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, fields
 from typing import ClassVar
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from rankwise.primitives.core import (
     Bound,

@@ -4,14 +4,8 @@ measures): per-query aggregates over the ranked rows and over the judgments. The
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import ClassVar, Literal
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from rankwise.primitives.core import (
     Column,
