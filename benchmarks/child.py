@@ -242,7 +242,7 @@ def spark_tool(run: str, qrels: str) -> Any:
     warnings.filterwarnings("ignore")
     from pyspark.sql import SparkSession
 
-    import rankwise.spark as rws
+    from rankwise import spark as rws
 
     spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
              .config("spark.driver.memory", "8g").getOrCreate())

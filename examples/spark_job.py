@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-import rankwise.spark as rws
+from rankwise import spark as rws
 
 METRICS = ["nDCG@10", "AP", "RR", "P@10", "R@100", "Bpref", "GMAP", "NumQ"]
 
