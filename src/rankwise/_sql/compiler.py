@@ -23,7 +23,6 @@ from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     Bound,
-    Const,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -37,6 +36,7 @@ from rankwise.primitives import (
     Step,
     Value,
     declared,
+    fold,
     ideal_depth,
     leaves,
     read_input,
@@ -248,16 +248,18 @@ class _Compiler:
         return bind(node, input_of)
 
     def final(self, node: Node, part: bool) -> str:
-        if isinstance(node, Const):
-            return literal(node.value)
-        if isinstance(node, Primitive) and node.side in INTENT_SIDES:
-            return f"coalesce({self.intent_col(node, part)}, 0.0)"
-        if isinstance(node, Primitive) and node.side == "qrels":
-            return f"qs.{self.qrels_col(node)}"
-        if isinstance(node, Primitive):
-            col = f"ag{int(part)}.{self.run_col(node, part)}"
-            return col if node.empty is None else f"coalesce({col}, {literal(node.empty)})"
-        return bind(node, lambda name, given: self.final(getattr(node, name), part))
+        def primitive(leaf: Primitive) -> str:
+            if leaf.side in INTENT_SIDES:
+                return f"coalesce({self.intent_col(leaf, part)}, 0.0)"
+            if leaf.side == "qrels":
+                return f"qs.{self.qrels_col(leaf)}"
+            col = f"ag{int(part)}.{self.run_col(leaf, part)}"
+            return col if leaf.empty is None else f"coalesce({col}, {literal(leaf.empty)})"
+
+        return fold(
+            node, const=literal, primitive=primitive,
+            operation=lambda op, operands: bind(op, lambda name, given: operands[name]),
+        )
 
 
 def _reads_running_sums(step: Step) -> bool:

@@ -4,8 +4,15 @@ classes of a kind, what a primitive reads of the judgments."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import ClassVar, TypeVar
+
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import assert_never
 
 from rankwise.primitives.core import (
     Bound,
@@ -111,6 +118,34 @@ Node = Primitive | Const | Op
 def children(op: Op) -> list[Node]:
     """The operands of a scalar operation, in field order."""
     return [getattr(op, f.name) for f in fields(op)]
+
+
+_V = TypeVar("_V")
+
+
+def fold(
+    node: Node,
+    *,
+    const: Callable[[float], _V],
+    primitive: Callable[[Primitive], _V],
+    operation: Callable[[Op, Mapping[str, _V]], _V],
+) -> _V:
+    """A recipe's tree read bottom-up by an engine: the one walk over the kinds of :data:`Node`
+    (a constant, a per-query aggregate, a scalar operation given its operands' values by field
+    name), each kind a required keyword, a new kind a type error in every engine.
+
+    >>> fold(Div0(Add(Const(1.0), Const(2.0)), Const(4.0)), const=str, primitive=lambda p: p.binding(),
+    ...      operation=lambda op, args: f"{op.binding()}({', '.join(args.values())})")
+    'div0(add(1.0, 2.0), 4.0)'
+    """
+    if isinstance(node, Const):
+        return const(node.value)
+    if isinstance(node, Primitive):
+        return primitive(node)
+    if isinstance(node, Op):
+        operands = {f.name: fold(getattr(node, f.name), const=const, primitive=primitive, operation=operation) for f in fields(node)}
+        return operation(node, operands)
+    assert_never(node)
 
 
 def leaves(node: Node) -> list[Primitive]:
