@@ -42,7 +42,8 @@ from typing import Any
 
 import polars as pl
 
-from rankwise._polars.engine import REL, C, D, Q, S, prepare
+from rankwise._polars.columns import REL, C, D, Q, S
+from rankwise._polars.prepare import prepare
 from rankwise.conventions import (
     CONVENTION_KEYWORDS,
     READ_KEYWORDS,

@@ -186,14 +186,10 @@ def _evaluate(
     # reads paths itself: there, read only if it comes to that)
     frames: tuple[Any, Any] = (run, qrels)
     if engine == "polars":
-        from rankwise._polars.engine import evaluate_eager, prepare
-        from rankwise.metrics.recipes import reading_subtopics
+        from rankwise._polars.engine import evaluate_eager
 
         frames = (to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format))
-        prep = prepare(*frames, columns, check_data=False, diversity=reading_subtopics(parsed, conv))
-        # the data checks are counted in the group-bys that rank the run and summarise the
-        # qrels, collected with the values
-        result, n_unjudged = evaluate_eager(prep, counted, zero, columns, query_chunks)
+        result, n_unjudged = evaluate_eager(*frames, counted, zero, columns, query_chunks)
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
