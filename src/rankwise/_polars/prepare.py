@@ -38,8 +38,8 @@ def type_class(dtype: pl.DataType) -> TypeClass:
     return "other"
 
 
-def _schema(lf: pl.LazyFrame) -> tuple[dict[str, TypeClass], dict[str, str]]:
-    schema = lf.collect_schema()
+def _types(schema: pl.Schema) -> tuple[dict[str, TypeClass], dict[str, str]]:
+    """Each column's type class and type name (what :func:`~rankwise.inputs.checks.check_schema` reads)."""
     return (
         {name: type_class(dt) for name, dt in schema.items()},
         {name: str(dt) for name, dt in schema.items()},
@@ -131,13 +131,12 @@ def prepare(
     internal columns; cast ids to strings where run and qrels disagree on their type.
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
     duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
-    run_types, run_raw = _schema(run)
-    qrels_types, qrels_raw = _schema(qrels)
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    run_types, run_raw = _types(run_schema)
+    qrels_types, qrels_raw = _types(qrels_schema)
     check_schema(run_types, run_raw, "run", columns)
     check_schema(qrels_types, qrels_raw, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
-
-    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
