@@ -33,12 +33,12 @@ from rankwise.inputs.checks import (
     value_column,
 )
 from rankwise.inputs.read import (
+    Source,
     check_format,
     check_header,
     check_not_empty,
     check_parquet,
     csv_overrides,
-    duckdb_arrow,
     expand_path,
     file_format,
     has_glob_chars,
@@ -72,11 +72,13 @@ def type_class(sql_type: str) -> TypeClass:
 
 
 def _source(
-    con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns, fmt: str | None
+    con: duckdb.DuckDBPyConnection, obj: Source, kind: Kind, columns: Columns, fmt: str | None
 ) -> tuple[str, bool]:
-    """Expose an input to SQL; returns a FROM-clause fragment, and whether its rows are already
-    in memory (a frame or table, not files to read or a lazy query to run). Parquet and CSV
-    files (also folders, globs, hive partitions, gzip) are read by DuckDB itself."""
+    """Expose an input, read once (:meth:`~rankwise.inputs.columns.Reading.source`: a Polars
+    frame, or a path) to SQL; returns a FROM-clause fragment, and whether its rows are already
+    in memory (a DataFrame, not files to read or a lazy query to run). Parquet and CSV files
+    (also folders, globs, hive partitions, gzip) are read by DuckDB itself, other files through
+    Polars."""
     if isinstance(obj, (str, os.PathLike)):
         check_format(fmt)
         files, many = expand_path(obj)
@@ -107,19 +109,13 @@ def _source(
             ), False
         obj = to_lazyframe(obj, kind, columns, fmt)
     name = f"rw_input_{kind}_{next(_counter)}"
+    con.register(name, obj)
     # a registered LazyFrame is collected anew by every statement that scans it
-    in_memory = not isinstance(obj, pl.LazyFrame)
-    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
-        con.register(name, obj)
-    elif type(obj).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-        con.register(name, duckdb_arrow(obj))
-    else:
-        con.register(name, to_lazyframe(obj, kind, columns))
-    return quote_identifier(name), in_memory
+    return quote_identifier(name), isinstance(obj, pl.DataFrame)
 
 
 def _view(
-    con: duckdb.DuckDBPyConnection, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None
+    con: duckdb.DuckDBPyConnection, obj: Source, kind: Kind, columns: Columns, fmt: str | None = None
 ) -> tuple[str, dict[str, TypeClass], bool]:
     """A raw view of the input; returns its name, its column type classes (schema checked) and
     whether its rows are already in memory."""
@@ -309,11 +305,14 @@ def release_session() -> None:
 
 
 def evaluate_duckdb(
-    run: Any, qrels: Any, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
+    run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
+    ``run`` and ``qrels`` are the inputs read once
+    (:meth:`~rankwise.inputs.columns.Reading.source`): Polars frames, or paths (``*_format``:
+    their formats, if given) that DuckDB reads itself where it can.
 
     ``config`` goes to ``duckdb.connect`` (e.g. ``{"memory_limit": "2GB", "temp_directory":
     "/scratch"}``: DuckDB then spills to disk instead of running out of memory); insertion

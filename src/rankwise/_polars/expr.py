@@ -104,8 +104,9 @@ from typing import Literal, TypedDict
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import bind_rows, ranking_score, tie_key_columns
+from rankwise._polars.bind import bind_rows
 from rankwise._polars.judged import RETRIEVED
+from rankwise._polars.ranking import ranking_score, tie_key_columns
 from rankwise.conventions import (
     TIE_ORDERS,
     Conventions,
@@ -421,7 +422,7 @@ def check_doc(doc: object, conv: Conventions, metric: str) -> str:
 
 def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) -> Ranking:
     """The :class:`Ranking` of a frame's columns under the conventions (the tie policy's keys
-    of :data:`~rankwise.conventions.TIE_ORDERS`, as :func:`rankwise._polars.engine.tie_keys`
+    of :data:`~rankwise.conventions.TIE_ORDERS`, as :func:`rankwise._polars.ranking.tie_keys`
     renders them)."""
     ideal = options.get("ideal", "judgments")
     if ideal not in ("judgments", "run"):

@@ -42,7 +42,8 @@ from typing import Any
 
 import polars as pl
 
-from rankwise._polars.engine import REL, C, D, Q, S, prepare
+from rankwise._polars.columns import REL, C, D, Q, S
+from rankwise._polars.prepare import prepare
 from rankwise.conventions import (
     CONVENTION_KEYWORDS,
     READ_KEYWORDS,
@@ -58,7 +59,7 @@ from rankwise.errors import InvalidParameterError, hint_style
 from rankwise.inputs.checks import warn_unjudged
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
-from rankwise.inputs.read import FileFormat, to_lazyframe
+from rankwise.inputs.read import FileFormat
 
 RETRIEVED = "retrieved"
 """The default name of the judged frame's flag column (``retrieved=``)."""
@@ -108,9 +109,7 @@ def judged_frame(
         )
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         prep = prepare(
-            to_lazyframe(reading.prepared(run, "run", columns, run_format), "run", columns, run_format),
-            to_lazyframe(reading.prepared(qrels, "qrels", columns, qrels_format), "qrels", columns, qrels_format),
-            columns,
+            reading.read(run, "run", columns, run_format), reading.read(qrels, "qrels", columns, qrels_format), columns
         )
         judged_queries = prep.qrels.select(Q).unique()
         run_queries = prep.run.select(Q).unique()

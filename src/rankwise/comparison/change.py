@@ -35,7 +35,9 @@ from typing import Any
 
 import polars as pl
 
-from rankwise._polars.engine import D, Q, prepare, rank_lists
+from rankwise._polars.columns import D, Q
+from rankwise._polars.prepare import prepare
+from rankwise._polars.ranking import rank_lists
 from rankwise.conventions import (
     Columns,
     Conventions,

@@ -32,7 +32,7 @@ from rankwise.errors import (
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
-from rankwise.inputs.read import FileFormat, to_lazyframe
+from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import get_spec
 from rankwise.names.parse import parse_metrics
@@ -130,11 +130,15 @@ def evaluate(
                 "query_chunks applies to the Polars engine without by= segments; "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
+    segments = [by] if isinstance(by, str) else list(by or [])
+    # each input read once, here, into the form the engine takes: a Polars frame, or for the
+    # DuckDB engine a path it reads itself (segments are keyed in Polars)
+    paths = engine == "duckdb" and not segments
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         result, coverage = _evaluate(
-            reading.prepared(run, "run", columns, run_format),
-            reading.prepared(qrels, "qrels", columns, qrels_format),
-            parsed, engine, conv, columns, run_format, qrels_format, by, duckdb_config, query_chunks,
+            reading.source(run, "run", columns, run_format, paths=paths),
+            reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
+            parsed, engine, conv, columns, run_format, qrels_format, segments, duckdb_config, query_chunks,
         )
     seen = _SEEN.get()
     if seen is None:
@@ -161,11 +165,15 @@ def coverage_seen() -> Iterator[list[Coverage]]:
 
 
 def _evaluate(
-    run: Any, qrels: Any, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
-    run_format: FileFormat | None, qrels_format: FileFormat | None, by: str | Iterable[str] | None,
+    run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
+    run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None,
 ) -> tuple[pl.DataFrame, Coverage]:
-    """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`).
+    """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
+    the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
+    paths that the DuckDB engine reads itself; :func:`~rankwise.inputs.read.to_lazyframe` of a
+    frame is the frame, lazy; a path is read by Polars, with its ``run_format``/``qrels_format``,
+    only on the error path or for a look at the run's head).
 
     Every evaluation counts, per judged query, the documents the run retrieved and how many of
     them are judged (two ``NumRet`` columns evaluated with the metrics, ``missing='zero'``):
@@ -173,27 +181,20 @@ def _evaluate(
     ``missing='ignore'``, counted either way; no judged query in the run at all is an error,
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
-    segments = [by] if isinstance(by, str) else list(by or [])
     if segments:
         return _evaluate_segments(
-            to_lazyframe(run, "run", columns, run_format),
-            to_lazyframe(qrels, "qrels", columns, qrels_format),
+            to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
-    # the inputs as Polars reads them, kept for a look at the run's head (the DuckDB engine
-    # reads paths itself: there, read only if it comes to that)
-    frames: tuple[Any, Any] = (run, qrels)
     if engine == "polars":
-        from rankwise._polars.engine import evaluate_eager, prepare
-        from rankwise.metrics.recipes import reading_subtopics
+        from rankwise._polars.engine import evaluate_eager
 
-        frames = (to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format))
-        prep = prepare(*frames, columns, check_data=False, diversity=reading_subtopics(parsed, conv))
-        # the data checks are counted in the group-bys that rank the run and summarise the
-        # qrels, collected with the values
-        result, n_unjudged = evaluate_eager(prep, counted, zero, columns, query_chunks)
+        result, n_unjudged = evaluate_eager(
+            to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
+            counted, zero, columns, query_chunks,
+        )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
@@ -214,31 +215,27 @@ def _evaluate(
     if coverage.rarely_judged():
         # a hint, never a failure of the evaluation (an input gone since, a remote path)
         with contextlib.suppress(RankwiseError, OSError, pl.exceptions.PolarsError):
-            warn_near_miss(*_sample(*frames, columns, (run_format, qrels_format)), columns)
+            warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns)
     if conv.missing == "ignore":
         result = present
     return result.drop(RETRIEVED, JUDGED), coverage
 
 
-def _ids(obj: Any, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.Series:
-    """An input's query ids, in their order (on the error path: the input is read again)."""
+def _ids(source: Source, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.Series:
+    """An input's query ids, in their order (on the error path)."""
     q = columns.query_id
-    return to_lazyframe(obj, kind, columns, fmt).select(pl.col(q).unique(maintain_order=True)).collect()[q]
+    return to_lazyframe(source, kind, columns, fmt).select(pl.col(q).unique(maintain_order=True)).collect()[q]
 
 
-def _sample(run: Any, qrels: Any, columns: Columns, formats: tuple[FileFormat | None, FileFormat | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _sample(run: Source, qrels: Source, columns: Columns, formats: tuple[FileFormat | None, FileFormat | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The run's first :data:`~rankwise.inputs.checks.NEAR_MISS_ROWS` (query, doc) pairs and the
     judgments of their queries, ids as text, only when the run's documents are almost never
-    judged: from the frames the Polars engine read (a TREC file is not parsed again; a scan
-    reads the head), else the inputs read again."""
+    judged: from the frames read once (a TREC file is not parsed again; a scan reads the head),
+    a path the DuckDB engine read itself read again."""
     q, d = columns.query_id, columns.doc_id
     text = [pl.col(q).cast(pl.String), pl.col(d).cast(pl.String)]
-
-    def lazy(obj: Any, kind: Kind, fmt: FileFormat | None) -> pl.LazyFrame:
-        return obj if isinstance(obj, pl.LazyFrame) else to_lazyframe(obj, kind, columns, fmt)
-
-    head = lazy(run, "run", formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
-    judged = lazy(qrels, "qrels", formats[1]).select(text)
+    head = to_lazyframe(run, "run", columns, formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
+    judged = to_lazyframe(qrels, "qrels", columns, formats[1]).select(text)
     return head, judged.join(head.lazy().select(q).unique(), on=q, how="semi").collect()
 
 

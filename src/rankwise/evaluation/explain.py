@@ -44,19 +44,10 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.engine import (
-    RANK,
-    REL,
-    SUB,
-    C,
-    D,
-    Prepared,
-    Q,
-    S,
-    output_plans,
-    prepare,
-    ranked,
-)
+from rankwise._polars.columns import RANK, REL, SUB, C, D, Q, S
+from rankwise._polars.plan import output_plans
+from rankwise._polars.prepare import Prepared, prepare
+from rankwise._polars.ranking import ranked
 from rankwise.conventions import (
     READ_KEYWORDS,
     Columns,

@@ -82,7 +82,8 @@ class IRLazyFrame:
         scan. Run queries without judgments are left out without the warning
         :func:`rankwise.evaluation.evaluate` gives.
         """
-        from rankwise._polars.engine import evaluate_lazy, prepare
+        from rankwise._polars.engine import evaluate_lazy
+        from rankwise._polars.prepare import prepare
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
         from rankwise.names.parse import parse_metrics

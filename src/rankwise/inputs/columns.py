@@ -22,7 +22,7 @@ import polars as pl
 from rankwise.conventions import Columns, _FromOptions
 from rankwise.errors import InvalidParameterError, closest
 from rankwise.inputs import forms
-from rankwise.inputs.read import to_lazyframe
+from rankwise.inputs.read import Source, to_frame, to_lazyframe
 
 Kind = Literal["run", "qrels"]
 
@@ -98,6 +98,16 @@ class Reading(_FromOptions):
     def read(self, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> pl.LazyFrame:
         """The input as a LazyFrame with the configured column names."""
         return to_lazyframe(obj, kind, columns, fmt, rename=self.rename(kind), names=self.names(kind))
+
+    def source(self, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None, *, paths: bool = False) -> Source:
+        """The input read once, as an engine takes it (:data:`~rankwise.inputs.read.Source`): a
+        Polars frame with the configured column names (:func:`~rankwise.inputs.read.to_frame`:
+        a DataFrame when its rows are in memory, a LazyFrame when they are still to be read or
+        computed), or with ``paths`` a path, as given, when the input has no names of its own
+        (``*_columns``, ``*_names``): the DuckDB engine reads Parquet and CSV files itself."""
+        if paths and isinstance(obj, (str, os.PathLike)) and not self.rename(kind) and self.names(kind) is None:
+            return obj
+        return to_frame(obj, kind, columns, fmt, rename=self.rename(kind), names=self.names(kind))
 
     def prepared(self, obj: Any, kind: Kind, columns: Columns, fmt: str | None = None) -> Any:
         """The input as an engine reads it: itself, or a LazyFrame with the configured names

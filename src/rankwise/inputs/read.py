@@ -28,7 +28,7 @@ import os
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeAlias, get_args
 
 import polars as pl
 
@@ -49,6 +49,13 @@ from rankwise.inputs.trec import read_trec as _read_trec
 Kind = Literal["run", "qrels"]
 FileFormat = Literal["parquet", "csv", "tsv", "trec", "json", "jsonl"]
 FORMATS: tuple[str, ...] = get_args(FileFormat)
+
+Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
+"""An input read into Polars: a DataFrame when its rows are in memory (a frame, a table, a dict,
+records), a LazyFrame when they are still to be read or computed (files, a caller's pipeline)."""
+Source: TypeAlias = "Frame | str | os.PathLike[str]"
+"""An input as an engine takes it, read once (:meth:`rankwise.inputs.columns.Reading.source`): a
+:data:`Frame`, or a path that the DuckDB engine reads itself."""
 
 _EXTENSIONS: dict[str, FileFormat] = {
     ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
@@ -372,13 +379,13 @@ def duckdb_arrow(relation: Any) -> Any:
     return method()
 
 
-def from_pandas(frame: Any, kind: Kind) -> pl.LazyFrame:
-    """A pandas DataFrame as a LazyFrame; an object column holding values of several types
+def from_pandas(frame: Any, kind: Kind) -> pl.DataFrame:
+    """A pandas DataFrame as a Polars DataFrame; an object column holding values of several types
     (e.g. strings and integers) is a :class:`~rankwise.errors.ColumnTypeError` naming it."""
     import pandas as pd
 
     try:
-        return pl.from_pandas(frame).lazy()
+        return pl.from_pandas(frame)
     except (pa_errors(), TypeError, ValueError) as exc:
         for name in frame.columns:
             kinds = pd.api.types.infer_dtype(frame[name], skipna=True)
@@ -398,7 +405,7 @@ def to_lazyframe(
 ) -> pl.LazyFrame:
     """Turn any accepted input into a Polars LazyFrame (paths are scanned lazily), its columns
     renamed by ``rename`` (keyword to the input's own name); ``names``: the columns of CSV/TSV
-    files without a header row.
+    files without a header row (:func:`to_frame`, lazy).
 
     >>> import rankwise as rw
     >>> run = {"q1": {"d1": 2.0}}
@@ -408,6 +415,17 @@ def to_lazyframe(
     >>> to_lazyframe(frame, "run", rw.Columns(), rename={"query_id": "qid", "doc_id": "docno"}).collect_schema().names()
     ['query_id', 'doc_id', 'score']
     """
+    return to_frame(obj, kind, columns, fmt, rename=rename, names=names).lazy()
+
+
+def to_frame(
+    obj: Any, kind: Kind, columns: Columns, fmt: str | None = None, *,
+    rename: Mapping[str, str] | None = None, names: Sequence[str] | None = None,
+) -> Frame:
+    """Turn any accepted input into a Polars :data:`Frame`, once: a DataFrame when its rows are
+    in memory, a LazyFrame when they are still to be read (paths are scanned lazily) or
+    computed; its columns renamed by ``rename`` (keyword to the input's own name); ``names``:
+    the columns of CSV/TSV files without a header row."""
     if names is not None and not isinstance(obj, (str, os.PathLike)):
         raise InvalidParameterError(
             f"{kind}_names names the columns of CSV/TSV files without a header row; "
@@ -420,13 +438,11 @@ def to_lazyframe(
 def _read(
     obj: Any, kind: Kind, columns: Columns, fmt: str | None, rename: Mapping[str, str] | None,
     names: Sequence[str] | None,
-) -> pl.LazyFrame:
-    """The input as a LazyFrame, its columns as the input names them (TREC files and dicts of
-    dicts: the configured names)."""
-    if isinstance(obj, pl.LazyFrame):
+) -> Frame:
+    """The input as a :data:`Frame`, its columns as the input names them (TREC files and dicts
+    of dicts: the configured names)."""
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
         return obj
-    if isinstance(obj, pl.DataFrame):
-        return obj.lazy()
     if isinstance(obj, (str, os.PathLike)):
         return scan_path(obj, kind, columns, fmt, rename, names)
     module = type(obj).__module__.split(".")[0]
@@ -434,17 +450,17 @@ def _read(
         import pyarrow as pa
 
         if isinstance(obj, pa.Table):
-            return pl.from_arrow(obj).lazy()  # type: ignore[union-attr]
+            return pl.from_arrow(obj)  # type: ignore[return-value]
     if module == "pandas":
         return from_pandas(obj, kind)
     if module in ("duckdb", "_duckdb"):
-        return pl.from_arrow(duckdb_arrow(obj)).lazy()  # type: ignore[union-attr]
+        return pl.from_arrow(duckdb_arrow(obj))  # type: ignore[return-value]
     if isinstance(obj, Mapping):
-        return forms.from_mapping(obj, kind, columns).lazy()
+        return forms.from_mapping(obj, kind, columns)
     if forms.is_ranx(obj):
-        return forms.from_ranx(obj, kind, columns).lazy()
+        return forms.from_ranx(obj, kind, columns)
     if forms.is_records(obj):
-        return forms.from_records(obj, kind).lazy()
+        return forms.from_records(obj, kind)
     raise UnsupportedInputError(
         f"cannot read a {kind} from {type(obj).__module__}.{type(obj).__name__}: pass a Polars "
         "DataFrame/LazyFrame, a pyarrow Table, a pandas DataFrame, a DuckDB relation, a dict of "
@@ -454,7 +470,7 @@ def _read(
     )
 
 
-def apply_rename(frame: pl.LazyFrame, kind: Kind, columns: Columns, rename: Mapping[str, str]) -> pl.LazyFrame:
+def apply_rename(frame: Frame, kind: Kind, columns: Columns, rename: Mapping[str, str]) -> Frame:
     """``frame`` with each column that ``rename`` names (keyword to the input's own name)
     renamed to the configured name. A column that is absent while the configured name is
     present is not renamed: that one is read (a TREC file or a dict of dicts, whose columns get

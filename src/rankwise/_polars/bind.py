@@ -1,0 +1,99 @@
+"""Binding a primitive to its Polars function (:mod:`rankwise._polars.primitives`, by its
+binding name): each parameter filled by name from the rows' columns, the primitive's inputs or
+its fields (:func:`bind`, :func:`bind_rows`); and the row terms a group-by's aggregates share,
+each computed once as a column (:class:`Terms`)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rankwise._polars import primitives as prim
+from rankwise._polars.columns import C, Q, S
+from rankwise.errors import InvalidParameterError
+from rankwise.primitives import Bound, Gain, Input
+
+
+@functools.cache
+def params(fn: Callable[..., pl.Expr]) -> tuple[str, ...]:
+    """The parameter names of a Polars function of a primitive (read once per function)."""
+    return tuple(inspect.signature(fn).parameters)
+
+
+def bind(
+    obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input], pl.Expr], cost: pl.Expr | None = None
+) -> pl.Expr:
+    """Call ``obj``'s Polars function (:mod:`rankwise._polars.primitives`, by its binding name)
+    with its row columns ``rel``, ``rnk`` and ``cost`` (default: the ranked rows' cost column),
+    the plan's query and score columns, its inputs (``input_of(name, input)``) and its fields,
+    each by parameter name (:func:`bind_rows`)."""
+    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost}
+    return bind_rows(obj, rows, input_of)
+
+
+def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+    """Call ``obj``'s Polars function by its binding name with the row columns ``rows``
+    (``rel``, ``rnk``, ``qid``, ``score``, ``cost``: the plan's columns, or a group's rows
+    inside ``list.eval`` for the expression API), its inputs (``input_of``) and its fields,
+    each by parameter name; a :class:`Gain` field is passed as the gain of ``rel`` (a
+    :func:`~rankwise._polars.primitives.row` term)."""
+    fn = getattr(prim, obj.binding())
+    given, values = obj.inputs(), obj.values()
+    kwargs: dict[str, object] = {}
+    for name in params(fn):
+        if name in rows:
+            kwargs[name] = rows[name]
+        elif name in given:
+            kwargs[name] = input_of(name, given[name])
+        else:
+            value = values[name]
+            kwargs[name] = prim.row(prim.gain(rows["rel"], value)) if isinstance(value, Gain) else value
+    return fn(**kwargs)  # type: ignore[no-any-return]
+
+
+def no_input(name: str, given: Input) -> pl.Expr:
+    """The input of a primitive that cannot be computed where it is asked: an error."""
+    raise InvalidParameterError(f"{given!r} cannot be computed here")
+
+
+@dataclass
+class Terms:
+    """Row-wise terms shared by the aggregates of one group-by (the primitives'
+    :func:`~rankwise._polars.primitives.row` terms: the gain, relevant or not, g / discount of
+    the rank, precision at the rank, ...), each computed once as a column of the rows before
+    the group-by: Polars does not share common subexpressions between a group-by's
+    aggregations (``all_trec`` computed g / log2(rank + 1) once for each of its 10 cutoffs, and
+    the gain 20 times), about 20% of its time."""
+
+    columns: dict[str, pl.Expr] = field(default_factory=dict)
+    names: dict[bytes, str] = field(default_factory=dict)
+    """Each term's column, by the term (serialised)."""
+
+    def hoist(self, term: pl.Expr) -> pl.Expr:
+        """The column of ``term`` (added on first use)."""
+        col = self.names.setdefault(term.meta.serialize(), f"__term{len(self.names)}")
+        self.columns.setdefault(col, term)
+        return pl.col(col)
+
+    def bind(self, obj: Bound, rel: pl.Expr, rnk: pl.Expr, input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:
+        """:func:`bind`, its row terms read from these columns (its inputs' own terms are
+        not: they are not terms of these rows)."""
+
+        def own(name: str, given: Input) -> pl.Expr:
+            with prim.hoisting(None):
+                return input_of(name, given)
+
+        with prim.hoisting(self.hoist):
+            return bind(obj, rel, rnk, own)
+
+    def add_to(self, rows: pl.LazyFrame) -> pl.LazyFrame:
+        """``rows`` with the terms' columns, in the order registered (a term may read an
+        earlier one: the gain inside g / discount)."""
+        for col, term in self.columns.items():
+            rows = rows.with_columns(term.alias(col))
+        return rows
+

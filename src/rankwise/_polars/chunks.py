@@ -1,0 +1,91 @@
+"""The inputs split into query groups, evaluated one after the other (:func:`query_groups`): in
+memory, or written once into Arrow IPC files in a temporary folder and read back a group at a
+time (``query_chunks``, for inputs larger than memory)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+
+from rankwise._polars.columns import Q
+from rankwise._polars.prepare import Prepared
+from rankwise.inputs.faults import check_polars_memory
+
+_CHUNK = "__chunk"
+
+
+def _partitioned(frame: pl.LazyFrame, folder: Path, n: int) -> list[pl.LazyFrame]:
+    """``frame``'s rows written once, streaming, into ``n`` groups of Arrow IPC files under
+    ``folder`` by a hash of the query id, and each group scanned back (an empty frame for a
+    group without rows). One read of the inputs and one write, instead of a read of the whole
+    inputs for each group (100M rows in 10 groups: 10 reads of 100M rows)."""
+    key = (pl.col(Q).hash(seed=0) % n).alias(_CHUNK)
+    frame.with_columns(key).sink_ipc(pl.PartitionBy(folder, key=_CHUNK, include_key=False), mkdir=True)
+    groups = []
+    for c in range(n):
+        files = sorted(p for p in (folder / f"{_CHUNK}={c}").glob("*") if p.is_file())
+        groups.append(pl.scan_ipc(files) if files else frame.clear())
+    return groups
+
+
+_COSTLY_PLAN = ("JOIN", "AGGREGATE", "SORT", "UNION", "UNIQUE", "EXPLODE", "PYTHON")
+"""Nodes of a plan whose rows a count would compute again (a caller's pipeline)."""
+
+
+def _cheap_to_count(frame: pl.LazyFrame) -> bool:
+    """Whether counting ``frame``'s rows costs next to nothing: a scan of files or an in-memory
+    frame under projections and filters (Polars counts from the metadata or the height), not a
+    pipeline with joins, aggregations or sorts that a count would run once more."""
+    plan = frame.explain(optimized=False).upper()
+    return not any(word in plan for word in _COSTLY_PLAN)
+
+
+def query_groups(
+    prep: Prepared, query_chunks: int | None, rows_per_chunk: int, folder: Path | None = None
+) -> tuple[Prepared, list[Prepared], int | None]:
+    """The inputs split into query groups by a hash of the query id: ``query_chunks`` groups
+    written once into files under ``folder`` (:func:`_partitioned`) and each read back alone,
+    or (``None``) the inputs read once into memory and split into groups of about
+    ``rows_per_chunk`` run rows. Also returns ``prep`` as it then is, and the number of
+    run rows when they were read (``None`` with ``query_chunks``)."""
+    counted = None
+    if (query_chunks is None or query_chunks == 1) and _cheap_to_count(prep.run):
+        # the rows held at once, checked against the memory left before they are read (Polars'
+        # allocation failure would abort the process): a count from the files' metadata, a
+        # light scan of a CSV file, or an in-memory frame's height
+        counted = prep.run.select(pl.len()).collect().item()
+        check_polars_memory(counted, counted if query_chunks == 1 else min(counted, rows_per_chunk))
+    if query_chunks == 1:
+        return prep, [prep], None
+    if query_chunks is not None:
+        assert folder is not None
+        runs = _partitioned(prep.run, folder / "run", query_chunks)
+        judged = _partitioned(prep.qrels, folder / "qrels", query_chunks)
+        per_sub = None if prep.subtopics is None else _partitioned(prep.subtopics, folder / "subtopics", query_chunks)
+        return prep, [
+            replace(prep, run=runs[c], qrels=judged[c], subtopics=None if per_sub is None else per_sub[c])
+            for c in range(query_chunks)
+        ], None
+    run, qrels = pl.collect_all([prep.run, prep.qrels])
+    if counted is None:  # a pipeline of the caller's, counted once it is read
+        check_polars_memory(run.height, min(run.height, rows_per_chunk))
+    subs = None if prep.subtopics is None else prep.subtopics.collect()
+    prep = replace(prep, run=run.lazy(), qrels=qrels.lazy(), subtopics=None if subs is None else subs.lazy())
+    n = max(1, -(-run.height // rows_per_chunk))
+    if n == 1:
+        return prep, [prep], run.height
+    key = (pl.col(Q).hash(seed=0) % n).cast(pl.UInt32).alias(_CHUNK)  # 4 bytes a row, not 8
+    run, qrels = run.with_columns(key), qrels.with_columns(key)
+    subs = None if subs is None else subs.with_columns(key)
+    return prep, [
+        replace(
+            prep,
+            run=run.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+            qrels=qrels.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+            subtopics=None if subs is None else subs.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+        )
+        for c in range(n)
+    ], run.height
+

@@ -1,0 +1,33 @@
+"""The Polars engine's own column names: the inputs once normalised (:mod:`rankwise._polars.prepare`)
+and the ranked rows built from them carry these names, whatever the caller's columns are called.
+Every module that reads the engine's frames (the engine's own, the judged frame, ``explain``,
+the ranking change) takes them from here."""
+
+from __future__ import annotations
+
+Q = "__q"
+"""The query id."""
+D = "__d"
+"""The document id."""
+S = "__s"
+"""The run's score."""
+REL = "__rel"
+"""The relevance (NULL on a ranked row without a judgment)."""
+C = "__c"
+"""The run's cost column (:attr:`~rankwise.conventions.Columns.cost`; 1 on the ranked rows when
+the run has none)."""
+RANK = "__rank"
+"""A ranked document's rank, 1..n."""
+IRANK = "__irank"
+"""A judgment's rank in the ideal order of a gain definition."""
+RUN_IRANK = "__run_irank"
+"""A judgment's rank in the run-ordered ideal (ties broken by the run's scores)."""
+SUB = "__sub"
+"""The subtopic of a judgment (diversity measures)."""
+COV = "__cov"
+"""How many documents ranked above cover the same subtopic."""
+NSUB = "__nsub"
+"""The number of relevant documents of a subtopic."""
+INDEX = "__index"
+"""Each ranked list's positions 0..n-1 (:func:`~rankwise._polars.ranking.ranked`, for the ideal
+prefix's gathers)."""

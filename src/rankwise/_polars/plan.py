@@ -1,0 +1,166 @@
+"""An evaluation's lazy plans (:class:`Plans`) over the prepared inputs, from the compiled
+expressions (:mod:`rankwise._polars.compile`): one ranking, one join of the run with the
+qrels, the judgments' aggregates per query, each ranking's aggregates over its ranked rows
+(with the ideal prefixes and the run-ordered ideal joined to them), the diversity aggregates,
+and the output columns; with the data checks' counts, collected in the same pass."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from rankwise._polars import primitives as prim
+from rankwise._polars.bind import bind
+from rankwise._polars.columns import REL, RUN_IRANK, D, Q, S
+from rankwise._polars.compile import (
+    Compiled,
+    compile_outputs,
+    compiled_metrics,
+    irank_name,
+    prefix_columns,
+)
+from rankwise._polars.diversity import intent_aggregates
+from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_judgments
+from rankwise._polars.ranking import by_query, rank_lists, ranked, tie_keys
+from rankwise.conventions import Columns, Conventions
+from rankwise.metrics.metric import Metric
+from rankwise.metrics.recipes import Output
+from rankwise.primitives import Gain, RunIdealValue
+
+
+@dataclass(frozen=True)
+class Plans:
+    """An evaluation's lazy plans, built on one ranking so that one collection runs it once."""
+
+    result: pl.LazyFrame
+    """Per-query values: query column + one column per metric."""
+    counts: tuple[pl.LazyFrame, pl.LazyFrame]
+    """The data checks' counts of the run (with ``unjudged``, how many run queries have no
+    judgment at all) and of the qrels."""
+
+    def collect(self, engine: Literal["auto", "in-memory", "streaming"] = "auto") -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Collect at once the run's counts and the values (the qrels are checked before an
+        evaluation, :meth:`~rankwise._polars.prepare.Prepared.check_qrels`: their counts are not collected, and their
+        audit aggregates drop out of the plan)."""
+        run_counts, result = pl.collect_all([self.counts[0], self.result], engine=engine)
+        return run_counts, result
+
+
+def evaluation_plans(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans`: the per-query values, the unjudged count and the checks."""
+    # metrics that differ only in their spelling are equal: the labels (the result's column
+    # names) are part of the key
+    labelled = tuple((m, m.label) for m in metrics)
+    return build_plans(prep, compiled_metrics(labelled, conv, prep.columns.cost is not None), conv, columns)
+
+
+def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans` for output columns (any formula trees)."""
+    return build_plans(prep, compile_outputs(outs, prep.columns.cost is not None), conv, columns)
+
+
+def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans` of ``compiled`` over ``prep``'s inputs."""
+    qaggs, qterms, parts, intent_leaves = compiled.qaggs, compiled.qterms, compiled.parts, compiled.intent_leaves
+    prefixes, iranks = compiled.prefixes, compiled.iranks
+    qrels = prep.qrels
+    if iranks:
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
+    for gain in prefixes:
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in prefix_columns(gain).items()])
+    if prefixes:
+        # the ideal ranks and prefixes are windows read by both the per-query values and the
+        # ideal lists: Polars' common-subplan elimination does not find the shared part (the
+        # values' branch adds its terms to the same projection), and computed them twice:
+        # about 8% of ``all_trec``
+        qrels = qrels.cache()
+    qstats = qterms.add_to(qrels).group_by(Q).agg(*audit(REL), *[e.alias(k) for k, e in qaggs.items()])
+    prefix_lists = [ideal_lists(qrels, gain) for gain in prefixes]
+
+    scores = any(work.scores for work in parts.values())
+    run_ideal = {col: v for work in parts.values() for col, v in work.run_ideal.items()}
+    with_docs = bool(run_ideal)
+    # the run-ordered ideal reads the ranked documents' scores (cut at max_rank)
+    scores |= with_docs
+    lists = rank_lists(prep, conv, docs=with_docs, scores=scores)
+    out = qstats
+    if conv.missing == "ignore":
+        out = out.join(lists.select(Q), on=Q, how="semi")
+    for part, work in parts.items():
+        needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
+        rows = ranked(
+            prep, conv, part, work.seqs, docs=with_docs, scores=scores, per_query=needed, lists=lists, at_rank=prefix_lists
+        )
+        if work.run_ideal:
+            ideal = run_ideal_table(prep, conv, lists, work.run_ideal)
+            rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
+        if work.windows:
+            rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
+        rows = work.terms.add_to(rows)
+        aggs = by_query(rows).group_by(Q).agg(*[e.alias(k) for k, e in work.aggs.items()])
+        out = out.join(aggs, on=Q, how="left")
+        fill = [pl.col(k).fill_null(empty) for k, empty in work.empty.items() if empty is not None]
+        if fill:
+            out = out.with_columns(fill)
+    if intent_leaves:
+        doc_lists = rank_lists(prep, conv, docs=True)
+        docs = {
+            part: ranked(prep, conv, part, docs=True, lists=doc_lists)
+            for part in {part for _, part in intent_leaves.values()}
+        }
+        intents = intent_aggregates(subtopic_judgments(prep), docs, intent_leaves)
+        out = out.join(intents, on=Q, how="left").with_columns(
+            *[pl.col(k).fill_null(0.0) for k in intent_leaves]
+        )
+    result = out.select(pl.col(Q).alias(columns.query_id), *compiled.values).sort(columns.query_id)
+    # how many run queries have no judgment at all
+    unjudged = pl.col("__judged_query").null_count().alias("unjudged")
+    judged = qstats.select(Q, pl.lit(True).alias("__judged_query"))
+    run_counts = audit_counts(lists.join(judged, on=Q, how="left"), unjudged)
+    return Plans(result, (run_counts, audit_counts(qstats)))
+
+
+def ideal_lists(qrels: pl.LazyFrame, gain: Gain) -> pl.LazyFrame:
+    """Per query (``__q``), each value of the ideal prefix of ``gain``
+    (:func:`~rankwise._polars.compile.prefix_columns`, computed on ``qrels``) as a list in the
+    ideal order: the i-th value is the prefix's value at rank i, over the judgments of positive
+    gain (ranks 1..npos of the ideal order)."""
+    order = pl.col(irank_name(gain))
+    return qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0).group_by(Q).agg(
+        pl.col(c).sort_by(order) for c in prefix_columns(gain)
+    )
+
+
+def run_ideal_table(
+    prep: Prepared, conv: Conventions, lists: pl.LazyFrame, values: Mapping[str, RunIdealValue]
+) -> pl.LazyFrame:
+    """``__q, __d`` and each value of ``values`` (column: its key): the run-ordered ideal of
+    each gain definition, the judgments of positive gain sorted by gain (best first), then by
+    the tie policy's keys over the scores of the ranked documents (``lists``, made with docs
+    and scores: cut at ``max_rank``), a document not ranked taking score 0 (as ir-measures'
+    compat provider); each query's rank in it made by a window (the inverse of the sorting
+    permutation), and the values windows over it."""
+    keys, descending = tie_keys(conv, prep.doc_dtype)
+    scored = lists.select(Q, D, S).explode(D, S)
+    tables: list[pl.LazyFrame] = []
+    for gain in dict.fromkeys(v.g for v in values.values()):
+        g = prim.gain(pl.col(REL), gain)
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by([g, *keys], descending=[True, *descending])
+        rows = (
+            prep.qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0)
+            .join(scored, on=[Q, D], how="left")
+            .with_columns(pl.col(S).fill_null(0.0))
+            .with_columns((order.arg_sort().cast(pl.Int64) + 1).over(Q).alias(RUN_IRANK))
+        )
+        tables.append(rows.select(Q, D, *[
+            bind(v, pl.col(REL), pl.lit(None), lambda name, given: pl.col(RUN_IRANK)).alias(col)
+            for col, v in values.items() if v.g == gain
+        ]))
+    out = tables[0]
+    for table in tables[1:]:
+        out = out.join(table, on=[Q, D], how="full", coalesce=True)
+    return out
+

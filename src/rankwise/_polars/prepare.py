@@ -1,0 +1,247 @@
+"""The inputs of the Polars engine checked and normalised (:func:`prepare`): the schemas always,
+the data (NULL ids or values, NaN, infinite relevance, duplicated pairs, costs, subtopics) when
+asked; the columns renamed to the engine's own (:mod:`rankwise._polars.columns`) and the ids
+cast to text where the run and the qrels disagree on their type. The data checks' counts
+(:func:`audit`) are aggregates the evaluation's own group-bys compute, so that checking costs
+no pass of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rankwise._polars.columns import REL, SUB, C, D, Q, S
+from rankwise.conventions import Columns
+from rankwise.inputs.checks import (
+    DataProfile,
+    Kind,
+    Problem,
+    TypeClass,
+    check_costs,
+    check_profile,
+    check_schema,
+    ids_as_strings,
+    subtopic_hint,
+)
+
+
+def type_class(dtype: pl.DataType) -> TypeClass:
+    """The class of a Polars column type that the schema checks read."""
+    if dtype == pl.String or dtype == pl.Categorical or dtype == pl.Enum:
+        return "string"
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_float() or dtype.is_decimal():
+        return "float"
+    return "other"
+
+
+def _types(schema: pl.Schema) -> tuple[dict[str, TypeClass], dict[str, str]]:
+    """Each column's type class and type name (what :func:`~rankwise.inputs.checks.check_schema` reads)."""
+    return (
+        {name: type_class(dt) for name, dt in schema.items()},
+        {name: str(dt) for name, dt in schema.items()},
+    )
+
+
+def _duplicate(lf: pl.LazyFrame) -> tuple[object, object] | None:
+    """One (query, doc) pair listed twice, if any (exact)."""
+    dup = lf.group_by(Q, D).len().filter(pl.col("len") > 1).select(Q, D).head(1).collect()
+    return (dup[Q][0], dup[D][0]) if dup.height else None
+
+
+def _example(frame: pl.LazyFrame, kind: Kind) -> Callable[[Problem], object]:
+    """The id of a query holding a bad row (for error messages only)."""
+    value = pl.col(S if kind == "run" else REL)
+    tests: dict[Problem, pl.Expr] = {
+        "null_doc": pl.col(D).is_null(), "null_value": value.is_null(),
+        "nan_value": value.is_nan(), "inf_value": value.is_infinite(),
+        "null_subtopic": pl.col(SUB).is_null(),  # subtopic qrels (:func:`check_subtopics`)
+    }
+
+    def find(problem: Problem) -> object:
+        found = frame.filter(tests[problem]).select(Q).head(1).collect()
+        return found[Q][0] if found.height else None
+
+    return find
+
+
+@dataclass
+class Prepared:
+    """Normalised inputs: run (``__q, __d, __s``) and qrels (``__q, __d, __rel``)."""
+
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame
+    query_dtype: pl.DataType
+    columns: Columns
+    doc_dtype: pl.DataType = field(default_factory=pl.String)
+    subtopics: pl.LazyFrame | None = None
+    """The judgments per subtopic (``__q, __d, __sub, __rel``); None: the qrels, one subtopic
+    per query (:func:`subtopic_judgments`)."""
+    hint: str = ""
+    """Ends the error of a duplicated (query, doc) pair of the qrels
+    (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
+
+    def count_plans(self) -> list[pl.LazyFrame]:
+        """The data checks' counting passes (run, qrels), a group-by per query each, whose
+        results :meth:`check` reads (an evaluation counts the same in its own group-bys)."""
+        return [
+            audit_counts(self.run.group_by(Q).agg(*audit(S))),
+            audit_counts(self.qrels.group_by(Q).agg(*audit(REL))),
+        ]
+
+    def check(self, counts: Sequence[pl.DataFrame]) -> None:
+        """Raise the specific error for NULL/NaN values or a duplicate (query, doc) pair."""
+        checks: tuple[tuple[Kind, pl.DataFrame, pl.LazyFrame], ...] = (
+            ("run", counts[0], self.run), ("qrels", counts[1], self.qrels),
+        )
+        for kind, count, frame in checks:
+            self._check_one(kind, count, frame)
+
+    def check_run(self, count: pl.DataFrame | None = None) -> None:
+        """The run's data checks alone (a comparison of two runs has no qrels; an evaluation
+        checks its qrels first), on its ``count`` if counted already."""
+        self._check_one("run", self.count_plans()[0].collect() if count is None else count, self.run)
+
+    def check_qrels(self) -> None:
+        """The qrels' data checks alone, before an evaluation: a duplicated (query, doc) pair
+        of the qrels multiplies the rows of every join with them (the run's, the greedy ideal's
+        steps of the diversity measures), so the evaluation runs on qrels known to hold each
+        pair once; each run row then joins one judgment at most, and nothing grows with the
+        run's own duplicates, found by the evaluation's counts."""
+        self._check_one("qrels", self.count_plans()[1].collect(), self.qrels)
+
+    def _check_one(self, kind: Kind, count: pl.DataFrame, frame: pl.LazyFrame) -> None:
+        row = count.row(0, named=True)
+        repeats = row.pop("distinct_pairs") < row["rows"]
+        duplicate = _duplicate(frame) if repeats else None
+        check_profile(
+            DataProfile(duplicate=duplicate, **row), kind, self.columns, _example(frame, kind),
+            self.hint if kind == "qrels" else "",
+        )
+
+
+def prepare(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
+    diversity: Sequence[str] = (),
+) -> Prepared:
+    """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
+    internal columns; cast ids to strings where run and qrels disagree on their type.
+    ``diversity``: the labels of the diversity measures asked for, named by the error of a
+    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    run_types, run_raw = _types(run_schema)
+    qrels_types, qrels_raw = _types(qrels_schema)
+    check_schema(run_types, run_raw, "run", columns)
+    check_schema(qrels_types, qrels_raw, "qrels", columns)
+    q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+
+    def categorical(c: str) -> bool:
+        return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
+
+    def ids(c: str, as_str: bool) -> pl.Expr:
+        e = pl.col(c)
+        # Categorical and Enum ids are compared (and tie-broken) as their text
+        return e.cast(pl.String) if as_str or categorical(c) else e
+
+    r = run.select(
+        ids(columns.query_id, q_str).alias(Q),
+        ids(columns.doc_id, d_str).alias(D),
+        pl.col(columns.score).cast(pl.Float64).alias(S),
+        *([] if columns.cost is None else [pl.col(columns.cost).cast(pl.Float64).alias(C)]),
+    )
+    j = qrels.select(
+        ids(columns.query_id, q_str).alias(Q),
+        ids(columns.doc_id, d_str).alias(D),
+        pl.col(columns.relevance).cast(pl.Float64).alias(REL),
+    )
+    subs = None
+    if columns.subtopic is not None:
+        # subtopic qrels: ndeval's traditional view for every other measure, a document's
+        # largest relevance over its subtopics
+        subs = qrels.select(
+            ids(columns.query_id, q_str).alias(Q),
+            ids(columns.doc_id, d_str).alias(D),
+            pl.col(columns.subtopic).cast(pl.String).alias(SUB),
+            pl.col(columns.relevance).cast(pl.Float64).alias(REL),
+        )
+        if check_data:
+            check_subtopics(subs, columns)
+        j = subs.group_by(Q, D).agg(pl.col(REL).max())
+    schema = r.collect_schema()
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
+    if check_data:
+        check_run_costs(prep)
+        prep.check(pl.collect_all(prep.count_plans()))
+    return prep
+
+
+def check_run_costs(prep: Prepared) -> None:
+    """A run with a cost column: a NULL, NaN, negative or infinite cost is an error naming the
+    column and a query holding one."""
+    if prep.columns.cost is None:
+        return
+    c = pl.col(C)
+    bad = c.is_null() | c.is_nan() | c.is_infinite() | (c < 0)
+    found = prep.run.select(bad.sum().alias("n"), pl.col(Q).filter(bad).first().alias("q")).collect()
+    check_costs(int(found["n"][0]), prep.columns, found["q"][0])
+
+
+def check_subtopics(subs: pl.LazyFrame, columns: Columns) -> None:
+    """Subtopic qrels: their rows (a judgment per subtopic) get every check of qrels
+    (:func:`~rankwise.inputs.checks.check_profile`: NULL ids, NULL/NaN/infinite relevance), and a
+    NULL subtopic or a document judged twice for one subtopic of a query is an error naming it.
+    Checked here, row by row, before a document's judgments are reduced to their largest (which
+    would hide a NaN or a negative infinity)."""
+    counts = audit_counts(
+        subs.group_by(Q, SUB).agg(*audit(REL)),
+        pl.col("__rows").filter(pl.col(SUB).is_null()).sum().alias("null_subtopic"),
+    ).collect()
+    row = counts.row(0, named=True)
+    duplicate = None
+    if row.pop("distinct_pairs") < row["rows"]:
+        dup = subs.group_by(Q, D, SUB).len().filter(pl.col("len") > 1).select(Q, D, SUB).head(1).collect()
+        duplicate = dup.row(0) if dup.height else None
+    check_profile(DataProfile(duplicate=duplicate, **row), "qrels", columns, _example(subs, "qrels"))
+
+
+def subtopic_judgments(prep: Prepared) -> pl.LazyFrame:
+    """The judgments per subtopic: the subtopic qrels, or (ordinary qrels) every judgment of a
+    query for one subtopic, as ir-measures' ndeval provider reads 3-column qrels."""
+    if prep.subtopics is not None:
+        return prep.subtopics
+    return prep.qrels.select(Q, D, pl.lit("0").alias(SUB), REL)
+
+
+def audit(value: str) -> list[pl.Expr]:
+    """Per query, over all its rows (before ``max_rank``): the data checks' counts, computed
+    in a group-by the evaluation runs anyway, so that the checks cost no pass of their own."""
+    return [
+        pl.len().alias("__rows"),
+        # distinct 64-bit hashes of the doc ids: a third of the CPU of distinct strings. A
+        # collision can only lower the count; then :meth:`Prepared.check` looks for a repeated
+        # pair exactly (:func:`_duplicate`) and finds none
+        pl.col(D).hash().n_unique().alias("__distinct_docs"),
+        pl.col(D).null_count().alias("__null_doc"),
+        pl.col(value).null_count().alias("__null_value"),
+        pl.col(value).is_nan().sum().alias("__nan_value"),
+        # infinite relevance is refused; an infinite score ranks first or last
+        (pl.col(value).is_infinite().sum() if value == REL else pl.lit(0, pl.UInt32)).alias("__inf_value"),
+    ]
+
+
+def audit_counts(groups: pl.LazyFrame, *extra: pl.Expr) -> pl.LazyFrame:
+    """One input's data-check counts (rows, NULL ids, NULL/NaN values, distinct (query, doc)
+    pairs) from the :func:`audit` columns of its per-query groups."""
+    return groups.select(
+        pl.col("__rows").sum().alias("rows"),
+        pl.col("__rows").filter(pl.col(Q).is_null()).sum().alias("null_query"),
+        pl.col("__null_doc").sum().alias("null_doc"),
+        pl.col("__null_value").sum().alias("null_value"),
+        pl.col("__nan_value").sum().alias("nan_value"),
+        pl.col("__inf_value").sum().alias("inf_value"),
+        pl.col("__distinct_docs").sum().alias("distinct_pairs"),
+        *extra,
+    )
