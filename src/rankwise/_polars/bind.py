@@ -1,6 +1,6 @@
 """Binding a primitive to its Polars function (:mod:`rankwise._polars.primitives`, by its
 binding name): each parameter filled by name from the rows' columns, the primitive's inputs or
-its fields (:func:`bind`, :func:`bind_rows`); and the row terms a group-by's aggregates share,
+its fields (:func:`bind`, :func:`bind_rows`); a recipe's tree over the aggregates (:func:`tree_value`); and the row terms a group-by's aggregates share,
 each computed once as a column (:class:`Terms`)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import polars as pl
 from rankwise._polars import primitives as prim
 from rankwise._polars.columns import C, Q, S
 from rankwise.errors import InvalidParameterError
-from rankwise.primitives import Bound, Gain, Input
+from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
 
 @functools.cache
@@ -53,6 +53,24 @@ def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, 
             value = values[name]
             kwargs[name] = prim.row(prim.gain(rows["rel"], value)) if isinstance(value, Gain) else value
     return fn(**kwargs)  # type: ignore[no-any-return]
+
+
+def tree_value(node: Node, primitive: Callable[[Primitive], pl.Expr]) -> pl.Expr:
+    """A recipe's tree as one Polars expression: each aggregate as ``primitive`` gives it, each
+    scalar operation its Polars function (by binding name) of its operands, constants as
+    Float64 literals (:func:`rankwise.primitives.fold`)."""
+    return fold(
+        node,
+        const=lambda value: pl.lit(value, dtype=pl.Float64),
+        primitive=primitive,
+        operation=lambda op, operands: _operation(op)(*operands.values()),
+    )
+
+
+def _operation(op: Bound) -> Callable[..., pl.Expr]:
+    """The Polars function of a scalar operation (by its binding name)."""
+    fn: Callable[..., pl.Expr] = getattr(prim, op.binding())
+    return fn
 
 
 def no_input(name: str, given: Input) -> pl.Expr:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.bind import Terms, bind, no_input
+from rankwise._polars.bind import Terms, bind, no_input, tree_value
 from rankwise._polars.columns import IRANK, RANK, REL, Q
 from rankwise._polars.ranking import ELEMENT, SEQ_ONE, SEQ_RANK
 from rankwise.conventions import Conventions
@@ -22,7 +22,6 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     INTENT_SIDES,
-    Const,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -33,7 +32,6 @@ from rankwise.primitives import (
     RowValue,
     RunIdealValue,
     Step,
-    children,
     declared,
     leaves,
     prefix_gains,
@@ -199,12 +197,7 @@ def _window_input(name: str, given: Input) -> pl.Expr:
 
 def _value(node: Node, part: bool) -> pl.Expr:
     """A formula tree over the per-query aggregates' columns."""
-    if isinstance(node, Const):
-        return pl.lit(node.value, dtype=pl.Float64)
-    if isinstance(node, Primitive):
-        return pl.col(_key(node, part))
-    fn = getattr(prim, node.binding())
-    return fn(*(_value(a, part) for a in children(node)))  # type: ignore[no-any-return]
+    return tree_value(node, lambda leaf: pl.col(_key(leaf, part)))
 
 
 @dataclass(frozen=True)

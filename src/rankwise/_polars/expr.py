@@ -104,7 +104,7 @@ from typing import Literal, TypedDict
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.bind import bind_rows
+from rankwise._polars.bind import bind_rows, tree_value
 from rankwise._polars.judged import RETRIEVED
 from rankwise._polars.ranking import ranking_score, tie_key_columns
 from rankwise.conventions import (
@@ -125,7 +125,6 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
 from rankwise.primitives import (
     INTENT_SIDES,
-    Const,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -134,7 +133,6 @@ from rankwise.primitives import (
     Primitive,
     QrelsPrimitive,
     RunIdealValue,
-    children,
     read_input,
 )
 
@@ -284,14 +282,7 @@ class _Compiler:
         self.n = self.rel.len()
 
     def tree(self, node: Node) -> pl.Expr:
-        if isinstance(node, Const):
-            return pl.lit(node.value, dtype=pl.Float64)
-        if isinstance(node, QrelsPrimitive):
-            return self.qrels_value(node)
-        if isinstance(node, Primitive):
-            return self.run_value(node)
-        fn = getattr(prim, node.binding())
-        return fn(*(self.tree(a) for a in children(node)))  # type: ignore[no-any-return]
+        return tree_value(node, lambda leaf: self.qrels_value(leaf) if isinstance(leaf, QrelsPrimitive) else self.run_value(leaf))
 
     # -- the judgments' side: an aggregate over every judged row of the group -----------------
 
