@@ -608,8 +608,8 @@ def _read_signature(function: Callable[..., Any]) -> _Signature:
             if get_origin(hint) is Unpack and is_typeddict(get_args(hint)[0]):
                 typed = get_args(hint)[0]
                 option_hints = {
-                    key: _resolve(value, vars(sys.modules[typed.__module__]))
-                    for key, value in _typeddict_annotations(typed).items()
+                    key: _resolve(value, vars(sys.modules[home]))
+                    for key, (value, home) in _typeddict_annotations(typed).items()
                 }
         elif parameter.kind is not parameter.VAR_POSITIONAL:
             hints[name] = hint
@@ -625,14 +625,17 @@ def _read_signature(function: Callable[..., Any]) -> _Signature:
     return _Signature(signature, hints, options, option_hints, tuple(positional), frozenset(required), varargs, tests)
 
 
-def _typeddict_annotations(typed: Any) -> dict[str, object]:
-    """The annotations of a TypedDict and of its bases (each read in its own module)."""
-    out: dict[str, object] = {}
+def _typeddict_annotations(typed: Any) -> dict[str, tuple[object, str]]:
+    """The annotations of a TypedDict and of its bases, each with the name of the module that
+    declared it, where it is read (a TypedDict of one module may extend another's: compare's
+    options extend :class:`ReadOptions`)."""
+    out: dict[str, tuple[object, str]] = {}
     for base in reversed(typed.__mro__):
-        out.update(getattr(base, "__annotations__", {}))
-    for key, value in list(out.items()):
-        if isinstance(value, ForwardRef):
-            out[key] = value.__forward_arg__
+        for key, value in getattr(base, "__annotations__", {}).items():
+            if isinstance(value, ForwardRef):
+                out[key] = (value.__forward_arg__, value.__forward_module__ or typed.__module__)
+            else:
+                out[key] = (value, typed.__module__)
     return out
 
 
