@@ -189,6 +189,43 @@ class Conventions(_FromOptions):
         return cast(ConventionOptions, asdict(self))
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A convention's flag on the command line, the same on ``rankwise eval``, ``compare`` and
+    ``explain`` (:mod:`rankwise.cli.arguments` adds it to each, and reads it back as the
+    keyword option of its name). A flag that takes a value reads it as its
+    :class:`Conventions` field's type: one of a literal's choices (checked as
+    :class:`Conventions` checks it), else a number of the field's type."""
+
+    names: tuple[str, ...]
+    """Its option strings, trec_eval's letter first where trec_eval has the convention."""
+    help: str
+    """Its help (``%(default)s``: the convention's default)."""
+    switch: object = None
+    """For a flag that takes no value: the value it sets (absent: the convention's default)."""
+
+
+CONVENTION_FLAGS: dict[str, Flag] = {
+    "missing": Flag(("-c", "--complete"), "score queries missing from the run as 0 (trec_eval -c)", switch="zero"),
+    "max_rank": Flag(("-M", "--max-rank"), "evaluate only the top N per query (trec_eval -M)"),
+    "judged_only": Flag(("-J", "--judged-only"), "drop unjudged documents first (trec_eval -J)", switch=True),
+    "rel": Flag(("-l", "--rel"), "relevance threshold of binary metrics (trec_eval -l)"),
+    "ties": Flag(("--ties",), "order of equal scores (default %(default)s: doc id descending, compared as text)"),
+    "trec_eval": Flag(
+        ("--trec-eval",),
+        "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
+        "scores as 32-bit floats, interpolated precision's +0.9 rounding)",
+    ),
+}
+"""Each convention's flag on the command line, in the order the help lists them: the one
+declaration :mod:`rankwise.cli.arguments` builds the flags from, so that a convention added to
+:class:`Conventions` (and here) reaches ``eval``, ``compare`` and ``explain`` alike.
+
+>>> sorted(CONVENTION_FLAGS) == sorted(CONVENTION_KEYWORDS)
+True
+"""
+
+
 _IDENTIFIER = re.compile(r"^[^\W\d][\w .\-]{0,127}$")
 """A letter (any alphabet) or '_', then letters, digits, '_', ' ', '.', '-'."""
 
