@@ -610,7 +610,7 @@ def test_compare_comparison_report_and_compare_sql_take_the_options_from_one_dec
         comparison,
     )
     from rankwise.comparison.sql import SqlCompareOptions
-    from rankwise.conventions import EVALUATION_KEYWORDS, READ_KEYWORDS
+    from rankwise.conventions import EVALUATION_KEYWORDS, READ_KEYWORDS, Unpack
 
     own = {
         rw.compare: ["qrels", "runs", "metrics"],
@@ -621,8 +621,8 @@ def test_compare_comparison_report_and_compare_sql_take_the_options_from_one_dec
         parameters = inspect.signature(function).parameters
         assert [p for p in parameters if parameters[p].kind is not inspect.Parameter.VAR_KEYWORD] == named
         hints = typing.get_type_hints(function, include_extras=True)
-        assert hints["options"] == typing.Unpack[CompareOptions], function
-    assert typing.get_type_hints(rw.compare_sql, include_extras=True)["options"] == typing.Unpack[SqlCompareOptions]
+        assert hints["options"] == Unpack[CompareOptions], function
+    assert typing.get_type_hints(rw.compare_sql, include_extras=True)["options"] == Unpack[SqlCompareOptions]
     assert not set(SETTING_KEYWORDS) & set(inspect.signature(rw.compare_sql).parameters)
     assert set(SqlCompareOptions.__optional_keys__) == set(EVALUATION_KEYWORDS) | {"baseline", "by", "risk_alpha", "hurt"}
     assert set(CompareOptions.__optional_keys__) == set(COMPARE_KEYWORDS) == set(READ_KEYWORDS) | set(SETTING_KEYWORDS)
