@@ -99,8 +99,9 @@ def _convention_flag(parser: argparse.ArgumentParser, name: str, help: str | Non
     """The flag of the convention ``name`` (:data:`~rankwise.conventions.CONVENTION_FLAGS`),
     its value in ``args.<name>`` and its default the convention's: a switch sets its value; a
     flag of a literal convention takes one of its choices, checked as
-    :class:`~rankwise.conventions.Conventions` checks it; any other flag a number of the
-    convention's type. ``help`` replaces the declared help."""
+    :class:`~rankwise.conventions.Conventions` checks it; any other flag a value of the
+    convention's type (``int | None``: an int, so that argparse words its error as for ``int``).
+    ``help`` replaces the declared help."""
     flag = CONVENTION_FLAGS[name]
     default = next(f.default for f in fields(Conventions) if f.name == name)
     shown = flag.help if help is None else help
@@ -112,8 +113,8 @@ def _convention_flag(parser: argparse.ArgumentParser, name: str, help: str | Non
         parser.add_argument(*flag.names, dest=name, choices=get_args(kind), type=_convention(name), default=default,
                             help=shown)
         return
-    number = next(a for a in (get_args(kind) or (kind,)) if a is not type(None))  # int | None: int
-    parser.add_argument(*flag.names, dest=name, type=number, default=default, help=shown)
+    plain = next(a for a in (get_args(kind) or (kind,)) if a is not type(None))  # int | None: int
+    parser.add_argument(*flag.names, dest=name, type=plain, default=default, help=shown)
 
 
 def _convention_flags(parser: argparse.ArgumentParser) -> None:

@@ -177,10 +177,10 @@ def _error_line(exc: Exception) -> str:
 
 def run(
     argv: Sequence[str] | None, parse: Callable[[Sequence[str] | None], argparse.Namespace],
-    command: Callable[[argparse.Namespace], Command],
+    pick: Callable[[argparse.Namespace], Command],
 ) -> int:
     """Parse the command line ``argv`` (None: the process's) with ``parse`` and run the command
-    ``command`` picks for the arguments, its warnings one line each, its hints naming the
+    ``pick`` picks for the arguments, its warnings one line each, its hints naming the
     command line's flags and its progress shown on a terminal; the exit code.
 
     Exit codes: 0 done; 2 an error (one line on stderr, ``rankwise: error: ...``; usage errors
@@ -195,7 +195,7 @@ def run(
             args.argv = list(sys.argv[1:] if argv is None else argv)  # the report's provenance names the command
             debug = bool(getattr(args, "debug", False))
             with hint_style("flags"):  # hints name the command line's flags
-                code = _displayed(command(args), args)
+                code = _displayed(pick(args), args)
             to_stdout([])  # flushed here, so that a fault is reported here
             return code
         except BrokenPipeError:  # e.g. `rankwise metrics | head`: the reader left, stop quietly
