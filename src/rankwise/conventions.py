@@ -189,6 +189,43 @@ class Conventions(_FromOptions):
         return cast(ConventionOptions, asdict(self))
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A convention's flag on the command line, the same on ``rankwise eval``, ``compare`` and
+    ``explain`` (:mod:`rankwise.cli.arguments` adds it to each, and reads it back as the
+    keyword option of its name). A flag that takes a value reads it as its
+    :class:`Conventions` field's type: one of a literal's choices (checked as
+    :class:`Conventions` checks it), else a number of the field's type."""
+
+    names: tuple[str, ...]
+    """Its option strings, trec_eval's letter first where trec_eval has the convention."""
+    help: str
+    """Its help (``%(default)s``: the convention's default)."""
+    switch: object = None
+    """For a flag that takes no value: the value it sets (absent: the convention's default)."""
+
+
+CONVENTION_FLAGS: dict[str, Flag] = {
+    "missing": Flag(("-c", "--complete"), "score queries missing from the run as 0 (trec_eval -c)", switch="zero"),
+    "max_rank": Flag(("-M", "--max-rank"), "evaluate only the top N per query (trec_eval -M)"),
+    "judged_only": Flag(("-J", "--judged-only"), "drop unjudged documents first (trec_eval -J)", switch=True),
+    "rel": Flag(("-l", "--rel"), "relevance threshold of binary metrics (trec_eval -l)"),
+    "ties": Flag(("--ties",), "order of equal scores (default %(default)s: doc id descending, compared as text)"),
+    "trec_eval": Flag(
+        ("--trec-eval",),
+        "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
+        "scores as 32-bit floats, interpolated precision's +0.9 rounding)",
+    ),
+}
+"""Each convention's flag on the command line, in the order the help lists them: the one
+declaration :mod:`rankwise.cli.arguments` builds the flags from, so that a convention added to
+:class:`Conventions` (and here) reaches ``eval``, ``compare`` and ``explain`` alike.
+
+>>> sorted(CONVENTION_FLAGS) == sorted(CONVENTION_KEYWORDS)
+True
+"""
+
+
 _IDENTIFIER = re.compile(r"^[^\W\d][\w .\-]{0,127}$")
 """A letter (any alphabet) or '_', then letters, digits, '_', ' ', '.', '-'."""
 
@@ -608,8 +645,8 @@ def _read_signature(function: Callable[..., Any]) -> _Signature:
             if get_origin(hint) is Unpack and is_typeddict(get_args(hint)[0]):
                 typed = get_args(hint)[0]
                 option_hints = {
-                    key: _resolve(value, vars(sys.modules[typed.__module__]))
-                    for key, value in _typeddict_annotations(typed).items()
+                    key: _resolve(value, vars(sys.modules[home]))
+                    for key, (value, home) in _typeddict_annotations(typed).items()
                 }
         elif parameter.kind is not parameter.VAR_POSITIONAL:
             hints[name] = hint
@@ -625,14 +662,17 @@ def _read_signature(function: Callable[..., Any]) -> _Signature:
     return _Signature(signature, hints, options, option_hints, tuple(positional), frozenset(required), varargs, tests)
 
 
-def _typeddict_annotations(typed: Any) -> dict[str, object]:
-    """The annotations of a TypedDict and of its bases (each read in its own module)."""
-    out: dict[str, object] = {}
+def _typeddict_annotations(typed: Any) -> dict[str, tuple[object, str]]:
+    """The annotations of a TypedDict and of its bases, each with the name of the module that
+    declared it, where it is read (a TypedDict of one module may extend another's: compare's
+    options extend :class:`ReadOptions`)."""
+    out: dict[str, tuple[object, str]] = {}
     for base in reversed(typed.__mro__):
-        out.update(getattr(base, "__annotations__", {}))
-    for key, value in list(out.items()):
-        if isinstance(value, ForwardRef):
-            out[key] = value.__forward_arg__
+        for key, value in getattr(base, "__annotations__", {}).items():
+            if isinstance(value, ForwardRef):
+                out[key] = (value.__forward_arg__, value.__forward_module__ or typed.__module__)
+            else:
+                out[key] = (value, typed.__module__)
     return out
 
 

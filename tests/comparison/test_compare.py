@@ -589,3 +589,87 @@ def test_anova_refuses_fewer_than_two_queries(engine: str, tmp_path: Path) -> No
     )
     assert out.returncode == 2, out.stderr
     assert out.stderr.strip().splitlines() == [f"rankwise: error: {message}: the topic and residual terms have no degrees of freedom"]
+
+
+# --- compare's keyword options, declared once -------------------------------------------------
+
+
+def test_compare_comparison_report_and_compare_sql_take_the_options_from_one_declaration() -> None:
+    """No function restates compare's keywords: each takes ``**options`` typed by the one
+    declaration (CompareOptions; compare_sql its PairedOptions part), whose types are those of
+    the Settings fields that give the defaults; the defaults are the documented ones."""
+    import inspect
+    import typing
+
+    from rankwise.comparison.paired import (
+        COMPARE_KEYWORDS,
+        SETTING_KEYWORDS,
+        CompareOptions,
+        PairedOptions,
+        Settings,
+        comparison,
+    )
+    from rankwise.comparison.sql import SqlCompareOptions
+    from rankwise.conventions import EVALUATION_KEYWORDS, READ_KEYWORDS, Unpack
+
+    own = {
+        rw.compare: ["qrels", "runs", "metrics"],
+        comparison: ["qrels", "runs", "metrics", "also"],
+        rw.report: ["qrels", "runs", "metrics", "path", "title", "explain", "command"],
+    }
+    for function, named in own.items():
+        parameters = inspect.signature(function).parameters
+        assert [p for p in parameters if parameters[p].kind is not inspect.Parameter.VAR_KEYWORD] == named
+        hints = typing.get_type_hints(function, include_extras=True)
+        assert hints["options"] == Unpack[CompareOptions], function
+    assert typing.get_type_hints(rw.compare_sql, include_extras=True)["options"] == Unpack[SqlCompareOptions]
+    assert not set(SETTING_KEYWORDS) & set(inspect.signature(rw.compare_sql).parameters)
+    assert set(SqlCompareOptions.__optional_keys__) == set(EVALUATION_KEYWORDS) | {"baseline", "by", "risk_alpha", "hurt"}
+    assert set(CompareOptions.__optional_keys__) == set(COMPARE_KEYWORDS) == set(READ_KEYWORDS) | set(SETTING_KEYWORDS)
+    typed = typing.get_type_hints(CompareOptions)
+    assert typing.get_type_hints(Settings) == {k: typed[k] for k in SETTING_KEYWORDS}
+    assert typing.get_type_hints(PairedOptions) == {k: typed[k] for k in ("baseline", "by", "risk_alpha", "hurt")}
+    assert Settings() == Settings(
+        baseline=None, pairs="baseline", tests=("t",), alpha=0.05, correction="holm", by=None, resamples=10_000,
+        seed=0, engine="polars", risk_alpha=1.0, hurt=0.0, detect=None, power=0.8,
+    )
+
+
+def test_compare_s_defaults_are_those_of_the_declaration() -> None:
+    """compare without a setting equals compare with the declared default written out."""
+    runs, qrels = runs_and_qrels(seed=5, queries=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        spelled = rw.compare(
+            qrels, runs, ["AP"], baseline="base", pairs="baseline", tests=["t"], alpha=0.05, correction="holm",
+            by=None, resamples=300, seed=0, engine="polars", risk_alpha=1.0, hurt=0.0, detect=None, power=0.8,
+        )
+        assert rw.compare(qrels, runs, ["AP"], resamples=300).equals(spelled)
+
+
+def test_compare_sql_refuses_a_setting_sql_does_not_compute() -> None:
+    with pytest.raises(rw.ArgumentTypeError, match=r"^compare_sql\(\) got an unexpected keyword argument 'tests'"):
+        rw.compare_sql(["AP"], runs={"a": "run_a", "b": "run_b"}, tests=["t"])  # type: ignore[call-arg]
+    with pytest.raises(rw.ArgumentTypeError, match=r"^hurt must be a number, got str 'x' \(compare_sql\(\.\.\., hurt=\.\.\.\)\)$"):
+        rw.compare_sql(["AP"], runs={"a": "run_a", "b": "run_b"}, hurt="x")  # type: ignore[typeddict-item]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_report_takes_every_option_of_compare(engine: str, tmp_path: Path) -> None:
+    """report takes compare's options, risk and topic set size included (it lacked risk_alpha,
+    hurt, detect and power), and its table is compare's for them; the provenance names the
+    options given that differ from their defaults."""
+    runs, qrels = runs_and_qrels(seed=7, queries=12)
+    options: dict[str, object] = {"risk_alpha": 3.0, "hurt": 0.05, "detect": 0.1, "power": 0.9, "resamples": 200,
+                                  "engine": engine, "tests": ["t"], "alpha": 0.05, "seed": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        table = rw.report(qrels, runs, ["AP"], tmp_path / "r.html", explain=0, **options)  # type: ignore[arg-type]
+        expected = rw.compare(qrels, runs, ["AP"], **options)  # type: ignore[arg-type]
+    assert table.equals(expected)
+    assert table["urisk"].null_count() == 0 and table["queries_needed"].null_count() == 0
+    text = (tmp_path / "r.html").read_text()
+    given = "resamples=200, risk_alpha=3.0, hurt=0.05, detect=0.1, power=0.9"
+    if engine == "duckdb":
+        given = "resamples=200, engine=&#x27;duckdb&#x27;, risk_alpha=3.0, hurt=0.05, detect=0.1, power=0.9"
+    assert f"[&#x27;AP&#x27;], &#x27;{tmp_path / 'r.html'}&#x27;, {given})" in text

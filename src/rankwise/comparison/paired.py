@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, cast
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 import polars as pl
 
@@ -54,6 +54,7 @@ from rankwise.conventions import (
     Columns,
     ReadOptions,
     Unpack,
+    _FromOptions,
     check_options,
     checked,
 )
@@ -79,7 +80,91 @@ LARGE_SAMPLE = 1_000
 """From this many queries on, compare warns against Wilcoxon's signed-rank test (Ihemelandu &
 Ekstrand, Inference at scale, SIGIR 2023: at large n it rejects far more often than alpha)."""
 
-__all__ = ["CORRECTIONS", "Comparison", "Correction", "Inputs", "PerQuery", "anova", "compare", "comparison", "per_query_values"]
+__all__ = [
+    "CORRECTIONS", "CompareOptions", "Comparison", "Correction", "Inputs", "PerQuery", "Settings", "anova", "compare",
+    "comparison", "per_query_values",
+]
+
+
+@dataclass(frozen=True)
+class Settings(_FromOptions):
+    """A comparison's own keyword options, beyond those of each run's evaluation, with their
+    defaults: declared here once, for :func:`compare`, :func:`comparison`,
+    :func:`rankwise.reporting.report.report`, :func:`rankwise.comparison.sql.compare_sql` (those
+    of :class:`PairedOptions`) and ``rankwise compare`` alike.
+
+    - ``baseline``: the run the others are compared with (None: the first run).
+    - ``pairs``: ``'baseline'``, each run against the baseline; ``'all'``, every pair of runs.
+    - ``tests``: the tests (:data:`TESTS`); ``alpha``: their significance level;
+      ``correction``: the multiple-comparison correction (:data:`CORRECTIONS`).
+    - ``by``: segment columns of the runs (one comparison per segment).
+    - ``resamples``, ``seed``: the bootstrap's and the randomization tests' resamples and seed.
+    - ``engine``: the engine evaluating each run.
+    - ``risk_alpha``: URisk/TRisk/GeoRisk's α (a loss weighs 1 + α); ``hurt``: a query is hurt
+      when the run loses more than this.
+    - ``detect``, ``power``: a difference to detect, and the power to detect it with (the
+      queries a paired t-test needs, ``queries_needed``).
+
+    >>> Settings()
+    Settings(baseline=None, pairs='baseline', tests=('t',), alpha=0.05, correction='holm', by=None, resamples=10000, seed=0, engine='polars', risk_alpha=1.0, hurt=0.0, detect=None, power=0.8)
+    """
+
+    baseline: str | None = None
+    pairs: Pairs = "baseline"
+    tests: Sequence[Test] = ("t",)
+    alpha: float = 0.05
+    correction: Correction = "holm"
+    by: str | Iterable[str] | None = None
+    resamples: int = 10_000
+    seed: int = 0
+    engine: Engine = "polars"
+    risk_alpha: float = 1.0
+    hurt: float = 0.0
+    detect: float | None = None
+    power: float = 0.8
+
+
+SETTING_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Settings))
+COMPARE_KEYWORDS: tuple[str, ...] = READ_KEYWORDS + SETTING_KEYWORDS
+
+
+class PairedOptions(TypedDict, total=False):
+    """The options of a comparison that :func:`rankwise.comparison.sql.compare_sql` takes too:
+    each optional, its meaning and default those of the :class:`Settings` field of its name."""
+
+    baseline: str | None
+    by: str | Iterable[str] | None
+    risk_alpha: float
+    hurt: float
+
+
+class CompareOptions(PairedOptions, ReadOptions, total=False):
+    """The keyword options of :func:`compare`, :func:`comparison` and
+    :func:`rankwise.reporting.report.report` (``**options: Unpack[CompareOptions]``): the
+    comparison's :class:`Settings` and the options of each run's evaluation,
+    :class:`~rankwise.conventions.ReadOptions`; each optional, its default that of the field of
+    its name.
+
+    >>> sorted(CompareOptions.__optional_keys__) == sorted(COMPARE_KEYWORDS)
+    True
+    """
+
+    pairs: Pairs
+    tests: Sequence[Test]
+    alpha: float
+    correction: Correction
+    resamples: int
+    seed: int
+    engine: Engine
+    detect: float | None
+    power: float
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[Settings, ReadOptions]:
+    """A comparison's keyword options (:class:`CompareOptions`) as its :class:`Settings` and
+    the options of each run's evaluation (the rest, as given)."""
+    read = {key: value for key, value in options.items() if key not in SETTING_KEYWORDS}
+    return Settings.from_options(options), cast(ReadOptions, read)
 
 
 _RETRIEVED = "__rw_present"
@@ -339,32 +424,22 @@ def comparison(
     runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
     *,
-    baseline: str | None = None,
-    pairs: Pairs = "baseline",
-    tests: Sequence[Test] = ("t",),
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    by: str | Iterable[str] | None = None,
-    resamples: int = 10_000,
-    seed: int = 0,
-    engine: Engine = "polars",
-    risk_alpha: float = 1.0,
-    hurt: float = 0.0,
-    detect: float | None = None,
-    power: float = 0.8,
     also: Iterable[str] = (),
-    **options: Unpack[ReadOptions],
+    **options: Unpack[CompareOptions],
 ) -> Comparison:
     """:func:`compare`, keeping the per-query values: the arguments are those of
     :func:`compare`; ``also`` names metrics evaluated with the others (in the same single
     evaluation of each run) but not compared, e.g. for figures."""
-    check_options("compare", options, READ_KEYWORDS)
-    names, base_name, parsed, pair_list = _check_arguments(runs, baseline, pairs, tests, alpha, correction, metrics)
-    _check_settings(risk_alpha, hurt, detect, power, resamples, seed)
-    settings = _Settings(resamples, seed, risk_alpha, hurt, detect, power, alpha)
+    check_options("compare", options, COMPARE_KEYWORDS)
+    settings, read = split_options(options)
+    tests, alpha, correction = settings.tests, settings.alpha, settings.correction
+    names, base_name, parsed, pair_list = _check_arguments(
+        runs, settings.baseline, settings.pairs, tests, alpha, correction, metrics
+    )
+    _check_settings(settings)
     labels = [m.label for m in parsed]
-    qrels, runs = read_once(qrels, runs, options)
-    values = per_query_values(qrels, runs, parsed, by=by, engine=engine, also=also, **options)
+    qrels, runs = read_once(qrels, runs, read)
+    values = per_query_values(qrels, runs, parsed, by=settings.by, engine=settings.engine, also=also, **read)
     rows: list[dict[str, Any]] = []
     np, _ = numpy_scipy()
     for group, part in values.split():
@@ -377,7 +452,7 @@ def comparison(
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
     table = _assemble(rows, values.segments, tests, values.keys)
-    inputs = Inputs(qrels, dict(runs), dict(options), engine, values.segments)
+    inputs = Inputs(qrels, dict(runs), dict(read), settings.engine, values.segments)
     return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction, inputs)
 
 
@@ -386,21 +461,7 @@ def compare(
     qrels: Any,
     runs: Runs,
     metrics: str | Metric | Iterable[str | Metric],
-    *,
-    baseline: str | None = None,
-    pairs: Pairs = "baseline",
-    tests: Sequence[Test] = ("t",),
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    by: str | Iterable[str] | None = None,
-    resamples: int = 10_000,
-    seed: int = 0,
-    engine: Engine = "polars",
-    risk_alpha: float = 1.0,
-    hurt: float = 0.0,
-    detect: float | None = None,
-    power: float = 0.8,
-    **options: Unpack[ReadOptions],
+    **options: Unpack[CompareOptions],
 ) -> pl.DataFrame:
     """Compare runs (name → any accepted input), per metric: each run against the baseline
     (``pairs='baseline'``, the default; the first run unless ``baseline`` names another) or
@@ -429,9 +490,11 @@ def compare(
     leaves that pair; a pair of fewer than two queries has no p-value (and stays out of the
     correction). Per-query values are rounded to 12 decimals before pairing.
 
-    The keyword ``options`` (conventions and column names,
-    :class:`~rankwise.conventions.EvaluationOptions`) are those of :func:`rankwise.evaluation.evaluate`,
-    and a run's ``mean`` is the one ``evaluate`` gives under them wherever the runs have the
+    The keyword options are :class:`CompareOptions`: the comparison's own, declared with their
+    defaults by :class:`Settings` (``baseline``, ``pairs``, ``tests``, ``alpha``, ``correction``,
+    ``by``, ``resamples``, ``seed``, ``engine``, ``risk_alpha``, ``hurt``, ``detect``, ``power``),
+    and the conventions and column names (:class:`~rankwise.conventions.ReadOptions`), those of
+    :func:`rankwise.evaluation.evaluate`; a run's ``mean`` is the one ``evaluate`` gives under them wherever the runs have the
     same queries: ``missing='ignore'`` (the default) pairs the judged queries some run has,
     ``missing='zero'`` every judged query; a query a run lacks scores 0 there (``filled``,
     and a :class:`~rankwise.errors.RankwiseWarning` names the run and the count). Choosing the Wilcoxon
@@ -447,11 +510,7 @@ def compare(
     >>> t.select("run", "baseline", "mean", "baseline_mean", "diff", "wins", "ties", "losses").row(0)
     ('new', 'base', 1.0, 0.75, 0.25, 1, 1, 0)
     """
-    return comparison(
-        qrels, runs, metrics, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
-        by=by, resamples=resamples, seed=seed, engine=engine, risk_alpha=risk_alpha, hurt=hurt, detect=detect,
-        power=power, **options,
-    ).table
+    return comparison(qrels, runs, metrics, **options).table
 
 
 def comparable(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
@@ -516,17 +575,6 @@ def _check_arguments(
     return names, base_name, parsed, pair_list
 
 
-@dataclass(frozen=True)
-class _Settings:
-    resamples: int
-    seed: int
-    risk_alpha: float
-    hurt: float
-    detect: float | None
-    power: float
-    alpha: float
-
-
 def _number(value: object) -> float | None:
     """A finite real number, else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -534,10 +582,10 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
-def _check_settings(
-    risk_alpha: float, hurt: float, detect: float | None, power: float, resamples: int, seed: int
-) -> None:
-    check_resampling(resamples, seed)
+def _check_settings(settings: Settings) -> None:
+    """Refuse a value of the settings of the statistics out of its range, naming it."""
+    risk_alpha, hurt, detect, power = settings.risk_alpha, settings.hurt, settings.detect, settings.power
+    check_resampling(settings.resamples, settings.seed)
     if (a := _number(risk_alpha)) is None or a < 0:
         raise InvalidParameterError(f"risk_alpha must be a finite number of at least 0, got {risk_alpha!r}")
     if (h := _number(hurt)) is None or h < 0:
@@ -550,7 +598,7 @@ def _check_settings(
 
 def _test_group(
     values: PerQuery, names: list[str], pair_list: list[tuple[str, str]],
-    labels: list[str], tests: Sequence[Test], settings: _Settings,
+    labels: list[str], tests: Sequence[Test], settings: Settings,
 ) -> list[dict[str, Any]]:
     """The rows of one segment (``values`` holds that segment only), one per metric and pair:
     means, difference, intervals, effect sizes, risk, wins/ties/losses and the p-values of the
@@ -604,7 +652,7 @@ def _test_group(
 
 
 def _differences(
-    cand: Any, base: Any, baseline_mean: float | None, boot: tuple[float, float] | None, settings: _Settings,
+    cand: Any, base: Any, baseline_mean: float | None, boot: tuple[float, float] | None, settings: Settings,
     sign: int = 1,
 ) -> dict[str, Any]:
     """The mean paired difference (absolute and relative), its intervals (``boot``: the BCa

@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from rankwise._sql.compiler import literal
 from rankwise._sql.inline import Dialect
-from rankwise.comparison.paired import better_sign, comparable
+from rankwise.comparison.paired import PairedOptions, Settings, better_sign, comparable
 from rankwise.conventions import (
+    EVALUATION_KEYWORDS,
     Columns,
     EvaluationOptions,
     Unpack,
@@ -29,6 +31,16 @@ def _t_statistic(x: str) -> str:
     return f"CASE WHEN {sd} > 1e-12 THEN avg({x}) / (NULLIF({sd}, 0) / sqrt(count(*))) END"
 
 
+class SqlCompareOptions(PairedOptions, EvaluationOptions, total=False):
+    """The keyword options of :func:`compare_sql`: those of a comparison that SQL computes
+    (:class:`~rankwise.comparison.paired.PairedOptions`: ``baseline``, ``by``, ``risk_alpha``,
+    ``hurt``, their defaults those of :class:`~rankwise.comparison.paired.Settings`) and the
+    conventions and column names (:class:`~rankwise.conventions.EvaluationOptions`)."""
+
+
+_PAIRED_KEYWORDS: tuple[str, ...] = tuple(PairedOptions.__annotations__)
+
+
 @checked
 def compare_sql(
     metrics: str | Metric | Iterable[str | Metric],
@@ -36,13 +48,9 @@ def compare_sql(
     dialect: Dialect = "duckdb",
     runs: Mapping[str, str],
     qrels: str = "qrels",
-    baseline: str | None = None,
-    risk_alpha: float = 1.0,
-    hurt: float = 0.0,
-    by: str | Iterable[str] | None = None,
     per_query: bool = False,
     check: bool = True,
-    **options: Unpack[EvaluationOptions],
+    **options: Unpack[SqlCompareOptions],
 ) -> str:
     """One SQL statement comparing runs where the data lives (DuckDB or Spark SQL): the
     statistics of :func:`rankwise.compare` that are plain aggregates, for each run (name →
@@ -67,7 +75,10 @@ def compare_sql(
     >>> "'dense' AS run" in sql and "'bm25' AS baseline" in sql
     True
     """
-    check_options("compare_sql", options)
+    check_options("compare_sql", options, (*EVALUATION_KEYWORDS, *_PAIRED_KEYWORDS))
+    settings = Settings.from_options(options)
+    baseline, risk_alpha, hurt, by = settings.baseline, settings.risk_alpha, settings.hurt, settings.by
+    evaluation = cast(EvaluationOptions, {key: value for key, value in options.items() if key in EVALUATION_KEYWORDS})
     if not isinstance(per_query, bool):
         raise InvalidParameterError(f"per_query must be True or False, got {per_query!r}")
     if not runs or len(runs) < 2:
@@ -86,7 +97,7 @@ def compare_sql(
     for col in segments:
         check_identifier(col, "segment column")
     segs = [q(c) for c in segments]
-    zero: EvaluationOptions = {**options, "missing": "zero"}
+    zero: EvaluationOptions = {**evaluation, "missing": "zero"}
     # missing='ignore' (as compare): the judged queries some run has; 'zero': every judged query
     text = "STRING" if dialect == "spark" else "VARCHAR"
     in_some = "" if options.get("missing", "ignore") == "zero" else (

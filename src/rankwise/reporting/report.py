@@ -29,10 +29,16 @@ from typing import Any
 
 import polars as pl
 
-from rankwise.comparison.paired import Comparison, Correction, Pairs, Runs, Test, comparison
-from rankwise.conventions import ReadOptions, Unpack, checked
+from rankwise.comparison.paired import (
+    SETTING_KEYWORDS,
+    CompareOptions,
+    Comparison,
+    Runs,
+    Settings,
+    comparison,
+)
+from rankwise.conventions import Unpack, checked
 from rankwise.errors import InvalidParameterError, RankwiseError
-from rankwise.evaluation.evaluate import Engine
 from rankwise.metrics.metric import Metric
 from rankwise.names.parse import parse_metrics
 from rankwise.outputs import progress
@@ -154,6 +160,22 @@ def call_text(function: str, *args: Any, **kwargs: Any) -> str:
     return f"{function}({', '.join(parts)})"
 
 
+def _given(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword options of a call as its provenance names them: the comparison's settings
+    that differ from their defaults (:class:`~rankwise.comparison.paired.Settings`, in its
+    order; the tests as a list), then the evaluation's options as given."""
+    defaults = Settings()
+
+    def shown(key: str, value: Any) -> Any:
+        return list(value) if key == "tests" else value
+
+    changed = {
+        key: shown(key, options[key]) for key in SETTING_KEYWORDS
+        if key in options and shown(key, options[key]) != shown(key, getattr(defaults, key))
+    }
+    return {**changed, **{key: value for key, value in options.items() if key not in SETTING_KEYWORDS}}
+
+
 @checked
 def report(
     qrels: Any,
@@ -161,23 +183,15 @@ def report(
     metrics: str | Metric | Iterable[str | Metric],
     path: str | Path,
     *,
-    baseline: str | None = None,
-    pairs: Pairs = "baseline",
-    tests: Sequence[Test] = ("t",),
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    by: str | Iterable[str] | None = None,
-    resamples: int = 10_000,
-    seed: int = 0,
-    engine: Engine = "polars",
     title: str = "rankwise comparison",
     explain: int = EXPLAIN_LIMIT,
     command: str | None = None,
-    **conventions: Unpack[ReadOptions],
+    **options: Unpack[CompareOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus the runs × metrics summary as
     ``.md`` and ``.tex`` beside it) and return the comparison table. The arguments are those of
-    :func:`rankwise.compare`; each run is evaluated once and the tables, the figures and the
+    :func:`rankwise.compare` (its keyword options,
+    :class:`~rankwise.comparison.paired.CompareOptions`); each run is evaluated once and the tables, the figures and the
     three files are all derived from that one evaluation. None of the three may be another of
     them, an input or inside an input's folder (:func:`check_report_paths`, checked first). The
     files are written whole or not at all (see :mod:`rankwise.outputs.files`); a fault writing them raises
@@ -194,16 +208,8 @@ def report(
     if isinstance(runs, Mapping):  # else compare's own check refuses it
         check_report_paths(path, named_inputs(qrels, runs))  # before the work, not after it
     if command is None:
-        given = {"baseline": baseline, "pairs": pairs, "tests": list(tests), "alpha": alpha, "correction": correction,
-                 "by": by, "resamples": resamples, "seed": seed, "engine": engine, **conventions}
-        defaults = {"baseline": None, "pairs": "baseline", "tests": ["t"], "alpha": 0.05, "correction": "holm",
-                    "by": None, "resamples": 10_000, "seed": 0, "engine": "polars"}
-        changed = {k: v for k, v in given.items() if k not in defaults or defaults[k] != v}
-        command = call_text("rankwise.report", qrels, runs, metric_list, str(path), **changed)
-    result = comparison(
-        qrels, runs, metric_list, baseline=baseline, pairs=pairs, tests=tests, alpha=alpha, correction=correction,
-        by=by, resamples=resamples, seed=seed, engine=engine, also=plots.FIGURE_METRICS, **conventions,
-    )
+        command = call_text("rankwise.report", qrels, runs, metric_list, str(path), **_given(options))
+    result = comparison(qrels, runs, metric_list, also=plots.FIGURE_METRICS, **options)
     write_report(result, path, plots.figures(result), title=title, explain=explain, command=command)
     return result.table
 

@@ -1,0 +1,339 @@
+"""The ``rankwise`` command line's arguments: each command's parser (:func:`parse`), and the
+reading of its flags back into the keyword options of the Python functions they stand for.
+
+The conventions' flags are built from their one declaration,
+:data:`rankwise.conventions.CONVENTION_FLAGS` (:func:`_convention_flags`), and read back by the
+conventions' names (:func:`conventions`): a convention declared there reaches ``eval``,
+``compare`` and ``explain`` alike. compare's flags are read back by the names and defaults of
+:class:`rankwise.comparison.paired.Settings` (:func:`compare_options`).
+
+Each command's arguments are added to the parser only when it is the command given
+(:class:`_Parser`): ``rankwise eval`` does not import what ``compare`` needs, nor the reverse.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args, get_origin, get_type_hints
+
+from rankwise import __version__
+from rankwise.conventions import (
+    COLUMN_KEYWORDS,
+    CONVENTION_FLAGS,
+    CONVENTION_KEYWORDS,
+    ColumnOptions,
+    ConventionOptions,
+    Conventions,
+    InputOptions,
+    ReadOptions,
+)
+from rankwise.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    from rankwise.comparison.paired import CompareOptions
+
+def _convention(name: str) -> Callable[[str], str]:
+    """An argparse ``type=`` for the convention ``name``: the value is checked as
+    :class:`~rankwise.conventions.Conventions` checks it, and refused with its message (as a
+    usage error, exit code 2)."""
+
+    def check(value: str) -> str:
+        try:
+            Conventions.from_options({name: value})
+        except InvalidParameterError as exc:
+            # no argument name before the message: it names the convention itself
+            raise argparse.ArgumentError(None, str(exc)) from None
+        return value
+
+    return check
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line and exit code 2.
+
+    A command's parser is given its arguments (``arguments=``, a function adding them) when
+    it is first used, for the command given or its help (:class:`_Commands`): ``rankwise eval``
+    neither builds nor imports what the other commands' arguments need."""
+
+    def __init__(self, *args: Any, arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._arguments = arguments
+
+    def complete(self) -> None:
+        """Add the arguments, once."""
+        arguments, self._arguments = self._arguments, None
+        if arguments is not None:
+            arguments(self)
+
+    def format_usage(self) -> str:
+        self.complete()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.complete()
+        return super().format_help()
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"rankwise: error: {message} (see {self.prog} --help)\n")
+
+
+class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """The subcommands: the command given gets its arguments before it parses them."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        if isinstance(values, (list, tuple)) and values:
+            chosen = self._name_parser_map.get(values[0])
+            if isinstance(chosen, _Parser):
+                chosen.complete()
+        super().__call__(parser, namespace, values, option_string)
+
+
+# -- the conventions: one flag each, from their declaration -------------------------------------
+
+
+def _convention_flag(parser: argparse.ArgumentParser, name: str, help: str | None = None) -> None:
+    """The flag of the convention ``name`` (:data:`~rankwise.conventions.CONVENTION_FLAGS`),
+    its value in ``args.<name>`` and its default the convention's: a switch sets its value; a
+    flag of a literal convention takes one of its choices, checked as
+    :class:`~rankwise.conventions.Conventions` checks it; any other flag a value of the
+    convention's type (``int | None``: an int, so that argparse words its error as for ``int``).
+    ``help`` replaces the declared help."""
+    flag = CONVENTION_FLAGS[name]
+    default = next(f.default for f in fields(Conventions) if f.name == name)
+    shown = flag.help if help is None else help
+    if flag.switch is not None:
+        parser.add_argument(*flag.names, dest=name, action="store_const", const=flag.switch, default=default, help=shown)
+        return
+    kind = get_type_hints(Conventions)[name]
+    if get_origin(kind) is Literal:
+        parser.add_argument(*flag.names, dest=name, choices=get_args(kind), type=_convention(name), default=default,
+                            help=shown)
+        return
+    plain = next(a for a in (get_args(kind) or (kind,)) if a is not type(None))  # int | None: int
+    parser.add_argument(*flag.names, dest=name, type=plain, default=default, help=shown)
+
+
+def _convention_flags(parser: argparse.ArgumentParser) -> None:
+    """The conventions, trec_eval's flags where it has them: the same on eval, compare and
+    explain (:func:`conventions` reads them)."""
+    for name in CONVENTION_FLAGS:
+        _convention_flag(parser, name)
+
+
+def conventions(args: argparse.Namespace) -> ConventionOptions:
+    """The conventions given by :func:`_convention_flags`."""
+    return cast(ConventionOptions, {name: getattr(args, name) for name in CONVENTION_KEYWORDS})
+
+
+# -- the columns and each input's own names ----------------------------------------------------
+
+
+def _cost_col(parser: argparse.ArgumentParser) -> None:
+    """The ``--cost-col`` option (``cost=``) of eval, compare and explain."""
+    parser.add_argument(
+        "--cost-col", dest="cost", nargs="?", const="cost", default=None,
+        help="the run's cost column (default name 'cost'): each document's cost as cwl_eval's costs, read by "
+        "the C/W/L measures' EC and ETC and by U, TBG, BPM, IFTRate and IFTGoalRate (absent: 1 a document)",
+    )
+
+
+_FILE_COLUMNS = ("query_id", "doc_id")
+"""The columns named per input on the command line (``--run-query-id-col``, ...)."""
+
+
+def _input_flags(parser: argparse.ArgumentParser) -> None:
+    """The names of the columns common to both inputs, and each input's own column names
+    (``run_columns``, ``qrels_columns``, ``run_names``, ``qrels_names`` in Python)."""
+    for col in ("query_id", "doc_id", "score", "relevance"):
+        parser.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    for kind in ("run", "qrels"):
+        for col in _FILE_COLUMNS:
+            parser.add_argument(
+                f"--{kind}-{col.replace('_', '-')}-col", dest=f"{kind}_{col}",
+                help=f"name of the {kind}'s {col} column, where it differs from the other input's",
+            )
+        parser.add_argument(
+            f"--{kind}-names", type=_names,
+            help=f"column names of a CSV/TSV {kind} file without a header row, comma-separated, e.g. "
+            + ("query_id,doc_id,score" if kind == "run" else "query_id,doc_id,relevance"),
+        )
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",")]
+
+
+def _input_options(args: argparse.Namespace) -> InputOptions:
+    """The per-input options of the flags of :func:`_input_flags`, as keyword arguments."""
+    options = InputOptions()
+    run = {col: str(getattr(args, f"run_{col}")) for col in _FILE_COLUMNS if getattr(args, f"run_{col}")}
+    qrels = {col: str(getattr(args, f"qrels_{col}")) for col in _FILE_COLUMNS if getattr(args, f"qrels_{col}")}
+    if run:
+        options["run_columns"] = run
+    if qrels:
+        options["qrels_columns"] = qrels
+    if args.run_names is not None:
+        options["run_names"] = args.run_names
+    if args.qrels_names is not None:
+        options["qrels_names"] = args.qrels_names
+    return options
+
+
+def _column_options(args: argparse.Namespace) -> ColumnOptions:
+    """The column names the command's flags give (``--query-id-col``, ..., ``--cost-col``)."""
+    return cast(ColumnOptions, {name: getattr(args, name) for name in COLUMN_KEYWORDS if hasattr(args, name)})
+
+
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    """The keyword options of an evaluation that the flags give: the conventions, the column
+    names and each input's own names."""
+    return {**conventions(args), **_column_options(args), **_input_options(args)}
+
+
+def compare_options(args: argparse.Namespace) -> CompareOptions:
+    """The keyword options of :func:`rankwise.comparison.paired.comparison` that compare's flags
+    give: :func:`read_options` and the settings given (their flags named as the settings, a
+    setting not given left to its default)."""
+    from rankwise.comparison.paired import SETTING_KEYWORDS
+
+    given = {name: value for name in SETTING_KEYWORDS if (value := getattr(args, name, None)) is not None}
+    return cast("CompareOptions", {**read_options(args), **given})
+
+
+# -- each command's arguments ------------------------------------------------------------------
+
+
+def _eval_arguments(ev: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise eval``."""
+    from rankwise.evaluation.evaluate import ENGINES
+    from rankwise.inputs.read import FORMATS
+
+    ev.add_argument("qrels", help="qrels (judgments first, as trec_eval): a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
+    ev.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
+    ev.add_argument("--name", help="the run's name in --format trec's runid lines (default: its TREC tag, else its file name)")
+    ev.add_argument("-m", "--metric", action="append", help="metric string, e.g. nDCG@10, P.5,10 or official (repeatable; default: official)")
+    ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    ev.add_argument("--engine", choices=ENGINES, default="polars")
+    _convention_flags(ev)
+    ev.add_argument("--format", choices=("table", "csv", "json", "parquet", "trec"), default="table",
+                    help="trec: what trec_eval prints (with -q, per query too); parquet needs -o")
+    ev.add_argument("--memory-limit", help="DuckDB engine: memory limit, e.g. 2GB (spills to disk beyond it)")
+    ev.add_argument("--query-chunks", type=int, help="Polars engine: evaluate the queries in this many groups, "
+                    "one after the other (memory held: about one group's share)")
+    ev.add_argument("--by", action="append", help="segment column of the run (repeatable): one summary per segment")
+    ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
+    ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")
+    ev.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ev.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    _input_flags(ev)
+    ev.add_argument(
+        "--subtopic-col", dest="subtopic", nargs="?", const="subtopic", default=None,
+        help="subtopic qrels (diversity measures, as ndeval): the qrels' subtopic column (default name "
+        "'subtopic'; a TREC qrels file's second field)",
+    )
+    _cost_col(ev)
+
+
+def _compare_arguments(co: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise compare``: each setting's flag named as the setting
+    (``args.<setting>``), its default the setting's (:class:`~rankwise.comparison.paired.Settings`)."""
+    from rankwise.comparison.paired import PAIRS, TESTS, Settings
+    from rankwise.comparison.statistics import CORRECTIONS
+    from rankwise.evaluation.evaluate import ENGINES
+
+    default = Settings()
+    co.add_argument("qrels", help="qrels file, folder or glob")
+    co.add_argument("runs", nargs="+", help="runs, the first the baseline; each named by its TREC tag, else its "
+                    "file name without the extension (told apart when two collide), or by --name")
+    co.add_argument("--name", action="append", help="the runs' names, one per run in order (repeat: --name bm25 --name dense)")
+    co.add_argument("-m", "--metric", action="append", help="metric string (repeatable; default AP, nDCG@10, P@10, RR)")
+    co.add_argument("--baseline", default=default.baseline, help="name of the baseline run (default: the first)")
+    co.add_argument("--test", dest="tests", action="append", choices=TESTS, help="test (repeatable; default t)")
+    co.add_argument("--alpha", type=float, default=default.alpha)
+    co.add_argument("--correction", choices=CORRECTIONS, default=default.correction,
+                    help="multiple-comparison correction (statsmodels' names; default %(default)s)")
+    co.add_argument("--pairs", choices=PAIRS, default=default.pairs,
+                    help="compare each run with the baseline, or every pair of runs (default %(default)s)")
+    co.add_argument("--by", action="append", help="segment column of the runs (repeatable)")
+    co.add_argument("--risk-alpha", type=float, default=default.risk_alpha,
+                    help="URisk/TRisk/GeoRisk: a loss against the baseline weighs 1 + this (default %(default)s)")
+    co.add_argument("--hurt", type=float, default=default.hurt,
+                    help="a query is hurt when the run loses more than this (default %(default)s)")
+    co.add_argument("--detect", type=float, default=default.detect,
+                    help="report the queries a paired t-test needs to detect this difference (topic set size)")
+    co.add_argument("--power", type=float, default=default.power, help="power for --detect (default %(default)s)")
+    co.add_argument("--resamples", type=int, default=default.resamples,
+                    help="bootstrap and randomization resamples (default %(default)s; fewer is faster, coarser)")
+    co.add_argument("--seed", type=int, default=default.seed, help="seed of the resampling (default %(default)s)")
+    co.add_argument("--wide", action="store_true", help="print every column of the table (csv and json always have them)")
+    co.add_argument("--anova", action="store_true",
+                    help="print the two-way ANOVA (system x query) of each metric instead of the pairs")
+    co.add_argument("--engine", choices=ENGINES, default=default.engine)
+    _convention_flags(co)
+    _cost_col(co)
+    co.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    co.add_argument("-o", "--output", help="write to this file instead of stdout")
+    co.add_argument("--plot", help="write the figures (PNG) to this folder")
+    co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
+    co.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    _input_flags(co)
+
+
+def _explain_arguments(ex: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise explain``."""
+    ex.add_argument("qrels", help="qrels (judgments first, as trec_eval)")
+    ex.add_argument("run")
+    ex.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP, RR, P@5")
+    ex.add_argument("-q", "--query", required=True, help="the query id")
+    _convention_flags(ex)
+    _cost_col(ex)
+    ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ex.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ex.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    _input_flags(ex)
+
+
+def _change_arguments(ch: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise change``."""
+    ch.add_argument("run_a", help="the first run (e.g. the baseline)")
+    ch.add_argument("run_b", help="the second run")
+    ch.add_argument("--depth", type=int, default=10, help="compare the top N of each ranking (default %(default)s)")
+    ch.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default %(default)s)")
+    _convention_flag(ch, "ties", help="order of equal scores (default %(default)s)")
+    ch.add_argument("--by", action="append", help="segment column of the runs, constant within a query (repeatable)")
+    ch.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    ch.add_argument("-o", "--output", help="write to this file instead of stdout")
+    ch.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+
+
+def _metrics_arguments(me: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise metrics``."""
+    me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``rankwise`` command line: its options and its commands (``args.command``)."""
+    parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, action=_Commands)
+    # --debug is accepted after the command too (rankwise eval ... --debug); SUPPRESS keeps the
+    # subcommand from resetting a --debug given before it
+    debug = _Parser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show Python tracebacks on errors")
+    sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug], arguments=_eval_arguments)
+    sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug], arguments=_compare_arguments)
+    sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug], arguments=_explain_arguments)
+    sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
+    sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
+    return parser
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line ``argv`` (None: the process's) parsed: the command in ``args.command``,
+    its arguments beside it."""
+    return build_parser().parse_args(argv)
