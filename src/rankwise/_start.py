@@ -62,7 +62,7 @@ def interrupted(signum: int, frame: FrameType | None) -> None:
 def guard() -> None:
     """Install :func:`interrupted` for SIGINT when this process is the ``rankwise`` command and
     SIGINT has Python's default handler (a caller that ignores SIGINT keeps ignoring it);
-    :func:`rankwise.cli.commands.main` replaces it while it runs and restores it when it returns."""
+    :func:`rankwise.cli.terminal.run` (the command's main) replaces it while it runs and restores it when it returns."""
     argv = getattr(sys, "orig_argv", sys.argv)
     if is_command(list(argv)) and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         with contextlib.suppress(ValueError):  # not the main thread: Python allows no handler there
