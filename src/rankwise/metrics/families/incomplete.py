@@ -4,10 +4,14 @@ effectiveness (each counts the judged non-relevant documents ranked above the re
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rankwise.metrics.families.shared import GMAP_EPS, GMAP_FORM, JUDGED_ONLY, REL, nrel, threshold
-from rankwise.metrics.family import MetricFamily, Recipe, TrecName
+from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec
+
+if TYPE_CHECKING:
+    from rankwise.primitives import Node
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
@@ -68,13 +72,20 @@ SPECS: tuple[MetricSpec, ...] = (
 )
 
 
+def _bpref(m: Measured, p: Params) -> Node:
+    """Bpref per query (GMBpref's too: only the summary over queries differs)."""
+    from rankwise.primitives import BprefSum, Div0
+
+    return Div0(BprefSum(threshold(p)), nrel(p))
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    from rankwise.primitives import BingSum, BprefSum, Div0, InfapSum, RankeffSum
+    from rankwise.primitives import BingSum, Div0, InfapSum, RankeffSum
 
     return {
-        "Bpref": lambda m, p: Div0(BprefSum(threshold(p)), nrel(p)),
-        "GMBpref": lambda m, p: Div0(BprefSum(threshold(p)), nrel(p)),
+        "Bpref": _bpref,
+        "GMBpref": _bpref,
         "InfAP": lambda m, p: Div0(InfapSum(threshold(p)), nrel(p)),
         "BinG": lambda m, p: Div0(BingSum(threshold(p)), nrel(p)),
         "RankEff": lambda m, p: Div0(RankeffSum(threshold(p)), nrel(p)),
