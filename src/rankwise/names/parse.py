@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rankwise.conventions import checked
@@ -22,6 +22,7 @@ from rankwise.errors import (
     in_syntax,
     without_hints,
 )
+from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.metric import Metric, check_length, make_metric, parse_metric
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue, shorten
@@ -29,38 +30,34 @@ from rankwise.names.ranx import parse_ranx
 from rankwise.names.ranx import takes_precedence as ranx_first
 from rankwise.names.trec_eval import parse_trec, takes_precedence
 
-_NDEVAL = re.compile(r"(alpha-n?DCG|α-n?DCG|n?ERR-IA|P-IA|MAP-IA)(?:@(\d{1,19}))?", re.IGNORECASE)
-"""ndeval's printed names with a hyphen (``alpha-nDCG@20``, ``ERR-IA@10``, ``MAP-IA``; its
+NDEVAL_NAMES: dict[str, str] = {spec: name for family in FAMILIES for spec, name in family.ndeval.items()}
+"""The names ndeval prints, by metric (from the metric families)."""
+
+_NDEVAL = re.compile(
+    "("
+    + "|".join(re.escape(alias) for spec in NDEVAL_NAMES for alias in get_spec(spec).aliases if "-" in alias)
+    + r")(?:@(\d{1,19}))?",
+    re.IGNORECASE,
+)
+"""ndeval's printed names with a hyphen, which ir-measures syntax would read as a minus: the
+aliases of its metrics that have one (``alpha-nDCG@20``, ``ERR-IA@10``, ``MAP-IA``; its
 others, ``NRBP``, ``nNRBP``, ``strec@k``, parse as they are)."""
 
 
-NDEVAL_NAMES: dict[str, str] = {
-    "alpha_DCG": "alpha-DCG@k", "alpha_nDCG": "alpha-nDCG@k", "ERR_IA": "ERR-IA@k", "nERR_IA": "nERR-IA@k",
-    "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA", "P_IA": "P-IA@k", "StRecall": "strec@k",
-}
-"""The names ndeval prints, by metric."""
-
-
-IR_MEASURES_NAMES: dict[str, str] = {
-    **{name: name for name in (
-        "nDCG", "P", "R", "Success", "AP", "RR", "Accuracy", "Rprec", "Bpref", "IPrec", "SetP", "SetF", "SetAP",
-        "SetRelP", "Judged", "RBP", "Compat", "ERR", "NumQ", "NumRet", "NumRel", "NumRelRet", "INST", "INSQ", "BPM",
-        "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP",
-        "nNRBP", "AP_IA", "P_IA", "StRecall",
-    )},
-    "InfAP": "infAP",
-}
+IR_MEASURES_NAMES: dict[str, str] = {spec: name for family in FAMILIES for spec, name in family.ir_measures.items()}
 """The metrics ir-measures also has, by rankwise's name: its name for them (tests/cli/test_cli.py
 checks this against ir-measures' own registry). The others are written in its syntax too."""
 
 
-IR_MEASURES_DEFAULTS: dict[str, dict[str, ParamValue]] = {
-    "Judged": {"denominator": "retrieved", "negative": "judged"},
+IR_MEASURES_DEFAULTS: dict[str, Mapping[str, ParamValue]] = {
+    spec: defaults for family in FAMILIES for spec, defaults in family.ir_measures_defaults.items()
 }
 """ir-measures' defaults where they are not rankwise's, by metric: ir-measures' ``Judged`` is
 rankwise's ``Judged(denominator='retrieved', negative='judged')``."""
 
-IR_MEASURES_FLAGS: dict[tuple[str, str], str] = {("SetP", "relative"): "SetRelP"}
+IR_MEASURES_FLAGS: dict[tuple[str, str], str] = {
+    key: other for family in FAMILIES for key, other in family.ir_measures_flags.items()
+}
 """ir-measures' parameters that make a measure another of rankwise's metrics: (metric,
 parameter) -> the metric when it is true (``SetP(relative=True)`` is ``SetRelP``)."""
 

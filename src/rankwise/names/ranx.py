@@ -23,8 +23,10 @@ P(rel=2)@5
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from rankwise.errors import InvalidParameterError, UnknownMetricError
+from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.metric import Metric, check_length, make_metric
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue, shorten
@@ -40,13 +42,11 @@ def is_ranx_rbp(text: str) -> bool:
     return _RBP.match(text.strip()) is not None
 
 
-_SPECIAL: dict[str, tuple[str, dict[str, ParamValue]]] = {
-    "ndcg_burges": ("nDCG", {"gain": "exponential"}),
-    "dcg_burges": ("DCG", {"gain": "exponential"}),
-    "r-precision": ("Rprec", {}),
-    "r_precision": ("Rprec", {}),
+_SPECIAL: dict[str, tuple[str, Mapping[str, ParamValue]]] = {
+    name: named for family in FAMILIES for name, named in family.ranx_special.items()
 }
-_WHOLE_LIST: dict[str, str] = {"precision": "SetP", "f1": "SetF"}
+"""ranx's names that are no name of the metric: name -> (metric, parameters) (from the families)."""
+_WHOLE_LIST: dict[str, str] = {name: spec for family in FAMILIES for name, spec in family.ranx_whole_list.items()}
 """ranx's names that, without ``@k``, measure the whole retrieved list (k = its length)."""
 
 
@@ -86,11 +86,6 @@ def parse_ranx(text: str) -> Metric:
     return make_metric(spec, params, k, text)
 
 
-RANX_NAMES: dict[str, str] = {
-    "nDCG": "ndcg@k, ndcg_burges@k", "DCG": "dcg@k, dcg_burges@k", "AP": "map, map@k",
-    "RR": "mrr, mrr@k", "P": "precision@k", "SetP": "precision", "R": "recall, recall@k",
-    "Success": "hit_rate@k", "Hits": "hits, hits@k", "Rprec": "r-precision", "Bpref": "bpref",
-    "F1": "f1@k", "SetF": "f1", "RBP": "rbp.95 (p = 0.95, gain='graded'; rbp.8: p = 0.8)",
-}
+RANX_NAMES: dict[str, str] = {spec: names for family in FAMILIES for spec, names in family.ranx.items()}
 """ranx's names of each rankwise spec (for listings; all accept the -lN suffix where a
-relevance level applies)."""
+relevance level applies), from the metric families."""

@@ -25,96 +25,41 @@ trec_eval's, and is left to :mod:`rankwise.names.ranx`:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from rankwise.errors import InvalidParameterError, UnknownMetricError
+from rankwise.metrics.families import FAMILIES as METRIC_FAMILIES
+from rankwise.metrics.family import TrecName
 from rankwise.metrics.metric import Metric, check_length, make_metric
-from rankwise.metrics.registry import ELEVEN_POINTS, get_spec
+from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import shorten
 from rankwise.names.ranx import is_ranx_rbp
 
-
-@dataclass(frozen=True)
-class Family:
-    """One trec_eval measure: the rankwise spec it maps to and what its number means."""
-
-    spec: str
-    number: Literal["cutoff", "param", "none"] = "none"
-    param: str | None = None
-    defaults: tuple[float, ...] = ()
-    fmt: str = "{:g}"
-    """How trec_eval prints the number in the measure name."""
-    printed: bool = True
-    """Whether trec_eval prints the parameter in the measure's name (set_F and rbp do not)."""
-    bare_default: bool = False
-    """Whether trec_eval prints the measure without its number when the default is used
-    (``relstring``, but ``relstring_20`` for ``-m relstring.20``)."""
-
-    @property
-    def ascending(self) -> bool:
-        """Whether trec_eval reads the values of ``-m name.v1,v2`` as cutoffs, one measure each,
-        which it sorts into increasing order (``P``, ``ndcg_cut``, ``iprec_at_recall``,
-        ``Rprec_mult``, ...), rather than as parameters kept as given (``set_F``, ``rbp``)."""
-        return self.number == "cutoff" or (self.number == "param" and self.printed)
+Family = TrecName
+"""One trec_eval measure (:class:`rankwise.metrics.family.TrecName`, declared by its family)."""
 
 
-_CUTS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
+def _families() -> dict[str, TrecName]:
+    """Every family's trec_eval names; a name two families declare is an error."""
+    out: dict[str, TrecName] = {}
+    for family in METRIC_FAMILIES:
+        for name, trec in family.trec_eval.items():
+            if name in out:
+                raise RuntimeError(f"trec_eval measure {name!r} is declared twice")
+            out[name] = trec
+    return out
 
-FAMILIES: dict[str, Family] = {
-    "num_q": Family("NumQ"),
-    "num_ret": Family("NumRet"),
-    "num_rel": Family("NumRel"),
-    "num_rel_ret": Family("NumRelRet"),
-    "num_nonrel_judged_ret": Family("NumNonRelJudgedRet"),
-    "map": Family("AP"),
-    "gm_map": Family("GMAP"),
-    "Rprec": Family("Rprec"),
-    "bpref": Family("Bpref"),
-    "gm_bpref": Family("GMBpref"),
-    "recip_rank": Family("RR"),
-    "ndcg": Family("nDCG"),
-    "11pt_avg": Family("IPrec11"),
-    "set_P": Family("SetP"),
-    "set_recall": Family("R"),
-    "set_map": Family("SetAP"),
-    "set_relative_P": Family("SetRelP"),
-    "set_F": Family("SetF", "param", "beta", (1.0,), printed=False),
-    "binG": Family("BinG"),
-    "G": Family("G"),
-    "ndcg_rel": Family("nDCGRel"),
-    "Rndcg": Family("RnDCG"),
-    "infAP": Family("InfAP"),
-    "rbp": Family("RBP", "param", "p", (0.9,), printed=False),
-    "rbp_resid": Family("RBPResid", "param", "p", (0.9,), printed=False),
-    "utility": Family("Utility"),
-    "P": Family("P", "cutoff", defaults=_CUTS),
-    "recall": Family("R", "cutoff", defaults=_CUTS),
-    "ndcg_cut": Family("nDCG", "cutoff", defaults=_CUTS),
-    "map_cut": Family("AP", "cutoff", defaults=_CUTS),
-    "relative_P": Family("RelP", "cutoff", defaults=_CUTS),
-    "success": Family("Success", "cutoff", defaults=(1.0, 5.0, 10.0)),
-    "unj": Family("Unjudged", "cutoff", defaults=(5.0, 10.0, 20.0)),
-    "relstring": Family("RelString", "cutoff", defaults=(10.0,), bare_default=True),
-    "iprec_at_recall": Family("IPrec", "param", "recall", ELEVEN_POINTS, "{:.2f}"),
-    "Rprec_mult": Family("RprecMult", "param", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), "{:.2f}"),
-}
 
-OFFICIAL: tuple[str, ...] = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P",
-)
-"""trec_eval's default measures (what ``trec_eval qrels run`` prints), in its order."""
+FAMILIES: dict[str, TrecName] = _families()
+"""trec_eval's measures rankwise has, by name: what each reads as (from the metric families)."""
 
-ALL_TREC: tuple[str, ...] = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
-    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
-)
+ALL_TREC: tuple[str, ...] = tuple(sorted(FAMILIES, key=lambda name: FAMILIES[name].place))
 """trec_eval's ``all_trec`` set, in the order it prints them (``trec_eval -m all_trec``): the
 order of its table of measures (``measures.c``), in which it prints any measures it is given."""
+
+OFFICIAL: tuple[str, ...] = tuple(name for name in ALL_TREC if FAMILIES[name].official)
+"""trec_eval's default measures (what ``trec_eval qrels run`` prints), in its order."""
 
 NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL, "all_trec": ALL_TREC}
 """trec_eval's names of measure sets that rankwise has; each includes ``runid``."""
@@ -196,8 +141,13 @@ def takes_precedence(text: str) -> bool:
     return family is not None and family.number == "param" and not family.printed
 
 
+def _names(takes: Callable[[TrecName], bool]) -> str:
+    """The trec_eval names whose :class:`TrecName` ``takes`` says, as a regular expression's choice."""
+    return "|".join(re.escape(name) for name, trec in FAMILIES.items() if takes(trec))
+
+
 _GAIN_TABLE = re.compile(
-    r"^(?P<family>ndcg|ndcg_rel|Rndcg|G)[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$", re.ASCII
+    rf"^(?P<family>{_names(lambda trec: trec.gain_table)})[._](?P<table>-?\d+=[^,]+(?:,-?\d+=[^,]+)*)$", re.ASCII
 )
 
 
@@ -231,7 +181,7 @@ def _eleven_levels(text: str) -> Metric | None:
     return make_metric(get_spec("IPrec11"), {"levels": levels}, None, "11pt_avg_" + m.group("levels"))
 
 
-_RBP_PAIR = re.compile(r"^(?P<family>rbp|rbp_resid)[._]p=(?P<p>[^,]*)$", re.ASCII)
+_RBP_PAIR = re.compile(rf"^(?P<family>{_names(lambda trec: trec.pair)})[._]p=(?P<p>[^,]*)$", re.ASCII)
 
 
 def _rbp_pair(text: str) -> Metric | None:

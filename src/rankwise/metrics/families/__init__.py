@@ -1,0 +1,41 @@
+"""One home per metric family: each module of this folder declares one family
+(:class:`~rankwise.metrics.family.MetricFamily`): its specs and their parameters, its recipes
+(each metric's formula over the primitives) and its names in other tools' schemes (trec_eval,
+ranx, ir-measures, ndeval). :mod:`~rankwise.metrics.families.shared` holds what several
+families use.
+
+The registry (:data:`rankwise.metrics.registry.SPECS`), the recipes
+(:data:`rankwise.metrics.recipes.RECIPES`), the name tables of :mod:`rankwise.names` and the
+README's metric table are :data:`FAMILIES`, in its order (a test checks that every module of
+this folder is listed here).
+"""
+
+from __future__ import annotations
+
+from rankwise.metrics.families import (
+    average_precision,
+    compat,
+    counts,
+    cwl,
+    diversity,
+    gain,
+    incomplete,
+    judgments,
+    precision_recall,
+    utility,
+)
+from rankwise.metrics.family import MetricFamily
+
+FAMILIES: tuple[MetricFamily, ...] = (
+    gain.FAMILY,
+    precision_recall.FAMILY,
+    average_precision.FAMILY,
+    incomplete.FAMILY,
+    judgments.FAMILY,
+    counts.FAMILY,
+    utility.FAMILY,
+    compat.FAMILY,
+    cwl.FAMILY,
+    diversity.FAMILY,
+)
+"""Every metric family, in the order the registry (and the README's table) lists them."""
