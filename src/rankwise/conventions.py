@@ -1,6 +1,6 @@
 """Evaluation conventions and column names: every choice explicit, defaults = trec_eval.
 
-Every entry point (:func:`rankwise.evaluation.evaluate`, :func:`rankwise.evaluation.explain`, :func:`rankwise.evaluation.to_sql`,
+Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.to_sql`,
 :func:`rankwise.compare`, ...) takes them as keyword arguments, typed once by
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
@@ -130,7 +130,7 @@ class _FromOptions:
 
 @dataclass(frozen=True)
 class Conventions(_FromOptions):
-    """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluation.evaluate`).
+    """The conventions of one evaluation (keyword arguments of :func:`rankwise.evaluate`).
 
     - ``ties``: see :data:`TiePolicy`.
     - ``missing``: see :data:`MissingPolicy`.
@@ -185,7 +185,7 @@ class Conventions(_FromOptions):
         return {"rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval}
 
     def as_options(self) -> ConventionOptions:
-        """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
+        """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
         return cast(ConventionOptions, asdict(self))
 
 
@@ -277,7 +277,7 @@ class Columns(_FromOptions):
             check_identifier(getattr(self, field), f"{field} column")
 
     def as_options(self) -> ColumnOptions:
-        """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
+        """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
         return cast(ColumnOptions, asdict(self))
 
 
@@ -306,8 +306,8 @@ class ColumnOptions(TypedDict, total=False):
 
 
 class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
-    """The keyword options shared by the entry points (:func:`rankwise.evaluation.evaluate`,
-    :func:`rankwise.evaluation.explain`, :func:`rankwise.evaluation.to_sql`, :func:`rankwise.evaluation.spark.evaluate`,
+    """The keyword options shared by the entry points (:func:`rankwise.evaluate`,
+    :func:`rankwise.explain`, :func:`rankwise.to_sql`, :func:`rankwise.evaluation.spark.evaluate`,
     :func:`rankwise.compare`, the ``.ir`` namespaces): the conventions and the column names.
 
     - ``ties`` (default ``'trec_eval'``: score descending, then doc_id descending as text):
@@ -344,7 +344,7 @@ ColumnName = Annotated[str, "be a column name"]
 
 class InputOptions(TypedDict, total=False):
     """Each input's own column names, as keyword arguments of the entry points that read the
-    inputs (:func:`rankwise.evaluation.evaluate`, :func:`rankwise.evaluation.explain`, :func:`rankwise.compare`,
+    inputs (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`rankwise.compare`,
     :func:`rankwise.comparison.paired`, :func:`rankwise.anova`); checked by
     :class:`rankwise.inputs.columns.Reading`.
 

@@ -1,5 +1,5 @@
 """The SQL paths check their inputs as the Python engines do: the table macros (``rw_evaluate``,
-``rw_ranked``, ``rw_judgments``), the statement of ``rankwise.evaluation.to_sql`` (DuckDB and Spark) and
+``rw_ranked``, ``rw_judgments``), the statement of ``rankwise.to_sql`` (DuckDB and Spark) and
 ``rankwise.evaluation.spark.evaluate`` refuse NULL ids, NULL/NaN scores, NULL/NaN/infinite relevance,
 duplicated documents and a cutoff k of 0, with a ``rankwise: ...`` error naming the problem,
 the column and an example; ``checks := false`` / ``check=False`` restore the unchecked

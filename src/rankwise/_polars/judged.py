@@ -1,18 +1,18 @@
 """The judged frame: a run's rows with their relevance, and each query's judged documents the
 run did not retrieve, flagged, so that an expression over one query's rows sees everything
-:func:`rankwise.evaluation.evaluate` reads (the ranking, and all the judgments: the ideal, R).
+:func:`rankwise.evaluate` reads (the ranking, and all the judgments: the ideal, R).
 
 Layout, one row per (query, document), sorted by query, then retrieved rows first by score:
 
 - the column names given (``query_id``, ``doc_id``, ``score``, ``relevance``; and ``cost``
-  with a cost column), ids as :func:`rankwise.evaluation.evaluate` compares them (both as text when run
+  with a cost column), ids as :func:`rankwise.evaluate` compares them (both as text when run
   and qrels disagree on their type);
 - ``relevance`` (Float64): NULL for a retrieved document that is not judged;
 - ``score`` (Float64): NULL for a judged document that was not retrieved;
 - ``retrieved`` (Boolean; the name is the ``retrieved=`` option): whether the run ranks it.
 
 Queries: the run's queries with at least one judgment (a run query without any is left out,
-as :func:`rankwise.evaluation.evaluate` leaves it out, with the same :class:`~rankwise.RankwiseWarning`);
+as :func:`rankwise.evaluate` leaves it out, with the same :class:`~rankwise.RankwiseWarning`);
 with ``missing='zero'`` (trec_eval ``-c``) also the queries judged but absent from the run, by
 their judgments alone (every row ``retrieved = false``), which every expression then scores as
 ``evaluate`` does (0 for the run-dependent metrics).
@@ -77,9 +77,9 @@ def judged_frame(
 ) -> pl.DataFrame:
     """The run's rows with their relevance, plus each query's judged documents that the run did
     not retrieve (``retrieved = false``): the frame every metric expression (:func:`rankwise.expr`)
-    evaluates exactly as :func:`rankwise.evaluation.evaluate` does.
+    evaluates exactly as :func:`rankwise.evaluate` does.
 
-    ``qrels`` and ``run`` are anything :func:`rankwise.evaluation.evaluate` takes (frames, tables, dicts
+    ``qrels`` and ``run`` are anything :func:`rankwise.evaluate` takes (frames, tables, dicts
     of dicts, records, paths to Parquet, CSV, TREC or JSON files; ``run_format``/
     ``qrels_format`` as there), with the same column-name options (``query_id=``, ...,
     ``run_columns=``, ``qrels_columns=``, ``run_names=``, ``qrels_names=``, ``cost=``) and

@@ -1,5 +1,5 @@
 """The SQL compiler: every metric's recipe (:mod:`rankwise.metrics.recipes`) compiled into one SQL
-statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.evaluation.to_sql` and
+statement of ``rw_*`` macro calls, shared by the DuckDB engine, :func:`rankwise.to_sql` and
 Spark (whose dialect differences are :data:`rankwise._sql.inline.DIALECT_RULES`).
 
 Each primitive, input and scalar operation of :mod:`rankwise.primitives` is one macro of

@@ -4,7 +4,7 @@
 The relation is a judged frame (:func:`rankwise.judged_frame`, e.g. registered in DuckDB, or
 the same rows built in SQL): per (query, document) ``doc_id``, ``score`` (NULL when not
 retrieved), ``relevance`` (NULL when unjudged) and the flag ``retrieved``; the inputs checked
-(``judged_frame`` runs :func:`rankwise.evaluation.evaluate`'s checks; the expression runs none).
+(``judged_frame`` runs :func:`rankwise.evaluate`'s checks; the expression runs none).
 
 The expression is an aggregate of the group: it gathers the query's rows into one list
 (``list(struct_pack(...))``), and a scalar subquery over them (``unnest``) is the SQL
@@ -114,7 +114,7 @@ def _metric_sql(m: Metric, conv: Conventions, options: Mapping[str, object]) -> 
 def sql_expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> str:
     """One metric as a DuckDB aggregate expression over a judged relation's group (a query),
     e.g. ``SELECT query_id, <sql_expr('nDCG@10')> AS ndcg FROM judged GROUP BY query_id``:
-    the value of :func:`rankwise.evaluation.evaluate` (see the module). A string naming several metrics is
+    the value of :func:`rankwise.evaluate` (see the module). A string naming several metrics is
     refused: use :func:`sql_select`.
 
     >>> import rankwise as rw

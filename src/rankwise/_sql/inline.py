@@ -127,7 +127,7 @@ DIALECT_RULES: dict[str, DialectRules] = {
         recursion_limit="MAX RECURSION LEVEL 1000000",
     ),
 }
-"""The rules of each dialect :func:`expand` and :func:`rankwise.evaluation.to_sql` can write."""
+"""The rules of each dialect :func:`expand` and :func:`rankwise.to_sql` can write."""
 
 
 def dialect_rules(dialect: str) -> DialectRules:

@@ -150,7 +150,7 @@ def to_trec(
     per_query_lines: bool = True,
     num_q: NumQLine = "always",
 ) -> str:
-    """The ``trec_eval -q`` text of a per-query result (the output of :func:`rankwise.evaluation.evaluate`).
+    """The ``trec_eval -q`` text of a per-query result (the output of :func:`rankwise.evaluate`).
 
     Queries come in trec_eval's order, sorted by the id's text (``"10"`` before ``"9"``),
     whatever the id column's type. ``num_q="asked"`` writes the ``num_q`` line only when

@@ -1,7 +1,7 @@
 """How much did the ranking change? Per-query similarity of two runs' top-k lists.
 
 :func:`ranking_change` compares, for each query, the two runs' rankings cut at ``depth`` (each
-ranked as :func:`rankwise.evaluation.evaluate` ranks it: by score, ties by the ``ties`` convention):
+ranked as :func:`rankwise.evaluate` ranks it: by score, ties by the ``ties`` convention):
 
 - ``overlap`` = |A ∩ B| / depth, ``jaccard`` = |A ∩ B| / |A ∪ B|;
 - ``kendall_tau``: Kendall's τ-b over the union of the two lists, a document missing from a
@@ -109,7 +109,7 @@ def ranking_change(
     there), how much the top ``depth`` of ``run_b`` differs from that of ``run_a``: ``overlap``,
     ``jaccard``, ``kendall_tau``, ``rbo_ext``, ``rbo_min``, ``rbo_res`` (see the module), and
     the lists' lengths ``n_a`` and ``n_b``. ``options``: the ranking's conventions (``ties``,
-    ``trec_eval``) and the column names, as :func:`rankwise.evaluation.evaluate` takes them. ``by``:
+    ``trec_eval``) and the column names, as :func:`rankwise.evaluate` takes them. ``by``:
     segment columns of the runs (constant within a query), put before the query id: a row per
     (segment, query) pair either run has. Kendall's τ
     compares every pair of the union: O(depth²) per query. The mean of each column summarises.

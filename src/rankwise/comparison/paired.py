@@ -1,6 +1,6 @@
 """Is the new ranking better? Paired comparison of runs on per-query values.
 
-Every run is evaluated **once**, on the same queries (those :func:`rankwise.evaluation.evaluate` scores
+Every run is evaluated **once**, on the same queries (those :func:`rankwise.evaluate` scores
 for some run under the same options: with ``missing='ignore'``, the default, the judged queries
 some run has; a query missing from one run counts as 0 there, trec_eval ``-c``, and a warning
 says so): :func:`per_query_values`. Every table,
@@ -188,7 +188,7 @@ class PerQuery:
     """Per run (and segment): how many of the queries were absent from the run."""
     segments: list[str]
     left_out: int = 0
-    """Judged queries no run has, left out (``missing='ignore'``, as :func:`rankwise.evaluation.evaluate`)."""
+    """Judged queries no run has, left out (``missing='ignore'``, as :func:`rankwise.evaluate`)."""
     missing: str = "ignore"
     """The policy the queries were paired under (``missing``)."""
 
@@ -257,7 +257,7 @@ def per_query_values(
     also: Iterable[str] = (),
     **options: Unpack[ReadOptions],
 ) -> PerQuery:
-    """Evaluate each run once and pair the queries: those :func:`rankwise.evaluation.evaluate` scores for
+    """Evaluate each run once and pair the queries: those :func:`rankwise.evaluate` scores for
     some run under the same options (``missing='ignore'``, the default: the judged queries at
     least one run has; ``missing='zero'``: every judged query), a query absent from a run
     scoring 0 there (NULL for a metric undefined on an empty ranking), which a
@@ -494,7 +494,7 @@ def compare(
     defaults by :class:`Settings` (``baseline``, ``pairs``, ``tests``, ``alpha``, ``correction``,
     ``by``, ``resamples``, ``seed``, ``engine``, ``risk_alpha``, ``hurt``, ``detect``, ``power``),
     and the conventions and column names (:class:`~rankwise.conventions.ReadOptions`), those of
-    :func:`rankwise.evaluation.evaluate`; a run's ``mean`` is the one ``evaluate`` gives under them wherever the runs have the
+    :func:`rankwise.evaluate`; a run's ``mean`` is the one ``evaluate`` gives under them wherever the runs have the
     same queries: ``missing='ignore'`` (the default) pairs the judged queries some run has,
     ``missing='zero'`` every judged query; a query a run lacks scores 0 there (``filled``,
     and a :class:`~rankwise.errors.RankwiseWarning` names the run and the count). Choosing the Wilcoxon

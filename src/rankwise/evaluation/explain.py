@@ -17,7 +17,7 @@ P_i = 0 and at the model's ``depth``, where its padded ranking ends), with a cos
 (``cost=``) the rank's ``cost`` (c_i: EC = Σ W_i c_i; U, TBG, BPM and IFT's rate read it in
 C_i), ``weight`` (W_i = P_i / ED) and ``expected_utility`` (W_i · g_i: its part of EU, the
 parts summing to EU whatever ``value`` is shown).
-The last row's ``value`` is the metric's value, as :func:`rankwise.evaluation.evaluate` computes it, by
+The last row's ``value`` is the metric's value, as :func:`rankwise.evaluate` computes it, by
 the same engine: an off-by-one discount is visible at a glance. (With ``ideal='run'`` the
 ideal at a rank is that of the ranking cut there, and the ideal columns are the whole
 ranking's.) The values at every rank come from evaluating the ranking cut at every rank: a
@@ -85,7 +85,7 @@ def explain(
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """The rank-by-rank table of one metric for one query (see the module docstring); the
-    keyword ``options`` are those of :func:`rankwise.evaluation.evaluate`
+    keyword ``options`` are those of :func:`rankwise.evaluate`
     (:class:`~rankwise.conventions.EvaluationOptions`, and each input's own column names:
     :class:`~rankwise.conventions.InputOptions`)."""
     check_options("explain", options, READ_KEYWORDS)

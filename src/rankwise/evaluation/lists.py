@@ -125,7 +125,7 @@ def evaluate_lists(
     **conventions: Unpack[ConventionOptions],
 ) -> pl.DataFrame:
     """Per-query metric values for the list form; same columns and conventions as
-    :func:`rankwise.evaluation.evaluate` (the output's query column keeps the name ``query_id`` given;
+    :func:`rankwise.evaluate` (the output's query column keeps the name ``query_id`` given;
     the keyword ``conventions``: :class:`~rankwise.conventions.ConventionOptions`), but for
     ``missing``, whose default here is the recommender libraries': ``'zero'``, a user with
     ground truth and an empty or NULL list of predictions scores 0 (an empty list is a

@@ -44,7 +44,7 @@ class IRFrame:
         metrics: str | Metric | Iterable[str | Metric],
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
-        """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluation.evaluate` (the
+        """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
         keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`)."""
         from rankwise.evaluation.evaluate import evaluate
 
@@ -74,13 +74,13 @@ class IRLazyFrame:
         check_data: bool = True,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
-        """Per-query values as a LazyFrame; see :func:`rankwise.evaluation.evaluate` (the keyword
+        """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
         ``options``: :class:`~rankwise.conventions.EvaluationOptions`).
 
         Schemas are checked at once. With ``check_data`` (default) the inputs are also scanned
         once now for NULL/NaN values and duplicate documents; ``check_data=False`` skips that
         scan. Run queries without judgments are left out without the warning
-        :func:`rankwise.evaluation.evaluate` gives.
+        :func:`rankwise.evaluate` gives.
         """
         from rankwise._polars.engine import evaluate_lazy
         from rankwise._polars.prepare import prepare

@@ -7,7 +7,7 @@ a missing column is a :class:`~rankwise.errors.MissingColumnError`, an id column
 string or integer or a score/relevance that is not numeric a
 :class:`~rankwise.errors.ColumnTypeError`. The data (NULL ids, NULL/NaN scores,
 NULL/NaN/infinite relevance, duplicated documents) is checked inside the returned DataFrame's
-plan, distributed, when the result is computed (``check=True``, :func:`rankwise.evaluation.to_sql`).
+plan, distributed, when the result is computed (``check=True``, :func:`rankwise.to_sql`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def evaluate(
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
-    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluation.evaluate`
+    (columns named by the metric strings, sorted by query), like :func:`rankwise.evaluate`
     (the keyword ``options``, conventions and column names:
     :class:`~rankwise.conventions.EvaluationOptions`).
 

@@ -120,7 +120,7 @@ def to_sql(
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
     ``qrels`` (names may be qualified, ``schema.table``), with the same columns, conventions
-    and numbers as :func:`rankwise.evaluation.evaluate` (the keyword ``options``, conventions and column
+    and numbers as :func:`rankwise.evaluate` (the keyword ``options``, conventions and column
     names: :class:`~rankwise.conventions.EvaluationOptions`).
 
     ``check=True``: the statement fails, when it runs, on a NULL ``query_id``/``doc_id``, a NULL

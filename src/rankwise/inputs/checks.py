@@ -226,7 +226,7 @@ def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass],
 
 def warn_unjudged(count: int) -> None:
     """Warn that ``count`` run queries have no judgment at all (trec_eval leaves them out, as
-    :func:`rankwise.evaluation.evaluate` and :func:`rankwise.judged_frame` do); nothing when 0."""
+    :func:`rankwise.evaluate` and :func:`rankwise.judged_frame` do); nothing when 0."""
     if count:
         warn(
             f"{count} run quer{'y has' if count == 1 else 'ies have'} no judgments in the qrels "

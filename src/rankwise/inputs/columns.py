@@ -122,7 +122,7 @@ class Reading(_FromOptions):
         return {key: value for key, value in self.as_options().items() if not key.startswith(f"{kind}_")}
 
     def as_options(self) -> dict[str, Any]:
-        """The options given (not None), e.g. to pass them on to :func:`rankwise.evaluation.evaluate`."""
+        """The options given (not None), e.g. to pass them on to :func:`rankwise.evaluate`."""
         return {
             key: value for key, value in (
                 ("run_columns", self.run_columns), ("qrels_columns", self.qrels_columns),

@@ -1,6 +1,6 @@
 """What a report reads from the inputs again, beyond the comparison's per-query values: the
 ranking change of each run against its baseline (:func:`rankwise.comparison.change.ranking_change`) and
-the rank-by-rank explanations (:func:`rankwise.evaluation.explain`) of a bounded number of queries.
+the rank-by-rank explanations (:func:`rankwise.explain`) of a bounded number of queries.
 
 Each input is read once more (:func:`load`: a path is read again, a frame is used as it is;
 an input given as records was read into a frame once, by the comparison,
