@@ -155,6 +155,30 @@ def test_every_registered_metric_at_once(kw: dict[str, Any], integer_ids: bool) 
     assert_equal_evaluate(qrels, run, EVERY_METRIC, **kw)
 
 
+CUT_COMPAT = Case(
+    {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"a": 2.0, "b": 1.0}},
+    {"q1": {"a": 1, "b": 1}, "q2": {"b": 1}},
+)
+"""Two queries of 3 and 2 retrieved rows: Compat cut at ``max_rank`` made Polars 2.1 panic
+("range start index 3 out of range for slice of length 2") in ``over()`` and in some
+``group_by()`` (a window, then a sort, then a head inside one ``list.eval``)."""
+
+
+@pytest.mark.parametrize("integer_ids", [False, True])
+@pytest.mark.parametrize("judged_only", [False, True])
+@pytest.mark.parametrize("max_rank", [1, 2])
+def test_compat_cut_at_max_rank_under_over(max_rank: int, judged_only: bool, integer_ids: bool) -> None:
+    """Compat with ``max_rank`` set equals ``evaluate`` on every path, ``over()`` included. At
+    max_rank=1, q2's one ranked document (a, scored above b) is unjudged: none of its ideal
+    (b) is ranked, Compat 0."""
+    qrels, run = frames(CUT_COMPAT, integer_ids)
+    kw: dict[str, Any] = {"max_rank": max_rank, "judged_only": judged_only}
+    assert_equal_evaluate(qrels, run, ["Compat", "Compat(p=0.5)"], **kw)
+    if max_rank == 1:
+        over = per_query(qrels, run, ["Compat"], **kw)["over"]
+        assert over.sort("query_id")["Compat"].to_list()[1] == 0.0  # q2 (after q1 as text and as a number)
+
+
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(nonnegative=True), rel=st.sampled_from([1, 2]), judged_only=st.booleans())

@@ -41,8 +41,10 @@ run in ``group_by().agg()``, in ``over()``, eager, lazy and with
 streams such an aggregation or runs it in memory is Polars' choice). Polars 2.1 panics
 ("range end index out of range", in its list aggregation) on some chains of filter, sort,
 head and explode inside one aggregation (Compat under a judged-only ranking cut at
-``max_rank``): a judged-only ranking is therefore one filter in the rows' order, then one
-sort, and Compat's values are filtered and sorted inside their ``list.eval``.
+``max_rank``; a window, then a sort, then a head inside one ``list.eval``, as Compat cut at
+``max_rank`` was, under ``over()`` and in some ``group_by()``): a judged-only ranking is
+therefore one filter in the rows' order, then one sort, and Compat's values are filtered (the
+cut at ``max_rank`` a mask in the rows' order, not a head) and sorted inside their ``list.eval``.
 
 >>> import polars as pl, rankwise as rw
 >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d", "e"],
@@ -234,15 +236,29 @@ class Ranking:
     def selection(self, judged_only: bool) -> tuple[pl.Expr | None, int | None]:
         """Which rows are ranked (a mask in the rows' order; None: all) and the cut applied
         after sorting them (None: none)."""
-        keep = self.retrieved
         if not judged_only:
-            return keep, self.max_rank
-        # one filter in the rows' order (the cut first, then the judged rows: relevance ≥ 0,
-        # trec_eval 10 reading a negative judgment as unjudged), then one sort
-        judged = self.rel >= 0
+            return self.retrieved, self.max_rank
+        # one filter in the rows' order (the cut first, then the judged rows), then one sort
+        return self.mask(True), None
+
+    def in_cut(self) -> pl.Expr | None:
+        """The retrieved rows ranked within ``max_rank``, as a mask in the rows' order (None:
+        all the rows)."""
+        keep = self.retrieved
         if self.max_rank is not None:
-            judged = judged & (self.row_rank() <= self.max_rank)
-        return (judged if keep is None else keep & judged), None
+            cut = self.row_rank() <= self.max_rank
+            keep = cut if keep is None else keep & cut
+        return keep
+
+    def mask(self, judged_only: bool) -> pl.Expr | None:
+        """Which rows are ranked, the cut at ``max_rank`` included, as a mask in the rows'
+        order (None: all): the rows :meth:`ranked` keeps. Judged-only, the judged rows of the
+        cut (relevance ≥ 0, trec_eval 10 reading a negative judgment as unjudged)."""
+        keep = self.in_cut()
+        if judged_only:
+            judged = self.rel >= 0
+            keep = judged if keep is None else keep & judged
+        return keep
 
     def ranked(self, e: pl.Expr, judged_only: bool) -> pl.Expr:
         """``e`` (a value of each row) in ranked order: the retrieved rows sorted, cut at
@@ -325,10 +341,8 @@ class _Compiler:
         policy's keys over the scores of the ranked documents (cut at ``max_rank``; 0 for a
         document not ranked)."""
         r = self.r
-        in_cut = pl.lit(True) if r.retrieved is None else r.retrieved
-        if r.max_rank is not None:
-            in_cut = in_cut & (r.row_rank() <= r.max_rank)
-        score = pl.when(in_cut).then(r.score).otherwise(0.0)
+        in_cut = r.in_cut()
+        score = r.score if in_cut is None else pl.when(in_cut).then(r.score).otherwise(0.0)
         keys = tie_key_columns(score, r.rel.cast(pl.Float64), r.doc_keys["doc"], r.doc_keys["doc_text"])
         g = prim.gain(r.rel, given.g)
         positive = prim.positive_gain(r.rel, given.g) > 0
@@ -339,9 +353,11 @@ class _Compiler:
             maintain_order=True,
         )
         irank = order.arg_sort().cast(pl.Int64) + 1
-        # the value in ranked order, inside the same list.eval (sorted and filtered there: an
-        # explode of the values, then filtered and sorted, is mis-sliced by Polars)
-        keep, head = r.selection(self.judged_only)
+        # the value in ranked order, inside the same list.eval (filtered and sorted there: an
+        # explode of the values, then filtered and sorted, is mis-sliced by Polars); the cut is
+        # in the mask, not a head after the sort: Polars 2.1 panics on a window, then a sort,
+        # then a head (or slice) inside list.eval, under over() and in some group_by()
+        keep = r.mask(self.judged_only)
         keyed = {f"k{i}": k for i, k in enumerate(r.keys)}
         rows = {"rel": _field("rel"), "qid": pl.lit(0)}
         value: pl.Expr = pl.when(_field("positive")).then(bind_rows(given, rows, lambda n, i: _field("irank")))
@@ -350,8 +366,6 @@ class _Compiler:
         if keyed:
             sort_keys = [_field(k) if keep is None else _field(k).filter(_field("keep")) for k in keyed]
             value = value.sort_by(sort_keys, descending=list(r.descending), nulls_last=True, maintain_order=True)
-        if head is not None:
-            value = value.head(head)
         fields = {"rel": r.rel, "irank": irank, "positive": positive, **keyed}
         if keep is not None:
             fields["keep"] = keep
