@@ -15,7 +15,7 @@ binds them: no formula is written here. Within a group (one query) it
    DCG, ...) over *all* the group's judgments, and applies the recipe's formula.
 
 Over a :func:`~rankwise.judged_frame` (the default, ``ideal='judgments'``) the ideal and R
-come from every judgment of the query, as :func:`rankwise.evaluation.evaluate` computes them, and the
+come from every judgment of the query, as :func:`rankwise.evaluate` computes them, and the
 values equal ``evaluate``'s (``tests/engines/test_expr.py``). The expression reads the frame's
 ``retrieved`` column: on a frame without it Polars raises ``ColumnNotFoundError`` naming it,
 so that a frame of retrieved rows never silently gives other numbers. On a frame of retrieved
@@ -31,7 +31,7 @@ Not expressible over one (query, doc, relevance, score) frame: the diversity mea
 (:data:`NOT_EXPRESSIBLE`: alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall, ... need subtopic
 judgments and ndeval's greedy ideal); they raise :class:`~rankwise.errors.InvalidParameterError`
 naming the metric. The C/W/L measures read the run's cost column with ``cost='column'``
-(absent: every document costs 1), as :func:`rankwise.evaluation.evaluate` does.
+(absent: every document costs 1), as :func:`rankwise.evaluate` does.
 
 Window inputs (tie groups, the cost above a rank, the ideal prefix at a rank, the run-ordered
 ideal of Compat) are computed inside ``list.eval`` over the group's rows gathered into one
@@ -487,7 +487,7 @@ def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) ->
 def exprs(metrics: str | Metric | Iterable[str | Metric], **options: Unpack[ExprOptions]) -> list[pl.Expr]:
     """Every metric of ``metrics`` (any naming scheme; lists such as ``all_trec`` expand) as a
     Polars expression named by its string, for ``group_by(query).agg(...)`` (or ``over(query)``)
-    on a :func:`~rankwise.judged_frame`: per query, the values of :func:`rankwise.evaluation.evaluate`.
+    on a :func:`~rankwise.judged_frame`: per query, the values of :func:`rankwise.evaluate`.
     ``options``: see :class:`ExprOptions`.
 
     >>> import rankwise as rw
@@ -503,7 +503,7 @@ def expr(metric: str | Metric, **options: Unpack[ExprOptions]) -> pl.Expr:
     """One metric as a Polars expression named by its string (``rw.expr("nDCG@10")``,
     ``rw.expr("bpref")``, ``rw.expr("AP(rel=2)")``), for ``group_by(query).agg(...)`` or
     ``over(query)`` on a :func:`~rankwise.judged_frame`: per query, the value
-    :func:`rankwise.evaluation.evaluate` gives (see the module). ``options``: see :class:`ExprOptions`.
+    :func:`rankwise.evaluate` gives (see the module). ``options``: see :class:`ExprOptions`.
     A string naming several metrics (``all_trec``, ``P.5,10``) is refused: use :func:`exprs`.
 
     >>> import rankwise as rw
