@@ -377,3 +377,32 @@ def test_dev_stdout_into_a_pipe_is_written_in_place() -> None:
     done = cli("eval", QRELS, RUN, "-m", "AP", "--format", "csv", "-o", "/dev/stdout")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "AP"
+
+
+def test_a_signal_sent_while_deferred_is_delivered_after_even_with_other_threads() -> None:
+    """The few system calls that must not be split (a temporary file created and noted, a
+    rename) hold SIGTERM back even when another thread is there to take it (as Polars' and
+    DuckDB's workers are): its handler runs right after them, not between them (a SIGTERM
+    there left a temporary file behind)."""
+    import threading
+
+    from rankwise.outputs import files
+
+    class StoppedError(Exception):
+        pass
+
+    def handler(signum: int, frame: object) -> None:
+        raise StoppedError
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    finished_inside = False
+    try:
+        with pytest.raises(StoppedError), files._signals_deferred():
+            sender = threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGTERM))
+            sender.start()
+            sender.join()
+            time.sleep(0.1)  # the handler would have run by now
+            finished_inside = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert finished_inside

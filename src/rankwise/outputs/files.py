@@ -35,6 +35,7 @@ import errno
 import os
 import signal
 import stat
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -46,16 +47,31 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
     """Hold SIGINT/SIGTERM back for a few system calls (a rename, an unlink), so that an
-    interrupt cannot fall between them; a signal sent meanwhile is delivered right after."""
+    interrupt cannot fall between them; a signal sent meanwhile is delivered right after.
+
+    Blocking the signals in this thread (``pthread_sigmask``) is not enough in a process with
+    other threads (Polars' and DuckDB's workers): the kernel then hands the signal to one of
+    them, and Python runs its handler in this thread at once. So, in the main thread, the
+    Python handlers are also replaced for the duration by one that notes the signal, and the
+    signals noted are raised again once the previous handlers are back."""
     mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:  # pragma: no cover - not on POSIX
-        yield
-        return
-    old = mask(signal.SIG_BLOCK, _SIGNALS)
+    held: list[int] = []
+    replaced: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _SIGNALS:
+            current = signal.getsignal(signum)
+            if current is not None and current != signal.SIG_IGN:
+                replaced[signum] = signal.signal(signum, lambda s, _frame: held.append(s))
+    old = mask(signal.SIG_BLOCK, _SIGNALS) if mask is not None else None
     try:
         yield
     finally:
-        mask(signal.SIG_SETMASK, old)
+        if mask is not None and old is not None:
+            mask(signal.SIG_SETMASK, old)
+        for number, handler in replaced.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
+        for number in dict.fromkeys(held):
+            signal.raise_signal(number)
 
 
 def os_reason(exc: OSError) -> str:
@@ -165,8 +181,8 @@ def atomic_paths(paths: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]
                     continue
                 tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                temps.append(tmp)  # before it exists: whatever stops us then, it is removed
                 os.close(os.open(tmp, flags, 0o666))
-                temps.append(tmp)
                 status = statuses[current]
                 if status is not None:  # keep the permissions of the file it replaces
                     os.chmod(tmp, stat.S_IMODE(status.st_mode))
