@@ -12,10 +12,12 @@ CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
         ELSE rel::DOUBLE
     END;
 
--- Rank discount. 'log2': log2(i + 1); 'jarvelin': max(1, log_b(i)) (Järvelin & Kekäläinen 2002).
+-- Rank discount. 'log2': log2(i + 1); 'jarvelin': max(1, log_b(i)) (Järvelin & Kekäläinen 2002);
+-- 'reciprocal': i, the gain divided by the rank (CatBoost's NDCG/DCG denominator=Position).
 CREATE OR REPLACE TEMP MACRO rw_discount(rnk, kind, base) AS
     CASE
         WHEN kind = 'jarvelin' THEN greatest(1.0, ln(rnk::DOUBLE) / ln(base::DOUBLE))
+        WHEN kind = 'reciprocal' THEN rnk::DOUBLE
         ELSE log2(rnk::DOUBLE + 1.0)
     END;
 

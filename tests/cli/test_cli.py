@@ -312,6 +312,22 @@ def test_an_undefined_value_prints_nan_and_stays_out_of_the_mean(tmp_path: Path)
         assert values[("Accuracy", "all")] == "0.5000"
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_eval_with_the_reciprocal_discount(tmp_path: Path, engine: str) -> None:
+    """`rankwise eval -m "nDCG(discount='reciprocal')@3"`: relevances [1, 0, 2] ranked 1, 2, 3
+    give DCG = 1/1 + 2/3 and IDCG = 2/1 + 1/2 (the gain divided by the rank, CatBoost's
+    denominator=Position), nDCG = (5/3) / (5/2) = 2/3."""
+    run, qrels = tmp_path / "r.run", tmp_path / "q.qrels"
+    run.write_text("q Q0 a 1 3 x\nq Q0 b 2 2 x\nq Q0 c 3 1 x\n")
+    qrels.write_text("q 0 a 1\nq 0 b 0\nq 0 c 2\n")
+    name = "nDCG(discount='reciprocal')@3"
+    out = cli("eval", str(qrels), str(run), "-m", name, "--per-query", "--format", "csv", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.StringIO(out.stdout))
+    assert got["query_id"].to_list() == ["q"]
+    assert got[name][0] == pytest.approx((1 + 2 / 3) / (2 + 1 / 2), abs=1e-12)
+
+
 def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
     """The terminal table keeps the columns a reader needs (--wide: all of them); --anova prints
     the ANOVA; bad statistics options are one line and exit 2; numpy's warnings stay quiet."""

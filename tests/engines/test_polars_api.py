@@ -55,6 +55,19 @@ def test_ascending_scores() -> None:
     assert out["rr"][0] == 0.5
 
 
+def test_typed_discounts_are_the_metric_parameter_s_choices() -> None:
+    """rw.dcg / rw.idcg / rw.ndcg take every discount the metric strings take, and name them
+    when refusing one."""
+    from typing import get_args
+
+    from rankwise._polars.expr import DiscountKind
+    from rankwise.metrics.families.gain import DISCOUNT
+
+    assert get_args(DiscountKind) == DISCOUNT.choices
+    with pytest.raises(rw.InvalidParameterError, match=r"'discount' must be one of \['log2', 'jarvelin', 'reciprocal'\], got 'ln'"):
+        rw.ndcg("rel", by="score", discount="ln")  # type: ignore[arg-type]
+
+
 def test_typed_functions_break_ties_by_the_doc_id() -> None:
     """Tied scores are ranked by the doc id as text, descending (trec_eval's order), whatever
     the rows' order; without a doc id column the call is refused, not left to the row order."""

@@ -81,6 +81,27 @@ def test_macros_compose_in_a_users_window_query() -> None:
     assert row == [("q", pytest.approx(1 / math.log2(3) + 2 / 2), 0.5, 0.5)]
 
 
+def test_reciprocal_discount_in_the_macros_and_to_sql() -> None:
+    """discount='reciprocal' divides the gain by the rank in rw_discount, in a user's window
+    query over rw_dcg, and in rw.sql_expr's nDCG, whose ideal is discounted the same way:
+    relevances [0, 1, 2] ranked 1, 2, 3 give DCG@3 = 1/2 + 2/3 and IDCG@3 = 2/1 + 1/2."""
+    con = rw.register(duckdb.connect())
+    assert con.sql("SELECT rw_discount(1, 'reciprocal', 2), rw_discount(3, 'reciprocal', 2)").fetchall() == [(1.0, 3.0)]
+    con.execute("CREATE TABLE j AS SELECT * FROM (VALUES ('q', 'a', 3.0, 0), ('q', 'b', 2.0, 1), ('q', 'c', 1.0, 2)) v(query_id, doc_id, score, relevance)")
+    row = con.sql("""
+        SELECT query_id, rw_dcg(relevance, rnk, 3, 'linear', 'reciprocal', 2) AS dcg
+        FROM (SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY score DESC) AS rnk FROM j)
+        GROUP BY query_id
+    """).fetchall()
+    assert row == [("q", pytest.approx(1 / 2 + 2 / 3, abs=1e-12))]
+    run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [0, 1, 2]})
+    con.register("judged", rw.judged_frame(qrels, run))
+    ndcg = rw.sql_expr("nDCG(discount='reciprocal')@3")
+    got = con.sql(f"SELECT query_id, {ndcg} AS v FROM judged GROUP BY query_id").fetchall()
+    assert got == [("q", pytest.approx((1 / 2 + 2 / 3) / (2 + 1 / 2), abs=1e-12))]
+
+
 def test_injected_table_names_are_values_not_sql() -> None:
     con = rw.register(duckdb.connect())
     con.execute("CREATE TABLE t AS SELECT 1 AS x")

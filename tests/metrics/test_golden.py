@@ -47,6 +47,26 @@ def test_jarvelin_weighs_ranks_one_and_two_the_same(evaluate: Evaluate) -> None:
     assert value(evaluate, [0, 0, 0, 0, 0, 0, 0, 0, 1], "DCG(discount='jarvelin', base=3)") == pytest.approx(0.5, abs=1e-12)
 
 
+def test_reciprocal_discount_divides_by_the_rank(evaluate: Evaluate) -> None:
+    # relevances [1, 0, 2] at ranks 1, 2, 3; the ideal [2, 1, 0] is discounted the same way
+    assert value(evaluate, [1, 0, 2], "DCG(discount='reciprocal')@3") == pytest.approx(1 / 1 + 0 / 2 + 2 / 3, abs=1e-12)
+    assert value(evaluate, [1, 0, 2], "IDCG(discount='reciprocal')@3") == pytest.approx(2 / 1 + 1 / 2, abs=1e-12)
+    assert value(evaluate, [1, 0, 2], "nDCG(discount='reciprocal')@3") == pytest.approx((5 / 3) / (5 / 2), abs=1e-12)
+    # exponential gains [1, 0, 3]: (1 + 3/3) / (3 + 1/2) = 4/7
+    assert value(evaluate, [1, 0, 2], "nDCG(discount='reciprocal', gain='exponential')@3") == pytest.approx(4 / 7, abs=1e-12)
+    # cut at 2: DCG 1/1, IDCG 2/1 + 1/2
+    assert value(evaluate, [1, 0, 2], "nDCG(discount='reciprocal')@2") == pytest.approx(1 / (5 / 2), abs=1e-12)
+
+
+def test_reciprocal_discount_averaged_over_ties(evaluate: Evaluate) -> None:
+    # d0 (relevance 0) and d1 (relevance 2) tie at ranks 1 and 2, d2 (relevance 1) is third:
+    # the tied pair shares the mean of 1/1 and 1/2, so DCG = 2 · 3/4 + 1/3
+    run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d0", "d1", "d2"], "score": [2.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d0", "d1", "d2"], "relevance": [0, 2, 1]})
+    out = evaluate(qrels, run, ["DCG(discount='reciprocal', ties='average')@3"])
+    assert out["DCG(discount='reciprocal', ties='average')@3"][0] == pytest.approx(2 * 3 / 4 + 1 / 3, abs=1e-12)
+
+
 def test_idcg_at_4(evaluate: Evaluate) -> None:
     expected = 3 + 2 / LOG2_3 + 2 / 2 + 1 / math.log2(5)
     # MISSION.md quotes 5.69253 ("rounded"); the exact value 5.6925361 truncates to it

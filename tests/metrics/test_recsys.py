@@ -1,7 +1,8 @@
 """The conventions of recommender and machine-learning libraries, against those libraries:
 AP divided by the relevant documents retrieved (scikit-learn's ``average_precision_score`` over
-the retrieved list), graded RBP to a depth (ranx's ``rbp`` on the list cut at k), and
-ir-measures' ``NumRet(rel=N)``; on every engine.
+the retrieved list), graded RBP to a depth (ranx's ``rbp`` on the list cut at k),
+ir-measures' ``NumRet(rel=N)`` and CatBoost's NDCG/DCG with ``denominator=Position``
+(``discount='reciprocal'``); on every engine.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import random
 import ir_measures
 import polars as pl
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+import rankwise as rw
 from tests.conftest import ENGINES, run_on
 from tests.strategies import Case
+from tests.tiers import examples
 
 ranx = pytest.importorskip("ranx")
 metrics_sk = pytest.importorskip("sklearn.metrics")
@@ -152,3 +157,81 @@ def test_ideal_cut_at_the_list_length_through_evaluate_lists() -> None:
         ev = pytrec_eval.RelevanceEvaluator({q: dict.fromkeys(relevant, 1)}, {f"ndcg_cut.{n}"})
         assert value == pytest.approx(ev.evaluate(run)[q][f"ndcg_cut_{n}"], abs=1e-12), q
     assert got[0][1] == pytest.approx((1 / 2) / (1 + 1 / math.log2(3) + 1 / 2))  # hit at rank 3 of 3
+
+
+# -- CatBoost's NDCG / DCG with denominator=Position: discount='reciprocal' -------------------------
+Listed = dict[str, list[tuple[str, float, int | None]]]
+"""Each query's retrieved list: (doc, score, label or None for a document without a judgment)."""
+
+
+@st.composite
+def _scored_lists(draw: st.DrawFn) -> Listed:
+    """Queries of 1 to 12 retrieved documents, with scores from a few values (many ties) and
+    graded labels 0..4, some documents without a judgment (CatBoost's label 0)."""
+    out: Listed = {}
+    for q in range(draw(st.integers(1, 6))):
+        n = draw(st.integers(1, 12))
+        scores = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.5]), min_size=n, max_size=n))
+        labels = draw(st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=n, max_size=n))
+        out[f"q{q}"] = [(f"d{i}", s, r) for i, (s, r) in enumerate(zip(scores, labels, strict=True))]
+    return out
+
+
+def _catboost(items: list[tuple[str, float, int | None]], metric: str, k: int | None) -> float:
+    """CatBoost's value of ``metric`` (e.g. ``'NDCG:type=Exp;denominator=Position'``) on one
+    query's list, cut at ``top=k`` (no top: the whole list), through ``catboost.utils.eval_metric``."""
+    import numpy as np
+    from catboost.utils import eval_metric
+
+    labels = np.array([0.0 if r is None else float(r) for _, _, r in items])
+    scores = np.array([s for _, s, _ in items])
+    description = metric if k is None else f"{metric};top={k}"
+    (v,) = eval_metric(labels, scores, description, group_id=np.zeros(len(items), dtype=np.int64), thread_count=1)
+    return float(v)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(lists=_scored_lists(), k=st.sampled_from([1, 2, 3, 5, 10, None]))
+def test_reciprocal_discount_is_catboost_position_ndcg_and_dcg(lists: Listed, k: int | None) -> None:
+    """nDCG/DCG(discount='reciprocal') with ties='pessimistic' (CatBoost's lower target first
+    among equal scores) over the retrieved documents' judgments (CatBoost's ideal is the list's
+    own labels sorted) are CatBoost's NDCG/DCG with denominator=Position, type=Base (linear
+    gain) and type=Exp (exponential), per query, on both engines and through the typed Polars
+    expressions (by the score, then the label ascending). A query with nothing relevant is left
+    out of nDCG (CatBoost scores it 1, rankwise 0)."""
+    at = "" if k is None else f"@{k}"
+    metrics = {  # rankwise's metric -> (CatBoost's metric, rankwise's gain)
+        f"nDCG(discount='reciprocal'){at}": ("NDCG:type=Base;denominator=Position", "linear"),
+        f"nDCG(discount='reciprocal', gain='exponential'){at}": ("NDCG:type=Exp;denominator=Position", "exponential"),
+        f"DCG(discount='reciprocal'){at}": ("DCG:type=Base;denominator=Position", "linear"),
+        f"DCG(discount='reciprocal', gain='exponential'){at}": ("DCG:type=Exp;denominator=Position", "exponential"),
+    }
+    rows = [(q, d, s, r) for q, items in lists.items() for d, s, r in items]
+    frame = pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64, "relevance": pl.Int64}, orient="row")
+    run = frame.select("query_id", "doc_id", "score")
+    qrels = frame.filter(pl.col("relevance").is_not_null()).select("query_id", "doc_id", "relevance")
+    assume(qrels.height > 0)  # no judgment at all is an error of its own (tests/inputs)
+    want = {(q, name): _catboost(items, cb, k) for q, items in lists.items() for name, (cb, _) in metrics.items()}
+    relevant = {q for q, items in lists.items() if any((r or 0) > 0 for _, _, r in items)}
+
+    def check(got: pl.DataFrame, how: str) -> None:
+        # rankwise skips a query without judgments (a warning); CatBoost scores its labels 0
+        judged = set(qrels["query_id"])
+        assert set(got["query_id"]) == judged, how
+        for row in got.iter_rows(named=True):
+            for name in metrics:
+                if name.startswith("nDCG") and row["query_id"] not in relevant:
+                    continue
+                assert row[name] == pytest.approx(want[(row["query_id"], name)], abs=1e-12), (how, name, row, lists)
+
+    for engine in ("polars", "duckdb"):
+        check(run_on(engine, qrels, run, list(metrics), ties="pessimistic"), engine)
+    typed = {  # the same through rw.ndcg / rw.dcg: rank by the score, then the label ascending
+        name: (rw.ndcg if name.startswith("nDCG") else rw.dcg)(
+            "relevance", by=["score", -pl.col("relevance").fill_null(0)], k=k, gain=gain, discount="reciprocal",  # type: ignore[arg-type]
+        ).alias(name)
+        for name, (_, gain) in metrics.items()
+    }
+    per_query = frame.filter(pl.col("query_id").is_in(qrels["query_id"].unique().implode()))
+    check(per_query.group_by("query_id").agg(*typed.values()), "typed expressions")

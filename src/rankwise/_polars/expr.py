@@ -101,7 +101,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, get_args
 
 import polars as pl
 
@@ -139,7 +139,8 @@ from rankwise.primitives import (
 )
 
 GainKind = Literal["linear", "exponential"]
-DiscountKind = Literal["log2", "jarvelin"]
+DiscountKind = Literal["log2", "jarvelin", "reciprocal"]
+"""The discounts of the DCG family (:data:`rankwise.metrics.families.gain.DISCOUNT`'s choices)."""
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
@@ -547,8 +548,8 @@ def _check(k: int | None, gain: str | None = None, discount: str | None = None, 
         raise InvalidParameterError(f"parameter 'k' must be a positive integer or None, got {k!r}")
     if gain is not None and gain not in ("linear", "exponential"):
         raise InvalidParameterError(f"parameter 'gain' must be one of ['linear', 'exponential'], got {gain!r}")
-    if discount is not None and discount not in ("log2", "jarvelin"):
-        raise InvalidParameterError(f"parameter 'discount' must be one of ['log2', 'jarvelin'], got {discount!r}")
+    if discount is not None and discount not in get_args(DiscountKind):
+        raise InvalidParameterError(f"parameter 'discount' must be one of {list(get_args(DiscountKind))}, got {discount!r}")
     if not isinstance(base, (int, float)) or isinstance(base, bool) or base <= 1:
         raise InvalidParameterError(f"parameter 'base' must be a number > 1, got {base!r}")
 
@@ -604,8 +605,8 @@ def dcg(
 ) -> pl.Expr:
     """DCG@k = Σ_{i≤k} gain(rel_i) / discount(i) (Järvelin & Kekäläinen 2002).
 
-    gain: 'linear' max(rel, 0) or 'exponential' 2^rel − 1; discount: 'log2' log2(i + 1) or
-    'jarvelin' max(1, log_base(i)).
+    gain: 'linear' max(rel, 0) or 'exponential' 2^rel − 1; discount: 'log2' log2(i + 1),
+    'jarvelin' max(1, log_base(i)) or 'reciprocal' i (CatBoost's denominator=Position).
     """
     _check(k, gain, discount, base)
     return _typed_expr("DCG", relevance, by, descending, k, {"gain": gain, "discount": discount, "base": float(base)}, doc_id)

@@ -71,10 +71,13 @@ def ideal_rank(rel: pl.Expr, how: Gain | str) -> pl.Expr:
 
 
 def discount_of(rank: pl.Expr, kind: str, base: float) -> pl.Expr:
-    """Rank discount: log2(i + 1), or Järvelin's max(1, log_b(i))."""
+    """Rank discount: log2(i + 1) ('log2'), Järvelin's max(1, log_b(i)) ('jarvelin'), or the
+    rank itself ('reciprocal': the gain divided by i)."""
     i = rank.cast(pl.Float64)
     if kind == "log2":
         return (i + 1.0).log(2)
+    if kind == "reciprocal":
+        return i
     return pl.max_horizontal(pl.lit(1.0), i.log() / pl.lit(base).log())
 
 

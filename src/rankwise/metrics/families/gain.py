@@ -65,8 +65,9 @@ DISCOUNT = Param(
     "discount",
     str,
     "log2",
-    "rank discount: 'log2' = log2(i + 1); 'jarvelin' = max(1, log_b(i)) (Järvelin & Kekäläinen 2002)",
-    choices=("log2", "jarvelin"),
+    "rank discount: 'log2' = log2(i + 1); 'jarvelin' = max(1, log_b(i)) (Järvelin & Kekäläinen 2002); "
+    "'reciprocal' = i, the gain divided by the rank (CatBoost's NDCG/DCG denominator=Position)",
+    choices=("log2", "jarvelin", "reciprocal"),
 )
 BASE = Param(
     "base",
@@ -111,7 +112,7 @@ MAX_REL = Param(
 
 _DCG_FORMULA = (
     "DCG@k = Σ_{i≤k} gain(rel_i) / discount(i); gain linear = max(rel, 0), exponential = 2^rel − 1; "
-    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i); ties='average': each document of a "
+    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i), reciprocal = i; ties='average': each document of a "
     "group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
 )
 
