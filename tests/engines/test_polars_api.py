@@ -55,6 +55,19 @@ def test_ascending_scores() -> None:
     assert out["rr"][0] == 0.5
 
 
+def test_typed_gains_are_the_metric_parameter_s_choices() -> None:
+    """rw.dcg / rw.idcg / rw.ndcg / rw.cg take every gain the metric strings take, and name them
+    when refusing one."""
+    from typing import get_args
+
+    from rankwise._polars.expr import GainKind
+    from rankwise.metrics.families.gain import GAIN
+
+    assert get_args(GainKind) == GAIN.choices
+    with pytest.raises(rw.InvalidParameterError, match=r"'gain' must be one of \['linear', 'exponential'\], got 'log'"):
+        rw.ndcg("rel", by="score", gain="log")  # type: ignore[arg-type]
+
+
 def test_typed_discounts_are_the_metric_parameter_s_choices() -> None:
     """rw.dcg / rw.idcg / rw.ndcg take every discount the metric strings take, and name them
     when refusing one."""

@@ -546,8 +546,8 @@ def _col(c: str | pl.Expr) -> pl.Expr:
 def _check(k: int | None, gain: str | None = None, discount: str | None = None, base: float = 2.0) -> None:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k <= 0):
         raise InvalidParameterError(f"parameter 'k' must be a positive integer or None, got {k!r}")
-    if gain is not None and gain not in ("linear", "exponential"):
-        raise InvalidParameterError(f"parameter 'gain' must be one of ['linear', 'exponential'], got {gain!r}")
+    if gain is not None and gain not in get_args(GainKind):
+        raise InvalidParameterError(f"parameter 'gain' must be one of {list(get_args(GainKind))}, got {gain!r}")
     if discount is not None and discount not in get_args(DiscountKind):
         raise InvalidParameterError(f"parameter 'discount' must be one of {list(get_args(DiscountKind))}, got {discount!r}")
     if not isinstance(base, (int, float)) or isinstance(base, bool) or base <= 1:
