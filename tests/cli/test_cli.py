@@ -328,6 +328,26 @@ def test_eval_with_the_reciprocal_discount(tmp_path: Path, engine: str) -> None:
     assert got[name][0] == pytest.approx((1 + 2 / 3) / (2 + 1 / 2), abs=1e-12)
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_eval_precision_over_the_retrieved_documents(tmp_path: Path, engine: str) -> None:
+    """`rankwise eval -m "P(denominator='retrieved')@5"`: relevances [1, 0, 1] retrieved for q
+    give 2 / min(5, 3) = 2/3 (XGBoost pre@5, CatBoost PrecisionAt:top=5) where P@5 gives 2/5;
+    r retrieved [0, 1, 0, 0, 0, 1] (more than 5) gives 1/5 either way."""
+    run, qrels = tmp_path / "r.run", tmp_path / "q.qrels"
+    run.write_text(
+        "q Q0 a 1 3 x\nq Q0 b 2 2 x\nq Q0 c 3 1 x\n"
+        + "".join(f"r Q0 d{i} {i + 1} {10 - i} x\n" for i in range(6))
+    )
+    qrels.write_text("q 0 a 1\nq 0 b 0\nq 0 c 1\nr 0 d1 1\nr 0 d5 1\n")
+    name = "P(denominator='retrieved')@5"
+    out = cli("eval", str(qrels), str(run), "-m", name, "-m", "P@5", "--per-query", "--format", "csv", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.StringIO(out.stdout)).sort("query_id")
+    assert got["query_id"].to_list() == ["q", "r"]
+    assert got[name].to_list() == pytest.approx([2 / 3, 1 / 5], abs=1e-12)
+    assert got["P@5"].to_list() == pytest.approx([2 / 5, 1 / 5], abs=1e-12)
+
+
 def test_compare_command_options_and_their_errors(tmp_path: Path) -> None:
     """The terminal table keeps the columns a reader needs (--wide: all of them); --anova prints
     the ANOVA; bad statistics options are one line and exit 2; numpy's warnings stay quiet."""

@@ -154,6 +154,28 @@ def test_k_past_the_list_is_the_whole_list(evaluate: Evaluate) -> None:
     assert value(evaluate, [2, 0, 1], "AP@1000") == value(evaluate, [2, 0, 1], "AP")
 
 
+def test_precision_over_the_retrieved_when_fewer_than_k_were(evaluate: Evaluate) -> None:
+    # [1, 0, 1] retrieved, k = 5: trec_eval divides by k, denominator='retrieved' by min(5, 3)
+    assert value(evaluate, [1, 0, 1], "P@5") == pytest.approx(2 / 5, abs=1e-12)
+    assert value(evaluate, [1, 0, 1], "P(denominator='retrieved')@5") == pytest.approx(2 / 3, abs=1e-12)
+    # k within the list: min(2, 3) = k, the same as P@2
+    assert value(evaluate, [1, 0, 1], "P(denominator='retrieved')@2") == pytest.approx(1 / 2, abs=1e-12)
+    # an unjudged document was retrieved all the same: 1 / min(5, 3)
+    assert value(evaluate, [1, None, 0], "P(denominator='retrieved')@5") == pytest.approx(1 / 3, abs=1e-12)
+    # nothing relevant: 0
+    assert value(evaluate, [0, 0, None], "P(denominator='retrieved')@5") == 0.0
+
+
+def test_precision_over_the_retrieved_of_a_query_that_retrieved_nothing(evaluate: Evaluate) -> None:
+    # query e is judged but not in the run: scored 0 under missing='zero', as P@5 scores it
+    run, qrels = ranked([1, 0, 1])
+    qrels = pl.concat([qrels, pl.DataFrame({"query_id": ["e"], "doc_id": ["x"], "relevance": [1]})])
+    out = evaluate(qrels, run, ["P@5", "P(denominator='retrieved')@5"], missing="zero").sort("query_id")
+    assert out["query_id"].to_list() == ["e", "q"]
+    assert out["P(denominator='retrieved')@5"].to_list() == pytest.approx([0.0, 2 / 3], abs=1e-12)
+    assert out["P@5"].to_list() == pytest.approx([0.0, 2 / 5], abs=1e-12)
+
+
 def test_conventions_max_rank_and_rel(evaluate: Evaluate) -> None:
     assert value(evaluate, [0, 0, 1], "NumRet", max_rank=2) == 2.0
     assert value(evaluate, [0, 0, 1], "RR", max_rank=2) == 0.0

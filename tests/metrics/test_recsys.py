@@ -159,6 +159,87 @@ def test_ideal_cut_at_the_list_length_through_evaluate_lists() -> None:
     assert got[0][1] == pytest.approx((1 / 2) / (1 + 1 / math.log2(3) + 1 / 2))  # hit at rank 3 of 3
 
 
+# -- XGBoost pre@n and CatBoost PrecisionAt: P(denominator='retrieved') -----------------------------
+BinaryListed = dict[str, list[tuple[str, float, int | None]]]
+"""Each query's retrieved list: (doc, score, 0/1 label or None for a document without a judgment)."""
+
+
+@st.composite
+def _binary_lists(draw: st.DrawFn) -> tuple[BinaryListed, set[str]]:
+    """Queries of 1 to 12 retrieved documents (shorter and longer than the cutoffs) with binary
+    labels, some documents without a judgment (the libraries' label 0); each query's scores are
+    either distinct (a permutation) or drawn from a few values (ties). Also returns the queries
+    whose scores are distinct."""
+    out: BinaryListed = {}
+    distinct: set[str] = set()
+    for q in range(draw(st.integers(1, 6))):
+        n = draw(st.integers(1, 12))
+        if draw(st.booleans()):
+            scores = [float(s) for s in draw(st.permutations(range(n)))]
+            distinct.add(f"q{q}")
+        else:
+            scores = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, -1.5]), min_size=n, max_size=n))
+        labels = draw(st.lists(st.one_of(st.none(), st.integers(0, 1)), min_size=n, max_size=n))
+        out[f"q{q}"] = [(f"d{i}", s, r) for i, (s, r) in enumerate(zip(scores, labels, strict=True))]
+    return out, distinct
+
+
+def _xgboost_pre(items: list[tuple[str, float, int | None]], k: int) -> float:
+    """XGBoost's ``pre@k`` on one query's list: an untrained booster evaluating a DMatrix of one
+    group whose predictions are the scores (``base_margin``); XGBoost prints the value."""
+    import re
+
+    import numpy as np
+    import xgboost as xgb
+
+    labels = np.array([0.0 if r is None else float(r) for _, _, r in items])
+    dm = xgb.DMatrix(np.zeros((len(items), 1)), label=labels, base_margin=np.array([s for _, s, _ in items]))
+    dm.set_group([len(items)])
+    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": f"pre@{k}", "nthread": 1}, [dm])
+    printed = booster.eval(dm, "q")
+    found = re.search(r"q-pre@\d+:(\S+)", printed)
+    assert found is not None, printed
+    return float(found.group(1))
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(drawn=_binary_lists(), k=st.sampled_from([1, 2, 3, 5, 10]))
+def test_precision_over_retrieved_is_xgboost_pre_and_catboost_precision_at(
+    drawn: tuple[BinaryListed, set[str]], k: int,
+) -> None:
+    """P(denominator='retrieved')@k over the retrieved documents' judgments is, per query,
+    XGBoost's ``pre@k`` (relevant in the top k over min(k, list length)) on the queries with
+    distinct scores (XGBoost breaks ties by the input order, which rankwise has no convention
+    for yet), and CatBoost's ``PrecisionAt:top=k`` (over min(top, list length)) on every query
+    with ``ties='pessimistic'`` (CatBoost puts the lower target first among equal scores); on
+    both engines and through the Polars expression on the judged frame. Queries with nothing
+    relevant are kept: both libraries score them 0, as rankwise does. Left out: a query without
+    any judgment (rankwise skips it with a warning; the libraries score its labels 0)."""
+    lists, distinct = drawn
+    metric = f"P(denominator='retrieved')@{k}"
+    rows = [(q, d, s, r) for q, items in lists.items() for d, s, r in items]
+    frame = pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64, "relevance": pl.Int64}, orient="row")
+    run = frame.select("query_id", "doc_id", "score")
+    qrels = frame.filter(pl.col("relevance").is_not_null()).select("query_id", "doc_id", "relevance")
+    assume(qrels.height > 0)  # no judgment at all is an error of its own (tests/inputs)
+    xgboost = {q: _xgboost_pre(items, k) for q, items in lists.items() if q in distinct}
+    # border=0.5 is CatBoost's default (a label > 0.5 is relevant), written out for _catboost's ";top=k"
+    catboost = {q: _catboost(items, "PrecisionAt:border=0.5", k) for q, items in lists.items()}
+
+    def check(got: pl.DataFrame, how: str) -> None:
+        assert set(got["query_id"]) == set(qrels["query_id"]), how
+        for q, value in got.select("query_id", metric).iter_rows():
+            assert value == pytest.approx(catboost[q], abs=1e-12), (how, "catboost", q, lists[q])
+            if q in xgboost:
+                assert value == pytest.approx(xgboost[q], abs=1e-6), (how, "xgboost", q, lists[q])  # printed to 6 digits
+
+    for engine in ("polars", "duckdb"):
+        check(run_on(engine, qrels, run, [metric], ties="pessimistic"), engine)
+    judged = rw.judged_frame(qrels, run)
+    check(judged.group_by("query_id").agg(rw.expr(metric, ties="pessimistic")), "rw.expr")
+
+
 # -- CatBoost's NDCG / DCG with denominator=Position: discount='reciprocal' -------------------------
 Listed = dict[str, list[tuple[str, float, int | None]]]
 """Each query's retrieved list: (doc, score, label or None for a document without a judgment)."""

@@ -31,6 +31,16 @@ MULT = Param(
     bounds="the depth floor(mult·R + 0.9) is 0 for every query when mult <= 0 (and negative "
     "below); no natural ceiling, capped at 2**62 so that mult·R stays finite",
 )
+P_DENOMINATOR = Param(
+    "denominator",
+    str,
+    "k",
+    "what P@k divides by: 'k', even when fewer were retrieved (trec_eval P, ir-measures, ranx, "
+    "Spark MLlib precisionAt); or 'retrieved', min(k, documents retrieved) (XGBoost pre@n, "
+    "CatBoost PrecisionAt, torchmetrics RetrievalPrecision(adaptive_k=True), Elasticsearch "
+    "precision); a query that retrieved nothing scores 0 either way",
+    choices=("k", "retrieved"),
+)
 BETA = Param(
     "beta", float, 1.0,
     "weight w of recall in (w + 1)·P·R / (w·P + R) (trec_eval set_F's parameter; w = 1 is F1)",
@@ -43,11 +53,13 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="P",
         aliases=("precision",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, P_DENOMINATOR),
         cutoff="required",
         description="precision at k",
-        formula="P@k = |relevant in top k| / k (k even when fewer were retrieved)",
-        citation="trec_eval P",
+        formula="P@k = |relevant in top k| / k (k even when fewer were retrieved); "
+        "denominator='retrieved': / min(k, |retrieved|) (0 when nothing was retrieved; XGBoost pre@n, "
+        "CatBoost PrecisionAt, torchmetrics adaptive_k)",
+        citation="trec_eval P; XGBoost pre; CatBoost PrecisionAt",
         empty_value=0.0,
         trec_eval="P",
     ),
@@ -206,6 +218,16 @@ def _fscore(precision: Node, recall: Node, weight: float) -> Node:
     return Div0(num, add(Mul(Const(weight), precision), recall))
 
 
+def _precision(m: Measured, p: Params) -> Node:
+    """Relevant in the top k over k, or with ``denominator='retrieved'`` over min(k, documents
+    retrieved) (0 when nothing was retrieved)."""
+    from rankwise.primitives import Const, Count, Div0, Least
+
+    if p.get("denominator", "k") == "retrieved":
+        return Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 1)), Count()))
+    return at_k(m, relret(p, m.cutoff))
+
+
 def _set_p(m: Measured, p: Params) -> Node:
     from rankwise.primitives import Count, Div0
 
@@ -245,7 +267,7 @@ def recipes() -> Mapping[str, Recipe]:
     )
 
     return {
-        "P": lambda m, p: at_k(m, relret(p, m.cutoff)),
+        "P": _precision,
         "R": lambda m, p: Div0(relret(p, m.cutoff), nrel(p)),
         "Success": lambda m, p: Positive(relret(p, m.cutoff)),
         "Hits": lambda m, p: relret(p, m.cutoff),
