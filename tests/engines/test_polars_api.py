@@ -68,6 +68,26 @@ def test_typed_gains_are_the_metric_parameter_s_choices() -> None:
         rw.ndcg("rel", by="score", gain="log")  # type: ignore[arg-type]
 
 
+def test_typed_precision_takes_the_metric_s_denominators() -> None:
+    """rw.precision(denominator='retrieved') is P over min(k, rows retrieved), as the metric
+    string says it: relevance [1, 0, 1] at k=5 gives 2/3 (2/5 over k); a denominator the metric
+    does not take is refused, naming those it takes."""
+    from typing import get_args
+
+    from rankwise._polars.expr import PrecisionDenominator
+    from rankwise.metrics.families.precision_recall import P_DENOMINATOR
+
+    assert get_args(PrecisionDenominator) == P_DENOMINATOR.choices
+    frame = pl.DataFrame({"q": ["a"] * 3, "doc_id": ["x", "y", "z"], "score": [3.0, 2.0, 1.0], "rel": [1, 0, 1]})
+    out = frame.group_by("q").agg(
+        over_k=rw.precision("rel", by="score", k=5),
+        over_retrieved=rw.precision("rel", by="score", k=5, denominator="retrieved"),
+    )
+    assert out.row(0, named=True) == {"q": "a", "over_k": pytest.approx(2 / 5), "over_retrieved": pytest.approx(2 / 3)}
+    with pytest.raises(rw.InvalidParameterError, match=r"'denominator' must be one of \['k', 'retrieved'\], got 'n'"):
+        rw.precision("rel", by="score", k=5, denominator="n")  # type: ignore[arg-type]
+
+
 def test_typed_discounts_are_the_metric_parameter_s_choices() -> None:
     """rw.dcg / rw.idcg / rw.ndcg take every discount the metric strings take, and name them
     when refusing one."""

@@ -140,6 +140,7 @@ from rankwise.primitives import (
 
 GainKind = Literal["linear", "exponential"]
 DiscountKind = Literal["log2", "jarvelin", "reciprocal"]
+PrecisionDenominator = Literal["k", "retrieved"]
 """The discounts of the DCG family (:data:`rankwise.metrics.families.gain.DISCOUNT`'s choices)."""
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
@@ -644,13 +645,18 @@ def cg(relevance: str | pl.Expr, *, by: By, k: int | None = None, gain: GainKind
 
 @checked
 def precision(relevance: str | pl.Expr, *, by: By, k: int, rel: float = 1, descending: bool = True,
-    doc_id: str | pl.Expr | None = "doc_id",
+    doc_id: str | pl.Expr | None = "doc_id", denominator: PrecisionDenominator = "k",
 ) -> pl.Expr:
-    """P@k = |relevant in top k| / k (rel_i ≥ rel is relevant)."""
+    """P@k = |relevant in top k| / k (rel_i ≥ rel is relevant); ``denominator='retrieved'``:
+    over min(k, rows of the group) instead (XGBoost's ``pre@k``, CatBoost's ``PrecisionAt``)."""
     if k is None:
         raise InvalidParameterError("parameter 'k' is required for precision")
     _check(k)
-    return _typed_expr("P", relevance, by, descending, k, {"rel": _rel(rel)}, doc_id)
+    if denominator not in get_args(PrecisionDenominator):
+        raise InvalidParameterError(
+            f"parameter 'denominator' must be one of {list(get_args(PrecisionDenominator))}, got {denominator!r}"
+        )
+    return _typed_expr("P", relevance, by, descending, k, {"rel": _rel(rel), "denominator": denominator}, doc_id)
 
 
 @checked
