@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import shutil
 import subprocess
 import sys
@@ -616,3 +617,25 @@ def test_compare_and_explain_take_eval_s_convention_flags(flags: list[str], tmp_
     shown = cli("explain", str(QRELS), str(RUN), "-m", "AP", "-q", "q001", "--format", "csv", *flags)
     assert shown.returncode == 0, shown.stderr
     assert pl.read_csv(io.StringIO(shown.stdout)).height == explained.height
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_eval_with_rectools_ideal_k_and_ap_over_k(tmp_path: Path, engine: str) -> None:
+    """`rankwise eval -m "nDCG(ideal='k')@3" -m "AP(denominator='k')@4"` (rectools' NDCG and MAP
+    with divide_by_k): a, c relevant at ranks 1 and 3 of a b c d, z relevant and not retrieved:
+    nDCG = (1 + 1/2) / (1 + 1/log2 3 + 1/2) (three ideal ones whatever R), AP = (1 + 2/3) / 4.
+    Without a cutoff each is one line on stderr and exit 2."""
+    run, qrels = tmp_path / "r.run", tmp_path / "q.qrels"
+    run.write_text("q Q0 a 1 4 x\nq Q0 b 2 3 x\nq Q0 c 3 2 x\nq Q0 d 4 1 x\n")
+    qrels.write_text("q 0 a 1\nq 0 c 1\nq 0 z 1\n")
+    ndcg, ap = "nDCG(ideal='k')@3", "AP(denominator='k')@4"
+    out = cli("eval", str(qrels), str(run), "-m", ndcg, "-m", ap, "--per-query", "--format", "csv", "--engine", engine)
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.StringIO(out.stdout))
+    assert got["query_id"].to_list() == ["q"]
+    assert got[ndcg][0] == pytest.approx((1 + 1 / 2) / (1 + 1 / math.log2(3) + 1 / 2), abs=1e-12)
+    assert got[ap][0] == pytest.approx((1 + 2 / 3) / 4, abs=1e-12)
+    for bad in ("nDCG(ideal='k')", "AP(denominator='k')"):
+        out = cli("eval", str(qrels), str(run), "-m", bad, "--engine", engine)
+        assert out.returncode == 2
+        assert out.stderr.count("\n") == 1 and "needs a cutoff" in out.stderr and bad in out.stderr, out.stderr

@@ -383,3 +383,70 @@ def test_compat_ideal_follows_the_runs_order_among_ties(evaluate: Evaluate, ties
     qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [2, 2, 2]})
     got = evaluate(qrels, run, ["Compat", "Compat(normalize=False)"], ties=ties)
     assert got.row(0)[1:] == pytest.approx((1.0, 1.0), abs=1e-12)
+
+
+def _weights(k: int, discount: object = lambda i: math.log2(i + 1)) -> float:
+    """Σ_{i≤k} 1 / discount(i), term by term."""
+    return math.fsum(1 / discount(i) for i in range(1, k + 1))  # type: ignore[operator]
+
+
+def test_ideal_k_is_k_documents_at_full_gain(evaluate: Evaluate) -> None:
+    """nDCG(ideal='k')@k divides by k documents each at the highest gain the query's judgments
+    hold (rectools' NDCG: its hand cases, /work/scratch/oracles FINDINGS, give the first two)."""
+    # b relevant at rank 2, k = 3: (1/log2 3) / (1 + 1/log2 3 + 1/2) = 0.2960819109658653
+    assert value(evaluate, [0, 1], "nDCG(ideal='k')@3") == pytest.approx((1 / LOG2_3) / (1 + 1 / LOG2_3 + 1 / 2), abs=1e-12)
+    assert value(evaluate, [0, 1], "nDCG(ideal='k')@3") == pytest.approx(0.2960819109658653, abs=1e-12)
+    # d at rank 4, k beyond the list of 4: still ten ones in the ideal (rectools: 0.09478836436955079)
+    assert value(evaluate, [0, 0, 0, 1], "nDCG(ideal='k')@10") == pytest.approx((1 / math.log2(5)) / _weights(10), abs=1e-12)
+    assert value(evaluate, [0, 0, 0, 1], "nDCG(ideal='k')@10") == pytest.approx(0.09478836436955079, abs=1e-12)
+    # IDCG alone: k ones, whatever R (here R = 1)
+    assert value(evaluate, [0, 1], "IDCG(ideal='k')@3") == pytest.approx(1 + 1 / LOG2_3 + 1 / 2, abs=1e-12)
+    # the whole list relevant and k = its length: 1
+    assert value(evaluate, [1, 1, 1], "nDCG(ideal='k')@3") == pytest.approx(1.0, abs=1e-12)
+    # nothing relevant (judged 0, unjudged): the ideal is 0, nDCG 0
+    assert value(evaluate, [0, None], "nDCG(ideal='k')@2") == 0.0
+
+
+def test_ideal_k_on_graded_judgments_takes_the_top_grade(evaluate: Evaluate) -> None:
+    # relevances [1, 0, 3], k = 4: full gain 3, so IDCG = 3 · Σ_{i≤4} 1/log2(i+1); DCG = 1 + 3/2
+    assert value(evaluate, [1, 0, 3], "nDCG(ideal='k')@4") == pytest.approx((1 + 3 / 2) / (3 * _weights(4)), abs=1e-12)
+    # the top grade of an unretrieved judged document counts: x has relevance 2, the list [1]
+    assert value(evaluate, [1], "nDCG(ideal='k')@2", qrels={"x": 2}) == pytest.approx(1 / (2 * (1 + 1 / LOG2_3)), abs=1e-12)
+    # exponential gain: relevances [1, 2] gain 1 and 3; IDCG@2 = 3 · (1 + 1/log2 3)
+    assert value(evaluate, [1, 2], "nDCG(ideal='k', gain='exponential')@2") == pytest.approx(
+        (1 + 3 / LOG2_3) / (3 * (1 + 1 / LOG2_3)), abs=1e-12
+    )
+
+
+def test_ideal_k_with_the_other_discounts(evaluate: Evaluate) -> None:
+    # reciprocal: (1/2) / (1 + 1/2 + 1/3)
+    assert value(evaluate, [0, 1], "nDCG(ideal='k', discount='reciprocal')@3") == pytest.approx((1 / 2) / (11 / 6), abs=1e-12)
+    # jarvelin, base 2: rank 3 divided by log2 3; the ideal 1 + 1 + 1/log2 3
+    assert value(evaluate, [0, 0, 1], "nDCG(ideal='k', discount='jarvelin')@3") == pytest.approx(
+        (1 / LOG2_3) / (2 + 1 / LOG2_3), abs=1e-12
+    )
+    # base 3, k = 9: ranks 1 to 3 undiscounted, rank 9 divided by 2
+    jarvelin3 = _weights(9, lambda i: max(1.0, math.log(i) / math.log(3)))
+    assert value(evaluate, [1], "nDCG(ideal='k', discount='jarvelin', base=3)@9") == pytest.approx(1 / jarvelin3, abs=1e-12)
+
+
+def test_ideal_k_beyond_the_exact_terms(evaluate: Evaluate) -> None:
+    # k = 150000: the weights beyond rank 100000 are integrated (Euler–Maclaurin)
+    assert value(evaluate, [1], "nDCG(ideal='k')@150000") == pytest.approx(1 / _weights(150_000), rel=1e-9)
+
+
+def test_ap_over_k(evaluate: Evaluate) -> None:
+    """AP(denominator='k')@k: the precisions at the relevant ranks ≤ k over k (rectools' MAP
+    with divide_by_k: {a, c, z}, the ranking a b c d, k = 4 gives (1 + 2/3) / 4)."""
+    rels: list[int | None] = [1, 0, 1, 0]
+    assert value(evaluate, rels, "AP(denominator='k')@4", qrels={"z": 1}) == pytest.approx((1 + 2 / 3) / 4, abs=1e-12)
+    assert value(evaluate, rels, "AP(denominator='k')@4", qrels={"z": 1}) == pytest.approx(0.41666666666666663, abs=1e-12)
+    assert value(evaluate, rels, "AP(denominator='k')@1", qrels={"z": 1}) == pytest.approx(1.0, abs=1e-12)
+    assert value(evaluate, rels, "AP(denominator='k')@10", qrels={"z": 1}) == pytest.approx((1 + 2 / 3) / 10, abs=1e-12)
+    assert value(evaluate, [0, None], "AP(denominator='k')@2") == 0.0
+
+
+@pytest.mark.parametrize("metric", ["nDCG(ideal='k')", "IDCG(ideal='k')", "AP(denominator='k')"])
+def test_k_conventions_need_a_cutoff(metric: str) -> None:
+    with pytest.raises(rw.errors.InvalidParameterError, match=r"needs a cutoff, e\.g\. .*@10"):
+        rw.parse_metric(metric)

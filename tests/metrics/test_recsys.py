@@ -1,8 +1,9 @@
 """The conventions of recommender and machine-learning libraries, against those libraries:
 AP divided by the relevant documents retrieved (scikit-learn's ``average_precision_score`` over
 the retrieved list), graded RBP to a depth (ranx's ``rbp`` on the list cut at k),
-ir-measures' ``NumRet(rel=N)`` and CatBoost's NDCG/DCG with ``denominator=Position``
-(``discount='reciprocal'``); on every engine.
+ir-measures' ``NumRet(rel=N)``, CatBoost's NDCG/DCG with ``denominator=Position``
+(``discount='reciprocal'``) and rectools' NDCG and MAP (``ideal='k'``, ``denominator='k'``);
+on every engine.
 """
 
 from __future__ import annotations
@@ -316,3 +317,82 @@ def test_reciprocal_discount_is_catboost_position_ndcg_and_dcg(lists: Listed, k:
     }
     per_query = frame.filter(pl.col("query_id").is_in(qrels["query_id"].unique().implode()))
     check(per_query.group_by("query_id").agg(*typed.values()), "typed expressions")
+
+
+# -- rectools' NDCG and MAP: ideal='k', the achievable ideal, AP(denominator='k') --------------------
+Recommended = dict[str, tuple[list[str], set[str], set[str]]]
+"""Each user's recommendations in rank order, its relevant items and its judged non-relevant items."""
+
+
+@st.composite
+def _recommendations(draw: st.DrawFn) -> Recommended:
+    """Users with 0 to 12 recommended items (an empty list: the user is absent from the run),
+    binary judgments: 0 to 4 relevant items among the recommended and 0 to 3 beyond them, some
+    recommended items judged non-relevant, some unjudged; a user may have nothing relevant."""
+    out: Recommended = {}
+    for u in range(draw(st.integers(1, 6))):
+        listed = [f"i{j}" for j in draw(st.permutations(range(15)))[: draw(st.integers(0, 12))]]
+        flags = draw(st.lists(st.sampled_from(["rel", "nonrel", "unjudged"]), min_size=len(listed), max_size=len(listed)))
+        relevant = {i for i, f in zip(listed, flags, strict=True) if f == "rel"}
+        relevant |= {f"x{j}" for j in range(draw(st.integers(0, 3)))}  # relevant, never recommended
+        judged_zero = {i for i, f in zip(listed, flags, strict=True) if f == "nonrel"}
+        out[f"u{u}"] = (listed, relevant, judged_zero)
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(60), deadline=None)
+@given(users=_recommendations(), k=st.sampled_from([1, 2, 3, 5, 10]))
+def test_ideal_k_and_ap_over_k_are_rectools_ndcg_and_map(users: Recommended, k: int) -> None:
+    """Per user, on both engines and through rw.expr (the Polars expressions), rectools 0.19's
+    ``calc_per_user`` (binary relevance: the interactions are the relevant items) equals
+    ``nDCG(ideal='k')@k`` for ``NDCG(k)`` (the ideal is k relevant items whatever the user has),
+    ``nDCG@k`` for ``NDCG(k, divide_by_achievable=True)`` (the ideal over min(R, k)) and
+    ``AP(denominator='k')@k`` for ``MAP(k, divide_by_k=True)``; lists are shorter and longer than
+    k, scores distinct (rectools reads only the ranks), relevant items may be unrecommended.
+
+    Which users: rectools scores the users of the interactions, so a user with nothing relevant
+    is absent from its result (rankwise scores that query 0 for each of the three: checked), and
+    a user with relevant items but no recommendation scores 0, which is rankwise's
+    ``missing='zero'`` (used here)."""
+    pd = pytest.importorskip("pandas")
+    rt = pytest.importorskip("rectools.metrics")
+    from rectools import Columns
+
+    judged = {u: rel | zero for u, (_, rel, zero) in users.items()}
+    assume(any(judged.values()))  # no judgment at all is an error of its own (tests/inputs)
+    reco = pd.DataFrame(
+        [(u, i, r + 1) for u, (listed, _, _) in users.items() for r, i in enumerate(listed)],
+        columns=[Columns.User, Columns.Item, Columns.Rank],
+    )
+    interactions = pd.DataFrame(
+        [(u, i) for u, (_, rel, _) in users.items() for i in sorted(rel)], columns=[Columns.User, Columns.Item]
+    )
+    metrics = {
+        f"nDCG(ideal='k')@{k}": rt.NDCG(k=k),
+        f"nDCG@{k}": rt.NDCG(k=k, divide_by_achievable=True),
+        f"AP(denominator='k')@{k}": rt.MAP(k=k, divide_by_k=True),
+    }
+    want = {name: {str(u): float(v) for u, v in m.calc_per_user(reco, interactions).items()} for name, m in metrics.items()}
+    relevant = {u for u, (_, rel, _) in users.items() if rel}
+    assert all(set(w) == relevant for w in want.values())  # rectools leaves out the users with nothing relevant
+    run = pl.DataFrame(
+        [(u, i, float(len(listed) - r)) for u, (listed, _, _) in users.items() for r, i in enumerate(listed)],
+        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
+    )
+    qrels = pl.DataFrame(
+        [(u, i, int(i in users[u][1])) for u, docs in judged.items() for i in sorted(docs)],
+        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
+    )
+
+    def check(got: pl.DataFrame, how: str) -> None:
+        assert set(got["query_id"]) == {u for u, docs in judged.items() if docs}, how
+        for row in got.iter_rows(named=True):
+            for name in metrics:
+                expected = want[name].get(row["query_id"], 0.0)  # absent from rectools: nothing relevant
+                assert row[name] == pytest.approx(expected, abs=1e-12), (how, name, row, users)
+
+    for engine in ("polars", "duckdb"):
+        check(run_on(engine, qrels, run, list(metrics), missing="zero"), engine)
+    frame = rw.judged_frame(qrels, run, missing="zero")
+    check(frame.group_by("query_id").agg(rw.exprs(list(metrics))), "rw.expr")

@@ -257,7 +257,16 @@ def make_metric(
     ordered = tuple(
         (p.name, check_param(spec, p, given[p.name], where)) for p in spec.params if p.name in given
     )
-    return Metric(spec, ordered, check_cutoff(spec, cutoff, where), text)
+    k = check_cutoff(spec, cutoff, where)
+    if k is None:
+        for name, value in ordered:
+            p = spec.param(name)
+            if p is not None and value in p.needs_cutoff:
+                raise InvalidParameterError(
+                    f"metric {shorten(where)}: {spec.name}({name}={value!r}) needs a cutoff, "
+                    f"e.g. {spec.name}({name}={value!r})@10"
+                )
+    return Metric(spec, ordered, k, text)
 
 
 @checked

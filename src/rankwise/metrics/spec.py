@@ -36,7 +36,7 @@ class Param:
     the bounds apply to each number) or ``'pairs'`` (a gain table ``'level=gain,...'``, the bounds
     apply to each gain; levels need only be finite). ``convention`` names the
     :class:`rankwise.Conventions` field whose value is used when the metric string does not set
-    the parameter.
+    the parameter; ``needs_cutoff`` lists the choices that need ``@k``.
     """
 
     name: str
@@ -54,6 +54,9 @@ class Param:
     bounds: str = ""
     """Why the bounds are what they are (checked against the formula in :mod:`rankwise.metrics.recipes`)."""
     numbers: NumberList | None = None
+    needs_cutoff: tuple[str, ...] = ()
+    """The choices that mean something only at a cutoff (``ideal='k'``, ``denominator='k'``):
+    a metric given one without ``@k`` is refused."""
 
     @property
     def numeric(self) -> bool:

@@ -44,8 +44,9 @@ AP_DENOMINATOR = Param(
     "ir-measures, ranx); 'min_R_k', min(R, k) (Spark MLlib's meanAveragePrecisionAt, "
     "recommender libraries' MAP@k; without a cutoff: R); or 'relret', the relevant documents "
     "retrieved in the top k (cwl_eval, torchmetrics, scikit-learn's average_precision_score "
-    "over the retrieved list)",
-    choices=("R", "min_R_k", "relret"),
+    "over the retrieved list); or 'k', the cutoff itself (rectools' MAP with divide_by_k; needs @k)",
+    choices=("R", "min_R_k", "relret", "k"),
+    needs_cutoff=("k",),
 )
 RECALL_LEVEL = Param(
     "recall", float, 0.0, "recall level in [0, 1]", minimum=0.0, maximum=1.0,
@@ -68,7 +69,8 @@ SPECS: tuple[MetricSpec, ...] = (
         description="average precision (its mean over queries is MAP)",
         formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut); "
         "denominator='min_R_k': 1/min(R, k) (Spark MLlib meanAveragePrecisionAt); "
-        "denominator='relret': 1/|relevant in top k| (0 when none; cwl_eval, torchmetrics)",
+        "denominator='relret': 1/|relevant in top k| (0 when none; cwl_eval, torchmetrics); "
+        "denominator='k': 1/k (rectools MAP divide_by_k)",
         citation="Harman, TREC-2 overview, 1993; trec_eval map; Spark MLlib RankingMetrics",
         empty_value=0.0,
         trec_eval="map / map_cut",
@@ -121,6 +123,8 @@ def _ap(m: Measured, p: Params) -> Node:
         denominator = Least(denominator, Const(float(m.cutoff)))
     elif p.get("denominator", "R") == "relret":
         denominator = Relret(t, m.cutoff)
+    elif p.get("denominator", "R") == "k" and m.cutoff is not None:  # refused without @k
+        denominator = Const(float(m.cutoff))
     return Div0(ApSum(t, m.cutoff), denominator)
 
 

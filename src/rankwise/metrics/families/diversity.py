@@ -117,25 +117,32 @@ _EXACT_TERMS = 100_000
 """Ranks of ndeval's 'ideal ideal' summed term by term; beyond, the smooth tail is integrated."""
 
 
-def ideal_ideal(alpha: float, k: int, weight: str) -> float:
-    """Σ_{i=1..k} (1 − alpha)^(i − 1) · w(i), w(i) = 1 / log2(i + 1) or 1 / i: ndeval's
-    "ideal ideal" per subtopic (every subtopic covered at every rank). Exact (term by term)
-    to rank 100000; beyond, Σ f(i) = ∫ f + (f(a) − f(b)) / 2 (Euler–Maclaurin, the terms being
-    smooth and decreasing), integrated on a log scale (ndeval stops at rank 20).
+def ideal_ideal(alpha: float, k: int, weight: str, base: float = 2.0) -> float:
+    """Σ_{i=1..k} (1 − alpha)^(i − 1) · w(i), w(i) = 1 / log2(i + 1) ('log2'), 1 / i ('rank')
+    or 1 / max(1, log_base(i)) ('jarvelin'): ndeval's "ideal ideal" per subtopic (every
+    subtopic covered at every rank; with alpha = 0, also the sum of a DCG discount's weights
+    over k ranks, nDCG's ideal='k'). Exact (term by term) to rank 100000; beyond,
+    Σ f(i) = ∫ f + (f(a) − f(b)) / 2 (Euler–Maclaurin, the terms being smooth and decreasing),
+    integrated on a log scale (ndeval stops at rank 20).
 
     >>> ideal_ideal(0.5, 2, "rank")
     1.25
     """
     d = 1.0 - alpha
 
+    def w(x: float) -> float:
+        if weight == "log2":
+            return 1.0 / math.log2(x + 1.0)
+        if weight == "jarvelin":
+            return 1.0 / max(1.0, math.log(x) / math.log(base))
+        return 1.0 / x
+
     def f(x: float) -> float:
-        w = 1.0 / math.log2(x + 1.0) if weight == "log2" else 1.0 / x
-        return (d ** (x - 1.0) if d > 0 else (1.0 if x == 1.0 else 0.0)) * w
+        return (d ** (x - 1.0) if d > 0 else (1.0 if x == 1.0 else 0.0)) * w(x)
 
     total, term, i = 0.0, 1.0, 1
     while i <= min(k, _EXACT_TERMS):
-        w = 1.0 / math.log2(i + 1.0) if weight == "log2" else 1.0 / i
-        total += term * w
+        total += term * w(float(i))
         term *= d
         if term == 0.0:
             return total

@@ -85,8 +85,14 @@ IDEAL = Param(
     "ideal",
     str,
     "qrels",
-    "ideal ranking from all judgments of the query ('qrels') or from the retrieved list ('run')",
-    choices=("qrels", "run"),
+    "ideal ranking from all judgments of the query ('qrels') or from the retrieved list ('run'); "
+    "'k': k documents each at full gain whatever the judgments hold (rectools' NDCG without "
+    "divide_by_achievable; needs @k), full gain being the highest gain the query's judgments "
+    "hold: 1 for binary judgments (rectools' k ones), the top grade's gain for graded ones, so "
+    "that nDCG stays at most 1 (a gain of relevance 1 would put a list of grade-3 documents "
+    "above 1), and 0 for a query with nothing relevant (nDCG 0); ideal_cutoff does not apply",
+    choices=("qrels", "run", "k"),
+    needs_cutoff=("k",),
 )
 PERSISTENCE = Param(
     "p", float, 0.8, "persistence: probability of looking at the next document",
@@ -124,7 +130,7 @@ SPECS: tuple[MetricSpec, ...] = (
         cutoff="optional",
         description="normalised discounted cumulative gain",
         formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0; ideal_cutoff='list': / IDCG@min(k, n), "
-        "n the ranked list's length); " + _DCG_FORMULA,
+        "n the ranked list's length; ideal='k': IDCG@k = max gain · Σ_{i≤k} 1 / discount(i)); " + _DCG_FORMULA,
         citation="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002",
         empty_value=0.0,
         trec_eval="ndcg / ndcg_cut",
@@ -145,7 +151,8 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, DCG_REL, GAINS, JUDGED_ONLY),
         cutoff="optional",
         description="ideal DCG: DCG of the best possible ordering",
-        formula="IDCG@k = DCG@k of the judged documents sorted by relevance, best first (or of the retrieved list with ideal='run')",
+        formula="IDCG@k = DCG@k of the judged documents sorted by relevance, best first (or of the retrieved list "
+        "with ideal='run'; ideal='k': k documents each at the highest gain the query's judgments hold)",
         citation="Järvelin & Kekäläinen, TOIS 2002",
         empty_value=0.0,
     ),
@@ -262,11 +269,22 @@ def _dcg_args(m: Measured, p: Params) -> tuple[int | None, Gain, str, float]:
     return (m.cutoff, gain_of(p), str(p["discount"]), float(p["base"]))
 
 
+_DISCOUNT_WEIGHT = {"log2": "log2", "jarvelin": "jarvelin", "reciprocal": "rank"}
+"""Each discount's weight 1 / discount(i) as :func:`ideal_ideal` names it."""
+
+
 def _ideal(m: Measured, p: Params) -> Node:
-    from rankwise.primitives import Idcg, IdcgList, IdealDcgRun
+    from rankwise.metrics.families.diversity import ideal_ideal
+    from rankwise.primitives import Const, Idcg, IdcgList, IdealDcgRun, Mul
 
     if p["ideal"] == "run":
         return IdealDcgRun(*_dcg_args(m, p))
+    if p["ideal"] == "k" and m.cutoff is not None:  # the metric is refused without @k
+        # full gain: IDCG@1 = the highest gain / discount(1), and discount(1) = 1 for every
+        # discount (log2 2, max(1, log_b 1), 1); times Σ_{i≤k} 1 / discount(i)
+        _, gain, discount, base = _dcg_args(m, p)
+        weights = ideal_ideal(0.0, m.cutoff, _DISCOUNT_WEIGHT[discount], base)
+        return Mul(Idcg(1, gain, discount, base), Const(weights))
     if p["ideal_cutoff"] == "list":
         return IdcgList(*_dcg_args(m, p))
     return Idcg(*_dcg_args(m, p))
