@@ -21,9 +21,9 @@ from rankwise.conventions import Conventions
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
-from rankwise.metrics.families.diversity import ideal_ideal
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
 from rankwise.metrics.families.judgments import RELSTRING_DEFAULT_K
+from rankwise.metrics.families.shared import ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue

@@ -3,11 +3,10 @@ NRBP, nNRBP, AP-IA, P-IA and subtopic recall, over subtopic judgments."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rankwise.metrics.families.shared import JUDGED_ONLY, REL, threshold
+from rankwise.metrics.families.shared import JUDGED_ONLY, REL, ideal_ideal, threshold
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import CutoffRule, MetricSpec, Param
 
@@ -113,50 +112,6 @@ SPECS: tuple[MetricSpec, ...] = (
 
 
 # -- recipes -------------------------------------------------------------------------------------
-_EXACT_TERMS = 100_000
-"""Ranks of ndeval's 'ideal ideal' summed term by term; beyond, the smooth tail is integrated."""
-
-
-def ideal_ideal(alpha: float, k: int, weight: str, base: float = 2.0) -> float:
-    """Σ_{i=1..k} (1 − alpha)^(i − 1) · w(i), w(i) = 1 / log2(i + 1) ('log2'), 1 / i ('rank')
-    or 1 / max(1, log_base(i)) ('jarvelin'): ndeval's "ideal ideal" per subtopic (every
-    subtopic covered at every rank; with alpha = 0, also the sum of a DCG discount's weights
-    over k ranks, nDCG's ideal='k'). Exact (term by term) to rank 100000; beyond,
-    Σ f(i) = ∫ f + (f(a) − f(b)) / 2 (Euler–Maclaurin, the terms being smooth and decreasing),
-    integrated on a log scale (ndeval stops at rank 20).
-
-    >>> ideal_ideal(0.5, 2, "rank")
-    1.25
-    """
-    d = 1.0 - alpha
-
-    def w(x: float) -> float:
-        if weight == "log2":
-            return 1.0 / math.log2(x + 1.0)
-        if weight == "jarvelin":
-            return 1.0 / max(1.0, math.log(x) / math.log(base))
-        return 1.0 / x
-
-    def f(x: float) -> float:
-        return (d ** (x - 1.0) if d > 0 else (1.0 if x == 1.0 else 0.0)) * w(x)
-
-    total, term, i = 0.0, 1.0, 1
-    while i <= min(k, _EXACT_TERMS):
-        total += term * w(float(i))
-        term *= d
-        if term == 0.0:
-            return total
-        i += 1
-    if k <= _EXACT_TERMS:
-        return total
-    a, b = float(_EXACT_TERMS + 1), float(k)
-    lo, hi, n = math.log(a), math.log(b), 4000  # Simpson on u = ln x
-    h = (hi - lo) / n
-    integral = sum(
-        (1 if j in (0, n) else 4 if j % 2 else 2) * f(math.exp(lo + j * h)) * math.exp(lo + j * h)
-        for j in range(n + 1)
-    ) * h / 3
-    return total + integral + (f(a) + f(b)) / 2
 
 
 def _ndeval_raw(m: Measured, p: Params, weight: str) -> Node:

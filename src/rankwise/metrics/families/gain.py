@@ -274,7 +274,7 @@ _DISCOUNT_WEIGHT = {"log2": "log2", "jarvelin": "jarvelin", "reciprocal": "rank"
 
 
 def _ideal(m: Measured, p: Params) -> Node:
-    from rankwise.metrics.families.diversity import ideal_ideal
+    from rankwise.metrics.families.shared import ideal_ideal
     from rankwise.primitives import Const, Idcg, IdcgList, IdealDcgRun, Mul
 
     if p["ideal"] == "run":
