@@ -105,7 +105,8 @@ def metrics(draw: st.DrawFn) -> rw.Metric:
     spec = draw(st.sampled_from(SPECS))
     params = draw(_param_values(spec))
     cutoff = None
-    if spec.cutoff == "required" or (spec.cutoff == "optional" and draw(st.booleans())):
+    needs = any(params.get(p.name) in p.needs_cutoff for p in spec.params)  # e.g. nDCG(ideal='k') needs @k
+    if spec.cutoff == "required" or needs or (spec.cutoff == "optional" and draw(st.booleans())):
         cutoff = draw(st.integers(1, 1000))
     return rw.Metric(spec, tuple((p.name, params[p.name]) for p in spec.params if p.name in params), cutoff)  # type: ignore[misc]
 
