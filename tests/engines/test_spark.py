@@ -249,3 +249,21 @@ def test_compare_sql_by_segments_on_spark(spark: Any) -> None:
     assert got.select("market", "queries", "wins", "ties", "losses").rows() == expected.select(
         "market", "queries", "wins", "ties", "losses").rows()
     assert got["diff"].to_list() == pytest.approx(expected["diff"].to_list(), abs=1e-10)
+
+
+def test_library_conventions_golden_values_on_spark(spark: Any) -> None:
+    """The other libraries' conventions on Spark, by hand: one query ranking [1, 0, 1].
+    CatBoost's 1/i discount: DCG@3 = 1 + 1/3, IDCG@3 = 1 + 1/2 (8/9); XGBoost's pre@5 over the 3
+    retrieved: 2/3; rectools' MAP over k: (1/1 + 2/3) / 5 = 1/3; rectools' NDCG, the ideal k
+    relevant documents: 1 / (1 + 1/log2 3)."""
+    run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    expected = {
+        "nDCG(discount='reciprocal')@3": 8 / 9,
+        "P(denominator='retrieved')@5": 2 / 3,
+        "AP(denominator='k')@5": 1 / 3,
+        "nDCG(ideal='k')@2": 1 / (1 + 1 / 1.584962500721156),
+    }
+    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), list(expected)))
+    for name, value in expected.items():
+        assert got[name][0] == pytest.approx(value, abs=1e-12), name
