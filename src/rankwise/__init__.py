@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from rankwise.metrics.metric import Metric, parse_metric
     from rankwise.metrics.registry import SPECS, all_names, get_spec
     from rankwise.names.parse import parse_metrics
+    from rankwise.names.presets import like
     from rankwise.reporting import plots
     from rankwise.reporting.report import report, to_latex, to_markdown
 
@@ -101,6 +102,7 @@ _LAZY: dict[str, str] = {
     "Metric": "rankwise.metrics.metric",
     "parse_metric": "rankwise.metrics.metric",
     "parse_metrics": "rankwise.names.parse",
+    "like": "rankwise.names.presets",
     "SPECS": "rankwise.metrics.registry",
     "all_names": "rankwise.metrics.registry",
     "get_spec": "rankwise.metrics.registry",
@@ -221,6 +223,7 @@ __all__ = [
     "get_spec",
     "idcg",
     "judged_frame",
+    "like",
     "lists_to_long",
     "ndcg",
     "parse_metric",

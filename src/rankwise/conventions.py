@@ -106,6 +106,12 @@ MissingPolicy = Literal["ignore", "zero"]
 - ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
 """
 
+Library = Literal[
+    "trec_eval", "trec_eval9", "ir_measures", "ranx", "sklearn", "lightgbm", "xgboost", "catboost",
+    "torchmetrics", "spark_mllib", "rectools",
+]
+"""A library whose numbers ``like=`` reproduces (each preset: :data:`rankwise.names.presets.PRESETS`)."""
+
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
@@ -305,7 +311,14 @@ class ColumnOptions(TypedDict, total=False):
     cost: str | None
 
 
-class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
+class PresetOptions(TypedDict, total=False):
+    """``like``: evaluate each metric as a library computes its metric of the same name
+    (:func:`rankwise.like` shows the explicit metric and conventions each stands for)."""
+
+    like: Library | None
+
+
+class EvaluationOptions(ConventionOptions, ColumnOptions, PresetOptions, total=False):
     """The keyword options shared by the entry points (:func:`rankwise.evaluate`,
     :func:`rankwise.explain`, :func:`rankwise.to_sql`, :func:`rankwise.evaluation.spark.evaluate`,
     :func:`rankwise.compare`, the ``.ir`` namespaces): the conventions and the column names.
@@ -325,6 +338,9 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.
     - ``cost`` (default None): the run's cost column, each document's cost for the C/W/L
       measures' EC and ETC (cwl_eval's costs; absent: 1 each).
+    - ``like`` (default None): a library (``'lightgbm'``, ``'xgboost'``, ``'catboost'``,
+      ``'sklearn'``, ``'torchmetrics'``, ``'rectools'``, ``'spark_mllib'``, ...) whose value of each
+      metric to give: its parameters and conventions (:data:`Library`; :func:`rankwise.like`).
 
     The keys are the fields of :class:`Conventions` and :class:`Columns`, where the defaults
     are defined:
@@ -332,6 +348,8 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     >>> CONVENTION_KEYWORDS == tuple(ConventionOptions.__annotations__)
     True
     >>> COLUMN_KEYWORDS == tuple(ColumnOptions.__annotations__)
+    True
+    >>> PRESET_KEYWORDS == tuple(PresetOptions.__annotations__)
     True
     >>> sorted(EvaluationOptions.__optional_keys__) == sorted(EVALUATION_KEYWORDS)
     True
@@ -375,7 +393,8 @@ class ReadOptions(EvaluationOptions, InputOptions, total=False):
 
 CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions))
 COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
-EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS
+PRESET_KEYWORDS: tuple[str, ...] = ("like",)
+EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS + PRESET_KEYWORDS
 INPUT_KEYWORDS: tuple[str, ...] = ("run_columns", "qrels_columns", "run_names", "qrels_names")
 READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 

@@ -27,6 +27,8 @@ from rankwise.conventions import (
     ConventionOptions,
     Conventions,
     InputOptions,
+    Library,
+    PresetOptions,
     ReadOptions,
 )
 from rankwise.errors import InvalidParameterError
@@ -95,16 +97,21 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
 # -- the conventions: one flag each, from their declaration -------------------------------------
 
 
-def _convention_flag(parser: argparse.ArgumentParser, name: str, help: str | None = None) -> None:
+def _convention_flag(
+    parser: argparse.ArgumentParser, name: str, help: str | None = None, given_only: bool = False
+) -> None:
     """The flag of the convention ``name`` (:data:`~rankwise.conventions.CONVENTION_FLAGS`),
     its value in ``args.<name>`` and its default the convention's: a switch sets its value; a
     flag of a literal convention takes one of its choices, checked as
     :class:`~rankwise.conventions.Conventions` checks it; any other flag a value of the
     convention's type (``int | None``: an int, so that argparse words its error as for ``int``).
-    ``help`` replaces the declared help."""
+    ``help`` replaces the declared help. ``given_only``: ``args`` holds the convention only when
+    the flag is given (so that ``--like``'s preset sets the others), the help still saying its default."""
     flag = CONVENTION_FLAGS[name]
-    default = next(f.default for f in fields(Conventions) if f.name == name)
+    default: Any = next(f.default for f in fields(Conventions) if f.name == name)
     shown = flag.help if help is None else help
+    if given_only:
+        shown, default = shown.replace("%(default)s", str(default)), argparse.SUPPRESS
     if flag.switch is not None:
         parser.add_argument(*flag.names, dest=name, action="store_const", const=flag.switch, default=default, help=shown)
         return
@@ -121,12 +128,23 @@ def _convention_flags(parser: argparse.ArgumentParser) -> None:
     """The conventions, trec_eval's flags where it has them: the same on eval, compare and
     explain (:func:`conventions` reads them)."""
     for name in CONVENTION_FLAGS:
-        _convention_flag(parser, name)
+        _convention_flag(parser, name, given_only=True)
+    parser.add_argument(
+        "--like", choices=get_args(Library), default=None,
+        help="each metric as this library computes its metric of the same name: its parameters and "
+        "conventions (a convention flag given wins); `python -c \"import rankwise as rw; "
+        "print(rw.like('lightgbm', 'nDCG@10'))\"` shows them",
+    )
 
 
 def conventions(args: argparse.Namespace) -> ConventionOptions:
-    """The conventions given by :func:`_convention_flags`."""
-    return cast(ConventionOptions, {name: getattr(args, name) for name in CONVENTION_KEYWORDS})
+    """The conventions given by :func:`_convention_flags` (those whose flag was given)."""
+    return cast(ConventionOptions, {name: getattr(args, name) for name in CONVENTION_KEYWORDS if hasattr(args, name)})
+
+
+def _preset_options(args: argparse.Namespace) -> PresetOptions:
+    """``--like``, when given."""
+    return {"like": args.like} if getattr(args, "like", None) is not None else {}
 
 
 # -- the columns and each input's own names ----------------------------------------------------
@@ -191,7 +209,7 @@ def _column_options(args: argparse.Namespace) -> ColumnOptions:
 def read_options(args: argparse.Namespace) -> ReadOptions:
     """The keyword options of an evaluation that the flags give: the conventions, the column
     names and each input's own names."""
-    return {**conventions(args), **_column_options(args), **_input_options(args)}
+    return {**conventions(args), **_column_options(args), **_input_options(args), **_preset_options(args)}
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
@@ -297,6 +315,23 @@ def _explain_arguments(ex: argparse.ArgumentParser) -> None:
     _input_flags(ex)
 
 
+def _why_arguments(wh: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise why``."""
+    from rankwise.evaluation.evaluate import ENGINES
+
+    wh.add_argument("qrels", help="qrels (judgments first, as trec_eval)")
+    wh.add_argument("run")
+    wh.add_argument("-m", "--metric", required=True, help="e.g. nDCG@10, AP@10, P@5")
+    wh.add_argument("--library", action="append", choices=get_args(Library),
+                    help="a library to set beside trec_eval (repeatable; default: every library offering the metric)")
+    wh.add_argument("--top", type=int, default=5, help="queries shown per library (default %(default)s)")
+    wh.add_argument("--engine", choices=ENGINES, default="polars")
+    wh.add_argument("--format", choices=("table", "json"), default="table")
+    wh.add_argument("-o", "--output", help="write to this file instead of stdout")
+    wh.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    _input_flags(wh)
+
+
 def _change_arguments(ch: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise change``."""
     ch.add_argument("run_a", help="the first run (e.g. the baseline)")
@@ -328,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("eval", help="evaluate a run against qrels", parents=[debug], arguments=_eval_arguments)
     sub.add_parser("compare", help="compare runs against a baseline with paired significance tests", parents=[debug], arguments=_compare_arguments)
     sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug], arguments=_explain_arguments)
+    sub.add_parser("why", help="one metric under every library's conventions, and what makes them differ", parents=[debug], arguments=_why_arguments)
     sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     return parser

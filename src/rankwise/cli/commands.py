@@ -16,13 +16,14 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
 from rankwise.cli.arguments import compare_options, parse, read_options
 from rankwise.cli.terminal import Command, progress_line, run, to_stdout
 from rankwise.cli.terminal import say as _say
+from rankwise.conventions import CONVENTION_KEYWORDS, ReadOptions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseWarning, UnknownMetricError
 from rankwise.inputs.run_names import check_run_names, unique_names
 from rankwise.outputs.files import (
@@ -374,8 +375,25 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 
+def _cmd_why(args: argparse.Namespace) -> int:
+    import json
+
+    from rankwise.evaluation.why import why
+
+    options = {key: value for key, value in read_options(args).items() if key not in CONVENTION_KEYWORDS}
+    result = why(args.qrels, args.run, args.metric, libraries=args.library, top=args.top, engine=args.engine,
+                 **cast(ReadOptions, options))
+    if args.format == "json":
+        text = json.dumps({"metric": result.metric, "means": result.means.to_dicts(),
+                           "queries": result.queries.to_dicts()}, indent=1)
+    else:
+        text = "\n".join(visible(line) for line in str(result).splitlines())
+    _emit(args, text)
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
-    "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change,
+    "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
     "metrics": _cmd_metrics,
 }
 """What each command does, by the name ``args.command`` gives."""

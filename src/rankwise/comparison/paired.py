@@ -66,6 +66,7 @@ from rankwise.inputs.run_names import check_run_names
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import get_spec
 from rankwise.names.parse import parse_metrics
+from rankwise.names.presets import resolve
 from rankwise.outputs import progress
 
 Test = Literal["t", "wilcoxon", "randomization", "tukey", "randomized_tukey"]
@@ -264,7 +265,7 @@ def per_query_values(
     :class:`~rankwise.errors.RankwiseWarning` says per run. ``also``: more metrics evaluated
     in the same pass (those already asked are not asked twice)."""
     check_options("compare", options, READ_KEYWORDS)
-    parsed = parse_metrics(metrics)
+    parsed, options = cast(tuple[list[Metric], ReadOptions], resolve(metrics, options))
     extra = parse_metrics(list(also)) if also else []
     parsed = _unique([*parsed, *extra])
     segments = [by] if isinstance(by, str) else list(by or [])

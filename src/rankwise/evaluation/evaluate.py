@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Annotated, Any, Literal, overload
+from typing import Annotated, Any, Literal, cast, overload
 
 import polars as pl
 
@@ -36,6 +36,7 @@ from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import get_spec
 from rankwise.names.parse import parse_metrics
+from rankwise.names.presets import resolve
 from rankwise.outputs import progress
 
 Engine = Literal["polars", "duckdb"]
@@ -111,7 +112,7 @@ def evaluate(
     (['q1', 'q2'], [0.63093, 1.0], [0.5, 1.0])
     """
     check_options("evaluate", options, READ_KEYWORDS)
-    parsed = parse_metrics(metrics)
+    parsed, options = cast(tuple[list[Metric], ReadOptions], resolve(metrics, options))
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     reading = Reading.from_options(options)

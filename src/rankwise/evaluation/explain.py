@@ -39,7 +39,7 @@ a cutoff bounds it).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -62,7 +62,7 @@ from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.recipes import CWL_MEASURES, Output, outputs
-from rankwise.names.parse import parse_metrics
+from rankwise.names.presets import resolve
 from rankwise.primitives import (
     BpmExamined,
     CwlCostExamined,
@@ -89,7 +89,7 @@ def explain(
     (:class:`~rankwise.conventions.EvaluationOptions`, and each input's own column names:
     :class:`~rankwise.conventions.InputOptions`)."""
     check_options("explain", options, READ_KEYWORDS)
-    found = parse_metrics([metric])
+    found, options = cast(tuple[list[Metric], ReadOptions], resolve([metric], options))
     if len(found) != 1:
         raise InvalidParameterError(
             f"explain takes one metric; {metric!r} names {len(found)} "

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -86,10 +86,10 @@ class IRLazyFrame:
         from rankwise._polars.prepare import prepare
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
-        from rankwise.names.parse import parse_metrics
+        from rankwise.names.presets import resolve
 
         check_options("IRLazyFrame.evaluate", options)
-        parsed = parse_metrics(metrics)
+        parsed, options = cast(tuple[list[Metric], EvaluationOptions], resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
         prep = prepare(

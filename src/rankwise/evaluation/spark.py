@@ -21,7 +21,7 @@ from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, to_sql
 from rankwise.inputs.checks import Kind, TypeClass, check_schema, ids_as_strings
 from rankwise.metrics.metric import Metric
-from rankwise.names.parse import parse_metrics
+from rankwise.names.presets import resolve
 
 
 def _type_class(data_type: Any) -> TypeClass:
@@ -105,8 +105,8 @@ def evaluate(
     once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
     different projection under each, so it cannot reuse one shuffle."""
     check_options("evaluate", options)
-    parse_metrics(metrics)  # checked before the inputs are read
-    columns = Columns.from_options(options)
+    parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
+    columns = Columns.from_options(resolved)
     run_types = _check_schema(run, "run", columns)
     qrels_types = _check_schema(qrels, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
@@ -117,7 +117,7 @@ def evaluate(
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
     qrels.createOrReplaceTempView(qrels_view)
-    sql = to_sql(metrics, dialect="spark", run=run_view, qrels=qrels_view, check=check, **options)
+    sql = to_sql(parsed, dialect="spark", run=run_view, qrels=qrels_view, check=check, **resolved)
     return run.sparkSession.sql(sql)
 
 

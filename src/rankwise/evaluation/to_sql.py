@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from rankwise._sql.compiler import build_sql, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
@@ -39,7 +40,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
-from rankwise.names.parse import parse_metrics
+from rankwise.names.presets import resolve
 
 
 def quoter(dialect: Dialect) -> Callable[[str], str]:
@@ -132,7 +133,7 @@ def to_sql(
     rules = dialect_rules(dialect)
     if not isinstance(check, bool):
         raise InvalidParameterError(f"check must be True or False, got {check!r}")
-    parsed = parse_metrics(metrics)
+    parsed, options = cast(tuple[list[Metric], EvaluationOptions], resolve(metrics, options))
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     head = _head(dialect, run, qrels, columns, check)
