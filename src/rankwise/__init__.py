@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from rankwise.evaluation.explain import explain
     from rankwise.evaluation.lists import evaluate_lists, lists_to_long
     from rankwise.evaluation.to_sql import to_sql
+    from rankwise.evaluation.why import why
     from rankwise.inputs.events import gains_from_events
     from rankwise.metrics.metric import Metric, parse_metric
     from rankwise.metrics.registry import SPECS, all_names, get_spec
@@ -111,6 +112,7 @@ _LAZY: dict[str, str] = {
     "to_markdown": "rankwise.reporting.report",
     "compare_sql": "rankwise.comparison.sql",
     "to_sql": "rankwise.evaluation.to_sql",
+    "why": "rankwise.evaluation.why",
     "to_trec": "rankwise.cli.trec_writer",
 }
 """Each lazily imported name of the API: the module that defines it."""
@@ -245,4 +247,5 @@ __all__ = [
     "to_markdown",
     "to_sql",
     "to_trec",
+    "why",
 ]

@@ -322,5 +322,53 @@ def like(library: Library, metric: str) -> Like:
     return Like(preset.library, preset.entry(found).name, text, conventions)
 
 
+def presets_table() -> str:
+    """The README's table of presets: library, its metric names (rankwise's beside them), the
+    preset, the conventions it sets for every metric, what it was checked against.
+
+    >>> presets_table().splitlines()[0]
+    '| library | its metrics (rankwise name) | like= | conventions | checked against |'
+    """
+    rows = [
+        "| library | its metrics (rankwise name) | like= | conventions | checked against |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for preset in PRESETS.values():
+        if preset.name.startswith("trec_eval"):
+            names = "every trec_eval measure"
+        elif preset.name == "ir_measures":
+            names = "every measure of its syntax"
+        else:
+            names = ", ".join(
+                f"`{entry.name}` ({name}{'(' + ', '.join(f'{k}={v!r}' for k, v in entry.params.items()) + ')' if entry.params else ''})"
+                for name, entry in preset.metrics.items()
+            )
+        conventions = ", ".join(f"`{k}={v!r}`" for k, v in preset.conventions.items()) or "—"
+        rows.append(f"| {preset.library} | {names} | `{preset.name}` | {conventions} | {preset.oracle} |")
+    return "\n".join(rows)
+
+
+START, END = "<!-- presets:start -->\n", "\n<!-- presets:end -->"
+
+
+def write_readme(path: str) -> None:
+    """Replace the table between the presets markers of the file at ``path``."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head + START + presets_table() + END + tail)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["--write"] and len(sys.argv) == 3:
+        write_readme(sys.argv[2])
+    else:
+        print(presets_table())
+
+
 if sorted(PRESETS) != sorted(get_args(Library)):  # pragma: no cover - a preset and its name drifted
     raise RuntimeError(f"presets {sorted(PRESETS)} are not the libraries {sorted(get_args(Library))}")
