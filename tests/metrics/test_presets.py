@@ -1,0 +1,390 @@
+"""``like=``: each preset gives, per query, the library's own value of each metric it offers.
+
+Every library that runs on a CPU-only machine is called here (LightGBM, XGBoost, CatBoost,
+scikit-learn, rectools; Spark MLlib in the slow tier); torchmetrics (whose torch pulls the CUDA
+stack) by values computed from its published source, cited at the test. The lists are drawn with
+graded or binary labels, unjudged documents (label 0 to a library), tied scores, queries with
+nothing relevant and cutoffs beyond the list; the qrels also judge documents the run did not
+retrieve, which the machine-learning libraries never see (``judgments='retrieved'``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import rankwise as rw
+from rankwise.names.presets import PRESETS, presets_table
+from tests.conftest import run_on
+from tests.tiers import examples
+
+Item = tuple[str, float, int | None]
+Lists = dict[str, list[Item]]
+"""Per query its list in input order: (doc, score, label; None = unjudged)."""
+
+ENGINES = ("polars", "duckdb")
+
+
+@st.composite
+def _lists(draw: st.DrawFn, top: int = 3, ties: bool = True) -> tuple[Lists, list[tuple[str, str, int]]]:
+    """Queries of 1 to 9 documents, scores tied (a few values) or distinct, labels 0..top or
+    unjudged; each query has at least one judgment. Also judgments of documents the run does not
+    hold (relevant ones among them), which only trec_eval's conventions see."""
+    out: Lists = {}
+    unretrieved: list[tuple[str, str, int]] = []
+    for q in range(draw(st.integers(1, 5))):
+        n = draw(st.integers(1, 9))
+        if ties and draw(st.booleans()):
+            scores = draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n))
+        else:
+            scores = [float(s) + 0.25 for s in draw(st.permutations(range(n)))]
+        labels = draw(st.lists(st.one_of(st.none(), st.integers(0, top)), min_size=n, max_size=n))
+        if all(label is None for label in labels):
+            labels[0] = draw(st.integers(0, top))
+        out[f"q{q}"] = [(f"d{i}", s, r) for i, (s, r) in enumerate(zip(scores, labels, strict=True))]
+        for j in range(draw(st.integers(0, 2))):
+            unretrieved.append((f"q{q}", f"u{j}", draw(st.integers(0, top))))
+    return out, unretrieved
+
+
+def _frames(lists: Lists, unretrieved: list[tuple[str, str, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rows = [(q, d, s, r) for q, items in lists.items() for d, s, r in items]
+    frame = pl.DataFrame(
+        rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64, "relevance": pl.Int64},
+        orient="row",
+    )
+    run = frame.select("query_id", "doc_id", "score")
+    extra = pl.DataFrame(unretrieved, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64},
+                         orient="row")
+    qrels = pl.concat([frame.filter(pl.col("relevance").is_not_null()).select("query_id", "doc_id", "relevance"), extra])
+    return qrels, run
+
+
+def _labels(items: list[Item]) -> tuple[list[float], list[float]]:
+    return [0.0 if r is None else float(r) for _, _, r in items], [s for _, s, _ in items]
+
+
+# -- the libraries, called on one query's list --------------------------------------------------
+
+
+def _lightgbm(items: list[Item], metric: str, k: int) -> float:
+    import lightgbm as lgb
+    import numpy as np
+
+    labels, scores = _labels(items)
+    n = len(items)
+    data = lgb.Dataset(np.zeros((n, 1)), label=np.array(labels), group=[n], init_score=np.array(scores),
+                       params={"verbose": -1}, free_raw_data=False)
+    booster = lgb.Booster(params={"objective": "none", "metric": metric, "eval_at": [k], "verbose": -1,
+                                  "num_threads": 1}, train_set=data)
+    ((_, _, value, _),) = booster.eval_train()
+    return float(value)
+
+
+def _xgboost(items: list[Item], metric: str) -> float:
+    import numpy as np
+    import xgboost as xgb
+
+    labels, scores = _labels(items)
+    data = xgb.DMatrix(np.zeros((len(items), 1)), label=np.array(labels), base_margin=np.array(scores))
+    data.set_group([len(items)])
+    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": metric, "nthread": 1}, [data])
+    printed = booster.eval(data, "q")
+    found = re.search(r"q-\S+:(\S+)", printed)
+    assert found is not None, printed
+    return float(found.group(1))
+
+
+def _catboost(items: list[Item], metric: str) -> float:
+    import numpy as np
+    from catboost.utils import eval_metric
+
+    labels, scores = _labels(items)
+    (value,) = eval_metric(np.array(labels), np.array(scores), metric, group_id=np.zeros(len(items)))
+    return float(value)
+
+
+def _check(lists: Lists, got: pl.DataFrame, column: str, want: Callable[[list[Item]], float], how: str,
+           abs_tol: float = 1e-12) -> None:
+    assert set(got["query_id"]) == set(lists), how
+    for q, value in got.select("query_id", column).iter_rows():
+        assert value == pytest.approx(want(lists[q]), abs=abs_tol), (how, q, lists[q])
+
+
+# -- the presets ------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(30), deadline=None)
+@given(drawn=_lists(), k=st.sampled_from([1, 3, 5, 20]))
+def test_lightgbm_preset_is_lightgbm(drawn: tuple[Lists, list[tuple[str, str, int]]], k: int) -> None:
+    """LightGBM's ndcg@k and map@k (its metric code run on the scores as init_score, no tree
+    grown): exponential gain from the list's own labels, the ideal from the list, ties in input
+    order, a query with nothing relevant 1."""
+    lists, unretrieved = drawn
+    qrels, run = _frames(lists, unretrieved)
+    for engine in ENGINES:
+        got = run_on(engine, qrels, run, [f"nDCG@{k}", f"AP@{k}"], like="lightgbm")
+        _check(lists, got, f"nDCG@{k}", lambda items: _lightgbm(items, "ndcg", k), engine)
+        _check(lists, got, f"AP@{k}", lambda items: _lightgbm(items, "map", k), engine)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(30), deadline=None)
+@given(drawn=_lists(top=1), graded=_lists(top=3), k=st.sampled_from([1, 3, 5, 20]))
+def test_xgboost_preset_is_xgboost(
+    drawn: tuple[Lists, list[tuple[str, str, int]]], graded: tuple[Lists, list[tuple[str, str, int]]], k: int,
+) -> None:
+    """XGBoost's ndcg@k, ndcg@k- (graded labels), map@k, map@k- and pre@k (binary labels, as
+    XGBoost requires): printed to 6 digits."""
+    for (lists, unretrieved), metrics in (
+        (graded, {f"nDCG@{k}": f"ndcg@{k}", f"nDCG@{k}-": f"ndcg@{k}-"}),
+        (drawn, {f"AP@{k}": f"map@{k}", f"AP@{k}-": f"map@{k}-", f"P@{k}": f"pre@{k}"}),
+    ):
+        qrels, run = _frames(lists, unretrieved)
+        for engine in ENGINES:
+            got = run_on(engine, qrels, run, list(metrics), like="xgboost")
+            for ours, theirs in metrics.items():
+                _check(lists, got, ours, lambda items, m=theirs: _xgboost(items, m), engine, abs_tol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(30), deadline=None)
+@given(drawn=_lists(), k=st.sampled_from([1, 3, 5, 20]))
+def test_catboost_preset_is_catboost(drawn: tuple[Lists, list[tuple[str, str, int]]], k: int) -> None:
+    """CatBoost's NDCG, DCG, MAP, MRR, PrecisionAt and RecallAt at top=k (catboost.utils.eval_metric
+    on one query's group): the lower label first among equal scores, labels > 0.5 relevant."""
+    lists, unretrieved = drawn
+    qrels, run = _frames(lists, unretrieved)
+    metrics = {
+        f"nDCG@{k}": f"NDCG:top={k}", f"DCG@{k}": f"DCG:top={k}", f"AP@{k}": f"MAP:top={k}",
+        f"RR@{k}": f"MRR:top={k}", f"P@{k}": f"PrecisionAt:top={k}", f"R@{k}": f"RecallAt:top={k}",
+    }
+    for engine in ENGINES:
+        got = run_on(engine, qrels, run, list(metrics), like="catboost")
+        for ours, theirs in metrics.items():
+            _check(lists, got, ours, lambda items, m=theirs: _catboost(items, m), engine, abs_tol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(30), deadline=None)
+@given(drawn=_lists(), k=st.sampled_from([1, 3, 5, 20]))
+def test_sklearn_preset_is_scikit_learn(drawn: tuple[Lists, list[tuple[str, str, int]]], k: int) -> None:
+    """scikit-learn's ndcg_score and dcg_score with k, one row per query (the tie-averaged
+    discount); a one-document query is refused by ndcg_score, so it is left out of its check."""
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    lists, unretrieved = drawn
+    qrels, run = _frames(lists, unretrieved)
+
+    def ndcg(items: list[Item]) -> float:
+        labels, scores = _labels(items)
+        return float(ndcg_score([labels], [scores], k=k)) if len(items) > 1 else math.nan
+
+    def dcg(items: list[Item]) -> float:
+        labels, scores = _labels(items)
+        return float(dcg_score([labels, labels], [scores, scores], k=k))
+
+    for engine in ENGINES:
+        got = run_on(engine, qrels, run, [f"nDCG@{k}", f"DCG@{k}"], like="sklearn")
+        _check(lists, got, f"DCG@{k}", dcg, engine)
+        several = {q: items for q, items in lists.items() if len(items) > 1}
+        _check(several, got.filter(pl.col("query_id").is_in(list(several))), f"nDCG@{k}", ndcg, engine)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(25), deadline=None)
+@given(drawn=_lists(top=1), k=st.sampled_from([1, 3, 5, 20]))
+def test_rectools_preset_is_rectools(drawn: tuple[Lists, list[tuple[str, str, int]]], k: int) -> None:
+    """rectools' NDCG, MAP, Precision, Recall, MRR and HitRate per user (calc_per_user): the
+    recommendations ranked in input order, the interactions every relevant judgment (retrieved
+    or not); users with nothing relevant are absent from rectools' result, as from rankwise's
+    means (empty='skip': NULL)."""
+    import pandas as pd
+    from rectools import metrics as rt
+
+    lists, unretrieved = drawn
+    qrels, run = _frames(lists, unretrieved)
+    ranked = run.with_columns(
+        rank=pl.col("score").rank("ordinal", descending=True).over("query_id")  # stable: input order
+    )
+    reco = pd.DataFrame({"user_id": ranked["query_id"].to_list(), "item_id": ranked["doc_id"].to_list(),
+                         "rank": ranked["rank"].to_list()})
+    relevant = qrels.filter(pl.col("relevance") >= 1)
+    interactions = pd.DataFrame({"user_id": relevant["query_id"].to_list(), "item_id": relevant["doc_id"].to_list()})
+    assume(len(interactions) > 0)
+    metrics = {
+        f"nDCG@{k}": rt.NDCG(k=k), f"AP@{k}": rt.MAP(k=k), f"P@{k}": rt.Precision(k=k),
+        f"R@{k}": rt.Recall(k=k), f"RR@{k}": rt.MRR(k=k), f"Success@{k}": rt.HitRate(k=k),
+    }
+    for engine in ENGINES:
+        got = run_on(engine, qrels, run, list(metrics), like="rectools")
+        for ours, metric in metrics.items():
+            want = metric.calc_per_user(reco, interactions)
+            values = {q: v for q, v in got.select("query_id", ours).iter_rows() if v is not None}
+            assert set(values) == set(want.index), (engine, ours)
+            for q, value in values.items():
+                assert value == pytest.approx(float(want[q]), abs=1e-12), (engine, ours, q, lists[q])
+
+
+def test_torchmetrics_preset_gives_torchmetrics_values_from_its_source() -> None:
+    """torchmetrics 1.9 (src/torchmetrics/functional/retrieval/*.py and retrieval/base.py), values
+    computed from its source (torch pulls the CUDA stack here): RetrievalNormalizedDCG is
+    scikit-learn's tie-averaged DCG over the list's own ideal (labels [0, 1, 2] scored .1, .3, .2:
+    (1 + 2/log2 3)/(2 + 1/log2 3) = 0.8597186998521971; tied [0, 1]: (1 + 1/log2 3)/2); RetrievalMAP
+    divides by the relevant retrieved in the top k (labels [1, 0, 1, 1] in rank order, k=2: 1.0);
+    RetrievalPrecision divides by k (labels [1, 0], k=10: 0.1); a query with nothing relevant scores
+    0 (empty_target_action='neg', the default)."""
+    run = pl.DataFrame({
+        "query_id": ["a", "a", "a", "b", "b", "c", "c", "c", "c", "d", "d", "e"],
+        "doc_id": ["x", "y", "z", "x", "y", "w", "x", "y", "z", "x", "y", "x"],
+        "score": [0.1, 0.3, 0.2, 1.0, 1.0, 0.9, 0.8, 0.7, 0.6, 0.9, 0.8, 0.5],
+    })
+    qrels = pl.DataFrame({
+        "query_id": ["a", "a", "a", "b", "b", "c", "c", "c", "c", "d", "d", "e", "c"],
+        "doc_id": ["x", "y", "z", "x", "y", "w", "x", "y", "z", "x", "y", "x", "unretrieved"],
+        "relevance": [0, 1, 2, 0, 1, 1, 0, 1, 1, 1, 0, 0, 1],
+    })
+    log3 = math.log2(3)
+    for engine in ENGINES:
+        got = run_on(engine, qrels, run, ["nDCG@10", "AP@2", "P@10"], like="torchmetrics")
+        values = {row[0]: row[1:] for row in got.iter_rows()}
+        assert values["a"][0] == pytest.approx((1 + 2 / log3) / (2 + 1 / log3), abs=1e-12)
+        assert values["b"][0] == pytest.approx((1 + 1 / log3) / 2, abs=1e-12)
+        assert values["c"][1] == pytest.approx(1.0, abs=1e-12)
+        assert values["d"][2] == pytest.approx(0.1, abs=1e-12)
+        assert values["e"] == (0.0, 0.0, 0.0)
+
+
+# -- like(), the presets' table, the keyword on every path --------------------------------------
+
+
+def test_like_shows_the_explicit_metric_and_conventions() -> None:
+    found = rw.like("lightgbm", "nDCG@10")
+    assert found.metric == "nDCG(gain='exponential', ideal='run', empty=1)@10"
+    assert dict(found.conventions) == {"ties": "input", "judgments": "retrieved"}
+    assert found.name == "ndcg@k"
+    assert str(found) == found.metric
+    assert rw.like("xgboost", "ndcg@5-").metric == "nDCG(gain='exponential', ideal='run', empty=0)@5"
+    assert rw.like("trec_eval", "ndcg_cut.10").metric == "nDCG@10"
+    assert rw.like("trec_eval9", "P@5").conventions == {"trec_eval": "9"}
+
+
+def test_a_metric_the_library_lacks_is_an_error_naming_what_it_offers() -> None:
+    with pytest.raises(rw.UnknownMetricError, match=r"LightGBM \(like='lightgbm'\) has no metric 'P@10': it offers AP, nDCG"):
+        rw.like("lightgbm", "P@10")
+    with pytest.raises(rw.InvalidParameterError, match="like must be one of .*Did you mean 'lightgbm'"):
+        rw.like("lightgmb", "nDCG@10")  # type: ignore[arg-type]
+
+
+def test_every_preset_entry_is_a_valid_metric() -> None:
+    """Each entry's parameters are those of its metric (at a cutoff where one is needed)."""
+    for preset in PRESETS.values():
+        for name, entry in preset.metrics.items():
+            spec = rw.get_spec(name)
+            cutoff = 5 if spec.cutoff != "none" else None
+            rw.Metric(spec)  # the spec exists
+            from rankwise.metrics.metric import make_metric
+
+            make_metric(spec, dict(entry.params), cutoff, None)
+
+
+def test_like_equals_the_explicit_metrics_and_conventions_on_every_engine() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "z", "c", "d"],
+                          "relevance": [2, 1, 1, 0, 1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["b", "a", "c", "e"],
+                        "score": [1.0, 1.0, 0.5, 0.2]})
+    for library in ("lightgbm", "xgboost", "catboost", "rectools", "sklearn", "ranx"):
+        offered = [name for name in ("nDCG", "AP", "P", "RR", "RBP") if name in PRESETS[library].metrics]
+        metrics = [f"{name}@3" for name in offered]
+        for engine in ENGINES:
+            got = run_on(engine, qrels, run, metrics, like=library)
+            for metric in metrics:
+                explicit = rw.like(library, metric)
+                want = run_on(engine, qrels, run, [explicit.metric], **explicit.conventions)
+                assert got.select("query_id", metric).rows() == want.select(
+                    "query_id", explicit.metric
+                ).rows(), (library, engine, metric)
+
+
+def test_like_on_to_sql_explain_compare_and_the_namespace() -> None:
+    import duckdb
+
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 0]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "a", "c"], "score": [1.0, 1.0, 0.5]})
+    want = rw.evaluate(qrels, run, ["nDCG@5"], like="lightgbm")
+    assert want.rows() == [("q1", pytest.approx(1 / math.log2(3))), ("q2", 1.0)]  # input order; empty 1
+    con = duckdb.connect()
+    con.register("run", run.to_arrow())
+    con.register("qrels", qrels.to_arrow())
+    sql = rw.to_sql(["nDCG@5"], run="run", qrels="qrels", like="lightgbm")
+    assert sorted(con.sql(sql).fetchall()) == sorted(want.rows())
+    assert run.lazy().ir.evaluate(qrels, ["nDCG@5"], like="lightgbm").collect().rows() == want.rows()
+    table = rw.explain(qrels, run, "nDCG@5", "q1", like="lightgbm")
+    assert table["doc_id"].to_list()[:2] == ["b", "a"]
+    compared = rw.compare(qrels, {"a": run, "b": run}, ["nDCG@5"], like="lightgbm")
+    assert compared["mean"].to_list() == [pytest.approx(want["nDCG@5"].mean())]
+
+
+def test_a_parameter_or_convention_over_the_preset_warns() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.warns(rw.RankwiseWarning, match="ties='doc_asc' overrides the lightgbm preset's ties='input'"):
+        rw.evaluate(qrels, run, ["nDCG@5"], like="lightgbm", ties="doc_asc")
+    with pytest.warns(rw.RankwiseWarning, match="sets gain='linear' over the lightgbm preset's gain='exponential'"):
+        rw.evaluate(qrels, run, ["nDCG(gain='linear')@5"], like="lightgbm")
+
+
+def test_why_names_the_change_that_makes_each_difference() -> None:
+    """q1: b (grade 1) tied with a (grade 2), b given first: LightGBM ranks b first (input order),
+    trec_eval a (doc id descending: b > a as text... b first too), so only the gain separates them;
+    q2 has nothing relevant: LightGBM scores it 1 (empty=1), trec_eval 0."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 1, 0]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "a", "c"], "score": [1.0, 1.0, 1.0]})
+    result = rw.why(qrels, run, "nDCG@10", libraries=["lightgbm"])
+    log3 = math.log2(3)
+    trec = (1 + 2 / log3) / (2 + 1 / log3)
+    light = (1 + 3 / log3) / (3 + 1 / log3)
+    means = {row["library"]: row for row in result.means.to_dicts()}
+    assert means["trec_eval"]["mean"] == pytest.approx(trec / 2)
+    assert means["lightgbm"]["mean"] == pytest.approx((light + 1) / 2)
+    assert means["lightgbm"]["changes"] == "gain=exponential, ideal=run, empty=1, ties=input, judgments=retrieved"
+    rows = {row["query_id"]: row for row in result.queries.to_dicts()}
+    assert rows["q2"]["made_by"] == "empty=1" and rows["q2"]["delta"] == pytest.approx(1.0)
+    assert rows["q1"]["made_by"] == "gain=exponential"
+    assert "lightgbm" in str(result)
+
+
+def test_cli_like_and_why(tmp_path: Any) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq2 0 c 0\n")
+    run.write_text("q1 Q0 b 1 1.0 r\nq1 Q0 a 2 1.0 r\nq2 Q0 c 1 1.0 r\n")
+    cli = [sys.executable, "-m", "rankwise"]
+    out = subprocess.run([*cli, "eval", str(qrels), str(run), "-m", "nDCG@10", "--like", "lightgbm", "-q"],
+                         capture_output=True, text=True, check=True).stdout
+    want = rw.evaluate(str(qrels), str(run), ["nDCG@10"], like="lightgbm")
+    assert f"{want['nDCG@10'].mean():.4f}" in out.splitlines()[-1]
+    out = subprocess.run([*cli, "why", str(qrels), str(run), "-m", "nDCG@10", "--library", "lightgbm"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "empty=1" in out and "lightgbm" in out
+    bad = subprocess.run([*cli, "eval", str(qrels), str(run), "-m", "P@10", "--like", "lightgbm"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == ["rankwise: error: LightGBM (like='lightgbm') has no metric 'P@10': it offers AP, nDCG"]
+
+
+def test_readme_presets_table_is_generated_from_the_presets() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start, end = readme.index("<!-- presets:start -->\n"), readme.index("\n<!-- presets:end -->")
+    assert readme[start + len("<!-- presets:start -->\n"):end] == presets_table()
