@@ -137,9 +137,14 @@ def _convention_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def conventions(args: argparse.Namespace) -> ConventionOptions:
-    """The conventions given by :func:`_convention_flags` (those whose flag was given)."""
-    return cast(ConventionOptions, {name: getattr(args, name) for name in CONVENTION_KEYWORDS if hasattr(args, name)})
+def conventions(args: argparse.Namespace, given_only: bool = False) -> ConventionOptions:
+    """The conventions of :func:`_convention_flags`: each flag's value, or its default when it
+    is not given (``given_only``: only those given)."""
+    defaults = {f.name: f.default for f in fields(Conventions)}
+    return cast(ConventionOptions, {
+        name: getattr(args, name, defaults[name]) for name in CONVENTION_KEYWORDS
+        if hasattr(args, name) or not given_only
+    })
 
 
 def _preset_options(args: argparse.Namespace) -> PresetOptions:
@@ -209,7 +214,10 @@ def _column_options(args: argparse.Namespace) -> ColumnOptions:
 def read_options(args: argparse.Namespace) -> ReadOptions:
     """The keyword options of an evaluation that the flags give: the conventions, the column
     names and each input's own names."""
-    return {**conventions(args), **_column_options(args), **_input_options(args), **_preset_options(args)}
+    preset = _preset_options(args)
+    # with --like, the preset sets the conventions whose flag is not given
+    given = conventions(args, given_only=bool(preset))
+    return {**given, **_column_options(args), **_input_options(args), **preset}
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
