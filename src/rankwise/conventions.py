@@ -108,7 +108,7 @@ MissingPolicy = Literal["ignore", "zero"]
 
 Library = Literal[
     "trec_eval", "trec_eval9", "ir_measures", "ranx", "sklearn", "lightgbm", "xgboost", "catboost",
-    "torchmetrics", "spark_mllib", "rectools",
+    "torchmetrics", "tensorflow_ranking", "spark_mllib", "rectools", "recbole", "lenskit", "elasticsearch",
 ]
 """A library whose numbers ``like=`` reproduces (each preset: :data:`rankwise.names.presets.PRESETS`)."""
 

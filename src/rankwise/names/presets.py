@@ -31,7 +31,7 @@ from typing import Any, cast, get_args
 from rankwise.conventions import CONVENTION_KEYWORDS, Library
 from rankwise.errors import InvalidParameterError, RankwiseWarning, UnknownMetricError, did_you_mean
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.registry import SPECS
+from rankwise.metrics.registry import SPECS, get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
 
@@ -45,6 +45,9 @@ class Entry:
     name: str
     """The library's name, e.g. ``'ndcg@k'``, ``'NDCG:top=k'``, ``'RetrievalNormalizedDCG'``."""
     params: Mapping[str, ParamValue] = field(default_factory=dict)
+    at_cutoff: str | None = None
+    """The rankwise metric whose value the library's is at a cutoff, when it is another metric
+    (LensKit's ``Recall(n)`` divides by min(R, n): rankwise's ``RelP@n``; its ``Recall()`` is ``R``)."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,75 @@ PRESETS: dict[str, Preset] = {
             "(empty='skip'), one the recommendations lack scores 0 (missing='zero'); "
             "NDCG(divide_by_achievable=True) is nDCG(gain='binary'), MAP(divide_by_k=True) AP(denominator='k')",
         ),
+        Preset(
+            "tensorflow_ranking", "TensorFlow Ranking (tfr.keras.metrics)", {"ties": "input", "judgments": "retrieved"},
+            {
+                "nDCG": Entry("NDCGMetric(topn=k)", {"gain": "exponential", "ideal": "run"}),
+                "DCG": Entry("DCGMetric(topn=k)", {"gain": "exponential"}),
+                "RR": Entry("MRRMetric(topn=k)"),
+                "Success": Entry("HitsMetric(topn=k)"),
+                "P": Entry("PrecisionMetric(topn=k)", {"denominator": "retrieved"}),
+                "R": Entry("RecallMetric(topn=k)"),
+                "AP": Entry("MeanAveragePrecisionMetric(topn=k)"),
+            },
+            "values computed from tensorflow_ranking 0.5.5's source (python/metrics_impl.py), written out in "
+            "tests/metrics/test_presets.py (it needs numpy < 2)",
+            "TF-Ranking shuffles tied scores at random (ties='input' is one of its orders: give distinct scores); "
+            "a label < 0 is padding: drop those rows first (judged_only=True does when every listed document is "
+            "labelled); ARPMetric and OPAMetric have no rankwise metric",
+        ),
+        Preset(
+            "recbole", "RecBole", {},
+            {
+                "nDCG": Entry("NDCG", {"gain": "binary", "empty": "skip"}),
+                "AP": Entry("MAP", {"denominator": "min_R_k", "empty": "skip"}),
+                "P": Entry("Precision", {"empty": "skip"}),
+                "R": Entry("Recall", {"empty": "skip"}),
+                "RR": Entry("MRR", {"empty": "skip"}),
+                "Success": Entry("Hit", {"empty": "skip"}),
+            },
+            "values computed from RecBole 1.2.1's source (recbole/evaluator/metrics.py), written out in "
+            "tests/metrics/test_presets.py (it needs torch)",
+            "RecBole evaluates the users with at least one positive (empty='skip') against all their positives, "
+            "orders tied scores by torch.topk (no reproducible order: give distinct scores) and prints the mean "
+            "to 4 decimals; its GAUC weighs each user's AUC by its positives",
+        ),
+        Preset(
+            "lenskit", "LensKit (lenskit.metrics, 2025.8)", {"ties": "input"},
+            {
+                "nDCG": Entry("NDCG(n)", {"gain": "binary", "discount": "jarvelin", "empty": "skip"}),
+                "DCG": Entry("DCG(n)", {"gain": "binary", "discount": "jarvelin"}),
+                "P": Entry("Precision(n)", {"denominator": "retrieved"}),
+                "R": Entry("Recall(n)", {"empty": "skip"}, at_cutoff="RelP"),
+                "RR": Entry("RecipRank(n)", {"empty": "skip"}),
+                "Success": Entry("Hit(n)", {"empty": "skip"}),
+                "RBP": Entry("RBP(n)", {"p": 0.85, "empty": "skip"}),
+            },
+            "LensKit 2025.8.1 run from its source (--no-deps, CPU torch) on hand cases, written out in "
+            "tests/metrics/test_presets.py",
+            "LensKit counts every test item relevant whatever its rating (give the test items a positive "
+            "relevance); NDCG(gain='rating') is nDCG(discount='jarvelin', negative='gain'); its "
+            "discount 1/log2(max(i, 2)) is rankwise's 'jarvelin'; AveragePrecision divides by min(R, the list's "
+            "length), which no rankwise AP does when the list is shorter than n (not offered)",
+        ),
+        Preset(
+            "elasticsearch", "Elasticsearch / OpenSearch _rank_eval", {"ties": "input", "missing": "zero"},
+            {
+                "P": Entry("precision", {"denominator": "retrieved"}),
+                "R": Entry("recall"),
+                "RR": Entry("mean_reciprocal_rank"),
+                "DCG": Entry("dcg", {"gain": "exponential", "negative": "gain"}),
+                "nDCG": Entry("dcg (normalize: true)", {"gain": "exponential", "ideal_cutoff": "list", "negative": "gain"}),
+                "ERR": Entry("expected_reciprocal_rank"),
+            },
+            "values computed from Elasticsearch's source (modules/rank-eval: PrecisionAtK, RecallAtK, "
+            "MeanReciprocalRank, DiscountedCumulativeGain, ExpectedReciprocalRank), written out in "
+            "tests/metrics/test_presets.py",
+            "k is each metric's @k (Elasticsearch's default 10); relevant_rating_threshold is rel; "
+            "ignore_unlabeled=true is max_rank=k with judged_only=True; expected_reciprocal_rank's "
+            "maximum_relevance is ERR's max_rel (exact for ratings from 0 to it: rankwise clips others, "
+            "Elasticsearch does not); unknown_doc_rating has no rankwise convention",
+        ),
     )
 }
 """Every preset by name (the values of ``like=``)."""
@@ -255,6 +327,7 @@ def _as_library(preset: Preset, metric: Metric, extra: Mapping[str, ParamValue],
     entry = preset.entry(metric)
     explicit = dict(metric.params)
     params = {**entry.params, **extra}
+    spec = metric.spec if entry.at_cutoff is None or metric.cutoff is None else get_spec(entry.at_cutoff)
     overridden = {k: v for k, v in explicit.items() if k in params and params[k] != v}
     if overridden:
         warnings.warn(
@@ -264,7 +337,7 @@ def _as_library(preset: Preset, metric: Metric, extra: Mapping[str, ParamValue],
             RankwiseWarning,
             stacklevel=4,
         )
-    return make_metric(metric.spec, {**params, **explicit}, metric.cutoff, source)
+    return make_metric(spec, {**params, **explicit}, metric.cutoff, source)
 
 
 def resolve(metrics: Any, options: Mapping[str, Any]) -> tuple[list[Metric], dict[str, Any]]:
