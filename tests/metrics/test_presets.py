@@ -388,3 +388,74 @@ def test_readme_presets_table_is_generated_from_the_presets() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     start, end = readme.index("<!-- presets:start -->\n"), readme.index("\n<!-- presets:end -->")
     assert readme[start + len("<!-- presets:start -->\n"):end] == presets_table()
+
+
+# -- the libraries that cannot run here: values computed from their published source -----------
+
+L3 = math.log2(3)
+SOURCE_CASES: list[tuple[str, str, list[int | None], list[int], float]] = [
+    # (library, metric, labels in rank order (None: unrated), unretrieved judgments, value)
+    # TensorFlow Ranking 0.5.5, python/metrics_impl.py (NDCGMetric, DCGMetric, MRRMetric, HitsMetric,
+    # PrecisionMetric, RecallMetric, MeanAveragePrecisionMetric): labels of the list only
+    ("tensorflow_ranking", "nDCG", [0, 1, 2], [], (1 / L3 + 3 / 2) / (3 + 1 / L3)),
+    ("tensorflow_ranking", "nDCG@2", [0, 2, 1, 1], [3], (3 / L3) / (3 + 1 / L3)),
+    ("tensorflow_ranking", "nDCG@2", [0, 1], [3], 1 / L3),
+    ("tensorflow_ranking", "nDCG", [0, 0], [], 0.0),
+    ("tensorflow_ranking", "DCG@2", [0, 1, 2], [], 1 / L3),
+    ("tensorflow_ranking", "RR@2", [0, 0, 2], [], 0.0),
+    ("tensorflow_ranking", "Success@3", [0, 0, 1], [], 1.0),
+    ("tensorflow_ranking", "P@5", [0, 1], [], 0.5),
+    ("tensorflow_ranking", "R@2", [0, 1, 0, 1], [1], 0.5),
+    ("tensorflow_ranking", "AP@2", [0, 1, 0, 1], [1], 0.25),
+    ("tensorflow_ranking", "AP", [2, 0, 1], [], (1 + 2 / 3) / 2),
+    # RecBole 1.2.1, recbole/evaluator/metrics.py (run: 0 DIFF on these, numpy-2 shim); all positives
+    ("recbole", "Success@2", [0, 0, 1], [], 0.0),
+    ("recbole", "RR@3", [0, 1, 1], [], 0.5),
+    ("recbole", "nDCG@3", [0, 1, 0], [1], (1 / L3) / (1 + 1 / L3)),
+    ("recbole", "nDCG@3", [1, 0, 0], [1, 1, 1, 1], 1 / (1 + 1 / L3 + 1 / 2)),
+    ("recbole", "nDCG@3", [0, 2, 0], [3], (1 / L3) / (1 + 1 / L3)),  # binary: grades count 1
+    ("recbole", "AP@4", [0, 1, 0, 1], [1], (1 / 2 + 2 / 4) / 3),
+    ("recbole", "AP@2", [1, 0, 0, 0], [1, 1], 0.5),
+    ("recbole", "R@3", [1, 0, 1], [1, 1], 0.5),
+    ("recbole", "P@2", [1, 0, 1], [], 0.5),
+    # LensKit 2025.8.1, lenskit/metrics/ranking (run from its source: 0 DIFF on these)
+    ("lenskit", "nDCG@3", [0, 1, 0], [1], 0.5),
+    ("lenskit", "nDCG@10", [0, 1], [1, 1], 1 / (2 + 1 / L3)),
+    ("lenskit", "DCG@3", [1, 0, 1], [], 1 + 1 / L3),
+    ("lenskit", "P@10", [1, 0], [], 0.5),
+    ("lenskit", "R@2", [1, 0, 0], [1, 1, 1], 0.5),
+    ("lenskit", "R", [1, 0, 0], [1, 1, 1], 0.25),
+    ("lenskit", "RR@2", [0, 0, 1], [], 0.0),
+    ("lenskit", "Success@3", [0, 0, 1], [], 1.0),
+    ("lenskit", "RBP", [1, 0, 1], [], 0.15 * (1 + 0.85**2)),
+    # Elasticsearch modules/rank-eval (PrecisionAtK, RecallAtK, MeanReciprocalRank,
+    # DiscountedCumulativeGain, ExpectedReciprocalRank); None: an unrated hit
+    ("elasticsearch", "P@10", [1, 0, None, 2], [], 0.5),
+    ("elasticsearch", "P@2", [1, 1, 0, 0], [], 1.0),
+    ("elasticsearch", "R@10", [1, None, 0], [2, 3, 0], 1 / 3),
+    ("elasticsearch", "RR@10", [None, 0, 2, 1], [], 1 / 3),
+    ("elasticsearch", "DCG@10", [3, 2, 3, 0, 1, 2], [],
+     7 + 3 / L3 + 7 / 2 + 0 + 1 / math.log2(6) + 3 / math.log2(7)),
+    ("elasticsearch", "nDCG@10", [3, 2, 3, 0, 1, 2], [],
+     (7 + 3 / L3 + 7 / 2 + 1 / math.log2(6) + 3 / math.log2(7))
+     / (7 + 7 / L3 + 3 / 2 + 3 / math.log2(5) + 1 / math.log2(6))),
+    ("elasticsearch", "nDCG@10", [0, 2], [3], (3 / L3) / (7 + 3 / L3)),
+    ("elasticsearch", "nDCG@10", [-1, 1], [], (-1 / 2 + 1 / L3) / (1 - 1 / (2 * L3))),
+    ("elasticsearch", "ERR(max_rel=3)@10", [3, 2, 0], [], 7 / 8 + (1 / 8) * (3 / 8) / 2),
+    ("elasticsearch", "ERR(max_rel=3)@10", [None, 3], [], (7 / 8) / 2),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("library", "metric", "labels", "unretrieved", "value"), SOURCE_CASES)
+def test_presets_of_libraries_that_cannot_run_here_give_their_source_s_values(
+    engine: str, library: str, metric: str, labels: list[int | None], unretrieved: list[int], value: float,
+) -> None:
+    docs = [f"d{i}" for i in range(len(labels))]
+    run = pl.DataFrame({"query_id": ["q"] * len(docs), "doc_id": docs, "score": [float(len(docs) - i) for i in range(len(docs))]})
+    judged = [(d, r) for d, r in zip(docs, labels, strict=True) if r is not None]
+    judged += [(f"u{i}", r) for i, r in enumerate(unretrieved)]
+    qrels = pl.DataFrame({"query_id": ["q"] * len(judged), "doc_id": [d for d, _ in judged],
+                          "relevance": [r for _, r in judged]})
+    got = run_on(engine, qrels, run, [metric], like=library)
+    assert got[metric].to_list() == [pytest.approx(value, abs=1e-12)], rw.like(library, metric)  # type: ignore[arg-type]

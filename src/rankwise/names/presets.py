@@ -99,14 +99,15 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "ir_measures", "ir-measures (its pytrec_eval provider)", {"trec_eval": "9"},
-            {spec.name: Entry(spec.name) for spec in SPECS},
+            {name: Entry(name) for name in _TREC_EVAL},
             "ir-measures (tests/metrics/test_ir_measures.py)",
-            "ir-measures computes most measures through pytrec_eval: trec_eval 9's conventions",
+            "the measures ir-measures computes through pytrec_eval, with trec_eval 9's conventions; those of "
+            "its other providers (cwl_eval, compat, ndeval, ...) are rankwise's own without like=",
         ),
         Preset(
             "ranx", "ranx", {"missing": "zero"},
             {
-                **_same(("nDCG", "DCG", "AP", "RR", "P", "R", "Rprec", "Hits", "Success", "SetP", "SetF", "F")),
+                **_same(("nDCG", "DCG", "AP", "RR", "P", "R", "Rprec", "Hits", "Success", "SetP", "SetF", "F1")),
                 "RBP": Entry("rbp", {"gain": "graded"}),
             },
             "ranx 0.3 (tests/metrics/test_ranx.py)",
@@ -410,7 +411,7 @@ def presets_table() -> str:
         if preset.name.startswith("trec_eval"):
             names = "every trec_eval measure"
         elif preset.name == "ir_measures":
-            names = "every measure of its syntax"
+            names = "every trec_eval measure, by its ir-measures name"
         else:
             names = ", ".join(
                 f"`{entry.name}` ({name}{'(' + ', '.join(f'{k}={v!r}' for k, v in entry.params.items()) + ')' if entry.params else ''})"
