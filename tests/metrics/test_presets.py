@@ -459,3 +459,45 @@ def test_presets_of_libraries_that_cannot_run_here_give_their_source_s_values(
                           "relevance": [r for _, r in judged]})
     got = run_on(engine, qrels, run, [metric], like=library)
     assert got[metric].to_list() == [pytest.approx(value, abs=1e-12)], rw.like(library, metric)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning", "ignore::FutureWarning")
+def test_spark_mllib_preset_is_ranking_metrics_and_runs_on_spark(spark: Any) -> None:
+    """Spark MLlib's RankingMetrics (ndcgAt, meanAveragePrecisionAt, precisionAt, recallAt) on each
+    query's predicted list (the run in its order: Spark never sees scores) and ground truth (every
+    judgment of relevance >= 1, retrieved or not); one RDD per query, as RankingMetrics reports a
+    mean. The same values through rw.spark.evaluate."""
+    from pyspark.mllib.common import JavaModelWrapper, callMLlibFunc
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    from tests.conftest import run_on_spark
+
+    lists: Lists = {
+        "q0": [("d0", 3.0, 0), ("d1", 2.0, 2), ("d2", 2.0, 1), ("d3", 1.0, None)],
+        "q1": [("d0", 1.0, 1), ("d1", 1.0, 0)],
+        "q2": [("d0", 5.0, 0), ("d1", 4.0, 0), ("d2", 3.0, 0)],
+        "q3": [("d0", 1.0, 3), ("d1", 0.5, 1), ("d2", 0.25, 0), ("d3", 0.1, 2), ("d4", 0.0, 1)],
+    }
+    unretrieved = [("q0", "u0", 1), ("q2", "u0", 2), ("q3", "u0", 0)]
+    qrels, run = _frames(lists, unretrieved)
+
+    def ranking_metrics(query: str) -> Any:
+        predicted = [d for d, _, _ in lists[query]]  # input order within equal scores (stable)
+        predicted = sorted(predicted, key=lambda d: -next(s for x, s, _ in lists[query] if x == d))
+        truth = qrels.filter((pl.col("query_id") == query) & (pl.col("relevance") >= 1))["doc_id"].to_list()
+        frame = spark.createDataFrame([(predicted, truth)], "prediction array<string>, label array<string>")
+        metrics = RankingMetrics.__new__(RankingMetrics)  # RankingMetrics(rdd) with the schema given
+        JavaModelWrapper.__init__(metrics, callMLlibFunc("newRankingMetrics", frame._jdf))
+        return metrics
+
+    k = 3
+    names = {f"nDCG@{k}": "ndcgAt", f"AP@{k}": "meanAveragePrecisionAt", f"P@{k}": "precisionAt", f"R@{k}": "recallAt"}
+    want = {q: {ours: float(getattr(ranking_metrics(q), theirs)(k)) for ours, theirs in names.items()} for q in lists}
+    for how, got in (
+        ("polars", rw.evaluate(qrels, run, list(names), like="spark_mllib")),
+        ("spark", run_on_spark(spark, qrels, run, list(names), like="spark_mllib")),
+    ):
+        for row in got.to_dicts():
+            for metric in names:
+                assert row[metric] == pytest.approx(want[row["query_id"]][metric], abs=1e-12), (how, row, metric)
