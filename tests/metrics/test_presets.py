@@ -282,7 +282,7 @@ def test_like_shows_the_explicit_metric_and_conventions() -> None:
 def test_a_metric_the_library_lacks_is_an_error_naming_what_it_offers() -> None:
     with pytest.raises(rw.UnknownMetricError, match=r"LightGBM \(like='lightgbm'\) has no metric 'P@10': it offers AP, nDCG"):
         rw.like("lightgbm", "P@10")
-    with pytest.raises(rw.InvalidParameterError, match="like must be one of .*Did you mean 'lightgbm'"):
+    with pytest.raises(rw.InvalidParameterError, match=r"like must be one of .*Did you mean 'lightgbm'"):
         rw.like("lightgmb", "nDCG@10")  # type: ignore[arg-type]
 
 
