@@ -501,3 +501,15 @@ def test_spark_mllib_preset_is_ranking_metrics_and_runs_on_spark(spark: Any) -> 
         for row in got.to_dicts():
             for metric in names:
                 assert row[metric] == pytest.approx(want[row["query_id"]][metric], abs=1e-12), (how, row, metric)
+
+
+def test_why_explains_a_query_rank_by_rank_under_both_conventions() -> None:
+    """ranx's RBP is graded: document a (relevance 2) at rank 2 adds 2 · 0.2 · 0.8 = 0.32 where
+    trec_eval's binary RBP adds 0.16."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [2, 1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "a"], "score": [2.0, 1.0]})
+    table = rw.why(qrels, run, "RBP", libraries=["ranx"]).explain("q1", "ranx")
+    assert table.select("library", "doc_id", "contribution").rows() == [
+        ("trec_eval", "b", pytest.approx(0.2)), ("trec_eval", "a", pytest.approx(0.16)),
+        ("ranx", "b", pytest.approx(0.2)), ("ranx", "a", pytest.approx(0.32)),
+    ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import polars as pl
@@ -64,6 +64,22 @@ class Why:
     metric: str
     means: pl.DataFrame
     queries: pl.DataFrame
+    inputs: tuple[Any, Any, Mapping[str, Any]] = field(default=(None, None, {}), repr=False, compare=False)
+    """The judgments, the run (as read) and the column options, for :meth:`explain`."""
+
+    def explain(self, query: object, library: Library) -> pl.DataFrame:
+        """The rank-by-rank tables (:func:`rankwise.explain`) of ``query`` under rankwise's
+        defaults (trec_eval's conventions) and ``library``'s, one above the other (a first column ``library``): where a
+        difference comes from, document by document."""
+        from rankwise.evaluation.explain import explain
+
+        qrels, run, options = self.inputs
+        tables = []
+        for name in (BASELINE, library):
+            like = None if name == BASELINE else name  # the metric as written: rankwise's defaults
+            table = explain(qrels, run, self.metric, query, **cast(ReadOptions, {**options, "like": like}))
+            tables.append(table.select(pl.lit(name).alias("library"), pl.all()))
+        return pl.concat(tables, how="diagonal_relaxed")
 
     def __str__(self) -> str:
         with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True, fmt_str_lengths=60,
@@ -156,7 +172,8 @@ def why(
             )
         for label in unique:
             values[label] = frame.select(key, pl.col(label).alias("value"))
-    return _tables(base, chosen, values, key, top)
+    result = _tables(base, chosen, values, key, top)
+    return Why(result.metric, result.means, result.queries, (qrels, run, dict(options)))
 
 
 def _labelled(base: Metric, params: Mapping[str, ParamValue], label: str) -> Metric:
