@@ -376,6 +376,11 @@ def test_cli_like_and_why(tmp_path: Any) -> None:
     out = subprocess.run([*cli, "why", str(qrels), str(run), "-m", "nDCG@10", "--library", "lightgbm"],
                          capture_output=True, text=True, check=True).stdout
     assert "empty=1" in out and "lightgbm" in out
+    out = subprocess.run([*cli, "why", str(qrels), str(run), "-m", "nDCG@10", "--library", "lightgbm", "--query", "q1",
+                          "--format", "json"], capture_output=True, text=True, check=True).stdout
+    import json
+
+    assert [row["library"] for row in json.loads(out)["explained"]["lightgbm"]] == ["trec_eval"] * 2 + ["lightgbm"] * 2
     bad = subprocess.run([*cli, "eval", str(qrels), str(run), "-m", "P@10", "--like", "lightgbm"],
                          capture_output=True, text=True)
     assert bad.returncode == 2

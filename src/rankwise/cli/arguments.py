@@ -333,6 +333,7 @@ def _why_arguments(wh: argparse.ArgumentParser) -> None:
     wh.add_argument("--library", action="append", choices=get_args(Library),
                     help="a library to set beside trec_eval (repeatable; default: every library offering the metric)")
     wh.add_argument("--top", type=int, default=5, help="queries shown per library (default %(default)s)")
+    wh.add_argument("--query", help="also show this query rank by rank under trec_eval's conventions and each library's")
     wh.add_argument("--engine", choices=ENGINES, default="polars")
     wh.add_argument("--format", choices=("table", "json"), default="table")
     wh.add_argument("-o", "--output", help="write to this file instead of stdout")

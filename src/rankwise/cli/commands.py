@@ -383,11 +383,19 @@ def _cmd_why(args: argparse.Namespace) -> int:
     options = {key: value for key, value in read_options(args).items() if key not in CONVENTION_KEYWORDS}
     result = why(args.qrels, args.run, args.metric, libraries=args.library, top=args.top, engine=args.engine,
                  **cast(ReadOptions, options))
+    libraries = [name for name in result.means["library"] if name != "trec_eval"]
+    explained = {name: result.explain(args.query, name) for name in libraries} if args.query is not None else {}
     if args.format == "json":
         text = json.dumps({"metric": result.metric, "means": result.means.to_dicts(),
-                           "queries": result.queries.to_dicts()}, indent=1)
+                           "queries": result.queries.to_dicts(),
+                           **({"explained": {k: v.to_dicts() for k, v in explained.items()}} if explained else {})},
+                          indent=1, default=str)
     else:
-        text = "\n".join(visible(line) for line in str(result).splitlines())
+        parts = [str(result)]
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True,
+                       tbl_hide_column_data_types=True):
+            parts += [f"query {args.query} rank by rank, {name} beside trec_eval\n{table}" for name, table in explained.items()]
+        text = "\n".join(visible(line) for line in "\n\n".join(parts).splitlines())
     _emit(args, text)
     return 0
 
