@@ -71,8 +71,10 @@ def write_readme(path: str) -> None:
     """Replace the table between the metrics markers of the file at ``path``."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
-    head, _, rest = text.partition(START)
-    _, _, tail = rest.partition(END)
+    head, found, rest = text.partition(START)
+    _, ended, tail = ("\n" + rest).partition(END)
+    if not found or not ended:  # never write a file cut short
+        raise SystemExit(f"{path}: the markers {START.strip()} and {END.strip()} are not both there")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(head + START + metric_table() + END + tail)
 
