@@ -9,7 +9,7 @@ Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_onl
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
-rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric'], got 'random'
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric', 'expected'], got 'random'
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ __all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "expected"]
 """How documents with equal scores are ordered.
 
 - ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
@@ -72,6 +72,16 @@ TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_de
   doc_id descending, as text).
 - ``doc_desc_numeric``: score descending, then doc_id descending in the column's own type:
   integer ids by value (100 above 48 above 5), string ids as text.
+- ``expected``: no order is chosen: each metric is its expected value over all orders of the
+  documents of equal score, every order equally likely (McSherry & Najork, Computing
+  information retrieval performance measures efficiently in the presence of tied scores,
+  ECIR 2008; the tie-aware-retrieval-metrics package, Yang et al., ACL 2026): the sums over
+  ranks (DCG, nDCG, CG, P, R, Hits, RelP) with each document's rank weight averaged over the
+  ranks its tie group holds (scikit-learn's tie-averaged ``dcg_score``), RR and Success from
+  the hypergeometric law of the first relevant rank, AP from TRM's closed form. A metric
+  without one is refused, naming those that have one; :func:`rankwise.evaluate` warns when
+  the ties could move a query's value by more than :data:`TIE_SPREAD_WARNING`. The range is
+  the same evaluation with ``pessimistic`` (its least) and ``optimistic`` (its most).
 """
 
 TieKey = Literal["score", "relevance", "doc_text", "doc"]
@@ -84,9 +94,15 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "optimistic": (("score", True), ("relevance", True), ("doc_text", True)),
     "pessimistic": (("score", True), ("relevance", False), ("doc_text", True)),
     "doc_desc_numeric": (("score", True), ("doc", True)),
+    "expected": (("score", True), ("doc_text", True)),
 }
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
-Polars engine and the SQL compiler both render."""
+Polars engine and the SQL compiler both render. ``expected`` ranks as ``trec_eval`` does: its
+values are the same whatever order breaks the ties."""
+
+TIE_SPREAD_WARNING = 0.05
+"""Under ``ties='expected'``, :func:`rankwise.evaluate` warns when a query's value of a metric
+under ``ties='optimistic'`` exceeds its value under ``'pessimistic'`` by more than this."""
 
 TrecEvalVersion = Literal["10", "9"]
 """The trec_eval whose numbers to reproduce (each difference: README, "Both trec_eval versions").

@@ -14,6 +14,7 @@ Div0(a=DcgGain(k=10, g=Gain(kind='linear', min_rel=0.0, table=()), discount='log
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,11 +28,12 @@ from rankwise.metrics.families.shared import ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue
-from rankwise.primitives import Node
+from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.primitives import Node, expected_tree
 
 __all__ = [
     "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "CwlModel", "Output", "Recipe",
-    "cwl_discount_value", "gain_of", "ideal_ideal", "outputs", "parse_gain_table", "reading_subtopics", "recipe",
+    "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table", "reading_subtopics", "recipe",
 ]
 
 
@@ -71,12 +73,51 @@ class Output:
 
 
 def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
-    """The output columns of ``metrics`` under ``conv``: the engines compile these."""
+    """The output columns of ``metrics`` under ``conv``: the engines compile these. Under
+    ``ties='expected'`` each tree is that of its expected value over the orders of the tied
+    documents (:func:`~rankwise.primitives.expected_tree`); a metric without one is an
+    :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
     params = conv.as_params()
     return [
-        Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
+        Output(m.label, _tree(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
         for m in metrics
     ]
+
+
+def _tree(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
+    """``metric``'s tree under ``conv``: its expected value's under ``ties='expected'``."""
+    tree = recipe(metric, params)
+    if conv.ties != "expected":
+        return tree
+    expected = expected_tree(tree)
+    if expected is None:
+        raise InvalidParameterError(
+            f"ties='expected' has no closed form for {metric.label!r}; the metrics that have one: "
+            f"{', '.join(expected_metrics())} (a few of their parameters have none either: "
+            "AP(denominator='relret'), whose denominator depends on the order)"
+        )
+    return expected
+
+
+@functools.cache
+def expected_metrics() -> tuple[str, ...]:
+    """The metrics whose value under their default parameters (and a cutoff, where they take
+    one) has a closed form under ``ties='expected'``, read from their trees: the list a refused
+    metric's error names."""
+    from rankwise.metrics.metric import make_metric
+    from rankwise.metrics.registry import SPECS
+
+    params = Conventions().as_params()
+    found = []
+    for spec in SPECS:
+        cutoff = 10 if spec.cutoff == "required" else None
+        try:
+            tree = recipe(make_metric(spec, {}, cutoff), params)
+        except RankwiseError:
+            continue
+        if spec.name not in DIVERSITY_RECIPES and expected_tree(tree) is not None:
+            found.append(spec.name)
+    return tuple(found)
 
 
 def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
