@@ -121,7 +121,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe
+from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe, tree_of
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
@@ -480,7 +480,7 @@ def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) ->
     ranking = _tie_ranking(conv, options, m.label)
     params = conv.as_params()
     judged_only = bool(m.resolve(params).get("judged_only", False))
-    out = compile_tree(recipe(m, params), ranking, judged_only)
+    out = compile_tree(tree_of(m, params, conv), ranking, judged_only)
     label = m.label if options.get("ideal", "judgments") == "judgments" else f"{m.label} (ideal='run')"
     return out.cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(label)
 

@@ -33,7 +33,8 @@ from rankwise.primitives import Node, expected_tree
 
 __all__ = [
     "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "CwlModel", "Output", "Recipe",
-    "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table", "reading_subtopics", "recipe",
+    "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
+    "reading_subtopics", "recipe", "tree_of",
 ]
 
 
@@ -79,22 +80,23 @@ def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
     :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
     params = conv.as_params()
     return [
-        Output(m.label, _tree(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
+        Output(m.label, tree_of(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
         for m in metrics
     ]
 
 
-def _tree(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
-    """``metric``'s tree under ``conv``: its expected value's under ``ties='expected'``."""
+def tree_of(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
+    """``metric``'s tree with its parameters resolved against ``params`` (``conv``'s), under
+    ``conv``: its expected value's under ``ties='expected'``."""
     tree = recipe(metric, params)
     if conv.ties != "expected":
         return tree
     expected = expected_tree(tree)
     if expected is None:
         raise InvalidParameterError(
-            f"ties='expected' has no closed form for {metric.label!r}; the metrics that have one: "
-            f"{', '.join(expected_metrics())} (a few of their parameters have none either: "
-            "AP(denominator='relret'), whose denominator depends on the order)"
+            f"ties='expected' has no closed form for {metric.label!r} (its value is no sum over the "
+            "ranks, nor one of the forms of RR and Success); the metrics that have one under their "
+            f"default parameters: {', '.join(expected_metrics())}"
         )
     return expected
 
