@@ -33,10 +33,9 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eva
                 PARTITION BY query_id
                 -- generated: rw_ranked order
                 ORDER BY score DESC,
-                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric', 'expected', 'optimistic', 'pessimistic') THEN CAST(doc_id AS STRING) END DESC,
+                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric', 'optimistic', 'pessimistic') THEN CAST(doc_id AS STRING) END DESC,
                     CASE WHEN ties = 'doc_asc' THEN CAST(doc_id AS STRING) END ASC,
                     CASE WHEN ties = 'doc_desc_numeric' THEN doc_id END DESC,
-                    CASE WHEN ties = 'expected' THEN CAST(doc_id AS STRING) END DESC,
                     CASE WHEN ties = 'optimistic' THEN coalesce(relevance, 0.0) END DESC,
                     CASE WHEN ties = 'pessimistic' THEN coalesce(relevance, 0.0) END ASC,
                     CASE WHEN ties = 'optimistic' THEN CAST(doc_id AS STRING) END DESC,

@@ -59,8 +59,12 @@ __all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+TieOrder = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
+"""The tie policies that order documents of equal score (:data:`TIE_ORDERS`): every value of
+:data:`TiePolicy` but ``expected``."""
+
 TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "expected"]
-"""How documents with equal scores are ordered.
+"""How documents with equal scores are ordered, or (``expected``) that no order is chosen.
 
 - ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
   column's type (trec_eval's ``strcmp`` rule; the default): among tied scores, integer doc id
@@ -94,11 +98,10 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "optimistic": (("score", True), ("relevance", True), ("doc_text", True)),
     "pessimistic": (("score", True), ("relevance", False), ("doc_text", True)),
     "doc_desc_numeric": (("score", True), ("doc", True)),
-    "expected": (("score", True), ("doc_text", True)),
 }
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
-Polars engine and the SQL compiler both render. ``expected`` ranks as ``trec_eval`` does: its
-values are the same whatever order breaks the ties."""
+Polars engine and the SQL compiler both render (``ties='expected'`` ranks as ``trec_eval``:
+:attr:`Conventions.tie_order`)."""
 
 TIE_SPREAD_WARNING = 0.05
 """Under ``ties='expected'``, :func:`rankwise.evaluate` warns when a query's value of a metric
@@ -122,7 +125,10 @@ MissingPolicy = Literal["ignore", "zero"]
 - ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
 """
 
-TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+TIE_POLICIES: tuple[str, ...] = get_args(TieOrder)
+"""The tie policies that order documents (the keys of :data:`TIE_ORDERS`)."""
+TIES: tuple[str, ...] = get_args(TiePolicy)
+"""Every value of the ``ties`` convention: the orders and ``expected``."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 
@@ -167,9 +173,9 @@ class Conventions(_FromOptions):
     trec_eval: TrecEvalVersion = "10"
 
     def __post_init__(self) -> None:
-        if self.ties not in TIE_POLICIES:
+        if self.ties not in TIES:
             raise InvalidParameterError(
-                f"convention 'ties' must be one of {list(TIE_POLICIES)}, got {self.ties!r}"
+                f"convention 'ties' must be one of {list(TIES)}, got {self.ties!r}"
             )
         if self.missing not in MISSING_POLICIES:
             raise InvalidParameterError(
@@ -195,6 +201,13 @@ class Conventions(_FromOptions):
             raise InvalidParameterError(
                 f"convention 'trec_eval' must be one of {list(TREC_EVAL_VERSIONS)}, got {self.trec_eval!r}"
             )
+
+    @property
+    def tie_order(self) -> TieOrder:
+        """The order the ranking sorts by (a key of :data:`TIE_ORDERS`): the ``ties`` policy's,
+        ``trec_eval``'s under ``ties='expected'``, whose values are the same whatever order
+        breaks the ties."""
+        return "trec_eval" if self.ties == "expected" else self.ties
 
     def as_params(self) -> dict[str, float | bool | str]:
         """The conventions that metric parameters can default to."""

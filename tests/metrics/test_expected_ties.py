@@ -279,7 +279,7 @@ def test_ln_factorial_is_ln_gamma() -> None:
     """The engines' ln(n!) (no ln Γ in Spark SQL) against Python's math.lgamma."""
     from rankwise._polars.primitives import ln_factorial
 
-    n = list(range(0, 300)) + [1000, 12345, 10**6]
+    n = [*range(300), 1000, 12345, 10**6]
     by_polars = pl.select(ln_factorial(pl.lit(pl.Series(n, dtype=pl.Float64)))).to_series()
     con = duckdb.connect()
     rw.register(con)

@@ -418,7 +418,7 @@ def compile_tree(tree: Node, ranking: Ranking, judged_only: bool = False) -> pl.
 def check_doc(doc: object, conv: Conventions, metric: str) -> str:
     """The doc id column, which breaks ties (every tie policy ends with it): None is refused."""
     if doc is None:
-        order = TIE_ORDERS[conv.ties]
+        order = TIE_ORDERS[conv.tie_order]
         raise InvalidParameterError(
             f"the expression of {metric} cannot break ties without the doc id column: ties={conv.ties!r} orders "
             f"equal scores by {', '.join(k for k, _ in order[1:])}; pass doc_id='column' (its values must be "
@@ -438,7 +438,7 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
     for key, value in names.items():
         check_identifier(value, f"{key} column")
     doc = check_doc(options.get("doc_id", "doc_id"), conv, metric)
-    order = TIE_ORDERS[conv.ties]
+    order = TIE_ORDERS[conv.tie_order]
     cost = options.get("cost")
     if cost is not None:
         check_identifier(cost, "cost column")

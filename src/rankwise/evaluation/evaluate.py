@@ -223,12 +223,12 @@ def _evaluate(
         result = present
     result = result.drop(RETRIEVED, JUDGED)
     if conv.ties == "expected":
-        bounds = [
+        low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
                       segments, duckdb_config, query_chunks)[0]
             for ties in ("pessimistic", "optimistic")
-        ]
-        warn_tie_spread(result, *bounds, [m.label for m in parsed], columns.query_id)
+        )
+        warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
     return result, coverage
 
 

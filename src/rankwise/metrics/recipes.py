@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rankwise.conventions import Conventions
+from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
@@ -28,7 +29,6 @@ from rankwise.metrics.families.shared import ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue
-from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.primitives import Node, expected_tree
 
 __all__ = [

@@ -198,7 +198,7 @@ def expected_tree(node: Node) -> Node | None:
     >>> expected_tree(Div0(NRel(1.0), Relret(1.0, 10))) is None
     True
     """
-    if order_free(node):
+    if order_free(node) or isinstance(node, Const):
         return node
     if isinstance(node, Primitive):
         return node.expected()
