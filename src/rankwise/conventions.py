@@ -210,8 +210,12 @@ class Conventions(_FromOptions):
         return "trec_eval" if self.ties == "expected" else self.ties
 
     def as_params(self) -> dict[str, float | bool | str]:
-        """The conventions that metric parameters can default to."""
-        return {"rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval}
+        """The conventions that metric parameters can default to (``ties``: a metric's own
+        ``ties`` parameter, 'expected' under ``ties='expected'``, else 'ranking')."""
+        return {
+            "rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval,
+            "ties": "expected" if self.ties == "expected" else "ranking",
+        }
 
     def as_options(self) -> ConventionOptions:
         """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""

@@ -29,7 +29,7 @@ from rankwise.metrics.families.shared import ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue
-from rankwise.primitives import Node, expected_tree
+from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
     "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "CwlModel", "Output", "Recipe",
@@ -58,8 +58,27 @@ DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec i
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
-    """The formula tree of ``metric`` with its parameters resolved against ``conventions``."""
-    return RECIPES[metric.spec.name](metric, metric.resolve(conventions))
+    """The formula tree of ``metric`` with its parameters resolved against ``conventions``;
+    with its parameter ``ties='expected'`` (P, R, RR, nDCG, ...: ``metrics.families.shared.EXPECTED_TIES``), the tree
+    of its expected value over the orders of the tied documents
+    (:func:`~rankwise.primitives.expected_tree`)."""
+    params = metric.resolve(conventions)
+    tree = RECIPES[metric.spec.name](metric, params)
+    return _expected(metric, tree) if params.get("ties") == "expected" else tree
+
+
+def _expected(metric: Metric, tree: Node) -> Node:
+    """The tree of ``tree``'s expected value over the orders of the tied documents, or an
+    error naming the metrics that have one."""
+    expected = expected_tree(tree)
+    if expected is None:
+        raise InvalidParameterError(
+            f"ties='expected' has no closed form for {metric.label!r} (no sum over the ranks, nor "
+            "the first relevant rank's RR or Success); the metrics that have one: "
+            f"{', '.join(expected_metrics())}, and those no order of the tied documents changes "
+            "(NumRet, NumRel, SetP, ...)"
+        )
+    return expected
 
 
 @dataclass(frozen=True)
@@ -74,10 +93,7 @@ class Output:
 
 
 def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
-    """The output columns of ``metrics`` under ``conv``: the engines compile these. Under
-    ``ties='expected'`` each tree is that of its expected value over the orders of the tied
-    documents (:func:`~rankwise.primitives.expected_tree`); a metric without one is an
-    :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
+    """The output columns of ``metrics`` under ``conv``: the engines compile these."""
     params = conv.as_params()
     return [
         Output(m.label, tree_of(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
@@ -86,38 +102,37 @@ def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
 
 
 def tree_of(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
-    """``metric``'s tree with its parameters resolved against ``params`` (``conv``'s), under
-    ``conv``: its expected value's under ``ties='expected'``."""
+    """``metric``'s tree with its parameters resolved against ``params`` (``conv``'s). Under
+    ``ties='expected'`` a metric without the parameter ``ties`` (AP, ERR, NumRet, ...) is its
+    expected value's too, when it has one (an order-free one is itself); one without is an
+    :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
     tree = recipe(metric, params)
-    if conv.ties != "expected":
-        return tree
-    expected = expected_tree(tree)
-    if expected is None:
-        raise InvalidParameterError(
-            f"ties='expected' has no closed form for {metric.label!r} (its value is no sum over the "
-            "ranks, nor one of the forms of RR and Success); the metrics that have one under their "
-            f"default parameters: {', '.join(expected_metrics())}"
-        )
-    return expected
+    if conv.ties == "expected" and "ties" not in metric.resolve(params):
+        return _expected(metric, tree)
+    return tree
 
 
 @functools.cache
 def expected_metrics() -> tuple[str, ...]:
-    """The metrics whose value under their default parameters (and a cutoff, where they take
-    one) has a closed form under ``ties='expected'``, read from their trees: the list a refused
-    metric's error names."""
+    """The metrics with a closed form under ``ties='expected'``, read from the specs and their
+    trees: those with the parameter ``ties='expected'``, and those (AP) whose tree under their
+    default parameters has one although an order-free one is not asked of them: the list a
+    refused metric's error names."""
     from rankwise.metrics.metric import make_metric
     from rankwise.metrics.registry import SPECS
 
     params = Conventions().as_params()
     found = []
     for spec in SPECS:
+        if any(p.name == "ties" and "expected" in p.choices for p in spec.params):
+            found.append(spec.name)
+            continue
         cutoff = 10 if spec.cutoff == "required" else None
         try:
             tree = recipe(make_metric(spec, {}, cutoff), params)
         except RankwiseError:
             continue
-        if spec.name not in DIVERSITY_RECIPES and expected_tree(tree) is not None:
+        if not order_free(tree) and expected_tree(tree) is not None:
             found.append(spec.name)
     return tuple(found)
 
