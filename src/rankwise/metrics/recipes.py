@@ -124,7 +124,7 @@ def expected_metrics() -> tuple[str, ...]:
     params = Conventions().as_params()
     found = []
     for spec in SPECS:
-        if any(p.name == "ties" and "expected" in p.choices for p in spec.params):
+        if any(p.name == "ties" and "expected" in (p.choices or ()) for p in spec.params):
             found.append(spec.name)
             continue
         cutoff = 10 if spec.cutoff == "required" else None

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
-from rankwise.metrics.families.shared import EXPECTED_TIES, JUDGED_ONLY, REL, TREC_CUTS, add, nrel, threshold
+from rankwise.metrics.families.shared import (
+    EXPECTED_TIES,
+    JUDGED_ONLY,
+    REL,
+    TREC_CUTS,
+    add,
+    nrel,
+    threshold,
+)
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
 
