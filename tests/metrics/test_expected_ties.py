@@ -335,3 +335,22 @@ def test_command_line_ties_expected(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1
     assert "ties='expected' has no closed form for 'ERR'" in refused.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_metrics_own_ties_parameter(engine: str) -> None:
+    """RR(ties='expected') is the convention's value of RR; an explicit ties='ranking' keeps the
+    ranking under the convention; nDCG's ties='expected' is its ties='average'."""
+    names = ["RR(ties='expected')", "P(ties='expected')@2", "nDCG(ties='expected')@2", "nDCG(ties='average')@2"]
+    got = evaluate(HAND_QRELS, HAND_RUN, [*names, "RR(ties='ranking')"], ties="expected", engine=engine)
+    plain = evaluate(HAND_QRELS, HAND_RUN, names, engine=engine)  # the parameter alone, trec_eval's ties
+    for row, alone in zip(got.iter_rows(named=True), plain.iter_rows(named=True), strict=True):
+        q = row["query_id"]
+        assert row["RR(ties='expected')"] == alone["RR(ties='expected')"] == pytest.approx(HAND[q]["RR"], abs=1e-12)
+        assert row["P(ties='expected')@2"] == pytest.approx(HAND[q]["P@2"], abs=1e-12)
+        assert row["nDCG(ties='expected')@2"] == pytest.approx(HAND[q]["nDCG@2"], abs=1e-12)
+        assert row["nDCG(ties='average')@2"] == pytest.approx(HAND[q]["nDCG@2"], abs=1e-12)
+    # trec_eval's order: a's tie x, y ranks y (doc id descending as text) first: RR 1/3; b: v first
+    assert got["RR(ties='ranking')"].to_list() == pytest.approx([1 / 3, 1 / 2, 1.0], abs=1e-12)
+    with pytest.raises(rw.InvalidParameterError, match="no closed form"):
+        rw.evaluate(HAND_QRELS, HAND_RUN, ["ERR"], ties="expected")
