@@ -191,6 +191,13 @@ class Conventions(_FromOptions):
             raise InvalidParameterError(
                 f"convention 'max_rank' must be at most {LIMIT} (2**62), got {self.max_rank!r}"
             )
+        if self.max_rank is not None and self.ties == "expected":
+            raise InvalidParameterError(
+                "convention 'max_rank' cannot be used with ties='expected': which of the documents "
+                "tied across the cut max_rank keeps would depend on their order; cut the metrics "
+                "at k instead (nDCG@k, P@k, ...), or ask for the range with ties='pessimistic' "
+                "and ties='optimistic'"
+            )
         if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or not math.isfinite(self.rel):
             raise InvalidParameterError(f"convention 'rel' must be a finite number, got {self.rel!r}")
         if not isinstance(self.judged_only, bool):
@@ -243,7 +250,11 @@ CONVENTION_FLAGS: dict[str, Flag] = {
     "max_rank": Flag(("-M", "--max-rank"), "evaluate only the top N per query (trec_eval -M)"),
     "judged_only": Flag(("-J", "--judged-only"), "drop unjudged documents first (trec_eval -J)", switch=True),
     "rel": Flag(("-l", "--rel"), "relevance threshold of binary metrics (trec_eval -l)"),
-    "ties": Flag(("--ties",), "order of equal scores (default %(default)s: doc id descending, compared as text)"),
+    "ties": Flag(
+        ("--ties",),
+        "order of equal scores (default %(default)s: doc id descending, compared as text), or "
+        "'expected': each metric's expected value over every order of the tied documents",
+    ),
     "trec_eval": Flag(
         ("--trec-eval",),
         "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "

@@ -354,3 +354,12 @@ def test_the_metrics_own_ties_parameter(engine: str) -> None:
     assert got["RR(ties='ranking')"].to_list() == pytest.approx([1 / 3, 1 / 2, 1.0], abs=1e-12)
     with pytest.raises(rw.InvalidParameterError, match="no closed form"):
         rw.evaluate(HAND_QRELS, HAND_RUN, ["ERR"], ties="expected")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_max_rank_is_refused_with_expected_ties(engine: str) -> None:
+    """The documents max_rank keeps of a tie group across the cut depend on their order."""
+    with pytest.raises(rw.InvalidParameterError, match="'max_rank' cannot be used with ties='expected'"):
+        rw.evaluate(HAND_QRELS, HAND_RUN, ["RR"], ties="expected", max_rank=2, engine=engine)
+    with pytest.raises(rw.InvalidParameterError, match="'max_rank' cannot be used with ties='expected'"):
+        rw.to_sql(["RR"], ties="expected", max_rank=2)
