@@ -178,6 +178,51 @@ CREATE OR REPLACE TEMP MACRO rw_tie_discount(rnk, qid, score, k, discount, base)
         OVER (PARTITION BY qid, score);
 CREATE OR REPLACE TEMP MACRO rw_tie_dcg(g, tdisc) AS coalesce(sum(g * tdisc), 0.0)::DOUBLE;
 
+-- Expected values over all orders of the tied documents (ties='expected'; rankwise/primitives/trec.py):
+-- a tie group (the query's rows of equal score) of m rows, r of them relevant, holds the ranks
+-- s + 1 .. s + m, with R_above relevant rows ranked above it. Its values on each row (windows):
+-- m;
+CREATE OR REPLACE TEMP MACRO rw_tie_size(qid, score) AS (count(*) OVER (PARTITION BY qid, score))::DOUBLE;
+-- s + 1, the group's first rank;
+CREATE OR REPLACE TEMP MACRO rw_tie_start(rnk, qid, score) AS (min(rnk) OVER (PARTITION BY qid, score))::DOUBLE;
+-- r;
+CREATE OR REPLACE TEMP MACRO rw_tie_rel(rel, qid, score, t) AS
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END) OVER (PARTITION BY qid, score);
+-- R_above: the running count of relevant rows down the query's ranking less that down the group's.
+CREATE OR REPLACE TEMP MACRO rw_tie_rel_above(rel, rnk, qid, score, t) AS
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)
+        OVER (PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    - sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)
+        OVER (PARTITION BY qid, score ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+-- E[relevant at rank <= k] = Σ_{rank <= k} r / m;
+CREATE OR REPLACE TEMP MACRO rw_tie_relret(rnk, tsize, trel, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN trel / tsize ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[Σ_{i <= k} g_i] = Σ g · the share of the group's ranks within k;
+CREATE OR REPLACE TEMP MACRO rw_tie_cg(g, tsize, tstart, k) AS
+    coalesce(sum(CASE WHEN k IS NULL THEN g
+                      ELSE g * least(greatest(k - tstart + 1.0, 0.0), tsize) / tsize END), 0.0)::DOUBLE;
+-- E[AP's sum at k] = Σ_{rank i <= k} (r / m)(R_above + 1 + (i - s - 1)(r - 1)/(m - 1)) / i;
+CREATE OR REPLACE TEMP MACRO rw_tie_ap_sum(rnk, tsize, trel, tstart, tabove, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND trel > 0
+        THEN trel / tsize * (tabove + 1.0 + CASE WHEN tsize > 1 THEN (rnk - tstart) * (trel - 1.0) / (tsize - 1.0)
+                                               ELSE 0.0 END) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[RR@k] = Σ over the ranks i <= k of the first group holding a relevant document of
+-- C(m - x, r - 1) / C(m, r) / i, x = i - s (0 where m - x < r - 1);
+CREATE OR REPLACE TEMP MACRO rw_tie_rr(rnk, tsize, trel, tstart, tabove, k) AS
+    coalesce(sum(CASE WHEN tabove = 0 AND trel > 0 AND rw_within(rnk, k) AND tsize - (rnk - tstart + 1.0) >= trel - 1.0
+        THEN exp(rw_ln_choose(tsize - (rnk - tstart + 1.0), trel - 1.0) - rw_ln_choose(tsize, trel)) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[Success@k] = 1 - C(m - c, r) / C(m, r) over the first group holding a relevant document,
+-- c = min(k - s, m) its ranks within k (1 when m - c < r; 0 when c <= 0).
+CREATE OR REPLACE TEMP MACRO rw_tie_success(tsize, trel, tstart, tabove, k) AS
+    coalesce(max(CASE WHEN tabove = 0 AND trel > 0 AND coalesce(k - tstart + 1.0, 1.0) > 0
+        THEN 1.0 - CASE WHEN tsize - least(coalesce(k - tstart + 1.0, tsize), tsize) >= trel
+                        THEN exp(rw_ln_choose(tsize - least(coalesce(k - tstart + 1.0, tsize), tsize), trel)
+                                 - rw_ln_choose(tsize, trel))
+                        ELSE 0.0 END
+        ELSE 0.0 END), 0.0)::DOUBLE;
+
 CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
 -- the ideal DCG cut at the ranked list's length: over the ranked rows (rnk <= k), the ideal
 -- gain at that rank (igain, NULL beyond the ideal list) over its discount

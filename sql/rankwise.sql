@@ -40,6 +40,17 @@ CREATE OR REPLACE TEMP MACRO rw_is_rel(rel, t) AS coalesce(rel >= t, false);
 -- Rank i is inside the cutoff k (k NULL = no cutoff).
 CREATE OR REPLACE TEMP MACRO rw_within(rnk, k) AS (k IS NULL OR rnk <= k);
 
+-- ln(n!) of a whole n >= 0 (n < 0 read as 0): Stirling's series of ln Γ(z) at z = n + 17 (its
+-- error below 1e-14 there) less ln((n + 1)(n + 2) ... (n + 16)); relative error about 1e-15
+-- (the engines have no ln Γ: Spark SQL lacks it); ln C(n, k) of whole 0 <= k <= n.
+CREATE OR REPLACE TEMP MACRO rw_ln_gamma_series(z) AS
+    (z - 0.5) * ln(z) - z + 0.9189385332046727 + 1.0 / (12.0 * z) - 1.0 / (360.0 * pow(z, 3))
+    + 1.0 / (1260.0 * pow(z, 5)) - 1.0 / (1680.0 * pow(z, 7));
+CREATE OR REPLACE TEMP MACRO rw_ln_factorial(n) AS
+    rw_ln_gamma_series(greatest(n, 0.0) + 17.0)
+    - ln((greatest(n, 0.0) + 1.0) * (greatest(n, 0.0) + 2.0) * (greatest(n, 0.0) + 3.0) * (greatest(n, 0.0) + 4.0) * (greatest(n, 0.0) + 5.0) * (greatest(n, 0.0) + 6.0) * (greatest(n, 0.0) + 7.0) * (greatest(n, 0.0) + 8.0) * (greatest(n, 0.0) + 9.0) * (greatest(n, 0.0) + 10.0) * (greatest(n, 0.0) + 11.0) * (greatest(n, 0.0) + 12.0) * (greatest(n, 0.0) + 13.0) * (greatest(n, 0.0) + 14.0) * (greatest(n, 0.0) + 15.0) * (greatest(n, 0.0) + 16.0));
+CREATE OR REPLACE TEMP MACRO rw_ln_choose(n, k) AS rw_ln_factorial(n) - rw_ln_factorial(k) - rw_ln_factorial(n - k);
+
 -- a / b, and 0 where b = 0 (trec_eval's rule for IDCG = 0, R = 0, ...).
 CREATE OR REPLACE TEMP MACRO rw_div0(a, b) AS
     CASE WHEN b = 0 THEN 0.0::DOUBLE ELSE a::DOUBLE / b::DOUBLE END;
@@ -499,6 +510,51 @@ CREATE OR REPLACE TEMP MACRO rw_tie_discount(rnk, qid, score, k, discount, base)
     avg(CASE WHEN rw_within(rnk, k) THEN 1.0 / rw_discount(rnk, discount, base) ELSE 0.0 END)
         OVER (PARTITION BY qid, score);
 CREATE OR REPLACE TEMP MACRO rw_tie_dcg(g, tdisc) AS coalesce(sum(g * tdisc), 0.0)::DOUBLE;
+
+-- Expected values over all orders of the tied documents (ties='expected'; rankwise/primitives/trec.py):
+-- a tie group (the query's rows of equal score) of m rows, r of them relevant, holds the ranks
+-- s + 1 .. s + m, with R_above relevant rows ranked above it. Its values on each row (windows):
+-- m;
+CREATE OR REPLACE TEMP MACRO rw_tie_size(qid, score) AS (count(*) OVER (PARTITION BY qid, score))::DOUBLE;
+-- s + 1, the group's first rank;
+CREATE OR REPLACE TEMP MACRO rw_tie_start(rnk, qid, score) AS (min(rnk) OVER (PARTITION BY qid, score))::DOUBLE;
+-- r;
+CREATE OR REPLACE TEMP MACRO rw_tie_rel(rel, qid, score, t) AS
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END) OVER (PARTITION BY qid, score);
+-- R_above: the running count of relevant rows down the query's ranking less that down the group's.
+CREATE OR REPLACE TEMP MACRO rw_tie_rel_above(rel, rnk, qid, score, t) AS
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)
+        OVER (PARTITION BY qid ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    - sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)
+        OVER (PARTITION BY qid, score ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+-- E[relevant at rank <= k] = Σ_{rank <= k} r / m;
+CREATE OR REPLACE TEMP MACRO rw_tie_relret(rnk, tsize, trel, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN trel / tsize ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[Σ_{i <= k} g_i] = Σ g · the share of the group's ranks within k;
+CREATE OR REPLACE TEMP MACRO rw_tie_cg(g, tsize, tstart, k) AS
+    coalesce(sum(CASE WHEN k IS NULL THEN g
+                      ELSE g * least(greatest(k - tstart + 1.0, 0.0), tsize) / tsize END), 0.0)::DOUBLE;
+-- E[AP's sum at k] = Σ_{rank i <= k} (r / m)(R_above + 1 + (i - s - 1)(r - 1)/(m - 1)) / i;
+CREATE OR REPLACE TEMP MACRO rw_tie_ap_sum(rnk, tsize, trel, tstart, tabove, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND trel > 0
+        THEN trel / tsize * (tabove + 1.0 + CASE WHEN tsize > 1 THEN (rnk - tstart) * (trel - 1.0) / (tsize - 1.0)
+                                               ELSE 0.0 END) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[RR@k] = Σ over the ranks i <= k of the first group holding a relevant document of
+-- C(m - x, r - 1) / C(m, r) / i, x = i - s (0 where m - x < r - 1);
+CREATE OR REPLACE TEMP MACRO rw_tie_rr(rnk, tsize, trel, tstart, tabove, k) AS
+    coalesce(sum(CASE WHEN tabove = 0 AND trel > 0 AND rw_within(rnk, k) AND tsize - (rnk - tstart + 1.0) >= trel - 1.0
+        THEN exp(rw_ln_choose(tsize - (rnk - tstart + 1.0), trel - 1.0) - rw_ln_choose(tsize, trel)) / rnk::DOUBLE
+        ELSE 0.0 END), 0.0)::DOUBLE;
+-- E[Success@k] = 1 - C(m - c, r) / C(m, r) over the first group holding a relevant document,
+-- c = min(k - s, m) its ranks within k (1 when m - c < r; 0 when c <= 0).
+CREATE OR REPLACE TEMP MACRO rw_tie_success(tsize, trel, tstart, tabove, k) AS
+    coalesce(max(CASE WHEN tabove = 0 AND trel > 0 AND coalesce(k - tstart + 1.0, 1.0) > 0
+        THEN 1.0 - CASE WHEN tsize - least(coalesce(k - tstart + 1.0, tsize), tsize) >= trel
+                        THEN exp(rw_ln_choose(tsize - least(coalesce(k - tstart + 1.0, tsize), tsize), trel)
+                                 - rw_ln_choose(tsize, trel))
+                        ELSE 0.0 END
+        ELSE 0.0 END), 0.0)::DOUBLE;
 
 CREATE OR REPLACE TEMP MACRO rw_idcg(g, irank, k, discount, base) AS rw_dcg_gain(g, irank, k, discount, base);
 -- the ideal DCG cut at the ranked list's length: over the ranked rows (rnk <= k), the ideal

@@ -9,7 +9,7 @@ Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_onl
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
-rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric'], got 'random'
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric', 'expected'], got 'random'
 """
 
 from __future__ import annotations
@@ -59,8 +59,12 @@ __all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
-"""How documents with equal scores are ordered.
+TieOrder = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
+"""The tie policies that order documents of equal score (:data:`TIE_ORDERS`): every value of
+:data:`TiePolicy` but ``expected``."""
+
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "expected"]
+"""How documents with equal scores are ordered, or (``expected``) that no order is chosen.
 
 - ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
   column's type (trec_eval's ``strcmp`` rule; the default): among tied scores, integer doc id
@@ -72,6 +76,16 @@ TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_de
   doc_id descending, as text).
 - ``doc_desc_numeric``: score descending, then doc_id descending in the column's own type:
   integer ids by value (100 above 48 above 5), string ids as text.
+- ``expected``: no order is chosen: each metric is its expected value over all orders of the
+  documents of equal score, every order equally likely (McSherry & Najork, Computing
+  information retrieval performance measures efficiently in the presence of tied scores,
+  ECIR 2008; the tie-aware-retrieval-metrics package, Yang et al., ACL 2026): the sums over
+  ranks (DCG, nDCG, CG, P, R, Hits, RelP) with each document's rank weight averaged over the
+  ranks its tie group holds (scikit-learn's tie-averaged ``dcg_score``), RR and Success from
+  the hypergeometric law of the first relevant rank, AP from TRM's closed form. A metric
+  without one is refused, naming those that have one; :func:`rankwise.evaluate` warns when
+  the ties could move a query's value by more than :data:`TIE_SPREAD_WARNING`. The range is
+  the same evaluation with ``pessimistic`` (its least) and ``optimistic`` (its most).
 """
 
 TieKey = Literal["score", "relevance", "doc_text", "doc"]
@@ -86,7 +100,12 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "doc_desc_numeric": (("score", True), ("doc", True)),
 }
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
-Polars engine and the SQL compiler both render."""
+Polars engine and the SQL compiler both render (``ties='expected'`` ranks as ``trec_eval``:
+:attr:`Conventions.tie_order`)."""
+
+TIE_SPREAD_WARNING = 0.05
+"""Under ``ties='expected'``, :func:`rankwise.evaluate` warns when a query's value of a metric
+under ``ties='optimistic'`` exceeds its value under ``'pessimistic'`` by more than this."""
 
 TrecEvalVersion = Literal["10", "9"]
 """The trec_eval whose numbers to reproduce (each difference: README, "Both trec_eval versions").
@@ -112,7 +131,10 @@ Library = Literal[
 ]
 """A library whose numbers ``like=`` reproduces (each preset: :data:`rankwise.names.presets.PRESETS`)."""
 
-TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+TIE_POLICIES: tuple[str, ...] = get_args(TieOrder)
+"""The tie policies that order documents (the keys of :data:`TIE_ORDERS`)."""
+TIES: tuple[str, ...] = get_args(TiePolicy)
+"""Every value of the ``ties`` convention: the orders and ``expected``."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 
@@ -157,9 +179,9 @@ class Conventions(_FromOptions):
     trec_eval: TrecEvalVersion = "10"
 
     def __post_init__(self) -> None:
-        if self.ties not in TIE_POLICIES:
+        if self.ties not in TIES:
             raise InvalidParameterError(
-                f"convention 'ties' must be one of {list(TIE_POLICIES)}, got {self.ties!r}"
+                f"convention 'ties' must be one of {list(TIES)}, got {self.ties!r}"
             )
         if self.missing not in MISSING_POLICIES:
             raise InvalidParameterError(
@@ -175,6 +197,13 @@ class Conventions(_FromOptions):
             raise InvalidParameterError(
                 f"convention 'max_rank' must be at most {LIMIT} (2**62), got {self.max_rank!r}"
             )
+        if self.max_rank is not None and self.ties == "expected":
+            raise InvalidParameterError(
+                "convention 'max_rank' cannot be used with ties='expected': which of the documents "
+                "tied across the cut max_rank keeps would depend on their order; cut the metrics "
+                "at k instead (nDCG@k, P@k, ...), or ask for the range with ties='pessimistic' "
+                "and ties='optimistic'"
+            )
         if isinstance(self.rel, bool) or not isinstance(self.rel, (int, float)) or not math.isfinite(self.rel):
             raise InvalidParameterError(f"convention 'rel' must be a finite number, got {self.rel!r}")
         if not isinstance(self.judged_only, bool):
@@ -186,9 +215,20 @@ class Conventions(_FromOptions):
                 f"convention 'trec_eval' must be one of {list(TREC_EVAL_VERSIONS)}, got {self.trec_eval!r}"
             )
 
+    @property
+    def tie_order(self) -> TieOrder:
+        """The order the ranking sorts by (a key of :data:`TIE_ORDERS`): the ``ties`` policy's,
+        ``trec_eval``'s under ``ties='expected'``, whose values are the same whatever order
+        breaks the ties."""
+        return "trec_eval" if self.ties == "expected" else self.ties
+
     def as_params(self) -> dict[str, float | bool | str]:
-        """The conventions that metric parameters can default to."""
-        return {"rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval}
+        """The conventions that metric parameters can default to (``ties``: a metric's own
+        ``ties`` parameter, 'expected' under ``ties='expected'``, else 'ranking')."""
+        return {
+            "rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval,
+            "ties": "expected" if self.ties == "expected" else "ranking",
+        }
 
     def as_options(self) -> ConventionOptions:
         """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
@@ -216,7 +256,11 @@ CONVENTION_FLAGS: dict[str, Flag] = {
     "max_rank": Flag(("-M", "--max-rank"), "evaluate only the top N per query (trec_eval -M)"),
     "judged_only": Flag(("-J", "--judged-only"), "drop unjudged documents first (trec_eval -J)", switch=True),
     "rel": Flag(("-l", "--rel"), "relevance threshold of binary metrics (trec_eval -l)"),
-    "ties": Flag(("--ties",), "order of equal scores (default %(default)s: doc id descending, compared as text)"),
+    "ties": Flag(
+        ("--ties",),
+        "order of equal scores (default %(default)s: doc id descending, compared as text), or "
+        "'expected': each metric's expected value over every order of the tied documents",
+    ),
     "trec_eval": Flag(
         ("--trec-eval",),
         "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "

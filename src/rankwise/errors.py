@@ -123,6 +123,12 @@ class RankwiseWarning(UserWarning):
     """Something the user should know about the data, e.g. run queries without judgments."""
 
 
+class TieWarning(RankwiseWarning):
+    """Under ``ties='expected'``: the order of tied documents could move a query's value of a
+    metric by more than :data:`~rankwise.conventions.TIE_SPREAD_WARNING` (the value under
+    ``ties='optimistic'`` less that under ``'pessimistic'``)."""
+
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 

@@ -267,3 +267,17 @@ def test_library_conventions_golden_values_on_spark(spark: Any) -> None:
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), list(expected)))
     for name, value in expected.items():
         assert got[name][0] == pytest.approx(value, abs=1e-12), name
+
+
+def test_expected_ties_on_spark(spark: Any) -> None:
+    """ties='expected' on Spark: the hand-computed values of tests/metrics/test_expected_ties.py
+    (RR, AP, nDCG@2, P@2, Success@2, R@3, DCG over three queries of tied documents)."""
+    from tests.metrics.test_expected_ties import HAND, HAND_QRELS, HAND_RUN
+
+    names = list(HAND["a"])
+    got = from_spark(
+        rw.spark.evaluate(to_spark(spark, HAND_QRELS), to_spark(spark, HAND_RUN), names, ties="expected")
+    ).sort("query_id")
+    for row in got.iter_rows(named=True):
+        for name in names:
+            assert row[name] == pytest.approx(HAND[row["query_id"]][name], abs=1e-12), (row["query_id"], name)

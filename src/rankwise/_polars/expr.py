@@ -121,7 +121,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe
+from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe, tree_of
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
@@ -418,7 +418,7 @@ def compile_tree(tree: Node, ranking: Ranking, judged_only: bool = False) -> pl.
 def check_doc(doc: object, conv: Conventions, metric: str) -> str:
     """The doc id column, which breaks ties (every tie policy ends with it): None is refused."""
     if doc is None:
-        order = TIE_ORDERS[conv.ties]
+        order = TIE_ORDERS[conv.tie_order]
         raise InvalidParameterError(
             f"the expression of {metric} cannot break ties without the doc id column: ties={conv.ties!r} orders "
             f"equal scores by {', '.join(k for k, _ in order[1:])}; pass doc_id='column' (its values must be "
@@ -438,7 +438,7 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
     for key, value in names.items():
         check_identifier(value, f"{key} column")
     doc = check_doc(options.get("doc_id", "doc_id"), conv, metric)
-    order = TIE_ORDERS[conv.ties]
+    order = TIE_ORDERS[conv.tie_order]
     cost = options.get("cost")
     if cost is not None:
         check_identifier(cost, "cost column")
@@ -480,7 +480,7 @@ def _metric_expr(m: Metric, conv: Conventions, options: Mapping[str, object]) ->
     ranking = _tie_ranking(conv, options, m.label)
     params = conv.as_params()
     judged_only = bool(m.resolve(params).get("judged_only", False))
-    out = compile_tree(recipe(m, params), ranking, judged_only)
+    out = compile_tree(tree_of(m, params, conv), ranking, judged_only)
     label = m.label if options.get("ideal", "judgments") == "judgments" else f"{m.label} (ideal='run')"
     return out.cast(pl.String if m.spec.value_type == "string" else pl.Float64).alias(label)
 

@@ -242,6 +242,102 @@ def tie_dcg(g: pl.Expr, tdisc: pl.Expr) -> pl.Expr:
     return (g * tdisc).sum()
 
 
+# -- expected values over the orders of tied documents (ties='expected') -----------------------
+
+LN_SQRT_2PI = 0.9189385332046727
+"""ln √(2π), as in ``rw_ln_gamma_series``."""
+
+
+def ln_factorial(n: pl.Expr) -> pl.Expr:
+    """ln(n!) of a whole n ≥ 0 (n < 0 read as 0): Stirling's series of ln Γ(z) at z = n + 17
+    (its error below 1e-14 there) less ln((n + 1)(n + 2) ⋯ (n + 16)); relative error about
+    1e-15 (``rw_ln_factorial``, the same in SQL, whose engines lack ln Γ)."""
+    x = pl.max_horizontal(n.cast(pl.Float64), pl.lit(0.0))
+    z = x + 17.0
+    series = (z - 0.5) * z.log() - z + LN_SQRT_2PI + 1.0 / (12.0 * z) - 1.0 / (360.0 * z.pow(3)) + (
+        1.0 / (1260.0 * z.pow(5))
+    ) - 1.0 / (1680.0 * z.pow(7))
+    product = x + 1.0
+    for j in range(2, 17):
+        product = product * (x + float(j))
+    return series - product.log()
+
+
+def ln_choose(n: pl.Expr, k: pl.Expr) -> pl.Expr:
+    """ln C(n, k) for whole 0 ≤ k ≤ n."""
+    return ln_factorial(n) - ln_factorial(k) - ln_factorial(n - k)
+
+
+def tie_size(qid: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """m: the rows of the row's tie group (its query's rows of equal score)."""
+    return pl.len().cast(pl.Float64).over(qid, score)
+
+
+def tie_start(rnk: pl.Expr, qid: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """The first rank the row's tie group holds."""
+    return rnk.cast(pl.Float64).min().over(qid, score)
+
+
+def tie_rel(rel: pl.Expr, qid: pl.Expr, score: pl.Expr, t: float) -> pl.Expr:
+    """r: the rows of the row's tie group with relevance ≥ t."""
+    return is_rel(rel, t).cast(pl.Float64).sum().over(qid, score)
+
+
+def tie_rel_above(rel: pl.Expr, rnk: pl.Expr, qid: pl.Expr, score: pl.Expr, t: float) -> pl.Expr:
+    """The rows with relevance ≥ t ranked above the row's tie group: the running count of
+    relevant rows down the query's ranking less that down the group's (two windows side by
+    side: a window nested in another would run over the outer one's rows)."""
+    hit = is_rel(rel, t).cast(pl.Float64)
+    return hit.cum_sum().over(qid, order_by=rnk) - hit.cum_sum().over(qid, score, order_by=rnk)
+
+
+def _tie_first_group(trel: pl.Expr, tabove: pl.Expr) -> pl.Expr:
+    """The row is in the first tie group that holds a relevant document."""
+    return (tabove == 0.0) & (trel > 0.0)
+
+
+def tie_relret(rnk: pl.Expr, tsize: pl.Expr, trel: pl.Expr, k: int | None) -> pl.Expr:
+    """E[relevant at rank ≤ k] = Σ_{rank ≤ k} r / m."""
+    return pl.when(within(rnk, k)).then(trel / tsize).otherwise(0.0).sum()
+
+
+def tie_cg(g: pl.Expr, tsize: pl.Expr, tstart: pl.Expr, k: int | None) -> pl.Expr:
+    """E[Σ_{i≤k} g_i] = Σ g · (the share of the group's ranks within k)."""
+    if k is None:
+        return g.sum()
+    share = (pl.lit(float(k)) - tstart + 1.0).clip(0.0, tsize) / tsize
+    return (g * share).sum()
+
+
+def tie_ap_sum(
+    rnk: pl.Expr, tsize: pl.Expr, trel: pl.Expr, tstart: pl.Expr, tabove: pl.Expr, k: int | None
+) -> pl.Expr:
+    """E[AP's sum at k] = Σ_{rank i ≤ k} (r / m)(R_above + 1 + (i − s − 1)(r − 1)/(m − 1)) / i."""
+    i = rnk.cast(pl.Float64)
+    inside = pl.when(tsize > 1.0).then((i - tstart) * (trel - 1.0) / (tsize - 1.0)).otherwise(0.0)
+    term = trel / tsize * (tabove + 1.0 + inside) / i
+    return pl.when(within(rnk, k) & (trel > 0.0)).then(term).otherwise(0.0).sum()
+
+
+def tie_rr(rnk: pl.Expr, tsize: pl.Expr, trel: pl.Expr, tstart: pl.Expr, tabove: pl.Expr, k: int | None) -> pl.Expr:
+    """E[RR@k] = Σ over the ranks i ≤ k of the first group holding a relevant document of
+    C(m − x, r − 1) / C(m, r) / i, x = i − s (0 where m − x < r − 1)."""
+    i = rnk.cast(pl.Float64)
+    x = i - tstart + 1.0
+    chance = (ln_choose(tsize - x, trel - 1.0) - ln_choose(tsize, trel)).exp()
+    first = _tie_first_group(trel, tabove) & within(rnk, k) & (tsize - x >= trel - 1.0)
+    return pl.when(first).then(chance / i).otherwise(0.0).sum()
+
+
+def tie_success(tsize: pl.Expr, trel: pl.Expr, tstart: pl.Expr, tabove: pl.Expr, k: int | None) -> pl.Expr:
+    """E[Success@k] = 1 − C(m − c, r) / C(m, r) over the first group holding a relevant
+    document, c = min(k − s, m) its ranks within k (1 when m − c < r; 0 when c ≤ 0)."""
+    c = tsize if k is None else (pl.lit(float(k)) - tstart + 1.0).clip(upper_bound=tsize)
+    none_within = pl.when(tsize - c >= trel).then((ln_choose(tsize - c, trel) - ln_choose(tsize, trel)).exp()).otherwise(0.0)
+    first = _tie_first_group(trel, tabove) & (c > 0.0)
+    return pl.when(first).then(1.0 - none_within).otherwise(0.0).max().fill_null(0.0)
+
+
 def cg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} g."""
     return pl.when(within(rnk, k)).then(g).otherwise(0.0).sum()

@@ -37,7 +37,7 @@ def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
         ranking_score(conv.trec_eval), pl.col(REL), pl.col(D),
         pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
     )
-    order = TIE_ORDERS[conv.ties]
+    order = TIE_ORDERS[conv.tie_order]
     return [keys[k] for k, _ in order], [desc for _, desc in order]
 
 

@@ -307,7 +307,7 @@ def _ranking_cte(
     that every run query still reaches the aggregation): the running sums then sum down far
     fewer rows (judged rows, in rank order), and the aggregation reads fewer. With ``docs``
     the rows keep their doc_id (to join values of the run-ordered ideal)."""
-    order = tie_order(conv.ties, conv.trec_eval)
+    order = tie_order(conv.tie_order, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
     source, where, rank = "joined", "", "row_number() OVER w"
@@ -491,7 +491,7 @@ def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, 
         )
         order = (
             f"SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
-            f"{tie_order(conv.ties, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
+            f"{tie_order(conv.tie_order, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
         )
         name = f"rideal{part}_{n}"
         ctes.append(f"{name} AS (SELECT query_id AS rq{n}, doc_id AS rd{n}, {values} FROM ({order}) AS y)")
@@ -565,7 +565,7 @@ def _intent_ctes(comp: _Compiler, conv: Conventions, source: str, recursion: str
     joins: list[str] = []
     thresholds: dict[float, str] = {}
     recursive = False
-    order = tie_order(conv.ties)
+    order = tie_order(conv.tie_order)
     cut = f" AND rnk0 <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
     for part in sorted({part for side, _, _, part in comp.intents if side == "intents"}):
         # the ranked documents, cut at max_rank; judged-only: then without the unjudged (and

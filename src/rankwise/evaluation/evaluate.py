@@ -13,6 +13,7 @@ import polars as pl
 
 from rankwise.conventions import (
     READ_KEYWORDS,
+    TIE_SPREAD_WARNING,
     Columns,
     Conventions,
     ReadOptions,
@@ -26,8 +27,10 @@ from rankwise.errors import (
     MetricSyntaxError,
     MissingColumnError,
     RankwiseError,
+    TieWarning,
     UnknownMetricError,
     hint_style,
+    warn,
 )
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
@@ -219,7 +222,45 @@ def _evaluate(
             warn_near_miss(*_sample(run, qrels, columns, (run_format, qrels_format)), columns)
     if conv.missing == "ignore":
         result = present
-    return result.drop(RETRIEVED, JUDGED), coverage
+    result = result.drop(RETRIEVED, JUDGED)
+    if conv.ties == "expected":
+        low, high = (
+            _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
+                      segments, duckdb_config, query_chunks)[0]
+            for ties in ("pessimistic", "optimistic")
+        )
+        warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
+    return result, coverage
+
+
+def warn_tie_spread(
+    expected: pl.DataFrame, pessimistic: pl.DataFrame, optimistic: pl.DataFrame, labels: list[str], query_id: str
+) -> None:
+    """Warn (:class:`~rankwise.errors.TieWarning`) when, for some query and metric, the value
+    under ``ties='optimistic'`` exceeds that under ``'pessimistic'`` by more than
+    :data:`~rankwise.conventions.TIE_SPREAD_WARNING`, naming the largest such spread, its
+    query and metric, the two bounds and the expected value between them."""
+    worst: tuple[float, str, object, float, float, float] | None = None
+    over = 0
+    joined = expected.join(pessimistic, on=query_id, suffix="__low").join(optimistic, on=query_id, suffix="__high")
+    for label in labels:
+        spread = joined.select(
+            pl.col(query_id), pl.col(label), pl.col(f"{label}__low"), pl.col(f"{label}__high"),
+            (pl.col(f"{label}__high") - pl.col(f"{label}__low")).alias("__spread"),
+        ).filter(pl.col("__spread") > TIE_SPREAD_WARNING)
+        over += spread.height
+        if spread.height:
+            top = spread.sort("__spread", descending=True).row(0)
+            if worst is None or top[4] > worst[0]:
+                worst = (top[4], label, top[0], top[2], top[3], top[1])
+    if worst is not None:
+        spread_, label, query, low, high, value = worst
+        warn(
+            f"ties could move {over} (query, metric) value(s) by more than {TIE_SPREAD_WARNING}; the most: "
+            f"{label} of query {query!r}, from {low:.4g} (ties='pessimistic') to {high:.4g} ('optimistic'), "
+            f"a spread of {spread_:.4g} around its expected {value:.4g}",
+            TieWarning,
+        )
 
 
 def _ids(source: Source, kind: Kind, columns: Columns, fmt: FileFormat | None) -> pl.Series:

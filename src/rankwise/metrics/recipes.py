@@ -14,10 +14,12 @@ Div0(a=DcgGain(k=10, g=Gain(kind='linear', min_rel=0.0, table=()), discount='log
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rankwise.conventions import Conventions
+from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
@@ -27,11 +29,12 @@ from rankwise.metrics.families.shared import ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue
-from rankwise.primitives import Node
+from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
     "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "CwlModel", "Output", "Recipe",
-    "cwl_discount_value", "gain_of", "ideal_ideal", "outputs", "parse_gain_table", "reading_subtopics", "recipe",
+    "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
+    "reading_subtopics", "recipe", "tree_of",
 ]
 
 
@@ -55,8 +58,27 @@ DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec i
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
-    """The formula tree of ``metric`` with its parameters resolved against ``conventions``."""
-    return RECIPES[metric.spec.name](metric, metric.resolve(conventions))
+    """The formula tree of ``metric`` with its parameters resolved against ``conventions``;
+    with its parameter ``ties='expected'`` (P, R, RR, nDCG, ...: ``metrics.families.shared.EXPECTED_TIES``), the tree
+    of its expected value over the orders of the tied documents
+    (:func:`~rankwise.primitives.expected_tree`)."""
+    params = metric.resolve(conventions)
+    tree = RECIPES[metric.spec.name](metric, params)
+    return _expected(metric, tree) if params.get("ties") == "expected" else tree
+
+
+def _expected(metric: Metric, tree: Node) -> Node:
+    """The tree of ``tree``'s expected value over the orders of the tied documents, or an
+    error naming the metrics that have one."""
+    expected = expected_tree(tree)
+    if expected is None:
+        raise InvalidParameterError(
+            f"ties='expected' has no closed form for {metric.label!r} (no sum over the ranks, nor "
+            "the first relevant rank's RR or Success); the metrics that have one: "
+            f"{', '.join(expected_metrics())}, and those no order of the tied documents changes "
+            "(NumRet, NumRel, SetP, ...)"
+        )
+    return expected
 
 
 @dataclass(frozen=True)
@@ -74,9 +96,45 @@ def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
     """The output columns of ``metrics`` under ``conv``: the engines compile these."""
     params = conv.as_params()
     return [
-        Output(m.label, recipe(m, params), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
+        Output(m.label, tree_of(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
         for m in metrics
     ]
+
+
+def tree_of(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
+    """``metric``'s tree with its parameters resolved against ``params`` (``conv``'s). Under
+    ``ties='expected'`` a metric without the parameter ``ties`` (AP, ERR, NumRet, ...) is its
+    expected value's too, when it has one (an order-free one is itself); one without is an
+    :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
+    tree = recipe(metric, params)
+    if conv.ties == "expected" and "ties" not in metric.resolve(params):
+        return _expected(metric, tree)
+    return tree
+
+
+@functools.cache
+def expected_metrics() -> tuple[str, ...]:
+    """The metrics with a closed form under ``ties='expected'``, read from the specs and their
+    trees: those with the parameter ``ties='expected'``, and those (AP) whose tree under their
+    default parameters has one although an order-free one is not asked of them: the list a
+    refused metric's error names."""
+    from rankwise.metrics.metric import make_metric
+    from rankwise.metrics.registry import SPECS
+
+    params = Conventions().as_params()
+    found = []
+    for spec in SPECS:
+        if any(p.name == "ties" and "expected" in (p.choices or ()) for p in spec.params):
+            found.append(spec.name)
+            continue
+        cutoff = 10 if spec.cutoff == "required" else None
+        try:
+            tree = recipe(make_metric(spec, {}, cutoff), params)
+        except RankwiseError:
+            continue
+        if not order_free(tree) and expected_tree(tree) is not None:
+            found.append(spec.name)
+    return tuple(found)
 
 
 def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]:

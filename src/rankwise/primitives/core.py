@@ -200,6 +200,46 @@ class TieDiscount(RowValue):
     base: float
 
 
+@dataclass(frozen=True, repr=False, eq=False)
+class TieGroupValue(RowValue):
+    """A value of the row's tie group: the query's rows of equal score (as the ranking compares
+    scores), which hold consecutive ranks whatever order breaks the tie. ``ties='expected'``'s
+    closed forms (:class:`~rankwise.primitives.trec.TieRelret`, ...) read them."""
+
+    abstract: ClassVar[bool] = True
+
+    reads: ClassVar[tuple[Column, ...]] = ("qid", "score")
+    window: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieSize(TieGroupValue):
+    """m: the number of rows in the row's tie group."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieStart(TieGroupValue):
+    """The first (smallest) rank the row's tie group holds."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "qid", "score")
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieRel(TieGroupValue):
+    """r: the rows of the row's tie group with relevance ≥ t."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "qid", "score")
+    t: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieRelAbove(TieGroupValue):
+    """The rows with relevance ≥ t ranked above the row's tie group (of higher score)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "qid", "score")
+    t: float
+
+
 @dataclass(frozen=True)
 class IdealRank:
     """The row's rank in the ideal order of gain ``g`` (best first): of the retrieved rows
@@ -295,12 +335,27 @@ class Primitive(Bound):
     """An unjudged row (NULL relevance) adds nothing to it and its inputs take no step there:
     it can be computed from the judged rows alone, each at its rank among all rows."""
     value_type: ClassVar[Literal["float", "string"]] = "float"
+    order_free: ClassVar[bool] = False
+    """Its value is the same whatever order breaks ties between equal scores (it reads no rank,
+    or only a tie group's ranks as a whole): ``ties='expected'`` keeps it as it is."""
+
+    def expected(self) -> Primitive | None:
+        """Its expected value over all orders of the tied documents (``ties='expected'``): a
+        primitive of its own closed form, itself when :attr:`order_free`, None when it has
+        none (the metrics that read it are refused)."""
+        return self if self.order_free else None
+
+    def expected_under(self, op: type[Bound]) -> Primitive | None:
+        """The expected value of the scalar operation ``op`` of it alone (``Recip0`` of the first
+        relevant rank: RR), where the operation is not linear; None: no closed form."""
+        return None
 
 
 @dataclass(frozen=True, repr=False, eq=False)
 class QrelsPrimitive(Primitive):
     abstract: ClassVar[bool] = True
     side: ClassVar[Side] = "qrels"
+    order_free: ClassVar[bool] = True
     reads: ClassVar[tuple[Column, ...]] = ("rel",)
 
 

@@ -36,6 +36,11 @@ class Op(Bound):
     """A scalar operation on other nodes (its fields)."""
 
     abstract: ClassVar[bool] = True
+    linear: ClassVar[tuple[str, ...]] = ()
+    """The operands in which it is linear while the others are fixed: its expected value is
+    the operation of that operand's expected value (:func:`expected_tree`)."""
+    additive: ClassVar[bool] = False
+    """Linear in all its operands at once (a sum, a difference)."""
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -55,10 +60,14 @@ class Binary(Op):
 class Div0(Binary):
     """a / b, 0 when b = 0."""
 
+    linear: ClassVar[tuple[str, ...]] = ("a",)
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class DivNull(Binary):
     """a / b, NULL (undefined) when b = 0."""
+
+    linear: ClassVar[tuple[str, ...]] = ("a",)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -75,20 +84,28 @@ class Positive(Unary):
 class Div(Binary):
     """a / b."""
 
+    linear: ClassVar[tuple[str, ...]] = ("a",)
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Add(Binary):
     """a + b."""
+
+    additive: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Sub(Binary):
     """a − b."""
 
+    additive: ClassVar[bool] = True
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Mul(Binary):
     """a · b."""
+
+    linear: ClassVar[tuple[str, ...]] = ("a", "b")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -155,6 +172,46 @@ def leaves(node: Node) -> list[Primitive]:
     if isinstance(node, Op):
         return [leaf for a in children(node) for leaf in leaves(a)]
     return []
+
+
+def order_free(node: Node) -> bool:
+    """Whether a tree's value is the same whatever order breaks ties between equal scores: each
+    primitive its own expected value (e.g. the relevant documents retrieved without a cutoff)."""
+    return all(leaf.expected() == leaf for leaf in leaves(node))
+
+
+def expected_tree(node: Node) -> Node | None:
+    """The tree of ``node``'s expected value over all orders of the tied documents (each order
+    equally likely: ``ties='expected'``), or None when it has no closed form here. The
+    expectation passes through what is linear (a sum, a product or quotient by an order-free
+    value) down to the primitives, each of which gives its own closed form
+    (:meth:`~rankwise.primitives.core.Primitive.expected`); a nonlinear operation of a single
+    primitive is that primitive's own closed form under the operation (1/first relevant rank:
+    RR; relevant retrieved > 0: Success, :meth:`~rankwise.primitives.core.Primitive.expected_under`);
+    any other nonlinear operation of tie-dependent values has none.
+
+    >>> from rankwise.primitives import FirstRel, NRel, Relret
+    >>> expected_tree(Div0(Relret(1.0, 10), NRel(1.0)))
+    Div0(a=TieRelret(t=1.0, k=10), b=NRel(t=1.0))
+    >>> expected_tree(Recip0(FirstRel(1.0, None)))
+    TieRr(t=1.0, k=None)
+    >>> expected_tree(Div0(NRel(1.0), Relret(1.0, 10))) is None
+    True
+    """
+    if order_free(node) or isinstance(node, Const):
+        return node
+    if isinstance(node, Primitive):
+        return node.expected()
+    operands = {f.name: getattr(node, f.name) for f in fields(node)}
+    dependent = [name for name, value in operands.items() if not order_free(value)]
+    if node.additive or (len(dependent) == 1 and dependent[0] in node.linear):
+        mapped = {name: expected_tree(operands[name]) for name in dependent}
+        if any(value is None for value in mapped.values()):
+            return None
+        return type(node)(**{**operands, **mapped})
+    if isinstance(node, Unary) and isinstance(node.a, Primitive):
+        return node.a.expected_under(type(node))
+    return None
 
 
 def declared(base: type[Bound]) -> list[type[Bound]]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rankwise.primitives.core import (
+    Bound,
     Column,
     DcgStep,
     Gain,
@@ -28,6 +29,10 @@ from rankwise.primitives.core import (
     RelChar,
     RelStep,
     TieDiscount,
+    TieRel,
+    TieRelAbove,
+    TieSize,
+    TieStart,
 )
 
 
@@ -36,6 +41,7 @@ class Count(Primitive):
     """Number of ranked documents."""
 
     reads: ClassVar[tuple[Column, ...]] = ()
+    order_free: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -45,6 +51,14 @@ class Relret(Primitive):
     judged_rows: ClassVar[bool] = True
     t: float
     k: int | None
+
+    def expected(self) -> Primitive:
+        return self if self.k is None else TieRelret(self.t, self.k)
+
+    def expected_under(self, op: type[Bound]) -> Primitive | None:
+        from rankwise.primitives.operations import Positive
+
+        return TieSuccess(self.t, self.k) if op is Positive else None
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -58,6 +72,9 @@ class DcgGain(Primitive):
     discount: str
     base: float
 
+    def expected(self) -> Primitive:
+        return TieDcg(self.k, self.g, self.discount, self.base)
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class TieDcg(Primitive):
@@ -65,6 +82,7 @@ class TieDcg(Primitive):
     ranks their group holds within k (a group across the cutoff counts in part)."""
 
     reads: ClassVar[tuple[Column, ...]] = ()
+    order_free: ClassVar[bool] = True
     k: int | None
     g: Gain
     discount: str
@@ -72,6 +90,87 @@ class TieDcg(Primitive):
 
     def inputs(self) -> dict[str, Input]:
         return {"tdisc": TieDiscount(self.k, self.discount, self.base)}
+
+
+# -- expected values over all orders of the tied documents (ties='expected') -------------------
+# A tie group of m rows (r of them relevant, R_above relevant rows ranked above it) holds the
+# ranks s + 1 .. s + m whatever order breaks the tie; each order equally likely, every row of
+# the group is at each of those ranks with probability 1/m (McSherry & Najork 2008). A sum of
+# w(rank) · f(document) therefore has the expected value Σ_rows w(rank) · mean over the group
+# of f, a sum over the rows at their own ranks; the first relevant rank is hypergeometric.
+# Per row they read its group's m (TieSize), r (TieRel), s + 1 (TieStart) and R_above (TieRelAbove).
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieRelret(Primitive):
+    """E[relevant documents at rank ≤ k] = Σ_{rank ≤ k} r / m (TRM's E[Hits@k], Yang et al.
+    2026, eq. 9)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    order_free: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "trel": TieRel(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieCg(Primitive):
+    """E[Σ_{i≤k} g_i] = Σ_rows g · (the share of its group's ranks within k)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    order_free: ClassVar[bool] = True
+    k: int | None
+    g: Gain
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "tstart": TieStart()}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieApSum(Primitive):
+    """E[AP's sum at k] = Σ_{rank i ≤ k} (r / m) · (R_above + 1 + (i − s − 1)(r − 1) / (m − 1)) / i:
+    the rank holds a relevant document with probability r / m, and then the relevant documents
+    at or above it are expected R_above + 1 + (i − s − 1)(r − 1)/(m − 1) (TRM, eq. 22-24)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    order_free: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieRr(Primitive):
+    """E[RR@k]: over the ranks i ≤ k of the first tie group holding a relevant document
+    (R_above = 0, r > 0), P(the first relevant is at i) / i, that probability the hypergeometric
+    C(m − x, r − 1) / C(m, r), x = i − s (McSherry & Najork 2008; TRM eq. 17-21)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    order_free: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieSuccess(Primitive):
+    """E[Success@k]: 1 − P(no relevant document at rank ≤ k) = 1 − C(m − c, r) / C(m, r) for
+    the first tie group holding a relevant document, c = min(k − s, m) of its ranks within k
+    (0 when it starts below k)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ()
+    order_free: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -83,12 +182,16 @@ class CgGain(Primitive):
     k: int | None
     g: Gain
 
+    def expected(self) -> Primitive:
+        return self if self.k is None else TieCg(self.k, self.g)
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class IdealDcgRun(Primitive):
     """DCG@k of the retrieved documents re-sorted by gain (the ideal taken from the run)."""
 
     reads: ClassVar[tuple[Column, ...]] = ()
+    order_free: ClassVar[bool] = True
     k: int | None
     g: Gain
     discount: str
@@ -104,6 +207,7 @@ class IdcgList(Primitive):
     g*_i / discount(i), g* the ideal gains of all judgments (IDCG@min(k, n))."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    order_free: ClassVar[bool] = True
     k: int | None
     g: Gain
     discount: str
@@ -121,6 +225,9 @@ class ApSum(Primitive):
     t: float
     k: int | None
 
+    def expected(self) -> Primitive:
+        return TieApSum(self.t, self.k)
+
     def inputs(self) -> dict[str, Input]:
         return {"cumrel": RelStep(self.t)}
 
@@ -133,6 +240,11 @@ class FirstRel(Primitive):
     empty: ClassVar[float | str | None] = None
     t: float
     k: int | None
+
+    def expected_under(self, op: type[Bound]) -> Primitive | None:
+        from rankwise.primitives.operations import Recip0
+
+        return TieRr(self.t, self.k) if op is Recip0 else None
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -164,6 +276,9 @@ class Unjudged(Primitive):
 
     k: int | None
 
+    def expected(self) -> Primitive | None:
+        return self if self.k is None else None
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class NotJudged(Primitive):
@@ -171,6 +286,9 @@ class NotJudged(Primitive):
     value, negative ones included, counts as one: ir-measures' Judged)."""
 
     k: int | None
+
+    def expected(self) -> Primitive | None:
+        return self if self.k is None else None
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.metrics.families.shared import (
+    EXPECTED_TIES,
     GMAP_EPS,
     GMAP_FORM,
     JUDGED_ONLY,
@@ -78,7 +79,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="GMAP",
         aliases=("gm_map",),
-        params=(REL, JUDGED_ONLY, GMAP_FORM, GMAP_EPS),
+        params=(REL, JUDGED_ONLY, GMAP_FORM, GMAP_EPS, EXPECTED_TIES),
         cutoff="none",
         description="geometric mean of AP; per query the value is AP, the summary is the geometric mean",
         formula="GMAP = exp(mean(log(max(AP, eps)))) (trec_eval), or (Π (AP + eps))^(1/n) − eps (form='shifted')",

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
-from rankwise.metrics.families.shared import JUDGED_ONLY, REL, TREC_CUTS, add, nrel, threshold
+from rankwise.metrics.families.shared import (
+    EXPECTED_TIES,
+    JUDGED_ONLY,
+    REL,
+    TREC_CUTS,
+    add,
+    nrel,
+    threshold,
+)
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -28,8 +36,11 @@ TIE_GAIN = Param(
     "ranking",
     "documents of equal score: each at its rank in the ranking ('ranking': the ties "
     "convention breaks the tie, trec_eval), or sharing the mean discount of the ranks their "
-    "group holds ('average': McSherry & Najork 2008, scikit-learn's dcg_score/ndcg_score)",
-    choices=("ranking", "average"),
+    "group holds ('average': McSherry & Najork 2008, scikit-learn's dcg_score/ndcg_score), which "
+    "is the expected DCG over every order of the tied documents ('expected', the same; the "
+    "default under the convention ties='expected')",
+    choices=("ranking", "average", "expected"),
+    convention="ties",
 )
 IDEAL_CUTOFF = Param(
     "ideal_cutoff",
@@ -118,8 +129,8 @@ MAX_REL = Param(
 
 _DCG_FORMULA = (
     "DCG@k = Σ_{i≤k} gain(rel_i) / discount(i); gain linear = max(rel, 0), exponential = 2^rel − 1; "
-    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i), reciprocal = i; ties='average': each document of a "
-    "group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
+    "discount log2 = log2(i + 1), jarvelin = max(1, log_b i), reciprocal = i; ties='average' (the same as 'expected'): each "
+    "document of a group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
@@ -159,7 +170,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="CG",
         aliases=(),
-        params=(GAIN, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DCG_REL, GAINS, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="optional",
         description="cumulative gain (order-blind)",
         formula="CG@k = Σ_{i≤k} gain(rel_i)",

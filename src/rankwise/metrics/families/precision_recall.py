@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import (
+    EXPECTED_TIES,
     JUDGED_ONLY,
     REL,
     TREC_CUTS,
@@ -53,7 +54,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="P",
         aliases=("precision",),
-        params=(REL, JUDGED_ONLY, P_DENOMINATOR),
+        params=(REL, JUDGED_ONLY, P_DENOMINATOR, EXPECTED_TIES),
         cutoff="required",
         description="precision at k",
         formula="P@k = |relevant in top k| / k (k even when fewer were retrieved); "
@@ -66,7 +67,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="R",
         aliases=("recall", "set_recall", "SetR"),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="optional",
         description="recall at k",
         formula="R@k = |relevant in top k| / |relevant in qrels| (0 when none is relevant)",
@@ -77,7 +78,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="Success",
         aliases=("hit_rate",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="required",
         description="1 if a relevant document is in the top k, else 0",
         formula="Success@k = [∃ i ≤ k: rel_i ≥ rel]",
@@ -88,7 +89,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="Hits",
         aliases=(),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="optional",
         description="number of relevant documents in the top k, averaged over queries (ranx hits)",
         formula="Hits@k = |relevant in top k| (without a cutoff: in the whole ranking)",
@@ -98,7 +99,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RR",
         aliases=("mrr", "recip_rank"),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="optional",
         description="reciprocal rank of the first relevant document (its mean is MRR)",
         formula="RR@k = 1 / min{i ≤ k: rel_i ≥ rel} (0 when none)",
@@ -131,7 +132,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RelP",
         aliases=("relative_P",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
         cutoff="required",
         description="precision at k relative to the best possible at k",
         formula="RelP@k = |relevant in top k| / min(k, R)",

@@ -34,6 +34,17 @@ JUDGED_ONLY = Param(
     "drop unjudged documents from the ranking before measuring (trec_eval -J)",
     convention="judged_only",
 )
+EXPECTED_TIES = Param(
+    "ties",
+    str,
+    "ranking",
+    "documents of equal score: each at its rank in the ranking ('ranking': the ties convention "
+    "breaks the tie), or the metric's expected value over every order of the tied documents, each "
+    "equally likely ('expected': McSherry & Najork 2008; the tie-aware-retrieval-metrics package, "
+    "Yang et al. 2026; the default under the convention ties='expected')",
+    choices=("ranking", "expected"),
+    convention="ties",
+)
 GMAP_FORM = Param(
     "form",
     str,
