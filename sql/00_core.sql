@@ -64,6 +64,16 @@ CREATE OR REPLACE TEMP MACRO rw_div(a, b) AS a / b;
 -- a / b, and NULL (undefined) where b = 0.
 CREATE OR REPLACE TEMP MACRO rw_div_null(a, b) AS
     CASE WHEN b = 0 THEN NULL ELSE a::DOUBLE / b::DOUBLE END;
+-- value, except for a query with nothing relevant (relevant <= 0) that ranked something (ranked > 0):
+-- fill (NULL: left out of the mean), or, with refuse (the metric's label), an error naming the
+-- metric and the query (the metrics' empty parameter; rankwise.errors.EmptyQueryError's words).
+CREATE OR REPLACE TEMP MACRO rw_when_empty(relevant, ranked, value, qid, fill, refuse) AS
+    CASE WHEN relevant <= 0 AND ranked > 0
+         THEN (CASE WHEN refuse IS NULL THEN CAST(fill AS DOUBLE)
+                    ELSE error('rankwise: metric ''' || refuse || ''' has nothing relevant for query '''
+                               || CAST(qid AS STRING) || ''' (empty=''error'' refuses to score it)')
+               END)
+         ELSE CAST(value AS DOUBLE) END;
 CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
 CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
 CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;

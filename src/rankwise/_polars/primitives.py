@@ -17,7 +17,7 @@ from contextvars import ContextVar
 
 import polars as pl
 
-from rankwise.errors import InvalidValueError
+from rankwise.errors import EmptyQueryError, InvalidValueError
 from rankwise.primitives import IFT_UNDEFINED_RATE, Gain
 
 _HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
@@ -493,6 +493,28 @@ def positive(a: pl.Expr) -> pl.Expr:
 def div_null(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     """a / b, NULL where b = 0 (a value that is undefined there)."""
     return pl.when(b != 0).then(a.cast(pl.Float64) / b.cast(pl.Float64))
+
+
+def when_empty(
+    relevant: pl.Expr, ranked: pl.Expr, value: pl.Expr, qid: pl.Expr, fill: float | None, refuse: str | None
+) -> pl.Expr:
+    """``value``, except where nothing is relevant (``relevant`` <= 0) in a query that ranked
+    something (``ranked`` > 0): ``fill`` (None: NULL), or with ``refuse`` (the metric's label)
+    :class:`~rankwise.errors.EmptyQueryError` naming the metric and the first such queries."""
+    empty = (relevant <= 0) & (ranked > 0)
+    if refuse is not None:
+        empty = pl.struct(empty.alias("empty"), qid.cast(pl.String).alias("qid")).map_batches(
+            lambda s: _refuse_empty(s, refuse), return_dtype=pl.Boolean
+        )
+    return pl.when(empty).then(pl.lit(fill, dtype=pl.Float64)).otherwise(value.cast(pl.Float64))
+
+
+def _refuse_empty(s: pl.Series, metric: str) -> pl.Series:
+    """The struct's ``empty`` field, or the error naming ``metric`` and its queries where one is set."""
+    empty = s.struct.field("empty").fill_null(False)
+    if empty.any():
+        raise EmptyQueryError.for_queries(metric, s.struct.field("qid").filter(empty).to_list())
+    return empty
 
 
 def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:

@@ -108,19 +108,20 @@ def literal(value: Value) -> str:
 def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str:
     """A call of ``obj``'s SQL macro (``rw_`` + its binding name, see :mod:`rankwise.primitives`),
     its arguments given by the macro's parameter names: the row columns (``rel`` is
-    ``relevance``, ``rnk`` the rank), its inputs (``input_of(name, input)``; for a scalar
-    operation, its operands), and its fields as literals (a :class:`Gain` as the gain of the
+    ``relevance``, ``rnk`` the rank, ``qid`` the query), its inputs (``input_of(name, input)``; for a scalar
+    operation, its operands), and its other fields as literals (a :class:`Gain` as the gain of the
     row's relevance)."""
     name = f"rw_{obj.binding()}"
     macro = macros().get(name)
     if macro is None:
         raise InvalidParameterError(f"no SQL macro {name} for {type(obj).__name__}")
     given, values = obj.inputs(), obj.values()
+    operands = obj.operands() if isinstance(obj, Op) else {}
     args = []
     for param in macro.params:
         if param in _ROW_COLUMNS:
             args.append(_ROW_COLUMNS[param])
-        elif param in given or isinstance(obj, Op):
+        elif param in given or param in operands:
             if input_of is None:
                 raise InvalidParameterError(f"{obj!r} reads {param} here, where it cannot be computed")
             args.append(input_of(param, given.get(param)))  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
-from rankwise.metrics.families.shared import JUDGED_ONLY, REL, TREC_CUTS, add, nrel, threshold
+from rankwise.metrics.families.shared import EMPTY, JUDGED_ONLY, REL, TREC_CUTS, add, nrel, threshold, when_empty
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -126,11 +126,13 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
         aliases=("ndcg_cut",),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, EMPTY),
         cutoff="optional",
         description="normalised discounted cumulative gain",
         formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0; ideal_cutoff='list': / IDCG@min(k, n), "
-        "n the ranked list's length; ideal='k': IDCG@k = max gain · Σ_{i≤k} 1 / discount(i)); " + _DCG_FORMULA,
+        "n the ranked list's length; ideal='k': IDCG@k = max gain · Σ_{i≤k} 1 / discount(i)); empty: the value "
+        "of a query whose IDCG (under its ideal) is 0 and that ranked something, 0 (the default), 1 (LightGBM, "
+        "XGBoost, CatBoost), 'skip' (NULL, out of the mean) or 'error'; " + _DCG_FORMULA,
         citation="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002",
         empty_value=0.0,
         trec_eval="ndcg / ndcg_cut",
@@ -353,7 +355,7 @@ def recipes() -> Mapping[str, Recipe]:
     )
 
     return {
-        "nDCG": lambda m, p: Div0(_dcg(m, p), _ideal(m, p)),
+        "nDCG": lambda m, p: when_empty(m, p, _ideal(m, p), Div0(_dcg(m, p), _ideal(m, p))),
         "DCG": _dcg,
         "IDCG": _ideal,
         "CG": lambda m, p: CgGain(m.cutoff, gain_of(p)),
