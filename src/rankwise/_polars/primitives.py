@@ -510,10 +510,11 @@ def when_empty(
 
 
 def _refuse_empty(s: pl.Series, metric: str) -> pl.Series:
-    """The struct's ``empty`` field, or the error naming ``metric`` and its queries where one is set."""
+    """The struct's ``empty`` field, or the error naming ``metric`` and its queries (in order)
+    where one is set."""
     empty = s.struct.field("empty").fill_null(False)
     if empty.any():
-        raise EmptyQueryError.for_queries(metric, s.struct.field("qid").filter(empty).to_list())
+        raise EmptyQueryError.for_queries(metric, s.struct.field("qid").filter(empty).sort().to_list())
     return empty
 
 
