@@ -89,7 +89,7 @@ class EmptyQueryError(InvalidValueError):
     ``raise_error()``) with the same words, one query named (the ids as text, in quotes, as
     here)."""
 
-    MARK = "nothing relevant for quer"
+    MARK = "has nothing relevant for"
     """The words every such message holds (how an engine's error is recognised as this one)."""
     SHOWN = 5
     """How many query ids a message names."""
@@ -101,6 +101,8 @@ class EmptyQueryError(InvalidValueError):
         >>> EmptyQueryError.for_queries("nDCG@10", ["q1", "q7"])
         EmptyQueryError("metric 'nDCG@10' has nothing relevant for queries 'q1', 'q7' (empty='error' refuses to score them)")
         """
+        if all(q is None for q in queries):  # a metric expression: its group's id is not at hand
+            return cls(f"metric '{metric}' has nothing relevant for a query (empty='error' refuses to score it)")
         shown = ", ".join(f"'{q}'" for q in queries[: cls.SHOWN])
         more = f" and {len(queries) - cls.SHOWN} more" if len(queries) > cls.SHOWN else ""
         which = "query" if len(queries) == 1 else "queries"

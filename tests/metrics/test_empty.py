@@ -321,6 +321,24 @@ def test_torchmetrics_error_is_empty_query_error_naming_the_metric_and_the_query
     assert run_on(engine, kept, run, ["nDCG@2"], empty="error")["query_id"].to_list() == ["q0", "q2"]
 
 
+def test_metric_expressions() -> None:
+    """rw.expr / rw.exprs over a judged frame (the convention too) and rw.sql_expr: the values
+    of evaluate; 'error' raises naming the metric (an expression does not know its group's id)."""
+    qrels, run = _torchmetrics_case()
+    frame = rw.judged_frame(qrels, run)
+    names = ["nDCG@2", "RR(empty='skip')@2", "R(empty=0)@2"]
+    want = rw.evaluate(qrels, run, names, empty=1)
+    got = frame.group_by("query_id").agg(rw.exprs(names, empty=1)).sort("query_id")
+    assert got.rows() == want.rows()
+    with pytest.raises(rw.errors.EmptyQueryError, match=r"metric 'nDCG\(empty='error'\)@2' has nothing relevant for a query"):
+        frame.group_by("query_id").agg(rw.expr("nDCG(empty='error')@2"))
+    con = rw.register(duckdb.connect())
+    con.register("judged", frame.to_arrow())
+    selected = ", ".join(f"{rw.sql_expr(m, empty=1)} AS c{i}" for i, m in enumerate(names))
+    sql_rows = con.sql(f"SELECT query_id, {selected} FROM judged GROUP BY query_id ORDER BY 1").fetchall()
+    assert sql_rows == pytest.approx(rw.evaluate(qrels, run, names, empty=1, engine="duckdb").rows())  # type: ignore[arg-type]
+
+
 def test_error_names_the_first_queries() -> None:
     lists: Lists = {f"q{i}": [(1.0, 0)] for i in range(8)} | {"r": [(1.0, 1)]}
     qrels, run = _frames(lists)

@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
-from rankwise.metrics.families.shared import EMPTY, JUDGED_ONLY, REL, TREC_CUTS, add, nrel, threshold, when_empty
+from rankwise.metrics.families.shared import (
+    EMPTY,
+    JUDGED_ONLY,
+    REL,
+    TREC_CUTS,
+    add,
+    nrel,
+    threshold,
+    when_empty,
+)
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
 

@@ -230,6 +230,7 @@ def _precision(m: Measured, p: Params) -> Node:
     retrieved) (0 when nothing was retrieved)."""
     from rankwise.primitives import Const, Count, Div0, Least
 
+    value: Node
     if p.get("denominator", "k") == "retrieved":
         value = Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 1)), Count()))
     else:
