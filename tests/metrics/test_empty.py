@@ -339,6 +339,17 @@ def test_metric_expressions() -> None:
     assert sql_rows == pytest.approx(rw.evaluate(qrels, run, names, empty=1, engine="duckdb").rows())  # type: ignore[arg-type]
 
 
+def test_explain() -> None:
+    """explain's value is evaluate's; 'error' names the query explained."""
+    qrels, run = _torchmetrics_case()
+    table = rw.explain(qrels, run, "nDCG(empty=1)@2", "q1")
+    assert table["value"].to_list() == [1.0, 1.0]
+    assert rw.explain(qrels, run, "nDCG(empty='skip')@2", "q1")["value"].to_list() == [None, None]
+    with pytest.raises(rw.errors.EmptyQueryError, match=r"metric 'RR@2' has nothing relevant for query 'q1' \(empty="):
+        rw.explain(qrels, run, "RR@2", "q1", empty="error")
+    assert rw.explain(qrels, run, "RR@2", "q2", empty="error")["value"].to_list() == [0.0, 0.5]
+
+
 def test_error_names_the_first_queries() -> None:
     lists: Lists = {f"q{i}": [(1.0, 0)] for i in range(8)} | {"r": [(1.0, 1)]}
     qrels, run = _frames(lists)
