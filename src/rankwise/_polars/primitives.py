@@ -48,18 +48,21 @@ def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
     """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0),
     levels of ``how.table`` taking their listed gain, relevance below ``how.min_rel`` gaining 0.
 
-    Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval.
+    Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval;
+    with ``how.negative`` it keeps its gain, rel or 2^rel − 1 (below 0), and ``min_rel`` zeroes
+    the relevances in [0, min_rel) only.
     """
     g = Gain(how) if isinstance(how, str) else how
     r = rel.cast(pl.Float64).fill_null(0.0)
     base = r if g.kind == "linear" else pl.lit(2.0).pow(r) - 1.0
-    value = pl.when(r > 0).then(base).otherwise(0.0)
+    value = base if g.negative else pl.when(r > 0).then(base).otherwise(0.0)
     for level, level_gain in reversed(g.table):
         value = pl.when(r == level).then(pl.lit(level_gain)).otherwise(value)
     if g.min_rel > 0 or g.table:
         # unjudged documents gain 0 even when the table gives level 0 a gain (trec_eval's
         # get_gain: a document outside the qrels has no level)
-        value = pl.when(rel.is_null() | (r < 0) | (r < g.min_rel)).then(0.0).otherwise(value)
+        below = (r >= 0) & (r < g.min_rel) if g.negative else (r < 0) | (r < g.min_rel)
+        value = pl.when(rel.is_null() | below).then(0.0).otherwise(value)
     return value
 
 

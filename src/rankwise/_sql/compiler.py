@@ -44,13 +44,15 @@ from rankwise.primitives import (
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:
-    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised)."""
-    sql = f"rw_gain({rel}, {literal(g.kind)})"
+    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised;
+    rw_signed_gain when negative relevance keeps its gain)."""
+    sql = f"rw_{'signed_' if g.negative else ''}gain({rel}, {literal(g.kind)})"
     if g.table:
         cases = " ".join(f"WHEN {rel} = {literal(lv)} THEN {literal(gv)}" for lv, gv in g.table)
         sql = f"CASE {cases} ELSE {sql} END"
     if g.table or g.min_rel > 0:
-        sql = f"CASE WHEN {rel} IS NULL OR {rel} < 0 OR {rel} < {literal(g.min_rel)} THEN 0.0 ELSE {sql} END"
+        below = f"({rel} >= 0 AND {rel} < {literal(g.min_rel)})" if g.negative else f"{rel} < 0 OR {rel} < {literal(g.min_rel)}"
+        sql = f"CASE WHEN {rel} IS NULL OR {below} THEN 0.0 ELSE {sql} END"
     return sql
 
 

@@ -94,13 +94,14 @@ def nrel(p: Params) -> Node:
     return NRel(threshold(p))
 
 
-def when_empty(m: Measured, p: Params, relevant: Node, value: Node) -> Node:
+def when_empty(m: Measured, p: Params, relevant: Node, value: Node, zero: bool = True) -> Node:
     """``value``, the metric's tree, with its ``empty`` parameter applied: what a query scores
     when ``relevant``, what it has that is relevant, is 0 (R, the judgments of relevance >= rel,
-    for a binary metric; the ideal gain, IDCG under the metric's own ideal, for a gain metric)
-    and it ranked something (a query absent from the run keeps ``value``). With ``empty=0``
-    (trec_eval's, the default) ``value`` itself: 0 is already every such metric's value there,
-    and the tree does not grow.
+    for a binary metric; the ideal gain, IDCG under the metric's own ideal, for a gain metric;
+    at most 0 where gains may be negative) and it ranked something (a query absent from the
+    run keeps ``value``). With ``empty=0`` (trec_eval's, the default) and ``zero`` (``value`` is
+    already 0 there, as it is for every such metric without negative gains) ``value`` itself:
+    the tree does not grow.
 
     >>> from rankwise.metrics.metric import parse_metric
     >>> m = parse_metric("R(empty='skip')")
@@ -110,7 +111,7 @@ def when_empty(m: Measured, p: Params, relevant: Node, value: Node) -> Node:
     from rankwise.primitives import Count, WhenEmpty
 
     empty = p.get("empty", 0)
-    if empty == 0:
+    if empty == 0 and zero:
         return value
     if empty == "error":
         return WhenEmpty(relevant, Count(), value, None, m.label)
