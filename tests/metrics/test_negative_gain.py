@@ -177,3 +177,16 @@ def test_sklearn_dcg_score(lists: Lists, k: int | None) -> None:
         for q, items in lists.items()
     }
     _check(lists, want, [name], 1e-12)
+
+
+def test_spark(spark: object) -> None:
+    """The CatBoost hand case on Spark (rw_signed_gain inlined into Spark SQL)."""
+    from tests.engines.test_spark import from_spark, to_spark
+
+    qrels, run = _frames({"q": [(0.3, 0), (0.2, -1), (0.1, 1)], "e": [(0.3, -1), (0.2, 0)]})
+    names = ["nDCG(negative='gain')@3", "nDCG(negative='gain', gain='exponential', empty=1)@3", "DCG(negative='gain')@3"]
+    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names)).sort("query_id")
+    assert _close(got.rows(), [
+        ("e", 0.0, 1.0, -1.0),
+        ("q", (-1 / math.log2(3) + 1 / 2) / (1 - 1 / 2), (-0.5 / math.log2(3) + 1 / 2) / (1 - 0.5 / 2), -1 / math.log2(3) + 1 / 2),
+    ])
