@@ -10,14 +10,19 @@
 -- 30_events, 40_diversity, 45_cwl, 90_evaluate; rankwise.sql is all of them in that order.
 -- All macros are TEMP, so they install on read-only connections too.
 
--- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).
--- Unjudged (NULL) and non-positive relevance gain 0, as in trec_eval.
-CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
+-- Gain of a relevance value, negative relevance kept (nDCG/DCG's negative='gain': CatBoost, XGBoost's
+-- linear gain, scikit-learn's dcg_score): 'linear': rel; 'exponential': 2^rel - 1. Unjudged (NULL): 0.
+CREATE OR REPLACE TEMP MACRO rw_signed_gain(rel, kind) AS
     CASE
-        WHEN rel IS NULL OR rel <= 0 THEN 0.0::DOUBLE
+        WHEN rel IS NULL THEN 0.0::DOUBLE
         WHEN kind = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
         ELSE rel::DOUBLE
     END;
+
+-- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).
+-- Unjudged (NULL) and non-positive relevance gain 0, as in trec_eval.
+CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
+    CASE WHEN rel IS NULL OR rel <= 0 THEN 0.0::DOUBLE ELSE rw_signed_gain(rel, kind) END;
 
 -- Rank discount. 'log2': log2(i + 1); 'jarvelin': max(1, log_b(i)) (Järvelin & Kekäläinen 2002);
 -- 'reciprocal': i, the gain divided by the rank (CatBoost's NDCG/DCG denominator=Position).
@@ -82,6 +87,16 @@ CREATE OR REPLACE TEMP MACRO rw_div(a, b) AS a / b;
 -- a / b, and NULL (undefined) where b = 0.
 CREATE OR REPLACE TEMP MACRO rw_div_null(a, b) AS
     CASE WHEN b = 0 THEN NULL ELSE a::DOUBLE / b::DOUBLE END;
+-- value, except for a query with nothing relevant (relevant <= 0) that ranked something (ranked > 0):
+-- fill (NULL: left out of the mean), or, with refuse (the metric's label), an error naming the
+-- metric and the query (the metrics' empty parameter; rankwise.errors.EmptyQueryError's words).
+CREATE OR REPLACE TEMP MACRO rw_when_empty(relevant, ranked, value, qid, fill, refuse) AS
+    CASE WHEN relevant <= 0 AND ranked > 0
+         THEN (CASE WHEN refuse IS NULL THEN CAST(fill AS DOUBLE)
+                    ELSE error('rankwise: metric ''' || refuse || ''' has nothing relevant for query '''
+                               || CAST(qid AS STRING) || ''' (empty=''error'' refuses to score it)')
+               END)
+         ELSE CAST(value AS DOUBLE) END;
 CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
 CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
 CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;

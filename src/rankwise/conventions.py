@@ -5,7 +5,7 @@ Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`r
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
 >>> Conventions()
-Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10')
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', empty=0)
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
@@ -125,6 +125,24 @@ MissingPolicy = Literal["ignore", "zero"]
 - ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
 """
 
+EmptyPolicy = Literal[0, 1, "skip", "error"]
+"""What a query with nothing relevant scores, for the metrics whose value there is a convention
+(nDCG, AP, P, R, RR, Success, Rprec, RelP: each metric's ``empty`` parameter defaults to it).
+"Nothing relevant": no judgment of relevance >= the metric's ``rel`` (binary metrics), or an
+ideal gain of 0 (nDCG: its IDCG, under its own ``ideal``).
+
+- ``0``: the value 0 (trec_eval, ir-measures, ranx, XGBoost's ``ndcg@n-``/``map@n-``, CatBoost's
+  MAP/PrecisionAt, torchmetrics ``empty_target_action='neg'``; the default).
+- ``1``: the value 1 (LightGBM's ndcg and map, XGBoost's ndcg and map, CatBoost's NDCG and
+  RecallAt, torchmetrics ``'pos'``).
+- ``skip``: NULL, left out of that metric's mean; the query keeps its row (rectools, which
+  leaves such users out; torchmetrics ``'skip'``).
+- ``error``: the evaluation raises :class:`~rankwise.errors.EmptyQueryError` naming the metric
+  and the first such queries (torchmetrics ``'error'``).
+
+A query absent from the run (``missing='zero'``) ranks nothing: it keeps its value 0.
+"""
+
 Library = Literal[
     "trec_eval", "trec_eval9", "ir_measures", "ranx", "sklearn", "lightgbm", "xgboost", "catboost",
     "torchmetrics", "tensorflow_ranking", "spark_mllib", "rectools", "recbole", "lenskit", "elasticsearch",
@@ -137,6 +155,7 @@ TIES: tuple[str, ...] = get_args(TiePolicy)
 """Every value of the ``ties`` convention: the orders and ``expected``."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
+EMPTY_POLICIES: tuple[int | str, ...] = get_args(EmptyPolicy)
 
 
 LIMIT = 2**62
@@ -169,6 +188,9 @@ class Conventions(_FromOptions):
       metric that has the ``judged_only`` parameter, unless the metric sets it.
     - ``trec_eval``: the trec_eval version to reproduce, ``'10'`` or ``'9'``: see
       :data:`TrecEvalVersion`.
+    - ``empty``: what a query with nothing relevant scores, ``0``, ``1``, ``'skip'`` or
+      ``'error'``, for every metric that has the ``empty`` parameter, unless the metric sets
+      it: see :data:`EmptyPolicy`.
     """
 
     ties: TiePolicy = "trec_eval"
@@ -177,6 +199,7 @@ class Conventions(_FromOptions):
     rel: float = 1
     judged_only: bool = False
     trec_eval: TrecEvalVersion = "10"
+    empty: EmptyPolicy = 0
 
     def __post_init__(self) -> None:
         if self.ties not in TIES:
@@ -214,6 +237,10 @@ class Conventions(_FromOptions):
             raise InvalidParameterError(
                 f"convention 'trec_eval' must be one of {list(TREC_EVAL_VERSIONS)}, got {self.trec_eval!r}"
             )
+        if isinstance(self.empty, bool) or self.empty not in EMPTY_POLICIES:
+            raise InvalidParameterError(
+                f"convention 'empty' must be one of {list(EMPTY_POLICIES)}, got {self.empty!r}"
+            )
 
     @property
     def tie_order(self) -> TieOrder:
@@ -226,7 +253,7 @@ class Conventions(_FromOptions):
         """The conventions that metric parameters can default to (``ties``: a metric's own
         ``ties`` parameter, 'expected' under ``ties='expected'``, else 'ranking')."""
         return {
-            "rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval,
+            "rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval, "empty": self.empty,
             "ties": "expected" if self.ties == "expected" else "ranking",
         }
 
@@ -265,6 +292,11 @@ CONVENTION_FLAGS: dict[str, Flag] = {
         ("--trec-eval",),
         "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
         "scores as 32-bit floats, interpolated precision's +0.9 rounding)",
+    ),
+    "empty": Flag(
+        ("--empty",),
+        "what a query with nothing relevant scores (default %(default)s, trec_eval's; 1: LightGBM's, "
+        "XGBoost's ndcg/map; skip: left out of the mean; error: refused)",
     ),
 }
 """Each convention's flag on the command line, in the order the help lists them: the one
@@ -341,6 +373,7 @@ class ConventionOptions(TypedDict, total=False):
     rel: float
     judged_only: bool
     trec_eval: TrecEvalVersion
+    empty: EmptyPolicy
 
 
 class ColumnOptions(TypedDict, total=False):
@@ -377,6 +410,8 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, PresetOptions, total=F
     - ``judged_only`` (default False): drop unjudged documents first (trec_eval ``-J``).
     - ``trec_eval`` (default ``'10'``): ``'9'`` reproduces trec_eval 9.0.8 (pytrec_eval):
       see :data:`TrecEvalVersion`.
+    - ``empty`` (default 0): what a query with nothing relevant scores, 0, 1, ``'skip'`` (left
+      out of the mean) or ``'error'``: see :data:`EmptyPolicy`.
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
     - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.

@@ -82,6 +82,37 @@ class InvalidValueError(RankwiseError, ValueError):
     """An input holds values rankwise refuses: NULL/NaN ids or scores, NaN relevance."""
 
 
+class EmptyQueryError(InvalidValueError):
+    """A metric asked to refuse a query with nothing relevant (``empty='error'``, torchmetrics'
+    ``empty_target_action='error'``) met one; the message names the metric and the first
+    queries (:meth:`for_queries`). The SQL engines raise it from their ``error()`` (Spark's
+    ``raise_error()``) with the same words, one query named (the ids as text, in quotes, as
+    here)."""
+
+    MARK = "has nothing relevant for"
+    """The words every such message holds (how an engine's error is recognised as this one)."""
+    SHOWN = 5
+    """How many query ids a message names."""
+
+    @classmethod
+    def for_queries(cls, metric: str, queries: Sequence[object]) -> EmptyQueryError:
+        """The error of ``metric`` (its label) for ``queries`` (the first :data:`SHOWN` named).
+
+        >>> EmptyQueryError.for_queries("nDCG@10", ["q1", "q7"])
+        EmptyQueryError("metric 'nDCG@10' has nothing relevant for queries 'q1', 'q7' (empty='error' refuses to score them)")
+        """
+        if all(q is None for q in queries):  # a metric expression: its group's id is not at hand
+            return cls(f"metric '{metric}' has nothing relevant for a query (empty='error' refuses to score it)")
+        shown = ", ".join(f"'{q}'" for q in queries[: cls.SHOWN])
+        more = f" and {len(queries) - cls.SHOWN} more" if len(queries) > cls.SHOWN else ""
+        which = "query" if len(queries) == 1 else "queries"
+        them = "it" if len(queries) == 1 else "them"
+        return cls(
+            f"metric '{metric}' has nothing relevant for {which} {shown}{more} "
+            f"(empty='error' refuses to score {them})"
+        )
+
+
 class DuplicateDocumentError(RankwiseError, ValueError):
     """The same document appears twice for one query in a run or in qrels."""
 

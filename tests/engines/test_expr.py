@@ -22,7 +22,7 @@ import rankwise as rw
 from rankwise._polars.expr import NOT_EXPRESSIBLE
 from rankwise.conventions import CONVENTION_KEYWORDS
 from rankwise.metrics.registry import SPECS
-from tests.metrics.test_metric_strings import metrics
+from tests.metrics.test_metric_strings import evaluable_choices, metrics
 from tests.metrics.test_trec_eval9 import MEASURES, check
 from tests.strategies import DOC_IDS, QUERY_IDS, Case, cases
 from tests.tiers import examples
@@ -38,7 +38,7 @@ def _every_metric() -> list[str]:
     names: list[str] = []
     for spec in EXPRESSIBLE:
         variants: list[dict[str, Any]] = [{}]
-        variants += [{p.name: c} for p in spec.params if p.choices for c in p.choices]
+        variants += [{p.name: c} for p in spec.params if p.choices for c in evaluable_choices(p)]
         for params in variants:
             name = repr(rw.metric.make_metric(spec, params, 3 if spec.cutoff != "none" else None))
             if name not in names:

@@ -78,12 +78,25 @@ def _valid(p: Param, value: float) -> bool:
     return low and high
 
 
+REFUSING = {("empty", "error")}
+"""Choices that make an evaluation fail on some data (a query with nothing relevant): tested on
+their own (tests/metrics/test_empty.py), never drawn for random data."""
+
+
+def evaluable_choices(p: Param) -> list[str]:
+    """A parameter's choices (a numeric parameter's words) that evaluate any data."""
+    return [c for c in p.choices or () if (p.name, c) not in REFUSING]
+
+
 def _param_values(spec: MetricSpec) -> st.SearchStrategy[dict[str, object]]:
     """Random valid values for each parameter of a spec, from its Param table."""
     options: dict[str, st.SearchStrategy[object]] = {}
     for p in spec.params:
-        if p.choices:
-            options[p.name] = st.sampled_from(p.choices)
+        if p.choices and p.kind is int:  # numbers, or words (empty: 0, 1, 'skip')
+            numbers: list[object] = [v for v in (-2, 0, 1, 3, 1000) if _valid(p, v)]
+            options[p.name] = st.sampled_from(numbers + list(evaluable_choices(p)))
+        elif p.choices:
+            options[p.name] = st.sampled_from(evaluable_choices(p))
         elif p.kind is bool:
             options[p.name] = st.booleans()
         elif p.kind is str:  # free-form strings with a pattern: gain tables

@@ -55,22 +55,30 @@ def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, 
     return fn(**kwargs)  # type: ignore[no-any-return]
 
 
-def tree_value(node: Node, primitive: Callable[[Primitive], pl.Expr]) -> pl.Expr:
+def tree_value(node: Node, primitive: Callable[[Primitive], pl.Expr], qid: pl.Expr | None = None) -> pl.Expr:
     """A recipe's tree as one Polars expression: each aggregate as ``primitive`` gives it, each
-    scalar operation its Polars function (by binding name) of its operands, constants as
-    Float64 literals (:func:`rankwise.primitives.fold`)."""
+    scalar operation its Polars function (by binding name) of its operands and parameters, by
+    name, constants as Float64 literals (:func:`rankwise.primitives.fold`); ``qid``: the
+    query's column, for an operation that names the query (None: a NULL, where no query
+    column is at hand)."""
+    query = pl.lit(None, dtype=pl.String) if qid is None else qid
     return fold(
         node,
         const=lambda value: pl.lit(value, dtype=pl.Float64),
         primitive=primitive,
-        operation=lambda op, operands: _operation(op)(*operands.values()),
+        operation=lambda op, operands: _operation(op, operands, query),
     )
 
 
-def _operation(op: Bound) -> Callable[..., pl.Expr]:
-    """The Polars function of a scalar operation (by its binding name)."""
+def _operation(op: Bound, operands: Mapping[str, pl.Expr], qid: pl.Expr) -> pl.Expr:
+    """A scalar operation's Polars function (by its binding name) called with its operands,
+    the query column (``qid``) and its other fields, each by parameter name."""
     fn: Callable[..., pl.Expr] = getattr(prim, op.binding())
-    return fn
+    values = op.values()
+    kwargs = {
+        name: operands[name] if name in operands else qid if name == "qid" else values[name] for name in params(fn)
+    }
+    return fn(**kwargs)
 
 
 def no_input(name: str, given: Input) -> pl.Expr:

@@ -197,7 +197,7 @@ def _window_input(name: str, given: Input) -> pl.Expr:
 
 def _value(node: Node, part: bool) -> pl.Expr:
     """A formula tree over the per-query aggregates' columns."""
-    return tree_value(node, lambda leaf: pl.col(_key(leaf, part)))
+    return tree_value(node, lambda leaf: pl.col(_key(leaf, part)), pl.col(Q))
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,7 @@ from rankwise._polars.ranking import ranking_score, tie_key_columns
 from rankwise.conventions import (
     TIE_ORDERS,
     Conventions,
+    EmptyPolicy,
     TiePolicy,
     TrecEvalVersion,
     Unpack,
@@ -152,7 +153,7 @@ diversity measures, which read judgments per subtopic and ndeval's greedy ideal 
 
 class ExprOptions(TypedDict, total=False):
     """The keyword options of :func:`expr` and :func:`exprs`: the conventions ``ties``,
-    ``max_rank``, ``rel``, ``judged_only``, ``trec_eval`` (those of
+    ``max_rank``, ``rel``, ``judged_only``, ``trec_eval``, ``empty`` (those of
     :class:`~rankwise.conventions.ConventionOptions`, trec_eval's defaults; ``missing`` is
     refused: it shapes which queries the frame holds, :func:`~rankwise.judged_frame`'s, and
     changes no query's value) and
@@ -170,6 +171,7 @@ class ExprOptions(TypedDict, total=False):
     rel: float
     judged_only: bool
     trec_eval: TrecEvalVersion
+    empty: EmptyPolicy
     ideal: Ideal
     retrieved: str
     doc_id: str | None

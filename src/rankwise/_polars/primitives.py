@@ -17,7 +17,7 @@ from contextvars import ContextVar
 
 import polars as pl
 
-from rankwise.errors import InvalidValueError
+from rankwise.errors import EmptyQueryError, InvalidValueError
 from rankwise.primitives import IFT_UNDEFINED_RATE, Gain
 
 _HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
@@ -48,18 +48,21 @@ def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
     """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0),
     levels of ``how.table`` taking their listed gain, relevance below ``how.min_rel`` gaining 0.
 
-    Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval.
+    Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval;
+    with ``how.negative`` it keeps its gain, rel or 2^rel − 1 (below 0), and ``min_rel`` zeroes
+    the relevances in [0, min_rel) only.
     """
     g = Gain(how) if isinstance(how, str) else how
     r = rel.cast(pl.Float64).fill_null(0.0)
     base = r if g.kind == "linear" else pl.lit(2.0).pow(r) - 1.0
-    value = pl.when(r > 0).then(base).otherwise(0.0)
+    value = base if g.negative else pl.when(r > 0).then(base).otherwise(0.0)
     for level, level_gain in reversed(g.table):
         value = pl.when(r == level).then(pl.lit(level_gain)).otherwise(value)
     if g.min_rel > 0 or g.table:
         # unjudged documents gain 0 even when the table gives level 0 a gain (trec_eval's
         # get_gain: a document outside the qrels has no level)
-        value = pl.when(rel.is_null() | (r < 0) | (r < g.min_rel)).then(0.0).otherwise(value)
+        below = (r >= 0) & (r < g.min_rel) if g.negative else (r < 0) | (r < g.min_rel)
+        value = pl.when(rel.is_null() | below).then(0.0).otherwise(value)
     return value
 
 
@@ -589,6 +592,29 @@ def positive(a: pl.Expr) -> pl.Expr:
 def div_null(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     """a / b, NULL where b = 0 (a value that is undefined there)."""
     return pl.when(b != 0).then(a.cast(pl.Float64) / b.cast(pl.Float64))
+
+
+def when_empty(
+    relevant: pl.Expr, ranked: pl.Expr, value: pl.Expr, qid: pl.Expr, fill: float | None, refuse: str | None
+) -> pl.Expr:
+    """``value``, except where nothing is relevant (``relevant`` <= 0) in a query that ranked
+    something (``ranked`` > 0): ``fill`` (None: NULL), or with ``refuse`` (the metric's label)
+    :class:`~rankwise.errors.EmptyQueryError` naming the metric and the first such queries."""
+    empty = (relevant <= 0) & (ranked > 0)
+    if refuse is not None:
+        empty = pl.struct(empty.alias("empty"), qid.cast(pl.String).alias("qid")).map_batches(
+            lambda s: _refuse_empty(s, refuse), return_dtype=pl.Boolean
+        )
+    return pl.when(empty).then(pl.lit(fill, dtype=pl.Float64)).otherwise(value.cast(pl.Float64))
+
+
+def _refuse_empty(s: pl.Series, metric: str) -> pl.Series:
+    """The struct's ``empty`` field, or the error naming ``metric`` and its queries (in order)
+    where one is set."""
+    empty = s.struct.field("empty").fill_null(False)
+    if empty.any():
+        raise EmptyQueryError.for_queries(metric, s.struct.field("qid").filter(empty).sort().to_list())
+    return empty
 
 
 def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:

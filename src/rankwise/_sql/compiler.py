@@ -44,13 +44,15 @@ from rankwise.primitives import (
 
 
 def gain_sql(g: Gain, rel: str = "relevance") -> str:
-    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised)."""
-    sql = f"rw_gain({rel}, {literal(g.kind)})"
+    """SQL for the gain of column ``rel`` under a :class:`Gain` (rw_gain unless customised;
+    rw_signed_gain when negative relevance keeps its gain)."""
+    sql = f"rw_{'signed_' if g.negative else ''}gain({rel}, {literal(g.kind)})"
     if g.table:
         cases = " ".join(f"WHEN {rel} = {literal(lv)} THEN {literal(gv)}" for lv, gv in g.table)
         sql = f"CASE {cases} ELSE {sql} END"
     if g.table or g.min_rel > 0:
-        sql = f"CASE WHEN {rel} IS NULL OR {rel} < 0 OR {rel} < {literal(g.min_rel)} THEN 0.0 ELSE {sql} END"
+        below = f"({rel} >= 0 AND {rel} < {literal(g.min_rel)})" if g.negative else f"{rel} < 0 OR {rel} < {literal(g.min_rel)}"
+        sql = f"CASE WHEN {rel} IS NULL OR {below} THEN 0.0 ELSE {sql} END"
     return sql
 
 
@@ -108,19 +110,20 @@ def literal(value: Value) -> str:
 def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str:
     """A call of ``obj``'s SQL macro (``rw_`` + its binding name, see :mod:`rankwise.primitives`),
     its arguments given by the macro's parameter names: the row columns (``rel`` is
-    ``relevance``, ``rnk`` the rank), its inputs (``input_of(name, input)``; for a scalar
-    operation, its operands), and its fields as literals (a :class:`Gain` as the gain of the
+    ``relevance``, ``rnk`` the rank, ``qid`` the query), its inputs (``input_of(name, input)``; for a scalar
+    operation, its operands), and its other fields as literals (a :class:`Gain` as the gain of the
     row's relevance)."""
     name = f"rw_{obj.binding()}"
     macro = macros().get(name)
     if macro is None:
         raise InvalidParameterError(f"no SQL macro {name} for {type(obj).__name__}")
     given, values = obj.inputs(), obj.values()
+    operands = obj.operands() if isinstance(obj, Op) else {}
     args = []
     for param in macro.params:
         if param in _ROW_COLUMNS:
             args.append(_ROW_COLUMNS[param])
-        elif param in given or isinstance(obj, Op):
+        elif param in given or param in operands:
             if input_of is None:
                 raise InvalidParameterError(f"{obj!r} reads {param} here, where it cannot be computed")
             args.append(input_of(param, given.get(param)))  # type: ignore[arg-type]

@@ -36,18 +36,21 @@ from rankwise.errors import InvalidParameterError
 if TYPE_CHECKING:
     from rankwise.comparison.paired import CompareOptions
 
-def _convention(name: str) -> Callable[[str], str]:
-    """An argparse ``type=`` for the convention ``name``: the value is checked as
+def _convention(name: str) -> Callable[[str], object]:
+    """An argparse ``type=`` for the convention ``name``: the value is the literal's choice
+    written as it (``--empty 1``: the number 1), checked as
     :class:`~rankwise.conventions.Conventions` checks it, and refused with its message (as a
     usage error, exit code 2)."""
+    choices = get_args(get_type_hints(Conventions)[name])
 
-    def check(value: str) -> str:
+    def check(value: str) -> object:
+        chosen = next((c for c in choices if str(c) == value), value)
         try:
-            Conventions.from_options({name: value})
+            Conventions.from_options({name: chosen})
         except InvalidParameterError as exc:
             # no argument name before the message: it names the convention itself
             raise argparse.ArgumentError(None, str(exc)) from None
-        return value
+        return chosen
 
     return check
 

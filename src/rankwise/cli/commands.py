@@ -236,7 +236,7 @@ def _metric_page(spec: MetricSpec) -> None:
     if spec.params:
         lines.append("  parameters:")
     for p in spec.params:
-        choices = f" one of {list(p.choices)};" if p.choices else ""
+        choices = f" {p.expected()};" if p.choices else ""
         lines.append(f"    {p.name} (default {p.default!r}):{choices} {p.doc}")
     to_stdout([line + "\n" for line in lines])
 

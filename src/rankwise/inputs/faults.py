@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rankwise.errors import (
+    EmptyQueryError,
     EngineError,
     EngineResourceError,
     InputReadError,
@@ -73,7 +74,8 @@ def translate(exc: Exception, inputs: Mapping[str, Any]) -> BaseException:
     ):
         return EngineResourceError(f"the engine ran out of memory evaluating ({where}): {text}. {_remedies()}")
     if "rankwise: " in text:  # an error() of rankwise's own SQL (a check on the data)
-        return InvalidValueError(text[text.index("rankwise: ") + len("rankwise: "):])
+        message = text[text.index("rankwise: ") + len("rankwise: "):]
+        return (EmptyQueryError if EmptyQueryError.MARK in message else InvalidValueError)(message)
     if isinstance(exc, READ_FAULTS):
         return InputReadError(f"cannot read the inputs ({where}): {read_reason(exc)}")
     if names & _READ_ERRORS:

@@ -21,14 +21,17 @@ if TYPE_CHECKING:
 
 
 class Measured(Protocol):
-    """What a recipe reads of a metric (:class:`rankwise.metrics.metric.Metric` is one): its spec
-    and its cutoff."""
+    """What a recipe reads of a metric (:class:`rankwise.metrics.metric.Metric` is one): its spec,
+    its cutoff and its label (the name its errors give it)."""
 
     @property
     def spec(self) -> MetricSpec: ...
 
     @property
     def cutoff(self) -> int | None: ...
+
+    @property
+    def label(self) -> str: ...
 
 
 Params = Mapping[str, ParamValue]

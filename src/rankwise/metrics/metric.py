@@ -131,18 +131,27 @@ def check_param(spec: MetricSpec, p: Param, value: ParamValue, text: str) -> Par
     rankwise.errors.InvalidParameterError: metric 'RBP(p=1.5)': parameter 'p' must be < 1.0, got 1.5 (valid: (0, 1))
     """
     where = f"metric {shorten(text)}: parameter {p.name!r}"
+    if p.choices is not None and p.kind is not str and isinstance(value, str):
+        # a numeric parameter's words (empty='skip')
+        if value in p.choices:
+            return value
+        lowered = {c.lower(): c for c in p.choices}
+        if value.lower() in lowered:
+            return lowered[value.lower()]
+        raise InvalidParameterError(f"{where} must be {p.expected()}, got {shorten(value)}")
     if p.kind is bool:
         if not isinstance(value, bool):
             raise InvalidParameterError(f"{where} must be True or False, got {shorten(value)}")
         return value
+    words = f" or one of {list(p.choices)}" if p.choices is not None else ""
     if p.kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InvalidParameterError(f"{where} must be a number, got {shorten(value)}")
-        _check_number(p, value, where)
+            raise InvalidParameterError(f"{where} must be a number{words}, got {shorten(value)}")
+        _check_number(p, value, where, words=words)
     elif p.kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidParameterError(f"{where} must be an integer, got {shorten(value)}")
-        _check_number(p, value, where)
+            raise InvalidParameterError(f"{where} must be an integer{words}, got {shorten(value)}")
+        _check_number(p, value, where, words=words)
     elif p.kind is str:
         if not isinstance(value, str):
             raise InvalidParameterError(f"{where} must be a string, got {shorten(value)}")
@@ -162,8 +171,9 @@ def check_param(spec: MetricSpec, p: Param, value: ParamValue, text: str) -> Par
     return value
 
 
-def _check_number(p: Param, value: float, where: str, what: str = "") -> None:
-    """A number is finite, within the parameter's own bounds and, if an integer, within ±2**62."""
+def _check_number(p: Param, value: float, where: str, what: str = "", words: str = "") -> None:
+    """A number is finite, within the parameter's own bounds and, if an integer, within ±2**62
+    (``words``: the words the parameter also takes, said after its interval)."""
     try:
         finite = math.isfinite(value)  # an int too large for a float overflows here
     except OverflowError:
@@ -173,12 +183,12 @@ def _check_number(p: Param, value: float, where: str, what: str = "") -> None:
     if p.minimum is not None and (value <= p.minimum if p.exclusive_min else value < p.minimum):
         op = ">" if p.exclusive_min else ">="
         raise InvalidParameterError(
-            f"{where}{what} must be {op} {_bound(p.minimum)}, got {shorten(value)} (valid: {p.interval()})"
+            f"{where}{what} must be {op} {_bound(p.minimum)}, got {shorten(value)} (valid: {p.interval()}{words})"
         )
     if p.maximum is not None and (value >= p.maximum if p.exclusive_max else value > p.maximum):
         op = "<" if p.exclusive_max else "<="
         raise InvalidParameterError(
-            f"{where}{what} must be {op} {_bound(p.maximum)}, got {shorten(value)} (valid: {p.interval()})"
+            f"{where}{what} must be {op} {_bound(p.maximum)}, got {shorten(value)} (valid: {p.interval()}{words})"
         )
     if isinstance(value, int) and abs(value) > LIMIT:
         raise InvalidParameterError(

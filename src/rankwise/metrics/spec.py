@@ -29,7 +29,9 @@ class Param:
     """One parameter of a metric.
 
     ``kind`` is the Python type a value must have (``int`` values are accepted for ``float``
-    parameters); ``choices`` restricts string parameters. Numbers must be finite; ``minimum``
+    parameters); ``choices`` restricts string parameters, and on a numeric parameter lists the
+    words it takes besides its numbers (``empty``: the integers 0 and 1, or ``'skip'`` or
+    ``'error'``). Numbers must be finite; ``minimum``
     bounds them from below (exclusive when ``exclusive_min``), ``maximum`` from above (exclusive
     when ``exclusive_max``), and ``bounds`` says why the formula needs those bounds. A string
     parameter that holds a list of numbers says so in ``numbers``: ``'numbers'`` (``'0.25,0.5'``,
@@ -62,6 +64,17 @@ class Param:
     def numeric(self) -> bool:
         """Whether values are numbers (or, for a string parameter, lists of numbers)."""
         return (self.kind in (int, float)) or self.numbers is not None
+
+    def expected(self) -> str:
+        """What a value must be, for an error message: ``'a number in [0, 1]'``, ``'an integer
+        in [0, 1] or one of ['skip', 'error']'``, ``'one of [...]'``, ..."""
+        if self.kind is bool:
+            return "True or False"
+        if self.kind is str:
+            return f"one of {list(self.choices)}" if self.choices else "a string"
+        number = "an integer" if self.kind is int else "a number"
+        words = f" or one of {list(self.choices)}" if self.choices else ""
+        return f"{number} in {self.interval()}{words}"
 
     def interval(self) -> str:
         """The valid range as an interval, e.g. ``'(0, 1)'``, ``'[0, 2**62]'``, ``'any finite'``."""

@@ -24,19 +24,28 @@ else:  # pragma: no cover - Python 3.10
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Gain:
     """How a relevance value becomes a gain (shared by DCG, IDCG, nDCG, CG).
 
     - ``kind``: 'linear' (rel) or 'exponential' (2^rel − 1);
     - ``min_rel``: relevance below it gains 0 (unjudged and negative relevance always gain 0);
     - ``table``: (level, gain) pairs that override the kind for those levels (trec_eval's
-      ``ndcg.1=3,2=9``: levels not listed gain their own value).
+      ``ndcg.1=3,2=9``: levels not listed gain their own value);
+    - ``negative``: a negative relevance keeps its gain, rel or 2^rel − 1, below 0 (nDCG/DCG's
+      ``negative='gain'``: CatBoost, XGBoost's linear gain, scikit-learn's dcg_score), whatever
+      ``min_rel``, which then zeroes the relevances in [0, min_rel); its repr names it only when
+      set, so that every other gain prints (and keys the engines' columns) as before.
     """
 
     kind: str = "linear"
     min_rel: float = 0.0
     table: tuple[tuple[float, float], ...] = ()
+    negative: bool = False
+
+    def __repr__(self) -> str:
+        signed = ", negative=True" if self.negative else ""
+        return f"Gain(kind={self.kind!r}, min_rel={self.min_rel!r}, table={self.table!r}{signed})"
 
     @property
     def monotone(self) -> bool:

@@ -16,6 +16,7 @@ else:  # pragma: no cover - Python 3.10
 
 from rankwise.primitives.core import (
     Bound,
+    Column,
     Gain,
     IdealPrefix,
     Primitive,
@@ -33,7 +34,9 @@ class Const:
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Op(Bound):
-    """A scalar operation on other nodes (its fields)."""
+    """A scalar operation on other nodes (its fields that hold nodes: its operands); a field
+    that holds no node (a number, a string, None) is a parameter, passed to the engines'
+    functions as a value, as a primitive's fields are."""
 
     abstract: ClassVar[bool] = True
     linear: ClassVar[tuple[str, ...]] = ()
@@ -41,6 +44,10 @@ class Op(Bound):
     the operation of that operand's expected value (:func:`expected_tree`)."""
     additive: ClassVar[bool] = False
     """Linear in all its operands at once (a sum, a difference)."""
+
+    def operands(self) -> dict[str, Node]:
+        """Its operands, by field name, in field order."""
+        return {f.name: v for f in fields(self) if isinstance(v := getattr(self, f.name), (Const, Primitive, Op))}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -128,13 +135,30 @@ class Power(Binary):
     """a^b."""
 
 
+@dataclass(frozen=True, repr=False, eq=False)
+class WhenEmpty(Op):
+    """``value``, except for a query with nothing relevant (``relevant`` <= 0: no judgment of
+    relevance >= rel, or no ideal gain) that ranked something (``ranked`` > 0; a query absent
+    from the run keeps ``value``): ``fill`` (None: NULL, left out of the mean), or, with
+    ``refuse`` (the metric's label), :class:`~rankwise.errors.EmptyQueryError` naming the
+    metric and the query (the metrics' ``empty`` parameter: 1, 'skip', 'error')."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("qid",)
+    linear: ClassVar[tuple[str, ...]] = ("value",)  # the condition is order-free: E[value] where it holds
+    relevant: Node
+    ranked: Node
+    value: Node
+    fill: float | None
+    refuse: str | None
+
+
 Node = Primitive | Const | Op
 """A node of a recipe's tree."""
 
 
 def children(op: Op) -> list[Node]:
     """The operands of a scalar operation, in field order."""
-    return [getattr(op, f.name) for f in fields(op)]
+    return list(op.operands().values())
 
 
 _V = TypeVar("_V")
@@ -160,7 +184,10 @@ def fold(
     if isinstance(node, Primitive):
         return primitive(node)
     if isinstance(node, Op):
-        operands = {f.name: fold(getattr(node, f.name), const=const, primitive=primitive, operation=operation) for f in fields(node)}
+        operands = {
+            name: fold(value, const=const, primitive=primitive, operation=operation)
+            for name, value in node.operands().items()
+        }
         return operation(node, operands)
     assert_never(node)
 
@@ -202,13 +229,14 @@ def expected_tree(node: Node) -> Node | None:
         return node
     if isinstance(node, Primitive):
         return node.expected()
-    operands = {f.name: getattr(node, f.name) for f in fields(node)}
+    operands = node.operands()
     dependent = [name for name, value in operands.items() if not order_free(value)]
     if node.additive or (len(dependent) == 1 and dependent[0] in node.linear):
         mapped = {name: expected_tree(operands[name]) for name in dependent}
         if any(value is None for value in mapped.values()):
             return None
-        return type(node)(**{**operands, **mapped})
+        everything = {f.name: getattr(node, f.name) for f in fields(node)}  # with its non-node fields
+        return type(node)(**{**everything, **mapped})
     if isinstance(node, Unary) and isinstance(node.a, Primitive):
         return node.a.expected_under(type(node))
     return None

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.metrics.families.shared import (
+    EMPTY,
     EXPECTED_TIES,
     GMAP_EPS,
     GMAP_FORM,
@@ -17,6 +18,7 @@ from rankwise.metrics.families.shared import (
     add,
     nrel,
     threshold,
+    when_empty,
 )
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
@@ -65,13 +67,15 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="AP",
         aliases=("map", "map_cut"),
-        params=(REL, JUDGED_ONLY, AP_DENOMINATOR),
+        params=(REL, JUDGED_ONLY, AP_DENOMINATOR, EMPTY),
         cutoff="optional",
         description="average precision (its mean over queries is MAP)",
         formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut); "
         "denominator='min_R_k': 1/min(R, k) (Spark MLlib meanAveragePrecisionAt); "
         "denominator='relret': 1/|relevant in top k| (0 when none; cwl_eval, torchmetrics); "
-        "denominator='k': 1/k (rectools MAP divide_by_k)",
+        "denominator='k': 1/k (rectools MAP divide_by_k); empty: the value of a query with nothing "
+        "relevant (R = 0) that ranked something, 0 (the default), 1 (LightGBM's and XGBoost's map), "
+        "'skip' (NULL, out of the mean) or 'error'",
         citation="Harman, TREC-2 overview, 1993; trec_eval map; Spark MLlib RankingMetrics",
         empty_value=0.0,
         trec_eval="map / map_cut",
@@ -126,7 +130,7 @@ def _ap(m: Measured, p: Params) -> Node:
         denominator = Relret(t, m.cutoff)
     elif p.get("denominator", "R") == "k" and m.cutoff is not None:  # refused without @k
         denominator = Const(float(m.cutoff))
-    return Div0(ApSum(t, m.cutoff), denominator)
+    return when_empty(m, p, nrel(p), Div0(ApSum(t, m.cutoff), denominator))
 
 
 def _levels(p: Params) -> tuple[float, ...]:

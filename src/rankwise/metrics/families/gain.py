@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import (
+    EMPTY,
     EXPECTED_TIES,
     JUDGED_ONLY,
     REL,
@@ -15,6 +16,7 @@ from rankwise.metrics.families.shared import (
     add,
     nrel,
     threshold,
+    when_empty,
 )
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
@@ -50,6 +52,19 @@ IDEAL_CUTOFF = Param(
     "ranked list) ('list': recommender tutorials' calc_ndcg(predicted, truth), where "
     "k = len(predicted)); with ideal='run' both are the same",
     choices=("k", "list"),
+)
+NEGATIVE = Param(
+    "negative",
+    str,
+    "zero",
+    "what a negative relevance gains: 'zero' (trec_eval: in the pool but unjudged, gain 0), or "
+    "'gain', its own gain below 0, rel (linear) or 2^rel − 1 (exponential: −1 gains −0.5), "
+    "whatever rel (CatBoost's NDCG/DCG Base and Exp, XGBoost's ndcg with ndcg_exp_gain=False, "
+    "scikit-learn's dcg_score, torchmetrics' RetrievalNormalizedDCG); the ideal sorts by gain, "
+    "so negative documents come last and enter it only when fewer than k others are judged "
+    "(ideal_cutoff='list' keeps the positive gains of the ideal only); an IDCG at most 0 is a "
+    "query with nothing relevant (empty)",
+    choices=("zero", "gain"),
 )
 DCG_REL = Param(
     "rel",
@@ -130,18 +145,21 @@ MAX_REL = Param(
 _DCG_FORMULA = (
     "DCG@k = Σ_{i≤k} gain(rel_i) / discount(i); gain linear = max(rel, 0), exponential = 2^rel − 1; "
     "discount log2 = log2(i + 1), jarvelin = max(1, log_b i), reciprocal = i; ties='average' (the same as 'expected'): each "
-    "document of a group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j"
+    "document of a group of equal scores takes the mean of [j ≤ k] / discount(j) over the group's ranks j; negative='gain': a "
+    "negative relevance gains rel (linear) or 2^rel − 1 (exponential), below 0"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
         aliases=("ndcg_cut",),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, EMPTY, NEGATIVE),
         cutoff="optional",
         description="normalised discounted cumulative gain",
         formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0; ideal_cutoff='list': / IDCG@min(k, n), "
-        "n the ranked list's length; ideal='k': IDCG@k = max gain · Σ_{i≤k} 1 / discount(i)); " + _DCG_FORMULA,
+        "n the ranked list's length; ideal='k': IDCG@k = max gain · Σ_{i≤k} 1 / discount(i)); empty: the value "
+        "of a query whose IDCG (under its ideal) is 0 and that ranked something, 0 (the default), 1 (LightGBM, "
+        "XGBoost, CatBoost), 'skip' (NULL, out of the mean) or 'error'; " + _DCG_FORMULA,
         citation="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002",
         empty_value=0.0,
         trec_eval="ndcg / ndcg_cut",
@@ -149,7 +167,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="DCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY),
+        params=(GAIN, DISCOUNT, BASE, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, NEGATIVE),
         cutoff="optional",
         description="discounted cumulative gain",
         formula=_DCG_FORMULA,
@@ -266,7 +284,7 @@ def gain_of(p: Params) -> Gain:
     """The :class:`Gain` of resolved DCG-family parameters."""
     from rankwise.primitives import Gain
 
-    return Gain(str(p["gain"]), float(p["rel"]), parse_gain_table(str(p["gains"])))
+    return Gain(str(p["gain"]), float(p["rel"]), parse_gain_table(str(p["gains"])), p.get("negative", "zero") == "gain")
 
 
 def _table_gain(p: Params) -> Gain:
@@ -364,7 +382,9 @@ def recipes() -> Mapping[str, Recipe]:
     )
 
     return {
-        "nDCG": lambda m, p: Div0(_dcg(m, p), _ideal(m, p)),
+        "nDCG": lambda m, p: when_empty(
+            m, p, _ideal(m, p), Div0(_dcg(m, p), _ideal(m, p)), zero=p.get("negative", "zero") == "zero"
+        ),
         "DCG": _dcg,
         "IDCG": _ideal,
         "CG": lambda m, p: CgGain(m.cutoff, gain_of(p)),

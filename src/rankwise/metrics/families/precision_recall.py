@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import (
+    EMPTY,
     EXPECTED_TIES,
     JUDGED_ONLY,
     REL,
@@ -18,6 +19,7 @@ from rankwise.metrics.families.shared import (
     nrel,
     relret,
     threshold,
+    when_empty,
 )
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe, TrecName
 from rankwise.metrics.spec import MetricSpec, Param
@@ -50,16 +52,21 @@ BETA = Param(
     "[0, 1]); w = 0 is set precision; no natural ceiling, capped at 2**62",
 )
 
+_EMPTY_BINARY = (
+    "empty: the value of a query with nothing relevant (R = 0: no judgment of relevance >= rel) that "
+    "ranked something, 0 (the default), 1, 'skip' (NULL, out of the mean) or 'error'"
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="P",
         aliases=("precision",),
-        params=(REL, JUDGED_ONLY, P_DENOMINATOR, EXPECTED_TIES),
+        params=(REL, JUDGED_ONLY, P_DENOMINATOR, EXPECTED_TIES, EMPTY),
         cutoff="required",
         description="precision at k",
         formula="P@k = |relevant in top k| / k (k even when fewer were retrieved); "
         "denominator='retrieved': / min(k, |retrieved|) (0 when nothing was retrieved; XGBoost pre@n, "
-        "CatBoost PrecisionAt, torchmetrics adaptive_k)",
+        "CatBoost PrecisionAt, torchmetrics adaptive_k); " + _EMPTY_BINARY,
         citation="trec_eval P; XGBoost pre; CatBoost PrecisionAt",
         empty_value=0.0,
         trec_eval="P",
@@ -67,10 +74,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="R",
         aliases=("recall", "set_recall", "SetR"),
-        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="optional",
         description="recall at k",
-        formula="R@k = |relevant in top k| / |relevant in qrels| (0 when none is relevant)",
+        formula="R@k = |relevant in top k| / |relevant in qrels| (0 when none is relevant); " + _EMPTY_BINARY,
         citation="trec_eval recall",
         empty_value=0.0,
         trec_eval="recall",
@@ -78,10 +85,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="Success",
         aliases=("hit_rate",),
-        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="required",
         description="1 if a relevant document is in the top k, else 0",
-        formula="Success@k = [∃ i ≤ k: rel_i ≥ rel]",
+        formula="Success@k = [∃ i ≤ k: rel_i ≥ rel]; " + _EMPTY_BINARY,
         citation="trec_eval success",
         empty_value=0.0,
         trec_eval="success",
@@ -99,10 +106,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RR",
         aliases=("mrr", "recip_rank"),
-        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="optional",
         description="reciprocal rank of the first relevant document (its mean is MRR)",
-        formula="RR@k = 1 / min{i ≤ k: rel_i ≥ rel} (0 when none)",
+        formula="RR@k = 1 / min{i ≤ k: rel_i ≥ rel} (0 when none); " + _EMPTY_BINARY,
         citation="Voorhees, TREC-8 QA track, 1999; trec_eval recip_rank",
         empty_value=0.0,
         trec_eval="recip_rank",
@@ -110,10 +117,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="Rprec",
         aliases=("r_precision",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EMPTY),
         cutoff="none",
         description="precision at R, the number of relevant documents",
-        formula="Rprec = |relevant in top R| / R (0 when R = 0)",
+        formula="Rprec = |relevant in top R| / R (0 when R = 0); " + _EMPTY_BINARY,
         citation="trec_eval Rprec",
         empty_value=0.0,
         trec_eval="Rprec",
@@ -132,10 +139,10 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RelP",
         aliases=("relative_P",),
-        params=(REL, JUDGED_ONLY, EXPECTED_TIES),
+        params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="required",
         description="precision at k relative to the best possible at k",
-        formula="RelP@k = |relevant in top k| / min(k, R)",
+        formula="RelP@k = |relevant in top k| / min(k, R) (0 when R = 0); " + _EMPTY_BINARY,
         citation="trec_eval relative_P",
         empty_value=0.0,
         trec_eval="relative_P",
@@ -224,9 +231,12 @@ def _precision(m: Measured, p: Params) -> Node:
     retrieved) (0 when nothing was retrieved)."""
     from rankwise.primitives import Const, Count, Div0, Least
 
+    value: Node
     if p.get("denominator", "k") == "retrieved":
-        return Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 1)), Count()))
-    return at_k(m, relret(p, m.cutoff))
+        value = Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 1)), Count()))
+    else:
+        value = at_k(m, relret(p, m.cutoff))
+    return when_empty(m, p, nrel(p), value)
 
 
 def _set_p(m: Measured, p: Params) -> Node:
@@ -269,16 +279,18 @@ def recipes() -> Mapping[str, Recipe]:
 
     return {
         "P": _precision,
-        "R": lambda m, p: Div0(relret(p, m.cutoff), nrel(p)),
-        "Success": lambda m, p: Positive(relret(p, m.cutoff)),
+        "R": lambda m, p: when_empty(m, p, nrel(p), Div0(relret(p, m.cutoff), nrel(p))),
+        "Success": lambda m, p: when_empty(m, p, nrel(p), Positive(relret(p, m.cutoff))),
         "Hits": lambda m, p: relret(p, m.cutoff),
-        "RR": lambda m, p: Recip0(FirstRel(threshold(p), m.cutoff)),
-        "Rprec": lambda m, p: Div0(RelretAtNrel(threshold(p), 1.0), nrel(p)),
+        "RR": lambda m, p: when_empty(m, p, nrel(p), Recip0(FirstRel(threshold(p), m.cutoff))),
+        "Rprec": lambda m, p: when_empty(m, p, nrel(p), Div0(RelretAtNrel(threshold(p), 1.0), nrel(p))),
         "RprecMult": lambda m, p: Div0(
             RelretAtNrel(threshold(p), float(p["mult"])),
             Floor(add(Mul(Const(float(p["mult"])), nrel(p)), Const(0.9))),
         ),
-        "RelP": lambda m, p: Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 0)), nrel(p))),
+        "RelP": lambda m, p: when_empty(
+            m, p, nrel(p), Div0(relret(p, m.cutoff), Least(Const(float(m.cutoff or 0)), nrel(p)))
+        ),
         "F1": lambda m, p: _fscore(at_k(m, relret(p, m.cutoff)), Div0(relret(p, m.cutoff), nrel(p)), 1.0),
         "Accuracy": _accuracy,
         "SetP": _set_p,

@@ -45,6 +45,25 @@ EXPECTED_TIES = Param(
     choices=("ranking", "expected"),
     convention="ties",
 )
+EMPTY = Param(
+    "empty",
+    int,
+    0,
+    "what a query with nothing relevant scores: 0 (trec_eval, XGBoost's ndcg@n-/map@n-, "
+    "torchmetrics empty_target_action='neg'); 1 (LightGBM's ndcg and map, XGBoost's ndcg@n and "
+    "map@n, CatBoost's NDCG and RecallAt, torchmetrics 'pos'); 'skip' (NULL, left out of the "
+    "mean, the query keeps its row: rectools, torchmetrics 'skip'); 'error' (EmptyQueryError "
+    "naming the metric and the queries: torchmetrics 'error'); a query absent from the run "
+    "(missing='zero') scores 0 whatever this says",
+    choices=("skip", "error"),
+    minimum=0,
+    maximum=1,
+    convention="empty",
+    bounds="the value of a query with nothing relevant is a convention, 0 or 1 (the metric's "
+    "range's ends that libraries choose); 'skip' and 'error' are the other conventions",
+)
+"""The ``empty`` parameter of the metrics whose value with nothing relevant is a convention in
+some library (nDCG, AP, P, R, RR, Success, Rprec, RelP): see :func:`when_empty`."""
 GMAP_FORM = Param(
     "form",
     str,
@@ -84,6 +103,30 @@ def nrel(p: Params) -> Node:
     from rankwise.primitives import NRel
 
     return NRel(threshold(p))
+
+
+def when_empty(m: Measured, p: Params, relevant: Node, value: Node, zero: bool = True) -> Node:
+    """``value``, the metric's tree, with its ``empty`` parameter applied: what a query scores
+    when ``relevant``, what it has that is relevant, is 0 (R, the judgments of relevance >= rel,
+    for a binary metric; the ideal gain, IDCG under the metric's own ideal, for a gain metric;
+    at most 0 where gains may be negative) and it ranked something (a query absent from the
+    run keeps ``value``). With ``empty=0`` (trec_eval's, the default) and ``zero`` (``value`` is
+    already 0 there, as it is for every such metric without negative gains) ``value`` itself:
+    the tree does not grow.
+
+    >>> from rankwise.metrics.metric import parse_metric
+    >>> m = parse_metric("R(empty='skip')")
+    >>> when_empty(m, m.resolve(), nrel(m.resolve()), relret(m.resolve()))
+    WhenEmpty(relevant=NRel(t=1.0), ranked=Count(), value=Relret(t=1.0, k=None), fill=None, refuse=None)
+    """
+    from rankwise.primitives import Count, WhenEmpty
+
+    empty = p.get("empty", 0)
+    if empty == 0 and zero:
+        return value
+    if empty == "error":
+        return WhenEmpty(relevant, Count(), value, None, m.label)
+    return WhenEmpty(relevant, Count(), value, None if empty == "skip" else float(empty), None)
 
 
 def add(*nodes: Node) -> Node:
