@@ -88,6 +88,8 @@ CALLS: dict[str, tuple[Any, dict[str, Any]]] = {
     "plots.precision_recall": (plots.precision_recall, {"qrels": QRELS, "runs": RUNS}),
     "plots.score_distribution": (plots.score_distribution, {"qrels": QRELS, "runs": RUNS, "metric": "AP"}),
     "plots.figures": (plots.figures, {"result": RESULT}),
+    "like": (rw.like, {"library": "lightgbm", "metric": "nDCG@10"}),
+    "why": (rw.why, {"qrels": QRELS, "run": RUN, "metric": "AP", "libraries": ["ranx"]}),
     "DataFrame.ir.evaluate": (RUN.ir.evaluate, {"qrels": QRELS, "metrics": ["AP"]}),
     "LazyFrame.ir.evaluate": (RUN.lazy().ir.evaluate, {"qrels": QRELS, "metrics": ["AP"]}),
 }

@@ -89,7 +89,7 @@ class IRLazyFrame:
         from rankwise.names.presets import resolve
 
         check_options("IRLazyFrame.evaluate", options)
-        parsed, options = cast(tuple[list[Metric], EvaluationOptions], resolve(metrics, options))
+        parsed, options = cast("tuple[list[Metric], EvaluationOptions]", resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
         prep = prepare(

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
-from rankwise.conventions import CONVENTION_KEYWORDS, Library
+from rankwise.conventions import CONVENTION_KEYWORDS, Library, checked
 from rankwise.errors import InvalidParameterError, RankwiseWarning, UnknownMetricError, did_you_mean
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import SPECS, get_spec
@@ -375,7 +375,8 @@ def resolve(metrics: Any, options: Mapping[str, Any]) -> tuple[list[Metric], dic
     return out, {**preset.conventions, **rest}
 
 
-def like(library: Library, metric: str) -> Like:
+@checked
+def like(library: Library, metric: str | Metric) -> Like:
     """The metric ``metric`` as ``library`` computes it, made explicit: the rankwise metric
     string and the conventions that give the library's values (``repr``: the call to copy).
 
