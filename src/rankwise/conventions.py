@@ -9,7 +9,7 @@ Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_onl
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
-rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric'], got 'random'
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric', 'input'], got 'random'
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ __all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "input"]
 """How documents with equal scores are ordered.
 
 - ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
@@ -72,11 +72,26 @@ TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_de
   doc_id descending, as text).
 - ``doc_desc_numeric``: score descending, then doc_id descending in the column's own type:
   integer ids by value (100 above 48 above 5), string ids as text.
+- ``input``: score descending, then the run's own order: among equal scores, the document
+  that comes first in the run as given ranks first (LightGBM's and XGBoost's stable sorts of
+  a group's scores; Spark MLlib's ``RankingMetrics`` and rectools take each list in the order
+  given). "As given" is each input's row order: a TREC, CSV or Parquet file's lines or rows
+  (several files of a folder or glob: the files in name order, each file's rows in its
+  order); a Polars DataFrame's rows (a LazyFrame: the order its scan yields, the files'
+  order for a scan of files); a pandas DataFrame's or pyarrow Table's rows; a DuckDB
+  relation's rows as its scan yields them (a table's insertion order: SQL tables have no
+  other order); a dict of dicts' items and records in iteration order; the list form's
+  lists in list order. In SQL (:func:`rankwise.to_sql`, ``rw_ranked``) the order is the
+  scan's: DuckDB's ``row_number() OVER ()`` with ``preserve_insertion_order`` on (its
+  default), Spark's ``monotonically_increasing_id()`` (the partitions in order, each in its
+  rows' order: a DataFrame as read from files, not after a shuffle). Only this policy numbers
+  the run's rows; the others read no row order.
 """
 
-TieKey = Literal["score", "relevance", "doc_text", "doc"]
+TieKey = Literal["score", "relevance", "doc_text", "doc", "input"]
 """A key of a tie order: the score, the relevance (unjudged: 0), the doc id compared as text
-(integers as their decimal text), the doc id in its own type."""
+(integers as their decimal text), the doc id in its own type, the row's position in the run
+as given (ascending: first given, first ranked)."""
 
 TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "trec_eval": (("score", True), ("doc_text", True)),
@@ -84,6 +99,7 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "optimistic": (("score", True), ("relevance", True), ("doc_text", True)),
     "pessimistic": (("score", True), ("relevance", False), ("doc_text", True)),
     "doc_desc_numeric": (("score", True), ("doc", True)),
+    "input": (("score", True), ("input", False)),
 }
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
 Polars engine and the SQL compiler both render."""

@@ -14,7 +14,7 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import REL, RUN_IRANK, D, Q, S
+from rankwise._polars.columns import ORDER, REL, RUN_IRANK, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -85,14 +85,17 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     with_docs = bool(run_ideal)
     # the run-ordered ideal reads the ranked documents' scores (cut at max_rank)
     scores |= with_docs
-    lists = rank_lists(prep, conv, docs=with_docs, scores=scores)
+    # ties='input': the run-ordered ideal breaks ties by the run's order too
+    order = with_docs and conv.ties == "input"
+    lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
         out = out.join(lists.select(Q), on=Q, how="semi")
     for part, work in parts.items():
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
         rows = ranked(
-            prep, conv, part, work.seqs, docs=with_docs, scores=scores, per_query=needed, lists=lists, at_rank=prefix_lists
+            prep, conv, part, work.seqs, docs=with_docs, scores=scores, order=order, per_query=needed, lists=lists,
+            at_rank=prefix_lists,
         )
         if work.run_ideal:
             ideal = run_ideal_table(prep, conv, lists, work.run_ideal)
@@ -140,15 +143,19 @@ def run_ideal_table(
     """``__q, __d`` and each value of ``values`` (column: its key): the run-ordered ideal of
     each gain definition, the judgments of positive gain sorted by gain (best first), then by
     the tie policy's keys over the scores of the ranked documents (``lists``, made with docs
-    and scores: cut at ``max_rank``), a document not ranked taking score 0 (as ir-measures'
-    compat provider); each query's rank in it made by a window (the inverse of the sorting
+    and scores, and with ``order`` under ``ties='input'``: cut at ``max_rank``), a document not
+    ranked taking score 0 (as ir-measures' compat provider; under ``ties='input'``, after every
+    ranked one of its score); each query's rank in it made by a window (the inverse of the sorting
     permutation), and the values windows over it."""
     keys, descending = tie_keys(conv, prep.doc_dtype)
-    scored = lists.select(Q, D, S).explode(D, S)
+    carried = [D, S, *([ORDER] if conv.ties == "input" else [])]
+    scored = lists.select(Q, *carried).explode(*carried)
     tables: list[pl.LazyFrame] = []
     for gain in dict.fromkeys(v.g for v in values.values()):
         g = prim.gain(pl.col(REL), gain)
-        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by([g, *keys], descending=[True, *descending])
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
+            [g, *keys], descending=[True, *descending], nulls_last=conv.ties == "input"
+        )
         rows = (
             prep.qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0)
             .join(scored, on=[Q, D], how="left")

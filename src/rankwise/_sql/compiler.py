@@ -271,7 +271,17 @@ TIE_SQL: dict[TieKey, str] = {
     "relevance": "coalesce(relevance, 0.0)",
     "doc_text": "CAST(doc_id AS STRING)",
     "doc": "doc_id",
+    "input": "input_order",
 }
+"""Each tie key of :data:`~rankwise.conventions.TIE_ORDERS` over the joined rows. ``input_order``
+(``ties='input'`` only) is the run row's position in the run as given, a column of the run the
+caller provides (:data:`INPUT_ORDER`)."""
+
+INPUT_ORDER = "input_order"
+"""The run's column of its rows' order as given (a number, ascending), which the run's FROM
+fragment holds under ``ties='input'`` only: the DuckDB engine's run view numbers its rows,
+:func:`rankwise.to_sql` numbers the run table's (the dialect's
+:attr:`~rankwise._sql.inline.DialectRules.input_order`)."""
 
 
 def score_sql(trec_eval: str) -> str:
@@ -325,8 +335,10 @@ def _ranking_cte(
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
     # the score as the ranking compares it, for the row values over tie groups (the engines
     # drop the column where nothing reads it)
+    # the run-ordered ideal breaks ties as the ranking does: under ties='input', by the run's order
+    carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
     return (
-        f"{name} AS (SELECT query_id, {'doc_id, ' if docs else ''}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
+        f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
@@ -419,8 +431,10 @@ def statement(
     if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
+    # ties='input': the run's order as given (INPUT_ORDER) is a tie key
+    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
     ctes.append(
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance FROM {run} AS r "
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
     )
     joins = []
@@ -484,8 +498,10 @@ def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, 
     gains = list(dict.fromkeys(v.g for v in comp.run_ideal))
     for n, gain in enumerate(gains):
         values = ", ".join(f"{bind(v, _given('irank'))} AS {c}" for v, c in comp.run_ideal.items() if v.g == gain)
+        # ties='input': a document not ranked comes after every ranked one of its score
+        order_col = f", coalesce(r.{INPUT_ORDER}, {2**63 - 1}) AS {INPUT_ORDER}" if conv.ties == "input" else ""
         scored = (
-            f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score FROM {judgments} AS j "
+            f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score{order_col} FROM {judgments} AS j "
             f"LEFT JOIN {ranked} AS r ON r.query_id = j.query_id AND r.doc_id = j.doc_id "
             f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
         )

@@ -44,7 +44,7 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import RANK, REL, SUB, C, D, Q, S
+from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
 from rankwise._polars.prepare import Prepared, prepare
 from rankwise._polars.ranking import ranked
@@ -101,7 +101,10 @@ def explain(
     (out,) = outputs([m], conv)
     reading = Reading.from_options(options)
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
-        prep = prepare(reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns)
+        prep = prepare(
+            reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
+            input_order=conv.ties == "input",
+        )
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():
@@ -281,7 +284,11 @@ def _values_by_depth(
         cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
             docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
-            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C))
+            .select(
+                pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C),
+                # ties='input': the run's order among equal scores is the rank order
+                *([pl.col(RANK).alias(ORDER)] if conv.ties == "input" else []),
+            )
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)
