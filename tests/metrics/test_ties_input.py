@@ -274,13 +274,15 @@ def test_without_ties_input_order_is_every_other_policy(case: tuple[pl.DataFrame
             assert a[1:] == pytest.approx(b[1:], abs=1e-12), ties
 
 
-def test_compare_and_a_duckdb_memory_limit(tmp_path: Path) -> None:
-    """rw.compare takes the policy on to each run's evaluation; the DuckDB engine with a
+def test_compare_query_chunks_and_a_duckdb_memory_limit(tmp_path: Path) -> None:
+    """rw.compare takes the policy on to each run's evaluation; query_chunks (the run written
+    into groups of files and read back) keeps each row's number; the DuckDB engine with a
     memory limit reads the files where they lie (views, not tables) and numbers them the same."""
     table = rw.compare(QRELS, {"a": RUN, "b": RUN.reverse()}, ["RR"], ties="input")
     # b lists q's tied documents as b, c, a: b (relevant) at 2 after d; r's as y, x: x at 2
     assert table["mean"][0] == pytest.approx((1 / 2 + 1 / 2) / 2)
     assert table["baseline_mean"][0] == pytest.approx((1 / 3 + 1) / 2)
+    _check(rw.evaluate(QRELS, RUN.lazy(), METRICS, ties="input", query_chunks=2))
     RUN.write_parquet(tmp_path / "run.parquet")
     _check(rw.evaluate(QRELS, tmp_path / "run.parquet", METRICS, ties="input", engine="duckdb",
                        duckdb_config={"memory_limit": "1GB"}))
