@@ -5,7 +5,7 @@ Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`r
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
 >>> Conventions()
-Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10')
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', judgments='all')
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
@@ -122,7 +122,26 @@ MissingPolicy = Literal["ignore", "zero"]
 - ``zero``: scored 0 on every run-dependent metric (trec_eval ``-c``).
 """
 
+JudgmentsPolicy = Literal["all", "retrieved"]
+"""Which judgments of a query an evaluation reads.
+
+- ``all`` (trec_eval, ir-measures, ranx, Spark MLlib, rectools): every judgment of the query,
+  retrieved or not: R, the ideal ranking, "nothing relevant" come from all of them.
+- ``retrieved`` (LightGBM, XGBoost, CatBoost, scikit-learn, torchmetrics, TensorFlow Ranking:
+  each sees only the scored list): for each query of the run, only the judgments of the
+  documents its evaluated list holds, so that R (recall's denominator, AP's, R-precision's
+  cutoff), the ideal (nDCG's, from the list's own labels), the non-relevant count and
+  "nothing relevant" all come from the list. The list is the run's ranking cut at
+  ``max_rank`` (trec_eval ``-M`` measures the run cut to its top N: a document below the cut
+  counts as not retrieved, so its judgment goes too); a metric's own cutoff ``@k`` is not the
+  list (LightGBM's ``ndcg@k`` cuts the ideal of the whole list at k). A run query whose
+  judgments all go is still a judged query (its documents are judged 0 by the libraries:
+  nothing relevant), not an unjudged one; judged queries absent from the run keep their
+  judgments and follow ``missing`` as with ``all``.
+"""
+
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+JUDGMENTS_POLICIES: tuple[str, ...] = get_args(JudgmentsPolicy)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 
@@ -157,6 +176,9 @@ class Conventions(_FromOptions):
       metric that has the ``judged_only`` parameter, unless the metric sets it.
     - ``trec_eval``: the trec_eval version to reproduce, ``'10'`` or ``'9'``: see
       :data:`TrecEvalVersion`.
+    - ``judgments``: ``'all'`` or ``'retrieved'`` (only the judgments of the documents each
+      query's evaluated list holds, as the machine-learning libraries see them): see
+      :data:`JudgmentsPolicy`.
     """
 
     ties: TiePolicy = "trec_eval"
@@ -165,6 +187,7 @@ class Conventions(_FromOptions):
     rel: float = 1
     judged_only: bool = False
     trec_eval: TrecEvalVersion = "10"
+    judgments: JudgmentsPolicy = "all"
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_POLICIES:
@@ -194,6 +217,10 @@ class Conventions(_FromOptions):
         if self.trec_eval not in TREC_EVAL_VERSIONS:
             raise InvalidParameterError(
                 f"convention 'trec_eval' must be one of {list(TREC_EVAL_VERSIONS)}, got {self.trec_eval!r}"
+            )
+        if self.judgments not in JUDGMENTS_POLICIES:
+            raise InvalidParameterError(
+                f"convention 'judgments' must be one of {list(JUDGMENTS_POLICIES)}, got {self.judgments!r}"
             )
 
     def as_params(self) -> dict[str, float | bool | str]:
@@ -231,6 +258,11 @@ CONVENTION_FLAGS: dict[str, Flag] = {
         ("--trec-eval",),
         "the trec_eval to reproduce (default %(default)s; 9: trec_eval 9.0.8, pytrec_eval's: "
         "scores as 32-bit floats, interpolated precision's +0.9 rounding)",
+    ),
+    "judgments": Flag(
+        ("--judgments",),
+        "which judgments to read (default %(default)s; retrieved: only those of the documents each query's "
+        "list holds, as LightGBM, XGBoost, CatBoost and torchmetrics see them)",
     ),
 }
 """Each convention's flag on the command line, in the order the help lists them: the one
@@ -307,6 +339,7 @@ class ConventionOptions(TypedDict, total=False):
     rel: float
     judged_only: bool
     trec_eval: TrecEvalVersion
+    judgments: JudgmentsPolicy
 
 
 class ColumnOptions(TypedDict, total=False):
@@ -336,6 +369,9 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, total=False):
     - ``judged_only`` (default False): drop unjudged documents first (trec_eval ``-J``).
     - ``trec_eval`` (default ``'10'``): ``'9'`` reproduces trec_eval 9.0.8 (pytrec_eval):
       see :data:`TrecEvalVersion`.
+    - ``judgments`` (default ``'all'``): ``'retrieved'`` reads only the judgments of the
+      documents each query's list holds (the machine-learning libraries' view): see
+      :data:`JudgmentsPolicy`.
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
     - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.

@@ -24,7 +24,7 @@ from rankwise._polars.compile import (
 )
 from rankwise._polars.diversity import intent_aggregates
 from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_judgments
-from rankwise._polars.ranking import by_query, rank_lists, ranked, tie_keys
+from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
@@ -66,7 +66,10 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     """The plans of :class:`Plans` of ``compiled`` over ``prep``'s inputs."""
     qaggs, qterms, parts, intent_leaves = compiled.qaggs, compiled.qterms, compiled.parts, compiled.intent_leaves
     prefixes, iranks = compiled.prefixes, compiled.iranks
-    qrels = prep.qrels
+    # the judgments' side (judgments='retrieved': those of the listed documents); the ranking
+    # reads every judgment
+    judging = prep if conv.judgments == "all" else retrieved_judgments(prep, conv)
+    qrels = judging.qrels
     if iranks:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
     for gain in prefixes:
@@ -78,6 +81,10 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         # about 8% of ``all_trec``
         qrels = qrels.cache()
     qstats = qterms.add_to(qrels).group_by(Q).agg(*audit(REL), *[e.alias(k) for k, e in qaggs.items()])
+    if judging is not prep:
+        # a run query whose judgments all went is still judged: its counts and sums over no
+        # judgment are 0
+        qstats = prep.qrels.select(Q).unique().join(qstats, on=Q, how="left").with_columns(pl.exclude(Q).fill_null(0))
     prefix_lists = [ideal_lists(qrels, gain) for gain in prefixes]
 
     scores = any(work.scores for work in parts.values())
@@ -98,7 +105,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             at_rank=prefix_lists,
         )
         if work.run_ideal:
-            ideal = run_ideal_table(prep, conv, lists, work.run_ideal)
+            ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
@@ -114,7 +121,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             part: ranked(prep, conv, part, docs=True, lists=doc_lists)
             for part in {part for _, part in intent_leaves.values()}
         }
-        intents = intent_aggregates(subtopic_judgments(prep), docs, intent_leaves)
+        intents = intent_aggregates(subtopic_judgments(judging), docs, intent_leaves)
         out = out.join(intents, on=Q, how="left").with_columns(
             *[pl.col(k).fill_null(0.0) for k in intent_leaves]
         )

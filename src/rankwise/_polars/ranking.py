@@ -6,6 +6,7 @@ per-query lists (:func:`rank_lists`) cut at ``max_rank``, and exploded into rank
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import polars as pl
 
@@ -79,6 +80,27 @@ def rank_lists(
     # (:func:`ranked`)
     joined = prep.run.join(prep.qrels, on=[Q, D], how="left")
     return joined.group_by(Q).agg(*ordered, *audit(S)).sort(Q)
+
+
+def retrieved_judgments(prep: Prepared, conv: Conventions) -> Prepared:
+    """``prep`` with the judgments ``judgments='retrieved'`` reads
+    (:data:`~rankwise.conventions.JudgmentsPolicy`): of each run query, those of the documents
+    its list holds (the run cut at ``max_rank``, ranked by the tie policy over all the
+    judgments); of the judged queries absent from the run, all (``missing`` decides them). The
+    ranking itself still reads every judgment (``optimistic``/``pessimistic`` order ties by
+    them): only the judgments' side of an evaluation reads these."""
+    if conv.max_rank is None:
+        listed = prep.run.select(Q, D)
+    else:
+        listed = rank_lists(prep, conv, docs=True).select(Q, D).explode(D)
+    absent = prep.run.select(Q).unique()
+
+    def kept(judgments: pl.LazyFrame) -> pl.LazyFrame:
+        return pl.concat([
+            judgments.join(listed, on=[Q, D], how="semi"), judgments.join(absent, on=Q, how="anti"),
+        ])
+
+    return replace(prep, qrels=kept(prep.qrels), subtopics=None if prep.subtopics is None else kept(prep.subtopics))
 
 
 def _carried(docs: bool, scores: bool = False, cost: bool = False, order: bool = False) -> list[str]:

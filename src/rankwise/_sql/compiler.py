@@ -388,6 +388,18 @@ def statement(
     # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
     # rw_ideal_order: the judgments unchecked (rw_judgments(..., checks := false) would still
     # compute its check's subquery, a grouping of every judgment by (query, document))
+    # ties='input': the run's order as given (INPUT_ORDER) is a tie key
+    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
+    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
+    joined = (
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
+    )
+    # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
+    # ranking, joined, still reads every judgment), before everything that reads them
+    first = [] if conv.judgments == "all" else [joined, _listed_judgments(conv, run, qrels)]
+    if first:
+        judgments = literal(LISTED_JUDGMENTS)
     ctes = [f"qj AS (SELECT *{qranks} FROM rw_ideal_order({judgments}))"]
     ideal_joins = ""
     if comp.prefixes:
@@ -414,10 +426,18 @@ def statement(
     else:
         qj = "qj"
     ctes += [
-        "qs AS (SELECT query_id, count(*) AS n_judged"
+        f"{'qs0' if first else 'qs'} AS (SELECT query_id, count(*) AS n_judged"
         + (", " + qaggs if qaggs else "")
         + f" FROM {qj} GROUP BY query_id)",
     ]
+    if first:
+        # a run query whose judgments all went is still judged: its counts and sums over no
+        # judgment are 0
+        filled = "".join(f", coalesce({c}, 0) AS {c}" for c in ["n_judged", *comp.qaggs.values()])
+        ctes.append(
+            f"qs AS (SELECT query_id{filled} FROM (SELECT DISTINCT query_id FROM {qrels}) AS jq "
+            "LEFT JOIN qs0 USING (query_id))"
+        )
     # the queries present in the run (missing="ignore") are those of the aggregation of the
     # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
     # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
@@ -426,17 +446,11 @@ def statement(
     if not from_full and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
-    # the run's cost (Columns.cost, a column of the run's view), else 1 a document
-    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
     if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
-    # ties='input': the run's order as given (INPUT_ORDER) is a tie key
-    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
-    ctes.append(
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
-        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
-    )
+    if not first:
+        ctes.append(joined)
     joins = []
     for part, aggs in comp.parts.items():
         p = int(part)
@@ -465,6 +479,8 @@ def statement(
     recursive = False
     if comp.intents:
         source = subtopics or f"(SELECT query_id, '0' AS subtopic, doc_id, relevance FROM {qrels})"
+        if first:  # judgments='retrieved': the listed documents' judgments per subtopic
+            source = f"(SELECT s.* FROM {source} AS s SEMI JOIN {LISTED_JUDGMENTS} USING (query_id, doc_id))"
         intent_ctes, intent_joins, recursive = _intent_ctes(comp, conv, source, recursion)
         ctes += intent_ctes
         joins += intent_joins
@@ -474,6 +490,7 @@ def statement(
             else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
         )
         outs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
+    ctes = first + ctes
     return (
         ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
@@ -483,6 +500,30 @@ def statement(
     )
 
 
+
+
+LISTED_JUDGMENTS = "listed_judgments"
+"""The CTE of the judgments ``judgments='retrieved'`` reads (:func:`_listed_judgments`)."""
+
+
+def _listed_judgments(conv: Conventions, run: str, qrels: str) -> str:
+    """The CTE :data:`LISTED_JUDGMENTS` (``judgments='retrieved'``,
+    :data:`~rankwise.conventions.JudgmentsPolicy`): of each run query, the judgments of the
+    documents its list holds (the run cut at ``max_rank``, ranked by the tie policy over every
+    judgment: the ``joined`` CTE); of the judged queries absent from the run, all of them."""
+    listed = f"(SELECT query_id, doc_id FROM {run})"
+    if conv.max_rank is not None:
+        listed = (
+            f"(SELECT query_id, doc_id FROM (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id "
+            f"ORDER BY {tie_order(conv.ties, conv.trec_eval)}) AS rnk0 FROM joined) AS x "
+            f"WHERE rnk0 <= {literal(conv.max_rank)})"
+        )
+    return (
+        f"{LISTED_JUDGMENTS} AS (SELECT j.query_id, j.doc_id, j.relevance FROM {qrels} AS j "
+        f"SEMI JOIN {listed} AS l ON j.query_id = l.query_id AND j.doc_id = l.doc_id "
+        f"UNION ALL SELECT j.query_id, j.doc_id, j.relevance FROM {qrels} AS j "
+        f"ANTI JOIN (SELECT DISTINCT query_id FROM {run}) AS p ON j.query_id = p.query_id)"
+    )
 
 
 def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, part: int) -> tuple[list[str], str]:

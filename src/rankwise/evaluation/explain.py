@@ -47,7 +47,7 @@ from rankwise._polars import primitives as prim
 from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
 from rankwise._polars.prepare import Prepared, prepare
-from rankwise._polars.ranking import ranked
+from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,
     Columns,
@@ -115,6 +115,16 @@ def explain(
                 f"query {query!r} has no judgments: evaluate() leaves it out, as trec_eval does, "
                 "so it has no value to explain"
             )
+        if conv.judgments == "retrieved":
+            # the judgments of the documents the query's list holds; the values by depth then
+            # read them as they are (each cut's list is shorter than the query's)
+            listed = retrieved_judgments(prep, conv)
+            judged, prep = listed.qrels.filter(_is_query(query)).collect(), listed
+            if judged.is_empty():
+                # none of them listed: still a judged query, with nothing judged in its list; a
+                # judgment of no document, negative (trec_eval 10: pooled, unjudged), counts for
+                # nothing and keeps the query among the judged ones
+                judged = pl.DataFrame({Q: [rows[Q][0]], D: [None], REL: [-1.0]}, schema=judged.schema)
         ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
         rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
         parts = _parts(out)
@@ -123,7 +133,7 @@ def explain(
         if user:  # the chance of reading each rank, from the user model's sums (see _user_model)
             values = _user_model_columns(values, m, columns.cost is not None)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
-    ideal = _ideal_table(parts, ranking, judged)
+    ideal = _ideal_table(parts, ranking, judged.drop_nulls(D))  # not the judgment of no document
     last = rows.height
     if ideal is not None:  # an ideal list longer than the ranking: its ranks follow
         last = max(last, min(ideal.height, m.cutoff or ideal.height))
@@ -257,7 +267,7 @@ def _values_by_depth(
     # the rows are ranked already (judged-only rankings too): no second cut; their scores (as
     # the ranking compared them) rank them again in the same order, and keep their ties (for
     # the metrics that read tie groups)
-    by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
+    by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore", judgments="all")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
     columns += extra or []
