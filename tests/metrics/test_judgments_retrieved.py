@@ -275,3 +275,14 @@ def test_qrels_of_listed_documents_only_read_the_same(case: tuple[pl.DataFrame, 
     metrics = ["AP", "Bpref", "nDCG@5", "Rprec", "R@3", "NumRel", "infAP", "nDCG(ideal='run')", "RBP(p=0.8)"]
     got = rw.evaluate(qrels, run, metrics, judgments="retrieved", engine=engine)
     assert_frame_equal(got, rw.evaluate(qrels, run, metrics, engine=engine), check_exact=False, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_the_list_form(engine: str) -> None:
+    """u1 recommends a, b, c; a and z are relevant: with the list's judgments R = 1 (z is not
+    in the list). u2 recommends x, z relevant: nothing relevant in its list, still scored (0)."""
+    df = pl.DataFrame({"user": ["u1", "u2"], "predicted": [["a", "b", "c"], ["x"]], "relevant": [["a", "z"], ["z"]]})
+    got = rw.evaluate_lists(df, ["R@3", "AP", "Rprec"], query_id="user", engine=engine, judgments="retrieved")
+    assert got.rows() == [("u1", 1.0, 1.0, 1.0), ("u2", 0.0, 0.0, 0.0)]
+    every = rw.evaluate_lists(df, ["R@3", "AP", "Rprec"], query_id="user", engine=engine)
+    assert every.rows() == [("u1", 0.5, 0.5, 0.5), ("u2", 0.0, 0.0, 0.0)]
