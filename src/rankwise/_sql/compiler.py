@@ -385,12 +385,10 @@ def statement(
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
-    # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
-    # rw_ideal_order: the judgments unchecked (rw_judgments(..., checks := false) would still
-    # compute its check's subquery, a grouping of every judgment by (query, document))
-    # ties='input': the run's order as given (INPUT_ORDER) is a tie key
-    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
+    # the run's cost (Columns.cost, a column of the run's view), else 1 a document; ties='input':
+    # the run's order as given (INPUT_ORDER) is a tie key
     cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
+    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
     joined = (
         f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
@@ -400,6 +398,9 @@ def statement(
     first = [] if conv.judgments == "all" else [joined, _listed_judgments(conv, run, qrels)]
     if first:
         judgments = literal(LISTED_JUDGMENTS)
+    # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
+    # rw_ideal_order: the judgments unchecked (rw_judgments(..., checks := false) would still
+    # compute its check's subquery, a grouping of every judgment by (query, document))
     ctes = [f"qj AS (SELECT *{qranks} FROM rw_ideal_order({judgments}))"]
     ideal_joins = ""
     if comp.prefixes:
