@@ -234,7 +234,14 @@ def test_command_line_on_a_trec_file_and_a_parquet_file(engine: str, tmp_path: P
 
 @pytest.mark.slow
 def test_hand_case_on_spark(spark: Any) -> None:
+    """rw.spark.evaluate numbers the DataFrame's rows before its shuffle; to_sql's Spark
+    statement numbers the table's rows as scanned (monotonically_increasing_id: a DataFrame
+    made from a local frame holds its rows in order, partition after partition)."""
     _check(run_on_spark(spark, QRELS, RUN, METRICS, ties="input"))
+    spark.createDataFrame(RUN.to_pandas()).createOrReplaceTempView("ties_input_run")
+    spark.createDataFrame(QRELS.to_pandas()).createOrReplaceTempView("ties_input_qrels")
+    sql = rw.to_sql(METRICS, dialect="spark", run="ties_input_run", qrels="ties_input_qrels", ties="input")
+    _check(pl.from_pandas(spark.sql(sql).toPandas()))
 
 
 # -- without tied scores every policy agrees ---------------------------------------------------
