@@ -85,8 +85,8 @@ CREATE OR REPLACE TEMP MACRO rw_check_positive(name, k, null_ok := false) AS
 CREATE OR REPLACE TEMP MACRO rw_check_ties(ties) AS
     CASE
         -- generated: rw_check_ties
-        WHEN ties IN ('trec_eval', 'doc_asc', 'doc_desc_numeric', 'optimistic', 'pessimistic') THEN true
-        ELSE error('rankwise: ties must be one of ''trec_eval'', ''doc_asc'', ''doc_desc_numeric'', ''optimistic'', ''pessimistic'', got ' || rw_quoted(ties))
+        WHEN ties IN ('trec_eval', 'doc_asc', 'doc_desc_numeric', 'input', 'optimistic', 'pessimistic') THEN true
+        ELSE error('rankwise: ties must be one of ''trec_eval'', ''doc_asc'', ''doc_desc_numeric'', ''input'', ''optimistic'', ''pessimistic'', got ' || rw_quoted(ties))
         -- end generated: rw_check_ties
     END;
 

@@ -12,14 +12,16 @@
 --       integer doc 5 ranks above 48 and 100), 'doc_asc' (score desc, doc_id asc as text),
 --       'doc_desc_numeric' (score desc, doc_id desc in the column's own type: 100 above 48
 --       above 5), 'optimistic' / 'pessimistic' (among equal scores, most / least relevant
---       first, then doc_id desc as text).
+--       first, then doc_id desc as text), 'input' (among equal scores, the run's order as
+--       scanned: row_number() OVER (), a table's insertion order while DuckDB preserves
+--       insertion order, its default; SQL tables have no other order).
 -- max_rank: keep the top max_rank per query (trec_eval -M); judged_only: then drop unjudged
 -- documents and those judged negative (trec_eval 10: "in the pool but unjudged") and rank
 -- again (trec_eval -J).
 CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eval', max_rank := NULL, judged_only := false, checks := true) AS TABLE
     WITH joined AS (
-        SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance
-        FROM query_table(run_table) AS r
+        SELECT r.query_id, r.doc_id, r.score::DOUBLE AS score, j.relevance::DOUBLE AS relevance, r.input_order
+        FROM (SELECT *, row_number() OVER () AS input_order FROM query_table(run_table)) AS r
         LEFT JOIN query_table(qrels_table) AS j
             ON r.query_id = j.query_id AND r.doc_id = j.doc_id
         WHERE NOT checks OR (
@@ -33,9 +35,10 @@ CREATE OR REPLACE TEMP MACRO rw_ranked(qrels_table, run_table, ties := 'trec_eva
                 PARTITION BY query_id
                 -- generated: rw_ranked order
                 ORDER BY score DESC,
-                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric', 'optimistic', 'pessimistic') THEN CAST(doc_id AS STRING) END DESC,
+                    CASE WHEN ties NOT IN ('doc_asc', 'doc_desc_numeric', 'input', 'optimistic', 'pessimistic') THEN CAST(doc_id AS STRING) END DESC,
                     CASE WHEN ties = 'doc_asc' THEN CAST(doc_id AS STRING) END ASC,
                     CASE WHEN ties = 'doc_desc_numeric' THEN doc_id END DESC,
+                    CASE WHEN ties = 'input' THEN input_order END ASC,
                     CASE WHEN ties = 'optimistic' THEN coalesce(relevance, 0.0) END DESC,
                     CASE WHEN ties = 'pessimistic' THEN coalesce(relevance, 0.0) END ASC,
                     CASE WHEN ties = 'optimistic' THEN CAST(doc_id AS STRING) END DESC,

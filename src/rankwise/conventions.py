@@ -5,11 +5,11 @@ Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`r
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
 >>> Conventions()
-Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', empty=0)
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', empty=0, judgments='all')
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
-rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric', 'expected'], got 'random'
+rankwise.errors.InvalidParameterError: convention 'ties' must be one of ['trec_eval', 'doc_asc', 'optimistic', 'pessimistic', 'doc_desc_numeric', 'input', 'expected'], got 'random'
 """
 
 from __future__ import annotations
@@ -59,11 +59,11 @@ __all__ = ["Unpack"]  # the entry points' **options are Unpack[EvaluationOptions
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-TieOrder = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric"]
+TieOrder = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "input"]
 """The tie policies that order documents of equal score (:data:`TIE_ORDERS`): every value of
 :data:`TiePolicy` but ``expected``."""
 
-TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "expected"]
+TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_desc_numeric", "input", "expected"]
 """How documents with equal scores are ordered, or (``expected``) that no order is chosen.
 
 - ``trec_eval``: score descending, then doc_id descending compared as text, whatever the id
@@ -76,6 +76,20 @@ TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_de
   doc_id descending, as text).
 - ``doc_desc_numeric``: score descending, then doc_id descending in the column's own type:
   integer ids by value (100 above 48 above 5), string ids as text.
+- ``input``: score descending, then the run's own order: among equal scores, the document
+  that comes first in the run as given ranks first (LightGBM's and XGBoost's stable sorts of
+  a group's scores; Spark MLlib's ``RankingMetrics`` and rectools take each list in the order
+  given). "As given" is each input's row order: a TREC, CSV or Parquet file's lines or rows
+  (several files of a folder or glob: the files in name order, each file's rows in its
+  order); a Polars DataFrame's rows (a LazyFrame: the order its scan yields, the files'
+  order for a scan of files); a pandas DataFrame's or pyarrow Table's rows; a DuckDB
+  relation's rows as its scan yields them (a table's insertion order: SQL tables have no
+  other order); a dict of dicts' items and records in iteration order; the list form's
+  lists in list order. In SQL (:func:`rankwise.to_sql`, ``rw_ranked``) the order is the
+  scan's: DuckDB's ``row_number() OVER ()`` with ``preserve_insertion_order`` on (its
+  default), Spark's ``monotonically_increasing_id()`` (the partitions in order, each in its
+  rows' order: a DataFrame as read from files, not after a shuffle). Only this policy numbers
+  the run's rows; the others read no row order.
 - ``expected``: no order is chosen: each metric is its expected value over all orders of the
   documents of equal score, every order equally likely (McSherry & Najork, Computing
   information retrieval performance measures efficiently in the presence of tied scores,
@@ -88,9 +102,10 @@ TiePolicy = Literal["trec_eval", "doc_asc", "optimistic", "pessimistic", "doc_de
   the same evaluation with ``pessimistic`` (its least) and ``optimistic`` (its most).
 """
 
-TieKey = Literal["score", "relevance", "doc_text", "doc"]
+TieKey = Literal["score", "relevance", "doc_text", "doc", "input"]
 """A key of a tie order: the score, the relevance (unjudged: 0), the doc id compared as text
-(integers as their decimal text), the doc id in its own type."""
+(integers as their decimal text), the doc id in its own type, the row's position in the run
+as given (ascending: first given, first ranked)."""
 
 TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "trec_eval": (("score", True), ("doc_text", True)),
@@ -98,6 +113,7 @@ TIE_ORDERS: dict[str, tuple[tuple[TieKey, bool], ...]] = {
     "optimistic": (("score", True), ("relevance", True), ("doc_text", True)),
     "pessimistic": (("score", True), ("relevance", False), ("doc_text", True)),
     "doc_desc_numeric": (("score", True), ("doc", True)),
+    "input": (("score", True), ("input", False)),
 }
 """Each tie policy's ranking order, as (key, descending) pairs: the one definition that the
 Polars engine and the SQL compiler both render (``ties='expected'`` ranks as ``trec_eval``:
@@ -153,6 +169,26 @@ TIE_POLICIES: tuple[str, ...] = get_args(TieOrder)
 """The tie policies that order documents (the keys of :data:`TIE_ORDERS`)."""
 TIES: tuple[str, ...] = get_args(TiePolicy)
 """Every value of the ``ties`` convention: the orders and ``expected``."""
+
+JudgmentsPolicy = Literal["all", "retrieved"]
+"""Which judgments of a query an evaluation reads.
+
+- ``all`` (trec_eval, ir-measures, ranx, Spark MLlib, rectools): every judgment of the query,
+  retrieved or not: R, the ideal ranking, "nothing relevant" come from all of them.
+- ``retrieved`` (LightGBM, XGBoost, CatBoost, scikit-learn, torchmetrics, TensorFlow Ranking:
+  each sees only the scored list): for each query of the run, only the judgments of the
+  documents its evaluated list holds, so that R (recall's denominator, AP's, R-precision's
+  cutoff), the ideal (nDCG's, from the list's own labels), the non-relevant count and
+  "nothing relevant" all come from the list. The list is the run's ranking cut at
+  ``max_rank`` (trec_eval ``-M`` measures the run cut to its top N: a document below the cut
+  counts as not retrieved, so its judgment goes too); a metric's own cutoff ``@k`` is not the
+  list (LightGBM's ``ndcg@k`` cuts the ideal of the whole list at k). A run query whose
+  judgments all go is still a judged query (its documents are judged 0 by the libraries:
+  nothing relevant), not an unjudged one; judged queries absent from the run keep their
+  judgments and follow ``missing`` as with ``all``.
+"""
+
+JUDGMENTS_POLICIES: tuple[str, ...] = get_args(JudgmentsPolicy)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 EMPTY_POLICIES: tuple[int | str, ...] = get_args(EmptyPolicy)
@@ -191,6 +227,9 @@ class Conventions(_FromOptions):
     - ``empty``: what a query with nothing relevant scores, ``0``, ``1``, ``'skip'`` or
       ``'error'``, for every metric that has the ``empty`` parameter, unless the metric sets
       it: see :data:`EmptyPolicy`.
+    - ``judgments``: ``'all'`` or ``'retrieved'`` (only the judgments of the documents each
+      query's evaluated list holds, as the machine-learning libraries see them): see
+      :data:`JudgmentsPolicy`.
     """
 
     ties: TiePolicy = "trec_eval"
@@ -200,6 +239,7 @@ class Conventions(_FromOptions):
     judged_only: bool = False
     trec_eval: TrecEvalVersion = "10"
     empty: EmptyPolicy = 0
+    judgments: JudgmentsPolicy = "all"
 
     def __post_init__(self) -> None:
         if self.ties not in TIES:
@@ -240,6 +280,11 @@ class Conventions(_FromOptions):
         if isinstance(self.empty, bool) or self.empty not in EMPTY_POLICIES:
             raise InvalidParameterError(
                 f"convention 'empty' must be one of {list(EMPTY_POLICIES)}, got {self.empty!r}"
+            )
+
+        if self.judgments not in JUDGMENTS_POLICIES:
+            raise InvalidParameterError(
+                f"convention 'judgments' must be one of {list(JUDGMENTS_POLICIES)}, got {self.judgments!r}"
             )
 
     @property
@@ -297,6 +342,11 @@ CONVENTION_FLAGS: dict[str, Flag] = {
         ("--empty",),
         "what a query with nothing relevant scores (default %(default)s, trec_eval's; 1: LightGBM's, "
         "XGBoost's ndcg/map; skip: left out of the mean; error: refused)",
+    ),
+    "judgments": Flag(
+        ("--judgments",),
+        "which judgments to read (default %(default)s; retrieved: only those of the documents each query's "
+        "list holds, as LightGBM, XGBoost, CatBoost and torchmetrics see them)",
     ),
 }
 """Each convention's flag on the command line, in the order the help lists them: the one
@@ -374,6 +424,7 @@ class ConventionOptions(TypedDict, total=False):
     judged_only: bool
     trec_eval: TrecEvalVersion
     empty: EmptyPolicy
+    judgments: JudgmentsPolicy
 
 
 class ColumnOptions(TypedDict, total=False):
@@ -412,6 +463,9 @@ class EvaluationOptions(ConventionOptions, ColumnOptions, PresetOptions, total=F
       see :data:`TrecEvalVersion`.
     - ``empty`` (default 0): what a query with nothing relevant scores, 0, 1, ``'skip'`` (left
       out of the mean) or ``'error'``: see :data:`EmptyPolicy`.
+    - ``judgments`` (default ``'all'``): ``'retrieved'`` reads only the judgments of the
+      documents each query's list holds (the machine-learning libraries' view): see
+      :data:`JudgmentsPolicy`.
     - ``query_id``, ``doc_id``, ``score``, ``relevance``: the column names (defaults: the same
       words).
     - ``subtopic`` (default None): the qrels' subtopic column, for subtopic (diversity) qrels.

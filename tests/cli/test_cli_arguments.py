@@ -24,7 +24,9 @@ COMMANDS = {
 }
 """A valid command line of each command that takes the conventions."""
 
-EVERY_FLAG = ["-c", "-M", "7", "-J", "-l", "2", "--ties", "doc_asc", "--trec-eval", "9", "--empty", "1"]
+EVERY_FLAG = [
+    "-c", "-M", "7", "-J", "-l", "2", "--ties", "doc_asc", "--trec-eval", "9", "--empty", "1", "--judgments", "retrieved",
+]
 """Every convention's flag, each given a value that is not its default."""
 
 
@@ -33,14 +35,14 @@ def test_every_convention_is_one_flag_on_eval_compare_and_explain(command: str) 
     argv = COMMANDS[command]
     assert conventions(parse(argv)) == {
         "ties": "trec_eval", "missing": "ignore", "max_rank": None, "rel": 1, "judged_only": False, "trec_eval": "10",
-        "empty": 0,
+        "empty": 0, "judgments": "all",
     }
     assert conventions(parse([*argv, *EVERY_FLAG])) == {
         "ties": "doc_asc", "missing": "zero", "max_rank": 7, "rel": 2.0, "judged_only": True, "trec_eval": "9",
-        "empty": 1,
+        "empty": 1, "judgments": "retrieved",
     }
     long_forms = ["--complete", "--max-rank", "7", "--judged-only", "--rel", "2", "--ties", "doc_asc", "--trec-eval", "9",
-                  "--empty", "1"]
+                  "--empty", "1", "--judgments", "retrieved"]
     assert conventions(parse([*argv, *long_forms])) == conventions(parse([*argv, *EVERY_FLAG]))
     # each convention's value in args under its own name, none missing, none other
     assert set(conventions(parse(argv))) == set(CONVENTION_KEYWORDS)
@@ -51,7 +53,7 @@ def test_read_options_are_the_conventions_the_columns_and_each_input_s_names() -
                   "--run-doc-id-col", "docno", "--qrels-names", "qid, iter,docno,rel"])
     assert read_options(args) == {
         "ties": "trec_eval", "missing": "zero", "max_rank": None, "rel": 1, "judged_only": False, "trec_eval": "10",
-        "empty": 0, "query_id": "qid", "doc_id": "doc_id", "score": "score", "relevance": "relevance", "subtopic": "subtopic",
+        "empty": 0, "judgments": "all", "query_id": "qid", "doc_id": "doc_id", "score": "score", "relevance": "relevance", "subtopic": "subtopic",
         "cost": "c", "run_columns": {"doc_id": "docno"}, "qrels_names": ["qid", "iter", "docno", "rel"],
     }
     # explain and compare have no --subtopic-col: no subtopic keyword
@@ -63,7 +65,7 @@ def test_compare_flags_are_the_comparison_s_keyword_options() -> None:
     flag has the default itself; --test gives tests, in the order given."""
     columns = {"query_id": "query_id", "doc_id": "doc_id", "score": "score", "relevance": "relevance", "cost": None}
     defaults = {"ties": "trec_eval", "missing": "ignore", "max_rank": None, "rel": 1, "judged_only": False,
-                "trec_eval": "10", "empty": 0, **columns}
+                "trec_eval": "10", "empty": 0, "judgments": "all", **columns}
     assert compare_options(parse(COMMANDS["compare"])) == {
         **defaults, "pairs": "baseline", "alpha": 0.05, "correction": "holm", "resamples": 10_000, "seed": 0,
         "engine": "polars", "risk_alpha": 1.0, "hurt": 0.0, "power": 0.8,

@@ -133,7 +133,7 @@ def test_rw_judgments_refuses_faulty_qrels(case_id: str) -> None:
         ("SELECT * FROM rw_ranked('qrels', 'run', max_rank := 4611686018427387905)",
          "rankwise: max_rank must be at most 2**62, got 4611686018427387905"),
         ("SELECT * FROM rw_ranked('qrels', 'run', ties := 'random')",
-         "rankwise: ties must be one of 'trec_eval', 'doc_asc', 'doc_desc_numeric', 'optimistic', "
+         "rankwise: ties must be one of 'trec_eval', 'doc_asc', 'doc_desc_numeric', 'input', 'optimistic', "
          "'pessimistic', got 'random'"),
     ],
     ids=["k=0", "k=-3", "k=2.5", "k=NULL", "max_rank=0", "k=1e30", "k=2**62+1", "max_rank=2**62+1", "unknown ties"],

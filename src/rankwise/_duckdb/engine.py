@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankwise._duckdb.macros import register
-from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql, literal
+from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.inputs.checks import (
@@ -131,12 +131,15 @@ def _view(
 
 def _normalise(
     con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool,
-    materialise: bool = False,
+    materialise: bool = False, numbered: bool = False,
 ) -> tuple[str, int | None]:
     """A view with the standard column names (query_id, doc_id, score | relevance); with
     ``materialise`` a temporary table instead, so that the input is read once, not once by the
-    checks and again by the metrics' statement (see :func:`evaluate_duckdb`). Returns its name
-    and, for a table, its number of rows."""
+    checks and again by the metrics' statement (see :func:`evaluate_duckdb`). With ``numbered``
+    (a run under ``ties='input'``) it also numbers the rows in the order the input is scanned
+    (``input_order``; ``row_number() OVER ()``, which keeps that order while DuckDB preserves
+    insertion order, :func:`_insertion_order`). Returns its name and, for a table, its number
+    of rows."""
     name = f"rw_{kind}_{next(_counter)}"
     qi = quote_identifier(columns.query_id)
     di = quote_identifier(columns.doc_id)
@@ -148,6 +151,7 @@ def _normalise(
         f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
         f"{vi}::DOUBLE AS {out_value}"
         + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
+        + (f", row_number() OVER () AS {INPUT_ORDER}" if numbered else "")
         + f" FROM {quote_identifier(raw)}"
     )
     return name, int(created.fetchall()[0][0]) if materialise else None
@@ -246,6 +250,24 @@ def _check_threads(con: duckdb.DuckDBPyConnection, raise_threads: bool) -> Itera
         con.execute(f"SET threads = {threads}")
 
 
+@contextlib.contextmanager
+def _insertion_order(con: duckdb.DuckDBPyConnection, keep: bool) -> Iterator[None]:
+    """With ``keep`` (``ties='input'``), DuckDB preserves insertion order while the inputs are
+    read and evaluated, so that the run's rows are numbered in the order it is given (a scan, a
+    window with an empty ``OVER ()`` keep that order only then: DuckDB's "Order Preservation");
+    the setting is restored afterwards. Without it nothing changes (rankwise's databases do not
+    preserve the order, which lets DuckDB stream more)."""
+    if not keep:
+        yield
+        return
+    before = con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
+    con.execute("SET preserve_insertion_order = true")
+    try:
+        yield
+    finally:
+        con.execute(f"SET preserve_insertion_order = {literal(bool(before))}")
+
+
 def connect(settings: Mapping[str, Any], *, temporary: bool = True) -> duckdb.DuckDBPyConnection:
     """A new DuckDB connection with ``settings``, rankwise's macros installed (as TEMP macros
     unless ``temporary`` is false, see :func:`rankwise._duckdb.macros.register`) and DuckDB's
@@ -325,12 +347,16 @@ def evaluate_duckdb(
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
     con = connect(settings) if config else session()
     small = False
+    order = contextlib.ExitStack()
     try:
+        order.enter_context(_insertion_order(con, conv.ties == "input"))
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
-        run_view, run_rows = _normalise(con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory)
+        run_view, run_rows = _normalise(
+            con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
+        )
         qrels_rows = None
         subtopics_view = None
         if columns.subtopic is not None:
@@ -370,6 +396,7 @@ def evaluate_duckdb(
             ).fetchall()[0][0])
         return result.drop(UNJUDGED_COLUMN), unjudged
     finally:
+        order.close()
         con.close()
         if not config and not small:
             # after large inputs the database keeps the memory it used (10M rows: 750 MB

@@ -31,3 +31,7 @@ NSUB = "__nsub"
 INDEX = "__index"
 """Each ranked list's positions 0..n-1 (:func:`~rankwise._polars.ranking.ranked`, for the ideal
 prefix's gathers)."""
+ORDER = "__order"
+"""A run row's position in the run as given (0 first), the key of ``ties='input'``
+(:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy
+(:func:`~rankwise._polars.prepare.prepare`'s ``input_order``)."""

@@ -74,7 +74,10 @@ def evaluate_eager(
     the system's temporary directory (``TMPDIR``), is removed before this returns or raises."""
     # the data checks are counted in the group-bys that rank the run and summarise the qrels,
     # collected with the values
-    prep = prepare(run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv))
+    prep = prepare(
+        run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
+        input_order=conv.ties == "input",
+    )
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:

@@ -113,6 +113,7 @@ from rankwise.conventions import (
     TIE_ORDERS,
     Conventions,
     EmptyPolicy,
+    JudgmentsPolicy,
     TiePolicy,
     TrecEvalVersion,
     Unpack,
@@ -153,7 +154,7 @@ diversity measures, which read judgments per subtopic and ndeval's greedy ideal 
 
 class ExprOptions(TypedDict, total=False):
     """The keyword options of :func:`expr` and :func:`exprs`: the conventions ``ties``,
-    ``max_rank``, ``rel``, ``judged_only``, ``trec_eval``, ``empty`` (those of
+    ``max_rank``, ``rel``, ``judged_only``, ``trec_eval``, ``empty``, ``judgments`` (those of
     :class:`~rankwise.conventions.ConventionOptions`, trec_eval's defaults; ``missing`` is
     refused: it shapes which queries the frame holds, :func:`~rankwise.judged_frame`'s, and
     changes no query's value) and
@@ -172,6 +173,7 @@ class ExprOptions(TypedDict, total=False):
     judged_only: bool
     trec_eval: TrecEvalVersion
     empty: EmptyPolicy
+    judgments: JudgmentsPolicy
     ideal: Ideal
     retrieved: str
     doc_id: str | None
@@ -236,6 +238,9 @@ class Ranking:
     """The tie policy's (key, descending) pairs (for the run-ordered ideal's keys)."""
     ideal_run: bool = False
     """The judgments are the ranked rows' (``ideal='run'``), not every judged row's."""
+    listed_only: bool = False
+    """The judgments are those of the rows the list holds, the retrieved rows cut at
+    ``max_rank`` (``judgments='retrieved'``)."""
 
     def selection(self, judged_only: bool) -> tuple[pl.Expr | None, int | None]:
         """Which rows are ranked (a mask in the rows' order; None: all) and the cut applied
@@ -276,10 +281,21 @@ class Ranking:
 
     def judgments(self) -> pl.Expr:
         """The relevance of every judged row of the group (``ideal_run``: of the ranked rows)."""
-        judged = self.rel.is_not_null()
+        judged = self.listed(self.rel.is_not_null())
         if self.ideal_run and self.retrieved is not None:
             judged = judged & self.retrieved
         return self.rel.filter(judged)
+
+    def listed(self, judged: pl.Expr) -> pl.Expr:
+        """``judged`` (a mask of judged rows), under ``judgments='retrieved'`` only where the
+        list holds the row (:meth:`in_cut`), unless the group retrieved nothing (a judged query
+        absent from the run keeps its judgments)."""
+        listed = self.in_cut() if self.listed_only else None
+        if listed is None:
+            return judged
+        if self.retrieved is not None:
+            listed = listed | ~self.retrieved.any()
+        return judged & listed
 
     def row_rank(self) -> pl.Expr:
         """Each row's rank (1 = top) among the ranked rows before any judged-only filter, in
@@ -349,7 +365,7 @@ class _Compiler:
         score = r.score if in_cut is None else pl.when(in_cut).then(r.score).otherwise(0.0)
         keys = tie_key_columns(score, r.rel.cast(pl.Float64), r.doc_keys["doc"], r.doc_keys["doc_text"])
         g = prim.gain(r.rel, given.g)
-        positive = prim.positive_gain(r.rel, given.g) > 0
+        positive = r.listed(prim.positive_gain(r.rel, given.g) > 0)
         order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
             [positive, g, *(keys[k] for k, _ in r.tie_order)],
             descending=[True, True, *(d for _, d in r.tie_order)],
@@ -464,6 +480,7 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
         cost=None if cost is None else pl.col(str(cost)),
         tie_order=order,
         ideal_run=ideal == "run",
+        listed_only=conv.judgments == "retrieved",
     )
 
 

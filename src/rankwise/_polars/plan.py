@@ -14,7 +14,7 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import REL, RUN_IRANK, D, Q, S
+from rankwise._polars.columns import ORDER, REL, RUN_IRANK, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -24,7 +24,7 @@ from rankwise._polars.compile import (
 )
 from rankwise._polars.diversity import intent_aggregates
 from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_judgments
-from rankwise._polars.ranking import by_query, rank_lists, ranked, tie_keys
+from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
@@ -66,7 +66,10 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     """The plans of :class:`Plans` of ``compiled`` over ``prep``'s inputs."""
     qaggs, qterms, parts, intent_leaves = compiled.qaggs, compiled.qterms, compiled.parts, compiled.intent_leaves
     prefixes, iranks = compiled.prefixes, compiled.iranks
-    qrels = prep.qrels
+    # the judgments' side (judgments='retrieved': those of the listed documents); the ranking
+    # reads every judgment
+    judging = prep if conv.judgments == "all" else retrieved_judgments(prep, conv)
+    qrels = judging.qrels
     if iranks:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
     for gain in prefixes:
@@ -78,6 +81,10 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         # about 8% of ``all_trec``
         qrels = qrels.cache()
     qstats = qterms.add_to(qrels).group_by(Q).agg(*audit(REL), *[e.alias(k) for k, e in qaggs.items()])
+    if judging is not prep:
+        # a run query whose judgments all went is still judged: its counts and sums over no
+        # judgment are 0
+        qstats = prep.qrels.select(Q).unique().join(qstats, on=Q, how="left").with_columns(pl.exclude(Q).fill_null(0))
     prefix_lists = [ideal_lists(qrels, gain) for gain in prefixes]
 
     scores = any(work.scores for work in parts.values())
@@ -85,17 +92,20 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     with_docs = bool(run_ideal)
     # the run-ordered ideal reads the ranked documents' scores (cut at max_rank)
     scores |= with_docs
-    lists = rank_lists(prep, conv, docs=with_docs, scores=scores)
+    # ties='input': the run-ordered ideal breaks ties by the run's order too
+    order = with_docs and conv.ties == "input"
+    lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
         out = out.join(lists.select(Q), on=Q, how="semi")
     for part, work in parts.items():
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
         rows = ranked(
-            prep, conv, part, work.seqs, docs=with_docs, scores=scores, per_query=needed, lists=lists, at_rank=prefix_lists
+            prep, conv, part, work.seqs, docs=with_docs, scores=scores, order=order, per_query=needed, lists=lists,
+            at_rank=prefix_lists,
         )
         if work.run_ideal:
-            ideal = run_ideal_table(prep, conv, lists, work.run_ideal)
+            ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
@@ -111,7 +121,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             part: ranked(prep, conv, part, docs=True, lists=doc_lists)
             for part in {part for _, part in intent_leaves.values()}
         }
-        intents = intent_aggregates(subtopic_judgments(prep), docs, intent_leaves)
+        intents = intent_aggregates(subtopic_judgments(judging), docs, intent_leaves)
         out = out.join(intents, on=Q, how="left").with_columns(
             *[pl.col(k).fill_null(0.0) for k in intent_leaves]
         )
@@ -140,15 +150,19 @@ def run_ideal_table(
     """``__q, __d`` and each value of ``values`` (column: its key): the run-ordered ideal of
     each gain definition, the judgments of positive gain sorted by gain (best first), then by
     the tie policy's keys over the scores of the ranked documents (``lists``, made with docs
-    and scores: cut at ``max_rank``), a document not ranked taking score 0 (as ir-measures'
-    compat provider); each query's rank in it made by a window (the inverse of the sorting
+    and scores, and with ``order`` under ``ties='input'``: cut at ``max_rank``), a document not
+    ranked taking score 0 (as ir-measures' compat provider; under ``ties='input'``, after every
+    ranked one of its score); each query's rank in it made by a window (the inverse of the sorting
     permutation), and the values windows over it."""
     keys, descending = tie_keys(conv, prep.doc_dtype)
-    scored = lists.select(Q, D, S).explode(D, S)
+    carried = [D, S, *([ORDER] if conv.ties == "input" else [])]
+    scored = lists.select(Q, *carried).explode(*carried)
     tables: list[pl.LazyFrame] = []
     for gain in dict.fromkeys(v.g for v in values.values()):
         g = prim.gain(pl.col(REL), gain)
-        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by([g, *keys], descending=[True, *descending])
+        order = pl.int_range(0, pl.len(), dtype=pl.Int64).sort_by(
+            [g, *keys], descending=[True, *descending], nulls_last=conv.ties == "input"
+        )
         rows = (
             prep.qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0)
             .join(scored, on=[Q, D], how="left")

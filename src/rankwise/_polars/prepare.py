@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from rankwise._polars.columns import REL, SUB, C, D, Q, S
+from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
 from rankwise.inputs.checks import (
     DataProfile,
@@ -125,10 +125,13 @@ class Prepared:
 
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
-    diversity: Sequence[str] = (),
+    diversity: Sequence[str] = (), input_order: bool = False,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
-    internal columns; cast ids to strings where run and qrels disagree on their type.
+    internal columns; cast ids to strings where run and qrels disagree on their type. With
+    ``input_order`` (``ties='input'`` only) the run's rows are numbered in the order it is
+    given (``__order``, :data:`~rankwise._polars.columns.ORDER`): a frame's row order, a scan's
+    (files in the order of their names, each file's rows in its order).
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
     duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
@@ -146,11 +149,12 @@ def prepare(
         # Categorical and Enum ids are compared (and tie-broken) as their text
         return e.cast(pl.String) if as_str or categorical(c) else e
 
-    r = run.select(
+    r = (run.with_row_index(ORDER) if input_order else run).select(
         ids(columns.query_id, q_str).alias(Q),
         ids(columns.doc_id, d_str).alias(D),
         pl.col(columns.score).cast(pl.Float64).alias(S),
         *([] if columns.cost is None else [pl.col(columns.cost).cast(pl.Float64).alias(C)]),
+        *([pl.col(ORDER)] if input_order else []),
     )
     j = qrels.select(
         ids(columns.query_id, q_str).alias(Q),

@@ -6,10 +6,11 @@ per-query lists (:func:`rank_lists`) cut at ``max_rank``, and exploded into rank
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import polars as pl
 
-from rankwise._polars.columns import INDEX, RANK, REL, C, D, Q, S
+from rankwise._polars.columns import INDEX, ORDER, RANK, REL, C, D, Q, S
 from rankwise._polars.prepare import Prepared, audit
 from rankwise.conventions import TIE_ORDERS, Conventions
 
@@ -22,11 +23,15 @@ def ranking_score(trec_eval: str, score: pl.Expr | None = None) -> pl.Expr:
     return score.cast(pl.Float32).cast(pl.Float64) if trec_eval == "9" else score
 
 
-def tie_key_columns(score: pl.Expr, rel: pl.Expr, doc: pl.Expr, doc_text: pl.Expr) -> dict[str, pl.Expr]:
+def tie_key_columns(
+    score: pl.Expr, rel: pl.Expr, doc: pl.Expr, doc_text: pl.Expr, order: pl.Expr | None = None
+) -> dict[str, pl.Expr]:
     """The columns the tie policies of :data:`~rankwise.conventions.TIE_ORDERS` name, from
-    the score (as the ranking compares it), the relevance, the doc id and the doc id as
-    text."""
-    return {"score": score, "relevance": rel.fill_null(0.0), "doc_text": doc_text, "doc": doc}
+    the score (as the ranking compares it), the relevance, the doc id, the doc id as text and
+    the row's position in the run as given (``order``; default: the row's position among the
+    rows it is computed over, in their order)."""
+    position = pl.int_range(0, pl.len(), dtype=pl.Int64) if order is None else order
+    return {"score": score, "relevance": rel.fill_null(0.0), "doc_text": doc_text, "doc": doc, "input": position}
 
 
 def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], list[bool]]:
@@ -35,7 +40,7 @@ def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
     trec_eval's ``strcmp`` order."""
     keys = tie_key_columns(
         ranking_score(conv.trec_eval), pl.col(REL), pl.col(D),
-        pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D),
+        pl.col(D).cast(pl.String) if doc_dtype.is_integer() else pl.col(D), pl.col(ORDER),
     )
     order = TIE_ORDERS[conv.tie_order]
     return [keys[k] for k, _ in order], [desc for _, desc in order]
@@ -51,9 +56,12 @@ SEQ_ONE = pl.repeat(1.0, pl.len(), dtype=pl.Float64)
 """A cost of 1 for every element of a ranked list (inside ``list.eval``)."""
 
 
-def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores: bool = False) -> pl.LazyFrame:
+def rank_lists(
+    prep: Prepared, conv: Conventions, *, docs: bool = False, scores: bool = False, order: bool = False
+) -> pl.LazyFrame:
     """One row per run query: ``__q`` and its relevance values (``__rel``; and doc ids,
-    ``__d``, with ``docs``; the scores the ranking compares, ``__s``, with ``scores``) in
+    ``__d``, with ``docs``; the scores the ranking compares, ``__s``, with ``scores``; the
+    rows' positions in the run as given, ``__order``, with ``order``: ``ties='input'`` only) in
     ranked order, cut at ``max_rank``.
 
     The run is joined with the qrels and each query's values are sorted once by the tie
@@ -62,7 +70,7 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores:
     value = {S: ranking_score(conv.trec_eval)}
     ordered = [
         value.get(c, pl.col(c)).sort_by(keys, descending=descending).alias(c)
-        for c in _carried(docs, scores, prep.columns.cost is not None)
+        for c in _carried(docs, scores, prep.columns.cost is not None, order)
     ]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
@@ -74,8 +82,29 @@ def rank_lists(prep: Prepared, conv: Conventions, *, docs: bool = False, scores:
     return joined.group_by(Q).agg(*ordered, *audit(S)).sort(Q)
 
 
-def _carried(docs: bool, scores: bool = False, cost: bool = False) -> list[str]:
-    return [REL, *([D] if docs else []), *([S] if scores else []), *([C] if cost else [])]
+def retrieved_judgments(prep: Prepared, conv: Conventions) -> Prepared:
+    """``prep`` with the judgments ``judgments='retrieved'`` reads
+    (:data:`~rankwise.conventions.JudgmentsPolicy`): of each run query, those of the documents
+    its list holds (the run cut at ``max_rank``, ranked by the tie policy over all the
+    judgments); of the judged queries absent from the run, all (``missing`` decides them). The
+    ranking itself still reads every judgment (``optimistic``/``pessimistic`` order ties by
+    them): only the judgments' side of an evaluation reads these."""
+    if conv.max_rank is None:
+        listed = prep.run.select(Q, D)
+    else:
+        listed = rank_lists(prep, conv, docs=True).select(Q, D).explode(D)
+    absent = prep.run.select(Q).unique()
+
+    def kept(judgments: pl.LazyFrame) -> pl.LazyFrame:
+        return pl.concat([
+            judgments.join(listed, on=[Q, D], how="semi"), judgments.join(absent, on=Q, how="anti"),
+        ])
+
+    return replace(prep, qrels=kept(prep.qrels), subtopics=None if prep.subtopics is None else kept(prep.subtopics))
+
+
+def _carried(docs: bool, scores: bool = False, cost: bool = False, order: bool = False) -> list[str]:
+    return [REL, *([D] if docs else []), *([S] if scores else []), *([C] if cost else []), *([ORDER] if order else [])]
 
 
 def ranked(
@@ -86,13 +115,15 @@ def ranked(
     *,
     docs: bool = False,
     scores: bool = False,
+    order: bool = False,
     per_query: pl.LazyFrame | None = None,
     lists: pl.LazyFrame | None = None,
     at_rank: Sequence[pl.LazyFrame] = (),
 ) -> pl.LazyFrame:
     """The run joined with relevance and ranked: columns ``__q, __rel, __rank`` (and ``__d``
-    with ``docs``, ``__s`` with ``scores``), one row per ranked document, from
-    :func:`rank_lists` (or ``lists``, its result, made with the same ``docs`` and ``scores``).
+    with ``docs``, ``__s`` with ``scores``, ``__order`` with ``order``), one row per ranked
+    document, from :func:`rank_lists` (or ``lists``, its result, made with the same ``docs``,
+    ``scores`` and ``order``).
 
     Judged-only rankings keep the judged documents of each list and rank them anew. The
     ``sequences`` — expressions over a query's ranked relevance values (:data:`ELEMENT`) and
@@ -104,9 +135,9 @@ def ranked(
     NULL beyond the list or without one, read from the lists before the explosion (a join of
     the ranked rows by (query, rank) cost 3 times as much)."""
     costs = prep.columns.cost is not None
-    carried = _carried(docs, scores, costs)
+    carried = _carried(docs, scores, costs, order)
     if lists is None:
-        lists = rank_lists(prep, conv, docs=docs, scores=scores)
+        lists = rank_lists(prep, conv, docs=docs, scores=scores, order=order)
     if judged_only:
         # trec_eval -J: unjudged documents, and those judged negative (trec_eval 10 reads a
         # negative judgment as "in the pool but unjudged"), leave the ranking.

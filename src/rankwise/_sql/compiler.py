@@ -274,7 +274,17 @@ TIE_SQL: dict[TieKey, str] = {
     "relevance": "coalesce(relevance, 0.0)",
     "doc_text": "CAST(doc_id AS STRING)",
     "doc": "doc_id",
+    "input": "input_order",
 }
+"""Each tie key of :data:`~rankwise.conventions.TIE_ORDERS` over the joined rows. ``input_order``
+(``ties='input'`` only) is the run row's position in the run as given, a column of the run the
+caller provides (:data:`INPUT_ORDER`)."""
+
+INPUT_ORDER = "input_order"
+"""The run's column of its rows' order as given (a number, ascending), which the run's FROM
+fragment holds under ``ties='input'`` only: the DuckDB engine's run view numbers its rows,
+:func:`rankwise.to_sql` numbers the run table's (the dialect's
+:attr:`~rankwise._sql.inline.DialectRules.input_order`)."""
 
 
 def score_sql(trec_eval: str) -> str:
@@ -328,8 +338,10 @@ def _ranking_cte(
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
     # the score as the ranking compares it, for the row values over tie groups (the engines
     # drop the column where nothing reads it)
+    # the run-ordered ideal breaks ties as the ranking does: under ties='input', by the run's order
+    carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
     return (
-        f"{name} AS (SELECT query_id, {'doc_id, ' if docs else ''}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
+        f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
         f"WINDOW w AS (PARTITION BY query_id ORDER BY {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))"
     )
@@ -376,6 +388,19 @@ def statement(
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
+    # the run's cost (Columns.cost, a column of the run's view), else 1 a document; ties='input':
+    # the run's order as given (INPUT_ORDER) is a tie key
+    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
+    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
+    joined = (
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
+    )
+    # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
+    # ranking, joined, still reads every judgment), before everything that reads them
+    first = [] if conv.judgments == "all" else [joined, _listed_judgments(conv, run, qrels)]
+    if first:
+        judgments = literal(LISTED_JUDGMENTS)
     # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
     # rw_ideal_order: the judgments unchecked (rw_judgments(..., checks := false) would still
     # compute its check's subquery, a grouping of every judgment by (query, document))
@@ -405,10 +430,18 @@ def statement(
     else:
         qj = "qj"
     ctes += [
-        "qs AS (SELECT query_id, count(*) AS n_judged"
+        f"{'qs0' if first else 'qs'} AS (SELECT query_id, count(*) AS n_judged"
         + (", " + qaggs if qaggs else "")
         + f" FROM {qj} GROUP BY query_id)",
     ]
+    if first:
+        # a run query whose judgments all went is still judged: its counts and sums over no
+        # judgment are 0
+        filled = "".join(f", coalesce({c}, 0) AS {c}" for c in ["n_judged", *comp.qaggs.values()])
+        ctes.append(
+            f"qs AS (SELECT query_id{filled} FROM (SELECT DISTINCT query_id FROM {qrels}) AS jq "
+            "LEFT JOIN qs0 USING (query_id))"
+        )
     # the queries present in the run (missing="ignore") are those of the aggregation of the
     # full ranking (part 0): joined, not LEFT JOINed, to the judged ones; with count_unjudged
     # that aggregation also keeps the unjudged queries, to count them. A DISTINCT pass over
@@ -417,15 +450,11 @@ def statement(
     if not from_full and (conv.missing == "ignore" or count_unjudged):
         ctes.append(f"present AS (SELECT DISTINCT query_id FROM {run})")
     base = "qs"
-    # the run's cost (Columns.cost, a column of the run's view), else 1 a document
-    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
     if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
-    ctes.append(
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance FROM {run} AS r "
-        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
-    )
+    if not first:
+        ctes.append(joined)
     joins = []
     for part, aggs in comp.parts.items():
         p = int(part)
@@ -454,6 +483,8 @@ def statement(
     recursive = False
     if comp.intents:
         source = subtopics or f"(SELECT query_id, '0' AS subtopic, doc_id, relevance FROM {qrels})"
+        if first:  # judgments='retrieved': the listed documents' judgments per subtopic
+            source = f"(SELECT s.* FROM {source} AS s SEMI JOIN {LISTED_JUDGMENTS} USING (query_id, doc_id))"
         intent_ctes, intent_joins, recursive = _intent_ctes(comp, conv, source, recursion)
         ctes += intent_ctes
         joins += intent_joins
@@ -463,6 +494,7 @@ def statement(
             else "SELECT count(*) FROM present ANTI JOIN qs USING (query_id)"
         )
         outs.append(f"({unjudged}) AS {quote(UNJUDGED_COLUMN)}")
+    ctes = first + ctes
     return (
         ("WITH RECURSIVE " if recursive else "WITH ") + ",\n".join(ctes)
         + f"\nSELECT query_id AS {quote(columns.query_id)}, "
@@ -472,6 +504,30 @@ def statement(
     )
 
 
+
+
+LISTED_JUDGMENTS = "listed_judgments"
+"""The CTE of the judgments ``judgments='retrieved'`` reads (:func:`_listed_judgments`)."""
+
+
+def _listed_judgments(conv: Conventions, run: str, qrels: str) -> str:
+    """The CTE :data:`LISTED_JUDGMENTS` (``judgments='retrieved'``,
+    :data:`~rankwise.conventions.JudgmentsPolicy`): of each run query, the judgments of the
+    documents its list holds (the run cut at ``max_rank``, ranked by the tie policy over every
+    judgment: the ``joined`` CTE); of the judged queries absent from the run, all of them."""
+    listed = f"(SELECT query_id, doc_id FROM {run})"
+    if conv.max_rank is not None:
+        listed = (
+            f"(SELECT query_id, doc_id FROM (SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id "
+            f"ORDER BY {tie_order(conv.ties, conv.trec_eval)}) AS rnk0 FROM joined) AS x "
+            f"WHERE rnk0 <= {literal(conv.max_rank)})"
+        )
+    return (
+        f"{LISTED_JUDGMENTS} AS (SELECT j.query_id, j.doc_id, j.relevance FROM {qrels} AS j "
+        f"SEMI JOIN {listed} AS l ON j.query_id = l.query_id AND j.doc_id = l.doc_id "
+        f"UNION ALL SELECT j.query_id, j.doc_id, j.relevance FROM {qrels} AS j "
+        f"ANTI JOIN (SELECT DISTINCT query_id FROM {run}) AS p ON j.query_id = p.query_id)"
+    )
 
 
 def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, part: int) -> tuple[list[str], str]:
@@ -487,8 +543,10 @@ def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, 
     gains = list(dict.fromkeys(v.g for v in comp.run_ideal))
     for n, gain in enumerate(gains):
         values = ", ".join(f"{bind(v, _given('irank'))} AS {c}" for v, c in comp.run_ideal.items() if v.g == gain)
+        # ties='input': a document not ranked comes after every ranked one of its score
+        order_col = f", coalesce(r.{INPUT_ORDER}, {2**63 - 1}) AS {INPUT_ORDER}" if conv.ties == "input" else ""
         scored = (
-            f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score FROM {judgments} AS j "
+            f"SELECT j.query_id, j.doc_id, j.relevance, coalesce(r.score, 0.0) AS score{order_col} FROM {judgments} AS j "
             f"LEFT JOIN {ranked} AS r ON r.query_id = j.query_id AND r.doc_id = j.doc_id "
             f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
         )

@@ -76,6 +76,13 @@ def _column(options: Mapping[str, object], key: str, default: str) -> str:
 
 def _metric_sql(m: Metric, conv: Conventions, options: Mapping[str, object]) -> str:
     check_expressible(m)
+    if conv.ties == "input":
+        # the group's rows are gathered by an aggregate (list), whose input order SQL does not keep
+        raise InvalidParameterError(
+            f"the SQL expression of {m.label} cannot break ties by the input order (ties='input'): a group's rows "
+            "reach an aggregate in no order SQL keeps; use rw.to_sql(..., ties='input') or "
+            "rw.evaluate(..., ties='input', engine='duckdb'), which number the run's rows as it is scanned"
+        )
     ideal = options.get("ideal", "judgments")
     if ideal not in ("judgments", "run"):
         raise InvalidParameterError(f"option 'ideal' must be one of ['judgments', 'run'], got {ideal!r}")

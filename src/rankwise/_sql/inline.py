@@ -65,6 +65,12 @@ class DialectRules:
     recursion_limit: str = ""
     """The clause after a recursive CTE's column list that lifts the dialect's recursion limit
     (Spark stops at 100 levels by default)."""
+    input_order: str = "row_number() OVER ()"
+    """A number of each row of a scanned table, increasing in the order the scan yields them
+    (``ties='input'``): DuckDB's ``row_number() OVER ()`` keeps the scan's order while it
+    preserves insertion order (its default); Spark's ``monotonically_increasing_id()``
+    increases with the partition and the row's position in it (Spark's ``row_number()``
+    needs an ordered window)."""
 
     def quote(self, name: str) -> str:
         """``name`` as a quoted identifier of this dialect."""
@@ -124,7 +130,7 @@ DIALECT_RULES: dict[str, DialectRules] = {
             "generate_series": "sequence", "len": "size", "list_extract": "element_at", "unnest": "explode",
         },
         types={"VARCHAR": "STRING"}, backslash_strings=True, ordered_listagg=True, arrow_lambdas=True,
-        recursion_limit="MAX RECURSION LEVEL 1000000",
+        recursion_limit="MAX RECURSION LEVEL 1000000", input_order="monotonically_increasing_id()",
     ),
 }
 """The rules of each dialect :func:`expand` and :func:`rankwise.to_sql` can write."""

@@ -65,7 +65,7 @@ def _ranked(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> tuple[pl
         columns.doc_id: schema.get(columns.doc_id, pl.String),
         columns.relevance: pl.Float64,
     })
-    prep = prepare(lf, no_qrels, columns, check_data=False)
+    prep = prepare(lf, no_qrels, columns, check_data=False, input_order=conv.ties == "input")
     prep.check_run()
     ranked = (
         rank_lists(prep, conv, docs=True)

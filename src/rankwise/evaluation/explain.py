@@ -44,10 +44,10 @@ from typing import Any, cast
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import RANK, REL, SUB, C, D, Q, S
+from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
 from rankwise._polars.prepare import Prepared, prepare
-from rankwise._polars.ranking import ranked
+from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,
     Columns,
@@ -101,7 +101,10 @@ def explain(
     (out,) = outputs([m], conv)
     reading = Reading.from_options(options)
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
-        prep = prepare(reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns)
+        prep = prepare(
+            reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
+            input_order=conv.ties == "input",
+        )
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():
@@ -112,6 +115,16 @@ def explain(
                 f"query {query!r} has no judgments: evaluate() leaves it out, as trec_eval does, "
                 "so it has no value to explain"
             )
+        if conv.judgments == "retrieved":
+            # the judgments of the documents the query's list holds; the values by depth then
+            # read them as they are (each cut's list is shorter than the query's)
+            listed = retrieved_judgments(prep, conv)
+            judged, prep = listed.qrels.filter(_is_query(query)).collect(), listed
+            if judged.is_empty():
+                # none of them listed: still a judged query, with nothing judged in its list; a
+                # judgment of no document, negative (trec_eval 10: pooled, unjudged), counts for
+                # nothing and keeps the query among the judged ones
+                judged = pl.DataFrame({Q: [rows[Q][0]], D: [None], REL: [-1.0]}, schema=judged.schema)
         ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
         rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
         parts = _parts(out)
@@ -123,7 +136,7 @@ def explain(
         if user:  # the chance of reading each rank, from the user model's sums (see _user_model)
             values = _user_model_columns(values, m, columns.cost is not None)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))
-    ideal = _ideal_table(parts, ranking, judged)
+    ideal = _ideal_table(parts, ranking, judged.drop_nulls(D))  # not the judgment of no document
     last = rows.height
     if ideal is not None:  # an ideal list longer than the ranking: its ranks follow
         last = max(last, min(ideal.height, m.cutoff or ideal.height))
@@ -257,7 +270,7 @@ def _values_by_depth(
     # the rows are ranked already (judged-only rankings too): no second cut; their scores (as
     # the ranking compared them) rank them again in the same order, and keep their ties (for
     # the metrics that read tie groups)
-    by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore")
+    by_depth = replace(conv, max_rank=None, missing="zero" if n == 0 else "ignore", judgments="all")
     columns = [Output(name, leaf, out.judged_only, leaf.value_type) for name, leaf in parts.items()]
     columns.append(replace(out, label="value"))
     columns += extra or []
@@ -284,7 +297,11 @@ def _values_by_depth(
         cut = pl.DataFrame({"rank": shown[start : stop + 1], "upto": upto[start : stop + 1]}, schema={"rank": pl.Int64, "upto": pl.Int64})
         run = (
             docs.join(cut, how="cross").filter(pl.col(RANK) <= pl.col("upto"))
-            .select(pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C))
+            .select(
+                pl.col("rank").alias(Q), pl.col(D), pl.col(S), pl.col(C),
+                # ties='input': the run's order among equal scores is the rank order
+                *([pl.col(RANK).alias(ORDER)] if conv.ties == "input" else []),
+            )
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)

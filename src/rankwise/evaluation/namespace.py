@@ -94,6 +94,6 @@ class IRLazyFrame:
         columns = Columns.from_options(options)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
-            diversity=reading_subtopics(parsed, conv),
+            diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input",
         )
         return evaluate_lazy(prep, parsed, conv, columns)

@@ -16,9 +16,16 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_options,
+    checked,
+)
 from rankwise.evaluation.evaluate import metric_of_column
-from rankwise.evaluation.to_sql import quoter, to_sql
+from rankwise.evaluation.to_sql import quoter, statement_sql
 from rankwise.inputs.checks import Kind, TypeClass, check_schema, ids_as_strings
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
@@ -103,7 +110,12 @@ def evaluate(
     aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
     once more by its data check, with ``check=True``). The judgments are shuffled by the query
     once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
-    different projection under each, so it cannot reuse one shuffle."""
+    different projection under each, so it cannot reuse one shuffle.
+
+    ``ties='input'``: the run's rows are numbered before that shuffle, in the DataFrame's
+    order as given (``monotonically_increasing_id()``: its partitions in order, each partition's
+    rows in their order; a DataFrame read from files holds their rows in file order, one that
+    has been shuffled (a join, a ``repartition``) in no order Spark promises)."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -112,12 +124,18 @@ def evaluate(
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
+    order = None
+    if Conventions.from_options(resolved).ties == "input":
+        from pyspark.sql import functions as sf
+
+        order = f"rw_input_order_{uuid.uuid4().hex[:12]}"
+        run = run.withColumn(order, sf.monotonically_increasing_id())
     run, qrels = _by_query(run, columns.query_id), _by_query(qrels, columns.query_id)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
     qrels.createOrReplaceTempView(qrels_view)
-    sql = to_sql(parsed, dialect="spark", run=run_view, qrels=qrels_view, check=check, **resolved)
+    sql = statement_sql(parsed, "spark", run_view, qrels_view, check, resolved, input_order=order)
     return run.sparkSession.sql(sql)
 
 

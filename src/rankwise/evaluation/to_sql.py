@@ -24,10 +24,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import cast
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
-from rankwise._sql.compiler import build_sql, literal
+from rankwise._sql.compiler import INPUT_ORDER, build_sql, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise.conventions import (
     Columns,
@@ -55,17 +55,20 @@ def table_name(name: str, quote: Callable[[str], str], what: str) -> str:
 
 
 def _head(
-    dialect: Dialect, run: str, qrels: str, columns: Columns, check: bool
+    dialect: Dialect, run: str, qrels: str, columns: Columns, check: bool, input_order: str | None = None
 ) -> list[str]:
     """The CTEs ``rw_run`` and ``rw_qrels``: the inputs with the standard column names and, with
     ``check``, only once their checks (``rw_check_run``/``rw_check_qrels`` of ``sql/``) have
     passed. The checks are uncorrelated scalar subqueries: each input is aggregated once, and
-    a fault raises the error when the statement runs."""
+    a fault raises the error when the statement runs. ``input_order`` (``ties='input'``
+    only): the SQL of the run rows' order as given, numbered as the run table is scanned
+    (:attr:`~rankwise._sql.inline.DialectRules.input_order`) or a column of it."""
     q = quoter(dialect)
     run_select = (
         f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
         f"CAST({q(columns.score)} AS DOUBLE) AS score"
         + ("" if columns.cost is None else f", CAST({q(columns.cost)} AS DOUBLE) AS cost")
+        + ("" if input_order is None else f", {input_order} AS {INPUT_ORDER}")
         + f" FROM {table_name(run, q, 'run table')}"
     )
     qrels_select = (
@@ -128,7 +131,21 @@ def to_sql(
     or NaN score, a NULL, NaN or infinite relevance, or a document listed twice for one query,
     with a message such as ``rankwise: the run lists document 'd3' more than once for query
     'q1'`` (one more aggregation of each input). ``check=False`` leaves the checks out, for
-    inputs validated upstream: such rows then count as they are."""
+    inputs validated upstream: such rows then count as they are.
+
+    ``ties='input'``: the run table's rows are numbered in the order its scan yields them
+    (DuckDB: ``row_number() OVER ()``, in insertion order while ``preserve_insertion_order``
+    is on, DuckDB's default; Spark: ``monotonically_increasing_id()``, the partitions in
+    order): SQL tables have no order beyond that."""
+    return statement_sql(metrics, dialect, run, qrels, check, options)
+
+
+def statement_sql(
+    metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
+    options: Mapping[str, Any], input_order: str | None = None,
+) -> str:
+    """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
+    order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
     check_options("to_sql", options)
     rules = dialect_rules(dialect)
     if not isinstance(check, bool):
@@ -136,7 +153,10 @@ def to_sql(
     parsed, options = cast(tuple[list[Metric], EvaluationOptions], resolve(metrics, options))
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
-    head = _head(dialect, run, qrels, columns, check)
+    numbered = None
+    if conv.ties == "input":
+        numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
+    head = _head(dialect, run, qrels, columns, check, numbered)
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
