@@ -9,10 +9,12 @@ CREATE OR REPLACE TEMP MACRO rw_signed_gain(rel, kind) AS
     CASE
         WHEN rel IS NULL THEN 0.0::DOUBLE
         WHEN kind = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
+        WHEN kind = 'binary' THEN CASE WHEN rel > 0 THEN 1.0 ELSE 0.0 END
         ELSE rel::DOUBLE
     END;
 
--- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005).
+-- Gain of a relevance value. 'linear': max(rel, 0); 'exponential': 2^rel - 1 (Burges et al. 2005);
+-- 'binary': 1 for a positive relevance.
 -- Unjudged (NULL) and non-positive relevance gain 0, as in trec_eval.
 CREATE OR REPLACE TEMP MACRO rw_gain(rel, kind) AS
     CASE WHEN rel IS NULL OR rel <= 0 THEN 0.0::DOUBLE ELSE rw_signed_gain(rel, kind) END;

@@ -140,7 +140,7 @@ from rankwise.primitives import (
     read_input,
 )
 
-GainKind = Literal["linear", "exponential"]
+GainKind = Literal["linear", "exponential", "binary"]
 DiscountKind = Literal["log2", "jarvelin", "reciprocal"]
 PrecisionDenominator = Literal["k", "retrieved"]
 """The discounts of the DCG family (:data:`rankwise.metrics.families.gain.DISCOUNT`'s choices)."""

@@ -45,7 +45,8 @@ def hoisting(hoist: Callable[[pl.Expr], pl.Expr] | None) -> Iterator[None]:
 
 
 def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
-    """Gain of a relevance value: linear max(rel, 0) or exponential 2^rel − 1 (0 for rel ≤ 0),
+    """Gain of a relevance value: linear max(rel, 0), exponential 2^rel − 1 (0 for rel ≤ 0) or
+    binary (1 for rel > 0),
     levels of ``how.table`` taking their listed gain, relevance below ``how.min_rel`` gaining 0.
 
     Unjudged documents (NULL relevance) gain 0. Negative relevance gains 0, as in trec_eval;
@@ -54,7 +55,9 @@ def gain(rel: pl.Expr, how: Gain | str) -> pl.Expr:
     """
     g = Gain(how) if isinstance(how, str) else how
     r = rel.cast(pl.Float64).fill_null(0.0)
-    base = r if g.kind == "linear" else pl.lit(2.0).pow(r) - 1.0
+    base = {
+        "linear": r, "exponential": pl.lit(2.0).pow(r) - 1.0, "binary": (r > 0).cast(pl.Float64),
+    }[g.kind]
     value = base if g.negative else pl.when(r > 0).then(base).otherwise(0.0)
     for level, level_gain in reversed(g.table):
         value = pl.when(r == level).then(pl.lit(level_gain)).otherwise(value)

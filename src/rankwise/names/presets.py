@@ -277,7 +277,9 @@ PRESETS: dict[str, Preset] = {
             "values computed from Elasticsearch's source (modules/rank-eval: PrecisionAtK, RecallAtK, "
             "MeanReciprocalRank, DiscountedCumulativeGain, ExpectedReciprocalRank), written out in "
             "tests/metrics/test_presets.py",
-            "k is each metric's @k (Elasticsearch's default 10); relevant_rating_threshold is rel; "
+            "k is each metric's @k (Elasticsearch's default 10); relevant_rating_threshold is rel; dcg with "
+            "normalize is exact for ratings >= 0 (a negative rating enters Elasticsearch's ideal, not "
+            "rankwise's ideal cut at the list's length); "
             "ignore_unlabeled=true is max_rank=k with judged_only=True; expected_reciprocal_rank's "
             "maximum_relevance is ERR's max_rel (exact for ratings from 0 to it: rankwise clips others, "
             "Elasticsearch does not); unknown_doc_rating has no rankwise convention",

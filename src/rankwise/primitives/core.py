@@ -28,7 +28,7 @@ T = TypeVar("T")
 class Gain:
     """How a relevance value becomes a gain (shared by DCG, IDCG, nDCG, CG).
 
-    - ``kind``: 'linear' (rel) or 'exponential' (2^rel − 1);
+    - ``kind``: 'linear' (rel), 'exponential' (2^rel − 1) or 'binary' (1 for rel > 0);
     - ``min_rel``: relevance below it gains 0 (unjudged and negative relevance always gain 0);
     - ``table``: (level, gain) pairs that override the kind for those levels (trec_eval's
       ``ndcg.1=3,2=9``: levels not listed gain their own value);

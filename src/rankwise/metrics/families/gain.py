@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import (
     EMPTY,
+    EMPTY_BINARY,
     EXPECTED_TIES,
     JUDGED_ONLY,
     REL,
@@ -29,8 +30,10 @@ GAIN = Param(
     "gain",
     str,
     "linear",
-    "gain of a document: 'linear' = max(rel, 0); 'exponential' = 2^rel - 1 (Burges et al. 2005), 0 for rel <= 0",
-    choices=("linear", "exponential"),
+    "gain of a document: 'linear' = max(rel, 0); 'exponential' = 2^rel - 1 (Burges et al. 2005), 0 for rel <= 0; "
+    "'binary' = 1 for a positive relevance, 0 otherwise (every relevant document counts once: Spark MLlib's "
+    "ndcgAt, rectools', RecBole's and LensKit's NDCG on binary judgments; rel= raises the threshold)",
+    choices=("linear", "exponential", "binary"),
 )
 TIE_GAIN = Param(
     "ties",
@@ -244,11 +247,11 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="RBP",
         aliases=(),
-        params=(PERSISTENCE, RBP_GAIN, REL, JUDGED_ONLY),
+        params=(PERSISTENCE, RBP_GAIN, REL, JUDGED_ONLY, EMPTY),
         cutoff="optional",
         description="rank-biased precision (to depth k with a cutoff)",
         formula="RBP@k = (1 − p) Σ_{i≤k} w_i · p^(i − 1), w_i = [rel_i ≥ rel] (gain='binary') or "
-        "rel_i · [rel_i ≥ rel] (gain='graded')",
+        "rel_i · [rel_i ≥ rel] (gain='graded'); " + EMPTY_BINARY,
         citation="Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008",
         empty_value=0.0,
         trec_eval="rbp (defective in trec_eval 10: see README)",
@@ -392,9 +395,9 @@ def recipes() -> Mapping[str, Recipe]:
         "nDCGRel": _ndcg_rel,
         "RnDCG": _rndcg,
         "ERR": lambda m, p: ErrSum(m.cutoff, float(p["max_rel"])),
-        "RBP": lambda m, p: Mul(
+        "RBP": lambda m, p: when_empty(m, p, nrel(p), Mul(
             Const(1.0 - float(p["p"])), RbpSum(threshold(p), float(p["p"]), m.cutoff, p["gain"] == "graded")
-        ),
+        )),
         "RBPResid": lambda m, p: add(
             Mul(Const(1.0 - float(p["p"])), UnjudgedRbpSum(float(p["p"]))),
             Power(Const(float(p["p"])), Count()),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import (
     EMPTY,
+    EMPTY_BINARY,
     EXPECTED_TIES,
     JUDGED_ONLY,
     REL,
@@ -52,10 +53,6 @@ BETA = Param(
     "[0, 1]); w = 0 is set precision; no natural ceiling, capped at 2**62",
 )
 
-_EMPTY_BINARY = (
-    "empty: the value of a query with nothing relevant (R = 0: no judgment of relevance >= rel) that "
-    "ranked something, 0 (the default), 1, 'skip' (NULL, out of the mean) or 'error'"
-)
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
@@ -66,7 +63,7 @@ SPECS: tuple[MetricSpec, ...] = (
         description="precision at k",
         formula="P@k = |relevant in top k| / k (k even when fewer were retrieved); "
         "denominator='retrieved': / min(k, |retrieved|) (0 when nothing was retrieved; XGBoost pre@n, "
-        "CatBoost PrecisionAt, torchmetrics adaptive_k); " + _EMPTY_BINARY,
+        "CatBoost PrecisionAt, torchmetrics adaptive_k); " + EMPTY_BINARY,
         citation="trec_eval P; XGBoost pre; CatBoost PrecisionAt",
         empty_value=0.0,
         trec_eval="P",
@@ -77,7 +74,7 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="optional",
         description="recall at k",
-        formula="R@k = |relevant in top k| / |relevant in qrels| (0 when none is relevant); " + _EMPTY_BINARY,
+        formula="R@k = |relevant in top k| / |relevant in qrels| (0 when none is relevant); " + EMPTY_BINARY,
         citation="trec_eval recall",
         empty_value=0.0,
         trec_eval="recall",
@@ -88,7 +85,7 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="required",
         description="1 if a relevant document is in the top k, else 0",
-        formula="Success@k = [∃ i ≤ k: rel_i ≥ rel]; " + _EMPTY_BINARY,
+        formula="Success@k = [∃ i ≤ k: rel_i ≥ rel]; " + EMPTY_BINARY,
         citation="trec_eval success",
         empty_value=0.0,
         trec_eval="success",
@@ -109,7 +106,7 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="optional",
         description="reciprocal rank of the first relevant document (its mean is MRR)",
-        formula="RR@k = 1 / min{i ≤ k: rel_i ≥ rel} (0 when none); " + _EMPTY_BINARY,
+        formula="RR@k = 1 / min{i ≤ k: rel_i ≥ rel} (0 when none); " + EMPTY_BINARY,
         citation="Voorhees, TREC-8 QA track, 1999; trec_eval recip_rank",
         empty_value=0.0,
         trec_eval="recip_rank",
@@ -120,7 +117,7 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(REL, JUDGED_ONLY, EMPTY),
         cutoff="none",
         description="precision at R, the number of relevant documents",
-        formula="Rprec = |relevant in top R| / R (0 when R = 0); " + _EMPTY_BINARY,
+        formula="Rprec = |relevant in top R| / R (0 when R = 0); " + EMPTY_BINARY,
         citation="trec_eval Rprec",
         empty_value=0.0,
         trec_eval="Rprec",
@@ -142,7 +139,7 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(REL, JUDGED_ONLY, EXPECTED_TIES, EMPTY),
         cutoff="required",
         description="precision at k relative to the best possible at k",
-        formula="RelP@k = |relevant in top k| / min(k, R) (0 when R = 0); " + _EMPTY_BINARY,
+        formula="RelP@k = |relevant in top k| / min(k, R) (0 when R = 0); " + EMPTY_BINARY,
         citation="trec_eval relative_P",
         empty_value=0.0,
         trec_eval="relative_P",

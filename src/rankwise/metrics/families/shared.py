@@ -105,6 +105,13 @@ def nrel(p: Params) -> Node:
     return NRel(threshold(p))
 
 
+EMPTY_BINARY = (
+    "empty: the value of a query with nothing relevant (R = 0: no judgment of relevance >= rel) that "
+    "ranked something, 0 (the default), 1, 'skip' (NULL, out of the mean) or 'error'"
+)
+"""The formula text of ``empty`` for the binary metrics (their specs' formulas end with it)."""
+
+
 def when_empty(m: Measured, p: Params, relevant: Node, value: Node, zero: bool = True) -> Node:
     """``value``, the metric's tree, with its ``empty`` parameter applied: what a query scores
     when ``relevant``, what it has that is relevant, is 0 (R, the judgments of relevance >= rel,
