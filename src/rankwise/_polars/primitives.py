@@ -242,6 +242,65 @@ def tie_dcg(g: pl.Expr, tdisc: pl.Expr) -> pl.Expr:
     return (g * tdisc).sum()
 
 
+# -- the AUC family and PFound (sql/25_auc.sql) -------------------------------------------------
+
+
+def tie_rank(rnk: pl.Expr, qid: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
+    """The mean rank ≤ k of the row's tie group (equal scores): its midrank in the ranking cut
+    at k (NULL beyond k)."""
+    return pl.when(within(rnk, k)).then(rnk.cast(pl.Float64)).otherwise(None).mean().over(qid, score)
+
+
+def auc_rank_sum(rel: pl.Expr, rnk: pl.Expr, trank: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ over relevant rows at rank ≤ k of their tie group's mean rank."""
+    return pl.when(row(is_rel(rel, t)) & within(rnk, k)).then(trank).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def partial_auc_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int, top: bool) -> pl.Expr:
+    """Σ over relevant rows with n = rnk − cumrel < k non-relevant rows above of k − n (with
+    ``top``, only where cumrel ≤ k)."""
+    above = row(rnk.cast(pl.Float64) - cumrel.cast(pl.Float64))
+    keep = row(is_rel(rel, t)) & (above < k)
+    if top:
+        keep = keep & (cumrel <= k)
+    return pl.when(keep).then(float(k) - above).otherwise(0.0).sum()
+
+
+def look_label(rel: pl.Expr) -> pl.Expr:
+    """PFound's label: the relevance, 0 when unjudged or negative (not clipped above 1)."""
+    return pl.max_horizontal(rel.cast(pl.Float64).fill_null(0.0), pl.lit(0.0))
+
+
+def look_log_step(rel: pl.Expr) -> pl.Expr:
+    """ln|1 − l|, 0 where l = 1."""
+    one_minus = 1.0 - look_label(rel)
+    return pl.when(one_minus == 0.0).then(0.0).otherwise(one_minus.abs().log())
+
+
+def look_stop_step(rel: pl.Expr) -> pl.Expr:
+    """1 where l = 1."""
+    return (look_label(rel) == 1.0).cast(pl.Int64)
+
+
+def look_flip_step(rel: pl.Expr) -> pl.Expr:
+    """1 where l > 1."""
+    return (look_label(rel) > 1.0).cast(pl.Int64)
+
+
+def pfound_sum(
+    rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumstop: pl.Expr, cumflip: pl.Expr, k: int | None, decay: float,
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} l · decay^(rnk − 1) · Π_{earlier} (1 − l): the product 0 once an earlier
+    label is 1, else exp(Σ ln|1 − l|) with the sign of the earlier labels above 1 (the running
+    sums are inclusive: the row's own step is taken back out)."""
+    stops = cumstop - look_stop_step(rel)
+    flips = cumflip - look_flip_step(rel)
+    sign = pl.when(flips % 2 == 1).then(-1.0).otherwise(1.0)
+    reach = pl.when(stops > 0).then(0.0).otherwise(sign * (cumlog - look_log_step(rel)).exp())
+    term = look_label(rel) * pl.lit(decay).pow(rnk.cast(pl.Float64) - 1.0) * reach
+    return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
+
+
 def cg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} g."""
     return pl.when(within(rnk, k)).then(g).otherwise(0.0).sum()

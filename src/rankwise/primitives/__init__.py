@@ -33,6 +33,7 @@ operations in :mod:`~rankwise.primitives.operations`), its Polars function, its 
 
 from __future__ import annotations
 
+from rankwise.primitives.auc import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.core import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.cwl import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.diversity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
