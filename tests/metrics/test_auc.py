@@ -321,7 +321,7 @@ def test_partial_auc_and_pap_are_rectools(lists: Listed, unretrieved: int, k: in
 # -- the SQL macros, to_sql, the command line, Spark -----------------------------------------------
 
 FAMILY = ["AUC", "AUC@3", "PartialAUC@2", "PAP@2", "PFound", "PFound@2"]
-HAND_VALUES = {  # the HAND lists' values (test_auc_by_hand; PartialAUC, PAP and PFound by hand below)
+HAND_VALUES: dict[str, dict[str, float | None]] = {  # the HAND lists' values (test_auc_by_hand; PartialAUC, PAP and PFound by hand below)
     # q: ranking a b c d, relevant {a, c}: pAUC@2 = pAp@2 = (2 + 1) / 4; PFound = 1 + 0 (a stops the user)
     "q": {"AUC": 0.75, "AUC@3": 0.5, "PartialAUC@2": 0.75, "PAP@2": 0.75, "PFound": 1.0, "PFound@2": 1.0},
     # t: ranking b a c (ties: doc id descending), relevant {a}: pAUC@2 = (2 − 1) / 2; PFound = 0.85

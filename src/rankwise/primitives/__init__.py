@@ -21,7 +21,7 @@ The diversity primitives (:class:`IntentPrimitive`) read (document, subtopic) pa
 
 ``tests/house/test_primitives.py`` checks that for every declared class the Polars function and the
 SQL macro exist and take the same parameters. Adding a primitive therefore touches three places:
-its class in the module of its family (:mod:`~rankwise.primitives.trec`, :mod:`~rankwise.primitives.cwl`,
+its class in the module of its family (:mod:`~rankwise.primitives.trec`, :mod:`~rankwise.primitives.auc`, :mod:`~rankwise.primitives.cwl`,
 :mod:`~rankwise.primitives.diversity`; the kinds in :mod:`~rankwise.primitives.core`, scalar
 operations in :mod:`~rankwise.primitives.operations`), its Polars function, its SQL macro (see docs/ARCHITECTURE.md).
 
