@@ -130,6 +130,19 @@ def test_pfound_by_hand(engine: str) -> None:
     assert _values(got, "PFound(decay=0.5)")["one"] == pytest.approx(1.0, abs=1e-12)
 
 
+def test_explain_shows_partial_auc_past_k() -> None:
+    """PartialAUC@2's k counts non-relevant documents, not ranks: ranking a b c d e, relevant
+    {a, c, d}, d at rank 4 still has one non-relevant document above it and adds 2 − 1; explain
+    shows every rank, each adding its own part over R·k = 6, and ends in evaluate's 2/3."""
+    lists = {"q": _ranked({"a", "c", "d"})}
+    qrels, run = _frames(lists)
+    table = rw.explain(qrels, run, "PartialAUC@2", "q")
+    assert table["doc_id"].to_list() == ["a", "b", "c", "d", "e"]
+    assert table["contribution"].to_list() == pytest.approx([2 / 6, 0.0, 1 / 6, 1 / 6, 0.0], abs=1e-12)
+    assert table["value"][-1] == pytest.approx(2 / 3, abs=1e-12)
+    assert rw.explain(qrels, run, "AUC@2", "q")["doc_id"].to_list() == ["a", "b"]  # AUC's k is a rank
+
+
 # -- against scikit-learn: AUC per query -----------------------------------------------------------
 
 

@@ -60,6 +60,7 @@ SPECS: tuple[MetricSpec, ...] = (
         "ranked above r, R = |relevant in qrels| (retrieved or not; a relevant document not retrieved adds 0); "
         "0 when nothing is relevant (rectools leaves such a user out)",
         citation="rectools PartialAUC (insufficient_handling='ignore'); Hiranandani et al., ICML 2020",
+        cutoff_is_rank=False,
         empty_value=0.0,
     ),
     MetricSpec(
@@ -73,6 +74,7 @@ SPECS: tuple[MetricSpec, ...] = (
         "a user out)",
         citation="rectools PAP (insufficient_handling='ignore'); Hiranandani et al., Optimization and Analysis of "
         "the pAp@k Metric for Recommender Systems, ICML 2020",
+        cutoff_is_rank=False,
         empty_value=0.0,
     ),
     MetricSpec(
