@@ -12,8 +12,10 @@ Not here: RecBole's GAUC (each query's AUC weighted by its positives) needs a we
 which no aggregate of :class:`~rankwise.metrics.spec.MetricSpec` is (``summarize``, ``compare``'s
 paired tests and Spark's summary row weigh every query alike); TorchRec's unweighted GAUC is
 ``AUC``'s mean. CatBoost's ``QueryAUC:type=Ranking`` (graded pairs) counts pairs of every two
-label levels, which no running sum down the ranking gives (it needs each document's
-documents of lower label and lower score)."""
+label levels, which no running sum or window down the ranking gives (it needs, for each
+document, the documents of lower label and lower score); counting the pairs outright is O(n²)
+per query (Polars: 1.3 s for 20 lists of 1,000 documents; 10⁸ pairs held at once for a list of
+10,000), past what the Polars engine's memory check estimates."""
 
 from __future__ import annotations
 
