@@ -359,8 +359,9 @@ def _hand_frames() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def test_the_family_in_the_sql_macros_and_to_sql() -> None:
-    """The macros by hand in a user's query (rw_tie_rank's midranks, rw_auc_rank_sum), and
-    ``to_sql``'s statement run on a bare DuckDB connection, give the hand values."""
+    """The macros by hand in a user's query (rw_tie_rank's midranks, rw_auc_rank_sum), each
+    metric as a DuckDB aggregate (``rw.sql_expr``) over the judged frame, and ``to_sql``'s
+    statement run on a bare DuckDB connection give the hand values."""
     con = rw.register(duckdb.connect())
     con.execute("CREATE TABLE j AS SELECT * FROM (VALUES ('t', 'a', 0.5, 1), ('t', 'b', 0.5, NULL), ('t', 'c', 0.2, 0)) "
                 "v(query_id, doc_id, score, relevance)")
@@ -372,6 +373,9 @@ def test_the_family_in_the_sql_macros_and_to_sql() -> None:
     """).fetchall()
     assert row == [("t", 1.5, 3)]  # a shares ranks 1 and 2 with b: midrank 1.5; U = 1·4 − 1.5 − 1 = 1.5, AUC = 1.5 / 2
     qrels, run = _hand_frames()
+    con.register("judged", rw.judged_frame(qrels, run))
+    exprs = ", ".join(f'{rw.sql_expr(m)} AS "{m}"' for m in FAMILY)
+    _check_hand(con.sql(f"SELECT query_id, {exprs} FROM judged GROUP BY query_id").pl(), "rw.sql_expr")
     bare = duckdb.connect()
     bare.register("qrels", qrels)
     bare.register("run", run)
