@@ -78,6 +78,52 @@ def test_auc_by_hand(engine: str) -> None:
     assert rw.summarize(got)["AUC"][0] == pytest.approx(0.75, abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_query_auc_by_hand(engine: str) -> None:
+    """CatBoost 1.2.10's QueryAUC:type=Ranking: labels [1, 0, 1, 0] scored in order: 3 of 4
+    pairs right, 0.75; [1, 0] tied: 1/2; [2, 1, 0] scored [.1, .3, .2]: of (2, 1), (2, 0),
+    (1, 0) only (1, 0) right, 1/3; [1, 1]: no pair of different labels, 0 (CatBoost);
+    [3, 0, 2, 5, 0, 1] scored [1, 1, 2, .5, 3, 1]: 14 pairs, (5, ·)·5 → 0, (3, 2) → 0,
+    (3, 0)·2 → 1/2 + 0, (3, 1) → 1/2, (2, 0)·2 → 1 + 0, (2, 1) → 1, (1, 0)·2 → 1/2 + 0:
+    3.5/14 = 1/4; QueryAUC@3 of it (the top 3: label 0 scored 3, label 2 scored 2, then of the
+    three tied at 1 the largest id, label 1): (2, 0) → 0, (1, 0) → 0, (2, 1) → 1: 1/3."""
+    rows = {
+        "b": ([1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1]), "t": ([1, 0], [0.4, 0.4]), "g": ([2, 1, 0], [0.1, 0.3, 0.2]),
+        "one": ([1, 1], [1.0, 2.0]), "mix": ([3, 0, 2, 5, 0, 1], [1.0, 1.0, 2.0, 0.5, 3.0, 1.0]),
+    }
+    lists: Listed = {q: [(f"d{i}", s, float(r)) for i, (r, s) in enumerate(zip(*row, strict=True))] for q, row in rows.items()}
+    qrels, run = _frames(lists)
+    got = run_on(engine, qrels, run, ["QueryAUC", "QueryAUC@3"])
+    assert _values(got, "QueryAUC") == pytest.approx({"b": 0.75, "t": 0.5, "g": 1 / 3, "one": 0.0, "mix": 0.25}, abs=1e-12)
+    assert _values(got, "QueryAUC@3")["mix"] == pytest.approx(1 / 3, abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("bad", [2.5, 32.0])
+def test_query_auc_refuses_a_label_it_cannot_count(engine: str, bad: float) -> None:
+    """QueryAUC counts integer labels 0..31: a fraction or a larger label is an InvalidValueError
+    naming it, on both engines."""
+    lists: Listed = {"q": [("a", 0.5, bad), ("b", 0.4, 0.0)]}
+    qrels, run = _frames(lists)
+    with pytest.raises(rw.InvalidValueError, match=rf"QueryAUC reads .* integer label from 0 to 31 .*got {bad}$"):
+        run_on(engine, qrels, run, ["QueryAUC"])
+    assert run_on(engine, qrels, run, ["AUC"])["AUC"][0] == 1.0  # the other metrics read it as it is
+
+
+def test_query_auc_refuses_a_label_on_the_command_line(tmp_path: Path) -> None:
+    """`rankwise eval -m QueryAUC` on a qrels file with a fractional label: one line naming it,
+    exit 2."""
+    run_file, qrels_file = tmp_path / "r.run", tmp_path / "q.qrels"
+    run_file.write_text("q Q0 a 1 0.5 x\nq Q0 b 2 0.4 x\n")
+    qrels_file.write_text("q 0 a 2.5\nq 0 b 0\n")
+    out = cli("eval", str(qrels_file), str(run_file), "-m", "QueryAUC")
+    assert out.returncode == 2, out.stdout
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "integer label from 0 to 31" in out.stderr and "got 2.5" in out.stderr
+
+
 RANKED = [("a", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.6), ("e", 0.5)]
 
 
@@ -261,6 +307,30 @@ def test_pfound_is_catboost_pfound(lists: Listed, k: int | None, decay: float) -
     check(rw.judged_frame(qrels, run).group_by("query_id").agg(rw.expr(metric, ties="pessimistic")), "rw.expr")
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(lists=_lists(st.one_of(st.none(), st.sampled_from([0.0, 1.0, 2.0, 3.0, 7.0, 31.0]))),
+       k=st.sampled_from([None, 1, 3, 5, 20]))
+def test_query_auc_is_catboost_query_auc(lists: Listed, k: int | None) -> None:
+    """QueryAUC per query is CatBoost's ``QueryAUC:type=Ranking`` (graded pairs, ties one half,
+    0 without a pair of different labels; labels across the five binary digits, up to 31), on
+    the whole list and, cut by rankwise's default ranking, on the top k (CatBoost's QueryAUC has
+    no top: it gets the top k as its list), on both engines and through ``rw.expr``."""
+    metric = "QueryAUC" + ("" if k is None else f"@{k}")
+    qrels, run = _frames(lists)
+    assume(qrels.height > 0)
+    want = {q: _catboost(_trec_eval_order(items)[:k], "QueryAUC:type=Ranking", None) for q, items in lists.items()}
+
+    def check(got: pl.DataFrame, how: str) -> None:
+        assert set(got["query_id"]) == set(qrels["query_id"]), how
+        for q, value in got.select("query_id", metric).iter_rows():
+            assert value == pytest.approx(want[q], abs=1e-12), (how, q, lists[q])
+
+    for engine in ("polars", "duckdb"):
+        check(run_on(engine, qrels, run, [metric]), engine)
+    check(rw.judged_frame(qrels, run).group_by("query_id").agg(rw.expr(metric)), "rw.expr")
+
+
 # -- against rectools: PartialAUC and PAP --------------------------------------------------------
 
 
@@ -333,14 +403,15 @@ def test_partial_auc_and_pap_are_rectools(lists: Listed, unretrieved: int, k: in
 
 # -- the SQL macros, to_sql, the command line, Spark -----------------------------------------------
 
-FAMILY = ["AUC", "AUC@3", "PartialAUC@2", "PAP@2", "PFound", "PFound@2"]
+FAMILY = ["AUC", "AUC@3", "QueryAUC", "PartialAUC@2", "PAP@2", "PFound", "PFound@2"]
 HAND_VALUES: dict[str, dict[str, float | None]] = {  # the HAND lists' values (test_auc_by_hand; PartialAUC, PAP and PFound by hand below)
-    # q: ranking a b c d, relevant {a, c}: pAUC@2 = pAp@2 = (2 + 1) / 4; PFound = 1 + 0 (a stops the user)
-    "q": {"AUC": 0.75, "AUC@3": 0.5, "PartialAUC@2": 0.75, "PAP@2": 0.75, "PFound": 1.0, "PFound@2": 1.0},
-    # t: ranking b a c (ties: doc id descending), relevant {a}: pAUC@2 = (2 − 1) / 2; PFound = 0.85
-    "t": {"AUC": 0.75, "AUC@3": 0.75, "PartialAUC@2": 0.5, "PAP@2": 0.5, "PFound": 0.85, "PFound@2": 0.85},
-    # p: labels 2, 1: pAUC@2 = (2 + 2) / 4; PFound = 2 + (1 − 2)·0.85·1 = 1.15
-    "p": {"AUC": None, "AUC@3": None, "PartialAUC@2": 1.0, "PAP@2": 1.0, "PFound": 1.15, "PFound@2": 1.15},
+    # q: ranking a b c d, relevant {a, c}: QueryAUC as AUC; pAUC@2 = pAp@2 = (2 + 1) / 4; PFound = 1 + 0 (a stops the user)
+    "q": {"AUC": 0.75, "AUC@3": 0.5, "QueryAUC": 0.75, "PartialAUC@2": 0.75, "PAP@2": 0.75, "PFound": 1.0, "PFound@2": 1.0},
+    # t: ranking b a c (ties: doc id descending), relevant {a}: QueryAUC (a, b) 1/2, (a, c) 1: 3/4;
+    # pAUC@2 = (2 − 1) / 2; PFound = 0.85
+    "t": {"AUC": 0.75, "AUC@3": 0.75, "QueryAUC": 0.75, "PartialAUC@2": 0.5, "PAP@2": 0.5, "PFound": 0.85, "PFound@2": 0.85},
+    # p: labels 2, 1: QueryAUC 1 (its one pair right); pAUC@2 = (2 + 2) / 4; PFound = 2 + (1 − 2)·0.85·1 = 1.15
+    "p": {"AUC": None, "AUC@3": None, "QueryAUC": 1.0, "PartialAUC@2": 1.0, "PAP@2": 1.0, "PFound": 1.15, "PFound@2": 1.15},
 }
 
 

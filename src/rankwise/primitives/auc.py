@@ -77,3 +77,55 @@ class PfoundSum(Primitive):
 
     def inputs(self) -> dict[str, Input]:
         return {"cumlog": LookLogStep(), "cumstop": LookStopStep(), "cumflip": LookFlipStep()}
+
+
+# -- CatBoost's QueryAUC: pairs of different labels, counted bit by bit of the label -------------
+
+LABEL_BITS = 5
+"""QueryAUC counts its pairs over the binary digits of the labels: labels 0 .. 2^5 − 1 = 31."""
+
+QUERY_AUC_LABELS = (
+    "QueryAUC reads each document's relevance as an integer label from 0 to 31 (unjudged and "
+    "negative: 0), got "
+)
+"""The message of the error an engine raises on a label QueryAUC cannot count, the label
+(the largest such of a query) following it (the SQL's error() spells the same text)."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LabelMidrank(RowValue):
+    """The mean ascending rank of the row's score among the query's rows at rank ≤ k whose
+    label l = max(relevance, 0) (unjudged: 0) has the same ⌊l / 2^level⌋ (``level`` = 0: the
+    same label; 5: every row): the row's midrank in that part (NULL beyond k)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "qid", "score")
+    window: ClassVar[bool] = True
+    k: int | None
+    level: int
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LabelPairs(Primitive):
+    """The pairs of rows at rank ≤ k with different labels: (n² + n)/2 − Σ r0, n the rows, r0
+    the midrank among the rows of the same label (its sum over a label's c rows is c(c + 1)/2)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"r0": LabelMidrank(self.k, 0)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LabelPairsOrdered(Primitive):
+    """Of those pairs, the ones whose higher label scores higher, a score tie counting one half:
+    Σ_i Σ_{b<5} bit_b(l_i) · (r_{b+1} − r_b), r_c the midrank among the rows of the same
+    ⌊l / 2^c⌋. A pair of different labels first differs at one bit b; within its part of level
+    b + 1 the row with that bit set is above the other, and r_{b+1} − r_b is the count of the
+    part's rows with the bit clear scoring lower (ties one half). A label that is not an
+    integer 0..31 is an error (:data:`QUERY_AUC_LABELS`)."""
+
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {f"r{c}": LabelMidrank(self.k, c) for c in range(LABEL_BITS + 1)}

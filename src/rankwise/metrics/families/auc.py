@@ -1,21 +1,20 @@
 """Per-query AUC and the look-probability model: ROC AUC over each query's retrieved list
-(scikit-learn's ``roc_auc_score`` per query, torchmetrics' ``RetrievalAUROC``), rectools' partial
-AUC (pAUC@k) and pAp@k, and CatBoost's PFound.
+(scikit-learn's ``roc_auc_score`` per query, torchmetrics' ``RetrievalAUROC``), CatBoost's
+QueryAUC over graded pairs, rectools' partial AUC (pAUC@k) and pAp@k, and CatBoost's PFound.
 
-The AUCs are binary: a document is positive when its relevance ≥ ``rel``; an unjudged (or
+AUC, PartialAUC and PAP are binary: a document is positive when its relevance ≥ ``rel``; an unjudged (or
 negatively judged) retrieved document is a negative. ``AUC`` counts a score tie between a
 positive and a negative one half (its tie groups are the query's documents of equal score, as
 the ranking compares scores); rectools' metrics read only the ranks, so their ties follow the
 ``ties`` convention, as PFound's do.
 
+CatBoost's ``QueryAUC:type=Ranking`` counts the pairs of any two labels (integers 0..31): over
+the labels' binary digits, each a rank window (:class:`~rankwise.primitives.LabelMidrank`).
+
 Not here: RecBole's GAUC (each query's AUC weighted by its positives) needs a weighted mean,
 which no aggregate of :class:`~rankwise.metrics.spec.MetricSpec` is (``summarize``, ``compare``'s
 paired tests and Spark's summary row weigh every query alike); TorchRec's unweighted GAUC is
-``AUC``'s mean. CatBoost's ``QueryAUC:type=Ranking`` (graded pairs) counts pairs of every two
-label levels, which no running sum or window down the ranking gives (it needs, for each
-document, the documents of lower label and lower score); counting the pairs outright is O(n²)
-per query (Polars: 1.3 s for 20 lists of 1,000 documents; 10⁸ pairs held at once for a list of
-10,000), past what the Polars engine's memory check estimates."""
+``AUC``'s mean."""
 
 from __future__ import annotations
 
@@ -51,6 +50,21 @@ SPECS: tuple[MetricSpec, ...] = (
         "comparisons) when P·N = 0 (scikit-learn raises there). The plain mean over queries is TorchRec's GAUC",
         citation="scikit-learn roc_auc_score per query; torchmetrics RetrievalAUROC; Mann & Whitney 1947",
         empty_value=None,
+    ),
+    MetricSpec(
+        name="QueryAUC",
+        aliases=(),
+        params=(JUDGED_ONLY,),
+        cutoff="optional",
+        description="share of the pairs of documents with different labels that the scores order right, ties one "
+        "half (CatBoost QueryAUC:type=Ranking)",
+        formula="QueryAUC@k = Σ_{i,j in top k: l_i > l_j} ([s_i > s_j] + ½·[s_i = s_j]) / |{i,j: l_i > l_j}|, l = "
+        "the relevance as an integer label 0..31 (unjudged and negative: 0; another value is an error); 0 when "
+        "every label is equal (CatBoost). Counted over the labels' binary digits: a pair first differs at one bit b, "
+        "and within the documents sharing the higher bits, the midrank of the score among them minus that among "
+        "those sharing bit b too counts the documents below",
+        citation="CatBoost QueryAUC (type=Ranking)",
+        empty_value=0.0,
     ),
     MetricSpec(
         name="PartialAUC",
@@ -116,10 +130,11 @@ def _partial_auc(m: Measured, p: Params, top: bool) -> Node:
 
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    from rankwise.primitives import PfoundSum
+    from rankwise.primitives import Div0, LabelPairs, LabelPairsOrdered, PfoundSum
 
     return {
         "AUC": _auc,
+        "QueryAUC": lambda m, p: Div0(LabelPairsOrdered(m.cutoff), LabelPairs(m.cutoff)),
         "PartialAUC": lambda m, p: _partial_auc(m, p, top=False),
         "PAP": lambda m, p: _partial_auc(m, p, top=True),
         "PFound": lambda m, p: PfoundSum(m.cutoff, float(p["decay"])),
