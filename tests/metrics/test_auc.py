@@ -451,6 +451,10 @@ def test_the_family_in_the_sql_macros_and_to_sql() -> None:
     bare.register("qrels", qrels)
     bare.register("run", run)
     _check_hand(bare.sql(rw.to_sql(FAMILY)).pl(), "to_sql")
+    # a label QueryAUC cannot count fails the statement, naming it (as rw.evaluate's error)
+    bare.register("qrels", qrels.with_columns(pl.col("relevance") + 0.5))
+    with pytest.raises(duckdb.Error, match=r"rankwise: QueryAUC reads .* integer label from 0 to 31 .*got [0-9]\.5"):
+        bare.sql(rw.to_sql(["QueryAUC"])).fetchall()
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
@@ -468,6 +472,9 @@ def test_the_family_on_the_command_line(tmp_path: Path, engine: str) -> None:
 
 
 def test_the_family_on_spark(spark: Any) -> None:
-    """rw.spark.evaluate (to_sql's Spark SQL) gives the hand values."""
+    """rw.spark.evaluate (to_sql's Spark SQL) gives the hand values; a label QueryAUC cannot
+    count fails the action with Spark's raise_error, naming it."""
     qrels, run = _hand_frames()
     _check_hand(run_on_spark(spark, qrels, run, FAMILY), "spark")
+    with pytest.raises(Exception, match=r"rankwise: QueryAUC reads .* integer label from 0 to 31 .*got [0-9]\.5"):
+        run_on_spark(spark, qrels.with_columns(pl.col("relevance") + 0.5), run, ["QueryAUC"])
