@@ -55,6 +55,8 @@ HAND: Listed = {
     "q": [("a", 0.4, 1.0), ("b", 0.3, 0.0), ("c", 0.2, 1.0), ("d", 0.1, None)],
     # a positive tied with a negative: (a,b) one half, (a,c) right
     "t": [("a", 0.5, 1.0), ("b", 0.5, None), ("c", 0.2, 0.0)],
+    # torchmetrics' retrieval_auroc docstring example: preds [0.2, 0.3, 0.5], target [T, F, T] -> 0.5
+    "tm": [("a", 0.2, 1.0), ("b", 0.3, 0.0), ("c", 0.5, 1.0)],
     # nothing relevant retrieved; every document relevant
     "n": [("a", 0.5, 0.0), ("b", 0.4, None)],
     "p": [("a", 0.5, 2.0), ("b", 0.4, 1.0)],
@@ -65,17 +67,19 @@ HAND: Listed = {
 @pytest.mark.parametrize("engine", ENGINES)
 def test_auc_by_hand(engine: str) -> None:
     """q: 3 of its 4 (positive, negative) pairs right, AUC 3/4 (torchmetrics 1.9's
-    RetrievalAUROC gives the same 0.75 on labels [1, 0, 1, 0] ranked in order: its source,
-    ``retrieval_auroc`` = ``binary_auroc`` of the query's list); AUC@3 (a, b, c): 1 of 2.
+    RetrievalAUROC gives the same 0.75 on labels [1, 0, 1, 0] ranked in order:
+    torchmetrics/functional/retrieval/auroc.py, ``retrieval_auroc`` is ``binary_auroc`` of the
+    query's top k, and 0.0 where they hold one class only, where rankwise has NULL); AUC@3
+    (a, b, c): 1 of 2. tm: that file's docstring example, 0.5.
     t: a positive tied with a negative counts one half: (1/2 + 1) / 2 = 3/4; AUC@2 (a, b): 1/2.
     n (no positive) and p (no negative): undefined, NULL (scikit-learn raises), and left out of
     the mean; m (judged, not retrieved, ``missing='zero'``): NULL too."""
     qrels, run = _frames(HAND, [("m", "z", 1.0)])
     got = run_on(engine, qrels, run, ["AUC", "AUC@3", "AUC@2"], missing="zero")
-    assert _values(got, "AUC") == {"q": 0.75, "t": 0.75, "n": None, "p": None, "m": None}
+    assert _values(got, "AUC") == {"q": 0.75, "t": 0.75, "tm": 0.5, "n": None, "p": None, "m": None}
     assert _values(got, "AUC@3")["q"] == pytest.approx(0.5, abs=1e-12)
     assert _values(got, "AUC@2")["t"] == pytest.approx(0.5, abs=1e-12)
-    assert rw.summarize(got)["AUC"][0] == pytest.approx(0.75, abs=1e-12)
+    assert rw.summarize(got)["AUC"][0] == pytest.approx((0.75 + 0.75 + 0.5) / 3, abs=1e-12)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

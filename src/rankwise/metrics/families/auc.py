@@ -47,7 +47,8 @@ SPECS: tuple[MetricSpec, ...] = (
         formula="AUC@k = (Σ_{pos p, neg n in top k} [s_p > s_n] + ½·[s_p = s_n]) / (P·N) = (P·(n + 1) − Σ_pos "
         "midrank − P(P + 1)/2) / (P·N), n = min(k, retrieved), P the relevant and N = n − P the others in the top "
         "k, midrank the mean rank of the document's score tie; NULL (undefined, left out of means and "
-        "comparisons) when P·N = 0 (scikit-learn raises there). The plain mean over queries is TorchRec's GAUC",
+        "comparisons) when P·N = 0 (scikit-learn raises there, torchmetrics gives 0). The plain mean over queries "
+        "is TorchRec's GAUC",
         citation="scikit-learn roc_auc_score per query; torchmetrics RetrievalAUROC; Mann & Whitney 1947",
         empty_value=None,
     ),
