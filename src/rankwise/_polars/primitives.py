@@ -18,7 +18,7 @@ from contextvars import ContextVar
 import polars as pl
 
 from rankwise.errors import EmptyQueryError, InvalidValueError
-from rankwise.primitives import IFT_UNDEFINED_RATE, Gain
+from rankwise.primitives import IFT_UNDEFINED_RATE, LABEL_BITS, QUERY_AUC_LABELS, Gain
 
 _HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
 
@@ -342,6 +342,109 @@ def tie_success(tsize: pl.Expr, trel: pl.Expr, tstart: pl.Expr, tabove: pl.Expr,
     none_within = pl.when(tsize - c >= trel).then((ln_choose(tsize - c, trel) - ln_choose(tsize, trel)).exp()).otherwise(0.0)
     first = _tie_first_group(trel, tabove) & (c > 0.0)
     return pl.when(first).then(1.0 - none_within).otherwise(0.0).max().fill_null(0.0)
+
+
+# -- the AUC family and PFound (sql/25_auc.sql) -------------------------------------------------
+
+
+def tie_rank(rnk: pl.Expr, qid: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
+    """The mean rank ≤ k of the row's tie group (equal scores): its midrank in the ranking cut
+    at k (NULL beyond k)."""
+    return pl.when(within(rnk, k)).then(rnk.cast(pl.Float64)).otherwise(None).mean().over(qid, score)
+
+
+def auc_rank_sum(rel: pl.Expr, rnk: pl.Expr, trank: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ over relevant rows at rank ≤ k of their tie group's mean rank."""
+    return pl.when(row(is_rel(rel, t)) & within(rnk, k)).then(trank).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def partial_auc_sum(rel: pl.Expr, rnk: pl.Expr, cumrel: pl.Expr, t: float, k: int, top: bool) -> pl.Expr:
+    """Σ over relevant rows with n = rnk − cumrel < k non-relevant rows above of k − n (with
+    ``top``, only where cumrel ≤ k)."""
+    above = row(rnk.cast(pl.Float64) - cumrel.cast(pl.Float64))
+    keep = row(is_rel(rel, t)) & (above < k)
+    if top:
+        keep = keep & (cumrel <= k)
+    return pl.when(keep).then(float(k) - above).otherwise(0.0).sum()
+
+
+def label(rel: pl.Expr) -> pl.Expr:
+    """A document's label (PFound's, QueryAUC's): the relevance, 0 when unjudged or negative
+    (not clipped above 1)."""
+    return pl.max_horizontal(rel.cast(pl.Float64).fill_null(0.0), pl.lit(0.0))
+
+
+def _each_within(rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """:func:`within` as a value of every row (a column, never a literal: a partition key, a count)."""
+    return rnk.is_not_null() if k is None else rnk <= k
+
+
+def label_midrank(rel: pl.Expr, rnk: pl.Expr, qid: pl.Expr, score: pl.Expr, k: int | None, level: int) -> pl.Expr:
+    """The mean ascending rank of the score among the rows at rank ≤ k of the same
+    ⌊label / 2^level⌋ (NULL beyond k)."""
+    inside = _each_within(rnk, k)
+    part = (label(rel) / float(2**level)).floor()
+    ranks = score.rank("average").over(qid, part, inside)
+    return pl.when(inside).then(ranks).otherwise(None)
+
+
+def label_pairs(rnk: pl.Expr, r0: pl.Expr, k: int | None) -> pl.Expr:
+    """(n² + n)/2 − Σ r0 over the rows at rank ≤ k: the pairs of different labels."""
+    n = _each_within(rnk, k).sum().cast(pl.Float64)
+    return (n * n + n) / 2.0 - r0.sum().cast(pl.Float64)
+
+
+def _refuse_labels(s: pl.Series) -> pl.Series:
+    bad = s.filter((s != s.floor()) | (s >= 2**LABEL_BITS))
+    if len(bad):
+        raise InvalidValueError(f"{QUERY_AUC_LABELS}{bad.max()}")
+    return s
+
+
+def label_pairs_ordered(
+    rel: pl.Expr, rnk: pl.Expr, r0: pl.Expr, r1: pl.Expr, r2: pl.Expr, r3: pl.Expr, r4: pl.Expr, r5: pl.Expr,
+    k: int | None,
+) -> pl.Expr:
+    """Σ_i Σ_{b<5} bit_b(l_i) · (r_{b+1} − r_b) over the rows at rank ≤ k (a label that is not
+    an integer 0..31: :data:`~rankwise.primitives.QUERY_AUC_LABELS`)."""
+    inside = pl.when(within(rnk, k)).then(label(rel)).otherwise(0.0)
+    lab = inside.map_batches(_refuse_labels, return_dtype=pl.Float64, is_elementwise=True)
+    ranks = [r0, r1, r2, r3, r4, r5]
+    term = pl.lit(0.0)
+    for b in range(LABEL_BITS):
+        bit = (lab / float(2**b)).floor() % 2
+        term = term + bit * (ranks[b + 1] - ranks[b]).fill_null(0.0)
+    return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
+
+
+def look_log_step(rel: pl.Expr) -> pl.Expr:
+    """ln|1 − l|, 0 where l = 1."""
+    one_minus = 1.0 - label(rel)
+    return pl.when(one_minus == 0.0).then(0.0).otherwise(one_minus.abs().log())
+
+
+def look_stop_step(rel: pl.Expr) -> pl.Expr:
+    """1 where l = 1."""
+    return (label(rel) == 1.0).cast(pl.Int64)
+
+
+def look_flip_step(rel: pl.Expr) -> pl.Expr:
+    """1 where l > 1."""
+    return (label(rel) > 1.0).cast(pl.Int64)
+
+
+def pfound_sum(
+    rel: pl.Expr, rnk: pl.Expr, cumlog: pl.Expr, cumstop: pl.Expr, cumflip: pl.Expr, k: int | None, decay: float,
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} l · decay^(rnk − 1) · Π_{earlier} (1 − l): the product 0 once an earlier
+    label is 1, else exp(Σ ln|1 − l|) with the sign of the earlier labels above 1 (the running
+    sums are inclusive: the row's own step is taken back out)."""
+    stops = cumstop - look_stop_step(rel)
+    flips = cumflip - look_flip_step(rel)
+    sign = pl.when(flips % 2 == 1).then(-1.0).otherwise(1.0)
+    reach = pl.when(stops > 0).then(0.0).otherwise(sign * (cumlog - look_log_step(rel)).exp())
+    term = label(rel) * pl.lit(decay).pow(rnk.cast(pl.Float64) - 1.0) * reach
+    return pl.when(within(rnk, k)).then(term).otherwise(0.0).sum()
 
 
 def cg_gain(g: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:

@@ -9,7 +9,8 @@ the judgments, such as ``nrel`` or ``idcg``, are the same on every row). ``value
 metric's value had the ranking ended at that rank, and ``contribution`` what that rank added
 to it. Where a primitive has a gain or a discount, the row's ``gain`` and ``discount`` are
 shown; where it reads the ideal order, the ideal ranking stands beside the ranking
-(``ideal_doc_id``, ``ideal_relevance``, ``ideal_gain``). The rows stop at the metric's cutoff.
+(``ideal_doc_id``, ``ideal_relevance``, ``ideal_gain``). The rows stop at the metric's cutoff (when it
+is a rank: PartialAUC's and PAP's k counts non-relevant documents, and their rows go on).
 For a C/W/L user model (INST, INSQ, BPM, SDCG, NERR8-11, U, TBG, IFT) each rank also shows its
 ``gain`` (cwl_eval's, in [0, 1]), ``examination`` (P_i, the chance the user reads it),
 ``continuation`` (C_i = P_{i+1} / P_i, the chance of going on to the next rank; empty where
@@ -126,7 +127,8 @@ def explain(
                 # nothing and keeps the query among the judged ones
                 judged = pl.DataFrame({Q: [rows[Q][0]], D: [None], REL: [-1.0]}, schema=judged.schema)
         ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
-        rows = rows.head(rows.height if m.cutoff is None else min(rows.height, m.cutoff))
+        depth = m.cutoff if m.spec.cutoff_is_rank else None
+        rows = rows.head(rows.height if depth is None else min(rows.height, depth))
         parts = _parts(out)
         user = _user_model(m, conv)
         try:
@@ -139,7 +141,7 @@ def explain(
     ideal = _ideal_table(parts, ranking, judged.drop_nulls(D))  # not the judgment of no document
     last = rows.height
     if ideal is not None:  # an ideal list longer than the ranking: its ranks follow
-        last = max(last, min(ideal.height, m.cutoff or ideal.height))
+        last = max(last, min(ideal.height, depth or ideal.height))
     # an empty ranking (a query only in the qrels, a judged-only ranking of unjudged documents)
     # is rank 0
     first = 0 if rows.is_empty() else 1

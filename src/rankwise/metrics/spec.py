@@ -118,6 +118,10 @@ class MetricSpec:
     the comparison summary marks the best run and significant wins by it."""
     trec_eval: str | None = None
     """The trec_eval measure this metric reproduces, if any (``-m`` name)."""
+    cutoff_is_rank: bool = True
+    """Whether ``@k`` is a rank (the metric reads the top k; :func:`rankwise.explain` shows the
+    ranks down to k), or counts something else (rectools' PartialAUC and PAP: k non-relevant
+    documents, wherever they rank; explain then shows the whole ranking)."""
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name`` (exact), or ``None``."""

@@ -13,6 +13,7 @@ this folder is listed here).
 from __future__ import annotations
 
 from rankwise.metrics.families import (
+    auc,
     average_precision,
     compat,
     counts,
@@ -36,6 +37,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     utility.FAMILY,
     compat.FAMILY,
     cwl.FAMILY,
+    auc.FAMILY,
     diversity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""

@@ -19,6 +19,7 @@ from rankwise.metrics.families.shared import (
     at_k,
     nrel,
     relret,
+    shown,
     threshold,
     when_empty,
 )
@@ -251,11 +252,10 @@ def _set_r(m: Measured, p: Params) -> Node:
 def _accuracy(m: Measured, p: Params) -> Node:
     """1 − Σ n_r / (N · Rret) over the top k; NULL when N · Rret = 0 (ir-measures leaves out a
     query without a relevant document retrieved, and fails on one without a non-relevant)."""
-    from rankwise.primitives import Const, Count, DivNull, Least, Mul, NonrelAboveSum, Sub
+    from rankwise.primitives import Const, DivNull, Mul, NonrelAboveSum, Sub
 
     rr = relret(p, m.cutoff)
-    shown: Node = Count() if m.cutoff is None else Least(Const(float(m.cutoff)), Count())
-    pairs = Mul(Sub(shown, rr), rr)
+    pairs = Mul(Sub(shown(m), rr), rr)
     return Sub(Const(1.0), DivNull(NonrelAboveSum(threshold(p), m.cutoff), pairs))
 
 

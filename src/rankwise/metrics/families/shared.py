@@ -146,6 +146,13 @@ def add(*nodes: Node) -> Node:
     return out
 
 
+def shown(m: Measured) -> Node:
+    """The ranked documents within the cutoff: min(k, retrieved) (all retrieved without one)."""
+    from rankwise.primitives import Const, Count, Least
+
+    return Count() if m.cutoff is None else Least(Const(float(m.cutoff)), Count())
+
+
 def at_k(m: Measured, node: Node) -> Node:
     """``node`` / k (the cutoff; 1 without one)."""
     from rankwise.primitives import Const, Div
