@@ -482,3 +482,18 @@ def test_the_family_on_spark(spark: Any) -> None:
     _check_hand(run_on_spark(spark, qrels, run, FAMILY), "spark")
     with pytest.raises(Exception, match=r"rankwise: QueryAUC reads .* integer label from 0 to 31 .*got [0-9]\.5"):
         run_on_spark(spark, qrels.with_columns(pl.col("relevance") + 0.5), run, ["QueryAUC"])
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_list_of_one_class_scores_what_empty_says(engine: str) -> None:
+    """AUC is undefined on a list of one class: q2 holds no relevant document, q3 no other;
+    empty='skip' (the default) leaves them NULL, 0 is torchmetrics' RetrievalAUROC
+    (functional/retrieval/auroc.py returns 0 when the target holds one class), 1 the other end."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q3", "q3"], "doc_id": ["a", "b", "c", "d", "e"],
+                          "relevance": [1, 0, 0, 1, 1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q3", "q3"], "doc_id": ["a", "b", "c", "d", "e"],
+                        "score": [1.0, 2.0, 1.0, 1.0, 0.5]})
+    got = rw.evaluate(qrels, run, ["AUC", "AUC(empty=0)", "AUC(empty=1)"], engine=engine)
+    assert got.rows() == [("q1", 0.0, 0.0, 0.0), ("q2", None, 0.0, 1.0), ("q3", None, 0.0, 1.0)]
+    with pytest.raises(rw.InvalidParameterError, match="empty"):
+        rw.parse_metric("AUC(empty='error')")

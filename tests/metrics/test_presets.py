@@ -168,6 +168,7 @@ def test_catboost_preset_is_catboost(drawn: tuple[Lists, list[tuple[str, str, in
     metrics = {
         f"nDCG@{k}": f"NDCG:top={k}", f"DCG@{k}": f"DCG:top={k}", f"AP@{k}": f"MAP:top={k}",
         f"RR@{k}": f"MRR:top={k}", f"P@{k}": f"PrecisionAt:top={k}", f"R@{k}": f"RecallAt:top={k}",
+        f"PFound@{k}": f"PFound:top={k}", "QueryAUC": "QueryAUC:type=Ranking",
     }
     for engine in ENGINES:
         got = run_on(engine, qrels, run, list(metrics), like="catboost")
@@ -180,8 +181,9 @@ def test_catboost_preset_is_catboost(drawn: tuple[Lists, list[tuple[str, str, in
 @given(drawn=_lists(), k=st.sampled_from([1, 3, 5, 20]))
 def test_sklearn_preset_is_scikit_learn(drawn: tuple[Lists, list[tuple[str, str, int]]], k: int) -> None:
     """scikit-learn's ndcg_score and dcg_score with k, one row per query (the tie-averaged
-    discount); a one-document query is refused by ndcg_score, so it is left out of its check."""
-    from sklearn.metrics import dcg_score, ndcg_score
+    discount), and roc_auc_score on each query's list (relevance >= 1 positive) where it holds both
+    classes (scikit-learn raises on the others; rankwise leaves them NULL)."""
+    from sklearn.metrics import dcg_score, ndcg_score, roc_auc_score
 
     lists, unretrieved = drawn
     qrels, run = _frames(lists, unretrieved)
@@ -201,6 +203,12 @@ def test_sklearn_preset_is_scikit_learn(drawn: tuple[Lists, list[tuple[str, str,
         shown = got.filter(pl.col("query_id").is_in(list(several)))
         _check(several, shown, f"DCG@{k}", dcg, engine)
         _check(several, shown, f"nDCG@{k}", ndcg, engine)
+        auc = run_on(engine, qrels, run, ["AUC"], like="sklearn")
+        for q, value in auc.iter_rows():
+            labels, scores = _labels(lists[q])
+            classes = {label >= 1 for label in labels}
+            want = float(roc_auc_score([label >= 1 for label in labels], scores)) if len(classes) == 2 else None
+            assert value == (None if want is None else pytest.approx(want, abs=1e-12)), (engine, q, lists[q])
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -245,7 +253,7 @@ def test_torchmetrics_preset_gives_torchmetrics_values_from_its_source() -> None
     (1 + 2/log2 3)/(2 + 1/log2 3) = 0.8597186998521971; tied [0, 1]: (1 + 1/log2 3)/2); RetrievalMAP
     divides by the relevant retrieved in the top k (labels [1, 0, 1, 1] in rank order, k=2: 1.0);
     RetrievalPrecision divides by k (labels [1, 0], k=10: 0.1); a query with nothing relevant scores
-    0 (empty_target_action='neg', the default)."""
+    0 (empty_target_action='neg', the default), RetrievalAUROC 0 on a list of one class."""
     run = pl.DataFrame({
         "query_id": ["a", "a", "a", "b", "b", "c", "c", "c", "c", "d", "d", "e"],
         "doc_id": ["x", "y", "z", "x", "y", "w", "x", "y", "z", "x", "y", "x"],
@@ -258,13 +266,14 @@ def test_torchmetrics_preset_gives_torchmetrics_values_from_its_source() -> None
     })
     log3 = math.log2(3)
     for engine in ENGINES:
-        got = run_on(engine, qrels, run, ["nDCG@10", "AP@2", "P@10"], like="torchmetrics")
+        got = run_on(engine, qrels, run, ["nDCG@10", "AP@2", "P@10", "AUC"], like="torchmetrics")
         values = {row[0]: row[1:] for row in got.iter_rows()}
         assert values["a"][0] == pytest.approx((1 + 2 / log3) / (2 + 1 / log3), abs=1e-12)
         assert values["b"][0] == pytest.approx((1 + 1 / log3) / 2, abs=1e-12)
         assert values["c"][1] == pytest.approx(1.0, abs=1e-12)
         assert values["d"][2] == pytest.approx(0.1, abs=1e-12)
-        assert values["e"] == (0.0, 0.0, 0.0)
+        assert values["e"] == (0.0, 0.0, 0.0, 0.0)  # AUC of one class: 0 (functional/retrieval/auroc.py)
+        assert values["a"][3] == 1.0  # y and z (relevant) above x
 
 
 # -- like(), the presets' table, the keyword on every path --------------------------------------

@@ -174,7 +174,7 @@ PRESETS: dict[str, Preset] = {
                 "RR": Entry("RetrievalMRR"),
                 "Success": Entry("RetrievalHitRate"),
                 "Rprec": Entry("RetrievalRPrecision"),
-                "AUC": Entry("RetrievalAUROC"),
+                "AUC": Entry("RetrievalAUROC", {"empty": 0}),
             },
             "values computed from torchmetrics 1.9's source, written out in tests/metrics/test_presets.py "
             "(torch pulls the CUDA stack)",

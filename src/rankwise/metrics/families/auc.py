@@ -21,7 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rankwise.metrics.families.shared import JUDGED_ONLY, REL, nrel, relret, shown, threshold
+from rankwise.metrics.families.shared import (
+    EMPTY,
+    JUDGED_ONLY,
+    REL,
+    nrel,
+    relret,
+    shown,
+    threshold,
+    when_empty,
+)
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -36,18 +45,32 @@ DECAY = Param(
     "decay = 0 would leave the first document alone (and 0^0 to the engines)",
 )
 
+ONE_CLASS = Param(
+    "empty",
+    int,
+    "skip",
+    "what a query whose list holds one class scores (no relevant or no non-relevant document: AUC "
+    "undefined): 'skip' (NULL, left out of the mean; scikit-learn raises, RecBole's GAUC drops the "
+    "user), 0 (torchmetrics' RetrievalAUROC) or 1; not bound to the empty convention, whose "
+    "'nothing relevant' is another case",
+    choices=("skip",),
+    minimum=0,
+    maximum=1,
+    bounds="AUC's range is [0, 1]: 0 and 1 are its ends; 'skip' is the other convention",
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="AUC",
         aliases=("roc_auc",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, ONE_CLASS),
         cutoff="optional",
         description="ROC AUC of each query's retrieved list: the chance that a relevant document scores above a "
         "non-relevant one (unjudged counts as non-relevant; ties count one half)",
         formula="AUC@k = (Σ_{pos p, neg n in top k} [s_p > s_n] + ½·[s_p = s_n]) / (P·N) = (P·(n + 1) − Σ_pos "
         "midrank − P(P + 1)/2) / (P·N), n = min(k, retrieved), P the relevant and N = n − P the others in the top "
         "k, midrank the mean rank of the document's score tie; NULL (undefined, left out of means and "
-        "comparisons) when P·N = 0 (scikit-learn raises there, torchmetrics gives 0). The plain mean over queries "
+        "comparisons) when P·N = 0 (scikit-learn raises there, torchmetrics gives 0: empty=0). The plain mean over queries "
         "is TorchRec's GAUC",
         citation="scikit-learn roc_auc_score per query; torchmetrics RetrievalAUROC; Mann & Whitney 1947",
         empty_value=None,
@@ -70,7 +93,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="PartialAUC",
         aliases=("pAUC",),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EMPTY),
         cutoff="required",
         description="partial AUC: every relevant document against the top k non-relevant ones (rectools PartialAUC)",
         formula="pAUC@k = Σ_{relevant retrieved r, n_r < k} (k − n_r) / (R·k), n_r = non-relevant (or unjudged) "
@@ -83,7 +106,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="PAP",
         aliases=(),
-        params=(REL, JUDGED_ONLY),
+        params=(REL, JUDGED_ONLY, EMPTY),
         cutoff="required",
         description="pAp@k: the top min(k, R) relevant documents against the top k non-relevant ones (rectools PAP)",
         formula="pAp@k = Σ_{first k relevant retrieved r, n_r < k} (k − n_r) / (min(R, k)·k), n_r = non-relevant "
@@ -117,7 +140,9 @@ def _auc(m: Measured, p: Params) -> Node:
     pos, n = relret(p, m.cutoff), shown(m)
     midranks_from_bottom = Sub(Mul(pos, Add(n, Const(1.0))), AucRankSum(threshold(p), m.cutoff))
     u = Sub(midranks_from_bottom, Div(Mul(pos, Add(pos, Const(1.0))), Const(2.0)))
-    return DivNull(u, Mul(pos, Sub(n, pos)))
+    pairs = Mul(pos, Sub(n, pos))
+    value = DivNull(u, pairs)
+    return value if p["empty"] == "skip" else when_empty(m, p, pairs, value, zero=False)
 
 
 def _partial_auc(m: Measured, p: Params, top: bool) -> Node:
@@ -126,7 +151,7 @@ def _partial_auc(m: Measured, p: Params, top: bool) -> Node:
 
     k = int(m.cutoff or 0)
     positives = Least(nrel(p), Const(float(k))) if top else nrel(p)
-    return Div0(PartialAucSum(threshold(p), k, top), Mul(positives, Const(float(k))))
+    return when_empty(m, p, nrel(p), Div0(PartialAucSum(threshold(p), k, top), Mul(positives, Const(float(k)))))
 
 
 def recipes() -> Mapping[str, Recipe]:
