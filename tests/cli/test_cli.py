@@ -536,7 +536,7 @@ def test_metrics_page_names_a_bad_cutoff_or_parameter_value() -> None:
     assert cubic.returncode == 2 and cubic.stdout == ""
     assert cubic.stderr == (
         "rankwise: error: metric \"nDCG(gain='cubic')@10\": parameter 'gain' must be one of "
-        "['linear', 'exponential'], got 'cubic'\n"
+        "['linear', 'exponential', 'binary'], got 'cubic'\n"
     )
 
 

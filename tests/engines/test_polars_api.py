@@ -64,7 +64,7 @@ def test_typed_gains_are_the_metric_parameter_s_choices() -> None:
     from rankwise.metrics.families.gain import GAIN
 
     assert get_args(GainKind) == GAIN.choices
-    with pytest.raises(rw.InvalidParameterError, match=r"'gain' must be one of \['linear', 'exponential'\], got 'log'"):
+    with pytest.raises(rw.InvalidParameterError, match=r"'gain' must be one of \['linear', 'exponential', 'binary'\], got 'log'"):
         rw.ndcg("rel", by="score", gain="log")  # type: ignore[arg-type]
 
 

@@ -85,7 +85,7 @@ def test_empty_run(evaluate: Evaluate) -> None:
         ("Rprec@10", rw.InvalidParameterError, r"Rprec takes no cutoff"),
         ("nDGC@10", rw.UnknownMetricError, r"unknown metric 'nDGC'. Closest: nDCG"),
         ("nDCG(gian='exponential')", rw.InvalidParameterError, r"unknown parameter 'gian' for nDCG. Did you mean 'gain'\? Valid parameters: gain, discount, base, ideal, ideal_cutoff, ties, rel, gains, judged_only"),
-        ("nDCG(gain='quadratic')", rw.InvalidParameterError, r"'gain' must be one of \['linear', 'exponential'\], got 'quadratic'"),
+        ("nDCG(gain='quadratic')", rw.InvalidParameterError, r"'gain' must be one of \['linear', 'exponential', 'binary'\], got 'quadratic'"),
         ("nDCG(discount='jarvelin', base=1)", rw.InvalidParameterError, r"'base' must be > 1.0, got 1"),
         ("P(rel='high')@5", rw.InvalidParameterError, r"'rel' must be a number, got 'high'"),
         ("AP(judged_only=1)", rw.InvalidParameterError, r"'judged_only' must be True or False, got 1"),

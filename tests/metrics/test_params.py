@@ -98,7 +98,8 @@ def test_every_numeric_parameter_is_bounded_or_unbounded_by_nature(spec: MetricS
     assert -LIMIT <= p.minimum < p.maximum <= LIMIT
     if p.kind is not str:
         default = p.default
-        assert isinstance(default, (int, float))
+        # a number, or one of the words a numeric parameter takes besides (AUC's empty='skip')
+        assert isinstance(default, (int, float)) or default in (p.choices or ())
         make_metric(spec, {p.name: default}, _cutoff(spec))  # the default lies within
 
 

@@ -11,9 +11,9 @@ what the articles comparing LightGBM's, scikit-learn's and trec_eval's nDCG did 
 >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
 >>> result = rw.why(qrels, run, "nDCG@10", libraries=["lightgbm", "sklearn"])
 >>> result.means.select("library", "mean").rows()
-[('trec_eval', 0.3597...), ('lightgbm', 0.7565...), ('sklearn', 0.3597...)]
+[('trec_eval', 0.4298...), ('lightgbm', 0.8983...), ('sklearn', 0.4298...)]
 >>> result.queries.filter(pl.col("library") == "lightgbm").select("query_id", "delta", "made_by").rows()
-[('q2', 1.0, 'empty=1'), ('q1', 0.0358..., 'gain=exponential')]
+[('q2', 1.0, 'empty=1'), ('q1', -0.0630..., 'gain=exponential')]
 """
 
 from __future__ import annotations
