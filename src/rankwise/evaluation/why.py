@@ -93,12 +93,14 @@ class Why:
 
 def _changes(preset: Preset, metric: Metric) -> list[tuple[str, str, ParamValue]]:
     """What ``preset`` sets for ``metric`` that the metric as written does not: ('param' or
-    'convention', name, value) each."""
+    'convention', name, value) each; a check on the labels (``labels``) changes no value and is
+    none."""
     explicit = dict(metric.params)
     entry = preset.entry(metric)
+    checks = {p.name for p in metric.spec.params if p.check}  # change no value (labels)
     out: list[tuple[str, str, ParamValue]] = [
         ("param", key, value) for key, value in entry.params.items()
-        if key not in explicit and value != metric.resolve().get(key)
+        if key not in explicit and key not in checks and value != metric.resolve().get(key)
     ]
     out += [("convention", key, value) for key, value in preset.conventions.items()]
     return out
