@@ -144,7 +144,18 @@ class LabelError(InvalidValueError):
         LabelError("metric 'nDCG@10': query 'q3' has label 31; LightGBM's ndcg takes integer labels 0..30")
         """
         which = "a query" if query is None else f"query '{query}'"
-        return cls(f"metric '{metric}': {which}{cls.MARK}{cls.label_text(label)}; {rule}")
+        error = cls(f"metric '{metric}': {which}{cls.MARK}{cls.label_text(label)}; {rule}")
+        error.parts = (metric, label, rule)
+        return error
+
+    parts: tuple[str, float, str] | None = None
+    """The metric, the label and the rule it was made of by :meth:`for_query` (None: made from
+    an engine's words)."""
+
+    def naming(self, query: object) -> LabelError:
+        """The same error naming ``query`` (an evaluation of one query under ids of its own, as
+        :func:`rankwise.explain`'s cut rankings); itself when made from an engine's words."""
+        return self if self.parts is None else LabelError.for_query(self.parts[0], query, *self.parts[1:])
 
 
 class DuplicateDocumentError(RankwiseError, ValueError):
