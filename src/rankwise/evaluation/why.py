@@ -198,9 +198,9 @@ def why(
             frame = run_plan(kept)
         for label in unique:
             values[label] = frame.select(key, pl.col(label).alias("value"))
-    for name, exc in refused.items():
+    for name, refusal in refused.items():
         library = PRESETS[name].library
-        words = str(exc).split(": ", 1)[-1]
+        words = str(refusal).split(": ", 1)[-1]
         warn(f"{library} (like={name!r}) is left out: it refuses these labels ({words})")
     chosen = [preset for preset in chosen if preset.name not in refused]
     result = _tables(base, chosen, values, key, top)
