@@ -47,6 +47,11 @@ CREATE OR REPLACE TEMP MACRO rw_relret_at(rel, rnk, t, depth) AS
 CREATE OR REPLACE TEMP MACRO rw_nrel(rel, t) AS
     (count(*) FILTER (WHERE rw_is_rel(rel, t)))::DOUBLE;
 
+-- The largest judged relevance below low, above high (NULL: no bound above) or, with whole, not an
+-- integer; NULL where none is (the metrics' labels parameter: a library's check on its labels).
+CREATE OR REPLACE TEMP MACRO rw_label_outside(rel, whole, low, high) AS
+    max(CASE WHEN rel < low OR rel > coalesce(high, rel) OR (whole AND rel <> floor(rel)) THEN rel::DOUBLE END);
+
 -- Number of judged non-relevant documents (0 <= relevance < t).
 CREATE OR REPLACE TEMP MACRO rw_nonrel_judged(rel, t) AS
     (count(*) FILTER (WHERE rel >= 0 AND rel < t))::DOUBLE;

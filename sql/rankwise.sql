@@ -99,6 +99,17 @@ CREATE OR REPLACE TEMP MACRO rw_when_empty(relevant, ranked, value, qid, fill, r
                                || CAST(qid AS STRING) || ''' (empty=''error'' refuses to score it)')
                END)
          ELSE CAST(value AS DOUBLE) END;
+-- value, except for a query whose label (rw_label_outside: a judgment outside the metric's labels rule;
+-- NULL, or 0, which every rule takes, where none is) is set: an error naming the metric, the query,
+-- the label and the rule (the metrics' labels parameter; rankwise.errors.LabelError's words). A label
+-- that is an integer below 10^15 is written without a decimal point, as Python writes it.
+CREATE OR REPLACE TEMP MACRO rw_label_check(label, value, qid, metric, rule) AS
+    CASE WHEN label IS NULL OR label = 0 THEN CAST(value AS DOUBLE)
+         ELSE error('rankwise: metric ''' || metric || ''': query ''' || CAST(qid AS STRING) || ''' has label '
+                    || (CASE WHEN label = floor(label) AND abs(label) < 1e15 THEN CAST(CAST(label AS BIGINT) AS STRING)
+                             ELSE CAST(label AS STRING) END)
+                    || '; ' || rule)
+    END;
 CREATE OR REPLACE TEMP MACRO rw_add(a, b) AS a + b;
 CREATE OR REPLACE TEMP MACRO rw_sub(a, b) AS a - b;
 CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;
@@ -399,6 +410,11 @@ CREATE OR REPLACE TEMP MACRO rw_relret_at(rel, rnk, t, depth) AS
 -- Number of relevant documents (over judgments: R).
 CREATE OR REPLACE TEMP MACRO rw_nrel(rel, t) AS
     (count(*) FILTER (WHERE rw_is_rel(rel, t)))::DOUBLE;
+
+-- The largest judged relevance below low, above high (NULL: no bound above) or, with whole, not an
+-- integer; NULL where none is (the metrics' labels parameter: a library's check on its labels).
+CREATE OR REPLACE TEMP MACRO rw_label_outside(rel, whole, low, high) AS
+    max(CASE WHEN rel < low OR rel > coalesce(high, rel) OR (whole AND rel <> floor(rel)) THEN rel::DOUBLE END);
 
 -- Number of judged non-relevant documents (0 <= relevance < t).
 CREATE OR REPLACE TEMP MACRO rw_nonrel_judged(rel, t) AS

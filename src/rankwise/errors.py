@@ -113,6 +113,51 @@ class EmptyQueryError(InvalidValueError):
         )
 
 
+class LabelError(InvalidValueError):
+    """A metric's ``labels`` rule (a library's own check on its labels: XGBoost's binary labels
+    for map@n and pre@n, LightGBM's and XGBoost's integer grades for ndcg, scikit-learn's
+    nonnegative ones for ndcg_score) met a judgment outside it; the message names the metric,
+    the query, the label and the rule (:meth:`for_query`). The SQL engines raise it from their
+    ``error()`` (Spark's ``raise_error()``) with the same words."""
+
+    MARK = " has label "
+    """The words every such message holds (how an engine's error is recognised as this one)."""
+
+    @staticmethod
+    def label_text(label: float) -> str:
+        """A label as the messages write it: an integer without a decimal point (below 10^15,
+        as every engine writes it alike), any other number as Python's ``repr``.
+
+        >>> LabelError.label_text(31.0), LabelError.label_text(-1.0), LabelError.label_text(1.5)
+        ('31', '-1', '1.5')
+        """
+        if label == int(label) and abs(label) < 1e15:
+            return str(int(label))
+        return repr(float(label))
+
+    @classmethod
+    def for_query(cls, metric: str, query: object, label: float, rule: str) -> LabelError:
+        """The error of ``metric`` (its label) for ``query`` (None: a metric expression, whose
+        group's id is not at hand), whose ``label`` is outside ``rule`` (what the library takes).
+
+        >>> LabelError.for_query("nDCG@10", "q3", 31.0, "LightGBM's ndcg takes integer labels 0..30")
+        LabelError("metric 'nDCG@10': query 'q3' has label 31; LightGBM's ndcg takes integer labels 0..30")
+        """
+        which = "a query" if query is None else f"query '{query}'"
+        error = cls(f"metric '{metric}': {which}{cls.MARK}{cls.label_text(label)}; {rule}")
+        error.parts = (metric, label, rule)
+        return error
+
+    parts: tuple[str, float, str] | None = None
+    """The metric, the label and the rule it was made of by :meth:`for_query` (None: made from
+    an engine's words)."""
+
+    def naming(self, query: object) -> LabelError:
+        """The same error naming ``query`` (an evaluation of one query under ids of its own, as
+        :func:`rankwise.explain`'s cut rankings); itself when made from an engine's words."""
+        return self if self.parts is None else LabelError.for_query(self.parts[0], query, *self.parts[1:])
+
+
 class DuplicateDocumentError(RankwiseError, ValueError):
     """The same document appears twice for one query in a run or in qrels."""
 

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankwise as rw
+from rankwise.metrics.families.shared import LABEL_RULES
 from rankwise.metrics.registry import SPECS
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -78,9 +79,10 @@ def _valid(p: Param, value: float) -> bool:
     return low and high
 
 
-REFUSING = {("empty", "error")}
-"""Choices that make an evaluation fail on some data (a query with nothing relevant): tested on
-their own (tests/metrics/test_empty.py), never drawn for random data."""
+REFUSING = {("empty", "error"), *(("labels", rule) for rule in LABEL_RULES)}
+"""Choices that make an evaluation fail on some data (a query with nothing relevant; a label a
+library refuses): tested on their own (tests/metrics/test_empty.py, tests/metrics/test_labels.py),
+never drawn for random data."""
 
 
 def evaluable_choices(p: Param) -> list[str]:

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 
 import polars as pl
 
-from rankwise.errors import EmptyQueryError, InvalidValueError
+from rankwise.errors import EmptyQueryError, InvalidValueError, LabelError
 from rankwise.primitives import IFT_UNDEFINED_RATE, LABEL_BITS, QUERY_AUC_LABELS, Gain
 
 _HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
@@ -632,6 +632,18 @@ def nrel(rel: pl.Expr, t: float) -> pl.Expr:
     return is_rel(rel, t).sum().cast(pl.Float64)
 
 
+def label_outside(rel: pl.Expr, whole: bool, low: float, high: float | None) -> pl.Expr:
+    """The largest judged relevance below ``low``, above ``high`` (None: no bound) or, with
+    ``whole``, not an integer; NULL where none is."""
+    r = rel.cast(pl.Float64)
+    outside = r < low
+    if high is not None:
+        outside = outside | (r > high)
+    if whole:
+        outside = outside | (r != r.floor())
+    return r.filter(outside).max()
+
+
 def nonrel(rel: pl.Expr, t: float) -> pl.Expr:
     """Number of judged non-relevant documents."""
     return nonrel_judged(rel, t)
@@ -708,19 +720,40 @@ def when_empty(
     :class:`~rankwise.errors.EmptyQueryError` naming the metric and the first such queries."""
     empty = (relevant <= 0) & (ranked > 0)
     if refuse is not None:
-        empty = pl.struct(empty.alias("empty"), qid.cast(pl.String).alias("qid")).map_batches(
-            lambda s: _refuse_empty(s, refuse), return_dtype=pl.Boolean
+        empty = _refused(
+            empty, qid, lambda rows: EmptyQueryError.for_queries(refuse, rows["qid"].to_list())
         )
     return pl.when(empty).then(pl.lit(fill, dtype=pl.Float64)).otherwise(value.cast(pl.Float64))
 
 
-def _refuse_empty(s: pl.Series, metric: str) -> pl.Series:
-    """The struct's ``empty`` field, or the error naming ``metric`` and its queries (in order)
-    where one is set."""
-    empty = s.struct.field("empty").fill_null(False)
-    if empty.any():
-        raise EmptyQueryError.for_queries(metric, s.struct.field("qid").filter(empty).sort().to_list())
-    return empty
+def label_check(label: pl.Expr, value: pl.Expr, qid: pl.Expr, metric: str, rule: str) -> pl.Expr:
+    """``value``, except for a query whose ``label`` (the judgment outside the metric's
+    ``labels`` rule) is set (neither NULL nor 0): :class:`~rankwise.errors.LabelError` naming
+    ``metric``, the first such query, its label and ``rule``."""
+    outside = label.is_not_null() & (label != 0)
+    refused = _refused(
+        outside, qid,
+        lambda rows: LabelError.for_query(metric, rows["qid"][0], rows["label"][0], rule),
+        label=label.cast(pl.Float64),
+    )
+    return pl.when(refused).then(pl.lit(None, dtype=pl.Float64)).otherwise(value.cast(pl.Float64))
+
+
+def _refused(
+    flag: pl.Expr, qid: pl.Expr, error: Callable[[pl.DataFrame], Exception], **shown: pl.Expr
+) -> pl.Expr:
+    """``flag`` (a query's value), or the exception ``error`` gives for the queries where it is
+    set, read as a frame of ``qid`` (as text, in order) and the ``shown`` values: a check on the
+    data that refuses to score a query (``empty='error'``, ``labels``), run on the query column."""
+
+    def check(s: pl.Series) -> pl.Series:
+        flagged = s.struct.field("flag").fill_null(False)
+        if flagged.any():
+            raise error(s.struct.unnest().filter(flagged).sort("qid", nulls_last=True))
+        return flagged
+
+    fields = [flag.alias("flag"), qid.cast(pl.String).alias("qid"), *(e.alias(k) for k, e in shown.items())]
+    return pl.struct(fields).map_batches(check, return_dtype=pl.Boolean)
 
 
 def div(a: pl.Expr, b: pl.Expr) -> pl.Expr:

@@ -58,7 +58,7 @@ from rankwise.conventions import (
     check_options,
     checked,
 )
-from rankwise.errors import EmptyQueryError, InvalidParameterError, hint_style
+from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -135,6 +135,8 @@ def explain(
             values = _values_by_depth(out, parts, ranking, rows.height, judged, conv, prep, user)
         except EmptyQueryError:  # raised for the cut rankings (each a query of its own): this query
             raise EmptyQueryError.for_queries(m.label, [query]) from None
+        except LabelError as refused:  # the same: a label outside the metric's labels rule
+            raise refused.naming(query) from None
         if user:  # the chance of reading each rank, from the user model's sums (see _user_model)
             values = _user_model_columns(values, m, columns.cost is not None)
     table = rows.select(pl.col(RANK).alias("rank"), pl.col(D).alias("doc_id"), pl.col(REL).alias("relevance"))

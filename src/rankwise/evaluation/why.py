@@ -35,7 +35,7 @@ from rankwise.conventions import (
     check_options,
     checked,
 )
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, LabelError, RankwiseWarning, warn
 from rankwise.evaluation.evaluate import ENGINES, Engine, coverage_seen, evaluate
 from rankwise.inputs.columns import Reading
 from rankwise.metrics.metric import Metric, make_metric
@@ -93,12 +93,14 @@ class Why:
 
 def _changes(preset: Preset, metric: Metric) -> list[tuple[str, str, ParamValue]]:
     """What ``preset`` sets for ``metric`` that the metric as written does not: ('param' or
-    'convention', name, value) each."""
+    'convention', name, value) each; a check on the labels (``labels``) changes no value and is
+    none."""
     explicit = dict(metric.params)
     entry = preset.entry(metric)
+    checks = {p.name for p in metric.spec.params if p.check}  # change no value (labels)
     out: list[tuple[str, str, ParamValue]] = [
         ("param", key, value) for key, value in entry.params.items()
-        if key not in explicit and value != metric.resolve().get(key)
+        if key not in explicit and key not in checks and value != metric.resolve().get(key)
     ]
     out += [("convention", key, value) for key, value in preset.conventions.items()]
     return out
@@ -121,8 +123,11 @@ def why(
 ) -> Why:
     """``metric`` under trec_eval's conventions and each library's (those of ``libraries``, by
     default every preset that offers it), side by side, with what separates each from trec_eval
-    (see the module docstring). ``options``: the column names and inputs' own names of
-    :func:`rankwise.evaluate` (its conventions are the presets' here, so none is taken)."""
+    (see the module docstring). A library whose preset refuses the judgments' labels (its
+    metric's ``labels``: LightGBM's ndcg on a grade above 30, XGBoost's map on a graded one, ...)
+    is left out with a warning saying why, as the library would refuse to give its number.
+    ``options``: the column names and inputs' own names of :func:`rankwise.evaluate` (its
+    conventions are the presets' here, so none is taken)."""
     check_options("why", options, (*COLUMN_KEYWORDS, *INPUT_KEYWORDS))
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -162,16 +167,42 @@ def why(
             else:
                 plans.setdefault(((name, value),), []).append(_labelled(base, {}, f"{preset.name}|{_show(change)}"))
     values: dict[str, pl.DataFrame] = {}
+    refused: dict[str, LabelError] = {}
     for conventions, metrics in plans.items():
         unique = {m.label: m for m in metrics}
-        with warnings.catch_warnings(), coverage_seen():
-            warnings.simplefilter("ignore", RankwiseWarning)
-            frame = evaluate(
-                qrels, run, list(unique.values()), engine=engine,
-                **cast(ReadOptions, {**options, **dict(conventions)}),
-            )
+
+        def run_plan(chosen_metrics: list[Metric], conventions: tuple[tuple[str, Any], ...] = conventions) -> pl.DataFrame:
+            with warnings.catch_warnings(), coverage_seen():
+                warnings.simplefilter("ignore", RankwiseWarning)
+                return evaluate(
+                    qrels, run, chosen_metrics, engine=engine,
+                    **cast(ReadOptions, {**options, **dict(conventions)}),
+                )
+
+        try:
+            frame = run_plan(list(unique.values()))
+        except LabelError:
+            # a library that refuses these labels (its metric's labels=) is left out, as it
+            # would refuse to compute its number; the others are evaluated without it
+            kept = []
+            for label, m in unique.items():
+                try:
+                    run_plan([m])
+                except LabelError as exc:
+                    refused[label] = exc
+                else:
+                    kept.append(m)
+            unique = {m.label: m for m in kept}
+            if not kept:
+                continue
+            frame = run_plan(kept)
         for label in unique:
             values[label] = frame.select(key, pl.col(label).alias("value"))
+    for name, refusal in refused.items():
+        library = PRESETS[name].library
+        words = str(refusal).split(": ", 1)[-1]
+        warn(f"{library} (like={name!r}) is left out: it refuses these labels ({words})")
+    chosen = [preset for preset in chosen if preset.name not in refused]
     result = _tables(base, chosen, values, key, top)
     return Why(result.metric, result.means, result.queries, (qrels, run, dict(options)))
 

@@ -30,6 +30,7 @@ from rankwise.errors import (
     EngineResourceError,
     InputReadError,
     InvalidValueError,
+    LabelError,
     RankwiseError,
     in_syntax,
 )
@@ -46,6 +47,11 @@ _READ_ERRORS = {
     ("polars", "ComputeError"), ("polars", "NoDataError"), ("polars", "SchemaError"),
     ("pyarrow", "ArrowInvalid"), ("pyarrow", "ArrowIOError"), ("pyarrow", "ArrowException"),
 }
+
+
+_MARKED: tuple[type[EmptyQueryError] | type[LabelError], ...] = (EmptyQueryError, LabelError)
+"""The checks on the data raised by rankwise's own SQL whose errors have a class of their own,
+each recognised by its words (``MARK``); any other is an :class:`~rankwise.errors.InvalidValueError`."""
 
 
 def _describe(inputs: Mapping[str, Any]) -> str:
@@ -75,7 +81,8 @@ def translate(exc: Exception, inputs: Mapping[str, Any]) -> BaseException:
         return EngineResourceError(f"the engine ran out of memory evaluating ({where}): {text}. {_remedies()}")
     if "rankwise: " in text:  # an error() of rankwise's own SQL (a check on the data)
         message = text[text.index("rankwise: ") + len("rankwise: "):]
-        return (EmptyQueryError if EmptyQueryError.MARK in message else InvalidValueError)(message)
+        marked = [cls for cls in _MARKED if cls.MARK in message]
+        return (marked[0] if marked else InvalidValueError)(message)
     if isinstance(exc, READ_FAULTS):
         return InputReadError(f"cannot read the inputs ({where}): {read_reason(exc)}")
     if names & _READ_ERRORS:

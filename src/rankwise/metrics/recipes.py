@@ -25,7 +25,7 @@ from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
 from rankwise.metrics.families.judgments import RELSTRING_DEFAULT_K
-from rankwise.metrics.families.shared import ideal_ideal
+from rankwise.metrics.families.shared import checked_labels, ideal_ideal
 from rankwise.metrics.family import Recipe
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.spec import ParamValue
@@ -61,9 +61,10 @@ def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
     """The formula tree of ``metric`` with its parameters resolved against ``conventions``;
     with its parameter ``ties='expected'`` (P, R, RR, nDCG, ...: ``metrics.families.shared.EXPECTED_TIES``), the tree
     of its expected value over the orders of the tied documents
-    (:func:`~rankwise.primitives.expected_tree`)."""
+    (:func:`~rankwise.primitives.expected_tree`); with its parameter ``labels`` (nDCG, DCG, AP,
+    P: ``metrics.families.shared.LABELS``), the check of the judgments' labels around it."""
     params = metric.resolve(conventions)
-    tree = RECIPES[metric.spec.name](metric, params)
+    tree = checked_labels(metric, params, RECIPES[metric.spec.name](metric, params))
     return _expected(metric, tree) if params.get("ties") == "expected" else tree
 
 

@@ -59,6 +59,9 @@ class Param:
     needs_cutoff: tuple[str, ...] = ()
     """The choices that mean something only at a cutoff (``ideal='k'``, ``denominator='k'``):
     a metric given one without ``@k`` is refused."""
+    check: bool = False
+    """A check on the data that changes no value (``labels``: a library's refusal of some
+    labels): :func:`rankwise.why` counts it among no library's changes."""
 
     @property
     def numeric(self) -> bool:

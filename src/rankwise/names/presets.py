@@ -8,7 +8,7 @@ first, so that ``like='lightgbm'`` is nothing but the explicit metrics and conve
 for — which :func:`like` shows, to read and to copy:
 
 >>> like("lightgbm", "nDCG@10")
-rw.evaluate(qrels, run, ["nDCG(gain='exponential', ideal='run', empty=1)@10"], ties='input', judgments='retrieved')
+rw.evaluate(qrels, run, ["nDCG(gain='exponential', ideal='run', empty=1, labels='int_0_30')@10"], ties='input', judgments='retrieved')
 >>> like("trec_eval", "ndcg_cut.10").metric
 'nDCG@10'
 
@@ -117,34 +117,35 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "sklearn", "scikit-learn", {"judgments": "retrieved"},
             {
-                "nDCG": Entry("ndcg_score", {"ties": "average", "ideal": "run"}),
+                "nDCG": Entry("ndcg_score", {"ties": "average", "ideal": "run", "labels": "nonnegative"}),
                 "DCG": Entry("dcg_score", {"ties": "average", "negative": "gain"}),
                 "AUC": Entry("roc_auc_score"),
             },
             "scikit-learn 1.9 per query (tests/metrics/test_presets.py)",
-            "each query is one row of y_true/y_score; ndcg_score refuses negative labels and one-document "
-            "queries; ignore_ties=True orders ties as numpy's argsort does (no reproducible order)",
+            "each query is one row of y_true/y_score; ndcg_score refuses negative labels (an error here too) "
+            "and one-document queries; ignore_ties=True orders ties as numpy's argsort does (no reproducible order)",
         ),
         Preset(
             "lightgbm", "LightGBM", {"ties": "input", "judgments": "retrieved"},
             {
-                "nDCG": Entry("ndcg@k", {"gain": "exponential", "ideal": "run", "empty": 1}),
+                "nDCG": Entry("ndcg@k", {"gain": "exponential", "ideal": "run", "empty": 1, "labels": "int_0_30"}),
                 "AP": Entry("map@k", {"denominator": "min_R_k", "empty": 1}),
             },
             "lightgbm 4.7 per query (tests/metrics/test_presets.py)",
-            "ndcg's gain is label_gain[label], 2^l − 1 by default for integer labels 0..30; map counts a "
-            "label > 0.5 as relevant (the same as rel=1 for integer labels)",
+            "ndcg's gain is label_gain[label], 2^l − 1 by default for integer labels 0..30 (any other label "
+            "an error, as in LightGBM); map counts a label > 0.5 as relevant (the same as rel=1 for integer labels)",
         ),
         Preset(
             "xgboost", "XGBoost", {"ties": "input", "judgments": "retrieved"},
             {
-                "nDCG": Entry("ndcg@n", {"gain": "exponential", "ideal": "run", "empty": 1}),
-                "AP": Entry("map@n", {"denominator": "min_R_k", "empty": 1}),
-                "P": Entry("pre@n", {"denominator": "retrieved"}),
+                "nDCG": Entry("ndcg@n", {"gain": "exponential", "ideal": "run", "empty": 1, "labels": "int_0_31"}),
+                "AP": Entry("map@n", {"denominator": "min_R_k", "empty": 1, "labels": "binary"}),
+                "P": Entry("pre@n", {"denominator": "retrieved", "labels": "binary"}),
             },
             "xgboost-cpu 3.2 per query (tests/metrics/test_presets.py)",
             "ndcg@n- and map@n- (a query with nothing relevant scores 0) are nDCG@n- and AP@n-; "
-            "ndcg_exp_gain=False is nDCG(gain='linear', negative='gain'); map and pre take binary labels only",
+            "ndcg_exp_gain=False is nDCG(gain='linear', negative='gain', labels='any'); ndcg takes integer "
+            "labels 0..31, map and pre binary labels only (any other an error, as in XGBoost)",
             suffixes={"-": {"empty": 0}},
         ),
         Preset(
@@ -383,7 +384,7 @@ def like(library: Library, metric: str | Metric) -> Like:
     string and the conventions that give the library's values (``repr``: the call to copy).
 
     >>> like("xgboost", "ndcg@10-").metric
-    "nDCG(gain='exponential', ideal='run', empty=0)@10"
+    "nDCG(gain='exponential', ideal='run', empty=0, labels='int_0_31')@10"
     >>> like("rectools", "nDCG@10")
     rw.evaluate(qrels, run, ["nDCG(gain='binary', ideal='k', empty='skip')@10"], ties='input', missing='zero')
     >>> like("lightgbm", "P@10")

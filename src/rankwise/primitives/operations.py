@@ -152,6 +152,22 @@ class WhenEmpty(Op):
     refuse: str | None
 
 
+@dataclass(frozen=True, repr=False, eq=False)
+class LabelCheck(Op):
+    """``value``, except for a query with a judgment outside the metric's ``labels`` rule
+    (``label``, a :class:`~rankwise.primitives.LabelOutside`: that judgment's relevance; NULL,
+    or 0, which every rule takes, where none is): :class:`~rankwise.errors.LabelError` naming
+    ``metric`` (its label), the query, the label and ``rule`` (what the library takes), as the
+    library refuses it."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("qid",)
+    linear: ClassVar[tuple[str, ...]] = ("value",)  # the check is order-free: E[value] where it passes
+    label: Node
+    value: Node
+    metric: str
+    rule: str
+
+
 Node = Primitive | Const | Op
 """A node of a recipe's tree."""
 

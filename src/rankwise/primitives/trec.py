@@ -503,6 +503,17 @@ class NRel(QrelsPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class LabelOutside(QrelsPrimitive):
+    """The largest judged relevance outside a rule of labels, NULL where every one is inside:
+    below ``low``, above ``high`` (None: no bound above) or, with ``whole``, not an integer
+    (the metrics' ``labels`` parameter, read by :class:`~rankwise.primitives.LabelCheck`)."""
+
+    whole: bool
+    low: float
+    high: float | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class Nonrel(QrelsPrimitive):
     """Number of judged documents (relevance ≥ 0) with relevance < t."""
 

@@ -13,6 +13,7 @@ from rankwise.metrics.families.shared import (
     GMAP_EPS,
     GMAP_FORM,
     JUDGED_ONLY,
+    LABELS,
     REL,
     TREC_CUTS,
     add,
@@ -67,7 +68,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="AP",
         aliases=("map", "map_cut"),
-        params=(REL, JUDGED_ONLY, AP_DENOMINATOR, EMPTY),
+        params=(REL, JUDGED_ONLY, AP_DENOMINATOR, EMPTY, LABELS),
         cutoff="optional",
         description="average precision (its mean over queries is MAP)",
         formula="AP@k = (1/R) Σ_{i≤k, rel_i ≥ rel} P@i, R = |relevant in qrels| (trec_eval map_cut); "

@@ -12,6 +12,7 @@ from rankwise.metrics.families.shared import (
     EMPTY_BINARY,
     EXPECTED_TIES,
     JUDGED_ONLY,
+    LABELS,
     REL,
     TREC_CUTS,
     add,
@@ -156,7 +157,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="nDCG",
         aliases=("ndcg_cut",),
-        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, EMPTY, NEGATIVE),
+        params=(GAIN, DISCOUNT, BASE, IDEAL, IDEAL_CUTOFF, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, EMPTY, NEGATIVE, LABELS),
         cutoff="optional",
         description="normalised discounted cumulative gain",
         formula="nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0; ideal_cutoff='list': / IDCG@min(k, n), "
@@ -170,7 +171,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="DCG",
         aliases=(),
-        params=(GAIN, DISCOUNT, BASE, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, NEGATIVE),
+        params=(GAIN, DISCOUNT, BASE, TIE_GAIN, DCG_REL, GAINS, JUDGED_ONLY, NEGATIVE, LABELS),
         cutoff="optional",
         description="discounted cumulative gain",
         formula=_DCG_FORMULA,

@@ -13,6 +13,7 @@ from rankwise.metrics.families.shared import (
     EMPTY_BINARY,
     EXPECTED_TIES,
     JUDGED_ONLY,
+    LABELS,
     REL,
     TREC_CUTS,
     add,
@@ -59,7 +60,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="P",
         aliases=("precision",),
-        params=(REL, JUDGED_ONLY, P_DENOMINATOR, EXPECTED_TIES, EMPTY),
+        params=(REL, JUDGED_ONLY, P_DENOMINATOR, EXPECTED_TIES, EMPTY, LABELS),
         cutoff="required",
         description="precision at k",
         formula="P@k = |relevant in top k| / k (k even when fewer were retrieved); "

@@ -64,6 +64,39 @@ EMPTY = Param(
 )
 """The ``empty`` parameter of the metrics whose value with nothing relevant is a convention in
 some library (nDCG, AP, P, R, RR, Success, Rprec, RelP): see :func:`when_empty`."""
+LABEL_RULES: dict[str, tuple[bool, float, float | None, str]] = {
+    "binary": (True, 0.0, 1.0, "XGBoost's map@n and pre@n take binary labels, 0 or 1 (labels='binary')"),
+    "nonnegative": (False, 0.0, None, "scikit-learn's ndcg_score takes no negative label (labels='nonnegative')"),
+    "int_0_30": (
+        True, 0.0, 30.0,
+        "LightGBM's ndcg takes integer labels 0..30 (its default label_gain's 31 entries; labels='int_0_30')",
+    ),
+    "int_0_31": (
+        True, 0.0, 31.0,
+        "XGBoost's ndcg with the exponential gain takes integer labels 0..31 (labels='int_0_31')",
+    ),
+}
+"""Each rule of the ``labels`` parameter but ``'any'``: whether a label must be an integer, its
+least and greatest values (None: no bound), and the words of its error (what the library takes)."""
+LABELS = Param(
+    "labels",
+    str,
+    "any",
+    "the labels (relevance of the judgments the metric reads for a query: with judgments='retrieved', "
+    "those of its list; an unjudged document is label 0) a library takes, any other an error naming "
+    "the metric, the query and the label, as the library refuses it: 'any' (no check, the default); "
+    "'binary' (0 or 1: XGBoost's map@n and pre@n, \"map can only be used with binary labels.\"); "
+    "'nonnegative' (scikit-learn's ndcg_score, \"ndcg_score should not be used on negative y_true "
+    "values.\"); 'int_0_30' (integers 0..30: LightGBM's ndcg with its default label_gain of 31 entries, "
+    "\"Label 31 is not less than the number of label mappings (31)\", negative and fractional labels "
+    "refused too); 'int_0_31' (integers 0..31: XGBoost's ndcg with the exponential gain, \"Relevance "
+    "degress must be lesser than or equal to 31\", negative or fractional: \"label must be either 0 "
+    "or positive integer\")",
+    choices=("any", *LABEL_RULES),
+    check=True,
+)
+"""The ``labels`` parameter of the metrics whose presets refuse some labels (nDCG, DCG, AP, P):
+see :func:`checked_labels`."""
 GMAP_FORM = Param(
     "form",
     str,
@@ -134,6 +167,26 @@ def when_empty(m: Measured, p: Params, relevant: Node, value: Node, zero: bool =
     if empty == "error":
         return WhenEmpty(relevant, Count(), value, None, m.label)
     return WhenEmpty(relevant, Count(), value, None if empty == "skip" else float(empty), None)
+
+
+def checked_labels(m: Measured, p: Params, value: Node) -> Node:
+    """``value``, the metric's tree, with its ``labels`` parameter applied: a query with a
+    judgment outside the rule (:data:`LABEL_RULES`) is a :class:`~rankwise.errors.LabelError`.
+    With ``labels='any'`` (the default, and a metric without the parameter) ``value`` itself:
+    the tree does not grow.
+
+    >>> from rankwise.metrics.metric import parse_metric
+    >>> m = parse_metric("P(labels='binary')@5")
+    >>> checked_labels(m, m.resolve(), relret(m.resolve(), 5))
+    LabelCheck(label=LabelOutside(whole=True, low=0.0, high=1.0), value=Relret(t=1.0, k=5), metric="P(labels='binary')@5", rule="XGBoost's map@n and pre@n take binary labels, 0 or 1 (labels='binary')")
+    """
+    from rankwise.primitives import LabelCheck, LabelOutside
+
+    rule = LABEL_RULES.get(str(p.get("labels", "any")))
+    if rule is None:
+        return value
+    whole, low, high, words = rule
+    return LabelCheck(LabelOutside(whole, low, high), value, m.label, words)
 
 
 def add(*nodes: Node) -> Node:
