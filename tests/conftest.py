@@ -59,6 +59,17 @@ def _conformance_dir() -> Path:
 CONFORMANCE = _conformance_dir()
 
 
+def close_rows(rows: list[tuple[object, ...]], want: list[tuple[object, ...]]) -> bool:
+    """Rows equal, their numbers to 1e-12."""
+    return len(rows) == len(want) and all(
+        len(r) == len(w) and all(
+            a == b if isinstance(b, str) or b is None or a is None else a == pytest.approx(b, abs=1e-12)
+            for a, b in zip(r, w, strict=True)
+        )
+        for r, w in zip(rows, want, strict=True)
+    )
+
+
 def run_on(engine: str, qrels: Any, run: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
     """Evaluate through one engine's public entry point."""
     if engine == "polars":

@@ -54,3 +54,15 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         for q in qrels_queries
     }
     return Case(run, qrels)
+
+
+def frames_of(
+    run_rows: list[tuple[str, str, float]], qrels_rows: list[tuple[str, str, int]]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The run and qrels frames of drawn rows (query, doc, score / relevance); qrels without any
+    row get one judgment (q0, d0, 1): no judgment at all is an error of its own (tests/inputs)."""
+    if not qrels_rows:
+        qrels_rows = [("q0", "d0", 1)]
+    run = pl.DataFrame(run_rows, schema=["query_id", "doc_id", "score"], orient="row")
+    qrels = pl.DataFrame(qrels_rows, schema=["query_id", "doc_id", "relevance"], orient="row")
+    return run, qrels

@@ -20,6 +20,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
+from tests import oracles
 from tests.cli.test_cli import cli
 from tests.conftest import ENGINES, run_on, run_on_spark
 from tests.tiers import examples
@@ -277,14 +278,8 @@ def test_auc_of_the_reversed_scores_is_one_minus_auc(lists: Listed) -> None:
 
 def _catboost(items: list[tuple[str, float, float | None]], metric: str, k: int | None) -> float:
     """CatBoost's ``metric`` on one query's list (labels: unjudged 0), cut at ``top=k``."""
-    import numpy as np
-    from catboost.utils import eval_metric
-
-    labels = np.array([0.0 if r is None else r for _, _, r in items])
-    description = metric if k is None else f"{metric};top={k}"
-    (v,) = eval_metric(labels, np.array([s for _, s, _ in items]), description,
-                       group_id=np.zeros(len(items), dtype=np.int64), thread_count=1)
-    return float(v)
+    labels = [0.0 if r is None else r for _, _, r in items]
+    return oracles.catboost(labels, [s for _, s, _ in items], metric if k is None else f"{metric};top={k}")
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

@@ -23,7 +23,8 @@ import rankwise as rw
 from rankwise.metrics.recipes import recipe
 from rankwise.metrics.registry import SPECS
 from rankwise.primitives import Node, Op, WhenEmpty
-from tests.conftest import run_on
+from tests import oracles
+from tests.conftest import close_rows, run_on
 from tests.strategies import Case, cases
 from tests.tiers import examples
 
@@ -32,16 +33,6 @@ WITH_EMPTY = [spec for spec in SPECS if (found := spec.param("empty")) is not No
 for a list of one class, is another parameter: tests/metrics/test_auc.py)."""
 BOTH = ("polars", "duckdb")
 
-
-def _close(rows: list[tuple[object, ...]], want: list[tuple[object, ...]]) -> bool:
-    """Rows equal, their numbers to 1e-12."""
-    return len(rows) == len(want) and all(
-        len(r) == len(w) and all(
-            a == b if isinstance(b, str) or b is None or a is None else a == pytest.approx(b, abs=1e-12)
-            for a, b in zip(r, w, strict=True)
-        )
-        for r, w in zip(rows, want, strict=True)
-    )
 
 Lists = dict[str, list[tuple[float, int]]]
 """Each query's scored list in input order: (score, label); every document is judged."""
@@ -81,19 +72,8 @@ def _empty(items: list[tuple[float, int]]) -> bool:
 
 # -- LightGBM: ndcg and map score an empty query 1 -------------------------------------------------
 def _lightgbm(items: list[tuple[float, int]], metric: str, k: int) -> float:
-    """LightGBM's ``metric`` (ndcg, map) at ``k`` on one query: no tree is grown (objective
-    'none'), the training score is the init_score (the scores), and eval_train runs LightGBM's
-    metric code on it."""
-    import lightgbm as lgb
-    import numpy as np
-
-    n = len(items)
-    ds = lgb.Dataset(np.zeros((n, 1)), label=np.array([float(r) for _, r in items]), group=[n],
-                     init_score=np.array([s for s, _ in items]), params={"verbose": -1}, free_raw_data=False)
-    booster = lgb.Booster(params={"objective": "none", "metric": metric, "eval_at": [k], "verbose": -1,
-                                  "num_threads": 1}, train_set=ds)
-    ((_, _, value, _),) = booster.eval_train()
-    return float(value)
+    """LightGBM's ``metric`` (ndcg, map) at ``k`` on one query (:func:`tests.oracles.lightgbm`)."""
+    return oracles.lightgbm([r for _, r in items], [s for s, _ in items], metric, k)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -122,17 +102,8 @@ def test_empty_1_is_lightgbm_ndcg_and_map(lists: Lists, k: int) -> None:
 
 # -- XGBoost: ndcg@k and map@k score it 1, ndcg@k- and map@k- 0 -------------------------------------
 def _xgboost(items: list[tuple[float, int]], metrics: list[str]) -> dict[str, float]:
-    """XGBoost's ``metrics`` (e.g. ``ndcg@3-``) on one query: an untrained booster evaluates a
-    DMatrix of one group whose predictions are the scores (base_margin); XGBoost prints them."""
-    import numpy as np
-    import xgboost as xgb
-
-    dm = xgb.DMatrix(np.zeros((len(items), 1)), label=np.array([float(r) for _, r in items]),
-                     base_margin=np.array([s for s, _ in items]))
-    dm.set_group([len(items)])
-    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": metrics, "nthread": 1}, [dm])
-    printed = booster.eval(dm, "q")
-    return {m: float(v) for m, v in re.findall(r"q-(\S+):(\S+)", printed)}
+    """XGBoost's ``metrics`` (e.g. ``ndcg@3-``) on one query (:func:`tests.oracles.xgboost`)."""
+    return oracles.xgboost([r for _, r in items], [s for s, _ in items], metrics)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -165,13 +136,7 @@ def test_empty_1_and_0_are_xgboost_ndcg_map_and_their_minus_variants(lists: List
 
 # -- CatBoost: NDCG and RecallAt score it 1, MAP 0 ---------------------------------------------------
 def _catboost(items: list[tuple[float, int]], metric: str) -> float:
-    import numpy as np
-    from catboost.utils import eval_metric
-
-    labels = np.array([float(r) for _, r in items])
-    scores = np.array([s for s, _ in items])
-    (v,) = eval_metric(labels, scores, metric, group_id=np.zeros(len(items), dtype=np.int64), thread_count=1)
-    return float(v)
+    return oracles.catboost([r for _, r in items], [s for s, _ in items], metric)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -349,7 +314,7 @@ def test_metric_expressions() -> None:
     con.register("judged", frame.to_arrow())
     selected = ", ".join(f"{rw.sql_expr(m, empty=1)} AS c{i}" for i, m in enumerate(names))
     sql_rows = con.sql(f"SELECT query_id, {selected} FROM judged GROUP BY query_id ORDER BY 1").fetchall()
-    assert _close(sql_rows, rw.evaluate(qrels, run, names, empty=1, engine="duckdb").rows())
+    assert close_rows(sql_rows, rw.evaluate(qrels, run, names, empty=1, engine="duckdb").rows())
 
 
 def test_explain() -> None:
@@ -395,7 +360,7 @@ def test_to_sql_on_duckdb() -> None:
     sql = rw.to_sql(["nDCG@2", "RR@2", "R(empty='skip')@2"], empty=1)
     got = pl.from_arrow(con.sql(sql).arrow())
     assert isinstance(got, pl.DataFrame)
-    assert _close(got.sort("query_id").rows(), [("q0", 1.0, 1.0, 1.0), ("q1", 1.0, 1.0, None), ("q2", 1 / math.log2(3), 0.5, 1.0)])
+    assert close_rows(got.sort("query_id").rows(), [("q0", 1.0, 1.0, 1.0), ("q1", 1.0, 1.0, None), ("q2", 1 / math.log2(3), 0.5, 1.0)])
     with pytest.raises(duckdb.Error, match=r"rankwise: metric 'nDCG@2' has nothing relevant for query 'q1'"):
         con.sql(rw.to_sql(["nDCG@2"], empty="error")).fetchall()
 
@@ -437,7 +402,7 @@ def test_spark(spark: Any) -> None:
     qrels, run = _torchmetrics_case()
     names = ["nDCG@2", "RR(empty='skip')@2", "R(empty=0)@2"]
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, empty=1)).sort("query_id")
-    assert _close(got.rows(), [("q0", 1.0, 1.0, 1.0), ("q1", 1.0, None, 0.0), ("q2", 1 / math.log2(3), 0.5, 1.0)])
+    assert close_rows(got.rows(), [("q0", 1.0, 1.0, 1.0), ("q1", 1.0, None, 0.0), ("q2", 1 / math.log2(3), 0.5, 1.0)])
     with pytest.raises(Exception, match=r"rankwise: metric 'nDCG@2' has nothing relevant for query 'q1'"):
         rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), ["nDCG@2"], empty="error").collect()
 

@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
+from tests import oracles
 from tests.conftest import ENGINES, run_on, run_on_spark
 from tests.metrics.test_ties_input import _lightgbm, _xgboost
+from tests.strategies import frames_of
 from tests.tiers import examples
 
 Listed = dict[str, list[tuple[str, float, int]]]
@@ -95,13 +97,8 @@ def test_xgboost_ndcg_reads_the_list_s_judgments(k: int) -> None:
 
 
 def _catboost_recall(items: list[tuple[str, float, int]], k: int) -> float:
-    """CatBoost's ``RecallAt:top=k`` of one list (``catboost.utils.eval_metric``, one group)."""
-    from catboost.utils import eval_metric
-
-    labels = [float(lab) for _, _, lab in items]
-    scores = [s for _, s, _ in items]
-    (value,) = eval_metric(labels, scores, f"RecallAt:top={k}", group_id=[0] * len(items))
-    return float(value)
+    """CatBoost's ``RecallAt:top=k`` of one list (:func:`tests.oracles.catboost`)."""
+    return oracles.catboost([lab for _, _, lab in items], [s for _, s, _ in items], f"RecallAt:top={k}")
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -258,11 +255,7 @@ def _listed_only(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
         labels = draw(st.lists(st.sampled_from([None, -1, 0, 1, 2]), min_size=n, max_size=n))
         run_rows += [(f"q{q}", f"d{i}", s) for i, s in enumerate(scores)]
         qrels_rows += [(f"q{q}", f"d{i}", lab) for i, lab in enumerate(labels) if lab is not None]
-    if not qrels_rows:
-        qrels_rows.append(("q0", "d0", 1))
-    run = pl.DataFrame(run_rows, schema=["query_id", "doc_id", "score"], orient="row")
-    qrels = pl.DataFrame(qrels_rows, schema=["query_id", "doc_id", "relevance"], orient="row")
-    return run, qrels
+    return frames_of(run_rows, qrels_rows)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

@@ -6,7 +6,6 @@ dcg_score, on both engines, and by hand (the cases of /work/scratch/oracles/FIND
 from __future__ import annotations
 
 import math
-import re
 
 import polars as pl
 import pytest
@@ -15,21 +14,12 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.metrics.recipes import recipe
-from tests.conftest import run_on
+from tests import oracles
+from tests.conftest import close_rows, run_on
 from tests.tiers import examples
 
 BOTH = ("polars", "duckdb")
 
-
-def _close(rows: list[tuple[object, ...]], want: list[tuple[object, ...]]) -> bool:
-    """Rows equal, their numbers to 1e-12."""
-    return len(rows) == len(want) and all(
-        len(r) == len(w) and all(
-            a == b if isinstance(b, str) or b is None or a is None else a == pytest.approx(b, abs=1e-12)
-            for a, b in zip(r, w, strict=True)
-        )
-        for r, w in zip(rows, want, strict=True)
-    )
 
 Lists = dict[str, list[tuple[float, int]]]
 """Each query's scored list in input order: (score, label); every document is judged."""
@@ -93,7 +83,7 @@ def test_nothing_positive_is_empty(engine: str) -> None:
     XGBoost's value there)."""
     qrels, run = _frames({"a": [(0.3, -1), (0.2, 0)], "b": [(0.3, 0), (0.2, -1)]})
     got = run_on(engine, qrels, run, ["nDCG(negative='gain')", "nDCG(negative='gain', empty=1)", "DCG(negative='gain')"])
-    assert _close(got.rows(), [("a", 0.0, 1.0, -1.0), ("b", 0.0, 1.0, -1 / math.log2(3))])
+    assert close_rows(got.rows(), [("a", 0.0, 1.0, -1.0), ("b", 0.0, 1.0, -1 / math.log2(3))])
 
 
 def test_the_default_trees_are_unchanged() -> None:
@@ -109,13 +99,7 @@ def test_the_default_trees_are_unchanged() -> None:
 
 # -- CatBoost ------------------------------------------------------------------------------------
 def _catboost(items: list[tuple[float, int]], metric: str) -> float:
-    import numpy as np
-    from catboost.utils import eval_metric
-
-    labels = np.array([float(r) for _, r in items])
-    scores = np.array([s for s, _ in items])
-    (v,) = eval_metric(labels, scores, metric, group_id=np.zeros(len(items), dtype=np.int64), thread_count=1)
-    return float(v)
+    return oracles.catboost([r for _, r in items], [s for s, _ in items], metric)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -138,14 +122,7 @@ def test_catboost_ndcg_and_dcg_base_and_exp(lists: Lists, k: int) -> None:
 
 # -- XGBoost ---------------------------------------------------------------------------------------
 def _xgboost(items: list[tuple[float, int]], metrics: list[str]) -> dict[str, float]:
-    import numpy as np
-    import xgboost as xgb
-
-    dm = xgb.DMatrix(np.zeros((len(items), 1)), label=np.array([float(r) for _, r in items]),
-                     base_margin=np.array([s for s, _ in items]))
-    dm.set_group([len(items)])
-    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": metrics, "ndcg_exp_gain": False, "nthread": 1}, [dm])
-    return {m: float(v) for m, v in re.findall(r"q-(\S+):(\S+)", booster.eval(dm, "q"))}
+    return oracles.xgboost([r for _, r in items], [s for s, _ in items], metrics, ndcg_exp_gain=False)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -186,7 +163,7 @@ def test_spark(spark: object) -> None:
     qrels, run = _frames({"q": [(0.3, 0), (0.2, -1), (0.1, 1)], "e": [(0.3, -1), (0.2, 0)]})
     names = ["nDCG(negative='gain')@3", "nDCG(negative='gain', gain='exponential', empty=1)@3", "DCG(negative='gain')@3"]
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names)).sort("query_id")
-    assert _close(got.rows(), [
+    assert close_rows(got.rows(), [
         ("e", 0.0, 1.0, -1.0),
         ("q", (-1 / math.log2(3) + 1 / 2) / (1 - 1 / 2), (-0.5 / math.log2(3) + 1 / 2) / (1 - 0.5 / 2), -1 / math.log2(3) + 1 / 2),
     ])

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.names.presets import PRESETS, presets_table
+from tests import oracles
 from tests.conftest import run_on
 from tests.tiers import examples
 
@@ -77,40 +78,15 @@ def _labels(items: list[Item]) -> tuple[list[float], list[float]]:
 
 
 def _lightgbm(items: list[Item], metric: str, k: int) -> float:
-    import lightgbm as lgb
-    import numpy as np
-
-    labels, scores = _labels(items)
-    n = len(items)
-    data = lgb.Dataset(np.zeros((n, 1)), label=np.array(labels), group=[n], init_score=np.array(scores),
-                       params={"verbose": -1}, free_raw_data=False)
-    booster = lgb.Booster(params={"objective": "none", "metric": metric, "eval_at": [k], "verbose": -1,
-                                  "num_threads": 1}, train_set=data)
-    ((_, _, value, _),) = booster.eval_train()
-    return float(value)
+    return oracles.lightgbm(*_labels(items), metric, k)
 
 
 def _xgboost(items: list[Item], metric: str) -> float:
-    import numpy as np
-    import xgboost as xgb
-
-    labels, scores = _labels(items)
-    data = xgb.DMatrix(np.zeros((len(items), 1)), label=np.array(labels), base_margin=np.array(scores))
-    data.set_group([len(items)])
-    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": metric, "nthread": 1}, [data])
-    printed = booster.eval(data, "q")
-    found = re.search(r"q-\S+:(\S+)", printed)
-    assert found is not None, printed
-    return float(found.group(1))
+    return oracles.xgboost(*_labels(items), metric)[metric]
 
 
 def _catboost(items: list[Item], metric: str) -> float:
-    import numpy as np
-    from catboost.utils import eval_metric
-
-    labels, scores = _labels(items)
-    (value,) = eval_metric(np.array(labels), np.array(scores), metric, group_id=[0] * len(items))
-    return float(value)
+    return oracles.catboost(*_labels(items), metric)
 
 
 def _check(lists: Lists, got: pl.DataFrame, column: str, want: Callable[[list[Item]], float], how: str,

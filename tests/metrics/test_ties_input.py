@@ -8,7 +8,6 @@ differ from the input order; then every engine and path on a hand-computed case.
 from __future__ import annotations
 
 import random
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
+from tests import oracles
 from tests.conftest import ENGINES, run_on, run_on_spark
+from tests.strategies import frames_of
 from tests.tiers import examples
 
 Listed = dict[str, list[tuple[str, float, int]]]
@@ -55,39 +56,13 @@ def _frames(listed: Listed) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _lightgbm(items: list[tuple[str, float, int]], metric: str, k: int) -> float:
-    """LightGBM's ``ndcg@k`` / ``map@k`` of one list: a Dataset of one group whose init_score is
-    the scores and an objective that grows nothing, so ``eval_train`` evaluates the scores."""
-    import lightgbm as lgb
-    import numpy as np
-
-    n = len(items)
-    ds = lgb.Dataset(
-        np.zeros((n, 1)), label=np.array([lab for _, _, lab in items], dtype=float), group=[n],
-        init_score=np.array([s for _, s, _ in items]), params={"verbose": -1},
-    )
-    booster = lgb.Booster(
-        params={"objective": "none", "metric": metric, "eval_at": [k], "verbose": -1, "num_threads": 1}, train_set=ds
-    )
-    ((_, _, value, _),) = booster.eval_train()
-    return float(value)
+    """LightGBM's ``ndcg@k`` / ``map@k`` of one list (:func:`tests.oracles.lightgbm`)."""
+    return oracles.lightgbm([lab for _, _, lab in items], [s for _, s, _ in items], metric, k)
 
 
 def _xgboost(items: list[tuple[str, float, int]], metric: str, **params: Any) -> float:
-    """XGBoost's metric ``metric`` (e.g. ``ndcg@3``) of one list: an untrained booster evaluating a
-    DMatrix of one group whose predictions are the scores (``base_margin``); XGBoost prints it."""
-    import numpy as np
-    import xgboost as xgb
-
-    dm = xgb.DMatrix(
-        np.zeros((len(items), 1)), label=np.array([float(lab) for _, _, lab in items]),
-        base_margin=np.array([s for _, s, _ in items]),
-    )
-    dm.set_group([len(items)])
-    booster = xgb.Booster({"objective": "rank:ndcg", "eval_metric": metric, "nthread": 1, **params}, [dm])
-    printed = booster.eval(dm, "q")
-    found = re.search(rf"q-{re.escape(metric)}:(\S+)", printed)
-    assert found is not None, printed
-    return float(found.group(1))
+    """XGBoost's metric ``metric`` (e.g. ``ndcg@3``) of one list (:func:`tests.oracles.xgboost`)."""
+    return oracles.xgboost([lab for _, _, lab in items], [s for _, s, _ in items], metric, **params)[metric]
 
 
 def _compare(listed: Listed, metric: str, reference: Any) -> None:
@@ -259,11 +234,7 @@ def _distinct_scores(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
         run_rows += [(f"q{q}", f"d{i}", float(scores[i])) for i in order]
         labels = draw(st.lists(st.sampled_from([None, 0, 1, 2]), min_size=n + 2, max_size=n + 2))
         qrels_rows += [(f"q{q}", f"d{i}", lab) for i, lab in enumerate(labels) if lab is not None]
-    if not qrels_rows:
-        qrels_rows.append(("q0", "d0", 1))
-    run = pl.DataFrame(run_rows, schema=["query_id", "doc_id", "score"], orient="row")
-    qrels = pl.DataFrame(qrels_rows, schema=["query_id", "doc_id", "relevance"], orient="row")
-    return run, qrels
+    return frames_of(run_rows, qrels_rows)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

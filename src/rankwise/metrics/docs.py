@@ -64,19 +64,11 @@ def bounds_table() -> str:
     return "\n".join(rows)
 
 
-START, END = "<!-- metrics:start -->\n", "\n<!-- metrics:end -->"
-
-
 def write_readme(path: str) -> None:
     """Replace the table between the metrics markers of the file at ``path``."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    head, found, rest = text.partition(START)
-    _, ended, tail = ("\n" + rest).partition(END)
-    if not found or not ended:  # never write a file cut short
-        raise SystemExit(f"{path}: the markers {START.strip()} and {END.strip()} are not both there")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(head + START + metric_table() + END + tail)
+    from rankwise.outputs.files import replace_marked
+
+    replace_marked(path, "metrics", metric_table())
 
 
 if __name__ == "__main__":

@@ -426,19 +426,11 @@ def presets_table() -> str:
     return "\n".join(rows)
 
 
-START, END = "<!-- presets:start -->\n", "\n<!-- presets:end -->"
-
-
 def write_readme(path: str) -> None:
     """Replace the table between the presets markers of the file at ``path``."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    head, found, rest = text.partition(START)
-    _, ended, tail = ("\n" + rest).partition(END)
-    if not found or not ended:  # never write a file cut short
-        raise SystemExit(f"{path}: the markers {START.strip()} and {END.strip()} are not both there")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(head + START + presets_table() + END + tail)
+    from rankwise.outputs.files import replace_marked
+
+    replace_marked(path, "presets", presets_table())
 
 
 if __name__ == "__main__":

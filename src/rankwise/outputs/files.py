@@ -228,6 +228,21 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     write_lines_atomic(path, [text], encoding=encoding)
 
 
+def replace_marked(path: str | os.PathLike[str], name: str, text: str) -> None:
+    """Replace what lies between the lines ``<!-- name:start -->`` and ``<!-- name:end -->`` of
+    the file at ``path`` (a README's generated table) with ``text``, writing the file whole or not
+    at all; an :class:`~rankwise.errors.OutputError` when the two markers are not both there
+    (never a file cut short at a missing end)."""
+    start, end = f"<!-- {name}:start -->\n", f"\n<!-- {name}:end -->"
+    with open(path, encoding="utf-8") as fh:
+        whole = fh.read()
+    head, found, rest = whole.partition(start)
+    _, ended, tail = ("\n" + rest).partition(end)
+    if not found or not ended:
+        raise OutputError(f"{os.fspath(path)}: the markers {start.strip()} and {end.strip()} are not both there")
+    write_text_atomic(path, head + start + text + end + tail)
+
+
 def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str], *, encoding: str = "utf-8") -> None:
     """Write the strings of ``chunks`` (written as they come, e.g. from a generator) one after
     the other to ``path``, whole or not at all."""

@@ -129,48 +129,45 @@ class TieCg(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class TieApSum(Primitive):
+class TieGroupLaw(Primitive):
+    """A closed form over the tie groups of relevance >= ``t`` down to rank ``k``
+    (``ties='expected'``): it reads each row's group size, relevant count, first rank and the
+    relevant documents above the group."""
+
+    abstract: ClassVar[bool] = True
+    order_free: ClassVar[bool] = True
+    t: float
+    k: int | None
+
+    def inputs(self) -> dict[str, Input]:
+        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TieApSum(TieGroupLaw):
     """E[AP's sum at k] = Σ_{rank i ≤ k} (r / m) · (R_above + 1 + (i − s − 1)(r − 1) / (m − 1)) / i:
     the rank holds a relevant document with probability r / m, and then the relevant documents
     at or above it are expected R_above + 1 + (i − s − 1)(r − 1)/(m − 1) (TRM, eq. 22-24)."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
-    order_free: ClassVar[bool] = True
-    t: float
-    k: int | None
-
-    def inputs(self) -> dict[str, Input]:
-        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class TieRr(Primitive):
+class TieRr(TieGroupLaw):
     """E[RR@k]: over the ranks i ≤ k of the first tie group holding a relevant document
     (R_above = 0, r > 0), P(the first relevant is at i) / i, that probability the hypergeometric
     C(m − x, r − 1) / C(m, r), x = i − s (McSherry & Najork 2008; TRM eq. 17-21)."""
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
-    order_free: ClassVar[bool] = True
-    t: float
-    k: int | None
-
-    def inputs(self) -> dict[str, Input]:
-        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class TieSuccess(Primitive):
+class TieSuccess(TieGroupLaw):
     """E[Success@k]: 1 − P(no relevant document at rank ≤ k) = 1 − C(m − c, r) / C(m, r) for
     the first tie group holding a relevant document, c = min(k − s, m) of its ranks within k
     (0 when it starts below k)."""
 
     reads: ClassVar[tuple[Column, ...]] = ()
-    order_free: ClassVar[bool] = True
-    t: float
-    k: int | None
-
-    def inputs(self) -> dict[str, Input]:
-        return {"tsize": TieSize(), "trel": TieRel(self.t), "tstart": TieStart(), "tabove": TieRelAbove(self.t)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
