@@ -192,7 +192,7 @@ CREATE OR REPLACE TEMP MACRO rw_tie_size(qid, score) AS (count(*) OVER (PARTITIO
 CREATE OR REPLACE TEMP MACRO rw_tie_start(rnk, qid, score) AS (min(rnk) OVER (PARTITION BY qid, score))::DOUBLE;
 -- r;
 CREATE OR REPLACE TEMP MACRO rw_tie_rel(rel, qid, score, t) AS
-    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END) OVER (PARTITION BY qid, score);
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END) OVER (PARTITION BY qid, score);
 -- R_above: the running count of relevant rows down the query's ranking less that down the group's.
 CREATE OR REPLACE TEMP MACRO rw_tie_rel_above(rel, rnk, qid, score, t) AS
     sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)

@@ -54,8 +54,8 @@ CREATE OR REPLACE TEMP MACRO rw_ln_gamma_series(z) AS
     (z - 0.5) * ln(z) - z + 0.9189385332046727 + 1.0 / (12.0 * z) - 1.0 / (360.0 * pow(z, 3))
     + 1.0 / (1260.0 * pow(z, 5)) - 1.0 / (1680.0 * pow(z, 7));
 CREATE OR REPLACE TEMP MACRO rw_ln_factorial(n) AS
-    rw_ln_gamma_series(greatest(n, 0.0) + 17.0)
-    - ln((greatest(n, 0.0) + 1.0) * (greatest(n, 0.0) + 2.0) * (greatest(n, 0.0) + 3.0) * (greatest(n, 0.0) + 4.0) * (greatest(n, 0.0) + 5.0) * (greatest(n, 0.0) + 6.0) * (greatest(n, 0.0) + 7.0) * (greatest(n, 0.0) + 8.0) * (greatest(n, 0.0) + 9.0) * (greatest(n, 0.0) + 10.0) * (greatest(n, 0.0) + 11.0) * (greatest(n, 0.0) + 12.0) * (greatest(n, 0.0) + 13.0) * (greatest(n, 0.0) + 14.0) * (greatest(n, 0.0) + 15.0) * (greatest(n, 0.0) + 16.0));
+    rw_ln_gamma_series(greatest(n::DOUBLE, 0.0) + 17.0)
+    - ln((greatest(n::DOUBLE, 0.0) + 1.0) * (greatest(n::DOUBLE, 0.0) + 2.0) * (greatest(n::DOUBLE, 0.0) + 3.0) * (greatest(n::DOUBLE, 0.0) + 4.0) * (greatest(n::DOUBLE, 0.0) + 5.0) * (greatest(n::DOUBLE, 0.0) + 6.0) * (greatest(n::DOUBLE, 0.0) + 7.0) * (greatest(n::DOUBLE, 0.0) + 8.0) * (greatest(n::DOUBLE, 0.0) + 9.0) * (greatest(n::DOUBLE, 0.0) + 10.0) * (greatest(n::DOUBLE, 0.0) + 11.0) * (greatest(n::DOUBLE, 0.0) + 12.0) * (greatest(n::DOUBLE, 0.0) + 13.0) * (greatest(n::DOUBLE, 0.0) + 14.0) * (greatest(n::DOUBLE, 0.0) + 15.0) * (greatest(n::DOUBLE, 0.0) + 16.0));
 CREATE OR REPLACE TEMP MACRO rw_ln_choose(n, k) AS rw_ln_factorial(n) - rw_ln_factorial(k) - rw_ln_factorial(n - k);
 
 -- a / b, and 0 where b = 0 (trec_eval's rule for IDCG = 0, R = 0, ...).
@@ -556,7 +556,7 @@ CREATE OR REPLACE TEMP MACRO rw_tie_size(qid, score) AS (count(*) OVER (PARTITIO
 CREATE OR REPLACE TEMP MACRO rw_tie_start(rnk, qid, score) AS (min(rnk) OVER (PARTITION BY qid, score))::DOUBLE;
 -- r;
 CREATE OR REPLACE TEMP MACRO rw_tie_rel(rel, qid, score, t) AS
-    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END) OVER (PARTITION BY qid, score);
+    sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END) OVER (PARTITION BY qid, score);
 -- R_above: the running count of relevant rows down the query's ranking less that down the group's.
 CREATE OR REPLACE TEMP MACRO rw_tie_rel_above(rel, rnk, qid, score, t) AS
     sum(CASE WHEN rw_is_rel(rel, t) THEN 1.0 ELSE 0.0 END)

@@ -143,7 +143,8 @@ MissingPolicy = Literal["ignore", "zero"]
 
 EmptyPolicy = Literal[0, 1, "skip", "error"]
 """What a query with nothing relevant scores, for the metrics whose value there is a convention
-(nDCG, AP, P, R, RR, Success, Rprec, RelP: each metric's ``empty`` parameter defaults to it).
+(nDCG, AP, P, R, RR, Success, Rprec, RelP, RBP, PartialAUC, PAP: each metric's ``empty``
+parameter defaults to it; AUC's own ``empty``, for a list of one class, is another parameter).
 "Nothing relevant": no judgment of relevance >= the metric's ``rel`` (binary metrics), or an
 ideal gain of 0 (nDCG: its IDCG, under its own ``ideal``).
 

@@ -368,3 +368,27 @@ def test_max_rank_is_refused_with_expected_ties(engine: str) -> None:
         rw.evaluate(HAND_QRELS, HAND_RUN, ["RR"], ties="expected", max_rank=2, engine=engine)
     with pytest.raises(rw.InvalidParameterError, match="'max_rank' cannot be used with ties='expected'"):
         rw.to_sql(["RR"], ties="expected", max_rank=2)
+
+
+def test_a_large_tie_group_stays_in_doubles_on_every_engine() -> None:
+    """200 documents of one score, 100 of them relevant: the binomial ratios of RR and Success
+    (ln n! over 16 factors) stay in doubles in SQL (they overflowed DuckDB's DECIMAL from about 20
+    relevant documents on); E[RR] = Σ_i C(200 − i, 99) / C(200, 100) / i, summed here exactly."""
+    from fractions import Fraction
+    from math import comb
+
+    import duckdb
+
+    n, r = 200, 100
+    run = pl.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i:03d}" for i in range(n)], "score": [1.0] * n})
+    qrels = pl.DataFrame({"query_id": ["q"] * r, "doc_id": [f"d{i:03d}" for i in range(r)], "relevance": [1] * r})
+    rr = float(sum(Fraction(comb(n - i, r - 1), comb(n, r)) / i for i in range(1, n - r + 2)))
+    success = 1 - comb(n - 3, r) / comb(n, r)
+    for engine in ("polars", "duckdb"):
+        got = rw.evaluate(qrels, run, ["RR", "Success@3"], ties="expected", engine=engine)
+        assert got.row(0)[1:] == (pytest.approx(rr, rel=1e-10), pytest.approx(success, rel=1e-10)), engine
+    con = duckdb.connect()
+    con.register("run", run.to_arrow())
+    con.register("qrels", qrels.to_arrow())
+    (row,) = con.sql(rw.to_sql(["RR", "Success@3"], run="run", qrels="qrels", ties="expected")).fetchall()
+    assert row[1:] == (pytest.approx(rr, rel=1e-10), pytest.approx(success, rel=1e-10))

@@ -130,7 +130,8 @@ def test_xgboost_preset_is_xgboost(
         for engine in ENGINES:
             got = run_on(engine, qrels, run, list(metrics), like="xgboost")
             for ours, theirs in metrics.items():
-                _check(lists, got, ours, lambda items, m=theirs: _xgboost(items, m), engine, abs_tol=1e-6)
+                column = ours.replace(f"@{k}-", f"(empty=0)@{k}")  # the suffix written out
+                _check(lists, got, column, lambda items, m=theirs: _xgboost(items, m), engine, abs_tol=1e-6)
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -534,3 +535,72 @@ def test_binary_gain_by_hand_on_every_engine_and_in_sql() -> None:
     con.register("qrels", qrels.to_arrow())
     (row,) = con.sql(rw.to_sql(metrics, run="run", qrels="qrels")).fetchall()
     assert list(row[1:]) == [pytest.approx(v, abs=1e-12) for v in want]
+
+
+# -- found in review -------------------------------------------------------------------------------
+
+
+def test_a_metric_string_naming_several_metrics_keeps_each_one_s_name() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    assert rw.evaluate(qrels, run, ["P.1,2"], like="torchmetrics").rows() == [("q1", 1.0, 0.5)]
+    got = rw.evaluate(qrels, run, "official", like="trec_eval")
+    assert got.columns == rw.evaluate(qrels, run, "official").columns
+
+
+def test_lenskit_recall_at_n_is_relp_in_like_why_and_evaluate() -> None:
+    """LensKit's Recall(n) divides by min(|test|, n): q1 finds 1 of its 3 relevant in 2 → 1/2."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["a", "b", "c", "d"], "relevance": [1, 1, 1, 1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "x", "d"], "score": [2.0, 1.0, 1.0]})
+    assert rw.like("lenskit", "R@2").metric == "RelP(empty='skip')@2"
+    assert rw.like("lenskit", "R").metric == "R(empty='skip')"
+    assert rw.evaluate(qrels, run, ["R@2"], like="lenskit")["R@2"].to_list() == [0.5, 1.0]
+    means = {row["library"]: row for row in rw.why(qrels, run, "R@2", libraries=["lenskit"]).means.to_dicts()}
+    assert means["lenskit"]["mean"] == 0.75 and means["lenskit"]["metric"] == "RelP(empty='skip')@2"
+    assert "metric=RelP" in means["lenskit"]["changes"]
+
+
+def test_bound_parameters_follow_their_convention() -> None:
+    """torchmetrics' AUROC reads empty_target_action like its other metrics (a list of one
+    class: 'pos' 1); Spark's ground truth is relevance >= rel, for the binary gain too."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 1, 0]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["b", "a", "c"], "score": [2.0, 1.0, 1.0]})
+    # both lists hold one class (q1 two relevant documents, q2 one non-relevant)
+    assert rw.evaluate(qrels, run, ["AUC"], like="torchmetrics", empty=1)["AUC"].to_list() == [1.0, 1.0]
+    assert rw.evaluate(qrels, run, ["AUC"], like="torchmetrics")["AUC"].to_list() == [0.0, 0.0]
+    # rel=2: only a is relevant, at rank 2 of [b, a]: (1/log2 3) / 1
+    got = rw.evaluate(qrels, run, ["nDCG@2"], like="spark_mllib", rel=2)
+    assert got["nDCG@2"].to_list()[0] == pytest.approx(1 / L3, abs=1e-12)
+    assert rw.like("spark_mllib", "nDCG@2").metric == "nDCG(gain='binary', rel=1)@2"
+
+
+def test_xgboost_minus_suffix_names_its_column_and_reaches_compare() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "c"], "relevance": [1, 0]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+    got = rw.evaluate(qrels, run, ["nDCG@2-", "nDCG@2"], like="xgboost")
+    assert got.rows() == [("q1", 1.0, 1.0), ("q2", 0.0, 1.0)]
+    assert got.columns[1] == "nDCG(empty=0)@2"
+    assert rw.summarize(got).columns == ["nDCG(empty=0)@2", "nDCG@2"]
+    table = rw.compare(qrels, {"a": run, "b": run}, ["nDCG@2-"], like="xgboost")
+    assert table["metric"].to_list() == ["nDCG(empty=0)@2"]
+
+
+def test_a_label_check_reads_only_queries_the_library_sees() -> None:
+    """A judged query with no list (q9, label 40) is not LightGBM's to refuse; explain of a
+    query whose judgments the list does not hold checks nothing."""
+    qrels = pl.DataFrame({"query_id": ["q1", "q9"], "doc_id": ["a", "z"], "relevance": [1, 40]})
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "j"], "score": [2.0, 1.0]})
+    for engine in ENGINES:
+        assert run_on(engine, qrels, run, ["nDCG@2"], like="lightgbm").rows() == [("q1", 1.0)]
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["h"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["i", "j"], "score": [2.0, 1.0]})
+    assert rw.explain(qrels, run, "nDCG@2", "q1", like="lightgbm")["value"].to_list()[-1] == 1.0
+
+
+def test_orders_refuse_expected_ties_in_their_own_words(tmp_path: Any) -> None:
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+    with pytest.raises(rw.InvalidParameterError, match="ranking_change compares the two rankings' orders"):
+        rw.ranking_change(run, run, ties="expected")
+    with pytest.raises(rw.InvalidParameterError, match="a report's figures"):
+        rw.report(qrels, {"a": run, "b": run}, ["P@1"], tmp_path / "r.html", ties="expected")

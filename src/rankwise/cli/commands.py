@@ -293,6 +293,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
         drawn = bool(args.report or args.plot)
+        if drawn:
+            from rankwise.reporting.report import refuse_expected_ties
+
+            refuse_expected_ties(args.metric or list(COMPARE_METRICS), compare_options(args))
         result = comparison(
             args.qrels, runs, args.metric or list(COMPARE_METRICS), also=_figure_metrics() if drawn else (),
             **compare_options(args),

@@ -120,6 +120,11 @@ def ranking_change(
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
         raise InvalidParameterError(f"p must be between 0 and 1 (RBO's persistence), got {p!r}")
     columns = Columns.from_options(options)
+    if options.get("ties") == "expected":
+        raise InvalidParameterError(
+            "ranking_change compares the two rankings' orders, and ties='expected' chooses none: "
+            "give a tie order (ties='trec_eval', the default, or 'input', 'doc_asc', ...)"
+        )
     conv = Conventions.from_options({**options, "max_rank": depth})
     fmt = options.get("run_format")
     (a, raw_a), (b, raw_b) = _ranked(run_a, columns, conv, fmt), _ranked(run_b, columns, conv, fmt)

@@ -399,9 +399,11 @@ class Inputs:
     qrels: Any
     runs: Mapping[str, Any]
     options: Mapping[str, Any] = field(default_factory=dict)
-    """The evaluation options given (conventions and column names)."""
+    """The evaluation options (conventions and column names; a preset's, ``like=``, made explicit)."""
     engine: str = "polars"
     by: list[str] = field(default_factory=list)
+    metrics: tuple[Metric, ...] = ()
+    """The metrics compared, as evaluated (a preset's parameters set)."""
 
 
 def read_once(qrels: Any, runs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -432,10 +434,13 @@ def comparison(
     :func:`compare`; ``also`` names metrics evaluated with the others (in the same single
     evaluation of each run) but not compared, e.g. for figures."""
     check_options("compare", options, COMPARE_KEYWORDS)
-    settings, read = split_options(options)
+    settings, given = split_options(options)
+    # a preset (like=) made explicit once, first: what follows sees its metrics and conventions
+    explicit, resolved = resolve(metrics, given)
+    read = cast(ReadOptions, resolved)
     tests, alpha, correction = settings.tests, settings.alpha, settings.correction
     names, base_name, parsed, pair_list = _check_arguments(
-        runs, settings.baseline, settings.pairs, tests, alpha, correction, metrics
+        runs, settings.baseline, settings.pairs, tests, alpha, correction, explicit
     )
     _check_settings(settings)
     labels = [m.label for m in parsed]
@@ -453,7 +458,7 @@ def comparison(
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
     table = _assemble(rows, values.segments, tests, values.keys)
-    inputs = Inputs(qrels, dict(runs), dict(read), settings.engine, values.segments)
+    inputs = Inputs(qrels, dict(runs), dict(read), settings.engine, values.segments, tuple(parsed))
     return Comparison(table, values, labels, names, base_name, pair_list, tuple(tests), alpha, correction, inputs)
 
 

@@ -22,6 +22,7 @@ from rankwise.conventions import (
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.to_sql import quoter, table_name, to_sql
 from rankwise.metrics.metric import Metric
+from rankwise.names.presets import resolve
 
 
 def _t_statistic(x: str) -> str:
@@ -90,7 +91,9 @@ def compare_sql(
     for value, what in ((risk_alpha, "risk_alpha"), (hurt, "hurt")):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
             raise InvalidParameterError(f"{what} must be a finite number of at least 0, got {value!r}")
-    parsed = comparable(metrics)
+    explicit, resolved = resolve(metrics, evaluation)  # a preset (like=) made explicit first
+    evaluation = cast(EvaluationOptions, resolved)
+    parsed = comparable(explicit)
     q = quoter(dialect)
     qid = q(Columns.from_options(options).query_id)
     segments = [by] if isinstance(by, str) else list(by or [])

@@ -123,9 +123,9 @@ def explain(
             judged, prep = listed.qrels.filter(_is_query(query)).collect(), listed
             if judged.is_empty():
                 # none of them listed: still a judged query, with nothing judged in its list; a
-                # judgment of no document, negative (trec_eval 10: pooled, unjudged), counts for
-                # nothing and keeps the query among the judged ones
-                judged = pl.DataFrame({Q: [rows[Q][0]], D: [None], REL: [-1.0]}, schema=judged.schema)
+                # judgment of no document and no relevance counts for nothing (no label either,
+                # for a labels= check) and keeps the query among the judged ones
+                judged = pl.DataFrame({Q: [rows[Q][0]], D: [None], REL: [None]}, schema=judged.schema)
         ranking = rows  # the whole ranking: the metric's value reads it (e.g. ideal='run')
         depth = m.cutoff if m.spec.cutoff_is_rank else None
         rows = rows.head(rows.height if depth is None else min(rows.height, depth))

@@ -39,9 +39,10 @@ from rankwise.errors import InvalidParameterError, LabelError, RankwiseWarning, 
 from rankwise.evaluation.evaluate import ENGINES, Engine, coverage_seen, evaluate
 from rankwise.inputs.columns import Reading
 from rankwise.metrics.metric import Metric, make_metric
+from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
-from rankwise.names.presets import PRESETS, Preset
+from rankwise.names.presets import PRESETS, Preset, library_metric
 
 BASELINE = "trec_eval"
 """The preset every other is compared with (rankwise's defaults)."""
@@ -96,18 +97,38 @@ def _changes(preset: Preset, metric: Metric) -> list[tuple[str, str, ParamValue]
     'convention', name, value) each; a check on the labels (``labels``) changes no value and is
     none."""
     explicit = dict(metric.params)
-    entry = preset.entry(metric)
-    checks = {p.name for p in metric.spec.params if p.check}  # change no value (labels)
-    out: list[tuple[str, str, ParamValue]] = [
-        ("param", key, value) for key, value in entry.params.items()
-        if key not in explicit and key not in checks and value != metric.resolve().get(key)
+    library = library_metric(preset, metric)
+    swapped = library.spec is not metric.spec
+    out: list[tuple[str, str, ParamValue]] = [("metric", "metric", library.spec.name)] if swapped else []
+    checks = {p.name for p in library.spec.params if p.check}  # change no value (labels)
+    written = metric.resolve()
+    out += [
+        # a parameter named as one of the preset's conventions (torchmetrics' nDCG ties='average'
+        # beside its ties='input') is shown as the metric's
+        ("metric's" if key in preset.conventions else "param", key, value) for key, value in library.params
+        if key not in explicit and key not in checks and metric.spec.param(key) is not None
+        and value != written.get(key)
     ]
     out += [("convention", key, value) for key, value in preset.conventions.items()]
     return out
 
 
 def _show(change: tuple[str, str, ParamValue]) -> str:
-    return f"{change[1]}={change[2]}"
+    """A change as the tables show it; a metric's parameter named as a convention is, e.g.
+    torchmetrics' nDCG(ties='average') beside its convention ties='input', says whose it is."""
+    kind, name, value = change
+    return f"metric's {name}={value}" if kind == "metric's" else f"{name}={value}"
+
+
+def _single(base: Metric, change: tuple[str, str, ParamValue], label: str) -> Metric:
+    """``base`` with one change of a library's metric: another metric (its parameters that
+    ``base`` sets kept) or one parameter."""
+    kind, name, value = change
+    if kind == "metric":
+        spec = get_spec(str(value))
+        kept = {k: v for k, v in base.params if spec.param(k) is not None}
+        return make_metric(spec, kept, base.cutoff, label)
+    return _labelled(base, {name: value}, label)
 
 
 @checked
@@ -157,13 +178,11 @@ def why(
     for preset in chosen:
         changes = _changes(preset, base)
         full = dict(preset.conventions)
-        plans.setdefault(tuple(sorted(full.items())), []).append(
-            _labelled(base, dict(preset.entry(base).params), preset.name)
-        )
+        plans.setdefault(tuple(sorted(full.items())), []).append(library_metric(preset, base, source=preset.name))
         for change in changes:
             kind, name, value = change
-            if kind == "param":
-                plans[()].append(_labelled(base, {name: value}, f"{preset.name}|{_show(change)}"))
+            if kind != "convention":
+                plans[()].append(_single(base, change, f"{preset.name}|{_show(change)}"))
             else:
                 plans.setdefault(((name, value),), []).append(_labelled(base, {}, f"{preset.name}|{_show(change)}"))
     values: dict[str, pl.DataFrame] = {}
@@ -264,7 +283,7 @@ def _tables(base: Metric, chosen: list[Preset], values: dict[str, pl.DataFrame],
 
 
 def _explicit(preset: Preset, base: Metric) -> Metric:
-    return make_metric(base.spec, {**dict(preset.entry(base).params), **dict(base.params)}, base.cutoff, None)
+    return library_metric(preset, base)
 
 
 def _differs(a: str, b: str) -> pl.Expr:

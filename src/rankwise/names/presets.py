@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, cast, get_args
 
-from rankwise.conventions import CONVENTION_KEYWORDS, Library, checked
+from rankwise.conventions import CONVENTION_KEYWORDS, Conventions, Library, checked
 from rankwise.errors import InvalidParameterError, RankwiseWarning, UnknownMetricError, did_you_mean
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import SPECS, get_spec
@@ -48,6 +48,10 @@ class Entry:
     at_cutoff: str | None = None
     """The rankwise metric whose value the library's is at a cutoff, when it is another metric
     (LensKit's ``Recall(n)`` divides by min(R, n): rankwise's ``RelP@n``; its ``Recall()`` is ``R``)."""
+    bound: Mapping[str, str] = field(default_factory=dict)
+    """Parameters that take the value of a convention (parameter -> convention): the library reads
+    that setting for this metric too (torchmetrics' empty_target_action for its AUROC: AUC's
+    ``empty``; Spark's ground truth, relevance >= rel, for the binary gain: nDCG's ``rel``)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,8 @@ PRESETS: dict[str, Preset] = {
                 "P": Entry("pre@n", {"denominator": "retrieved", "labels": "binary"}),
             },
             "xgboost-cpu 3.2 per query (tests/metrics/test_presets.py)",
-            "ndcg@n- and map@n- (a query with nothing relevant scores 0) are nDCG@n- and AP@n-; "
+            "ndcg@n- and map@n- (a query with nothing relevant scores 0) are nDCG@n- and AP@n- (their columns "
+            "named nDCG(empty=0)@n and AP(empty=0)@n); "
             "ndcg_exp_gain=False is nDCG(gain='linear', negative='gain', labels='any'); ndcg takes integer "
             "labels 0..31, map and pre binary labels only (any other an error, as in XGBoost)",
             suffixes={"-": {"empty": 0}},
@@ -175,7 +180,7 @@ PRESETS: dict[str, Preset] = {
                 "RR": Entry("RetrievalMRR"),
                 "Success": Entry("RetrievalHitRate"),
                 "Rprec": Entry("RetrievalRPrecision"),
-                "AUC": Entry("RetrievalAUROC", {"empty": 0}),
+                "AUC": Entry("RetrievalAUROC", bound={"empty": "empty"}),
             },
             "values computed from torchmetrics 1.9's source, written out in tests/metrics/test_presets.py "
             "(torch pulls the CUDA stack)",
@@ -187,7 +192,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "spark_mllib", "Spark MLlib RankingMetrics", {"ties": "input"},
             {
-                "nDCG": Entry("ndcgAt(k)", {"gain": "binary"}),
+                "nDCG": Entry("ndcgAt(k)", {"gain": "binary"}, bound={"rel": "rel"}),
                 "AP": Entry("meanAveragePrecisionAt(k)", {"denominator": "min_R_k"}),
                 "P": Entry("precisionAt(k)"),
                 "R": Entry("recallAt(k)"),
@@ -199,7 +204,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "rectools", "rectools", {"ties": "input", "missing": "zero"},
             {
-                "nDCG": Entry("NDCG", {"gain": "binary", "ideal": "k", "empty": "skip"}),
+                "nDCG": Entry("NDCG", {"gain": "binary", "ideal": "k", "empty": "skip"}, bound={"rel": "rel"}),
                 "AP": Entry("MAP", {"empty": "skip"}),
                 "P": Entry("Precision", {"empty": "skip"}),
                 "RelP": Entry("Precision(r_precision=True)", {"empty": "skip"}),
@@ -234,7 +239,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "recbole", "RecBole", {},
             {
-                "nDCG": Entry("NDCG", {"gain": "binary", "empty": "skip"}),
+                "nDCG": Entry("NDCG", {"gain": "binary", "empty": "skip"}, bound={"rel": "rel"}),
                 "AP": Entry("MAP", {"denominator": "min_R_k", "empty": "skip"}),
                 "P": Entry("Precision", {"empty": "skip"}),
                 "R": Entry("Recall", {"empty": "skip"}),
@@ -250,8 +255,8 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "lenskit", "LensKit (lenskit.metrics, 2025.8)", {"ties": "input"},
             {
-                "nDCG": Entry("NDCG(n)", {"gain": "binary", "discount": "jarvelin", "empty": "skip"}),
-                "DCG": Entry("DCG(n)", {"gain": "binary", "discount": "jarvelin"}),
+                "nDCG": Entry("NDCG(n)", {"gain": "binary", "discount": "jarvelin", "empty": "skip"}, bound={"rel": "rel"}),
+                "DCG": Entry("DCG(n)", {"gain": "binary", "discount": "jarvelin"}, bound={"rel": "rel"}),
                 "P": Entry("Precision(n)", {"denominator": "retrieved"}),
                 "R": Entry("Recall(n)", {"empty": "skip"}, at_cutoff="RelP"),
                 "RR": Entry("RecipRank(n)", {"empty": "skip"}),
@@ -327,11 +332,30 @@ def _suffixed(preset: Preset, text: object) -> tuple[object, Mapping[str, ParamV
     return text, {}
 
 
-def _as_library(preset: Preset, metric: Metric, extra: Mapping[str, ParamValue], source: str) -> Metric:
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Conventions)}
+
+
+def library_metric(
+    preset: Preset, metric: Metric, conventions: Mapping[str, Any] | None = None,
+    extra: Mapping[str, ParamValue] | None = None, source: str | None = None,
+) -> Metric:
+    """``metric`` as ``preset``'s library computes it: the metric its entry names at a cutoff,
+    the entry's parameters, those bound to a convention (its value in ``conventions``, else the
+    preset's, else the default), a suffix's ``extra``; the parameters ``metric`` sets win."""
+    entry = preset.entry(metric)
+    given = {**preset.conventions, **(conventions or {})}
+    bound = {param: given.get(name, _DEFAULTS[name]) for param, name in entry.bound.items()}
+    spec = metric.spec if entry.at_cutoff is None or metric.cutoff is None else get_spec(entry.at_cutoff)
+    params = {**entry.params, **bound, **(extra or {})}
+    return make_metric(spec, {**params, **dict(metric.params)}, metric.cutoff, source)
+
+
+def _as_library(
+    preset: Preset, metric: Metric, extra: Mapping[str, ParamValue], source: str, conventions: Mapping[str, Any],
+) -> Metric:
     entry = preset.entry(metric)
     explicit = dict(metric.params)
-    params = {**entry.params, **extra}
-    spec = metric.spec if entry.at_cutoff is None or metric.cutoff is None else get_spec(entry.at_cutoff)
+    params = {**entry.params, **extra}  # a bound parameter is the library's whatever its value
     overridden = {k: v for k, v in explicit.items() if k in params and params[k] != v}
     if overridden:
         warnings.warn(
@@ -341,7 +365,7 @@ def _as_library(preset: Preset, metric: Metric, extra: Mapping[str, ParamValue],
             RankwiseWarning,
             stacklevel=4,
         )
-    return make_metric(spec, {**params, **explicit}, metric.cutoff, source)
+    return library_metric(preset, metric, conventions, extra, source)
 
 
 def resolve(metrics: Any, options: Mapping[str, Any]) -> tuple[list[Metric], dict[str, Any]]:
@@ -358,12 +382,17 @@ def resolve(metrics: Any, options: Mapping[str, Any]) -> tuple[list[Metric], dic
         metrics = [metrics]
     if not isinstance(metrics, Iterable) or isinstance(metrics, (bytes, bytearray, memoryview)):
         return parse_metrics(cast(Any, metrics)), rest  # parse_metrics says what metrics must be
+    conventions = {**preset.conventions, **rest}
     out: list[Metric] = []
     for item in metrics:
         text, extra = _suffixed(preset, item)
-        for metric in parse_metrics(cast(Any, text)):
-            source = item if isinstance(item, str) else metric.label
-            out.append(_as_library(preset, metric, extra, source))
+        found = parse_metrics(cast(Any, text))
+        for metric in found:
+            if extra:  # a suffix's parameters, written out: XGBoost's ndcg@10- is nDCG(empty=0)@10
+                source = repr(make_metric(metric.spec, {**dict(metric.params), **extra}, metric.cutoff, None))
+            else:  # the string as given, or each metric's own name where it names several
+                source = item if isinstance(item, str) and len(found) == 1 else metric.label
+            out.append(_as_library(preset, metric, extra, source, conventions))
     labels = [m.label for m in out]
     if len(set(labels)) < len(labels):
         parse_metrics(labels)  # raises its duplicate error
@@ -375,7 +404,7 @@ def resolve(metrics: Any, options: Mapping[str, Any]) -> tuple[list[Metric], dic
             RankwiseWarning,
             stacklevel=3,
         )
-    return out, {**preset.conventions, **rest}
+    return out, conventions
 
 
 @checked
@@ -393,11 +422,14 @@ def like(library: Library, metric: str | Metric) -> Like:
     rankwise.errors.UnknownMetricError: LightGBM (like='lightgbm') has no metric 'P@10': it offers AP, nDCG
     """
     preset = _preset(library)
-    parsed, options = resolve([metric], {"like": library})
-    (found,) = parsed
-    text = repr(make_metric(found.spec, dict(found.params), found.cutoff, None))
-    conventions = {k: options[k] for k in CONVENTION_KEYWORDS if k in options}
-    return Like(preset.library, preset.entry(found).name, text, conventions)
+    text, extra = _suffixed(preset, metric)
+    found = parse_metrics(cast(Any, text))
+    if len(found) != 1:
+        raise InvalidParameterError(f"like takes one metric; {metric!r} names {len(found)}: ask for each")
+    (original,) = found
+    explicit = library_metric(preset, original, None, extra)
+    conventions = {k: preset.conventions[k] for k in CONVENTION_KEYWORDS if k in preset.conventions}
+    return Like(preset.library, preset.entry(original).name, repr(explicit), conventions)
 
 
 def presets_table() -> str:

@@ -131,7 +131,8 @@ def explanations(
         per_run: dict[str, Any] = {}
         for name, run in runs.items():
             try:
-                columns, rows, note = _shown(explain(qrels, run, result.metrics[0], q, **options))
+                metric = result.inputs.metrics[0] if result.inputs.metrics else result.metrics[0]
+                columns, rows, note = _shown(explain(qrels, run, metric, q, **options))
                 per_run[name] = {"columns": columns, "rows": rows, "note": note}
             except RankwiseError as exc:
                 per_run[name] = {"error": str(exc)}

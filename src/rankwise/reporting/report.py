@@ -40,7 +40,6 @@ from rankwise.comparison.paired import (
 from rankwise.conventions import Unpack, checked
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.metric import Metric
-from rankwise.names.parse import parse_metrics
 from rankwise.outputs import progress
 from rankwise.outputs.files import atomic_paths
 from rankwise.reporting.details import EXPLAIN_LIMIT
@@ -93,6 +92,19 @@ def _collision(obj: Any, target: Path) -> str | None:
     except (RankwiseError, OSError):  # an input that cannot be read is refused when it is read
         return None
     return "over" if any(_same(target, f) for f in files) else None
+
+
+def refuse_expected_ties(metrics: Any, options: Mapping[str, Any]) -> None:
+    """Refuse ``ties='expected'`` (given, or set by a preset) for a report or figures: they read
+    the documents' order (the interpolated precision-recall curve, the ranking change)."""
+    from rankwise.names.presets import resolve
+
+    if resolve(metrics, options)[1].get("ties") == "expected":
+        raise InvalidParameterError(
+            "a report's figures (the interpolated precision-recall curve) and its ranking-change table "
+            "read the documents' order, and ties='expected' chooses none: report with a tie order, or "
+            "compare(..., ties='expected') for the table"
+        )
 
 
 def check_report_paths(
@@ -203,7 +215,7 @@ def report(
     ``command``: the command line or call the provenance names (by default this call, as text)."""
     from rankwise.reporting import plots
 
-    parse_metrics(metrics)  # checked before anything is done with them
+    refuse_expected_ties(metrics, options)  # the metrics checked too, before anything is done
     metric_list = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if isinstance(runs, Mapping):  # else compare's own check refuses it
         check_report_paths(path, named_inputs(qrels, runs))  # before the work, not after it

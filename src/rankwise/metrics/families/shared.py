@@ -178,15 +178,17 @@ def checked_labels(m: Measured, p: Params, value: Node) -> Node:
     >>> from rankwise.metrics.metric import parse_metric
     >>> m = parse_metric("P(labels='binary')@5")
     >>> checked_labels(m, m.resolve(), relret(m.resolve(), 5))
-    LabelCheck(label=LabelOutside(whole=True, low=0.0, high=1.0), value=Relret(t=1.0, k=5), metric="P(labels='binary')@5", rule="XGBoost's map@n and pre@n take binary labels, 0 or 1 (labels='binary')")
+    LabelCheck(label=Mul(a=LabelOutside(whole=True, low=0.0, high=1.0), b=Positive(a=Count())), value=Relret(t=1.0, k=5), metric="P(labels='binary')@5", rule="XGBoost's map@n and pre@n take binary labels, 0 or 1 (labels='binary')")
     """
-    from rankwise.primitives import LabelCheck, LabelOutside
+    from rankwise.primitives import Count, LabelCheck, LabelOutside, Mul, Positive
 
     rule = LABEL_RULES.get(str(p.get("labels", "any")))
     if rule is None:
         return value
     whole, low, high, words = rule
-    return LabelCheck(LabelOutside(whole, low, high), value, m.label, words)
+    # only a query that ranked something: the library never sees a judged query with no list
+    # (missing='ignore' leaves it out, 'zero' scores it 0)
+    return LabelCheck(Mul(LabelOutside(whole, low, high), Positive(Count())), value, m.label, words)
 
 
 def add(*nodes: Node) -> Node:
