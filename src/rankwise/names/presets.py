@@ -415,7 +415,7 @@ def like(library: Library, metric: str | Metric) -> Like:
     >>> like("xgboost", "ndcg@10-").metric
     "nDCG(gain='exponential', ideal='run', empty=0, labels='int_0_31')@10"
     >>> like("rectools", "nDCG@10")
-    rw.evaluate(qrels, run, ["nDCG(gain='binary', ideal='k', empty='skip')@10"], ties='input', missing='zero')
+    rw.evaluate(qrels, run, ["nDCG(gain='binary', ideal='k', rel=1, empty='skip')@10"], ties='input', missing='zero')
     >>> like("lightgbm", "P@10")
     Traceback (most recent call last):
     ...
