@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from rankwise.comparison.paired import (
     comparison,
 )
 from rankwise.conventions import Unpack, checked
-from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.metrics.metric import Metric
 from rankwise.outputs import progress
 from rankwise.outputs.files import atomic_paths
@@ -99,7 +100,10 @@ def refuse_expected_ties(metrics: Any, options: Mapping[str, Any]) -> None:
     the documents' order (the interpolated precision-recall curve, the ranking change)."""
     from rankwise.names.presets import resolve
 
-    if resolve(metrics, options)[1].get("ties") == "expected":
+    with warnings.catch_warnings():  # the comparison that follows says what the preset's overrides are, once
+        warnings.simplefilter("ignore", RankwiseWarning)
+        ties = resolve(metrics, options)[1].get("ties")
+    if ties == "expected":
         raise InvalidParameterError(
             "a report's figures (the interpolated precision-recall curve) and its ranking-change table "
             "read the documents' order, and ties='expected' chooses none: report with a tie order, or "
