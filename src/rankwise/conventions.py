@@ -508,12 +508,18 @@ class InputOptions(TypedDict, total=False):
     - ``run_names``, ``qrels_names``: the column names of a CSV/TSV file without a header row,
       in order, e.g. ``run_names=['query_id', 'doc_id', 'score']`` (command line:
       ``--run-names query_id,doc_id,score``).
+    - ``train``: the training interactions, (user, item) rows, which the popularity family's
+      metrics read (MIUF, ARP, EPC, ...; :mod:`rankwise.inputs.interactions` lists the forms);
+      ``train_columns``: their own names of the user and item columns, e.g.
+      ``train_columns={'query_id': 'user_id', 'doc_id': 'item_id'}``.
     """
 
     run_columns: Mapping[str, ColumnName]
     qrels_columns: Mapping[str, ColumnName]
     run_names: Sequence[ColumnName]
     qrels_names: Sequence[ColumnName]
+    train: Any
+    train_columns: Mapping[str, ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -529,7 +535,7 @@ CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions)
 COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
 PRESET_KEYWORDS: tuple[str, ...] = ("like",)
 EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS + PRESET_KEYWORDS
-INPUT_KEYWORDS: tuple[str, ...] = ("run_columns", "qrels_columns", "run_names", "qrels_names")
+INPUT_KEYWORDS: tuple[str, ...] = ("run_columns", "qrels_columns", "run_names", "qrels_names", "train", "train_columns")
 READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 
 

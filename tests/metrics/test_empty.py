@@ -410,7 +410,7 @@ def test_spark(spark: Any) -> None:
 # -- the parameter, the convention, the trees --------------------------------------------------------
 def test_the_parameter_takes_0_1_skip_and_error_and_round_trips() -> None:
     assert {spec.name for spec in WITH_EMPTY} == {
-        "nDCG", "AP", "P", "R", "RR", "Success", "Rprec", "RelP", "RBP", "PartialAUC", "PAP",
+        "nDCG", "AP", "P", "R", "RR", "Success", "Rprec", "RelP", "RBP", "PartialAUC", "PAP", "EPC", "EFD",
     }
     for text in ("nDCG(empty=1)@10", "AP(empty='skip')", "P(empty='error')@5", "RR(empty=0)"):
         m = rw.parse_metric(text)

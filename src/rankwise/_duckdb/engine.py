@@ -28,6 +28,8 @@ from rankwise.inputs.checks import (
     check_costs,
     check_profile,
     check_schema,
+    check_train,
+    check_train_schema,
     ids_as_strings,
     subtopic_hint,
     value_column,
@@ -127,6 +129,46 @@ def _view(
     classes = {c: type_class(t) for c, t in raw_types.items()}
     check_schema(classes, raw_types, kind, columns)
     return raw, classes, in_memory
+
+
+def _train_view(
+    con: duckdb.DuckDBPyConnection, train: pl.LazyFrame, columns: Columns, run_types: Mapping[str, TypeClass]
+) -> tuple[str, bool, bool]:
+    """The training interactions read once (a registered frame), checked (schema: the user and
+    item columns; data: rows, NULL ids); returns the raw view's name and whether its user and
+    item ids meet the run's only as text."""
+    frame = train.select(columns.query_id, columns.doc_id) if _has_ids(train, columns) else train
+    raw = f"rw_raw_train_{next(_counter)}"
+    con.register(raw, frame.collect())
+    rel = con.sql(f"SELECT * FROM {quote_identifier(raw)} LIMIT 0")
+    raw_types = {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
+    classes = {c: type_class(t) for c, t in raw_types.items()}
+    check_train_schema(classes, raw_types, columns)
+    qi, di = quote_identifier(columns.query_id), quote_identifier(columns.doc_id)
+    counts = con.execute(
+        f"SELECT count(*), count(*) - count({qi}), count(*) - count({di}) FROM {quote_identifier(raw)}"
+    ).fetchall()[0]
+    check_train(int(counts[0]), {"query_id": int(counts[1]), "doc_id": int(counts[2])}, columns)
+    q_str, d_str = ids_as_strings(run_types, classes, columns)
+    return raw, q_str, d_str
+
+
+def _has_ids(frame: pl.LazyFrame, columns: Columns) -> bool:
+    names = frame.collect_schema().names()
+    return columns.query_id in names and columns.doc_id in names
+
+
+def _train_normalised(con: duckdb.DuckDBPyConnection, raw: str, columns: Columns, q_str: bool, d_str: bool) -> str:
+    """The training rows as (query_id, doc_id), ids as text where any input's disagree."""
+    name = f"rw_train_{next(_counter)}"
+    q = quote_identifier(columns.query_id)
+    d = quote_identifier(columns.doc_id)
+    con.execute(
+        f"CREATE TEMP VIEW {quote_identifier(name)} AS SELECT "
+        f"{f'CAST({q} AS VARCHAR)' if q_str else q} AS query_id, {f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id "
+        f"FROM {quote_identifier(raw)}"
+    )
+    return name
 
 
 def _normalise(
@@ -329,7 +371,7 @@ def release_session() -> None:
 def evaluate_duckdb(
     run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
-    config: Mapping[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None, train: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -353,6 +395,10 @@ def evaluate_duckdb(
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+        train_raw = None
+        if train is not None:
+            train_raw, q_train, d_train = _train_view(con, train, columns, run_types)
+            q_str, d_str = q_str or q_train, d_str or d_train
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
         run_view, run_rows = _normalise(
             con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
@@ -380,8 +426,10 @@ def evaluate_duckdb(
                 con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
                 hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
             )
+        train_view = None if train_raw is None else _train_normalised(con, train_raw, columns, q_str, d_str)
         sql = build_sql(
-            metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view
+            metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
+            train_view=train_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

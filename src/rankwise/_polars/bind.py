@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import C, Q, S
+from rankwise._polars.columns import TRAIN, C, Q, S
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -31,7 +31,10 @@ def bind(
     with its row columns ``rel``, ``rnk`` and ``cost`` (default: the ranked rows' cost column),
     the plan's query and score columns, its inputs (``input_of(name, input)``) and its fields,
     each by parameter name (:func:`bind_rows`)."""
-    rows = {"rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost}
+    rows = {
+        "rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost,
+        **{name: pl.col(col) for name, col in TRAIN.items()},
+    }
     return bind_rows(obj, rows, input_of)
 
 

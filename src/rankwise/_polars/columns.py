@@ -35,3 +35,9 @@ ORDER = "__order"
 """A run row's position in the run as given (0 first), the key of ``ties='input'``
 (:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy
 (:func:`~rankwise._polars.prepare.prepare`'s ``input_order``)."""
+TRAIN: dict[str, str] = {
+    name: f"__{name}" for name in ("iusers", "irows", "nusers", "nrows", "npairs", "minusers", "seen")
+}
+"""The ranked rows' values from the training interactions
+(:data:`~rankwise.primitives.TRAIN_COLUMNS`), by row column: joined to the ranked rows by item
+(and by (user, item) for ``seen``) only when a metric reads them."""

@@ -30,6 +30,7 @@ from rankwise.primitives import (
     Primitive,
     QrelsPrimitive,
     RowValue,
+    TRAIN_COLUMNS,
     RunIdealValue,
     Step,
     declared,
@@ -113,6 +114,9 @@ class Part:
     costs: bool = False
     """Whether the run has a cost column: a running sum that reads the cost (IFT's rate) is
     then a window over the ranked rows (the ranked lists carry the relevance only)."""
+    train: bool = False
+    """Whether an aggregate reads the training interactions' values
+    (:data:`~rankwise.primitives.TRAIN_COLUMNS`): joined to the ranked rows only then."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -163,6 +167,7 @@ class Part:
 
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
+        self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
 
 
 def running(step: Step) -> pl.Expr:

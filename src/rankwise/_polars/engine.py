@@ -28,6 +28,7 @@ own:
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +38,7 @@ import polars as pl
 
 from rankwise._polars.chunks import query_groups
 from rankwise._polars.plan import evaluation_plans
-from rankwise._polars.prepare import Prepared, check_run_costs, check_subtopics, prepare
+from rankwise._polars.prepare import Prepared, check_run_costs, check_subtopics, checked_train, prepare
 from rankwise.conventions import Columns, Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import reading_subtopics
@@ -55,7 +56,7 @@ evaluation against 17-25 ms); from about a million rows on, the streaming engine
 
 def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
-    query_chunks: int | None = None,
+    query_chunks: int | None = None, train: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -76,8 +77,11 @@ def evaluate_eager(
     # collected with the values
     prep = prepare(
         run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
-        input_order=conv.ties == "input",
+        input_order=conv.ties == "input", train=train,
     )
+    if prep.train is not None:
+        # read once: every query group joins the same popularity of every item
+        prep = replace(prep, train=checked_train(prep.train, columns))
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:

@@ -14,7 +14,7 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import ORDER, REL, RUN_IRANK, D, Q, S
+from rankwise._polars.columns import ORDER, REL, RUN_IRANK, TRAIN, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -26,6 +26,7 @@ from rankwise._polars.diversity import intent_aggregates
 from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_judgments
 from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
+from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
 from rankwise.primitives import Gain, RunIdealValue
@@ -94,6 +95,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     scores |= with_docs
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
+    # the training interactions' values are joined to the ranked rows by item
+    with_docs |= any(work.train for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -107,6 +110,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         if work.run_ideal:
             ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
+        if work.train:
+            rows = with_train_values(rows, prep.train)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -131,6 +136,31 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     judged = qstats.select(Q, pl.lit(True).alias("__judged_query"))
     run_counts = audit_counts(lists.join(judged, on=Q, how="left"), unjudged)
     return Plans(result, (run_counts, audit_counts(qstats)))
+
+
+def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The ranked rows with the training interactions' values (:data:`~rankwise._polars.columns.TRAIN`):
+    each item's distinct training users and rows (0 for an item never in training), the
+    training's totals, and whether the row's user has the item among its training rows."""
+    if train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    t = TRAIN
+    per_item = train.group_by(D).agg(
+        pl.col(Q).n_unique().cast(pl.Float64).alias(t["iusers"]), pl.len().cast(pl.Float64).alias(t["irows"]),
+    )
+    totals = per_item.select(
+        pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
+        pl.col(t["iusers"]).min().alias(t["minusers"]),
+    ).join(train.select(pl.col(Q).n_unique().cast(pl.Float64).alias(t["nusers"])), how="cross")
+    seen = train.select(Q, D).unique().with_columns(pl.lit(True).alias(t["seen"]))
+    return (
+        rows.join(per_item, on=D, how="left", maintain_order="left")
+        .join(seen, on=[Q, D], how="left", maintain_order="left")
+        .join(totals, how="cross", maintain_order="left")
+        .with_columns(
+            pl.col(t["iusers"], t["irows"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
+        )
+    )
 
 
 def ideal_lists(qrels: pl.LazyFrame, gain: Gain) -> pl.LazyFrame:

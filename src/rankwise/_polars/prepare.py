@@ -22,6 +22,8 @@ from rankwise.inputs.checks import (
     check_costs,
     check_profile,
     check_schema,
+    check_train,
+    check_train_schema,
     ids_as_strings,
     subtopic_hint,
 )
@@ -83,6 +85,9 @@ class Prepared:
     hint: str = ""
     """Ends the error of a duplicated (query, doc) pair of the qrels
     (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
+    train: pl.LazyFrame | None = None
+    """The training interactions (``__q, __d``: user, item), ids of the run's types; None: none given."""
+
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -125,7 +130,7 @@ class Prepared:
 
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
-    diversity: Sequence[str] = (), input_order: bool = False,
+    diversity: Sequence[str] = (), input_order: bool = False, train: pl.LazyFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -140,6 +145,12 @@ def prepare(
     check_schema(run_types, run_raw, "run", columns)
     check_schema(qrels_types, qrels_raw, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+    if train is not None:
+        # the training interactions' ids meet the run's: all three as text where any disagree
+        train_types, train_raw = _types(train.collect_schema())
+        check_train_schema(train_types, train_raw, columns)
+        q_train, d_train = ids_as_strings(run_types, train_types, columns)
+        q_str, d_str = q_str or q_train, d_str or d_train
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
@@ -175,11 +186,23 @@ def prepare(
             check_subtopics(subs, columns)
         j = subs.group_by(Q, D).agg(pl.col(REL).max())
     schema = r.collect_schema()
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
+    t = None if train is None else train.select(
+        pl.col(columns.query_id).cast(pl.String).cast(schema[Q]) if q_str else pl.col(columns.query_id).cast(schema[Q]),
+        pl.col(columns.doc_id).cast(pl.String).cast(schema[D]) if d_str else pl.col(columns.doc_id).cast(schema[D]),
+    ).rename({columns.query_id: Q, columns.doc_id: D})
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns), t)
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
     return prep
+
+
+def checked_train(train: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
+    """The training interactions (``__q, __d``) collected once, checked: none at all, or a NULL
+    user or item, is an error naming the column."""
+    frame = train.collect()
+    check_train(frame.height, {name: frame[col].null_count() for name, col in (("query_id", Q), ("doc_id", D))}, columns)
+    return frame.lazy()
 
 
 def check_run_costs(prep: Prepared) -> None:

@@ -624,6 +624,57 @@ def relstring(relchar: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
     return relchar.filter(within(rnk, k)).sort_by(rnk.filter(within(rnk, k))).str.join("")
 
 
+# -- the popularity family (sql/50_popularity.sql) ---------------------------------------------
+
+
+def _listed_sum(term: pl.Expr, rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ over the ranks ≤ k of a row term (0 over no row)."""
+    return pl.when(within(rnk, k)).then(row(term)).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def _rank_discount(rnk: pl.Expr) -> pl.Expr:
+    return 1.0 / (rnk.cast(pl.Float64) + 1.0).log(2)
+
+
+def inv_user_freq_sum(rnk: pl.Expr, iusers: pl.Expr, nusers: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} −log2(max(iusers, 1) / nusers)."""
+    return _listed_sum(-(pl.max_horizontal(iusers, 1).cast(pl.Float64) / nusers).log(2), rnk, k)
+
+
+def popularity_sum(rnk: pl.Expr, irows: pl.Expr, iusers: pl.Expr, k: int | None, popularity: str) -> pl.Expr:
+    """Σ_{rnk ≤ k} the item's training rows (``interactions``) or distinct users (``users``)."""
+    return _listed_sum((irows if popularity == "interactions" else iusers).cast(pl.Float64), rnk, k)
+
+
+def unseen_sum(rnk: pl.Expr, seen: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} [the user has no training row of the item]."""
+    return _listed_sum((~seen).cast(pl.Float64), rnk, k)
+
+
+def discount_sum(rnk: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} 1 / log2(rnk + 1)."""
+    return _listed_sum(_rank_discount(rnk), rnk, k)
+
+
+def epc_sum(rel: pl.Expr, rnk: pl.Expr, iusers: pl.Expr, nusers: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k, relevant} (1 − iusers / nusers) / log2(rnk + 1)."""
+    novelty = 1.0 - iusers.cast(pl.Float64) / nusers
+    return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
+
+
+def efd_sum(
+    rel: pl.Expr, rnk: pl.Expr, iusers: pl.Expr, npairs: pl.Expr, minusers: pl.Expr, t: float, k: int | None
+) -> pl.Expr:
+    """Σ_{rnk ≤ k, relevant} −log2(max(iusers, minusers) / npairs) / log2(rnk + 1)."""
+    novelty = -(pl.max_horizontal(iusers, minusers).cast(pl.Float64) / npairs).log(2)
+    return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
+
+
+def train_total(nusers: pl.Expr, nrows: pl.Expr, npairs: pl.Expr, total: str) -> pl.Expr:
+    """The training's distinct users, rows or (user, item) pairs (the same on every row)."""
+    return {"users": nusers, "rows": nrows, "pairs": npairs}[total].first().cast(pl.Float64)
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 
@@ -782,6 +833,11 @@ def greatest(a: pl.Expr, b: pl.Expr) -> pl.Expr:
 
 def floor(a: pl.Expr) -> pl.Expr:
     return a.floor()
+
+
+def log2(a: pl.Expr) -> pl.Expr:
+    """log2(a), NULL where a ≤ 0."""
+    return pl.when(a > 0).then(a.cast(pl.Float64).log(2))
 
 
 def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:

@@ -34,6 +34,7 @@ from rankwise.primitives import (
     RunIdealRank,
     RunIdealValue,
     Step,
+    TRAIN_COLUMNS,
     Value,
     declared,
     fold,
@@ -132,7 +133,10 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     return f"{name}({', '.join(args)})"
 
 
-_ROW_COLUMNS = {"rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost"}
+_ROW_COLUMNS = {
+    "rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost",
+    **{name: name for name in TRAIN_COLUMNS},
+}
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -157,6 +161,8 @@ class _Compiler:
         """Values of the run-ordered ideal (joined to the ranked rows by document): columns."""
         self.run_ideal_parts: set[bool] = set()
         """The parts (rankings) whose rows read them."""
+        self.train = False
+        """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -199,6 +205,7 @@ class _Compiler:
         aggs = self.parts.setdefault(part, {})
         if node not in aggs:
             self.run_sql(node, part)  # registers the columns it reads
+            self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
@@ -306,7 +313,7 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
-    docs: bool = False,
+    docs: bool = False, train: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -340,6 +347,7 @@ def _ranking_cte(
     # drop the column where nothing reads it)
     # the run-ordered ideal breaks ties as the ranking does: under ties='input', by the run's order
     carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
+    carried += "".join(f"{c}, " for c in TRAIN_COLUMNS) if train else ""
     return (
         f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
@@ -350,7 +358,7 @@ def _ranking_cte(
 def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
-    subtopics_view: str | None = None, recursion: str = "",
+    subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -360,13 +368,14 @@ def build_sql(
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
         subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
+        train=None if train_view is None else quote(train_view),
     )
 
 
 def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
-    subtopics: str | None = None, recursion: str = "",
+    subtopics: str | None = None, recursion: str = "", train: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -392,9 +401,10 @@ def statement(
     # the run's order as given (INPUT_ORDER) is a tie key
     cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
     order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
+    train_ctes, train_cols, train_joins = _train_values(comp.train, train)
     joined = (
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order} FROM {run} AS r "
-        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id)"
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order}{train_cols} FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{train_joins})"
     )
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
@@ -453,6 +463,7 @@ def statement(
     if conv.missing == "ignore" and not from_full:
         ctes.append("base AS (SELECT qs.* FROM qs SEMI JOIN present USING (query_id))")
         base = "base"
+    ctes += train_ctes
     if not first:
         ctes.append(joined)
     joins = []
@@ -461,7 +472,7 @@ def statement(
         judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
-            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal)
+            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal, train=comp.train)
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
@@ -504,6 +515,34 @@ def statement(
     )
 
 
+
+
+def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
+    """The training interactions' values on the joined rows (``reads``: a metric reads them;
+    ``train``: the FROM fragment of the training rows, query_id = the user, doc_id = the item):
+    the CTEs (each item's distinct training users and rows, the totals, the (user, item) pairs),
+    the joined rows' columns (:data:`~rankwise.primitives.TRAIN_COLUMNS`) and their joins."""
+    if not reads:
+        return [], "", ""
+    if train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    ctes = [
+        f"rw_train_items AS (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, "
+        f"CAST(count(*) AS DOUBLE) AS irows FROM {train} GROUP BY doc_id)",
+        f"rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM {train}) AS nusers, "
+        "sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers FROM rw_train_items)",
+        f"rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM {train})",
+    ]
+    cols = (
+        ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, tt.nusers, tt.nrows, tt.npairs, "
+        "tt.minusers, ts.query_id IS NOT NULL AS seen"
+    )
+    joins = (
+        " LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id"
+        " LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id"
+        " CROSS JOIN rw_train_totals AS tt"
+    )
+    return ctes, cols, joins
 
 
 LISTED_JUDGMENTS = "listed_judgments"

@@ -139,10 +139,13 @@ def evaluate(
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
     paths = engine == "duckdb" and not segments
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
+        train = reading.read_train(columns)
+        check_train_needed(parsed, conv, train is not None)
         result, coverage = _evaluate(
             reading.source(run, "run", columns, run_format, paths=paths),
             reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
             parsed, engine, conv, columns, run_format, qrels_format, segments, duckdb_config, query_chunks,
+            train,
         )
     seen = _SEEN.get()
     if seen is None:
@@ -168,10 +171,26 @@ def coverage_seen() -> Iterator[list[Coverage]]:
         _SEEN.reset(token)
 
 
+def check_train_needed(metrics: Iterable[Metric], conv: Conventions, given: bool) -> None:
+    """A metric that reads the training interactions (any of its primitives reads a
+    :data:`~rankwise.primitives.TRAIN_COLUMNS` column) without ``train=`` is an error naming it."""
+    from rankwise.metrics.recipes import outputs
+    from rankwise.primitives import TRAIN_COLUMNS, leaves
+
+    if given:
+        return
+    for out in outputs(list(metrics), conv):
+        if any(set(leaf.reads) & set(TRAIN_COLUMNS) for leaf in leaves(out.tree)):
+            raise InvalidParameterError(
+                f"{out.label} reads the training interactions: pass train= (the (user, item) rows the "
+                "recommender learnt from: a frame, a path or a dict {user: [item, ...]})"
+            )
+
+
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
-    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None,
+    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -186,6 +205,11 @@ def _evaluate(
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
     if segments:
+        if train is not None:
+            raise InvalidParameterError(
+                "by= segments and train= do not go together: a user in several segments would be counted "
+                "once in each among the training users; evaluate each segment's run on its own"
+            )
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config,
@@ -197,14 +221,14 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks,
+            counted, zero, columns, query_chunks, train,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
-                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config
+                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -226,7 +250,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks)[0]
+                      segments, duckdb_config, query_chunks, train)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)

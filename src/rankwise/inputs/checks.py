@@ -216,6 +216,36 @@ def duplicate_error(kind: str, query: object, doc: object, where: str, hint: str
     )
 
 
+def check_train_schema(found: Mapping[str, TypeClass], found_raw: Mapping[str, str], columns: Columns) -> None:
+    """Raise if the training interactions (``train=``: one row per (user, item) interaction, the
+    user in the run's query column, the item in its doc column) lack an id column or hold one of
+    an unusable type."""
+    for name, keyword in ((columns.query_id, "query_id"), (columns.doc_id, "doc_id")):
+        if name not in found:
+            raise MissingColumnError.from_missing(
+                "the training interactions (train=)", name, list(found), keyword, kind="train",
+                default=getattr(Columns(), keyword),
+            )
+        if found[name] not in ("string", "integer"):
+            raise ColumnTypeError(
+                f"the training interactions' id column {name!r} must hold strings or integers, found type {found_raw[name]}"
+            )
+
+
+def check_train(rows: int, nulls: Mapping[str, int], columns: Columns) -> None:
+    """The training interactions' data: no row at all, or NULL ids (``nulls``: by keyword,
+    ``query_id`` and ``doc_id``), is an error naming the column."""
+    if rows == 0:
+        raise EmptyInputError("the training interactions (train=) are empty: no (user, item) row")
+    for keyword, count in nulls.items():
+        if count:
+            name = getattr(columns, keyword)
+            raise InvalidValueError(
+                f"the training interactions (train=) hold {count} NULL value(s) in their "
+                f"{'user' if keyword == 'query_id' else 'item'} column {name!r}"
+            )
+
+
 def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass], columns: Columns) -> tuple[bool, bool]:
     """Whether (query_id, doc_id) must be cast to strings because run and qrels disagree."""
     return (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import polars as pl
@@ -26,14 +26,15 @@ from rankwise.inputs.read import Source, to_frame, to_lazyframe
 
 Kind = Literal["run", "qrels"]
 
-KEYS: dict[Kind, tuple[str, ...]] = {
+KEYS: dict[str, tuple[str, ...]] = {
     "run": ("query_id", "doc_id", "score"),
     "qrels": ("query_id", "doc_id", "relevance"),
+    "train": ("query_id", "doc_id"),
 }
 """The column keywords each input's ``*_columns`` may rename."""
 
 
-def _check_columns(kind: Kind, mapping: object) -> dict[str, str] | None:
+def _check_columns(kind: str, mapping: object) -> dict[str, str] | None:
     if mapping is None:
         return None
     what = f"{kind}_columns"
@@ -82,10 +83,16 @@ class Reading(_FromOptions):
     qrels_columns: Mapping[str, str] | None = None
     run_names: Sequence[str] | None = None
     qrels_names: Sequence[str] | None = None
+    train: Any = field(default=None, compare=False)
+    """The training interactions (``train=``), as given; read by :meth:`read_train`."""
+    train_columns: Mapping[str, str] | None = None
+    """The training interactions' own names of the user and item columns (``query_id``,
+    ``doc_id``), e.g. ``{'query_id': 'user_id', 'doc_id': 'item_id'}``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
         object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
+        object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
         object.__setattr__(self, "run_names", _check_names("run", self.run_names))
         object.__setattr__(self, "qrels_names", _check_names("qrels", self.qrels_names))
 
@@ -117,6 +124,15 @@ class Reading(_FromOptions):
             return self.read(obj, kind, columns, fmt)
         return obj
 
+    def read_train(self, columns: Columns) -> pl.LazyFrame | None:
+        """The training interactions given (``train=``), read with their own column names
+        (``train_columns``); None when none were given."""
+        if self.train is None:
+            return None
+        from rankwise.inputs.interactions import read_train
+
+        return read_train(self.train, columns, self.train_columns)
+
     def without(self, kind: Kind) -> dict[str, Any]:
         """:meth:`as_options` without ``kind``'s options (once that input is prepared)."""
         return {key: value for key, value in self.as_options().items() if not key.startswith(f"{kind}_")}
@@ -127,6 +143,7 @@ class Reading(_FromOptions):
             key: value for key, value in (
                 ("run_columns", self.run_columns), ("qrels_columns", self.qrels_columns),
                 ("run_names", self.run_names), ("qrels_names", self.qrels_names),
+                ("train", self.train), ("train_columns", self.train_columns),
             ) if value is not None
         }
 

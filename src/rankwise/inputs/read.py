@@ -470,7 +470,7 @@ def _read(
     )
 
 
-def apply_rename(frame: Frame, kind: Kind, columns: Columns, rename: Mapping[str, str]) -> Frame:
+def apply_rename(frame: Frame, kind: str, columns: Columns, rename: Mapping[str, str]) -> Frame:
     """``frame`` with each column that ``rename`` names (keyword to the input's own name)
     renamed to the configured name. A column that is absent while the configured name is
     present is not renamed: that one is read (a TREC file or a dict of dicts, whose columns get

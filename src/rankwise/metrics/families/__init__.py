@@ -22,6 +22,7 @@ from rankwise.metrics.families import (
     gain,
     incomplete,
     judgments,
+    popularity,
     precision_recall,
     utility,
 )
@@ -39,5 +40,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     cwl.FAMILY,
     auc.FAMILY,
     diversity.FAMILY,
+    popularity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""

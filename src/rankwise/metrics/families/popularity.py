@@ -1,0 +1,172 @@
+"""Beyond accuracy, from the training interactions: how novel, how unseen and how popular each
+user's recommendations are. Every metric here reads ``train=`` (the (user, item) rows a
+recommender learnt from: the run's queries are its users, its documents the items), given to
+:func:`rankwise.evaluate` and every other entry point beside the qrels and the run.
+
+Each library computes these under its own name and with its own choices; each choice is a metric
+or a parameter here, never a silent one:
+
+- an item's popularity counts its training rows (rectools, RecBole: a user who interacted twice
+  counts twice) or its distinct training users (Elliot; ``popularity='users'``);
+- an item never in training counts as one user's (rectools' MIUF), 0 users (Elliot's EPC: novelty 1),
+  the rarest training item's (Elliot's EFD), or 0 (ARP);
+- the mean runs over the present items of the top k (rectools: min(k, n)) or over k (RePlay's
+  Surprisal: a short list scores less).
+
+A user the run lists nothing for (``missing='zero'``) has no value (NULL): the libraries score only
+the users they recommended to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from rankwise.metrics.families.shared import EMPTY, REL, nrel, shown, threshold, when_empty
+from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
+from rankwise.metrics.spec import MetricSpec, Param
+
+if TYPE_CHECKING:
+    from rankwise.primitives import Node
+
+POPULARITY = Param(
+    "popularity", str, "interactions",
+    "an item's popularity: its training rows ('interactions': rectools AvgRecPopularity, RecBole "
+    "AveragePopularity) or its distinct training users ('users': Elliot ARP)",
+    choices=("interactions", "users"),
+)
+NORMALIZE = Param(
+    "normalize", bool, False,
+    "divide by the training's rows (rectools AvgRecPopularity(normalize=True): each item's share of "
+    "the interactions)",
+)
+
+SPECS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        name="MIUF",
+        aliases=("MeanInvUserFreq",),
+        params=(),
+        cutoff="optional",
+        description="mean inverse user frequency: how rare among the training users the recommended items are "
+        "(rectools MeanInvUserFreq)",
+        formula="MIUF@k = Σ_{i ≤ min(k, n)} −log2(max(users(d_i), 1) / N) / min(k, n), users(d) the distinct "
+        "training users of item d (an item never in training counts as one user's), N the training's distinct "
+        "users, n the items listed; NULL for a user with no list",
+        citation="rectools MeanInvUserFreq; Zhou et al., Solving the apparent diversity-accuracy dilemma of "
+        "recommender systems, PNAS 2010",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="Surprisal",
+        aliases=(),
+        params=(),
+        cutoff="required",
+        description="RePlay's Surprisal: MIUF scaled to [0, 1] by log2 N and averaged over k (a list shorter "
+        "than k scores less)",
+        formula="Surprisal@k = Σ_{i ≤ min(k, n)} log2(N / max(users(d_i), 1)) / (k · log2 N) (an item never "
+        "in training weighs 1); NULL when N = 1 (log2 N = 0; RePlay's NaN) or the user has no list",
+        citation="RePlay Surprisal (replay.metrics.Surprisal); Zhou et al., PNAS 2010",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="ARP",
+        aliases=("AvgRecPopularity", "AveragePopularity"),
+        params=(POPULARITY, NORMALIZE),
+        cutoff="optional",
+        description="average recommendation popularity: the mean training popularity of the items listed "
+        "(rectools AvgRecPopularity, RecBole AveragePopularity, Elliot ARP)",
+        formula="ARP@k = Σ_{i ≤ min(k, n)} pop(d_i) / min(k, n), pop(d) the training rows of item d "
+        "(popularity='users': its distinct training users; 0 for an item never in training), divided by the "
+        "training's rows with normalize=True; NULL for a user with no list",
+        citation="rectools AvgRecPopularity; RecBole AveragePopularity; Elliot ARP; Abdollahpouri et al., "
+        "Managing popularity bias in recommender systems with personalized re-ranking, FLAIRS 2019",
+        empty_value=None,
+        better="neither",
+    ),
+    MetricSpec(
+        name="UnseenShare",
+        aliases=(),
+        params=(),
+        cutoff="optional",
+        description="the share of the items listed that the user has no training interaction with (RePlay's "
+        "Novelty)",
+        formula="UnseenShare@k = |{i ≤ min(k, n): (u, d_i) not in train}| / min(k, n); a user without training "
+        "rows scores 1 (RePlay scores only the training users); NULL for a user with no list",
+        citation="RePlay Novelty (replay.metrics.Novelty); Castells, Hurley & Vargas, Novelty and diversity in "
+        "recommender systems, Recommender Systems Handbook 2015",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="EPC",
+        aliases=(),
+        params=(REL, EMPTY),
+        cutoff="optional",
+        description="expected popularity complement: the rank-discounted novelty (share of training users who "
+        "have not seen the item) of the relevant items listed (Elliot EPC)",
+        formula="EPC@k = Σ_{i ≤ min(k, n), rel(d_i) ≥ rel} (1 − users(d_i) / N) / log2(i + 1) / Σ_{i ≤ min(k, "
+        "n)} 1 / log2(i + 1), users(d) the distinct training users of item d (0 for an item never in training), "
+        "N the training's distinct users; 0 when nothing is relevant (empty=; Elliot leaves such a user out: "
+        "empty='skip'); NULL for a user with no list",
+        citation="Elliot EPC; Vargas & Castells, Rank and relevance in novelty and diversity metrics for "
+        "recommender systems, RecSys 2011",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="EFD",
+        aliases=(),
+        params=(REL, EMPTY),
+        cutoff="optional",
+        description="expected free discovery: the rank-discounted self-information of the relevant items listed "
+        "(Elliot EFD)",
+        formula="EFD@k = Σ_{i ≤ min(k, n), rel(d_i) ≥ rel} −log2(max(users(d_i), m) / P) / log2(i + 1) / Σ_{i ≤ "
+        "min(k, n)} 1 / log2(i + 1), users(d) the distinct training users of item d, P = Σ_d users(d) (the "
+        "training's distinct (user, item) pairs), m the fewest users of a training item (an item never in "
+        "training takes the rarest one's novelty); 0 when nothing is relevant (empty=; Elliot: empty='skip'); "
+        "NULL for a user with no list",
+        citation="Elliot EFD; Vargas & Castells, RecSys 2011",
+        empty_value=None,
+    ),
+)
+
+
+def _mean(m: Measured, total: Node) -> Node:
+    """``total`` over the items listed within the cutoff, NULL for a user with no list."""
+    from rankwise.primitives import DivNull
+
+    return DivNull(total, shown(m))
+
+
+def _arp(m: Measured, p: Params) -> Node:
+    from rankwise.primitives import DivNull, PopularitySum, TrainTotal
+
+    value = _mean(m, PopularitySum(m.cutoff, str(p["popularity"])))  # type: ignore[arg-type]
+    return DivNull(value, TrainTotal("rows")) if p["normalize"] else value
+
+
+def _surprisal(m: Measured, p: Params) -> Node:
+    from rankwise.primitives import Const, DivNull, InvUserFreqSum, Log2, Mul, TrainTotal
+
+    return DivNull(InvUserFreqSum(m.cutoff), Mul(Const(float(m.cutoff or 0)), Log2(TrainTotal("users"))))
+
+
+def _discounted(m: Measured, p: Params, total: Node) -> Node:
+    """Elliot's rank-discounted relevant novelty ``total`` over the list's own discounts."""
+    from rankwise.primitives import DiscountSum, DivNull
+
+    return when_empty(m, p, nrel(p), DivNull(total, DiscountSum(m.cutoff)))
+
+
+def recipes() -> Mapping[str, Recipe]:
+    """The family's formulas over the primitives."""
+    from rankwise.primitives import EfdSum, EpcSum, InvUserFreqSum, UnseenSum
+
+    return {
+        "MIUF": lambda m, p: _mean(m, InvUserFreqSum(m.cutoff)),
+        "Surprisal": _surprisal,
+        "ARP": _arp,
+        "UnseenShare": lambda m, p: _mean(m, UnseenSum(m.cutoff)),
+        "EPC": lambda m, p: _discounted(m, p, EpcSum(threshold(p), m.cutoff)),
+        "EFD": lambda m, p: _discounted(m, p, EfdSum(threshold(p), m.cutoff)),
+    }
+
+
+FAMILY = MetricFamily(name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes)

@@ -1,0 +1,91 @@
+"""The primitives of the popularity family (beyond accuracy): per-query sums over the ranked rows
+of values of each row's item in the training interactions (``train=``): how many distinct users
+and rows it has there (``iusers``, ``irows``; 0 for an item never in training), whether the
+query's user has it (``seen``), and the training's totals (``nusers``, ``nrows``, ``npairs``,
+``minusers``), which every row carries. Their SQL macros are ``sql/50_popularity.sql``.
+
+Each sum runs over the ranks ≤ k (k = None: every rank); a query with no ranked row sums to 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rankwise.primitives.core import Column, Primitive
+
+Popularity = Literal["interactions", "users"]
+"""An item's popularity: its training rows (rectools, RecBole) or its distinct training users
+(Elliot)."""
+Total = Literal["users", "rows", "pairs"]
+"""A total of the training interactions: distinct users, rows, distinct (user, item) pairs."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class InvUserFreqSum(Primitive):
+    """Σ_{rnk ≤ k} −log2(max(iusers, 1) / nusers): each item's self-information by its share of
+    the training users, an item never in training counted as one user's (rectools'
+    MeanInvUserFreq)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "iusers", "nusers")
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class PopularitySum(Primitive):
+    """Σ_{rnk ≤ k} pop(item): the training rows (``interactions``) or distinct training users
+    (``users``) of each item, 0 for an item never in training."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "irows", "iusers")
+    k: int | None
+    popularity: Popularity
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class UnseenSum(Primitive):
+    """Σ_{rnk ≤ k} [the query's user has no training row of the item]."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "seen")
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class DiscountSum(Primitive):
+    """Σ_{rnk ≤ k} 1 / log2(rnk + 1): the ranked list's own discounts (Elliot's EPC and EFD
+    normalise by them)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class EpcSum(Primitive):
+    """Σ_{rnk ≤ k, relevance ≥ t} (1 − iusers / nusers) / log2(rnk + 1): the relevant items'
+    novelty as the share of training users who have not seen them, discounted by rank
+    (Vargas & Castells 2011, Elliot's EPC)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "iusers", "nusers")
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class EfdSum(Primitive):
+    """Σ_{rnk ≤ k, relevance ≥ t} −log2(max(iusers, minusers) / npairs) / log2(rnk + 1): the
+    relevant items' self-information by their share of the training's (user, item) pairs, an
+    item never in training taking the rarest training item's (Vargas & Castells 2011, Elliot's
+    EFD)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "iusers", "npairs", "minusers")
+    t: float
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TrainTotal(Primitive):
+    """A total of the training interactions (the same on every row): its distinct users, rows or
+    (user, item) pairs; NULL for a query with no ranked row."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("nusers", "nrows", "npairs")
+    empty: ClassVar[float | str | None] = None
+    order_free: ClassVar[bool] = True
+    total: Total
