@@ -12,6 +12,14 @@ CREATE OR REPLACE TEMP MACRO rw_rank_discount(rnk) AS 1.0 / log2(rnk::DOUBLE + 1
 CREATE OR REPLACE TEMP MACRO rw_inv_user_freq_sum(rnk, iusers, nusers, k) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k) THEN -log2(greatest(iusers, 1.0) / nusers) ELSE 0.0 END), 0.0)::DOUBLE;
 
+-- Σ_{rnk <= k} (1 for an item never in training, else log2(nusers / iusers) / log2(nusers)) (RePlay's
+-- Surprisal); NULL when nusers = 1 and a training item is listed within k (RePlay's 0 / 0).
+CREATE OR REPLACE TEMP MACRO rw_surprisal_sum(rnk, iusers, nusers, k) AS
+    CASE WHEN count(*) FILTER (WHERE rw_within(rnk, k) AND iusers > 0 AND nusers = 1) > 0 THEN NULL
+         ELSE coalesce(sum(CASE WHEN NOT rw_within(rnk, k) THEN 0.0 WHEN iusers = 0 THEN 1.0
+                                WHEN nusers = 1 THEN 0.0 ELSE log2(nusers / iusers) / log2(nusers) END), 0.0)
+    END::DOUBLE;
+
 -- Σ_{rnk <= k} the item's training rows ('interactions') or distinct training users ('users').
 CREATE OR REPLACE TEMP MACRO rw_popularity_sum(rnk, irows, iusers, k, popularity) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k)
@@ -40,3 +48,13 @@ CREATE OR REPLACE TEMP MACRO rw_efd_sum(rel, rnk, iusers, npairs, minusers, t, k
 -- A total of the training interactions (the same on every row; NULL over no row).
 CREATE OR REPLACE TEMP MACRO rw_train_total(nusers, nrows, npairs, total) AS
     (CASE WHEN total = 'users' THEN max(nusers) WHEN total = 'rows' THEN max(nrows) ELSE max(npairs) END)::DOUBLE;
+
+-- The training interactions' data check (to_sql's train table): true, or an error naming the fault
+-- (rankwise.inputs.checks.check_train's words): no row at all, NULL users, NULL items.
+CREATE OR REPLACE TEMP MACRO rw_train_ok(n, null_users, null_items, user_name, item_name) AS
+    CASE WHEN n = 0 THEN error('rankwise: the training interactions (train=) are empty: no (user, item) row')
+         WHEN null_users > 0 THEN error('rankwise: the training interactions (train=) hold ' || CAST(null_users AS VARCHAR)
+                                        || ' NULL value(s) in their user column ''' || user_name || '''')
+         WHEN null_items > 0 THEN error('rankwise: the training interactions (train=) hold ' || CAST(null_items AS VARCHAR)
+                                        || ' NULL value(s) in their item column ''' || item_name || '''')
+         ELSE true END;

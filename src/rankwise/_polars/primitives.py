@@ -641,6 +641,15 @@ def inv_user_freq_sum(rnk: pl.Expr, iusers: pl.Expr, nusers: pl.Expr, k: int | N
     return _listed_sum(-(pl.max_horizontal(iusers, 1).cast(pl.Float64) / nusers).log(2), rnk, k)
 
 
+def surprisal_sum(rnk: pl.Expr, iusers: pl.Expr, nusers: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} (1 for an item never in training, else log2(nusers / iusers) / log2(nusers));
+    NULL when nusers = 1 and a training item is listed within k."""
+    n = nusers.cast(pl.Float64)
+    weight = pl.when(iusers == 0).then(1.0).otherwise((n / iusers.cast(pl.Float64)).log(2) / n.log(2))
+    undefined = (within(rnk, k) & (iusers > 0) & (nusers == 1)).any()
+    return pl.when(undefined).then(None).otherwise(_listed_sum(weight.fill_nan(0.0), rnk, k))
+
+
 def popularity_sum(rnk: pl.Expr, irows: pl.Expr, iusers: pl.Expr, k: int | None, popularity: str) -> pl.Expr:
     """Σ_{rnk ≤ k} the item's training rows (``interactions``) or distinct users (``users``)."""
     return _listed_sum((irows if popularity == "interactions" else iusers).cast(pl.Float64), rnk, k)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Annotated, Any, Literal, cast, overload
@@ -171,20 +171,17 @@ def coverage_seen() -> Iterator[list[Coverage]]:
         _SEEN.reset(token)
 
 
-def check_train_needed(metrics: Iterable[Metric], conv: Conventions, given: bool) -> None:
-    """A metric that reads the training interactions (any of its primitives reads a
-    :data:`~rankwise.primitives.TRAIN_COLUMNS` column) without ``train=`` is an error naming it."""
-    from rankwise.metrics.recipes import outputs
-    from rankwise.primitives import TRAIN_COLUMNS, leaves
+def check_train_needed(metrics: Sequence[Metric], conv: Conventions, given: bool) -> None:
+    """A metric that reads the training interactions (:func:`~rankwise.metrics.recipes.reading_train`)
+    without ``train=`` is an error naming it."""
+    from rankwise.metrics.recipes import reading_train
 
-    if given:
-        return
-    for out in outputs(list(metrics), conv):
-        if any(set(leaf.reads) & set(TRAIN_COLUMNS) for leaf in leaves(out.tree)):
-            raise InvalidParameterError(
-                f"{out.label} reads the training interactions: pass train= (the (user, item) rows the "
-                "recommender learnt from: a frame, a path or a dict {user: [item, ...]})"
-            )
+    reading = [] if given else reading_train(metrics, conv)
+    if reading:
+        raise InvalidParameterError(
+            f"{reading[0]} reads the training interactions: pass train= (the (user, item) rows the "
+            "recommender learnt from: a frame, a path or a dict {user: [item, ...]})"
+        )
 
 
 def _evaluate(

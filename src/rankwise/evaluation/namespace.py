@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
@@ -42,14 +42,19 @@ class IRFrame:
         self,
         qrels: Any,
         metrics: str | Metric | Iterable[str | Metric],
+        *,
+        train: Any = None,
+        train_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
-        keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`)."""
+        keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`; ``train``, the
+        training interactions the popularity family reads, and ``train_columns``, their names)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
-        return evaluate(qrels, self._df, metrics, engine="polars", **options)
+        given = {"train": train, "train_columns": train_columns}
+        return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
     def summarize(self, by: str | Iterable[str] | None = None) -> pl.DataFrame:
         """Aggregate a per-query result frame; see :func:`rankwise.summarize`."""
@@ -72,6 +77,8 @@ class IRLazyFrame:
         metrics: str | Metric | Iterable[str | Metric],
         *,
         check_data: bool = True,
+        train: Any = None,
+        train_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -82,8 +89,12 @@ class IRLazyFrame:
         scan. Run queries without judgments are left out without the warning
         :func:`rankwise.evaluate` gives.
         """
+        from dataclasses import replace
+
         from rankwise._polars.engine import evaluate_lazy
-        from rankwise._polars.prepare import prepare
+        from rankwise._polars.prepare import checked_train, prepare
+        from rankwise.evaluation.evaluate import check_train_needed
+        from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
         from rankwise.names.presets import resolve
@@ -92,8 +103,12 @@ class IRLazyFrame:
         parsed, options = cast("tuple[list[Metric], EvaluationOptions]", resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
+        training = Reading(train=train, train_columns=train_columns).read_train(columns)
+        check_train_needed(parsed, conv, training is not None)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
-            diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input",
+            diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=training,
         )
+        if check_data and prep.train is not None:
+            prep = replace(prep, train=checked_train(prep.train, columns))
         return evaluate_lazy(prep, parsed, conv, columns)

@@ -26,7 +26,7 @@ from rankwise.conventions import (
 )
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, statement_sql
-from rankwise.inputs.checks import Kind, TypeClass, check_schema, ids_as_strings
+from rankwise.inputs.checks import Kind, TypeClass, check_schema, check_train_schema, ids_as_strings
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
 
@@ -85,6 +85,7 @@ def evaluate(
     metrics: str | Metric | Iterable[str | Metric],
     *,
     check: bool = True,
+    train: Any = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -115,13 +116,23 @@ def evaluate(
     ``ties='input'``: the run's rows are numbered before that shuffle, in the DataFrame's
     order as given (``monotonically_increasing_id()``: its partitions in order, each partition's
     rows in their order; a DataFrame read from files holds their rows in file order, one that
-    has been shuffled (a join, a ``repartition``) in no order Spark promises)."""
+    has been shuffled (a join, a ``repartition``) in no order Spark promises).
+
+    ``train``: a DataFrame of the training interactions (one row per (user, item) interaction,
+    the user in the run's query column, the item in its doc column), which the popularity
+    family's metrics read (MIUF, ARP, EPC, ...)."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
     run_types = _check_schema(run, "run", columns)
     qrels_types = _check_schema(qrels, "qrels", columns)
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+    if train is not None:
+        fields = train.schema.fields
+        train_types = {f.name: _type_class(f.dataType) for f in fields}
+        check_train_schema(train_types, {f.name: f.dataType.simpleString() for f in fields}, columns)
+        q_train, d_train = ids_as_strings(run_types, train_types, columns)
+        q_str, d_str = q_str or q_train, d_str or d_train
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -135,7 +146,11 @@ def evaluate(
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
     qrels.createOrReplaceTempView(qrels_view)
-    sql = statement_sql(parsed, "spark", run_view, qrels_view, check, resolved, input_order=order)
+    train_view = None
+    if train is not None:
+        train_view = f"rw_train_{suffix}"
+        _as_strings(train, text_ids).createOrReplaceTempView(train_view)
+    sql = statement_sql(parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view)
     return run.sparkSession.sql(sql)
 
 

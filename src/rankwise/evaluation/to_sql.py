@@ -40,6 +40,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
+from rankwise.metrics.recipes import reading_train
 from rankwise.names.presets import resolve
 
 
@@ -112,6 +113,24 @@ def _head(
     ]
 
 
+def _train_head(dialect: Dialect, train: str, columns: Columns, check: bool) -> list[str]:
+    """The CTE ``rw_train``: the training interactions as (query_id, doc_id), with ``check``
+    only once their check (``rw_train_ok`` of ``sql/50_popularity.sql``) has passed."""
+    q = quoter(dialect)
+    select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id "
+        f"FROM {table_name(train, q, 'train table')}"
+    )
+    if not check:
+        return [f"rw_train AS ({select})"]
+    return [
+        f"rw_train_input AS ({select})",
+        "rw_train_check AS (SELECT rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), "
+        f"{literal(columns.query_id)}, {literal(columns.doc_id)}) AS ok FROM rw_train_input)",
+        "rw_train AS (SELECT * FROM rw_train_input WHERE (SELECT ok FROM rw_train_check))",
+    ]
+
+
 @checked
 def to_sql(
     metrics: str | Metric | Iterable[str | Metric],
@@ -120,6 +139,7 @@ def to_sql(
     run: str = "run",
     qrels: str = "qrels",
     check: bool = True,
+    train: str | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -136,13 +156,18 @@ def to_sql(
     ``ties='input'``: the run table's rows are numbered in the order its scan yields them
     (DuckDB: ``row_number() OVER ()``, in insertion order while ``preserve_insertion_order``
     is on, DuckDB's default; Spark: ``monotonically_increasing_id()``, the partitions in
-    order): SQL tables have no order beyond that."""
-    return statement_sql(metrics, dialect, run, qrels, check, options)
+    order): SQL tables have no order beyond that.
+
+    ``train``: the table of the training interactions (one row per (user, item) interaction, the
+    user in the ``query_id`` column, the item in ``doc_id``, as the run names them), which the
+    popularity family's metrics read (MIUF, ARP, EPC, ...); with ``check=True`` the statement
+    also fails on an empty table or a NULL id in it."""
+    return statement_sql(metrics, dialect, run, qrels, check, options, train=train)
 
 
 def statement_sql(
     metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
-    options: Mapping[str, Any], input_order: str | None = None,
+    options: Mapping[str, Any], input_order: str | None = None, train: str | None = None,
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -157,9 +182,16 @@ def statement_sql(
     if conv.ties == "input":
         numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
     head = _head(dialect, run, qrels, columns, check, numbered)
+    if train is not None:
+        head += _train_head(dialect, train, columns, check)
+    elif reading_train(parsed, conv):
+        raise InvalidParameterError(
+            f"{reading_train(parsed, conv)[0]} reads the training interactions: pass train= (the table's name)"
+        )
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
+        train_view=None if train is None else "rw_train",
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

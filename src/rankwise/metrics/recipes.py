@@ -144,3 +144,13 @@ def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]
     from rankwise.primitives import INTENT_SIDES, leaves
 
     return [o.label for o in outputs(metrics, conv) if any(leaf.side in INTENT_SIDES for leaf in leaves(o.tree))]
+
+
+def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
+    """The labels of the ``metrics`` that read the training interactions (``train=``: their trees
+    hold a primitive that reads a :data:`~rankwise.primitives.TRAIN_COLUMNS` column)."""
+    from rankwise.primitives import TRAIN_COLUMNS, leaves
+
+    train = set(TRAIN_COLUMNS)
+    return [o.label for o in outputs(metrics, conv) if any(train & set(leaf.reads) for leaf in leaves(o.tree))]
+

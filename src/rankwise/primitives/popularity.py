@@ -31,6 +31,17 @@ class InvUserFreqSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class SurprisalSum(Primitive):
+    """Σ_{rnk ≤ k} w(item), w = log2(nusers / iusers) / log2(nusers) for an item in training, 1
+    for one never in training (RePlay's Surprisal); NULL when a training item is listed and
+    nusers = 1 (0 / 0: RePlay's NaN), and for a query with no ranked row."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "iusers", "nusers")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class PopularitySum(Primitive):
     """Σ_{rnk ≤ k} pop(item): the training rows (``interactions``) or distinct training users
     (``users``) of each item, 0 for an item never in training."""

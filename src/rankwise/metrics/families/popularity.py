@@ -62,8 +62,9 @@ SPECS: tuple[MetricSpec, ...] = (
         cutoff="required",
         description="RePlay's Surprisal: MIUF scaled to [0, 1] by log2 N and averaged over k (a list shorter "
         "than k scores less)",
-        formula="Surprisal@k = Σ_{i ≤ min(k, n)} log2(N / max(users(d_i), 1)) / (k · log2 N) (an item never "
-        "in training weighs 1); NULL when N = 1 (log2 N = 0; RePlay's NaN) or the user has no list",
+        formula="Surprisal@k = Σ_{i ≤ min(k, n)} w(d_i) / k, w(d) = log2(N / users(d)) / log2 N, 1 for an item "
+        "never in training (= MIUF's term / log2 N); NULL when N = 1 and a training item is listed (0 / 0; "
+        "RePlay's NaN) or the user has no list",
         citation="RePlay Surprisal (replay.metrics.Surprisal); Zhou et al., PNAS 2010",
         empty_value=None,
     ),
@@ -143,9 +144,10 @@ def _arp(m: Measured, p: Params) -> Node:
 
 
 def _surprisal(m: Measured, p: Params) -> Node:
-    from rankwise.primitives import Const, DivNull, InvUserFreqSum, Log2, Mul, TrainTotal
+    """Σ w over k (NULL for a user with no list: the sum's own empty value)."""
+    from rankwise.primitives import Const, DivNull, SurprisalSum
 
-    return DivNull(InvUserFreqSum(m.cutoff), Mul(Const(float(m.cutoff or 0)), Log2(TrainTotal("users"))))
+    return DivNull(SurprisalSum(m.cutoff), Const(float(m.cutoff or 0)))
 
 
 def _discounted(m: Measured, p: Params, total: Node) -> Node:
