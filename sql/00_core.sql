@@ -109,5 +109,4 @@ CREATE OR REPLACE TEMP MACRO rw_mul(a, b) AS a * b;
 CREATE OR REPLACE TEMP MACRO rw_least(a, b) AS least(a, b);
 CREATE OR REPLACE TEMP MACRO rw_greatest(a, b) AS greatest(a, b);
 CREATE OR REPLACE TEMP MACRO rw_floor(a) AS floor(a);
-CREATE OR REPLACE TEMP MACRO rw_log2(a) AS CASE WHEN a > 0 THEN log2(a) ELSE NULL END;
 CREATE OR REPLACE TEMP MACRO rw_power(a, b) AS pow(a, b);

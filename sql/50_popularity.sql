@@ -45,9 +45,8 @@ CREATE OR REPLACE TEMP MACRO rw_efd_sum(rel, rnk, iusers, npairs, minusers, t, k
                       THEN -log2(greatest(iusers, minusers)::DOUBLE / npairs) * rw_rank_discount(rnk)
                       ELSE 0.0 END), 0.0)::DOUBLE;
 
--- A total of the training interactions (the same on every row; NULL over no row).
-CREATE OR REPLACE TEMP MACRO rw_train_total(nusers, nrows, npairs, total) AS
-    (CASE WHEN total = 'users' THEN max(nusers) WHEN total = 'rows' THEN max(nrows) ELSE max(npairs) END)::DOUBLE;
+-- The training interactions' rows (the same on every row; NULL over no row).
+CREATE OR REPLACE TEMP MACRO rw_train_rows(nrows) AS max(nrows)::DOUBLE;
 
 -- The training interactions' data check (to_sql's train table): true, or an error naming the fault
 -- (rankwise.inputs.checks.check_train's words): no row at all, NULL users, NULL items.

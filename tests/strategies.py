@@ -3,7 +3,7 @@ negative relevance, queries without relevant documents and queries missing on ei
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import polars as pl
@@ -27,6 +27,12 @@ class Case:
     def qrels_frame(self) -> pl.DataFrame:
         rows = [(q, d, r) for q, docs in self.qrels.items() for d, r in docs.items()]
         return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row")
+
+    train: list[tuple[str, str]] = field(default_factory=lambda: [("q1", "d1")])
+    """Training interactions (user, item), repeats kept, for the metrics that read them."""
+
+    def train_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self.train, schema={"query_id": pl.String, "doc_id": pl.String}, orient="row")
 
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
@@ -53,7 +59,10 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         q: draw(st.dictionaries(st.sampled_from(docs), st.integers(0 if nonnegative else -1, 3), min_size=1, max_size=len(docs)))
         for q in qrels_queries
     }
-    return Case(run, qrels)
+    # training interactions: users among the queries and others, items among the documents and
+    # others (never listed), repeats
+    train = draw(st.lists(st.tuples(st.sampled_from([*QUERY_IDS, "u9"]), st.sampled_from([*docs, "t1", "t2"])), min_size=1, max_size=15))
+    return Case(run, qrels, train)
 
 
 def frames_of(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise.metrics.recipes import RECIPES, recipe
+from rankwise.metrics.recipes import RECIPES, reading_train, recipe
 from rankwise.metrics.registry import SPECS
 from rankwise.primitives import Primitive, declared, leaves, qrels_needs
 from tests.conftest import first_judgments, greedy_ideal, run_on
@@ -27,9 +27,10 @@ def test_every_spec_has_a_recipe_and_every_primitive_is_used() -> None:
     assert set(RECIPES) == {s.name for s in SPECS}
     used: set[type] = set()
     for spec in SPECS:
-        # the defaults, then each choice of each parameter that has choices
+        # the defaults, then each choice of each parameter that has choices, and each flag flipped
         variants: list[dict[str, Any]] = [{}]
         variants += [{p.name: c} for p in spec.params if p.choices for c in p.choices]
+        variants += [{p.name: not p.default} for p in spec.params if p.kind is bool]
         for params in variants:
             cutoff = 10 if spec.cutoff != "none" else None
             m = rw.metric.make_metric(spec, params, cutoff)
@@ -55,6 +56,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     names = [repr(m) for m in chosen]
     kw = dict(ties=ties, missing=missing, max_rank=max_rank, rel=rel, judged_only=judged_only)
     run, qrels = case.run_frame(), case.qrels_frame()
+    kw["train"] = case.train_frame()  # read by the popularity family's metrics
     results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         # 1e-12, relative to the value beyond 1: the C/W/L residuals (e.g. IFTRate's ResETU,
@@ -81,6 +83,8 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance
     qrels = rw.io.read_trec(conf / "qrels.test", "qrels", rw.Columns())
     if greedy_ideal(metric):
         qrels = first_judgments(qrels)
-    results = [run_on(e, qrels, run, [m], missing="zero") for e in ("polars", "polars-lazy", "duckdb")]
+    # the training interactions of the popularity family: the judgments' (user, item) pairs
+    train = {"train": qrels.select("query_id", "doc_id")} if reading_train([metric], rw.Conventions()) else {}
+    results = [run_on(e, qrels, run, [m], missing="zero", **train) for e in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -679,9 +679,9 @@ def efd_sum(
     return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
 
 
-def train_total(nusers: pl.Expr, nrows: pl.Expr, npairs: pl.Expr, total: str) -> pl.Expr:
-    """The training's distinct users, rows or (user, item) pairs (the same on every row)."""
-    return {"users": nusers, "rows": nrows, "pairs": npairs}[total].first().cast(pl.Float64)
+def train_rows(nrows: pl.Expr) -> pl.Expr:
+    """The training's rows (the same on every row)."""
+    return nrows.first().cast(pl.Float64)
 
 
 # -- qrels primitives ------------------------------------------------------------------------
@@ -842,11 +842,6 @@ def greatest(a: pl.Expr, b: pl.Expr) -> pl.Expr:
 
 def floor(a: pl.Expr) -> pl.Expr:
     return a.floor()
-
-
-def log2(a: pl.Expr) -> pl.Expr:
-    """log2(a), NULL where a ≤ 0."""
-    return pl.when(a > 0).then(a.cast(pl.Float64).log(2))
 
 
 def power(a: pl.Expr, b: pl.Expr) -> pl.Expr:

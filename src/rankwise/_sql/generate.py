@@ -4,6 +4,8 @@
   (:data:`EVALUATE_METRICS`), with the cutoff as the macro's parameter ``k``;
 - ``rw_ndeval`` (``sql/90_evaluate.sql``): the same for ndeval's measures over subtopic qrels
   (:data:`NDEVAL_METRICS`);
+- ``rw_popularity`` (``sql/90_evaluate.sql``): the popularity family from a table of training
+  interactions (:data:`POPULARITY_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -31,9 +33,8 @@ from rankwise._sql.compiler import (
 )
 from rankwise._sql.macros import BUNDLE
 from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
-from rankwise.metrics.metric import make_metric
+from rankwise.metrics.metric import make_metric, parse_metric
 from rankwise.metrics.recipes import Output, outputs
-from rankwise.metrics.registry import get_spec
 from rankwise.primitives import Node, Op, Primitive
 
 EVALUATE_METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -63,13 +64,21 @@ def _symbolic(node: Node) -> Node:
     return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var, arg-type]
 
 
+def _macro_columns(metrics: tuple[tuple[str, str, bool], ...], conv: Conventions) -> list[Output]:
+    """A table macro's columns: each (label, metric string, takes the cutoff k) as an output whose
+    cutoff is the macro's parameter ``k``."""
+    cols: list[Output] = []
+    for label, name, cut in metrics:
+        parsed = parse_metric(f"{name}@1" if cut else name)
+        (out,) = outputs([make_metric(parsed.spec, dict(parsed.params), _K if cut else None)], conv)
+        cols.append(dataclasses.replace(out, label=label, tree=_symbolic(out.tree)))
+    return cols
+
+
 def evaluate_macro() -> str:
     """The ``rw_evaluate`` table macro."""
     conv = Conventions()
-    cols: list[Output] = []
-    for label, name, cut in EVALUATE_METRICS:
-        (out,) = outputs([make_metric(get_spec(name), {}, _K if cut else None)], conv)
-        cols.append(dataclasses.replace(out, label=label, tree=_symbolic(out.tree)))
+    cols = _macro_columns(EVALUATE_METRICS, conv)
     head = [
         "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
         "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
@@ -96,10 +105,7 @@ constant of k computed in Python, so they are not among them.)"""
 def ndeval_macro() -> str:
     """The ``rw_ndeval`` table macro: ndeval's measures over subtopic qrels."""
     conv = Conventions()
-    cols: list[Output] = []
-    for label, name, cut in NDEVAL_METRICS:
-        (out,) = outputs([make_metric(get_spec(name), {}, _K if cut else None)], conv)
-        cols.append(dataclasses.replace(out, label=label, tree=_symbolic(out.tree)))
+    cols = _macro_columns(NDEVAL_METRICS, conv)
     head = [
         "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
         "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
@@ -115,6 +121,36 @@ def ndeval_macro() -> str:
         "CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks := true) AS TABLE\n"
         + "\n".join("    " + line for line in sql.splitlines())
         + ";"
+    )
+
+
+POPULARITY_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("MIUF@k", "MIUF", True), ("Surprisal@k", "Surprisal", True), ("ARP@k", "ARP", True),
+    ("ARP(popularity='users')@k", "ARP(popularity='users')", True), ("UnseenShare@k", "UnseenShare", True),
+    ("EPC@k", "EPC", True), ("EFD@k", "EFD", True),
+)
+"""rw_popularity's columns: (label, metric, takes the cutoff k)."""
+
+
+def popularity_macro() -> str:
+    """The ``rw_popularity`` table macro: the popularity family from a table of training
+    interactions (query_id = the user, doc_id = the item)."""
+    conv = Conventions()
+    cols = _macro_columns(POPULARITY_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        "rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT "
+        "rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') "
+        "FROM query_table(train_table)))",
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", train="rw_train")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, k := 10, checks := true) "
+        "AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
     )
 
 
@@ -153,6 +189,7 @@ def check_ties() -> str:
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
     "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
+    "rw_popularity": ("90_evaluate.sql", popularity_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

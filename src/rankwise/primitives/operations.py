@@ -131,11 +131,6 @@ class Floor(Unary):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class Log2(Unary):
-    """log2(a), NULL where a ≤ 0."""
-
-
-@dataclass(frozen=True, repr=False, eq=False)
 class Power(Binary):
     """a^b."""
 

@@ -16,8 +16,6 @@ from rankwise.primitives.core import Column, Primitive
 Popularity = Literal["interactions", "users"]
 """An item's popularity: its training rows (rectools, RecBole) or its distinct training users
 (Elliot)."""
-Total = Literal["users", "rows", "pairs"]
-"""A total of the training interactions: distinct users, rows, distinct (user, item) pairs."""
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -92,11 +90,10 @@ class EfdSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class TrainTotal(Primitive):
-    """A total of the training interactions (the same on every row): its distinct users, rows or
-    (user, item) pairs; NULL for a query with no ranked row."""
+class TrainRows(Primitive):
+    """The training interactions' rows (the same on every row); NULL for a query with no ranked
+    row."""
 
-    reads: ClassVar[tuple[Column, ...]] = ("nusers", "nrows", "npairs")
+    reads: ClassVar[tuple[Column, ...]] = ("nrows",)
     empty: ClassVar[float | str | None] = None
     order_free: ClassVar[bool] = True
-    total: Total

@@ -137,10 +137,10 @@ def _mean(m: Measured, total: Node) -> Node:
 
 
 def _arp(m: Measured, p: Params) -> Node:
-    from rankwise.primitives import DivNull, PopularitySum, TrainTotal
+    from rankwise.primitives import DivNull, PopularitySum, TrainRows
 
     value = _mean(m, PopularitySum(m.cutoff, str(p["popularity"])))  # type: ignore[arg-type]
-    return DivNull(value, TrainTotal("rows")) if p["normalize"] else value
+    return DivNull(value, TrainRows()) if p["normalize"] else value
 
 
 def _surprisal(m: Measured, p: Params) -> Node:
