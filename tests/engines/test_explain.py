@@ -40,9 +40,10 @@ def test_explain_ends_in_the_evaluated_value(case: Case, metric: str) -> None:
 def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     """Every registered metric (random parameters): the last row's value is evaluate()'s."""
     run, qrels = case.run_frame(), case.qrels_frame()
-    per_query = rw.evaluate(qrels, run, [metric])
+    train = case.train_frame()  # read by the popularity family's metrics
+    per_query = rw.evaluate(qrels, run, [metric], train=train)
     for query, expected in per_query.select("query_id", metric.label).iter_rows():
-        table = rw.explain(qrels, run, metric, query)
+        table = rw.explain(qrels, run, metric, query, train=train)
         assert table.height, (metric, query)
         got = table["value"][-1]
         if isinstance(expected, str):

@@ -247,7 +247,19 @@ def test_diversity_measures_are_refused_by_name() -> None:
     for name in ("alpha_nDCG@20", "ERR_IA@20", "NRBP", "nNRBP", "AP_IA", "P_IA@10", "StRecall@10", "nERR_IA@5"):
         with pytest.raises(rw.InvalidParameterError, match=f"{name.split('@')[0]}.* cannot be a metric expression \\(Polars or SQL\\)"):
             rw.expr(name)
-    assert set(NOT_EXPRESSIBLE) == {"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall"}
+    assert set(NOT_EXPRESSIBLE) == {
+        "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
+        "MIUF", "Surprisal", "ARP", "UnseenShare", "EPC", "EFD",
+    }
+
+
+def test_the_popularity_family_is_refused_by_name() -> None:
+    """It reads the training interactions of every user, which no group of a judged frame holds."""
+    for name in ("MIUF@10", "Surprisal@5", "ARP", "UnseenShare", "EPC", "EFD"):
+        with pytest.raises(rw.InvalidParameterError, match=rf"{name}.* cannot be a metric expression \(Polars or SQL\): it reads the training"):
+            rw.expr(name)
+        with pytest.raises(rw.InvalidParameterError, match=r"reads the training interactions"):
+            rw.sql_expr(name)
 
 
 def test_a_list_of_metrics_needs_exprs() -> None:

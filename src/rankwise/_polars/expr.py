@@ -123,7 +123,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.recipes import DIVERSITY_RECIPES, recipe, tree_of
+from rankwise.metrics.recipes import DIVERSITY_RECIPES, TRAIN_RECIPES, recipe, tree_of
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
@@ -147,9 +147,10 @@ PrecisionDenominator = Literal["k", "retrieved"]
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
-NOT_EXPRESSIBLE: tuple[str, ...] = tuple(DIVERSITY_RECIPES)
+NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES)
 """The metrics that are no expression over one (query, doc, relevance, score) frame: the
-diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking."""
+diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, and
+the popularity family, which reads the training interactions of every user."""
 
 
 class ExprOptions(TypedDict, total=False):
@@ -486,6 +487,11 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
 
 def check_expressible(m: Metric) -> None:
     """Refuse, naming it, a metric that is no expression over one judged frame."""
+    if m.spec.name in TRAIN_RECIPES:
+        raise InvalidParameterError(
+            f"{m.label} cannot be a metric expression (Polars or SQL): it reads the training interactions of every "
+            "user (an item's popularity), not one query's rows; use rw.evaluate(qrels, run, ..., train=...)"
+        )
     if m.spec.name in NOT_EXPRESSIBLE:
         raise InvalidParameterError(
             f"{m.label} cannot be a metric expression (Polars or SQL): it reads judgments per subtopic (query, subtopic, doc, "

@@ -111,7 +111,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.train:
-            rows = with_train_values(rows, prep.train)
+            rows = with_train_values(rows, prep.train, prep.seen)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -138,10 +138,11 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     return Plans(result, (run_counts, audit_counts(qstats)))
 
 
-def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None) -> pl.LazyFrame:
+def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """The ranked rows with the training interactions' values (:data:`~rankwise._polars.columns.TRAIN`):
     each item's distinct training users and rows (0 for an item never in training), the
-    training's totals, and whether the row's user has the item among its training rows."""
+    training's totals, and whether the row's user has the item among its training rows (among
+    ``seen``'s (query, item) pairs, default ``train``'s)."""
     if train is None:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
     t = TRAIN
@@ -152,7 +153,7 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None) -> pl.Lazy
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
         pl.col(t["iusers"]).min().alias(t["minusers"]),
     ).join(train.select(pl.col(Q).n_unique().cast(pl.Float64).alias(t["nusers"])), how="cross")
-    seen = train.select(Q, D).unique().with_columns(pl.lit(True).alias(t["seen"]))
+    seen = (train if seen is None else seen).select(Q, D).unique().with_columns(pl.lit(True).alias(t["seen"]))
     return (
         rows.join(per_item, on=D, how="left", maintain_order="left")
         .join(seen, on=[Q, D], how="left", maintain_order="left")

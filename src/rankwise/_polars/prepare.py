@@ -87,6 +87,9 @@ class Prepared:
     (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
     train: pl.LazyFrame | None = None
     """The training interactions (``__q, __d``: user, item), ids of the run's types; None: none given."""
+    seen: pl.LazyFrame | None = None
+    """The (query, item) pairs whose user has the item among its training rows (``__q, __d``);
+    None: those of :attr:`train` (``explain`` keys each cut ranking's query by its depth)."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:

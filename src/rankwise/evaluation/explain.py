@@ -47,7 +47,7 @@ import polars as pl
 from rankwise._polars import primitives as prim
 from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
-from rankwise._polars.prepare import Prepared, prepare
+from rankwise._polars.prepare import Prepared, checked_train, prepare
 from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,
@@ -59,6 +59,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
+from rankwise.evaluation.evaluate import check_train_needed
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -102,10 +103,14 @@ def explain(
     (out,) = outputs([m], conv)
     reading = Reading.from_options(options)
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
+        train = reading.read_train(columns)
+        check_train_needed([m], conv, train is not None)
         prep = prepare(
             reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
-            input_order=conv.ties == "input",
+            input_order=conv.ties == "input", train=train,
         )
+        if prep.train is not None:
+            prep = replace(prep, train=checked_train(prep.train, columns))
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():
@@ -309,6 +314,10 @@ def _values_by_depth(
         )
         qrels = judged.select(D, REL).join(cut.select("rank"), how="cross").select(pl.col("rank").alias(Q), D, REL)
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)
+        if prep.train is not None:  # the user's training items, for each cut ranking's query
+            cuts.seen = prep.train.filter(_is_query(judged[Q][0])).select(D).join(
+                cut.select(pl.col("rank").alias(Q)).lazy(), how="cross"
+            )
         if subtopics is not None:  # subtopic qrels: each cut ranking's query holds them too
             cuts.subtopics = subtopics.join(cut.select("rank").lazy(), how="cross").select(
                 pl.col("rank").alias(Q), D, SUB, REL

@@ -22,6 +22,7 @@ from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
+from rankwise.metrics.families import popularity as _popularity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
 from rankwise.metrics.families.judgments import RELSTRING_DEFAULT_K
@@ -32,9 +33,9 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "CwlModel", "Output", "Recipe",
-    "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
-    "reading_subtopics", "recipe", "tree_of",
+    "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
+    "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
+    "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
 
 
@@ -54,6 +55,8 @@ RECIPES: dict[str, Recipe] = _recipes()
 """Every metric's recipe by spec name, in registry order (each family's, from its module)."""
 
 DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _diversity.SPECS}
+TRAIN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _popularity.SPECS}
+"""The popularity family's recipes: they read the training interactions (``train=``)."""
 """The diversity recipes (ndeval's measures: subtopic judgments, the greedy ideal)."""
 
 
