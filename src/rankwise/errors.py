@@ -300,7 +300,8 @@ def pass_hint(keyword: str, value: object, kind: str | None = None) -> str:
     ('pass --qrels-query-id-col qid', 'pass --run-names query_id,doc_id,score')
     """
     style = _HINT_STYLE.get()
-    per_file = kind in ("run", "qrels") and keyword in FILE_COLUMNS and style != "keywords"
+    # the training interactions' columns are named by their own keyword in every interface
+    per_file = keyword in FILE_COLUMNS and (kind == "train" or (kind in ("run", "qrels") and style != "keywords"))
     if style != "flags":
         if per_file:
             return f"pass {kind}_columns={ {keyword: value}!r}"
@@ -345,7 +346,7 @@ def in_syntax(python: str, command_line: str) -> str:
 
 def _flag(keyword: str, value: object) -> str:
     flag = "--" + keyword.replace("_", "-")
-    if keyword.removeprefix("run_").removeprefix("qrels_") in COLUMN_FLAGS:
+    if keyword.removeprefix("run_").removeprefix("qrels_").removeprefix("train_") in COLUMN_FLAGS:
         flag += "-col"
     text = ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
     return f"pass {flag} {shlex.quote(text)}"

@@ -232,7 +232,7 @@ def test_integer_training_ids_meet_string_run_ids(engine: str) -> None:
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_a_metric_reading_train_without_it_is_refused(engine: str) -> None:
-    with pytest.raises(rw.InvalidParameterError, match=r"MIUF@5 reads the training interactions: pass train="):
+    with pytest.raises(rw.InvalidParameterError, match=r"MIUF@5 reads the training interactions, the \(user, item\) rows .*: pass train="):
         rw.evaluate(QRELS, RUN, ["nDCG", "MIUF@5"], engine=engine)
     with pytest.raises(rw.InvalidParameterError, match=r"EPC reads the training interactions: pass train="):
         rw.to_sql(["EPC"])
@@ -270,3 +270,46 @@ def test_spark(spark: Any) -> None:
     got = from_spark(rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), metrics, train=to_spark(spark, train)))
     want = rw.evaluate(QRELS, RUN, metrics, train=train)
     assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+# -- the other entry points: compare, explain, the command line ------------------------------------
+def test_compare_and_explain_read_train() -> None:
+    train = _train_rows()
+    other = RUN.with_columns(pl.Series("score", [1.0, 2.0, 3.0, 1.0]))
+    compared = rw.compare(QRELS, {"a": RUN, "b": other}, ["MIUF", "UnseenShare"], train=train)
+    means = rw.summarize(rw.evaluate(QRELS, other, ["MIUF", "UnseenShare"], train=train))
+    assert compared.filter(pl.col("metric") == "MIUF")["mean"].item() == pytest.approx(means["MIUF"].item())
+    table = rw.explain(QRELS, RUN, "UnseenShare", "u1", train=train)
+    assert table["doc_id"].to_list() == ["a", "b", "z"]
+    assert table["value"].to_list() == pytest.approx([0.0, 0.0, 1 / 3])
+
+
+def test_command_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    QRELS.write_parquet(tmp_path / "qrels.parquet")
+    RUN.write_parquet(tmp_path / "run.parquet")
+    pl.DataFrame(_train_rows(), schema=["user", "doc_id"], orient="row").write_csv(tmp_path / "train.csv")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "rankwise.cli", "eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args],
+            capture_output=True, text=True, check=False,
+        )
+
+    done = cli("-m", "MIUF", "-m", "UnseenShare", "--train", str(tmp_path / "train.csv"), "--train-query-id-col", "user",
+               "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(done.stdout.encode())
+    want = rw.summarize(rw.evaluate(QRELS, RUN, ["MIUF", "UnseenShare"], train=TRAIN))
+    assert got["MIUF"].item() == pytest.approx(want["MIUF"].item())
+    missing = cli("-m", "MIUF")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (
+        "rankwise: error: MIUF reads the training interactions, the (user, item) rows the recommender learnt from: "
+        "pass --train FILE"
+    )
+    unnamed = cli("-m", "MIUF", "--train", str(tmp_path / "train.csv"))
+    assert unnamed.returncode == 2
+    assert "has no column 'query_id'. Did you mean 'user'? (pass --train-query-id-col user)" in unnamed.stderr

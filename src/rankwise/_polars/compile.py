@@ -22,6 +22,7 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     INTENT_SIDES,
+    TRAIN_COLUMNS,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -30,7 +31,6 @@ from rankwise.primitives import (
     Primitive,
     QrelsPrimitive,
     RowValue,
-    TRAIN_COLUMNS,
     RunIdealValue,
     Step,
     declared,

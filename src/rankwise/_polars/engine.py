@@ -28,9 +28,9 @@ own:
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -38,7 +38,13 @@ import polars as pl
 
 from rankwise._polars.chunks import query_groups
 from rankwise._polars.plan import evaluation_plans
-from rankwise._polars.prepare import Prepared, check_run_costs, check_subtopics, checked_train, prepare
+from rankwise._polars.prepare import (
+    Prepared,
+    check_run_costs,
+    check_subtopics,
+    checked_train,
+    prepare,
+)
 from rankwise.conventions import Columns, Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import reading_subtopics

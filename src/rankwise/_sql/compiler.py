@@ -22,6 +22,7 @@ from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
+    TRAIN_COLUMNS,
     Bound,
     Gain,
     IdealPrefix,
@@ -34,7 +35,6 @@ from rankwise.primitives import (
     RunIdealRank,
     RunIdealValue,
     Step,
-    TRAIN_COLUMNS,
     Value,
     declared,
     fold,

@@ -187,6 +187,16 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
             help=f"column names of a CSV/TSV {kind} file without a header row, comma-separated, e.g. "
             + ("query_id,doc_id,score" if kind == "run" else "query_id,doc_id,relevance"),
         )
+    parser.add_argument(
+        "--train", help="the training interactions (one row per (user, item) interaction: a Parquet or CSV/TSV file, "
+        "a folder or a glob), read by the popularity family (MIUF, Surprisal, ARP, UnseenShare, EPC, EFD)",
+    )
+    for col in _FILE_COLUMNS:
+        parser.add_argument(
+            f"--train-{col.replace('_', '-')}-col", dest=f"train_{col}",
+            help=f"name of the training interactions' {'user' if col == 'query_id' else 'item'} column, where it "
+            f"differs from the run's {col}",
+        )
 
 
 def _names(text: str) -> list[str]:
@@ -206,6 +216,11 @@ def _input_options(args: argparse.Namespace) -> InputOptions:
         options["run_names"] = args.run_names
     if args.qrels_names is not None:
         options["qrels_names"] = args.qrels_names
+    if args.train is not None:
+        options["train"] = args.train
+    train = {col: str(getattr(args, f"train_{col}")) for col in _FILE_COLUMNS if getattr(args, f"train_{col}")}
+    if train:
+        options["train_columns"] = train
     return options
 
 

@@ -30,6 +30,7 @@ from rankwise.errors import (
     TieWarning,
     UnknownMetricError,
     hint_style,
+    in_syntax,
     warn,
 )
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
@@ -179,8 +180,8 @@ def check_train_needed(metrics: Sequence[Metric], conv: Conventions, given: bool
     reading = [] if given else reading_train(metrics, conv)
     if reading:
         raise InvalidParameterError(
-            f"{reading[0]} reads the training interactions: pass train= (the (user, item) rows the "
-            "recommender learnt from: a frame, a path or a dict {user: [item, ...]})"
+            f"{reading[0]} reads the training interactions, the (user, item) rows the recommender learnt from: "
+            + in_syntax("pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE")
         )
 
 

@@ -25,7 +25,15 @@ import polars as pl
 
 from rankwise.conventions import Columns
 from rankwise.errors import EmptyInputError, InputReadError, UnsupportedInputError
-from rankwise.inputs.read import apply_rename, check_not_empty, check_parquet, duckdb_arrow, expand_path, is_gzip, read_bytes
+from rankwise.inputs.read import (
+    apply_rename,
+    check_not_empty,
+    check_parquet,
+    duckdb_arrow,
+    expand_path,
+    is_gzip,
+    read_bytes,
+)
 
 WHAT = "the training interactions (train=)"
 
