@@ -313,3 +313,17 @@ def test_command_line(tmp_path: Path) -> None:
     unnamed = cli("-m", "MIUF", "--train", str(tmp_path / "train.csv"))
     assert unnamed.returncode == 2
     assert "has no column 'query_id'. Did you mean 'user'? (pass --train-query-id-col user)" in unnamed.stderr
+
+
+def test_like_rectools_and_recbole_name_their_popularity_metrics() -> None:
+    """rectools' MeanInvUserFreq and AvgRecPopularity, RecBole's AveragePopularity: the same
+    values under their presets (the goldens' hand case, lists in rank order)."""
+    case = GOLDENS["cases"][0]
+    qrels, run, train = _frames(case)
+    k = case["k"]
+    got = rw.evaluate(qrels, run, [f"MIUF@{k}", f"ARP@{k}"], train=train, like="rectools")
+    for metric, key in ((f"MIUF@{k}", "rectools.MeanInvUserFreq"), (f"ARP@{k}", "rectools.AvgRecPopularity")):
+        assert dict(zip(got["query_id"], got[metric], strict=True)) == pytest.approx(case["values"][key])
+    assert rw.like("recbole", f"ARP@{k}").metric == f"ARP@{k}"
+    got = rw.evaluate(qrels, run, [f"ARP@{k}"], train=train, like="recbole")
+    assert dict(zip(got["query_id"], got[f"ARP@{k}"], strict=True)) == pytest.approx(case["values"]["recbole.AveragePopularity"])

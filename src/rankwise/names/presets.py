@@ -213,8 +213,10 @@ PRESETS: dict[str, Preset] = {
                 "Success": Entry("HitRate", {"empty": "skip"}),
                 "PartialAUC": Entry("PartialAUC", {"empty": "skip"}),
                 "PAP": Entry("PAP", {"empty": "skip"}),
+                "MIUF": Entry("MeanInvUserFreq"),
+                "ARP": Entry("AvgRecPopularity"),
             },
-            "rectools 0.19 per user (tests/metrics/test_presets.py)",
+            "rectools 0.19 per user (tests/metrics/test_presets.py, tests/metrics/test_popularity.py)",
             "rectools scores the users of the interactions: a user with nothing relevant is left out "
             "(empty='skip'), one the recommendations lack scores 0 (missing='zero'); "
             "NDCG(divide_by_achievable=True) is nDCG(gain='binary'), MAP(divide_by_k=True) AP(denominator='k')",
@@ -245,9 +247,10 @@ PRESETS: dict[str, Preset] = {
                 "R": Entry("Recall", {"empty": "skip"}),
                 "RR": Entry("MRR", {"empty": "skip"}),
                 "Success": Entry("Hit", {"empty": "skip"}),
+                "ARP": Entry("AveragePopularity"),
             },
             "values computed from RecBole 1.2.1's source (recbole/evaluator/metrics.py), written out in "
-            "tests/metrics/test_presets.py (it needs torch)",
+            "tests/metrics/test_presets.py and tests/data/beyond/popularity_goldens.json (it needs torch)",
             "RecBole evaluates the users with at least one positive (empty='skip') against all their positives, "
             "orders tied scores by torch.topk (no reproducible order: give distinct scores) and prints the mean "
             "to 4 decimals; its GAUC weighs each user's AUC by its positives",
