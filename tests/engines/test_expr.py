@@ -249,13 +249,13 @@ def test_diversity_measures_are_refused_by_name() -> None:
             rw.expr(name)
     assert set(NOT_EXPRESSIBLE) == {
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
-        "MIUF", "Surprisal", "ARP", "UnseenShare", "EPC", "EFD",
+        "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "UnseenShare", "EPC", "EFD",
     }
 
 
 def test_the_popularity_family_is_refused_by_name() -> None:
     """It reads the training interactions of every user, which no group of a judged frame holds."""
-    for name in ("MIUF@10", "Surprisal@5", "ARP", "UnseenShare", "EPC", "EFD"):
+    for name in ("MIUF@10", "Surprisal@5", "ARP", "APLT@5", "ACLT", "UnseenShare", "EPC", "EFD"):
         with pytest.raises(rw.InvalidParameterError, match=rf"{name}.* cannot be a metric expression \(Polars or SQL\): it reads the training"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the training interactions"):

@@ -43,6 +43,8 @@ LIBRARY_METRICS = {
     "replay.Novelty": "UnseenShare@{k}",
     "elliot.EPC": "EPC(empty='skip')@{k}",
     "elliot.EFD": "EFD(empty='skip')@{k}",
+    "elliot.APLT": "APLT@{k}",
+    "elliot.ACLT": "ACLT@{k}",
 }
 """Each library's metric (a key of the goldens' values) as a rankwise metric string. Elliot
 leaves out the users with nothing relevant: ``empty='skip'``."""
@@ -183,6 +185,20 @@ def test_hand_values(engine: str) -> None:
         ("u3", None, None, None, None, None, None, None, None),  # no list (missing='zero')
     ]
     assert close_rows(got.rows(), want), got.rows()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_long_tail_by_the_80_percent_rule(engine: str) -> None:
+    """Users per item: a 4, b 2, c 2, d 1, e 1 (10 pairs). By users descending, ties by item id:
+    a (0 before), b (4), c (6), d (8: 80% reached, tail), e (9, tail). So the head is a, b, c;
+    x is never in training (in neither); head=0.5: a, b (c has 6 ≥ 5 before it)."""
+    pairs = [(f"u{i}", "a") for i in range(4)] + [("u0", "b"), ("u1", "b"), ("u2", "c"), ("u3", "c"),
+                                                   ("u0", "d"), ("u1", "e")]
+    train = pl.DataFrame(pairs, schema=["query_id", "doc_id"], orient="row")
+    run = pl.DataFrame({"query_id": ["u1"] * 5, "doc_id": ["e", "a", "d", "c", "x"], "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["u1"], "doc_id": ["a"], "relevance": [1]})
+    got = evaluate_on(engine, qrels, run, train, ["APLT", "ACLT@3", "APLT(head=0.5)", "ACLT(head=0.5)@4"])
+    assert close_rows(got.rows(), [("u1", 2 / 5, 2.0, 3 / 5, 3.0)])
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -5,6 +5,8 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
+from rankwise.primitives.core import TRAIN_COLUMNS
+
 Q = "__q"
 """The query id."""
 D = "__d"
@@ -35,9 +37,7 @@ ORDER = "__order"
 """A run row's position in the run as given (0 first), the key of ``ties='input'``
 (:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy
 (:func:`~rankwise._polars.prepare.prepare`'s ``input_order``)."""
-TRAIN: dict[str, str] = {
-    name: f"__{name}" for name in ("iusers", "irows", "nusers", "nrows", "npairs", "minusers", "seen")
-}
+TRAIN: dict[str, str] = {name: f"__{name}" for name in TRAIN_COLUMNS}
 """The ranked rows' values from the training interactions
 (:data:`~rankwise.primitives.TRAIN_COLUMNS`), by row column: joined to the ranked rows by item
 (and by (user, item) for ``seen``) only when a metric reads them."""

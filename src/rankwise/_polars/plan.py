@@ -148,6 +148,9 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
     t = TRAIN
     per_item = train.group_by(D).agg(
         pl.col(Q).n_unique().cast(pl.Float64).alias(t["iusers"]), pl.len().cast(pl.Float64).alias(t["irows"]),
+    ).sort([t["iusers"], D], descending=[True, False]).with_columns(
+        # the users of the items more popular than it (ties by item id): Elliot's short head
+        (pl.col(t["iusers"]).cum_sum() - pl.col(t["iusers"])).alias(t["ibefore"])
     )
     totals = per_item.select(
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
@@ -159,7 +162,7 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         .join(seen, on=[Q, D], how="left", maintain_order="left")
         .join(totals, how="cross", maintain_order="left")
         .with_columns(
-            pl.col(t["iusers"], t["irows"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
+            pl.col(t["iusers"], t["irows"], t["ibefore"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
         )
     )
 

@@ -660,6 +660,11 @@ def unseen_sum(rnk: pl.Expr, seen: pl.Expr, k: int | None) -> pl.Expr:
     return _listed_sum((~seen).cast(pl.Float64), rnk, k)
 
 
+def long_tail_sum(rnk: pl.Expr, iusers: pl.Expr, ibefore: pl.Expr, npairs: pl.Expr, k: int | None, head: float) -> pl.Expr:
+    """Σ_{rnk ≤ k} [a training item whose more popular items' users reach ``head`` of the pairs]."""
+    return _listed_sum(((iusers > 0) & (ibefore >= head * npairs)).cast(pl.Float64), rnk, k)
+
+
 def discount_sum(rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} 1 / log2(rnk + 1)."""
     return _listed_sum(_rank_discount(rnk), rnk, k)

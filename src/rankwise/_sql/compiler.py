@@ -527,14 +527,18 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
     if train is None:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
     ctes = [
-        f"rw_train_items AS (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, "
-        f"CAST(count(*) AS DOUBLE) AS irows FROM {train} GROUP BY doc_id)",
+        # ibefore: the users of the items more popular than it (ties by item id), Elliot's short head
+        "rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore FROM (SELECT doc_id, "
+        f"CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM {train} "
+        "GROUP BY doc_id) AS per_item)",
         f"rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM {train}) AS nusers, "
         "sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers FROM rw_train_items)",
         f"rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM {train})",
     ]
     cols = (
-        ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, tt.nusers, tt.nrows, tt.npairs, "
+        ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "
+        "tt.nusers, tt.nrows, tt.npairs, "
         "tt.minusers, ts.query_id IS NOT NULL AS seen"
     )
     joins = (

@@ -4,7 +4,8 @@ and rows it has there (``iusers``, ``irows``; 0 for an item never in training), 
 query's user has it (``seen``), and the training's totals (``nusers``, ``nrows``, ``npairs``,
 ``minusers``), which every row carries. Their SQL macros are ``sql/50_popularity.sql``.
 
-Each sum runs over the ranks ≤ k (k = None: every rank); a query with no ranked row sums to 0."""
+Each sum runs over the ranks ≤ k (k = None: every rank); a query with no ranked row sums to 0
+(NULL where a primitive says so)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,19 @@ class UnseenSum(Primitive):
 
     reads: ClassVar[tuple[Column, ...]] = ("rnk", "seen")
     k: int | None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LongTailSum(Primitive):
+    """Σ_{rnk ≤ k} [the item is in the long tail]: a training item outside the short head, the
+    most popular items (by distinct users, ties by item id) whose users before them stay below
+    ``head`` of the training's (user, item) pairs (the item that crosses the line is in the head;
+    Elliot's 80% rule). An item never in training is in neither."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "iusers", "ibefore", "npairs")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+    head: float
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -40,6 +40,15 @@ NORMALIZE = Param(
     "the interactions)",
 )
 
+HEAD = Param(
+    "head", float, 0.8,
+    "the short head's share of the training's (user, item) pairs: the most popular items (by distinct users, "
+    "ties by item id) up to the one whose users cross it (Elliot's 80% rule); the other training items are "
+    "the long tail",
+    minimum=0.0, exclusive_min=True, maximum=1.0,
+    bounds="a share of the pairs: above 0 (else no head), at most 1 (then every item is in the head)",
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="MIUF",
@@ -82,6 +91,34 @@ SPECS: tuple[MetricSpec, ...] = (
         "Managing popularity bias in recommender systems with personalized re-ranking, FLAIRS 2019",
         empty_value=None,
         better="neither",
+    ),
+    MetricSpec(
+        name="APLT",
+        aliases=(),
+        params=(HEAD,),
+        cutoff="optional",
+        description="average percentage of long tail items: the share of the items listed that are in the "
+        "training's long tail (Elliot APLT)",
+        formula="APLT@k = |{i ≤ min(k, n): d_i in the long tail}| / min(k, n); the short head: the training items "
+        "by distinct users descending (ties by item id ascending; Elliot's follow its item order) while the users "
+        "of the items before each stay below head · P (P the training's (user, item) pairs; the item that "
+        "crosses is in the head), the long tail the other training items (an item never in training is in "
+        "neither); NULL for a user with no list",
+        citation="Elliot APLT; Abdollahpouri, Burke & Mobasher, Managing popularity bias in recommender systems "
+        "with personalized re-ranking, FLAIRS 2019",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="ACLT",
+        aliases=(),
+        params=(HEAD,),
+        cutoff="optional",
+        description="average coverage of long tail items: how many of the items listed are in the training's "
+        "long tail (Elliot ACLT)",
+        formula="ACLT@k = |{i ≤ min(k, n): d_i in the long tail}| (the long tail as APLT's); NULL for a user with "
+        "no list",
+        citation="Elliot ACLT; Abdollahpouri, Burke & Mobasher, FLAIRS 2019",
+        empty_value=None,
     ),
     MetricSpec(
         name="UnseenShare",
@@ -159,12 +196,14 @@ def _discounted(m: Measured, p: Params, total: Node) -> Node:
 
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    from rankwise.primitives import EfdSum, EpcSum, InvUserFreqSum, UnseenSum
+    from rankwise.primitives import EfdSum, EpcSum, InvUserFreqSum, LongTailSum, UnseenSum
 
     return {
         "MIUF": lambda m, p: _mean(m, InvUserFreqSum(m.cutoff)),
         "Surprisal": _surprisal,
         "ARP": _arp,
+        "APLT": lambda m, p: _mean(m, LongTailSum(m.cutoff, float(p["head"]))),
+        "ACLT": lambda m, p: LongTailSum(m.cutoff, float(p["head"])),
         "UnseenShare": lambda m, p: _mean(m, UnseenSum(m.cutoff)),
         "EPC": lambda m, p: _discounted(m, p, EpcSum(threshold(p), m.cutoff)),
         "EFD": lambda m, p: _discounted(m, p, EfdSum(threshold(p), m.cutoff)),
