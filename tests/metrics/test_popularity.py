@@ -343,3 +343,90 @@ def test_like_rectools_and_recbole_name_their_popularity_metrics() -> None:
     assert rw.like("recbole", f"ARP@{k}").metric == f"ARP@{k}"
     got = rw.evaluate(qrels, run, [f"ARP@{k}"], train=train, like="recbole")
     assert dict(zip(got["query_id"], got[f"ARP@{k}"], strict=True)) == pytest.approx(case["values"]["recbole.AveragePopularity"])
+
+
+# -- property: every engine equals the definitions written out in plain Python --------------------
+def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrels: dict[str, dict[str, int]],
+                   k: int) -> dict[str, dict[str, float | None]]:
+    """Each metric per judged user, from the formulas of the libraries' code (FINDINGS of issue 35),
+    over lists already in rank order."""
+    users_of: dict[str, set[str]] = {}
+    rows: dict[str, int] = {}
+    for u, i in train:
+        users_of.setdefault(i, set()).add(u)
+        rows[i] = rows.get(i, 0) + 1
+    n_users = len({u for u, _ in train})
+    pairs = sum(len(s) for s in users_of.values())
+    fewest = min(len(s) for s in users_of.values())
+    seen = set(train)
+    order = sorted(users_of, key=lambda i: (-len(users_of[i]), i))
+    before, running = {}, 0
+    for i in order:
+        before[i] = running
+        running += len(users_of[i])
+    tail = {i for i in order if before[i] >= 0.8 * pairs}
+    out: dict[str, dict[str, float | None]] = {}
+    for u in qrels:
+        top = run.get(u, [])[:k]
+        n = len(top)
+        pop = [len(users_of.get(i, ())) for i in top]
+        disc = [1 / math.log2(r + 2) for r in range(n)]
+        rel = [qrels[u].get(i, 0) >= 1 for i in top]
+        mean = (lambda xs: sum(xs) / n if n else None)
+        epc_num = sum(d * (1 - p / n_users) for d, p, r in zip(disc, pop, rel, strict=True) if r)
+        efd_num = sum(d * -math.log2(max(p, fewest) / pairs) for d, p, r in zip(disc, pop, rel, strict=True) if r)
+        if n_users == 1 and any(p > 0 for p in pop):
+            surprisal = None
+        else:
+            surprisal = sum(1.0 if p == 0 else math.log2(n_users / p) / math.log2(n_users) for p in pop) / k if n else None
+        out[u] = {
+            f"MIUF@{k}": mean([-math.log2(max(p, 1) / n_users) for p in pop]),
+            f"Surprisal@{k}": surprisal,
+            f"ARP@{k}": mean([float(rows.get(i, 0)) for i in top]),
+            f"ARP(popularity='users')@{k}": mean([float(p) for p in pop]),
+            f"APLT@{k}": mean([float(i in tail) for i in top]),
+            f"UnseenShare@{k}": mean([float((u, i) not in seen) for i in top]),
+            f"EPC@{k}": epc_num / sum(disc) if n else None,
+            f"EFD@{k}": efd_num / sum(disc) if n else None,
+        }
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(60), deadline=None)
+@given(data=st.data(), k=st.integers(1, 6), engine=st.sampled_from(["polars", "duckdb", "to_sql"]),
+       int_ids=st.booleans())
+def test_every_engine_equals_the_definitions(data: st.DataObject, k: int, engine: str, int_ids: bool) -> None:
+    """Random users, lists (empty under missing='zero', shorter than k), items never in training,
+    users without training rows, one training user, ties in popularity; ids as text or integers."""
+    users = [str(u) for u in range(1, 6)]
+    items = [str(i) for i in range(10, 22)]
+    run = {u: data.draw(st.lists(st.sampled_from(items), unique=True, max_size=8)) for u in users}
+    run = {u: listed for u, listed in run.items() if listed} or {"1": ["10"]}
+    qrels = {u: {data.draw(st.sampled_from(items)): data.draw(st.integers(0, 2))} for u in data.draw(
+        st.lists(st.sampled_from(users), min_size=1, max_size=5, unique=True))}
+    qrels.setdefault(next(iter(run)), {items[0]: 1})
+    train = data.draw(st.lists(st.tuples(st.sampled_from([*users, "9"]), st.sampled_from(items[:9])), min_size=1, max_size=25))
+    want = _by_definition(run, train, qrels, k)
+    cast = pl.Int64 if int_ids else pl.String
+    run_frame = pl.DataFrame(
+        [(u, i, float(len(listed) - r)) for u, listed in run.items() for r, i in enumerate(listed)],
+        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
+    ).with_columns(pl.col("query_id", "doc_id").cast(cast))
+    qrels_frame = pl.DataFrame(
+        [(u, i, r) for u, judged in qrels.items() for i, r in judged.items()],
+        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
+    ).with_columns(pl.col("query_id", "doc_id").cast(cast))
+    train_frame = pl.DataFrame(train, schema={"query_id": pl.String, "doc_id": pl.String}, orient="row").with_columns(
+        pl.col("query_id", "doc_id").cast(cast)
+    )
+    metrics = list(next(iter(want.values())))
+    got = evaluate_on(engine, qrels_frame, run_frame, train_frame, metrics, missing="zero")
+    assert sorted(str(q) for q in got["query_id"]) == sorted(want)
+    for row in got.iter_rows(named=True):
+        for metric in metrics:
+            expected = want[str(row["query_id"])][metric]
+            if expected is None:
+                assert row[metric] is None, (metric, row)
+            else:
+                assert row[metric] == pytest.approx(expected, abs=1e-12), (metric, row)
