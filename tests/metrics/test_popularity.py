@@ -346,6 +346,10 @@ def test_like_rectools_and_recbole_name_their_popularity_metrics() -> None:
 
 
 # -- property: every engine equals the definitions written out in plain Python --------------------
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
 def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrels: dict[str, dict[str, int]],
                    k: int) -> dict[str, dict[str, float | None]]:
     """Each metric per judged user, from the formulas of the libraries' code (FINDINGS of issue 35),
@@ -372,7 +376,6 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
         pop = [len(users_of.get(i, ())) for i in top]
         disc = [1 / math.log2(r + 2) for r in range(n)]
         rel = [qrels[u].get(i, 0) >= 1 for i in top]
-        mean = (lambda xs: sum(xs) / n if n else None)
         epc_num = sum(d * (1 - p / n_users) for d, p, r in zip(disc, pop, rel, strict=True) if r)
         efd_num = sum(d * -math.log2(max(p, fewest) / pairs) for d, p, r in zip(disc, pop, rel, strict=True) if r)
         if n_users == 1 and any(p > 0 for p in pop):
@@ -380,12 +383,12 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
         else:
             surprisal = sum(1.0 if p == 0 else math.log2(n_users / p) / math.log2(n_users) for p in pop) / k if n else None
         out[u] = {
-            f"MIUF@{k}": mean([-math.log2(max(p, 1) / n_users) for p in pop]),
+            f"MIUF@{k}": _mean([-math.log2(max(p, 1) / n_users) for p in pop]),
             f"Surprisal@{k}": surprisal,
-            f"ARP@{k}": mean([float(rows.get(i, 0)) for i in top]),
-            f"ARP(popularity='users')@{k}": mean([float(p) for p in pop]),
-            f"APLT@{k}": mean([float(i in tail) for i in top]),
-            f"UnseenShare@{k}": mean([float((u, i) not in seen) for i in top]),
+            f"ARP@{k}": _mean([float(rows.get(i, 0)) for i in top]),
+            f"ARP(popularity='users')@{k}": _mean([float(p) for p in pop]),
+            f"APLT@{k}": _mean([float(i in tail) for i in top]),
+            f"UnseenShare@{k}": _mean([float((u, i) not in seen) for i in top]),
             f"EPC@{k}": epc_num / sum(disc) if n else None,
             f"EFD@{k}": efd_num / sum(disc) if n else None,
         }

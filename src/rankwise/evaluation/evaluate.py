@@ -140,8 +140,7 @@ def evaluate(
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
     paths = engine == "duckdb" and not segments
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
-        train = reading.read_train(columns)
-        check_train_needed(parsed, conv, train is not None)
+        train = training(reading, parsed, conv, columns)
         result, coverage = _evaluate(
             reading.source(run, "run", columns, run_format, paths=paths),
             reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
@@ -172,17 +171,21 @@ def coverage_seen() -> Iterator[list[Coverage]]:
         _SEEN.reset(token)
 
 
-def check_train_needed(metrics: Sequence[Metric], conv: Conventions, given: bool) -> None:
-    """A metric that reads the training interactions (:func:`~rankwise.metrics.recipes.reading_train`)
-    without ``train=`` is an error naming it."""
+def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame | None:
+    """The training interactions (``train=``) read when a metric reads them
+    (:func:`~rankwise.metrics.recipes.reading_train`), else None (given or not: nothing reads
+    them); a metric that reads them without ``train=`` is an error naming it."""
     from rankwise.metrics.recipes import reading_train
 
-    reading = [] if given else reading_train(metrics, conv)
-    if reading:
+    reading_it = reading_train(metrics, conv)
+    if not reading_it:
+        return None
+    if reading.train is None:
         raise InvalidParameterError(
-            f"{reading[0]} reads the training interactions, the (user, item) rows the recommender learnt from: "
+            f"{reading_it[0]} reads the training interactions, the (user, item) rows the recommender learnt from: "
             + in_syntax("pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE")
         )
+    return reading.read_train(columns)
 
 
 def _evaluate(

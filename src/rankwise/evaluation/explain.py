@@ -59,7 +59,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
-from rankwise.evaluation.evaluate import check_train_needed
+from rankwise.evaluation.evaluate import training
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -103,8 +103,7 @@ def explain(
     (out,) = outputs([m], conv)
     reading = Reading.from_options(options)
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
-        train = reading.read_train(columns)
-        check_train_needed([m], conv, train is not None)
+        train = training(reading, [m], conv, columns)
         prep = prepare(
             reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
             input_order=conv.ties == "input", train=train,

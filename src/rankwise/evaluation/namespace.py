@@ -93,7 +93,7 @@ class IRLazyFrame:
 
         from rankwise._polars.engine import evaluate_lazy
         from rankwise._polars.prepare import checked_train, prepare
-        from rankwise.evaluation.evaluate import check_train_needed
+        from rankwise.evaluation.evaluate import training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
@@ -103,11 +103,10 @@ class IRLazyFrame:
         parsed, options = cast("tuple[list[Metric], EvaluationOptions]", resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
-        training = Reading(train=train, train_columns=train_columns).read_train(columns)
-        check_train_needed(parsed, conv, training is not None)
+        given = training(Reading(train=train, train_columns=train_columns), parsed, conv, columns)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
-            diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=training,
+            diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=given,
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
