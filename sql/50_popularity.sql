@@ -1,7 +1,8 @@
 -- rankwise's popularity family (rankwise/primitives/popularity.py): aggregate macros over the
 -- ranked rows (rnk the rank, rel the relevance) carrying the values of the training interactions:
 -- iusers and irows (the row's item's distinct training users and rows; 0 for an item never in
--- training), ibefore (the distinct users of the training items more popular than it, ties by item id), seen (the query's user has the item among its training rows), and the training's
+-- training), ibefore (the distinct users of the training items more popular than it, ties by item id), iasc
+-- (its place among the training items by rows ascending, ties by item id), nitems (the training items), seen (the query's user has the item among its training rows), and the training's
 -- totals nusers (distinct users), nrows (rows), npairs (distinct (user, item) pairs) and minusers
 -- (the fewest distinct users of a training item). Each sum runs over the ranks <= k (k NULL: all).
 
@@ -34,6 +35,14 @@ CREATE OR REPLACE TEMP MACRO rw_unseen_sum(rnk, seen, k) AS
 -- head of the training's (user, item) pairs; Elliot's 80% rule].
 CREATE OR REPLACE TEMP MACRO rw_long_tail_sum(rnk, iusers, ibefore, npairs, k, head) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k) AND iusers > 0 AND ibefore >= head * npairs THEN 1.0 ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{rnk <= k} [the item is in RecBole's long tail: tail_ratio <= 1, the first max(floor(nitems * tail_ratio), 1)
+-- training items by rows ascending, ties by item id (iasc); above 1, the training items with at most tail_ratio rows].
+CREATE OR REPLACE TEMP MACRO rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, tail_ratio) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND irows > 0
+                       AND (CASE WHEN tail_ratio > 1 THEN irows <= tail_ratio
+                                 ELSE iasc <= greatest(floor(nitems * tail_ratio), 1.0) END)
+                      THEN 1.0 ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- Σ_{rnk <= k} 1 / log2(rnk + 1).
 CREATE OR REPLACE TEMP MACRO rw_discount_sum(rnk, k) AS

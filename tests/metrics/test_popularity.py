@@ -43,6 +43,9 @@ LIBRARY_METRICS = {
     "replay.Novelty": "UnseenShare@{k}",
     "elliot.EPC": "EPC(empty='skip')@{k}",
     "elliot.EFD": "EFD(empty='skip')@{k}",
+    "recbole.TailPercentage": "TailPercentage@{k}",
+    "recbole.TailPercentage(tail_ratio=0.5)": "TailPercentage(tail_ratio=0.5)@{k}",
+    "recbole.TailPercentage(tail_ratio=2)": "TailPercentage(tail_ratio=2)@{k}",
     "elliot.APLT": "APLT@{k}",
     "elliot.ACLT": "ACLT@{k}",
 }
@@ -369,6 +372,8 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
         before[i] = running
         running += len(users_of[i])
     tail = {i for i in order if before[i] >= 0.8 * pairs}
+    ascending = sorted(rows, key=lambda i: (rows[i], i))
+    recbole_tail = set(ascending[: max(int(len(ascending) * 0.5), 1)])
     out: dict[str, dict[str, float | None]] = {}
     for u in qrels:
         top = run.get(u, [])[:k]
@@ -388,6 +393,7 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
             f"ARP@{k}": _mean([float(rows.get(i, 0)) for i in top]),
             f"ARP(popularity='users')@{k}": _mean([float(p) for p in pop]),
             f"APLT@{k}": _mean([float(i in tail) for i in top]),
+            f"TailPercentage(tail_ratio=0.5)@{k}": _mean([float(i in recbole_tail) for i in top]),
             f"UnseenShare@{k}": _mean([float((u, i) not in seen) for i in top]),
             f"EPC@{k}": epc_num / sum(disc) if n else None,
             f"EFD@{k}": efd_num / sum(disc) if n else None,

@@ -150,11 +150,13 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         pl.col(Q).n_unique().cast(pl.Float64).alias(t["iusers"]), pl.len().cast(pl.Float64).alias(t["irows"]),
     ).sort([t["iusers"], D], descending=[True, False]).with_columns(
         # the users of the items more popular than it (ties by item id): Elliot's short head
-        (pl.col(t["iusers"]).cum_sum() - pl.col(t["iusers"])).alias(t["ibefore"])
+        (pl.col(t["iusers"]).cum_sum() - pl.col(t["iusers"])).alias(t["ibefore"]),
+        # its place by rows ascending (ties by item id): RecBole's long tail
+        (pl.int_range(1, pl.len() + 1).sort_by([t["irows"], D]).arg_sort() + 1).cast(pl.Float64).alias(t["iasc"]),
     )
     totals = per_item.select(
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
-        pl.col(t["iusers"]).min().alias(t["minusers"]),
+        pl.col(t["iusers"]).min().alias(t["minusers"]), pl.len().cast(pl.Float64).alias(t["nitems"]),
     ).join(train.select(pl.col(Q).n_unique().cast(pl.Float64).alias(t["nusers"])), how="cross")
     seen = (train if seen is None else seen).select(Q, D).unique().with_columns(pl.lit(True).alias(t["seen"]))
     return (
@@ -162,7 +164,7 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         .join(seen, on=[Q, D], how="left", maintain_order="left")
         .join(totals, how="cross", maintain_order="left")
         .with_columns(
-            pl.col(t["iusers"], t["irows"], t["ibefore"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
+            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
         )
     )
 

@@ -665,6 +665,15 @@ def long_tail_sum(rnk: pl.Expr, iusers: pl.Expr, ibefore: pl.Expr, npairs: pl.Ex
     return _listed_sum(((iusers > 0) & (ibefore >= head * npairs)).cast(pl.Float64), rnk, k)
 
 
+def tail_ratio_sum(rnk: pl.Expr, irows: pl.Expr, iasc: pl.Expr, nitems: pl.Expr, k: int | None, tail_ratio: float) -> pl.Expr:
+    """Σ_{rnk ≤ k} [a training item in RecBole's long tail]."""
+    if tail_ratio > 1:
+        tail = irows <= tail_ratio
+    else:
+        tail = iasc <= pl.max_horizontal((nitems * tail_ratio).floor(), 1.0)
+    return _listed_sum(((irows > 0) & tail).cast(pl.Float64), rnk, k)
+
+
 def discount_sum(rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} 1 / log2(rnk + 1)."""
     return _listed_sum(_rank_discount(rnk), rnk, k)

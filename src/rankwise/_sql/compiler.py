@@ -528,18 +528,21 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
     ctes = [
         # ibefore: the users of the items more popular than it (ties by item id), Elliot's short head
+        # iasc: its place by rows ascending (ties by item id), RecBole's long tail
         "rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC "
-        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore FROM (SELECT doc_id, "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, "
+        "CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc FROM (SELECT doc_id, "
         f"CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM {train} "
         "GROUP BY doc_id) AS per_item)",
         f"rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM {train}) AS nusers, "
-        "sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers FROM rw_train_items)",
+        "sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers, CAST(count(*) AS DOUBLE) AS nitems "
+        "FROM rw_train_items)",
         f"rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM {train})",
     ]
     cols = (
         ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "
-        "tt.nusers, tt.nrows, tt.npairs, "
-        "tt.minusers, ts.query_id IS NOT NULL AS seen"
+        "coalesce(ti.iasc, 0.0) AS iasc, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
+        "ts.query_id IS NOT NULL AS seen"
     )
     joins = (
         " LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id"

@@ -248,6 +248,7 @@ PRESETS: dict[str, Preset] = {
                 "RR": Entry("MRR", {"empty": "skip"}),
                 "Success": Entry("Hit", {"empty": "skip"}),
                 "ARP": Entry("AveragePopularity"),
+                "TailPercentage": Entry("TailPercentage"),
             },
             "values computed from RecBole 1.2.1's source (recbole/evaluator/metrics.py), written out in "
             "tests/metrics/test_presets.py and tests/data/beyond/popularity_goldens.json (it needs torch)",

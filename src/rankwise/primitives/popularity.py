@@ -72,6 +72,19 @@ class LongTailSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class TailRatioSum(Primitive):
+    """Σ_{rnk ≤ k} [the item is in RecBole's long tail]: with ``tail_ratio`` ≤ 1, the first
+    max(⌊nitems · tail_ratio⌋, 1) training items by training rows ascending (ties by item id);
+    above 1, the training items with at most ``tail_ratio`` training rows. An item never in
+    training is not in it."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "irows", "iasc", "nitems")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+    tail_ratio: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class DiscountSum(Primitive):
     """Σ_{rnk ≤ k} 1 / log2(rnk + 1): the ranked list's own discounts (Elliot's EPC and EFD
     normalise by them)."""

@@ -385,6 +385,24 @@ class Libraries:
         vals = m.metric_info(m.get_pop(item_matrix, item_count))[:, k - 1]
         return dict(zip(users, vals, strict=True))
 
+    def recbole_tail_percentage(self, run: Any, train: Any, k: int, tail_ratio: float) -> dict[Any, Any]:
+        """RecBole's internal item ids in item-id order (a dataset remapped in sorted order): its
+        tie order among equally interacted items, (count, internal id), is then item id order."""
+        catalog = sorted({i for lst in run.values() for i, _ in lst} | {i for _, i in train})
+        ids = {i: n + 1 for n, i in enumerate(catalog)}
+        users = list(run)
+        lists = [[ids[i] for i, _ in run[u]] for u in users]
+        if len({len(x) for x in lists}) != 1:
+            raise NotRecordedError("lists of different lengths: RecBole's rec.items is a (users x K) "
+                              "matrix, every user has exactly K items")
+        ds = self.DataStruct()
+        ds.set("rec.items", self.torch.tensor(lists, dtype=self.torch.int64))
+        ds.set("data.count_items", Counter(ids[i] for _, i in train))
+        m = self.rb.TailPercentage({"topk": [k], "metric_decimal_place": 15, "tail_ratio": tail_ratio})
+        item_matrix, count_items = m.used_info(ds)
+        vals = m.metric_info(m.get_tail(item_matrix, count_items))[:, k - 1]
+        return dict(zip(users, vals, strict=True))
+
     # Elliot: the metric classes with the Evaluator's objects; users without qrels dropped
     def elliot(self, name: str, run: Any, train: Any, qrels: Any, k: int) -> dict[Any, Any]:
         from types import SimpleNamespace
@@ -433,6 +451,17 @@ SOURCES: dict[str, dict[str, str]] = {
                       "rec.items is a (users x K) matrix: only cases whose lists all have the same length "
                       "are representable (else the case's errors say so); K < k raises IndexError",
         "users": "every user of the run"},
+    **{key: {
+        "library": "recbole", "call": f"recbole.evaluator.metrics.TailPercentage(tail_ratio={ratio}): "
+        "metric_info(get_tail(rec.items, data.count_items))[:, k-1]",
+        "code": "recbole/evaluator/metrics.py:692-758",
+        "definition": "share of the top-k in T: tail_ratio <= 1, the first max(int(m * tail_ratio), 1) of the m "
+                      "training items sorted by (training rows, internal id), here internal ids in item-id order; "
+                      "tail_ratio > 1: the items with at most tail_ratio rows; (users x K) matrix as "
+                      "AveragePopularity",
+        "users": "every user of the run"}
+        for key, ratio in (("recbole.TailPercentage", 0.1), ("recbole.TailPercentage(tail_ratio=0.5)", 0.5),
+                           ("recbole.TailPercentage(tail_ratio=2)", 2))},
     "elliot.ARP": {
         "library": "elliot", "call": "elliot.evaluation.metrics.ARP(...).eval_user_metric()",
         "code": "elliot/evaluation/metrics/bias/arp/arp.py:57-83; popularity_utils/popularity.py:25-29",
@@ -487,6 +516,9 @@ def compute(lib: Libraries, case: dict[str, Any]) -> dict[str, Any]:
         "rectools.AvgRecPopularity": lambda: lib.rectools_arp(run, train, k, False),
         "rectools.AvgRecPopularity(normalize=True)": lambda: lib.rectools_arp(run, train, k, True),
         "recbole.AveragePopularity": lambda: lib.recbole_average_popularity(run, train, k),
+        "recbole.TailPercentage": lambda: lib.recbole_tail_percentage(run, train, k, 0.1),
+        "recbole.TailPercentage(tail_ratio=0.5)": lambda: lib.recbole_tail_percentage(run, train, k, 0.5),
+        "recbole.TailPercentage(tail_ratio=2)": lambda: lib.recbole_tail_percentage(run, train, k, 2),
         "elliot.ARP": lambda: lib.elliot("ARP", run, train, qrels, k),
         "replay.Novelty": lambda: lib.replay("Novelty", run, train, k, "pandas"),
         "elliot.EPC": lambda: lib.elliot("EPC", run, train, qrels, k),

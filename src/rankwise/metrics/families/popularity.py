@@ -49,6 +49,14 @@ HEAD = Param(
     bounds="a share of the pairs: above 0 (else no head), at most 1 (then every item is in the head)",
 )
 
+TAIL_RATIO = Param(
+    "tail_ratio", float, 0.1,
+    "RecBole's long tail: at most 1, that share of the training items, the least interacted first (ties by item "
+    "id; at least one item); above 1, the training items with at most that many training rows",
+    minimum=0.0, exclusive_min=True,
+    bounds="a share of the items (0 < r <= 1) or a number of rows (r > 1); 0 would hold no item",
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="MIUF",
@@ -118,6 +126,21 @@ SPECS: tuple[MetricSpec, ...] = (
         formula="ACLT@k = |{i ≤ min(k, n): d_i in the long tail}| (the long tail as APLT's); NULL for a user with "
         "no list",
         citation="Elliot ACLT; Abdollahpouri, Burke & Mobasher, FLAIRS 2019",
+        empty_value=None,
+    ),
+    MetricSpec(
+        name="TailPercentage",
+        aliases=(),
+        params=(TAIL_RATIO,),
+        cutoff="optional",
+        description="RecBole's TailPercentage: the share of the items listed in its long tail, the least "
+        "interacted training items",
+        formula="TailPercentage@k = |{i ≤ min(k, n): d_i in T}| / min(k, n); T (tail_ratio = r ≤ 1): the first "
+        "max(⌊r · m⌋, 1) of the m training items by training rows ascending, ties by item id (RecBole's by its "
+        "internal id); r > 1: the training items with at most r rows; an item never in training is not in T; NULL "
+        "for a user with no list",
+        citation="RecBole TailPercentage (recbole/evaluator/metrics.py); Abdollahpouri et al., Managing popularity "
+        "bias in recommender systems with personalized re-ranking, FLAIRS 2019",
         empty_value=None,
     ),
     MetricSpec(
@@ -196,7 +219,14 @@ def _discounted(m: Measured, p: Params, total: Node) -> Node:
 
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    from rankwise.primitives import EfdSum, EpcSum, InvUserFreqSum, LongTailSum, UnseenSum
+    from rankwise.primitives import (
+        EfdSum,
+        EpcSum,
+        InvUserFreqSum,
+        LongTailSum,
+        TailRatioSum,
+        UnseenSum,
+    )
 
     return {
         "MIUF": lambda m, p: _mean(m, InvUserFreqSum(m.cutoff)),
@@ -204,6 +234,7 @@ def recipes() -> Mapping[str, Recipe]:
         "ARP": _arp,
         "APLT": lambda m, p: _mean(m, LongTailSum(m.cutoff, float(p["head"]))),
         "ACLT": lambda m, p: LongTailSum(m.cutoff, float(p["head"])),
+        "TailPercentage": lambda m, p: _mean(m, TailRatioSum(m.cutoff, float(p["tail_ratio"]))),
         "UnseenShare": lambda m, p: _mean(m, UnseenSum(m.cutoff)),
         "EPC": lambda m, p: _discounted(m, p, EpcSum(threshold(p), m.cutoff)),
         "EFD": lambda m, p: _discounted(m, p, EfdSum(threshold(p), m.cutoff)),
