@@ -2,7 +2,8 @@
 -- ranked rows (rnk the rank, rel the relevance) carrying the values of the training interactions:
 -- iusers and irows (the row's item's distinct training users and rows; 0 for an item never in
 -- training), ibefore (the distinct users of the training items more popular than it, ties by item id), iasc
--- (its place among the training items by rows ascending, ties by item id), nitems (the training items), seen (the query's user has the item among its training rows), and the training's
+-- (its place among the training items by rows ascending, ties by item id), iqusers and iqrows (its popularity
+-- quantile by users and by rows), nitems (the training items), seen (the query's user has the item among its training rows), and the training's
 -- totals nusers (distinct users), nrows (rows), npairs (distinct (user, item) pairs) and minusers
 -- (the fewest distinct users of a training item). Each sum runs over the ranks <= k (k NULL: all).
 
@@ -43,6 +44,12 @@ CREATE OR REPLACE TEMP MACRO rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, tail
                        AND (CASE WHEN tail_ratio > 1 THEN irows <= tail_ratio
                                  ELSE iasc <= greatest(floor(nitems * tail_ratio), 1.0) END)
                       THEN 1.0 ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{rnk <= k} the item's popularity quantile (iqusers by distinct users, iqrows by rows: its average ascending rank
+-- among the training items over their number; 0 for an item never in training; LensKit's MeanPopRank).
+CREATE OR REPLACE TEMP MACRO rw_pop_quantile_sum(rnk, iqusers, iqrows, k, popularity) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN (CASE WHEN popularity = 'interactions' THEN iqrows ELSE iqusers END) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- Σ_{rnk <= k} 1 / log2(rnk + 1).
 CREATE OR REPLACE TEMP MACRO rw_discount_sum(rnk, k) AS

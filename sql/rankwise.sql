@@ -1129,7 +1129,8 @@ CREATE OR REPLACE TEMP MACRO rw_cwl_cost_tail(rnk, cost, shape, a, depth) AS
 -- ranked rows (rnk the rank, rel the relevance) carrying the values of the training interactions:
 -- iusers and irows (the row's item's distinct training users and rows; 0 for an item never in
 -- training), ibefore (the distinct users of the training items more popular than it, ties by item id), iasc
--- (its place among the training items by rows ascending, ties by item id), nitems (the training items), seen (the query's user has the item among its training rows), and the training's
+-- (its place among the training items by rows ascending, ties by item id), iqusers and iqrows (its popularity
+-- quantile by users and by rows), nitems (the training items), seen (the query's user has the item among its training rows), and the training's
 -- totals nusers (distinct users), nrows (rows), npairs (distinct (user, item) pairs) and minusers
 -- (the fewest distinct users of a training item). Each sum runs over the ranks <= k (k NULL: all).
 
@@ -1170,6 +1171,12 @@ CREATE OR REPLACE TEMP MACRO rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, tail
                        AND (CASE WHEN tail_ratio > 1 THEN irows <= tail_ratio
                                  ELSE iasc <= greatest(floor(nitems * tail_ratio), 1.0) END)
                       THEN 1.0 ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- Σ_{rnk <= k} the item's popularity quantile (iqusers by distinct users, iqrows by rows: its average ascending rank
+-- among the training items over their number; 0 for an item never in training; LensKit's MeanPopRank).
+CREATE OR REPLACE TEMP MACRO rw_pop_quantile_sum(rnk, iqusers, iqrows, k, popularity) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN (CASE WHEN popularity = 'interactions' THEN iqrows ELSE iqusers END) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- Σ_{rnk <= k} 1 / log2(rnk + 1).
 CREATE OR REPLACE TEMP MACRO rw_discount_sum(rnk, k) AS
@@ -1260,7 +1267,7 @@ CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks :
 -- cutoff k (written by rankwise/_sql/generate.py):
 --   SELECT * FROM rw_popularity('qrels', 'run', 'train');            -- k = 10
 -- Columns: query_id, "MIUF@k", "Surprisal@k", "ARP@k", "ARP(popularity='users')@k", "APLT@k",
--- "ACLT@k", "TailPercentage@k", "UnseenShare@k", "EPC@k", "EFD@k". The inputs are checked first (checks := false skips it).
+-- "ACLT@k", "TailPercentage@k", "MeanPopRank@k", "UnseenShare@k", "EPC@k", "EFD@k". The inputs are checked first (checks := false skips it).
 -- generated: rw_popularity
 CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, k := 10, checks := true) AS TABLE
     WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
@@ -1268,14 +1275,14 @@ CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, 
     rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') FROM query_table(train_table))),
     qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
     qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
-    rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc FROM (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM rw_train GROUP BY doc_id) AS per_item),
+    rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, (rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, (rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows FROM (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM rw_train GROUP BY doc_id) AS per_item),
     rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM rw_train) AS nusers, sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers, CAST(count(*) AS DOUBLE) AS nitems FROM rw_train_items),
     rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM rw_train),
-    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt),
-    ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, nusers, nrows, npairs, minusers, nitems, seen, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt),
+    ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
     rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
-    ag0 AS (SELECT query_id, rw_inv_user_freq_sum(rnk, iusers, nusers, k) AS r0_0, rw_count() AS r0_1, rw_surprisal_sum(rnk, iusers, nusers, k) AS r0_2, rw_popularity_sum(rnk, irows, iusers, k, 'interactions') AS r0_3, rw_popularity_sum(rnk, irows, iusers, k, 'users') AS r0_4, rw_long_tail_sum(rnk, iusers, ibefore, npairs, k, 0.8) AS r0_5, rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, 0.1) AS r0_6, rw_unseen_sum(rnk, seen, k) AS r0_7, rw_epc_sum(relevance, rnk, iusers, nusers, 1.0, k) AS r0_8, rw_discount_sum(rnk, k) AS r0_9, rw_efd_sum(relevance, rnk, iusers, npairs, minusers, 1.0, k) AS r0_10 FROM rows0 GROUP BY query_id)
-    SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "MIUF@k", CAST(rw_div_null(ag0.r0_2, k) AS DOUBLE) AS "Surprisal@k", CAST(rw_div_null(coalesce(ag0.r0_3, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP@k", CAST(rw_div_null(coalesce(ag0.r0_4, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP(popularity='users')@k", CAST(rw_div_null(ag0.r0_5, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "APLT@k", CAST(ag0.r0_5 AS DOUBLE) AS "ACLT@k", CAST(rw_div_null(ag0.r0_6, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "TailPercentage@k", CAST(rw_div_null(coalesce(ag0.r0_7, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "UnseenShare@k", CAST(rw_div_null(coalesce(ag0.r0_8, 0.0), coalesce(ag0.r0_9, 0.0)) AS DOUBLE) AS "EPC@k", CAST(rw_div_null(coalesce(ag0.r0_10, 0.0), coalesce(ag0.r0_9, 0.0)) AS DOUBLE) AS "EFD@k"
+    ag0 AS (SELECT query_id, rw_inv_user_freq_sum(rnk, iusers, nusers, k) AS r0_0, rw_count() AS r0_1, rw_surprisal_sum(rnk, iusers, nusers, k) AS r0_2, rw_popularity_sum(rnk, irows, iusers, k, 'interactions') AS r0_3, rw_popularity_sum(rnk, irows, iusers, k, 'users') AS r0_4, rw_long_tail_sum(rnk, iusers, ibefore, npairs, k, 0.8) AS r0_5, rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, 0.1) AS r0_6, rw_pop_quantile_sum(rnk, iqusers, iqrows, k, 'users') AS r0_7, rw_unseen_sum(rnk, seen, k) AS r0_8, rw_epc_sum(relevance, rnk, iusers, nusers, 1.0, k) AS r0_9, rw_discount_sum(rnk, k) AS r0_10, rw_efd_sum(relevance, rnk, iusers, npairs, minusers, 1.0, k) AS r0_11 FROM rows0 GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "MIUF@k", CAST(rw_div_null(ag0.r0_2, k) AS DOUBLE) AS "Surprisal@k", CAST(rw_div_null(coalesce(ag0.r0_3, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP@k", CAST(rw_div_null(coalesce(ag0.r0_4, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP(popularity='users')@k", CAST(rw_div_null(ag0.r0_5, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "APLT@k", CAST(ag0.r0_5 AS DOUBLE) AS "ACLT@k", CAST(rw_div_null(ag0.r0_6, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "TailPercentage@k", CAST(rw_div_null(coalesce(ag0.r0_7, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "MeanPopRank@k", CAST(rw_div_null(coalesce(ag0.r0_8, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "UnseenShare@k", CAST(rw_div_null(coalesce(ag0.r0_9, 0.0), coalesce(ag0.r0_10, 0.0)) AS DOUBLE) AS "EPC@k", CAST(rw_div_null(coalesce(ag0.r0_11, 0.0), coalesce(ag0.r0_10, 0.0)) AS DOUBLE) AS "EFD@k"
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;
 -- end generated: rw_popularity

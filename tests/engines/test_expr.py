@@ -249,7 +249,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
             rw.expr(name)
     assert set(NOT_EXPRESSIBLE) == {
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
-        "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "UnseenShare", "EPC", "EFD",
+        "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
     }
 
 

@@ -46,6 +46,7 @@ LIBRARY_METRICS = {
     "recbole.TailPercentage": "TailPercentage@{k}",
     "recbole.TailPercentage(tail_ratio=0.5)": "TailPercentage(tail_ratio=0.5)@{k}",
     "recbole.TailPercentage(tail_ratio=2)": "TailPercentage(tail_ratio=2)@{k}",
+    "lenskit.MeanPopRank[deduplicated train]": "MeanPopRank@{k}",
     "elliot.APLT": "APLT@{k}",
     "elliot.ACLT": "ACLT@{k}",
 }
@@ -374,6 +375,9 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
     tail = {i for i in order if before[i] >= 0.8 * pairs}
     ascending = sorted(rows, key=lambda i: (rows[i], i))
     recbole_tail = set(ascending[: max(int(len(ascending) * 0.5), 1)])
+    by_rows = sorted(rows.values())
+    # the average 1-based ascending rank of an item's rows among the items', over their number
+    quantile = {i: (by_rows.index(c) + 1 + by_rows.index(c) + by_rows.count(c)) / 2 / len(by_rows) for i, c in rows.items()}
     out: dict[str, dict[str, float | None]] = {}
     for u in qrels:
         top = run.get(u, [])[:k]
@@ -394,6 +398,7 @@ def _by_definition(run: dict[str, list[str]], train: list[tuple[str, str]], qrel
             f"ARP(popularity='users')@{k}": _mean([float(p) for p in pop]),
             f"APLT@{k}": _mean([float(i in tail) for i in top]),
             f"TailPercentage(tail_ratio=0.5)@{k}": _mean([float(i in recbole_tail) for i in top]),
+            f"MeanPopRank(popularity='interactions')@{k}": _mean([quantile.get(i, 0.0) for i in top]),
             f"UnseenShare@{k}": _mean([float((u, i) not in seen) for i in top]),
             f"EPC@{k}": epc_num / sum(disc) if n else None,
             f"EFD@{k}": efd_num / sum(disc) if n else None,

@@ -153,6 +153,9 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         (pl.col(t["iusers"]).cum_sum() - pl.col(t["iusers"])).alias(t["ibefore"]),
         # its place by rows ascending (ties by item id): RecBole's long tail
         (pl.int_range(1, pl.len() + 1).sort_by([t["irows"], D]).arg_sort() + 1).cast(pl.Float64).alias(t["iasc"]),
+        # the popularity quantiles: LensKit's MeanPopRank
+        (pl.col(t["iusers"]).rank("average") / pl.len()).alias(t["iqusers"]),
+        (pl.col(t["irows"]).rank("average") / pl.len()).alias(t["iqrows"]),
     )
     totals = per_item.select(
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
@@ -164,7 +167,8 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         .join(seen, on=[Q, D], how="left", maintain_order="left")
         .join(totals, how="cross", maintain_order="left")
         .with_columns(
-            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"]).fill_null(0.0), pl.col(t["seen"]).fill_null(False),
+            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"]).fill_null(0.0),
+            pl.col(t["seen"]).fill_null(False),
         )
     )
 

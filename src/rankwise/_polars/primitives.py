@@ -674,6 +674,11 @@ def tail_ratio_sum(rnk: pl.Expr, irows: pl.Expr, iasc: pl.Expr, nitems: pl.Expr,
     return _listed_sum(((irows > 0) & tail).cast(pl.Float64), rnk, k)
 
 
+def pop_quantile_sum(rnk: pl.Expr, iqusers: pl.Expr, iqrows: pl.Expr, k: int | None, popularity: str) -> pl.Expr:
+    """Σ_{rnk ≤ k} the item's popularity quantile by distinct users or by training rows."""
+    return _listed_sum(iqrows if popularity == "interactions" else iqusers, rnk, k)
+
+
 def discount_sum(rnk: pl.Expr, k: int | None) -> pl.Expr:
     """Σ_{rnk ≤ k} 1 / log2(rnk + 1)."""
     return _listed_sum(_rank_discount(rnk), rnk, k)

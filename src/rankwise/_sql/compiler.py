@@ -531,7 +531,11 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
         # iasc: its place by rows ascending (ties by item id), RecBole's long tail
         "rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC "
         "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, "
-        "CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc FROM (SELECT doc_id, "
+        "CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, "
+        # the popularity quantiles (average ascending rank over the items): LensKit's MeanPopRank
+        "(rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, "
+        "(rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows "
+        "FROM (SELECT doc_id, "
         f"CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM {train} "
         "GROUP BY doc_id) AS per_item)",
         f"rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM {train}) AS nusers, "
@@ -541,7 +545,8 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
     ]
     cols = (
         ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "
-        "coalesce(ti.iasc, 0.0) AS iasc, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
+        "coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, "
+        "tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
         "ts.query_id IS NOT NULL AS seen"
     )
     joins = (

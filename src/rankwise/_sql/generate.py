@@ -127,7 +127,8 @@ def ndeval_macro() -> str:
 POPULARITY_METRICS: tuple[tuple[str, str, bool], ...] = (
     ("MIUF@k", "MIUF", True), ("Surprisal@k", "Surprisal", True), ("ARP@k", "ARP", True),
     ("ARP(popularity='users')@k", "ARP(popularity='users')", True), ("APLT@k", "APLT", True),
-    ("ACLT@k", "ACLT", True), ("TailPercentage@k", "TailPercentage", True), ("UnseenShare@k", "UnseenShare", True),
+    ("ACLT@k", "ACLT", True), ("TailPercentage@k", "TailPercentage", True), ("MeanPopRank@k", "MeanPopRank", True),
+    ("UnseenShare@k", "UnseenShare", True),
     ("EPC@k", "EPC", True), ("EFD@k", "EFD", True),
 )
 """rw_popularity's columns: (label, metric, takes the cutoff k)."""

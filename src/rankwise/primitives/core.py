@@ -59,17 +59,21 @@ Value = int | float | str | bool | None | Gain
 Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels"]
 Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
-    "iusers", "irows", "ibefore", "iasc", "nusers", "nrows", "npairs", "minusers", "nitems", "seen",
+    "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
+    "seen",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
-    "iusers", "irows", "ibefore", "iasc", "nusers", "nrows", "npairs", "minusers", "nitems", "seen",
+    "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
+    "seen",
 )
 """The row columns read from the training interactions (``train=``): the row's item's distinct
 training users (``iusers``) and training rows (``irows``), 0 for an item never in training, and
 the distinct users of the training items more popular than it (``ibefore``: Σ ``iusers`` of the
 items before it by ``iusers`` descending, then by item id ascending; Elliot's short head), and
 its place 1, 2, ... among the training items by ``irows`` ascending, then item id ascending
-(``iasc``; RecBole's long tail); the training's distinct users (``nusers``), rows (``nrows``),
+(``iasc``; RecBole's long tail), and its popularity quantile by distinct users and by rows
+(``iqusers``, ``iqrows``: the average ascending rank among the training items over their number,
+1 for the most popular; LensKit's MeanPopRank); the training's distinct users (``nusers``), rows (``nrows``),
 distinct (user, item) pairs (``npairs``: Σ over items of ``iusers``), the fewest distinct users
 of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``)."""
 

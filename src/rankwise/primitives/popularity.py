@@ -85,6 +85,17 @@ class TailRatioSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class PopQuantileSum(Primitive):
+    """Σ_{rnk ≤ k} q(item): the item's popularity quantile among the training items, its average
+    ascending rank by distinct users (``users``) or training rows (``interactions``) over their
+    number (1 for the most popular), 0 for an item never in training (LensKit's MeanPopRank)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "iqusers", "iqrows")
+    k: int | None
+    popularity: Popularity
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class DiscountSum(Primitive):
     """Σ_{rnk ≤ k} 1 / log2(rnk + 1): the ranked list's own discounts (Elliot's EPC and EFD
     normalise by them)."""

@@ -1,5 +1,5 @@
 """Write ``popularity_goldens.json``: per-user values of the popularity / novelty metrics of issue 35,
-computed by the libraries that define them (rectools, RePlay, RecBole, Elliot), frozen for rankwise's tests.
+computed by the libraries that define them (rectools, RePlay, RecBole, Elliot, LensKit), frozen for rankwise's tests.
 
 Why frozen: every one of these libraries pins pandas < 3 (RePlay also polars < 2, pyarrow < 24,
 scikit-learn < 1.9; RecBole needs torch; Elliot is not on PyPI), while rankwise's environment has
@@ -15,6 +15,8 @@ How to run (a virtual environment with pandas < 3 and the libraries; the values 
     pip install attrs pydantic typeguard                 # what `import rectools.metrics` needs
     pip install colorlog==4.7.2 texttable tensorboard    # recbole.utils imports them
     pip install torch --index-url https://download.pytorch.org/whl/cpu    # RecBole needs torch (CPU)
+    pip install --no-deps lenskit==2025.8.1 && pip install lazy-loader structlog more-itertools humanize \
+        prettytable xopen deepmerge pyzmq psutil pydantic    # LensKit's metrics (it pins pandas~=2.0)
 
     git clone https://github.com/sisinflab/elliot && git -C elliot checkout fc27efed
     ELLIOT_SRC=$PWD/elliot python tests/data/beyond/make_popularity_goldens.py [OUT.json]
@@ -323,9 +325,14 @@ class Libraries:
         self.rp, self.PerUser = rp_metrics, rp_descriptors.PerUser
         self.rb, self.DataStruct = rb_metrics, rb_collector.DataStruct
         self.el, self.Popularity, self.Relevance = el_metrics, Popularity, Relevance
+        import lenskit.metrics as lk_metrics
+        from lenskit.data import ItemList, from_interactions_df
+
+        self.lk, self.ItemList, self.lk_dataset = lk_metrics, ItemList, from_interactions_df
         self.versions = {
             "rectools": md.version("rectools"), "replay": md.version("replay-rec"),
             "recbole": md.version("recbole"), "elliot": f"git {ELLIOT_COMMIT[:8]} (0.3.1)",
+            "lenskit": md.version("lenskit"),
             "environment": {p: md.version(p) for p in
                             ("pandas", "polars", "pyarrow", "numpy", "scipy", "torch")}
             | {"python": sys.version.split()[0]},
@@ -403,6 +410,14 @@ class Libraries:
         vals = m.metric_info(m.get_tail(item_matrix, count_items))[:, k - 1]
         return dict(zip(users, vals, strict=True))
 
+    # LensKit: a Dataset refuses repeated (user, item) rows: built from the de-duplicated rows
+    def lenskit_mean_pop_rank(self, run: Any, train: Any, k: int, count: str) -> dict[Any, Any]:
+        rows = list(dict.fromkeys((u, i) for u, i in train))
+        frame = self.pd.DataFrame(rows, columns=["user_id", "item_id"])
+        metric = self.lk.MeanPopRank(self.lk_dataset(frame), k=k, count=count)
+        return {u: metric.measure_list(self.ItemList([i for i, _ in lst], ordered=True), self.ItemList([]))
+                for u, lst in run.items()}
+
     # Elliot: the metric classes with the Evaluator's objects; users without qrels dropped
     def elliot(self, name: str, run: Any, train: Any, qrels: Any, k: int) -> dict[Any, Any]:
         from types import SimpleNamespace
@@ -462,6 +477,15 @@ SOURCES: dict[str, dict[str, str]] = {
         "users": "every user of the run"}
         for key, ratio in (("recbole.TailPercentage", 0.1), ("recbole.TailPercentage(tail_ratio=0.5)", 0.5),
                            ("recbole.TailPercentage(tail_ratio=2)", 2))},
+    "lenskit.MeanPopRank[deduplicated train]": {
+        "library": "lenskit", "call": "lenskit.metrics.MeanPopRank(from_interactions_df(train without repeated "
+        "rows), k=k, count='users').measure_list(recs, [])",
+        "code": "lenskit/metrics/ranking/_pop.py:19-84",
+        "definition": "mean over the top-k of q(i), q = the average ascending rank of the item's distinct users "
+                      "among the items with users > 0, over their number (1 = most popular); 0 for an item not in "
+                      "train. LensKit refuses repeated (user, item) rows (DataError), so the training rows are "
+                      "de-duplicated first; count='interactions' then equals count='users'",
+        "users": "every user of the run (an empty list: NaN)"},
     "elliot.ARP": {
         "library": "elliot", "call": "elliot.evaluation.metrics.ARP(...).eval_user_metric()",
         "code": "elliot/evaluation/metrics/bias/arp/arp.py:57-83; popularity_utils/popularity.py:25-29",
@@ -519,6 +543,7 @@ def compute(lib: Libraries, case: dict[str, Any]) -> dict[str, Any]:
         "recbole.TailPercentage": lambda: lib.recbole_tail_percentage(run, train, k, 0.1),
         "recbole.TailPercentage(tail_ratio=0.5)": lambda: lib.recbole_tail_percentage(run, train, k, 0.5),
         "recbole.TailPercentage(tail_ratio=2)": lambda: lib.recbole_tail_percentage(run, train, k, 2),
+        "lenskit.MeanPopRank[deduplicated train]": lambda: lib.lenskit_mean_pop_rank(run, train, k, "users"),
         "elliot.ARP": lambda: lib.elliot("ARP", run, train, qrels, k),
         "replay.Novelty": lambda: lib.replay("Novelty", run, train, k, "pandas"),
         "elliot.EPC": lambda: lib.elliot("EPC", run, train, qrels, k),
@@ -591,7 +616,9 @@ def main(argv: list[str]) -> int:
     out_path = Path(argv[1]) if len(argv) > 1 else OUT
     lib = Libraries()
     cases = [compute(lib, make()) for make in CASES]
-    by_lib = {"rectools": "rectools", "replay-rec": "replay", "recbole": "recbole", "elliot": "elliot"}
+    by_lib = {
+        "rectools": "rectools", "replay-rec": "replay", "recbole": "recbole", "elliot": "elliot", "lenskit": "lenskit",
+    }
     sources = {key: {**src, "version": lib.versions[by_lib[src["library"]]]} for key, src in SOURCES.items()}
     doc = {
         "about": {

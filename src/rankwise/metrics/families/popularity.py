@@ -34,6 +34,12 @@ POPULARITY = Param(
     "AveragePopularity) or its distinct training users ('users': Elliot ARP)",
     choices=("interactions", "users"),
 )
+QUANTILE_POPULARITY = Param(
+    "popularity", str, "users",
+    "an item's popularity: its distinct training users ('users', LensKit's default count) or its training rows "
+    "('interactions')",
+    choices=("users", "interactions"),
+)
 NORMALIZE = Param(
     "normalize", bool, False,
     "divide by the training's rows (rectools AvgRecPopularity(normalize=True): each item's share of "
@@ -144,6 +150,21 @@ SPECS: tuple[MetricSpec, ...] = (
         empty_value=None,
     ),
     MetricSpec(
+        name="MeanPopRank",
+        aliases=("obscurity",),
+        params=(QUANTILE_POPULARITY,),
+        cutoff="optional",
+        description="LensKit's MeanPopRank (obscurity): the mean popularity quantile of the items listed, 1 for the "
+        "most popular training item",
+        formula="MeanPopRank@k = Σ_{i ≤ min(k, n)} q(d_i) / min(k, n), q(d) = the average ascending rank of "
+        "pop(d) among the m training items / m (pop: distinct users, popularity='interactions': training rows; "
+        "tied items share their average rank), 0 for an item never in training; NULL for a user with no list",
+        citation="LensKit MeanPopRank (lenskit.metrics); Ekstrand & Mahant, Sturgeon and the Cool Kids, FLAIRS 2017; "
+        "Vargas & Castells, RecSys 2011",
+        empty_value=None,
+        better="neither",
+    ),
+    MetricSpec(
         name="UnseenShare",
         aliases=(),
         params=(),
@@ -224,6 +245,7 @@ def recipes() -> Mapping[str, Recipe]:
         EpcSum,
         InvUserFreqSum,
         LongTailSum,
+        PopQuantileSum,
         TailRatioSum,
         UnseenSum,
     )
@@ -235,6 +257,7 @@ def recipes() -> Mapping[str, Recipe]:
         "APLT": lambda m, p: _mean(m, LongTailSum(m.cutoff, float(p["head"]))),
         "ACLT": lambda m, p: LongTailSum(m.cutoff, float(p["head"])),
         "TailPercentage": lambda m, p: _mean(m, TailRatioSum(m.cutoff, float(p["tail_ratio"]))),
+        "MeanPopRank": lambda m, p: _mean(m, PopQuantileSum(m.cutoff, str(p["popularity"]))),  # type: ignore[arg-type]
         "UnseenShare": lambda m, p: _mean(m, UnseenSum(m.cutoff)),
         "EPC": lambda m, p: _discounted(m, p, EpcSum(threshold(p), m.cutoff)),
         "EFD": lambda m, p: _discounted(m, p, EfdSum(threshold(p), m.cutoff)),
