@@ -37,7 +37,7 @@ from typing import Literal
 import polars as pl
 
 from rankwise._polars.chunks import query_groups
-from rankwise._polars.plan import evaluation_plans
+from rankwise._polars.plan import evaluation_plans, train_tables
 from rankwise._polars.prepare import (
     Prepared,
     check_run_costs,
@@ -86,8 +86,10 @@ def evaluate_eager(
         input_order=conv.ties == "input", train=train,
     )
     if prep.train is not None:
-        # read once: every query group joins the same popularity of every item
-        prep = replace(prep, train=checked_train(prep.train, columns))
+        # read and summed up once: every query group joins the same popularity of every item
+        train = checked_train(prep.train, columns)
+        items, totals = pl.collect_all(train_tables(train))
+        prep = replace(prep, train=train, train_tables=(items.lazy(), totals.lazy()))
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:

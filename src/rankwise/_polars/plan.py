@@ -111,7 +111,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.train:
-            rows = with_train_values(rows, prep.train, prep.seen)
+            rows = with_train_values(rows, prep)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -138,13 +138,11 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     return Plans(result, (run_counts, audit_counts(qstats)))
 
 
-def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.LazyFrame | None = None) -> pl.LazyFrame:
-    """The ranked rows with the training interactions' values (:data:`~rankwise._polars.columns.TRAIN`):
-    each item's distinct training users and rows (0 for an item never in training), the
-    training's totals, and whether the row's user has the item among its training rows (among
-    ``seen``'s (query, item) pairs, default ``train``'s)."""
-    if train is None:
-        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+def train_tables(train: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The training interactions' values (:data:`~rankwise._polars.columns.TRAIN`) that do not
+    depend on the query: per item (``__d``), its distinct training users and rows, the users of
+    the items more popular than it, its place by rows ascending and its popularity quantiles;
+    and the totals, one row."""
     t = TRAIN
     per_item = train.group_by(D).agg(
         pl.col(Q).n_unique().cast(pl.Float64).alias(t["iusers"]), pl.len().cast(pl.Float64).alias(t["irows"]),
@@ -161,7 +159,22 @@ def with_train_values(rows: pl.LazyFrame, train: pl.LazyFrame | None, seen: pl.L
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
         pl.col(t["iusers"]).min().alias(t["minusers"]), pl.len().cast(pl.Float64).alias(t["nitems"]),
     ).join(train.select(pl.col(Q).n_unique().cast(pl.Float64).alias(t["nusers"])), how="cross")
-    seen = (train if seen is None else seen).select(Q, D).unique().with_columns(pl.lit(True).alias(t["seen"]))
+    return per_item, totals
+
+
+def with_train_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with the training interactions' values (:data:`~rankwise._polars.columns.TRAIN`):
+    the per-item values (0 for an item never in training) and the totals of :func:`train_tables`
+    (``prep.train_tables`` when computed once for every query group), and whether the row's user
+    has the item among its training rows (among ``prep.seen``'s (query, item) pairs, default
+    ``prep.train``'s)."""
+    if prep.train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    t = TRAIN
+    per_item, totals = prep.train_tables or train_tables(prep.train)
+    seen = (prep.train if prep.seen is None else prep.seen).select(Q, D).unique().with_columns(
+        pl.lit(True).alias(t["seen"])
+    )
     return (
         rows.join(per_item, on=D, how="left", maintain_order="left")
         .join(seen, on=[Q, D], how="left", maintain_order="left")

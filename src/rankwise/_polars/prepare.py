@@ -90,6 +90,9 @@ class Prepared:
     seen: pl.LazyFrame | None = None
     """The (query, item) pairs whose user has the item among its training rows (``__q, __d``);
     None: those of :attr:`train` (``explain`` keys each cut ranking's query by its depth)."""
+    train_tables: tuple[pl.LazyFrame, pl.LazyFrame] | None = None
+    """The training's per-item values and totals (:func:`~rankwise._polars.plan.train_tables`),
+    computed once for every query group; None: from :attr:`train` where read."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
