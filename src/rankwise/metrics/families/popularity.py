@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rankwise.conventions import LIMIT
 from rankwise.metrics.families.shared import EMPTY, REL, nrel, shown, threshold, when_empty
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
@@ -59,8 +60,9 @@ TAIL_RATIO = Param(
     "tail_ratio", float, 0.1,
     "RecBole's long tail: at most 1, that share of the training items, the least interacted first (ties by item "
     "id; at least one item); above 1, the training items with at most that many training rows",
-    minimum=0.0, exclusive_min=True,
-    bounds="a share of the items (0 < r <= 1) or a number of rows (r > 1); 0 would hold no item",
+    minimum=0.0, exclusive_min=True, maximum=LIMIT,
+    bounds="a share of the items (0 < r <= 1) or a number of rows (r > 1, no natural ceiling: LIMIT); 0 would hold "
+    "no item",
 )
 
 SPECS: tuple[MetricSpec, ...] = (
