@@ -330,6 +330,8 @@ def test_command_line(tmp_path: Path) -> None:
         "rankwise: error: MIUF reads the training interactions, the (user, item) rows the recommender learnt from: "
         "pass --train FILE"
     )
+    page = subprocess.run([sys.executable, "-m", "rankwise.cli", "metrics", "EPC"], capture_output=True, text=True, check=True)
+    assert "reads:" in page.stdout and "the training interactions: --train FILE" in page.stdout
     unnamed = cli("-m", "MIUF", "--train", str(tmp_path / "train.csv"))
     assert unnamed.returncode == 2
     assert "has no column 'query_id'. Did you mean 'user'? (pass --train-query-id-col user)" in unnamed.stderr
@@ -444,3 +446,13 @@ def test_every_engine_equals_the_definitions(data: st.DataObject, k: int, engine
                 assert row[metric] is None, (metric, row)
             else:
                 assert row[metric] == pytest.approx(expected, abs=1e-12), (metric, row)
+
+
+def test_the_family_declares_the_input_its_trees_read() -> None:
+    """The metric pages read the family's declaration; every spec's tree agrees with it."""
+    from rankwise.metrics.recipes import reading_train
+    from rankwise.metrics.registry import SPECS, inputs_read
+
+    for spec in SPECS:
+        metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
+        assert bool(reading_train([metric], rw.Conventions())) == ("train" in inputs_read(spec)), spec.name

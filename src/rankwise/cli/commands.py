@@ -213,6 +213,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 def _metric_page(spec: MetricSpec) -> None:
     """``rankwise metrics NAME``: one metric, each of its facts once."""
+    from rankwise.metrics.registry import inputs_read
     from rankwise.names.trec_eval import trec_names_of
 
     lines = [f"{spec.name}: {spec.description}"]
@@ -231,6 +232,8 @@ def _metric_page(spec: MetricSpec) -> None:
     fields.append(("better", {"higher": "higher", "lower": "lower (a decrease is a win in compare)",
                               "neither": "neither (compare gives no win or loss)"}[spec.better]))
     fields.append(("citation", spec.citation))
+    if "train" in inputs_read(spec):
+        fields.append(("reads", "the training interactions: --train FILE (train= in Python)"))
     width = max(len(k) for k, _ in fields) + 2
     lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
     if spec.params:

@@ -101,3 +101,7 @@ class MetricFamily:
     """ir-measures' parameters that make a measure another spec: (spec, parameter) -> spec."""
     ndeval: Mapping[str, str] = field(default_factory=dict)
     """The names ndeval prints, by spec name."""
+    reads: tuple[str, ...] = ()
+    """The inputs beyond the qrels and the run that its metrics read (``'train'``: the training
+    interactions), for the metric pages; ``tests/metrics/test_popularity.py`` checks it against
+    the metrics' trees (:func:`rankwise.metrics.recipes.reading_train`)."""

@@ -266,4 +266,6 @@ def recipes() -> Mapping[str, Recipe]:
     }
 
 
-FAMILY = MetricFamily(name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes)
+FAMILY = MetricFamily(
+    name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes, reads=("train",)
+)
