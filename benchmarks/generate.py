@@ -1,4 +1,4 @@
-"""Seeded benchmark data: a run and qrels as Parquet files.
+"""Seeded benchmark data: a run, qrels and training interactions as Parquet files.
 
     python benchmarks/generate.py OUT_DIR --queries 100000 --docs 100 --judged 20 --tie-rate 0.1
 
@@ -16,8 +16,10 @@ popularity metrics (``train=``), ``--train-share`` of the run's row count (0.1: 
 space). Items are drawn Zipf-like (probability 1/rank, the ranks a seeded shuffle of the items,
 so popularity has nothing to do with the id); a tenth of the users have no training row; the
 rest draw uniformly; a twentieth of the rows are repeats of others (besides the repeats the
-draw makes). Many of the items the run lists are never in training (most at 1M rows). The training rows come from
-their own seeded generator: the run and qrels are the same with or without them.
+draw makes). Many of the items the run lists are never in training (most at 1M rows). The
+training rows come from their own seeded generator: the run and qrels are the same with or
+without them. With ``--files`` each file draws its own rows and its own popularity order (its
+seed), as it does its run and qrels.
 """
 
 from __future__ import annotations
