@@ -252,7 +252,7 @@ def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_n
             r.failed = r.config.is_rankwise
             continue
         if not reference:
-            r.check, r.failed = "not checked (no pytrec_eval run)", r.config.is_rankwise
+            r.check, r.failed = f"not checked (no values from {ref_name})", r.config.is_rankwise
             continue
         worst = worst_differences(got, reference)
         if not worst and not needed:
