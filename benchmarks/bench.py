@@ -7,6 +7,7 @@ and print the performance issue's targets as met or MISSED.
     python benchmarks/bench.py --all-trec       # only rankwise's all_trec against its five measures (target 2)
     python benchmarks/bench.py --small          # only in-process calls on 50x1,000 and 1,000x100 (target 3)
     python benchmarks/bench.py --cli            # only `rankwise eval` on TREC files, start to first output (target 4)
+    python benchmarks/bench.py --beyond         # only the popularity family (train=) beside rectools (issue 35)
     python benchmarks/bench.py --queries 1000000 --files 10 --reps 1
                                                 # 100M rows out of core: DuckDB under --memory-limit (2GB),
                                                 # Polars in --query-chunks (10) (target 5)
@@ -20,7 +21,10 @@ repetitions, interleaved: every configuration once, then again, so that a slow s
 machine falls on all alike. Medians, ranges, the peak RSS of each process. Every rankwise
 configuration's per-query values are checked against pytrec_eval's (to 1e-9) in the same run;
 out of core, where pytrec_eval cannot hold the data, against pytrec_eval on a sample of the
-queries. A failed check is printed and makes the exit status 1. Peers: pip install -e '.[bench]' ir-measures.
+queries. The popularity family (``--beyond``: the nine metrics at k=10 from the training
+interactions, one call) is checked against rectools' MeanInvUserFreq and AvgRecPopularity per
+user instead. A failed check is printed and makes the exit status 1. Peers: pip install -e
+'.[bench]' ir-measures rectools.
 """
 
 from __future__ import annotations
@@ -44,7 +48,11 @@ ENGINES = ("rankwise-polars", "rankwise-duckdb")
 PEERS = ("pytrec_eval", "ranx", "ir_measures")
 DEFAULT_TOOLS = ("floor", "floor-duckdb", *ENGINES, *PEERS)
 FLOORS = {"rankwise-polars": "floor", "rankwise-duckdb": "floor-duckdb"}
-"""Each engine's floor: reading both files, the join and each query's order, no metric (child.py)."""
+"""Each engine's floor: reading both files, the join and each query's order, no metric (child.py);
+with --beyond also the training file read and each item's popularity joined."""
+BEYOND_TOOLS = ("floor", "floor-duckdb", *ENGINES, "rectools")
+BEYOND_CHECKED = ("MIUF@10", "ARP@10")
+"""The popularity metrics checked per user against rectools' MeanInvUserFreq(10) and AvgRecPopularity(10)."""
 SMALL_SIZES = ((50, 1000), (1000, 100))
 TOLERANCE = 1e-9
 # Measures of all_trec that pytrec_eval (trec_eval 9.0.8) gives differently by design, left out
@@ -59,11 +67,12 @@ class Config:
     """One row of a table: a tool (or tool:feeding) and the measures it computes."""
 
     tool: str
-    measures: str = "five"  # five, all_trec, or rankwise metrics as a JSON list (--metrics)
+    measures: str = "five"  # five, all_trec, popularity (--beyond), or rankwise metrics as a JSON list (--metrics)
 
     @property
     def label(self) -> str:
-        return self.tool if self.measures == "five" else f"{self.tool} [{self.measures}]"
+        """The tool alone for a part's own measures (the five; the popularity family of --beyond)."""
+        return self.tool if self.measures in ("five", "popularity") else f"{self.tool} [{self.measures}]"
 
     @property
     def is_rankwise(self) -> bool:
@@ -146,6 +155,28 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
 
+def beyond_ratios(results: list[Result]) -> list[str]:
+    """--beyond's ratios of medians (end to end): each engine to its floor and to rectools, and
+    its peak RSS to rectools'."""
+    ok = {r.config.tool: r for r in results if r.error is None and r.reps}
+    lines = []
+    for e in (e for e in ENGINES if e in ok):
+        parts = []
+        floor = ok.get(FLOORS[e])
+        if floor is not None:
+            parts.append(f"÷ its floor ({FLOORS[e]}) {ratio(ok[e].median('total'), floor.median('total')):.2f}x")
+        peer = ok.get("rectools")
+        if peer is not None:
+            rel = ratio(ok[e].median("total"), peer.median("total"))
+            back = ratio(peer.median("total"), ok[e].median("total"))
+            parts.append(f"÷ rectools {rel:.2f}x (rectools ÷ it {back:.2f}x)")
+        mem = f"peak RSS {ok[e].peak():.0f} MB"
+        if peer is not None:
+            mem += f", ÷ rectools' {ratio(ok[e].peak(), peer.peak()):.2f}x"
+        lines.append(f"{e}: " + "; ".join([*parts, mem]))
+    return lines
+
+
 def parse_size(text: str) -> float:
     """A memory size as DuckDB takes it (``2GB``, ``512MB``) in MB."""
     units = {"KB": 1 / 1000, "MB": 1.0, "GB": 1000.0, "TB": 1e6, "KIB": 1 / 1024, "MIB": 1.0, "GIB": 1024.0}
@@ -213,7 +244,7 @@ def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_n
     """Each configuration's last values against the reference's; rankwise must agree, on at
     least the ``needed`` measures (the five; none for --metrics, which checks what it shares)."""
     for r in results:
-        if r.error is not None or r.config.tool.startswith(("floor", "pytrec_eval")):
+        if r.error is not None or r.config.tool.startswith(("floor", "pytrec_eval", "rectools")):
             continue
         got = read_values(r.reps[-1].get("values"))
         if not got:
@@ -221,7 +252,7 @@ def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_n
             r.failed = r.config.is_rankwise
             continue
         if not reference:
-            r.check, r.failed = "not checked (no pytrec_eval run)", r.config.is_rankwise
+            r.check, r.failed = f"not checked (no values from {ref_name})", r.config.is_rankwise
             continue
         worst = worst_differences(got, reference)
         if not worst and not needed:
@@ -235,7 +266,8 @@ def check_all(results: list[Result], reference: dict[str, dict[str, Any]], ref_n
 
 
 def table(title: str, results: list[Result], base: str = "rankwise-polars") -> list[str]:
-    ref = next((r for r in results if r.config.tool == base and r.error is None and r.config.measures == "five"), None)
+    """A part's table; its ratio column divides by the configuration labelled ``base``."""
+    ref = next((r for r in results if r.config.label == base and r.error is None), None)
     lines = [
         f"### {title}",
         "",
@@ -259,11 +291,13 @@ def table(title: str, results: list[Result], base: str = "rankwise-polars") -> l
 # --- the parts ------------------------------------------------------------------------------
 
 
-def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False) -> Path:
-    """The generated files (made on first use), one folder per size."""
+def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False, train: bool = False) -> Path:
+    """The generated files (made on first use, and again where the TREC files or the training
+    file asked for are missing), one folder per size."""
     data = root / f"{queries}x{docs}" / f"files{files}"
     exists = (data / "run.parquet").exists() or (data / "run").exists()
-    if not exists or (trec and not (data / "run.trec").exists()):
+    no_train = not ((data / "train.parquet").exists() or (data / "train").exists())
+    if not exists or (trec and not (data / "run.trec").exists()) or (train and no_train):
         cmd = [sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries), "--docs", str(docs),
                "--files", str(files), *(["--trec"] if trec else [])]
         subprocess.run(cmd, check=True, env=env())
@@ -273,6 +307,11 @@ def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False
 def inputs(data: Path) -> tuple[Path, Path]:
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     return (run, qrels) if run.exists() else (data / "run", data / "qrels")
+
+
+def training(data: Path) -> Path:
+    """The training interactions beside the run: a file, or a folder of them."""
+    return data / "train.parquet" if (data / "train.parquet").exists() else data / "train"
 
 
 def sample_queries(qrels: Path, n: int, path: Path) -> Path:
@@ -331,6 +370,44 @@ def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: 
     rows = a.queries_total
     lines = table(f"{rows:,} rows ({data.name}, {a.reps} repetitions)", results)
     return results, lines
+
+
+def beyond_part(a: argparse.Namespace, data: Path, work: Path) -> tuple[list[Result], list[str]]:
+    """The popularity family at k=10 from the training interactions (issue 35): the floors with
+    the training file, both engines (all nine metrics in one call), rectools; rankwise's MIUF@10
+    and ARP@10 per user checked against rectools' (its last repetition, or one untimed run)."""
+    run, qrels = inputs(data)
+    train = training(data)
+    tools = [t for t in a.tools.split(",") if t in BEYOND_TOOLS] if a.tools else list(BEYOND_TOOLS)
+    configs = [Config(t, "popularity") for t in tools]
+    extra = {t: ["--train", str(train)] for t in BEYOND_TOOLS}
+    if a.memory_limit:
+        extra["rankwise-duckdb"] += ["--memory-limit", a.memory_limit]
+    if a.query_chunks:
+        extra["rankwise-polars"] += ["--query-chunks", str(a.query_chunks)]
+    results = interleaved(configs, a.reps, run, qrels, work, extra)
+    peer = next((r for r in results if r.config.tool == "rectools" and r.error is None), None)
+    if peer is not None:
+        reference = read_values(peer.reps[-1].get("values"))
+    else:  # one untimed run of the reference
+        print("  reference: rectools", file=sys.stderr, flush=True)
+        one = run_child(Config("rectools", "popularity"), run, qrels, work, extra["rectools"])
+        if "error" in one:
+            print(f"  reference failed: {one['error']}", file=sys.stderr)
+        reference = read_values(one.get("values"))
+    check_all(results, reference, "rectools", BEYOND_CHECKED)
+    title = (f"Popularity family at k=10, {a.queries_total:,} rows, {train.name} of "
+             f"{_rows(train):,} training rows ({a.reps} repetitions)")
+    lines = [*table(title, results, base="rectools"), "", *beyond_ratios(results)]
+    return results, lines
+
+
+def _rows(path: Path) -> int:
+    """A Parquet file's (or folder's) row count, from its metadata."""
+    import polars as pl
+
+    source = str(path / "*.parquet") if path.is_dir() else str(path)
+    return int(pl.scan_parquet(source).select(pl.len()).collect().item())
 
 
 def small_part(a: argparse.Namespace, work: Path) -> tuple[list[str], list[str], bool]:
@@ -493,6 +570,7 @@ def main() -> None:
     p.add_argument("--all-trec", action="store_true", help="rankwise's all_trec against its five measures (target 2)")
     p.add_argument("--small", action="store_true", help="in-process calls on small inputs (target 3)")
     p.add_argument("--cli", action="store_true", help="rankwise eval on TREC files, start to first output (target 4)")
+    p.add_argument("--beyond", action="store_true", help="the popularity family (train=) beside rectools (issue 35)")
     p.add_argument("--calls", type=int, default=30, help="--small: timed calls per tool")
     p.add_argument("--cli-reps", type=int, default=7, help="--cli: timed runs")
     a = p.parse_args()
@@ -503,9 +581,10 @@ def main() -> None:
         a.memory_limit = a.memory_limit or ("3GB" if a.queries_total >= 1_000_000_000 else "2GB")
         a.query_chunks = a.query_chunks or max(1, a.queries_total // 10_000_000)
     tools = a.tools.split(",") if a.tools else list(ENGINES if out_of_core else DEFAULT_TOOLS)
-    chosen = a.compare or a.all_trec or a.small or a.cli
+    chosen = a.compare or a.all_trec or a.small or a.cli or a.beyond
     parts = {"compare": a.compare or not chosen, "all_trec": a.all_trec or (not chosen and not out_of_core),
-             "small": a.small or (not chosen and not out_of_core), "cli": a.cli or (not chosen and not out_of_core)}
+             "small": a.small or (not chosen and not out_of_core), "cli": a.cli or (not chosen and not out_of_core),
+             "beyond": a.beyond or (not chosen and not out_of_core)}
     a.data.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=a.data))
     lines: list[str] = []
@@ -519,6 +598,10 @@ def main() -> None:
         if out_of_core:
             verdicts += out_of_core_targets(a, results)
         failed |= any(r.failed for r in results)
+    if parts["beyond"]:
+        beyond_results, beyond_lines = beyond_part(a, data_dir(a.data, queries, a.docs, a.files, train=True), work)
+        lines += [*beyond_lines, ""]
+        failed |= any(r.failed for r in beyond_results)
     if parts["small"]:
         small_lines, small_verdicts, small_failed = small_part(a, work)
         lines += small_lines
@@ -533,7 +616,8 @@ def main() -> None:
     print("Targets of the performance issue (ratios of medians measured side by side in this run):")
     print("\n".join(verdicts) if verdicts else "(none checked by these parts)")
     if failed:
-        print("\nCHECK FAILED: a rankwise configuration's values differ from pytrec_eval's (the check columns)")
+        print("\nCHECK FAILED: a rankwise configuration's values differ from its reference's (pytrec_eval's; "
+              "rectools' for --beyond) (the check columns)")
         raise SystemExit(1)
 
 

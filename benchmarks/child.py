@@ -1,14 +1,19 @@
 """One benchmark configuration in its own process (``bench.py`` starts it; readable on its own).
 
-    python benchmarks/child.py TOOL RUN QRELS OUT.json [--measures five|all_trec|JSON]
-        [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json]
+    python benchmarks/child.py TOOL RUN QRELS OUT.json [--measures five|all_trec|popularity|JSON]
+        [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json] [--train TRAIN]
 
 TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
-``ir_measures``, ``floor``, ``floor-duckdb``, ``rankwise-spark``) or one way of feeding a peer
+``ir_measures``, ``floor``, ``floor-duckdb``, ``rankwise-spark``, ``rectools``) or one way of feeding a peer
 (``pytrec_eval:pyarrow``, ``ranx:from_df``, ...: ``DICTS`` and the tools below); a bare peer name is the
 fastest feeding measured (see benchmarks/README.md). End to end: from this module's first line
 (the interpreter's start is not counted, the imports are) to the per-query values in the
 tool's own result. "compute" is the part after the inputs are in the tool's own form.
+
+With ``--train TRAIN`` (the training interactions, for ``--measures popularity``): rankwise
+computes the popularity family at k=10 (``POPULARITY``, one call with ``train=``), the floors
+also read TRAIN and join each item's popularity, and ``rectools`` computes its MeanInvUserFreq(10)
+and AvgRecPopularity(10) per user (``MIUF@10``, ``ARP@10`` in the values file).
 
 With ``--calls N`` the inputs are read into memory first (pytrec_eval: its dicts; rankwise:
 Polars DataFrames), then the tool is called N times after a warm-up, each call's CPU time
@@ -36,6 +41,9 @@ from typing import Any  # noqa: E402
 # The five measures: rankwise's name -> trec_eval's printed name (pytrec_eval's key)
 FIVE = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100"}
 PYTREC_FIVE = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
+POPULARITY = ["MIUF@10", "Surprisal@10", "ARP@10", "ARP(popularity='users')@10", "APLT@10", "ACLT@10",
+              "UnseenShare@10", "EPC@10", "EFD@10"]
+"""The popularity family at k=10 (``--measures popularity``): every metric of issue 35's list, one call."""
 RANX_FIVE = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank", "precision@10": "P_10",
              "recall@100": "recall_100"}
 
@@ -180,13 +188,16 @@ def ir_measures_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -
     return values
 
 
-def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int) -> Any:
-    """``rw.evaluate`` on the paths themselves; its result (a Polars DataFrame) with the five
-    measures' columns named as trec_eval prints them."""
+def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int,
+                  train: str = "") -> Any:
+    """``rw.evaluate`` on the paths themselves (and ``train=`` the training file's path when
+    given); its result (a Polars DataFrame) with the five measures' columns named as trec_eval
+    prints them."""
     import rankwise as rw
 
-    asked: Any = list(FIVE) if measures == "five" else measures if measures == "all_trec" else json.loads(measures)
-    options: dict[str, Any] = {}
+    named: dict[str, Any] = {"five": list(FIVE), "all_trec": "all_trec", "popularity": POPULARITY}
+    asked: Any = named[measures] if measures in named else json.loads(measures)
+    options: dict[str, Any] = {"train": train} if train else {}
     if engine == "duckdb" and memory_limit:
         options["duckdb_config"] = {"memory_limit": memory_limit}
     if engine == "polars" and query_chunks:
@@ -202,38 +213,74 @@ def scan(path: str) -> Any:
     return pl.scan_parquet(str(Path(path) / "*.parquet") if Path(path).is_dir() else path)
 
 
-def floor_tool(run: str, qrels: str) -> None:
+def floor_tool(run: str, qrels: str, train: str = "") -> None:
     """What any evaluation of these measures has to do: read both files, join the run to the
     qrels (keeping unjudged documents: ranks count them), and order each query's documents by
-    score, then doc id (trec_eval's tie order) - per query, not a global sort."""
+    score, then doc id (trec_eval's tie order) - per query, not a global sort. With ``train``
+    also: read the training file, count each item's rows and distinct users, and join them to
+    the run's items (what every popularity metric reads; the run's (user, item) pairs against
+    the training's, which UnseenShare alone reads, are left out)."""
     import polars as pl
 
+    rows = scan(run).join(scan(qrels), on=["query_id", "doc_id"], how="left")
+    kept = [pl.col("relevance")]
+    if train:
+        popularity = scan(train).group_by("doc_id").agg(rows=pl.len(), users=pl.col("query_id").n_unique())
+        rows = rows.join(popularity, on="doc_id", how="left")
+        kept += [pl.col("rows"), pl.col("users")]
     (
-        scan(run)
-        .join(scan(qrels), on=["query_id", "doc_id"], how="left")
+        rows
         .group_by("query_id")
-        .agg(pl.col("relevance").sort_by(["score", "doc_id"], descending=[True, True]))
+        .agg(c.sort_by(["score", "doc_id"], descending=[True, True]) for c in kept)
         .collect()
     )
 
 
-def floor_duckdb_tool(run: str, qrels: str) -> None:
+def floor_duckdb_tool(run: str, qrels: str, train: str = "") -> None:
     """:func:`floor_tool` in DuckDB, the way its SQL does it: both files read, the run joined
     to the qrels (left join), each query's rows numbered by score then doc id (a window
-    partitioned by query: DuckDB's per-query order), into a temporary table."""
+    partitioned by query: DuckDB's per-query order), into a temporary table. With ``train``
+    also each item's training rows and distinct users (a GROUP BY of the training file) left
+    joined on the item."""
     import duckdb
 
     def source(path: str) -> str:
         return f"read_parquet('{Path(path) / '*.parquet' if Path(path).is_dir() else path}')"
 
+    popularity, joined = "", ""
+    if train:
+        popularity = ", p.n_rows, p.n_users"
+        joined = (f" LEFT JOIN (SELECT doc_id, count(*) AS n_rows, count(DISTINCT query_id) AS n_users "
+                  f"FROM {source(train)} GROUP BY doc_id) AS p ON r.doc_id = p.doc_id")
     con = duckdb.connect(config={"preserve_insertion_order": False})
     con.execute("SET enable_progress_bar = false")
     con.execute(
-        f"CREATE TEMP TABLE ranked AS SELECT r.query_id, j.relevance, row_number() OVER "
+        f"CREATE TEMP TABLE ranked AS SELECT r.query_id, j.relevance{popularity}, row_number() OVER "
         f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {source(run)} AS r "
-        f"LEFT JOIN {source(qrels)} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id"
+        f"LEFT JOIN {source(qrels)} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{joined}"
     )
     con.close()
+
+
+def rectools_tool(run: str, train: str, times: dict[str, float]) -> Values:
+    """rectools as a user runs it: pandas reads the run and the training file, each user's
+    1-based Rank comes from the scores (sorted by score descending, then item id descending:
+    trec_eval's tie order, rankwise's default ``ties``), then ``MeanInvUserFreq(10)`` and
+    ``AvgRecPopularity(10)`` with ``calc_per_user(reco, prev_interactions)``."""
+    import pandas as pd
+    from rectools.metrics import AvgRecPopularity, MeanInvUserFreq  # type: ignore[import-untyped]
+
+    names = {"query_id": "user_id", "doc_id": "item_id"}
+    reco = pd.read_parquet(run, columns=["query_id", "doc_id", "score"]).rename(columns=names)
+    reco = reco.sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
+    reco["rank"] = reco.groupby("user_id", sort=False).cumcount() + 1
+    prev = pd.read_parquet(train, columns=["query_id", "doc_id"]).rename(columns=names)
+    times["t1"] = time.perf_counter()
+    values: Values = {}
+    for name, metric in (("MIUF@10", MeanInvUserFreq(10)), ("ARP@10", AvgRecPopularity(10))):
+        per_user = metric.calc_per_user(reco, prev)
+        values[name] = {str(u): float(v) for u, v in per_user.items()}
+    return values
 
 
 def spark_tool(run: str, qrels: str) -> Any:
@@ -259,7 +306,7 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     frame = None
     if tool.startswith("rankwise-") and tool != "rankwise-spark":
         times["t1"] = time.perf_counter()
-        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks)
+        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks, a.train)
     elif tool == "rankwise-spark":
         times["t1"] = time.perf_counter()
         frame = spark_tool(run, qrels)
@@ -269,12 +316,16 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
         values = ranx_tool(feed, run, qrels, times)
     elif tool == "ir_measures":
         values = ir_measures_tool(feed, run, qrels, times)
+    elif tool == "rectools":
+        if not a.train:
+            raise SystemExit("rectools needs --train (its metrics read the training interactions)")
+        values = rectools_tool(run, a.train, times)
     elif tool == "floor":
         times["t1"] = time.perf_counter()
-        floor_tool(run, qrels)
+        floor_tool(run, qrels, a.train)
     elif tool == "floor-duckdb":
         times["t1"] = time.perf_counter()
-        floor_duckdb_tool(run, qrels)
+        floor_duckdb_tool(run, qrels, a.train)
     else:
         raise SystemExit(f"unknown tool {tool}")
     return values, frame, times
@@ -358,12 +409,13 @@ def main() -> None:
     p.add_argument("run")
     p.add_argument("qrels")
     p.add_argument("out", type=Path)
-    p.add_argument("--measures", default="five", help="five, all_trec, or rankwise metrics as a JSON list")
+    p.add_argument("--measures", default="five", help="five, all_trec, popularity, or rankwise metrics as a JSON list")
     p.add_argument("--memory-limit", default="")
     p.add_argument("--query-chunks", type=int, default=0)
     p.add_argument("--calls", type=int, default=0, help="small inputs: time this many in-process calls")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--sample", type=Path, default=None, help="keep only these queries' values (a JSON list)")
+    p.add_argument("--train", default="", help="the training interactions (rankwise's train=, the floors, rectools)")
     a = p.parse_args()
     tool, _, feed = a.tool.partition(":")
     feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "polars"}.get(tool, "")

@@ -1,4 +1,4 @@
-"""Seeded benchmark data: a run and qrels as Parquet files.
+"""Seeded benchmark data: a run, qrels and training interactions as Parquet files.
 
     python benchmarks/generate.py OUT_DIR --queries 100000 --docs 100 --judged 20 --tie-rate 0.1
 
@@ -9,6 +9,17 @@ documents). Rows are shuffled unless ``--sorted``. Columns: query_id, doc_id (st
 score (float64); query_id, doc_id, relevance (int64). With ``--trec`` also run.trec and
 qrels.trec, the same rows in TREC's text formats (``qid Q0 docno rank score tag``, sorted by
 query then score as TREC runs are; ``qid 0 docno rel``).
+
+Beside them train.parquet (a folder train/ with ``--files``): training interactions for the
+popularity metrics (``train=``), ``--train-share`` of the run's row count (0.1: 1M rows beside
+10M), columns query_id (the user: the run's query ids) and doc_id (the item: the run's doc id
+space). Items are drawn Zipf-like (probability 1/rank, the ranks a seeded shuffle of the items,
+so popularity has nothing to do with the id); a tenth of the users have no training row; the
+rest draw uniformly; a twentieth of the rows are repeats of others (besides the repeats the
+draw makes). Many of the items the run lists are never in training (most at 1M rows). The
+training rows come from their own seeded generator: the run and qrels are the same with or
+without them. With ``--files`` each file draws its own rows and its own popularity order (its
+seed), as it does its run and qrels.
 """
 
 from __future__ import annotations
@@ -21,9 +32,10 @@ import polars as pl
 
 
 def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
-             files: int = 1, int_ids: bool = False, trec: bool = False) -> None:
-    """Write run.parquet and qrels.parquet, or with ``files`` > 1 the folders run/ and qrels/
-    of ``files`` Parquet files each (generated one file at a time: bounded memory)."""
+             files: int = 1, int_ids: bool = False, trec: bool = False, train_share: float = 0.1) -> None:
+    """Write run.parquet, qrels.parquet and train.parquet, or with ``files`` > 1 the folders
+    run/, qrels/ and train/ of ``files`` Parquet files each (generated one file at a time:
+    bounded memory)."""
     if files > 1:
         per = -(-queries // files)
         for i in range(files):
@@ -32,12 +44,14 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
                 break
             part = out / f"part-{i:03d}"
             _generate(part, first, count, docs, judged, tie_rate, sort, seed + i, int_ids)
-            for kind in ("run", "qrels"):
+            _train(part, first, count, docs, train_share, seed + i, int_ids)
+            for kind in ("run", "qrels", "train"):
                 (out / kind).mkdir(parents=True, exist_ok=True)
                 (part / f"{kind}.parquet").rename(out / kind / f"part-{i:03d}.parquet")
             part.rmdir()
         return
     _generate(out, 0, queries, docs, judged, tie_rate, sort, seed, int_ids)
+    _train(out, 0, queries, docs, train_share, seed, int_ids)
     if trec:
         write_trec(out)
 
@@ -88,6 +102,27 @@ def _generate(out: Path, first: int, queries: int, docs: int, judged: int, tie_r
     qrels.with_columns(as_str).write_parquet(out / "qrels.parquet")
 
 
+def _train(out: Path, first: int, queries: int, docs: int, share: float, seed: int, int_ids: bool = False) -> None:
+    """train.parquet: ``share`` x queries x docs (user, item) rows over the run's ids (see the
+    module's docstring)."""
+    rng = np.random.default_rng([seed, 1])  # its own stream: run.parquet and qrels.parquet do not change
+    rows = round(queries * docs * share)
+    items = docs * 7919  # the run's doc ids: position * 7919 + [0, 7919)
+    weight = 1.0 / np.arange(1, items + 1)
+    by_rank = rng.permutation(items)  # the item of each popularity rank
+    item = by_rank[rng.choice(items, rows, p=weight / weight.sum())]
+    users = np.arange(first, first + queries, dtype=np.int64)
+    active = users[rng.random(queries) >= 0.1]  # a tenth of the users without training rows
+    user = rng.choice(active, rows)
+    repeats = rng.random(rows) < 0.05  # a twentieth of the rows repeat an earlier (or any other) row
+    source = rng.integers(0, rows, int(repeats.sum()))
+    user[repeats], item[repeats] = user[source], item[source]
+    train = pl.DataFrame({"query_id": user, "doc_id": item.astype(np.int64)})
+    as_str = [] if int_ids else [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
+    out.mkdir(parents=True, exist_ok=True)
+    train.with_columns(as_str).write_parquet(out / "train.parquet")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", type=Path)
@@ -100,10 +135,12 @@ def main() -> None:
     p.add_argument("--files", type=int, default=1, help="write folders run/ and qrels/ of this many files")
     p.add_argument("--int-ids", action="store_true", help="keep query and doc ids as int64 (MS MARCO style)")
     p.add_argument("--trec", action="store_true", help="also write run.trec and qrels.trec (one file only)")
+    p.add_argument("--train-share", type=float, default=0.1, help="training rows per run row (train.parquet)")
     a = p.parse_args()
     if a.trec and a.files > 1:
         p.error("--trec writes one run file and one qrels file: not with --files")
-    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids, a.trec)
+    generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids, a.trec,
+             a.train_share)
 
 
 if __name__ == "__main__":

@@ -81,3 +81,36 @@ def test_check_skips_measures_not_comparable(bench: ModuleType) -> None:
     worst = bench.worst_differences(got, ref)
     assert "gm_map" not in worst and "rbp" not in worst
     assert bench.summarise_check(worst) == ("= pytrec_eval (5 measures)", False)
+
+
+def test_check_against_rectools(bench: ModuleType) -> None:
+    """--beyond: rankwise's nine popularity columns against rectools' two; only those two are
+    compared, and both are needed."""
+    ref = {m: {"u1": 13.1, "u2": 0.5} for m in bench.BEYOND_CHECKED}
+    got = {**{m: {"u1": 13.1 + 1e-12, "u2": 0.5} for m in bench.BEYOND_CHECKED}, "EPC@10": {"u1": 0.2, "u2": 0.0}}
+    worst = bench.worst_differences(got, ref)
+    assert set(worst) == set(bench.BEYOND_CHECKED)
+    assert bench.summarise_check(worst, bench.BEYOND_CHECKED) == ("= pytrec_eval (2 measures)", False)
+    off = {**got, "ARP@10": {"u1": 3.0, "u2": 0.5}}
+    text, failed = bench.summarise_check(bench.worst_differences(off, ref), bench.BEYOND_CHECKED)
+    assert failed and "ARP@10" in text
+    no_miuf = {m: v for m, v in got.items() if m != "MIUF@10"}
+    text, failed = bench.summarise_check(bench.worst_differences(no_miuf, ref), bench.BEYOND_CHECKED)
+    assert failed and "no MIUF@10" in text
+
+
+def test_beyond_labels_and_ratios(bench: ModuleType) -> None:
+    """The popularity part's rows are labelled by tool; each engine's median to its floor's and
+    rectools', its peak RSS to rectools'."""
+    def result(tool: str, totals: list[float], rss: float) -> object:
+        return bench.Result(bench.Config(tool, "popularity"), [{"total": t, "rss_mb": rss} for t in totals])
+
+    assert bench.Config("rankwise-polars", "popularity").label == "rankwise-polars"
+    assert bench.Config("rankwise-polars", "all_trec").label == "rankwise-polars [all_trec]"
+    results = [result("floor", [1.0, 2.0, 3.0], 100), result("rankwise-polars", [4.0, 4.0, 9.0], 200),
+               result("rectools", [8.0, 7.0, 9.0], 800)]
+    assert bench.beyond_ratios(results) == [
+        "rankwise-polars: ÷ its floor (floor) 2.00x; ÷ rectools 0.50x (rectools ÷ it 2.00x); "
+        "peak RSS 200 MB, ÷ rectools' 0.25x"
+    ]
+    assert bench.beyond_ratios(results[1:2]) == ["rankwise-polars: peak RSS 200 MB"]
