@@ -290,6 +290,12 @@ def test_spark(spark: Any) -> None:
     got = from_spark(rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), metrics, train=to_spark(spark, train)))
     want = rw.evaluate(QRELS, RUN, metrics, train=train)
     assert close_rows(got.sort("query_id").rows(), want.rows())
+    bad = pl.DataFrame({"query_id": ["u1", None], "doc_id": ["a", "b"]})
+    with pytest.raises(Exception, match=r"rankwise: the training interactions \(train=\) hold 1 NULL value\(s\) in their user column 'query_id'"):
+        rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), ["MIUF"], train=to_spark(spark, bad)).collect()
+    with pytest.raises(rw.MissingColumnError, match=r"the training interactions \(train=\) has no column 'doc_id'"):
+        rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), ["MIUF"],
+                          train=to_spark(spark, pl.DataFrame({"query_id": ["u1"], "item": ["a"]})))
 
 
 # -- the other entry points: compare, explain, the command line ------------------------------------
