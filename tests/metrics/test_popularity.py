@@ -462,3 +462,26 @@ def test_the_family_declares_the_input_its_trees_read() -> None:
     for spec in SPECS:
         metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
         assert bool(reading_train([metric], rw.Conventions())) == ("train" in inputs_read(spec)), spec.name
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("int_ids", [False, True])
+def test_segments_score_each_segment_against_the_same_training(engine: str, int_ids: bool) -> None:
+    """by=: each segment's value is the one of that segment's run alone (the training's users
+    counted once, whatever their segments)."""
+    run = pl.DataFrame({"query_id": ["u1", "u1", "u1", "u2", "u2", "u1"], "doc_id": ["a", "b", "z", "a", "c", "c"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0, 5.0], "device": ["m", "m", "m", "d", "d", "d"]})
+    train = pl.DataFrame(_train_rows(), schema=["query_id", "doc_id"], orient="row")
+    qrels = QRELS
+    if int_ids:  # the run's ids integers, the training's text: compared as text
+        run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+        qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+        train = train.with_columns(pl.col("query_id").str.slice(1))
+    metrics = ["MIUF", "UnseenShare", "EPC", "MeanPopRank@2"]
+    got = rw.evaluate(qrels, run, metrics, train=train, by="device", engine=engine)
+    for device in ("d", "m"):
+        alone = rw.evaluate(qrels, run.filter(pl.col("device") == device).drop("device"), metrics, train=train,
+                            engine=engine)
+        mine = got.filter(pl.col("device") == device).drop("device")
+        assert close_rows([tuple(str(v) if i == 0 else v for i, v in enumerate(r)) for r in mine.rows()],
+                          [tuple(str(v) if i == 0 else v for i, v in enumerate(r)) for r in alone.rows()]), device

@@ -34,6 +34,7 @@ from rankwise.inputs.checks import (
     subtopic_hint,
     value_column,
 )
+from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import (
     Source,
     check_format,
@@ -371,7 +372,7 @@ def release_session() -> None:
 def evaluate_duckdb(
     run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
-    config: Mapping[str, Any] | None = None, train: pl.LazyFrame | None = None,
+    config: Mapping[str, Any] | None = None, train: Training | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -395,10 +396,14 @@ def evaluate_duckdb(
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
-        train_raw = None
+        train_raw = seen_raw = None
         if train is not None:
-            train_raw, q_train, d_train = _train_view(con, train, columns, run_types)
-            q_str, d_str = q_str or q_train, d_str or d_train
+            train_raw, q_train, d_train = _train_view(con, train.rows, columns, run_types)
+            # with seen pairs (keyed by the run's queries), the users of the rows meet no query
+            q_str, d_str = q_str or (q_train and train.seen is None), d_str or d_train
+            if train.seen is not None:  # keyed by the run's queries already
+                seen_raw = f"rw_raw_seen_{next(_counter)}"
+                con.register(seen_raw, train.seen.collect())
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
         run_view, run_rows = _normalise(
             con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
@@ -426,10 +431,13 @@ def evaluate_duckdb(
                 con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
                 hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
             )
-        train_view = None if train_raw is None else _train_normalised(con, train_raw, columns, q_str, d_str)
+        train_view = None if train_raw is None else _train_normalised(
+            con, train_raw, columns, q_str or seen_raw is not None, d_str
+        )
+        seen_view = None if seen_raw is None else _train_normalised(con, seen_raw, columns, q_str, d_str)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
-            train_view=train_view,
+            train_view=train_view, seen_view=seen_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

@@ -46,6 +46,7 @@ from rankwise._polars.prepare import (
     prepare,
 )
 from rankwise.conventions import Columns, Conventions
+from rankwise.inputs.interactions import Training
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import reading_subtopics
 from rankwise.outputs import progress
@@ -62,7 +63,7 @@ evaluation against 17-25 ms); from about a million rows on, the streaming engine
 
 def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
-    query_chunks: int | None = None, train: pl.LazyFrame | None = None,
+    query_chunks: int | None = None, train: Training | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -87,9 +88,9 @@ def evaluate_eager(
     )
     if prep.train is not None:
         # read and summed up once: every query group joins the same popularity of every item
-        train = checked_train(prep.train, columns)
-        items, totals = pl.collect_all(train_tables(train))
-        prep = replace(prep, train=train, train_tables=(items.lazy(), totals.lazy()))
+        rows = checked_train(prep.train, columns)
+        items, totals = pl.collect_all(train_tables(rows))
+        prep = replace(prep, train=rows, train_tables=(items.lazy(), totals.lazy()))
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:

@@ -27,6 +27,7 @@ from rankwise.inputs.checks import (
     ids_as_strings,
     subtopic_hint,
 )
+from rankwise.inputs.interactions import Training
 
 
 def type_class(dtype: pl.DataType) -> TypeClass:
@@ -136,7 +137,7 @@ class Prepared:
 
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
-    diversity: Sequence[str] = (), input_order: bool = False, train: pl.LazyFrame | None = None,
+    diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -153,10 +154,11 @@ def prepare(
     q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
     if train is not None:
         # the training interactions' ids meet the run's: all three as text where any disagree
-        train_types, train_raw = _types(train.collect_schema())
+        train_types, train_raw = _types(train.rows.collect_schema())
         check_train_schema(train_types, train_raw, columns)
         q_train, d_train = ids_as_strings(run_types, train_types, columns)
-        q_str, d_str = q_str or q_train, d_str or d_train
+        # with seen pairs (keyed by the run's queries), the users of the rows meet no query
+        q_str, d_str = q_str or (q_train and train.seen is None), d_str or d_train
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
@@ -192,11 +194,20 @@ def prepare(
             check_subtopics(subs, columns)
         j = subs.group_by(Q, D).agg(pl.col(REL).max())
     schema = r.collect_schema()
-    t = None if train is None else train.select(
-        pl.col(columns.query_id).cast(pl.String).cast(schema[Q]) if q_str else pl.col(columns.query_id).cast(schema[Q]),
-        pl.col(columns.doc_id).cast(pl.String).cast(schema[D]) if d_str else pl.col(columns.doc_id).cast(schema[D]),
-    ).rename({columns.query_id: Q, columns.doc_id: D})
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns), t)
+
+    def user_items(frame: pl.LazyFrame, users: bool = True) -> pl.LazyFrame:
+        # the training's ids in the run's types (as text first where any input's disagree); with
+        # users=False the users as text: they are only counted
+        user = pl.col(columns.query_id).cast(pl.String)
+        return frame.select(
+            (((user if q_str else pl.col(columns.query_id)).cast(schema[Q])) if users else user).alias(Q),
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+        )
+
+    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
+    if train is not None:
+        prep.train = user_items(train.rows, users=train.seen is None)
+        prep.seen = None if train.seen is None else user_items(train.seen)
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))

@@ -359,6 +359,7 @@ def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
+    seen_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -368,14 +369,14 @@ def build_sql(
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
         subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
-        train=None if train_view is None else quote(train_view),
+        train=None if train_view is None else quote(train_view), seen=None if seen_view is None else quote(seen_view),
     )
 
 
 def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
-    subtopics: str | None = None, recursion: str = "", train: str | None = None,
+    subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -401,7 +402,7 @@ def statement(
     # the run's order as given (INPUT_ORDER) is a tie key
     cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
     order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
-    train_ctes, train_cols, train_joins = _train_values(comp.train, train)
+    train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
     joined = (
         f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order}{train_cols} FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{train_joins})"
@@ -517,9 +518,11 @@ def statement(
 
 
 
-def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
+def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tuple[list[str], str, str]:
     """The training interactions' values on the joined rows (``reads``: a metric reads them;
-    ``train``: the FROM fragment of the training rows, query_id = the user, doc_id = the item):
+    ``train``: the FROM fragment of the training rows, query_id = the user, doc_id = the item;
+    ``seen``: that of the (query, item) pairs whose user has the item, where the queries are not
+    the users, None: the training rows'):
     the CTEs (each item's distinct training users and rows, the totals, the (user, item) pairs),
     the joined rows' columns (:data:`~rankwise.primitives.TRAIN_COLUMNS`) and their joins."""
     if not reads:
@@ -541,7 +544,7 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
         f"rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM {train}) AS nusers, "
         "sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers, CAST(count(*) AS DOUBLE) AS nitems "
         "FROM rw_train_items)",
-        f"rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM {train})",
+        f"rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM {seen or train})",
     ]
     cols = (
         ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "

@@ -36,6 +36,7 @@ from rankwise.errors import (
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
+from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import get_spec
@@ -171,7 +172,7 @@ def coverage_seen() -> Iterator[list[Coverage]]:
         _SEEN.reset(token)
 
 
-def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame | None:
+def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Training | None:
     """The training interactions (``train=``) read when a metric reads them
     (:func:`~rankwise.metrics.recipes.reading_train`), else None (given or not: nothing reads
     them); a metric that reads them without ``train=`` is an error naming it."""
@@ -191,7 +192,7 @@ def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, col
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
-    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: pl.LazyFrame | None = None,
+    duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -206,14 +207,9 @@ def _evaluate(
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
     if segments:
-        if train is not None:
-            raise InvalidParameterError(
-                "by= segments and train= do not go together: a user in several segments would be counted "
-                "once in each among the training users; evaluate each segment's run on its own"
-            )
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config,
+            parsed, segments, engine, conv, columns, duckdb_config, train,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -309,9 +305,12 @@ def _sample(run: Source, qrels: Source, columns: Columns, formats: tuple[FileFor
 def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
+    train: Training | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
-    to the pairs by query, the engines see one key, and the pairs are joined back."""
+    to the pairs by query, the engines see one key, and the pairs are joined back. The training
+    interactions keep their users (an item's popularity counts each user once, whatever its
+    segments); what each key's user has seen is their rows keyed the same way."""
     names = run.collect_schema().names()
     for col in segments:
         check_identifier(col, "segment column")
@@ -342,9 +341,12 @@ def _evaluate_segments(
         raise no_common_queries(
             pairs[q].unique(maintain_order=True), qrels.select(pl.col(q).unique(maintain_order=True)).collect()[q], columns
         )
+    extra: dict[str, Any] = {}
+    if train is not None:
+        extra["train"] = Training(train.rows, _keyed_seen(train.rows, pairs.lazy().select(key, q), key, columns))
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
-        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(),
+        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
     )
     values = (
         result.rename({columns.query_id: key})
@@ -353,6 +355,16 @@ def _evaluate_segments(
         .sort(*segments, columns.query_id)
     )
     return values, Coverage(missing=outside, segmented=True)
+
+
+def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:
+    """The training rows' (user, item) pairs with the user replaced by each key of its (segment,
+    user) ``pairs`` (ids compared as text where their types differ)."""
+    q, d = columns.query_id, columns.doc_id
+    user = rows.collect_schema().get(q)
+    if user != pairs.collect_schema()[q]:
+        rows, pairs = rows.with_columns(pl.col(q).cast(pl.String)), pairs.with_columns(pl.col(q).cast(pl.String))
+    return rows.join(pairs, on=q, how="inner").select(pl.col(key).alias(q), pl.col(d))
 
 
 def metric_of_column(column: str) -> Metric | None:

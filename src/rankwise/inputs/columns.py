@@ -22,6 +22,7 @@ import polars as pl
 from rankwise.conventions import Columns, _FromOptions
 from rankwise.errors import InvalidParameterError, closest
 from rankwise.inputs import forms
+from rankwise.inputs.interactions import Training, read_train
 from rankwise.inputs.read import Source, to_frame, to_lazyframe
 
 Kind = Literal["run", "qrels"]
@@ -124,13 +125,11 @@ class Reading(_FromOptions):
             return self.read(obj, kind, columns, fmt)
         return obj
 
-    def read_train(self, columns: Columns) -> pl.LazyFrame | None:
+    def read_train(self, columns: Columns) -> Training | None:
         """The training interactions given (``train=``), read with their own column names
         (``train_columns``); None when none were given."""
         if self.train is None:
             return None
-        from rankwise.inputs.interactions import read_train
-
         return read_train(self.train, columns, self.train_columns)
 
     def without(self, kind: Kind) -> dict[str, Any]:

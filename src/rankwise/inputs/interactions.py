@@ -11,7 +11,7 @@ a dict ``{user: [item, ...]}`` (or ``{user: {item: ...}}``: its keys), or an ite
 
 >>> import rankwise.inputs.interactions as interactions
 >>> from rankwise.conventions import Columns
->>> interactions.read_train({"u1": ["a", "b"], "u2": ["a"]}, Columns()).collect().rows()
+>>> interactions.read_train({"u1": ["a", "b"], "u2": ["a"]}, Columns()).rows.collect().rows()
 [('u1', 'a'), ('u1', 'b'), ('u2', 'a')]
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -38,12 +39,26 @@ from rankwise.inputs.read import (
 WHAT = "the training interactions (train=)"
 
 
-def read_train(obj: Any, columns: Columns, rename: Mapping[str, str] | None = None) -> pl.LazyFrame:
-    """The training interactions as a LazyFrame holding (at least) ``columns.query_id`` (the
-    user) and ``columns.doc_id`` (the item); ``rename``: ``train_columns``, the training rows'
-    own names of those columns, by keyword."""
+@dataclass(frozen=True)
+class Training:
+    """The training interactions as read: ``rows`` holds (at least) the user and item columns;
+    ``seen``, where the engine's queries are not the users (``by=`` segments key each (segment,
+    user) pair), the (query, item) pairs whose user has the item among its training rows, in the
+    same columns (None: those of ``rows``)."""
+
+    rows: pl.LazyFrame
+    seen: pl.LazyFrame | None = None
+
+
+def read_train(obj: Any, columns: Columns, rename: Mapping[str, str] | None = None) -> Training:
+    """The training interactions, their rows as a LazyFrame holding (at least)
+    ``columns.query_id`` (the user) and ``columns.doc_id`` (the item); ``rename``:
+    ``train_columns``, the training rows' own names of those columns, by keyword. A
+    :class:`Training` is itself."""
+    if isinstance(obj, Training):
+        return obj
     frame = _read(obj, columns, rename)
-    return (apply_rename(frame, "train", columns, rename) if rename else frame).lazy()
+    return Training((apply_rename(frame, "train", columns, rename) if rename else frame).lazy())
 
 
 def _read(obj: Any, columns: Columns, rename: Mapping[str, str] | None) -> pl.DataFrame | pl.LazyFrame:
