@@ -23,6 +23,7 @@ from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     INTENT_SIDES,
     TRAIN_COLUMNS,
+    FEATURE_COLUMNS,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -117,6 +118,11 @@ class Part:
     train: bool = False
     """Whether an aggregate reads the training interactions' values
     (:data:`~rankwise.primitives.TRAIN_COLUMNS`): joined to the ranked rows only then."""
+    features: bool = False
+    """Whether an aggregate reads the item features' pair distances
+    (:data:`~rankwise.primitives.FEATURE_COLUMNS`): computed on the ranked rows only then."""
+    pair_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -168,6 +174,14 @@ class Part:
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+        if set(node.reads) & set(FEATURE_COLUMNS):
+            self.features = True
+            self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))
+
+
+def deepest(depth: int | None, k: int | None) -> int | None:
+    """The deeper of two cutoffs (None: every rank)."""
+    return None if depth is None or k is None else max(depth, k)
 
 
 def running(step: Step) -> pl.Expr:

@@ -8,12 +8,13 @@ no pass of its own."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
 from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
+from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.checks import (
     DataProfile,
     Kind,
@@ -90,6 +91,9 @@ class Prepared:
     seen: pl.LazyFrame | None = None
     """The (query, item) pairs whose user has the item among its training rows (``__q, __d``);
     None: those of :attr:`train` (``explain`` keys each cut ranking's query by its depth)."""
+    features: pl.LazyFrame | None = None
+    """The item features in the long form of :mod:`rankwise.inputs.features` (``__d``, the
+    dimension, the value), ids of the run's type; None: none given."""
     train_tables: tuple[pl.LazyFrame, pl.LazyFrame] | None = None
     """The training's per-item values and totals (:func:`~rankwise._polars.plan.train_tables`),
     computed once for every query group; None: from :attr:`train` where read."""
@@ -137,6 +141,7 @@ class Prepared:
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
     diversity: Sequence[str] = (), input_order: bool = False, train: pl.LazyFrame | None = None,
+    features: pl.DataFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -157,6 +162,10 @@ def prepare(
         check_train_schema(train_types, train_raw, columns)
         q_train, d_train = ids_as_strings(run_types, train_types, columns)
         q_str, d_str = q_str or q_train, d_str or d_train
+    if features is not None:
+        # the item features' ids meet the run's: as text where they disagree
+        feature_types, _ = _types(features.schema)
+        d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
@@ -196,7 +205,13 @@ def prepare(
         pl.col(columns.query_id).cast(pl.String).cast(schema[Q]) if q_str else pl.col(columns.query_id).cast(schema[Q]),
         pl.col(columns.doc_id).cast(pl.String).cast(schema[D]) if d_str else pl.col(columns.doc_id).cast(schema[D]),
     ).rename({columns.query_id: Q, columns.doc_id: D})
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns), t)
+    prep = Prepared(
+        r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns), t,
+        features=None if features is None else features.lazy().select(
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+            pl.col(FEATURE), pl.col(VALUE),
+        ),
+    )
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
@@ -209,6 +224,18 @@ def checked_train(train: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
     frame = train.collect()
     check_train(frame.height, {name: frame[col].null_count() for name, col in (("query_id", Q), ("doc_id", D))}, columns)
     return frame.lazy()
+
+
+def checked_features(prep: Prepared) -> Prepared:
+    """``prep`` with its item features collected once, checked against the run: an item the run
+    lists without features is an error naming it (:func:`~rankwise.inputs.features.check_featured`)."""
+    if prep.features is None:
+        return prep
+    features = prep.features.collect()
+    missing = prep.run.select(D).unique().join(features.lazy().select(D).unique(), on=D, how="anti").sort(D)
+    found, count = pl.collect_all([missing.head(3), missing.select(pl.len())])
+    check_featured(found[D].to_list(), int(count.item()))
+    return replace(prep, features=features.lazy())
 
 
 def check_run_costs(prep: Prepared) -> None:

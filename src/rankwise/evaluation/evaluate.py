@@ -141,11 +141,12 @@ def evaluate(
     paths = engine == "duckdb" and not segments
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         train = training(reading, parsed, conv, columns)
+        features = featuring(reading, parsed, conv, columns)
         result, coverage = _evaluate(
             reading.source(run, "run", columns, run_format, paths=paths),
             reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
             parsed, engine, conv, columns, run_format, qrels_format, segments, duckdb_config, query_chunks,
-            train,
+            train, features,
         )
     seen = _SEEN.get()
     if seen is None:
@@ -188,10 +189,28 @@ def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, col
     return reading.read_train(columns)
 
 
+def featuring(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.DataFrame | None:
+    """The item features (``features=``) read and checked when a metric reads them
+    (:func:`~rankwise.metrics.recipes.reading_features`), else None; a metric that reads them
+    without ``features=`` is an error naming it."""
+    from rankwise.metrics.recipes import reading_features
+
+    reading_it = reading_features(metrics, conv)
+    if not reading_it:
+        return None
+    if reading.features is None:
+        raise InvalidParameterError(
+            f"{reading_it[0]} reads the item features, a vector per item: "
+            + in_syntax("pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE")
+        )
+    return reading.read_features(columns)
+
+
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: pl.LazyFrame | None = None,
+    features: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -206,6 +225,10 @@ def _evaluate(
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
     if segments:
+        if features is not None:
+            raise InvalidParameterError(
+                "by= segments and features= do not go together (not implemented): evaluate each segment's run on its own"
+            )
         if train is not None:
             raise InvalidParameterError(
                 "by= segments and train= do not go together: a user in several segments would be counted "
@@ -222,14 +245,15 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train,
+            counted, zero, columns, query_chunks, train, features,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
-                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train
+                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
+                features=features,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -251,7 +275,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train)[0]
+                      segments, duckdb_config, query_chunks, train, features)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)

@@ -35,7 +35,7 @@ from rankwise.primitives import Node, expected_tree, order_free
 __all__ = [
     "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
-    "reading_subtopics", "reading_train", "recipe", "tree_of",
+    "reading_features", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
 
 
@@ -157,3 +157,12 @@ def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     train = set(TRAIN_COLUMNS)
     return [o.label for o in outputs(metrics, conv) if any(train & set(leaf.reads) for leaf in leaves(o.tree))]
 
+
+
+def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
+    """The labels of the ``metrics`` that read the item features (``features=``: their trees
+    hold a primitive that reads a :data:`~rankwise.primitives.FEATURE_COLUMNS` column)."""
+    from rankwise.primitives import FEATURE_COLUMNS, leaves
+
+    features = set(FEATURE_COLUMNS)
+    return [o.label for o in outputs(metrics, conv) if any(features & set(leaf.reads) for leaf in leaves(o.tree))]
