@@ -22,8 +22,8 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     INTENT_SIDES,
-    TRAIN_COLUMNS,
     FEATURE_COLUMNS,
+    TRAIN_COLUMNS,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -35,6 +35,7 @@ from rankwise.primitives import (
     RunIdealValue,
     Step,
     declared,
+    deepest,
     leaves,
     prefix_gains,
     qrels_needs,
@@ -177,11 +178,6 @@ class Part:
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))
-
-
-def deepest(depth: int | None, k: int | None) -> int | None:
-    """The deeper of two cutoffs (None: every rank)."""
-    return None if depth is None or k is None else max(depth, k)
 
 
 def running(step: Step) -> pl.Expr:

@@ -22,6 +22,7 @@ from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
+    FEATURE_COLUMNS,
     TRAIN_COLUMNS,
     Bound,
     Gain,
@@ -37,6 +38,7 @@ from rankwise.primitives import (
     Step,
     Value,
     declared,
+    deepest,
     fold,
     ideal_depth,
     leaves,
@@ -136,6 +138,7 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
 _ROW_COLUMNS = {
     "rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost",
     **{name: name for name in TRAIN_COLUMNS},
+    **{name: name for name in FEATURE_COLUMNS},
 }
 
 
@@ -163,6 +166,9 @@ class _Compiler:
         """The parts (rankings) whose rows read them."""
         self.train = False
         """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
+        self.pairs: dict[bool, int | None] = {}
+        """Per part whose run primitives read the item features' pair distances
+        (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -206,6 +212,8 @@ class _Compiler:
         if node not in aggs:
             self.run_sql(node, part)  # registers the columns it reads
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+            if set(node.reads) & set(FEATURE_COLUMNS):
+                self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
@@ -359,6 +367,7 @@ def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
+    features_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -369,20 +378,23 @@ def build_sql(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
         subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
         train=None if train_view is None else quote(train_view),
+        features=None if features_view is None else quote(features_view),
     )
 
 
 def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
-    subtopics: str | None = None, recursion: str = "", train: str | None = None,
+    subtopics: str | None = None, recursion: str = "", train: str | None = None, features: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
     cost column when ``columns.cost`` is set), ``judgments`` the
     argument of ``rw_ideal_order`` that reads the qrels; ``subtopics`` the FROM fragment of the
     judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
-    subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE."""
+    subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE.,
+    ``features`` the FROM fragment of the item features in their long form (doc_id, feature: the
+    dimension, value: a number), which the feature-diversity family reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -472,9 +484,17 @@ def statement(
         judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
-            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal, train=comp.train)
+            _ranking_cte(
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
+                train=comp.train,
+            )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
+        pair_joins = ""
+        if part in comp.pairs:
+            pair_ctes, pair_cols, pair_joins = _pair_distances(f"ranked{p}", p, comp.pairs[part], features)
+            ctes += pair_ctes
+            rowcols += pair_cols
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -483,7 +503,7 @@ def statement(
         keep_unjudged = p == 0 and count_unjudged
         ctes.append(
             f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
-            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{run_ideal_joins}{cut})"
+            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{run_ideal_joins}{pair_joins}{cut})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
         if keep_unjudged:
@@ -555,6 +575,38 @@ def _train_values(reads: bool, train: str | None) -> tuple[list[str], str, str]:
         " CROSS JOIN rw_train_totals AS tt"
     )
     return ctes, cols, joins
+
+
+def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None) -> tuple[list[str], str, str]:
+    """The ranked rows' summed distances to the items ranked above them
+    (:data:`~rankwise.primitives.FEATURE_COLUMNS`), on the rows of ``ranked`` ranked ≤ ``depth``
+    (None: every row; 0 elsewhere), from the item features (``features``: the FROM fragment of
+    their long form, doc_id, feature, value): the CTEs (each pair of a query's top ``depth``
+    joined feature by feature, its dot product, norms, differing and nonzero features summed;
+    then its distances summed per row), the rows' columns and their join."""
+    if features is None:
+        raise InvalidParameterError("a metric reads the item features: pass features=")
+    top = "" if depth is None else f" AND a.rnk <= {literal(depth)}"
+    ctes = [
+        f"rw_pairs{p} AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, sum(fa.value * fb.value) AS dot, "
+        "sum(fa.value * fa.value) AS na, sum(fb.value * fb.value) AS nb, "
+        "sum(CASE WHEN fa.value <> fb.value THEN 1.0 ELSE 0.0 END) AS differ, "
+        "sum(CASE WHEN fa.value <> 0 AND fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS both_set, "
+        "sum(CASE WHEN fa.value <> 0 OR fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS either_set "
+        f"FROM {ranked} AS a JOIN {features} AS fa ON a.doc_id = fa.doc_id "
+        f"JOIN {ranked} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk{top} "
+        f"JOIN {features} AS fb ON b.doc_id = fb.doc_id AND fa.feature = fb.feature "
+        "GROUP BY a.query_id, a.rnk, b.rnk)",
+        f"rw_pair_sums{p} AS (SELECT query_id AS pq, rnk AS pr, "
+        "sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, "
+        "sum(CASE WHEN either_set > 0 THEN 1.0 - both_set / either_set ELSE 0.0 END) AS pjac "
+        f"FROM rw_pairs{p} GROUP BY query_id, rnk)",
+    ]
+    cols = (
+        ", CAST(coalesce(ps.pcos, 0.0) AS DOUBLE) AS dcosine, CAST(coalesce(ps.pham, 0.0) AS DOUBLE) AS dhamming, "
+        "CAST(coalesce(ps.pjac, 0.0) AS DOUBLE) AS djaccard"
+    )
+    return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
 
 
 LISTED_JUDGMENTS = "listed_judgments"

@@ -22,3 +22,13 @@ class PairDistanceSum(Primitive):
     reads: ClassVar[tuple[Column, ...]] = ("rnk", "dcosine", "dhamming", "djaccard")
     k: int | None
     distance: Distance
+
+
+def deepest(depth: int | None, k: int | None) -> int | None:
+    """The deeper of two cutoffs (None: every rank): the ranked rows whose pairs the
+    :class:`PairDistanceSum` of an evaluation read, each cutoff in turn.
+
+    >>> deepest(deepest(0, 5), 10), deepest(10, None)
+    (10, None)
+    """
+    return None if depth is None or k is None else max(depth, k)
