@@ -22,6 +22,7 @@ from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
+from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
@@ -33,7 +34,7 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
+    "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
     "reading_features", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
@@ -57,6 +58,8 @@ RECIPES: dict[str, Recipe] = _recipes()
 DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _diversity.SPECS}
 TRAIN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _popularity.SPECS}
 """The popularity family's recipes: they read the training interactions (``train=``)."""
+FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _feature_diversity.SPECS}
+"""The feature-diversity family's recipes: they read the item features (``features=``)."""
 """The diversity recipes (ndeval's measures: subtopic judgments, the greedy ideal)."""
 
 
