@@ -609,6 +609,37 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
     return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
 
 
+def features_head(
+    table: str, vector: str, item: str, item_name: str, exploded: str, gate: str | None = ""
+) -> list[str]:
+    """The CTE ``rw_features``: the item features' ``table`` (a FROM fragment; the item in the
+    column ``item``, its vector in the list or array column ``vector``, both quoted;
+    ``item_name``: the item column's name as a literal, for the error) in the long form (doc_id,
+    feature, value; ``exploded``: the dialect's select list of a vector's elements,
+    :attr:`~rankwise._sql.inline.DialectRules.exploded_vector`), read by the statement once
+    their check (``rw_features_ok`` of ``sql/55_feature_diversity.sql``) has passed: no row, a
+    NULL item or value, a NaN, vectors of different lengths or of none, an item given twice, an
+    item the run (``rw_run``) lists without features. ``gate``: what comes before the check in
+    the filter (``'NOT checks OR '``: a macro's switch); None: no check."""
+    select = f"SELECT {item} AS doc_id, {exploded.format(vector=vector)} FROM {table}"
+    if gate is None:
+        return [f"rw_features AS ({select})"]
+    return [
+        f"rw_features_input AS ({select})",
+        f"rw_features_sizes AS (SELECT {item} AS doc_id, CAST(coalesce(len({vector}), 0) AS DOUBLE) AS n FROM {table})",
+        "rw_features_check AS (SELECT rw_features_ok("
+        "(SELECT count(*) FROM rw_features_sizes), "
+        "(SELECT count(*) - count(doc_id) FROM rw_features_sizes), "
+        "(SELECT count(*) FROM (SELECT doc_id FROM rw_features_sizes GROUP BY doc_id HAVING count(*) > 1) AS twice), "
+        "(SELECT count(*) FROM rw_features_sizes WHERE n = 0), "
+        "(SELECT count(DISTINCT n) FROM rw_features_sizes), "
+        "(SELECT count(*) FROM rw_features_input WHERE value IS NULL OR isnan(value)), "
+        "(SELECT count(DISTINCT r.doc_id) FROM rw_run AS r LEFT JOIN (SELECT DISTINCT doc_id FROM rw_features_sizes) "
+        f"AS f ON r.doc_id = f.doc_id WHERE f.doc_id IS NULL), {item_name}) AS ok)",
+        f"rw_features AS (SELECT * FROM rw_features_input WHERE {gate}(SELECT ok FROM rw_features_check))",
+    ]
+
+
 LISTED_JUDGMENTS = "listed_judgments"
 """The CTE of the judgments ``judgments='retrieved'`` reads (:func:`_listed_judgments`)."""
 

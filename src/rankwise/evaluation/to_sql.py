@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from rankwise._sql.compiler import INPUT_ORDER, build_sql, literal
+from rankwise._sql.compiler import INPUT_ORDER, build_sql, features_head, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise.conventions import (
     Columns,
@@ -132,39 +132,13 @@ def _train_head(dialect: Dialect, train: str, columns: Columns, check: bool) -> 
 
 
 def _features_head(dialect: Dialect, features: str, column: str, columns: Columns, check: bool) -> list[str]:
-    """The CTE ``rw_features``: the item features' table (the item in the run's doc column, its
-    vector in the list or array column ``column``) in the long form (doc_id, feature, value),
-    with ``check`` only once their check (``rw_features_ok`` of ``sql/55_feature_diversity.sql``)
-    has passed: no row, a NULL item or value, a NaN, vectors of different lengths or of none,
-    an item given twice, or an item the run lists without features."""
+    """The CTE ``rw_features`` of the item features' table (:func:`~rankwise._sql.compiler.features_head`)."""
     rules = dialect_rules(dialect)
     q = rules.quote
-    vector = q(check_identifier(column, "column"))
-    select = (
-        f"SELECT {q(columns.doc_id)} AS doc_id, {rules.exploded_vector.format(vector=vector)} "
-        f"FROM {table_name(features, q, 'features table')}"
+    return features_head(
+        table_name(features, q, "features table"), q(check_identifier(column, "column")), q(columns.doc_id),
+        literal(columns.doc_id), rules.exploded_vector, gate="" if check else None,
     )
-    if not check:
-        return [f"rw_features AS ({select})"]
-    counts = (
-        f"SELECT {q(columns.doc_id)} AS doc_id, CAST(coalesce(size_of, 0) AS DOUBLE) AS n FROM (SELECT "
-        f"{q(columns.doc_id)}, len({vector}) AS size_of FROM {table_name(features, q, 'features table')}) AS v"
-    )
-    return [
-        f"rw_features_input AS ({select})",
-        f"rw_features_sizes AS ({counts})",
-        "rw_features_check AS (SELECT rw_features_ok("
-        "(SELECT count(*) FROM rw_features_sizes), "
-        "(SELECT count(*) - count(doc_id) FROM rw_features_sizes), "
-        "(SELECT count(*) FROM (SELECT doc_id FROM rw_features_sizes GROUP BY doc_id HAVING count(*) > 1) AS twice), "
-        "(SELECT count(*) FROM rw_features_sizes WHERE n = 0), "
-        "(SELECT count(DISTINCT n) FROM rw_features_sizes), "
-        "(SELECT count(*) FROM rw_features_input WHERE value IS NULL OR isnan(value)), "
-        "(SELECT count(DISTINCT r.doc_id) FROM rw_run AS r LEFT JOIN (SELECT DISTINCT doc_id FROM rw_features_sizes) "
-        "AS f ON r.doc_id = f.doc_id WHERE f.doc_id IS NULL), "
-        f"{literal(columns.doc_id)}) AS ok)",
-        "rw_features AS (SELECT * FROM rw_features_input WHERE (SELECT ok FROM rw_features_check))",
-    ]
 
 
 @checked
