@@ -33,6 +33,7 @@ from rankwise.errors import (
     ColumnTypeError,
     DuplicateDocumentError,
     EmptyInputError,
+    InvalidParameterError,
     InvalidValueError,
     MissingColumnError,
     UnsupportedInputError,
@@ -86,8 +87,14 @@ def _vectors(frame: pl.DataFrame, item: str, column: str | None) -> pl.DataFrame
     if not (schema[item].is_integer() or schema[item] in (pl.String, pl.Categorical)):
         raise ColumnTypeError(f"{WHAT}: the item column {item!r} must hold strings or integers, found type {schema[item]}")
     others = [c for c in schema if c != item]
-    if column is None and len(others) == 1 and isinstance(schema[others[0]], (pl.List, pl.Array)):
+    vectors = [c for c in others if isinstance(schema[c], (pl.List, pl.Array))]
+    if column is None and len(others) == 1 and vectors:
         column = others[0]
+    elif column is None and vectors:
+        raise InvalidParameterError(
+            f"{WHAT} hold the columns {others} besides the item column {item!r}: name the column of the vectors, "
+            f"e.g. features_column={vectors[0]!r}"
+        )
     if column is not None:
         if column not in schema:
             raise MissingColumnError(
