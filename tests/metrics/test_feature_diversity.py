@@ -203,7 +203,7 @@ def test_ild_cosine_is_one_minus_ils() -> None:
 
 
 def test_a_cutoff_is_required() -> None:
-    with pytest.raises(rw.InvalidParameterError, match="ILD needs a cutoff, e.g. ILD@10"):
+    with pytest.raises(rw.InvalidParameterError, match=r"ILD needs a cutoff, e\.g\. ILD@10"):
         rw.evaluate(QRELS, RUN, ["ILD"], features=FEATURES)
 
 

@@ -20,7 +20,6 @@ from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
-from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.checks import (
     DataProfile,
     Kind,
@@ -35,6 +34,7 @@ from rankwise.inputs.checks import (
     subtopic_hint,
     value_column,
 )
+from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.read import (
     Source,
     check_format,

@@ -21,8 +21,8 @@ from rankwise.conventions import Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
-    INTENT_SIDES,
     FEATURE_COLUMNS,
+    INTENT_SIDES,
     TRAIN_COLUMNS,
     Gain,
     IdealPrefix,

@@ -123,7 +123,13 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.recipes import DIVERSITY_RECIPES, FEATURE_RECIPES, TRAIN_RECIPES, recipe, tree_of
+from rankwise.metrics.recipes import (
+    DIVERSITY_RECIPES,
+    FEATURE_RECIPES,
+    TRAIN_RECIPES,
+    recipe,
+    tree_of,
+)
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics

@@ -14,7 +14,6 @@ import polars as pl
 
 from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
-from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.checks import (
     DataProfile,
     Kind,
@@ -28,6 +27,7 @@ from rankwise.inputs.checks import (
     ids_as_strings,
     subtopic_hint,
 )
+from rankwise.inputs.features import FEATURE, VALUE, check_featured
 
 
 def type_class(dtype: pl.DataType) -> TypeClass:

@@ -20,9 +20,9 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
-    FEATURE_COLUMNS,
     TRAIN_COLUMNS,
     Bound,
     Gain,

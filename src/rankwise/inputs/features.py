@@ -57,7 +57,7 @@ def read_features(obj: Any, columns: Columns, column: str | None = None) -> pl.D
         if not obj:
             raise EmptyInputError(f"{WHAT} are empty: the dict holds no item")
         for key, vector in obj.items():
-            if isinstance(vector, (str, bytes)) or not isinstance(vector, Sequence) and not hasattr(vector, "tolist"):
+            if isinstance(vector, (str, bytes)) or (not isinstance(vector, Sequence) and not hasattr(vector, "tolist")):
                 raise UnsupportedInputError(
                     f"cannot read {WHAT} from a dict whose values are not vectors (item {key!r} maps to "
                     f"{type(vector).__name__}): pass {{item: [number, ...]}}"

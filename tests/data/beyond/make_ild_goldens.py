@@ -70,7 +70,7 @@ def case_random_binary() -> dict[str, Any]:
     items = [f"i{n:02d}" for n in range(30)]
     features = {i: [rng.randint(0, 1) for _ in range(8)] for i in items}
     features["i00"] = [1] + [0] * 7  # never all zeros: recommenders divides by the norm
-    for i, v in features.items():
+    for v in features.values():
         if not any(v):
             v[rng.randrange(8)] = 1
     lists = {f"u{n:02d}": rng.sample(items, rng.randint(1, 12)) for n in range(25)}
@@ -131,10 +131,10 @@ def compute(case: dict[str, Any]) -> dict[str, Any]:
 
     import numpy as np
     import pandas as pd
+    from recommenders.evaluation import python_evaluation as pe
     from rectools import Columns
     from rectools.metrics import IntraListDiversity
     from rectools.metrics.distances import PairwiseHammingDistanceCalculator
-    from recommenders.evaluation import python_evaluation as pe
     from rexmex.metrics import ranking as rk
 
     lists = _lists(case)
