@@ -178,15 +178,12 @@ def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, col
     them); a metric that reads them without ``train=`` is an error naming it."""
     from rankwise.metrics.recipes import reading_train
 
-    reading_it = reading_train(metrics, conv)
-    if not reading_it:
-        return None
-    if reading.train is None:
-        raise InvalidParameterError(
-            f"{reading_it[0]} reads the training interactions, the (user, item) rows the recommender learnt from: "
-            + in_syntax("pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE")
-        )
-    return reading.read_train(columns)
+    needed = _needed(
+        reading_train(metrics, conv), reading.train,
+        "the training interactions, the (user, item) rows the recommender learnt from",
+        "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE",
+    )
+    return reading.read_train(columns) if needed else None
 
 
 def featuring(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.DataFrame | None:
@@ -195,15 +192,22 @@ def featuring(reading: Reading, metrics: Sequence[Metric], conv: Conventions, co
     without ``features=`` is an error naming it."""
     from rankwise.metrics.recipes import reading_features
 
-    reading_it = reading_features(metrics, conv)
-    if not reading_it:
-        return None
-    if reading.features is None:
-        raise InvalidParameterError(
-            f"{reading_it[0]} reads the item features, a vector per item: "
-            + in_syntax("pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE")
-        )
-    return reading.read_features(columns)
+    needed = _needed(
+        reading_features(metrics, conv), reading.features, "the item features, a vector per item",
+        "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
+    )
+    return reading.read_features(columns) if needed else None
+
+
+def _needed(labels: Sequence[str], given: object, what: str, python: str, command_line: str) -> bool:
+    """Whether an extra input (``what``, ``given`` as the caller gave it) is read: some metric
+    reads it (``labels``: those metrics); a metric that reads it when none was given is an error
+    naming that metric and how to pass it (``python``, ``command_line``: the words of each syntax)."""
+    if not labels:
+        return False
+    if given is None:
+        raise InvalidParameterError(f"{labels[0]} reads {what}: " + in_syntax(python, command_line))
+    return True
 
 
 def _evaluate(

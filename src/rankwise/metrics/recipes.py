@@ -155,17 +155,23 @@ def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]
 def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     """The labels of the ``metrics`` that read the training interactions (``train=``: their trees
     hold a primitive that reads a :data:`~rankwise.primitives.TRAIN_COLUMNS` column)."""
-    from rankwise.primitives import TRAIN_COLUMNS, leaves
+    from rankwise.primitives import TRAIN_COLUMNS
 
-    train = set(TRAIN_COLUMNS)
-    return [o.label for o in outputs(metrics, conv) if any(train & set(leaf.reads) for leaf in leaves(o.tree))]
+    return _reading(metrics, conv, TRAIN_COLUMNS)
 
 
 
 def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     """The labels of the ``metrics`` that read the item features (``features=``: their trees
     hold a primitive that reads a :data:`~rankwise.primitives.FEATURE_COLUMNS` column)."""
-    from rankwise.primitives import FEATURE_COLUMNS, leaves
+    from rankwise.primitives import FEATURE_COLUMNS
 
-    features = set(FEATURE_COLUMNS)
-    return [o.label for o in outputs(metrics, conv) if any(features & set(leaf.reads) for leaf in leaves(o.tree))]
+    return _reading(metrics, conv, FEATURE_COLUMNS)
+
+
+def _reading(metrics: Sequence[Metric], conv: Conventions, columns: Sequence[str]) -> list[str]:
+    """The labels of the ``metrics`` whose trees hold a primitive reading one of the row ``columns``."""
+    from rankwise.primitives import leaves
+
+    wanted = set(columns)
+    return [o.label for o in outputs(metrics, conv) if any(wanted & set(leaf.reads) for leaf in leaves(o.tree))]
