@@ -586,17 +586,20 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
     then its distances summed per row), the rows' columns and their join."""
     if features is None:
         raise InvalidParameterError("a metric reads the item features: pass features=")
-    top = "" if depth is None else f" AND a.rnk <= {literal(depth)}"
+    top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
     ctes = [
-        f"rw_pairs{p} AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, sum(fa.value * fb.value) AS dot, "
+        # the top rows' pairs first (at most depth² per query), then their features, dimension by dimension
+        f"rw_top{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_pair_items{p} AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, a.doc_id AS doc_a, b.doc_id AS doc_b "
+        f"FROM rw_top{p} AS a JOIN rw_top{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk)",
+        f"rw_pairs{p} AS (SELECT pi.query_id, pi.rnk, pi.rnk_b, sum(fa.value * fb.value) AS dot, "
         "sum(fa.value * fa.value) AS na, sum(fb.value * fb.value) AS nb, "
         "sum(CASE WHEN fa.value <> fb.value THEN 1.0 ELSE 0.0 END) AS differ, "
         "sum(CASE WHEN fa.value <> 0 AND fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS both_set, "
         "sum(CASE WHEN fa.value <> 0 OR fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS either_set "
-        f"FROM {ranked} AS a JOIN {features} AS fa ON a.doc_id = fa.doc_id "
-        f"JOIN {ranked} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk{top} "
-        f"JOIN {features} AS fb ON b.doc_id = fb.doc_id AND fa.feature = fb.feature "
-        "GROUP BY a.query_id, a.rnk, b.rnk)",
+        f"FROM rw_pair_items{p} AS pi JOIN {features} AS fa ON fa.doc_id = pi.doc_a "
+        f"JOIN {features} AS fb ON fb.doc_id = pi.doc_b AND fb.feature = fa.feature "
+        "GROUP BY pi.query_id, pi.rnk, pi.rnk_b)",
         f"rw_pair_sums{p} AS (SELECT query_id AS pq, rnk AS pr, "
         "sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, "
         "sum(CASE WHEN either_set > 0 THEN 1.0 - both_set / either_set ELSE 0.0 END) AS pjac "
