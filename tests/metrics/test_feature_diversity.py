@@ -280,6 +280,13 @@ def test_a_metric_reading_features_without_them_is_refused(engine: str) -> None:
         rw.to_sql(["ILS@5"])
 
 
+def test_not_with_segments() -> None:
+    """by= segments are not implemented with features=: refused by name."""
+    run = RUN.with_columns(pl.lit("s").alias("segment"))
+    with pytest.raises(rw.InvalidParameterError, match=r"by= segments and features= do not go together"):
+        rw.evaluate(QRELS, run, ["ILD@3"], features=FEATURES, by="segment")
+
+
 def test_to_sql_checks_the_features() -> None:
     """The statement fails on the faults the engines refuse, with the library's words."""
     con = duckdb.connect()
