@@ -1206,6 +1206,40 @@ CREATE OR REPLACE TEMP MACRO rw_train_ok(n, null_users, null_items, user_name, i
                                         || ' NULL value(s) in their item column ''' || item_name || '''')
          ELSE true END;
 
+-- ==== 55_feature_diversity.sql ====
+
+-- rankwise's feature-diversity family (rankwise/primitives/feature_diversity.py): an aggregate macro over the
+-- ranked rows (rnk the rank) carrying, on each row within the cutoff, the sum of the distances between its
+-- item and each item ranked above it, from the item features (dcosine: 1 - cosine similarity, 1 when a vector
+-- is all zeros; dhamming: the count of the features that differ; djaccard: 1 - |A ∩ B| / |A ∪ B| of the
+-- nonzero features, 0 when both are empty). Summed over the ranks <= k: the sum over the top k's pairs.
+
+-- Σ_{rnk <= k} the row's summed distance ('cosine', 'hamming' or 'jaccard') to the items ranked above it.
+CREATE OR REPLACE TEMP MACRO rw_pair_distance_sum(rnk, dcosine, dhamming, djaccard, k, distance) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k)
+                      THEN (CASE WHEN distance = 'cosine' THEN dcosine WHEN distance = 'hamming' THEN dhamming
+                                 ELSE djaccard END)::DOUBLE
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- The item features' data check (to_sql's features table): true, or an error naming the fault
+-- (rankwise.inputs.features' words): no item at all, NULL items, an item given twice, empty vectors, vectors of
+-- different lengths, NULL or NaN values, items the run lists without features.
+CREATE OR REPLACE TEMP MACRO rw_features_ok(n, null_items, twice, empty, lengths, bad_values, unfeatured, item_name) AS
+    CASE WHEN n = 0 THEN error('rankwise: the item features (features=) are empty: no item')
+         WHEN null_items > 0 THEN error('rankwise: the item features (features=) hold ' || CAST(null_items AS VARCHAR)
+                                        || ' NULL value(s) in their item column ''' || item_name || '''')
+         WHEN twice > 0 THEN error('rankwise: the item features (features=) give ' || CAST(twice AS VARCHAR)
+                                   || ' item(s) more than once; each item has one vector')
+         WHEN empty > 0 THEN error('rankwise: the item features (features=) hold ' || CAST(empty AS VARCHAR)
+                                   || ' empty or NULL vector(s)')
+         WHEN lengths > 1 THEN error('rankwise: the item features (features=) must all have one length: they have '
+                                     || CAST(lengths AS VARCHAR) || ' different lengths')
+         WHEN bad_values > 0 THEN error('rankwise: the item features (features=) hold ' || CAST(bad_values AS VARCHAR)
+                                        || ' NULL or NaN value(s); every value must be a number')
+         WHEN unfeatured > 0 THEN error('rankwise: the run lists ' || CAST(unfeatured AS VARCHAR)
+                                        || ' item(s) that have no features in the item features (features=)')
+         ELSE true END;
+
 -- ==== 90_evaluate.sql ====
 
 -- rankwise one-statement evaluation (written by rankwise/_sql/generate.py from the metrics'
@@ -1286,3 +1320,32 @@ CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, 
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;
 -- end generated: rw_popularity
+
+-- The feature-diversity family (beyond accuracy) from a table of item features (one row per item: doc_id the
+-- item, features its vector, a list of numbers of one length), at rankwise's defaults, with cutoff k (written by
+-- rankwise/_sql/generate.py):
+--   SELECT * FROM rw_feature_diversity('qrels', 'run', 'item_features');            -- k = 10
+-- Columns: query_id, "ILD@k" (cosine), "ILD(distance='hamming')@k", "ILD(distance='jaccard')@k", "ILS@k". The inputs
+-- are checked first (checks := false skips it).
+-- generated: rw_feature_diversity
+CREATE OR REPLACE TEMP MACRO rw_feature_diversity(qrels_table, run_table, features_table, k := 10, checks := true) AS TABLE
+    WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
+    rw_features_input AS (SELECT doc_id AS doc_id, unnest(range(len(features))) AS feature, unnest(features) AS value FROM query_table(features_table)),
+    rw_features_sizes AS (SELECT doc_id AS doc_id, CAST(coalesce(len(features), 0) AS DOUBLE) AS n FROM query_table(features_table)),
+    rw_features_check AS (SELECT rw_features_ok((SELECT count(*) FROM rw_features_sizes), (SELECT count(*) - count(doc_id) FROM rw_features_sizes), (SELECT count(*) FROM (SELECT doc_id FROM rw_features_sizes GROUP BY doc_id HAVING count(*) > 1) AS twice), (SELECT count(*) FROM rw_features_sizes WHERE n = 0), (SELECT count(DISTINCT n) FROM rw_features_sizes), (SELECT count(*) FROM rw_features_input WHERE value IS NULL OR isnan(value)), (SELECT count(DISTINCT r.doc_id) FROM rw_run AS r LEFT JOIN (SELECT DISTINCT doc_id FROM rw_features_sizes) AS f ON r.doc_id = f.doc_id WHERE f.doc_id IS NULL), 'doc_id') AS ok),
+    rw_features AS (SELECT * FROM rw_features_input WHERE NOT checks OR (SELECT ok FROM rw_features_check)),
+    qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
+    qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    ranked0 AS (SELECT query_id, doc_id, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    rw_top0 AS (SELECT query_id, rnk, doc_id FROM ranked0 WHERE rnk <= k),
+    rw_pair_items0 AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, a.doc_id AS doc_a, b.doc_id AS doc_b FROM rw_top0 AS a JOIN rw_top0 AS b ON a.query_id = b.query_id AND b.rnk < a.rnk),
+    rw_pairs0 AS (SELECT pi.query_id, pi.rnk, pi.rnk_b, sum(fa.value * fb.value) AS dot, sum(fa.value * fa.value) AS na, sum(fb.value * fb.value) AS nb, sum(CASE WHEN fa.value <> fb.value THEN 1.0 ELSE 0.0 END) AS differ, sum(CASE WHEN fa.value <> 0 AND fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS both_set, sum(CASE WHEN fa.value <> 0 OR fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS either_set FROM rw_pair_items0 AS pi JOIN rw_features AS fa ON fa.doc_id = pi.doc_a JOIN rw_features AS fb ON fb.doc_id = pi.doc_b AND fb.feature = fa.feature GROUP BY pi.query_id, pi.rnk, pi.rnk_b),
+    rw_pair_sums0 AS (SELECT query_id AS pq, rnk AS pr, sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, sum(CASE WHEN either_set > 0 THEN 1.0 - both_set / either_set ELSE 0.0 END) AS pjac FROM rw_pairs0 GROUP BY query_id, rnk),
+    rows0 AS (SELECT *, CAST(coalesce(ps.pcos, 0.0) AS DOUBLE) AS dcosine, CAST(coalesce(ps.pham, 0.0) AS DOUBLE) AS dhamming, CAST(coalesce(ps.pjac, 0.0) AS DOUBLE) AS djaccard FROM ranked0 AS r JOIN qs USING (query_id) LEFT JOIN rw_pair_sums0 AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk),
+    ag0 AS (SELECT query_id, rw_pair_distance_sum(rnk, dcosine, dhamming, djaccard, k, 'cosine') AS r0_0, rw_count() AS r0_1, rw_pair_distance_sum(rnk, dcosine, dhamming, djaccard, k, 'hamming') AS r0_2, rw_pair_distance_sum(rnk, dcosine, dhamming, djaccard, k, 'jaccard') AS r0_3 FROM rows0 GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_div_null(rw_div0(coalesce(ag0.r0_0, 0.0), rw_div(rw_mul(rw_least(k, coalesce(ag0.r0_1, 0.0)), rw_sub(rw_least(k, coalesce(ag0.r0_1, 0.0)), 1.0)), 2.0)), rw_positive(coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ILD@k", CAST(rw_div_null(rw_div0(coalesce(ag0.r0_2, 0.0), rw_div(rw_mul(rw_least(k, coalesce(ag0.r0_1, 0.0)), rw_sub(rw_least(k, coalesce(ag0.r0_1, 0.0)), 1.0)), 2.0)), rw_positive(coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ILD(distance='hamming')@k", CAST(rw_div_null(rw_div0(coalesce(ag0.r0_3, 0.0), rw_div(rw_mul(rw_least(k, coalesce(ag0.r0_1, 0.0)), rw_sub(rw_least(k, coalesce(ag0.r0_1, 0.0)), 1.0)), 2.0)), rw_positive(coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ILD(distance='jaccard')@k", CAST(rw_div_null(rw_sub(rw_div(rw_mul(rw_least(k, coalesce(ag0.r0_1, 0.0)), rw_sub(rw_least(k, coalesce(ag0.r0_1, 0.0)), 1.0)), 2.0), coalesce(ag0.r0_0, 0.0)), rw_div(rw_mul(rw_least(k, coalesce(ag0.r0_1, 0.0)), rw_sub(rw_least(k, coalesce(ag0.r0_1, 0.0)), 1.0)), 2.0)) AS DOUBLE) AS "ILS@k"
+    FROM qs AS qs JOIN ag0 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_feature_diversity

@@ -34,6 +34,9 @@ class Case:
     def train_frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.train, schema={"query_id": pl.String, "doc_id": pl.String}, orient="row")
 
+    features: dict[str, list[float]] = field(default_factory=lambda: {d: [1.0, 0.0] for d in DOC_IDS})
+    """Item features (every document's vector, one length), for the metrics that read them."""
+
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
     """The judged queries: at least one of the run's (inputs that share no query are an error,
@@ -62,7 +65,11 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
     # training interactions: users among the queries and others, items among the documents and
     # others (never listed), repeats
     train = draw(st.lists(st.tuples(st.sampled_from([*QUERY_IDS, "u9"]), st.sampled_from([*docs, "t1", "t2"])), min_size=1, max_size=15))
-    return Case(run, qrels, train)
+    # item features: a vector of one drawn length for every document (zero vectors, repeats)
+    size = draw(st.integers(1, 4))
+    value = st.sampled_from([0.0, 1.0, 0.5, -1.0, 2.0])
+    features = {d: draw(st.lists(value, min_size=size, max_size=size)) for d in docs}
+    return Case(run, qrels, train, features)
 
 
 def frames_of(

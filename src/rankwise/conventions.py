@@ -512,6 +512,10 @@ class InputOptions(TypedDict, total=False):
       metrics read (MIUF, ARP, EPC, ...; :mod:`rankwise.inputs.interactions` lists the forms);
       ``train_columns``: their own names of the user and item columns, e.g.
       ``train_columns={'query_id': 'user_id', 'doc_id': 'item_id'}``.
+    - ``features``: the item features, a vector of one fixed dimension per item (the item in the
+      run's doc column), which the feature-diversity family reads (ILD, ILS;
+      :mod:`rankwise.inputs.features` lists the forms); ``features_column``: the column of the
+      vectors (lists or arrays), e.g. ``features_column='embedding'``.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -520,6 +524,8 @@ class InputOptions(TypedDict, total=False):
     qrels_names: Sequence[ColumnName]
     train: Any
     train_columns: Mapping[str, ColumnName]
+    features: Any
+    features_column: ColumnName
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -535,7 +541,9 @@ CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions)
 COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
 PRESET_KEYWORDS: tuple[str, ...] = ("like",)
 EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS + PRESET_KEYWORDS
-INPUT_KEYWORDS: tuple[str, ...] = ("run_columns", "qrels_columns", "run_names", "qrels_names", "train", "train_columns")
+INPUT_KEYWORDS: tuple[str, ...] = (
+    "run_columns", "qrels_columns", "run_names", "qrels_names", "train", "train_columns", "features", "features_column",
+)
 READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 
 

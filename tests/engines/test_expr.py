@@ -250,6 +250,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
     assert set(NOT_EXPRESSIBLE) == {
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
+        "ILD", "ILS",
     }
 
 
@@ -259,6 +260,15 @@ def test_the_popularity_family_is_refused_by_name() -> None:
         with pytest.raises(rw.InvalidParameterError, match=rf"{name}.* cannot be a metric expression \(Polars or SQL\): it reads the training"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the training interactions"):
+            rw.sql_expr(name)
+
+
+def test_the_feature_diversity_family_is_refused_by_name() -> None:
+    """It reads the item features, which no judged frame holds."""
+    for name in ("ILD@10", "ILD(distance='hamming')@5", "ILS@3"):
+        with pytest.raises(rw.InvalidParameterError, match=r"IL[DS].* cannot be a metric expression \(Polars or SQL\): it reads the item features"):
+            rw.expr(name)
+        with pytest.raises(rw.InvalidParameterError, match=r"reads the item features"):
             rw.sql_expr(name)
 
 

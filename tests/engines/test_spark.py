@@ -40,11 +40,17 @@ def trec(name: str, kind: str) -> pl.DataFrame:
 def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> None:
     run, qrels = trec("results.trunc", "run"), trec("qrels.test", "qrels")
     metrics = [rw.metric.make_metric(s, {}, 10 if s.cutoff == "required" else None) for s in rw.SPECS]
+    # the training interactions (the judgments' pairs) and item features (every listed document's)
+    # that the popularity and feature-diversity families read
+    train = qrels.select("query_id", "doc_id")
+    docs = run["doc_id"].unique().sort().to_list()
+    features = pl.DataFrame({"doc_id": docs, "features": [[float(i % 3 == 0), float(i % 2), (i % 5) / 4] for i in range(len(docs))]})
     # the metrics with ndeval's greedy ideal on the first judgments of each query (conftest)
     for greedy, judged in ((False, qrels), (True, first_judgments(qrels))):
         names = [repr(m) for m in metrics if greedy_ideal(m) == greedy]
-        got = from_spark(rw.spark.evaluate(to_spark(spark, judged), to_spark(spark, run), names, **conventions))
-        expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions)
+        got = from_spark(rw.spark.evaluate(to_spark(spark, judged), to_spark(spark, run), names, **conventions,
+                                           train=to_spark(spark, train), features=to_spark(spark, features)))
+        expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions, train=train, features=features)
         assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
 
 
@@ -74,8 +80,11 @@ def test_trec_eval_conformance_on_spark(spark: Any, expected_file: str, conforma
 def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metric], ties: str) -> None:
     names = [repr(m) for m in chosen]
     run, qrels = case.run_frame(), case.qrels_frame()
-    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties))
-    expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties)  # type: ignore[arg-type]
+    train = case.train_frame()  # read by the popularity family
+    features = pl.DataFrame({"doc_id": list(case.features), "features": list(case.features.values())})  # and ILD, ILS
+    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties,
+                                       train=to_spark(spark, train), features=to_spark(spark, features)))
+    expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties, train=train, features=features)  # type: ignore[arg-type]
     if expected.is_empty():
         assert got.is_empty()
         return

@@ -34,6 +34,7 @@ from rankwise.inputs.checks import (
     subtopic_hint,
     value_column,
 )
+from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import (
     Source,
@@ -169,6 +170,29 @@ def _train_normalised(con: duckdb.DuckDBPyConnection, raw: str, columns: Columns
         f"{f'CAST({q} AS VARCHAR)' if q_str else q} AS query_id, {f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id "
         f"FROM {quote_identifier(raw)}"
     )
+    return name
+
+
+def _features_view(
+    con: duckdb.DuckDBPyConnection, raw: str, run_view: str, columns: Columns, d_str: bool
+) -> str:
+    """The item features (registered in the long form of :mod:`rankwise.inputs.features`, checked
+    as read) as (doc_id, feature, value), ids as text where the run's disagree; an item the run
+    lists without features is an error naming it (:func:`~rankwise.inputs.features.check_featured`)."""
+    name = f"rw_features_{next(_counter)}"
+    d = quote_identifier(columns.doc_id)
+    con.execute(
+        f"CREATE TEMP VIEW {quote_identifier(name)} AS SELECT {f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id, "
+        f"{quote_identifier(FEATURE)} AS feature, {quote_identifier(VALUE)} AS value FROM {quote_identifier(raw)}"
+    )
+    missing = (
+        f"(SELECT DISTINCT doc_id FROM {quote_identifier(run_view)} "
+        f"ANTI JOIN (SELECT DISTINCT doc_id FROM {quote_identifier(name)}) USING (doc_id))"
+    )
+    count = int(con.execute(f"SELECT count(*) FROM {missing}").fetchall()[0][0])
+    if count:
+        found = [row[0] for row in con.execute(f"SELECT doc_id FROM {missing} ORDER BY 1 LIMIT 3").fetchall()]
+        check_featured(found, count)
     return name
 
 
@@ -373,6 +397,7 @@ def evaluate_duckdb(
     run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None, train: Training | None = None,
+    features: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -404,6 +429,12 @@ def evaluate_duckdb(
             if train.seen is not None:  # keyed by the run's queries already
                 seen_raw = f"rw_raw_seen_{next(_counter)}"
                 con.register(seen_raw, train.seen.collect())
+        features_raw = None
+        if features is not None:
+            features_raw = f"rw_raw_features_{next(_counter)}"
+            con.register(features_raw, features)
+            rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(features_raw)} LIMIT 0")
+            d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
         run_view, run_rows = _normalise(
             con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
@@ -435,9 +466,10 @@ def evaluate_duckdb(
             con, train_raw, columns, q_str or seen_raw is not None, d_str
         )
         seen_view = None if seen_raw is None else _train_normalised(con, seen_raw, columns, q_str, d_str)
+        features_view = None if features_raw is None else _features_view(con, features_raw, run_view, columns, d_str)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
-            train_view=train_view, seen_view=seen_view,
+            train_view=train_view, seen_view=seen_view, features_view=features_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

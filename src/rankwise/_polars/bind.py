@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import TRAIN, C, Q, S
+from rankwise._polars.columns import FEATURES, TRAIN, C, Q, S
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -34,6 +34,7 @@ def bind(
     rows = {
         "rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost,
         **{name: pl.col(col) for name, col in TRAIN.items()},
+        **{name: pl.col(col) for name, col in FEATURES.items()},
     }
     return bind_rows(obj, rows, input_of)
 

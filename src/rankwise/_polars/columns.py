@@ -5,7 +5,7 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
-from rankwise.primitives.core import TRAIN_COLUMNS
+from rankwise.primitives.core import FEATURE_COLUMNS, TRAIN_COLUMNS
 
 Q = "__q"
 """The query id."""
@@ -41,3 +41,7 @@ TRAIN: dict[str, str] = {name: f"__{name}" for name in TRAIN_COLUMNS}
 """The ranked rows' values from the training interactions
 (:data:`~rankwise.primitives.TRAIN_COLUMNS`), by row column: joined to the ranked rows by item
 (and by (user, item) for ``seen``) only when a metric reads them."""
+FEATURES: dict[str, str] = {name: f"__{name}" for name in FEATURE_COLUMNS}
+"""The ranked rows' summed distances to the items ranked above them, from the item features
+(:data:`~rankwise.primitives.FEATURE_COLUMNS`), by row column: computed on the rows within the
+cutoff of the metrics that read them (:func:`~rankwise._polars.plan.with_pair_distances`)."""

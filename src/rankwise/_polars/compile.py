@@ -21,6 +21,7 @@ from rankwise.conventions import Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    FEATURE_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
     Gain,
@@ -34,6 +35,7 @@ from rankwise.primitives import (
     RunIdealValue,
     Step,
     declared,
+    deepest,
     leaves,
     prefix_gains,
     qrels_needs,
@@ -117,6 +119,11 @@ class Part:
     train: bool = False
     """Whether an aggregate reads the training interactions' values
     (:data:`~rankwise.primitives.TRAIN_COLUMNS`): joined to the ranked rows only then."""
+    features: bool = False
+    """Whether an aggregate reads the item features' pair distances
+    (:data:`~rankwise.primitives.FEATURE_COLUMNS`): computed on the ranked rows only then."""
+    pair_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -168,6 +175,9 @@ class Part:
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+        if set(node.reads) & set(FEATURE_COLUMNS):
+            self.features = True
+            self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))
 
 
 def running(step: Step) -> pl.Expr:

@@ -42,6 +42,7 @@ from rankwise._polars.prepare import (
     Prepared,
     check_run_costs,
     check_subtopics,
+    checked_features,
     checked_train,
     prepare,
 )
@@ -63,7 +64,7 @@ evaluation against 17-25 ms); from about a million rows on, the streaming engine
 
 def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
-    query_chunks: int | None = None, train: Training | None = None,
+    query_chunks: int | None = None, train: Training | None = None, features: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -84,8 +85,10 @@ def evaluate_eager(
     # collected with the values
     prep = prepare(
         run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
-        input_order=conv.ties == "input", train=train,
+        input_order=conv.ties == "input", train=train, features=features,
     )
+    # collected once, every item the run lists checked to have features
+    prep = checked_features(prep)
     if prep.train is not None:
         # read and summed up once: every query group joins the same popularity of every item
         rows = checked_train(prep.train, columns)

@@ -123,7 +123,13 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
-from rankwise.metrics.recipes import DIVERSITY_RECIPES, TRAIN_RECIPES, recipe, tree_of
+from rankwise.metrics.recipes import (
+    DIVERSITY_RECIPES,
+    FEATURE_RECIPES,
+    TRAIN_RECIPES,
+    recipe,
+    tree_of,
+)
 from rankwise.metrics.registry import get_spec
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
@@ -147,10 +153,11 @@ PrecisionDenominator = Literal["k", "retrieved"]
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
-NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES)
+NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES)
 """The metrics that are no expression over one (query, doc, relevance, score) frame: the
-diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, and
-the popularity family, which reads the training interactions of every user."""
+diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, the
+popularity family, which reads the training interactions of every user, and the
+feature-diversity family, which reads the item features."""
 
 
 class ExprOptions(TypedDict, total=False):
@@ -491,6 +498,11 @@ def check_expressible(m: Metric) -> None:
         raise InvalidParameterError(
             f"{m.label} cannot be a metric expression (Polars or SQL): it reads the training interactions of every "
             "user (an item's popularity), not one query's rows; use rw.evaluate(qrels, run, ..., train=...)"
+        )
+    if m.spec.name in FEATURE_RECIPES:
+        raise InvalidParameterError(
+            f"{m.label} cannot be a metric expression (Polars or SQL): it reads the item features (a vector per item), "
+            "not one query's rows; use rw.evaluate(qrels, run, ..., features=...)"
         )
     if m.spec.name in NOT_EXPRESSIBLE:
         raise InvalidParameterError(

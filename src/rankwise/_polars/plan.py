@@ -14,7 +14,7 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import ORDER, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -27,6 +27,7 @@ from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_jud
 from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
 from rankwise.primitives import Gain, RunIdealValue
@@ -96,7 +97,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train for work in parts.values())
+    with_docs |= any(work.train or work.features for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -112,6 +113,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = rows.join(ideal, on=[Q, D], how="left", maintain_order="left")
         if work.train:
             rows = with_train_values(rows, prep)
+        if work.features:
+            rows = with_pair_distances(rows, prep, work.pair_depth)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -183,6 +186,38 @@ def with_train_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
             pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"]).fill_null(0.0),
             pl.col(t["seen"]).fill_null(False),
         )
+    )
+
+
+def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -> pl.LazyFrame:
+    """The ranked rows with their summed distances to the items ranked above them
+    (:data:`~rankwise._polars.columns.FEATURES`), from the item features (``prep.features``, in
+    the long form of :mod:`rankwise.inputs.features`), on the rows ranked ≤ ``depth`` (None:
+    every row; 0 elsewhere): each pair of the top ``depth`` of a query joined feature by feature,
+    its dot product, norms, differing and nonzero features summed, its distances computed."""
+    if prep.features is None:
+        raise InvalidParameterError("a metric reads the item features: pass features=")
+    f = FEATURES
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
+    a = top.join(prep.features, on=D, how="inner").select(Q, RANK, FEATURE, pl.col(VALUE).alias("__va"))
+    b = a.select(Q, pl.col(RANK).alias("__rank_b"), FEATURE, pl.col("__va").alias("__vb"))
+    va, vb = pl.col("__va"), pl.col("__vb")
+    pairs = a.join(b, on=[Q, FEATURE]).filter(pl.col("__rank_b") < pl.col(RANK)).group_by(Q, RANK, "__rank_b").agg(
+        (va * vb).sum().alias("__dot"), (va * va).sum().alias("__na"), (vb * vb).sum().alias("__nb"),
+        (va != vb).sum().cast(pl.Float64).alias(f["dhamming"]),
+        ((va != 0) & (vb != 0)).sum().cast(pl.Float64).alias("__both"),
+        ((va != 0) | (vb != 0)).sum().cast(pl.Float64).alias("__either"),
+    )
+    norms = pl.col("__na") * pl.col("__nb")
+    distances = pairs.select(
+        Q, RANK,
+        (1.0 - pl.when(norms > 0).then(pl.col("__dot") / norms.sqrt()).otherwise(0.0)).alias(f["dcosine"]),
+        pl.col(f["dhamming"]),
+        pl.when(pl.col("__either") > 0).then(1.0 - pl.col("__both") / pl.col("__either")).otherwise(0.0)
+        .alias(f["djaccard"]),
+    ).group_by(Q, RANK).agg(pl.col(*f.values()).sum())
+    return rows.join(distances, on=[Q, RANK], how="left", maintain_order="left").with_columns(
+        pl.col(*f.values()).fill_null(0.0)
     )
 
 

@@ -8,7 +8,7 @@ no pass of its own."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -27,6 +27,7 @@ from rankwise.inputs.checks import (
     ids_as_strings,
     subtopic_hint,
 )
+from rankwise.inputs.features import FEATURE, VALUE, check_featured
 from rankwise.inputs.interactions import Training
 
 
@@ -91,6 +92,9 @@ class Prepared:
     seen: pl.LazyFrame | None = None
     """The (query, item) pairs whose user has the item among its training rows (``__q, __d``);
     None: those of :attr:`train` (``explain`` keys each cut ranking's query by its depth)."""
+    features: pl.LazyFrame | None = None
+    """The item features in the long form of :mod:`rankwise.inputs.features` (``__d``, the
+    dimension, the value), ids of the run's type; None: none given."""
     train_tables: tuple[pl.LazyFrame, pl.LazyFrame] | None = None
     """The training's per-item values and totals (:func:`~rankwise._polars.plan.train_tables`),
     computed once for every query group; None: from :attr:`train` where read."""
@@ -138,6 +142,7 @@ class Prepared:
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
     diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
+    features: pl.DataFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -159,6 +164,10 @@ def prepare(
         q_train, d_train = ids_as_strings(run_types, train_types, columns)
         # with seen pairs (keyed by the run's queries), the users of the rows meet no query
         q_str, d_str = q_str or (q_train and train.seen is None), d_str or d_train
+    if features is not None:
+        # the item features' ids meet the run's: as text where they disagree
+        feature_types, _ = _types(features.schema)
+        d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
@@ -204,7 +213,13 @@ def prepare(
             (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
         )
 
-    prep = Prepared(r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns))
+    prep = Prepared(
+        r, j, schema[Q], columns, schema[D], subs, subtopic_hint(qrels_types, diversity, columns),
+        features=None if features is None else features.lazy().select(
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+            pl.col(FEATURE), pl.col(VALUE),
+        ),
+    )
     if train is not None:
         prep.train = user_items(train.rows, users=train.seen is None)
         prep.seen = None if train.seen is None else user_items(train.seen)
@@ -220,6 +235,18 @@ def checked_train(train: pl.LazyFrame, columns: Columns) -> pl.LazyFrame:
     frame = train.collect()
     check_train(frame.height, {name: frame[col].null_count() for name, col in (("query_id", Q), ("doc_id", D))}, columns)
     return frame.lazy()
+
+
+def checked_features(prep: Prepared) -> Prepared:
+    """``prep`` with its item features collected once, checked against the run: an item the run
+    lists without features is an error naming it (:func:`~rankwise.inputs.features.check_featured`)."""
+    if prep.features is None:
+        return prep
+    features = prep.features.collect()
+    missing = prep.run.select(D).unique().join(features.lazy().select(D).unique(), on=D, how="anti").sort(D)
+    found, count = pl.collect_all([missing.head(3), missing.select(pl.len())])
+    check_featured(found[D].to_list(), int(count.item()))
+    return replace(prep, features=features.lazy())
 
 
 def check_run_costs(prep: Prepared) -> None:

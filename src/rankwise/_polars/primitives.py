@@ -703,6 +703,16 @@ def train_rows(nrows: pl.Expr) -> pl.Expr:
     return nrows.first().cast(pl.Float64)
 
 
+# -- the feature-diversity family (sql/55_feature_diversity.sql) -----------------------------------
+
+
+def pair_distance_sum(
+    rnk: pl.Expr, dcosine: pl.Expr, dhamming: pl.Expr, djaccard: pl.Expr, k: int | None, distance: str
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} the row's summed ``distance`` to the items ranked above it."""
+    return _listed_sum({"cosine": dcosine, "hamming": dhamming}.get(distance, djaccard).cast(pl.Float64), rnk, k)
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 

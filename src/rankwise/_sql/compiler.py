@@ -20,6 +20,7 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
@@ -37,6 +38,7 @@ from rankwise.primitives import (
     Step,
     Value,
     declared,
+    deepest,
     fold,
     ideal_depth,
     leaves,
@@ -136,6 +138,7 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
 _ROW_COLUMNS = {
     "rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost",
     **{name: name for name in TRAIN_COLUMNS},
+    **{name: name for name in FEATURE_COLUMNS},
 }
 
 
@@ -163,6 +166,9 @@ class _Compiler:
         """The parts (rankings) whose rows read them."""
         self.train = False
         """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
+        self.pairs: dict[bool, int | None] = {}
+        """Per part whose run primitives read the item features' pair distances
+        (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -206,6 +212,8 @@ class _Compiler:
         if node not in aggs:
             self.run_sql(node, part)  # registers the columns it reads
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+            if set(node.reads) & set(FEATURE_COLUMNS):
+                self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
@@ -359,7 +367,7 @@ def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
-    seen_view: str | None = None,
+    seen_view: str | None = None, features_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -370,6 +378,7 @@ def build_sql(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
         subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
         train=None if train_view is None else quote(train_view), seen=None if seen_view is None else quote(seen_view),
+        features=None if features_view is None else quote(features_view),
     )
 
 
@@ -377,13 +386,16 @@ def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
+    features: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
     cost column when ``columns.cost`` is set), ``judgments`` the
     argument of ``rw_ideal_order`` that reads the qrels; ``subtopics`` the FROM fragment of the
     judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
-    subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE."""
+    subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE.,
+    ``features`` the FROM fragment of the item features in their long form (doc_id, feature: the
+    dimension, value: a number), which the feature-diversity family reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -473,9 +485,17 @@ def statement(
         judged_rows = not comp.rowcols.get(part) and all(n.judged_rows for n in aggs)
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
-            _ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal, train=comp.train)
+            _ranking_cte(
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
+                train=comp.train,
+            )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
+        pair_joins = ""
+        if part in comp.pairs:
+            pair_ctes, pair_cols, pair_joins = _pair_distances(f"ranked{p}", p, comp.pairs[part], features)
+            ctes += pair_ctes
+            rowcols += pair_cols
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -484,7 +504,7 @@ def statement(
         keep_unjudged = p == 0 and count_unjudged
         ctes.append(
             f"rows{p} AS (SELECT *{rowcols} FROM ranked{p} AS r "
-            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{run_ideal_joins}{cut})"
+            f"{'LEFT JOIN' if keep_unjudged else 'JOIN'} qs USING (query_id){ideal_joins}{run_ideal_joins}{pair_joins}{cut})"
         )
         sel = ", ".join(f"{comp.run_sql(n, part)} AS {c}" for n, c in aggs.items())
         if keep_unjudged:
@@ -558,6 +578,72 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         " CROSS JOIN rw_train_totals AS tt"
     )
     return ctes, cols, joins
+
+
+def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None) -> tuple[list[str], str, str]:
+    """The ranked rows' summed distances to the items ranked above them
+    (:data:`~rankwise.primitives.FEATURE_COLUMNS`), on the rows of ``ranked`` ranked ≤ ``depth``
+    (None: every row; 0 elsewhere), from the item features (``features``: the FROM fragment of
+    their long form, doc_id, feature, value): the CTEs (each pair of a query's top ``depth``
+    joined feature by feature, its dot product, norms, differing and nonzero features summed;
+    then its distances summed per row), the rows' columns and their join."""
+    if features is None:
+        raise InvalidParameterError("a metric reads the item features: pass features=")
+    top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
+    ctes = [
+        # the top rows' pairs first (at most depth² per query), then their features, dimension by dimension
+        f"rw_top{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_pair_items{p} AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, a.doc_id AS doc_a, b.doc_id AS doc_b "
+        f"FROM rw_top{p} AS a JOIN rw_top{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk)",
+        f"rw_pairs{p} AS (SELECT pi.query_id, pi.rnk, pi.rnk_b, sum(fa.value * fb.value) AS dot, "
+        "sum(fa.value * fa.value) AS na, sum(fb.value * fb.value) AS nb, "
+        "sum(CASE WHEN fa.value <> fb.value THEN 1.0 ELSE 0.0 END) AS differ, "
+        "sum(CASE WHEN fa.value <> 0 AND fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS both_set, "
+        "sum(CASE WHEN fa.value <> 0 OR fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS either_set "
+        f"FROM rw_pair_items{p} AS pi JOIN {features} AS fa ON fa.doc_id = pi.doc_a "
+        f"JOIN {features} AS fb ON fb.doc_id = pi.doc_b AND fb.feature = fa.feature "
+        "GROUP BY pi.query_id, pi.rnk, pi.rnk_b)",
+        f"rw_pair_sums{p} AS (SELECT query_id AS pq, rnk AS pr, "
+        "sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, "
+        "sum(CASE WHEN either_set > 0 THEN 1.0 - both_set / either_set ELSE 0.0 END) AS pjac "
+        f"FROM rw_pairs{p} GROUP BY query_id, rnk)",
+    ]
+    cols = (
+        ", CAST(coalesce(ps.pcos, 0.0) AS DOUBLE) AS dcosine, CAST(coalesce(ps.pham, 0.0) AS DOUBLE) AS dhamming, "
+        "CAST(coalesce(ps.pjac, 0.0) AS DOUBLE) AS djaccard"
+    )
+    return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
+
+
+def features_head(
+    table: str, vector: str, item: str, item_name: str, exploded: str, gate: str | None = ""
+) -> list[str]:
+    """The CTE ``rw_features``: the item features' ``table`` (a FROM fragment; the item in the
+    column ``item``, its vector in the list or array column ``vector``, both quoted;
+    ``item_name``: the item column's name as a literal, for the error) in the long form (doc_id,
+    feature, value; ``exploded``: the dialect's select list of a vector's elements,
+    :attr:`~rankwise._sql.inline.DialectRules.exploded_vector`), read by the statement once
+    their check (``rw_features_ok`` of ``sql/55_feature_diversity.sql``) has passed: no row, a
+    NULL item or value, a NaN, vectors of different lengths or of none, an item given twice, an
+    item the run (``rw_run``) lists without features. ``gate``: what comes before the check in
+    the filter (``'NOT checks OR '``: a macro's switch); None: no check."""
+    select = f"SELECT {item} AS doc_id, {exploded.format(vector=vector)} FROM {table}"
+    if gate is None:
+        return [f"rw_features AS ({select})"]
+    return [
+        f"rw_features_input AS ({select})",
+        f"rw_features_sizes AS (SELECT {item} AS doc_id, CAST(coalesce(len({vector}), 0) AS DOUBLE) AS n FROM {table})",
+        "rw_features_check AS (SELECT rw_features_ok("
+        "(SELECT count(*) FROM rw_features_sizes), "
+        "(SELECT count(*) - count(doc_id) FROM rw_features_sizes), "
+        "(SELECT count(*) FROM (SELECT doc_id FROM rw_features_sizes GROUP BY doc_id HAVING count(*) > 1) AS twice), "
+        "(SELECT count(*) FROM rw_features_sizes WHERE n = 0), "
+        "(SELECT count(DISTINCT n) FROM rw_features_sizes), "
+        "(SELECT count(*) FROM rw_features_input WHERE value IS NULL OR isnan(value)), "
+        "(SELECT count(DISTINCT r.doc_id) FROM rw_run AS r LEFT JOIN (SELECT DISTINCT doc_id FROM rw_features_sizes) "
+        f"AS f ON r.doc_id = f.doc_id WHERE f.doc_id IS NULL), {item_name}) AS ok)",
+        f"rw_features AS (SELECT * FROM rw_features_input WHERE {gate}(SELECT ok FROM rw_features_check))",
+    ]
 
 
 LISTED_JUDGMENTS = "listed_judgments"

@@ -6,6 +6,8 @@
   (:data:`NDEVAL_METRICS`);
 - ``rw_popularity`` (``sql/90_evaluate.sql``): the popularity family from a table of training
   interactions (:data:`POPULARITY_METRICS`);
+- ``rw_feature_diversity`` (``sql/90_evaluate.sql``): the feature-diversity family from a table
+  of item features (:data:`FEATURE_DIVERSITY_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -28,9 +30,11 @@ from rankwise._sql.compiler import (
     TIE_SQL,
     FloatParam,
     IntParam,
+    features_head,
     literal,
     statement,
 )
+from rankwise._sql.inline import DIALECT_RULES
 from rankwise._sql.macros import BUNDLE
 from rankwise.conventions import TIE_ORDERS, TIE_POLICIES, Columns, Conventions
 from rankwise.metrics.metric import make_metric, parse_metric
@@ -156,6 +160,36 @@ def popularity_macro() -> str:
     )
 
 
+FEATURE_DIVERSITY_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("ILD@k", "ILD", True), ("ILD(distance='hamming')@k", "ILD(distance='hamming')", True),
+    ("ILD(distance='jaccard')@k", "ILD(distance='jaccard')", True), ("ILS@k", "ILS", True),
+)
+"""rw_feature_diversity's columns: (label, metric, takes the cutoff k)."""
+
+
+def feature_diversity_macro() -> str:
+    """The ``rw_feature_diversity`` table macro: the feature-diversity family from a table of
+    item features (doc_id = the item, ``features`` its vector, a list)."""
+    conv = Conventions()
+    cols = _macro_columns(FEATURE_DIVERSITY_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        *features_head(
+            "query_table(features_table)", "features", "doc_id", "'doc_id'", DIALECT_RULES["duckdb"].exploded_vector,
+            gate="NOT checks OR ",
+        ),
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", features="rw_features")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_feature_diversity(qrels_table, run_table, features_table, k := 10, "
+        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    )
+
+
 def _policies() -> list[str]:
     """The tie policies: the default first, then by name."""
     return [TIE_POLICIES[0], *sorted(TIE_POLICIES[1:])]
@@ -192,6 +226,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
     "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
     "rw_popularity": ("90_evaluate.sql", popularity_macro),
+    "rw_feature_diversity": ("90_evaluate.sql", feature_diversity_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

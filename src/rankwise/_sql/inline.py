@@ -71,6 +71,11 @@ class DialectRules:
     preserves insertion order (its default); Spark's ``monotonically_increasing_id()``
     increases with the partition and the row's position in it (Spark's ``row_number()``
     needs an ordered window)."""
+    exploded_vector: str = "unnest(range(len({vector}))) AS feature, unnest({vector}) AS value"
+    """The select list that turns a row's list (or array) column ``{vector}`` into one row per
+    element, its 0-based position ``feature`` and its ``value`` (the item features of
+    :func:`rankwise.to_sql`): DuckDB unnests two lists of one length side by side, Spark's
+    ``posexplode`` gives both."""
 
     def quote(self, name: str) -> str:
         """``name`` as a quoted identifier of this dialect."""
@@ -131,6 +136,7 @@ DIALECT_RULES: dict[str, DialectRules] = {
         },
         types={"VARCHAR": "STRING"}, backslash_strings=True, ordered_listagg=True, arrow_lambdas=True,
         recursion_limit="MAX RECURSION LEVEL 1000000", input_order="monotonically_increasing_id()",
+        exploded_vector="posexplode({vector}) AS (feature, value)",
     ),
 }
 """The rules of each dialect :func:`expand` and :func:`rankwise.to_sql` can write."""

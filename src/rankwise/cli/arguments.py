@@ -197,6 +197,15 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
             help=f"name of the training interactions' {'user' if col == 'query_id' else 'item'} column, where it "
             f"differs from the run's {col}",
         )
+    parser.add_argument(
+        "--features", help="the item features (one row per item, the item in the run's doc_id column and its vector "
+        "in one list column or one numeric column per dimension: a Parquet or CSV/TSV file), read by the "
+        "feature-diversity family (ILD, ILS)",
+    )
+    parser.add_argument(
+        "--features-col", dest="features_column",
+        help="the item features' column of the vectors (lists or arrays), where they have other columns",
+    )
 
 
 def _names(text: str) -> list[str]:
@@ -221,6 +230,10 @@ def _input_options(args: argparse.Namespace) -> InputOptions:
     train = {col: str(getattr(args, f"train_{col}")) for col in _FILE_COLUMNS if getattr(args, f"train_{col}")}
     if train:
         options["train_columns"] = train
+    if args.features is not None:
+        options["features"] = args.features
+    if args.features_column is not None:
+        options["features_column"] = args.features_column
     return options
 
 

@@ -232,8 +232,12 @@ def _metric_page(spec: MetricSpec) -> None:
     fields.append(("better", {"higher": "higher", "lower": "lower (a decrease is a win in compare)",
                               "neither": "neither (compare gives no win or loss)"}[spec.better]))
     fields.append(("citation", spec.citation))
-    if "train" in inputs_read(spec):
-        fields.append(("reads", "the training interactions: --train FILE (train= in Python)"))
+    reads = {
+        "train": "the training interactions: --train FILE (train= in Python)",
+        "features": "the item features: --features FILE (features= in Python)",
+    }
+    for name in inputs_read(spec):
+        fields.append(("reads", reads[name]))
     width = max(len(k) for k, _ in fields) + 2
     lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
     if spec.params:

@@ -36,6 +36,7 @@ from rankwise.errors import (
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
+from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
@@ -142,11 +143,12 @@ def evaluate(
     paths = engine == "duckdb" and not segments
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         train = training(reading, parsed, conv, columns)
+        features = featuring(reading, parsed, conv, columns)
         result, coverage = _evaluate(
             reading.source(run, "run", columns, run_format, paths=paths),
             reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
             parsed, engine, conv, columns, run_format, qrels_format, segments, duckdb_config, query_chunks,
-            train,
+            train, features,
         )
     seen = _SEEN.get()
     if seen is None:
@@ -178,21 +180,43 @@ def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, col
     them); a metric that reads them without ``train=`` is an error naming it."""
     from rankwise.metrics.recipes import reading_train
 
-    reading_it = reading_train(metrics, conv)
-    if not reading_it:
-        return None
-    if reading.train is None:
-        raise InvalidParameterError(
-            f"{reading_it[0]} reads the training interactions, the (user, item) rows the recommender learnt from: "
-            + in_syntax("pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE")
-        )
-    return reading.read_train(columns)
+    needed = _needed(
+        reading_train(metrics, conv), reading.train,
+        "the training interactions, the (user, item) rows the recommender learnt from",
+        "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE",
+    )
+    return reading.read_train(columns) if needed else None
+
+
+def featuring(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.DataFrame | None:
+    """The item features (``features=``) read and checked when a metric reads them
+    (:func:`~rankwise.metrics.recipes.reading_features`), else None; a metric that reads them
+    without ``features=`` is an error naming it."""
+    from rankwise.metrics.recipes import reading_features
+
+    needed = _needed(
+        reading_features(metrics, conv), reading.features, "the item features, a vector per item",
+        "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
+    )
+    return reading.read_features(columns) if needed else None
+
+
+def _needed(labels: Sequence[str], given: object, what: str, python: str, command_line: str) -> bool:
+    """Whether an extra input (``what``, ``given`` as the caller gave it) is read: some metric
+    reads it (``labels``: those metrics); a metric that reads it when none was given is an error
+    naming that metric and how to pass it (``python``, ``command_line``: the words of each syntax)."""
+    if not labels:
+        return False
+    if given is None:
+        raise InvalidParameterError(f"{labels[0]} reads {what}: " + in_syntax(python, command_line))
+    return True
 
 
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
+    features: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -209,7 +233,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -218,14 +242,15 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train,
+            counted, zero, columns, query_chunks, train, features,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
 
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
-                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train
+                run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
+                features=features,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -247,7 +272,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train)[0]
+                      segments, duckdb_config, query_chunks, train, features)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
@@ -305,12 +330,13 @@ def _sample(run: Source, qrels: Source, columns: Columns, formats: tuple[FileFor
 def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
-    train: Training | None = None,
+    train: Training | None = None, features: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
     interactions keep their users (an item's popularity counts each user once, whatever its
-    segments); what each key's user has seen is their rows keyed the same way."""
+    segments); what each key's user has seen is their rows keyed the same way. The item features
+    (read already, in the long form) are passed on as one vector per item."""
     names = run.collect_schema().names()
     for col in segments:
         check_identifier(col, "segment column")
@@ -344,6 +370,12 @@ def _evaluate_segments(
     extra: dict[str, Any] = {}
     if train is not None:
         extra["train"] = Training(train.rows, _keyed_seen(train.rows, pairs.lazy().select(key, q), key, columns))
+    if features is not None:
+        vector = "__rw_vector"
+        extra["features"] = features.group_by(columns.doc_id, maintain_order=True).agg(
+            pl.col(VALUE).sort_by(FEATURE).alias(vector)
+        )
+        extra["features_column"] = vector
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,

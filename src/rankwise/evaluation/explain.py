@@ -47,7 +47,7 @@ import polars as pl
 from rankwise._polars import primitives as prim
 from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
-from rankwise._polars.prepare import Prepared, checked_train, prepare
+from rankwise._polars.prepare import Prepared, checked_features, checked_train, prepare
 from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,
@@ -59,7 +59,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
-from rankwise.evaluation.evaluate import training
+from rankwise.evaluation.evaluate import featuring, training
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -106,10 +106,11 @@ def explain(
         train = training(reading, [m], conv, columns)
         prep = prepare(
             reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
-            input_order=conv.ties == "input", train=train,
+            input_order=conv.ties == "input", train=train, features=featuring(reading, [m], conv, columns),
         )
         if prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
+        prep = checked_features(prep)
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():

@@ -45,15 +45,21 @@ class IRFrame:
         *,
         train: Any = None,
         train_columns: Mapping[str, str] | None = None,
+        features: Any = None,
+        features_column: str | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
         keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`; ``train``, the
-        training interactions the popularity family reads, and ``train_columns``, their names)."""
+        training interactions the popularity family reads, and ``train_columns``, their names;
+        ``features``, the item features the feature-diversity family reads, and
+        ``features_column``, the column of their vectors)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
-        given = {"train": train, "train_columns": train_columns}
+        given = {
+            "train": train, "train_columns": train_columns, "features": features, "features_column": features_column,
+        }
         return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
     def summarize(self, by: str | Iterable[str] | None = None) -> pl.DataFrame:
@@ -79,6 +85,8 @@ class IRLazyFrame:
         check_data: bool = True,
         train: Any = None,
         train_columns: Mapping[str, str] | None = None,
+        features: Any = None,
+        features_column: str | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -92,8 +100,8 @@ class IRLazyFrame:
         from dataclasses import replace
 
         from rankwise._polars.engine import evaluate_lazy
-        from rankwise._polars.prepare import checked_train, prepare
-        from rankwise.evaluation.evaluate import training
+        from rankwise._polars.prepare import checked_features, checked_train, prepare
+        from rankwise.evaluation.evaluate import featuring, training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
@@ -103,11 +111,16 @@ class IRLazyFrame:
         parsed, options = cast("tuple[list[Metric], EvaluationOptions]", resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
-        given = training(Reading(train=train, train_columns=train_columns), parsed, conv, columns)
+        reading = Reading(train=train, train_columns=train_columns, features=features, features_column=features_column)
+        given = training(reading, parsed, conv, columns)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
             diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=given,
+            features=featuring(reading, parsed, conv, columns),
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
+        if check_data:
+            # the item features are checked as read; here, that the run's items have features
+            prep = checked_features(prep)
         return evaluate_lazy(prep, parsed, conv, columns)

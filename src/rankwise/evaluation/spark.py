@@ -24,6 +24,7 @@ from rankwise.conventions import (
     check_options,
     checked,
 )
+from rankwise.errors import ColumnTypeError, InvalidParameterError, MissingColumnError
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, statement_sql
 from rankwise.inputs.checks import Kind, TypeClass, check_schema, check_train_schema, ids_as_strings
@@ -49,6 +50,35 @@ def _check_schema(df: Any, kind: Kind, columns: Columns) -> dict[str, TypeClass]
     classes = {f.name: _type_class(f.dataType) for f in fields}
     check_schema(classes, {f.name: f.dataType.simpleString() for f in fields}, kind, columns)
     return classes
+
+
+def _vector_column(features: Any, columns: Columns, column: str | None) -> str:
+    """The item features' column of the vectors (``column``, or the single column besides the
+    item's), checked: an array of numbers; a missing item column or vector column is an error
+    naming it."""
+    from pyspark.sql import types as st
+
+    what = "the item features (features=)"
+    names = [f.name for f in features.schema.fields]
+    if columns.doc_id not in names:
+        raise MissingColumnError.from_missing(what, columns.doc_id, names, "doc_id", kind="features")
+    others = [n for n in names if n != columns.doc_id]
+    if column is None:
+        if len(others) != 1:
+            raise InvalidParameterError(
+                f"{what} hold the columns {others} besides the item's: name the array column of the vectors "
+                "(features_column='...')"
+            )
+        column = others[0]
+    if column not in names:
+        raise MissingColumnError.from_missing(what, column, names, "features_column")
+    data_type = features.schema[column].dataType
+    if not isinstance(data_type, st.ArrayType) or not isinstance(data_type.elementType, st.NumericType):
+        raise ColumnTypeError(
+            f"{what}: the column {column!r} (features_column=) must hold arrays of numbers, found type "
+            f"{data_type.simpleString()}"
+        )
+    return column
 
 
 def _as_strings(df: Any, names: list[str]) -> Any:
@@ -86,6 +116,8 @@ def evaluate(
     *,
     check: bool = True,
     train: Any = None,
+    features: Any = None,
+    features_column: str | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -120,7 +152,12 @@ def evaluate(
 
     ``train``: a DataFrame of the training interactions (one row per (user, item) interaction,
     the user in the run's query column, the item in its doc column), which the popularity
-    family's metrics read (MIUF, ARP, EPC, ...)."""
+    family's metrics read (MIUF, ARP, EPC, ...).
+
+    ``features``: a DataFrame of the item features (one row per item, the item in the run's doc
+    column, its vector in the array column ``features_column``; default: the single other
+    column), which the feature-diversity family reads (ILD, ILS); with ``check=True`` the
+    action fails on the faults :func:`rankwise.to_sql` names."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -133,6 +170,10 @@ def evaluate(
         check_train_schema(train_types, {f.name: f.dataType.simpleString() for f in fields}, columns)
         q_train, d_train = ids_as_strings(run_types, train_types, columns)
         q_str, d_str = q_str or q_train, d_str or d_train
+    vectors = None
+    if features is not None:
+        vectors = _vector_column(features, columns, features_column)
+        d_str = d_str or _type_class(features.schema[columns.doc_id].dataType) != run_types[columns.doc_id]
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -150,7 +191,14 @@ def evaluate(
     if train is not None:
         train_view = f"rw_train_{suffix}"
         _as_strings(train, text_ids).createOrReplaceTempView(train_view)
-    sql = statement_sql(parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view)
+    features_view = None
+    if features is not None:
+        features_view = f"rw_features_{suffix}"
+        _as_strings(features, [columns.doc_id] if d_str else []).createOrReplaceTempView(features_view)
+    sql = statement_sql(
+        parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
+        features=features_view, features_column=vectors or "features",
+    )
     return run.sparkSession.sql(sql)
 
 

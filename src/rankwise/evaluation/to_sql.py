@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from rankwise._sql.compiler import INPUT_ORDER, build_sql, literal
+from rankwise._sql.compiler import INPUT_ORDER, build_sql, features_head, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise.conventions import (
     Columns,
@@ -40,7 +40,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
-from rankwise.metrics.recipes import reading_train
+from rankwise.metrics.recipes import reading_features, reading_train
 from rankwise.names.presets import resolve
 
 
@@ -131,6 +131,16 @@ def _train_head(dialect: Dialect, train: str, columns: Columns, check: bool) -> 
     ]
 
 
+def _features_head(dialect: Dialect, features: str, column: str, columns: Columns, check: bool) -> list[str]:
+    """The CTE ``rw_features`` of the item features' table (:func:`~rankwise._sql.compiler.features_head`)."""
+    rules = dialect_rules(dialect)
+    q = rules.quote
+    return features_head(
+        table_name(features, q, "features table"), q(check_identifier(column, "column")), q(columns.doc_id),
+        literal(columns.doc_id), rules.exploded_vector, gate="" if check else None,
+    )
+
+
 @checked
 def to_sql(
     metrics: str | Metric | Iterable[str | Metric],
@@ -140,6 +150,8 @@ def to_sql(
     qrels: str = "qrels",
     check: bool = True,
     train: str | None = None,
+    features: str | None = None,
+    features_column: str = "features",
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -161,13 +173,22 @@ def to_sql(
     ``train``: the table of the training interactions (one row per (user, item) interaction, the
     user in the ``query_id`` column, the item in ``doc_id``, as the run names them), which the
     popularity family's metrics read (MIUF, ARP, EPC, ...); with ``check=True`` the statement
-    also fails on an empty table or a NULL id in it."""
-    return statement_sql(metrics, dialect, run, qrels, check, options, train=train)
+    also fails on an empty table or a NULL id in it.
+
+    ``features``: the table of the item features (one row per item, the item in the ``doc_id``
+    column as the run names it, its vector in the list or array column ``features_column``),
+    which the feature-diversity family reads (ILD, ILS); with ``check=True`` the statement also
+    fails on an empty table, a NULL item or value, a NaN, vectors of different lengths or of
+    none, an item given twice, or an item the run lists without features."""
+    return statement_sql(
+        metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column
+    )
 
 
 def statement_sql(
     metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
     options: Mapping[str, Any], input_order: str | None = None, train: str | None = None,
+    features: str | None = None, features_column: str = "features",
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -188,10 +209,16 @@ def statement_sql(
         raise InvalidParameterError(
             f"{reading_train(parsed, conv)[0]} reads the training interactions: pass train= (the table's name)"
         )
+    if features is not None:
+        head += _features_head(dialect, features, features_column, columns, check)
+    elif reading_features(parsed, conv):
+        raise InvalidParameterError(
+            f"{reading_features(parsed, conv)[0]} reads the item features: pass features= (the table's name)"
+        )
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
-        train_view=None if train is None else "rw_train",
+        train_view=None if train is None else "rw_train", features_view=None if features is None else "rw_features",
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

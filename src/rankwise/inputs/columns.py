@@ -89,11 +89,20 @@ class Reading(_FromOptions):
     train_columns: Mapping[str, str] | None = None
     """The training interactions' own names of the user and item columns (``query_id``,
     ``doc_id``), e.g. ``{'query_id': 'user_id', 'doc_id': 'item_id'}``."""
+    features: Any = field(default=None, compare=False)
+    """The item features (``features=``), as given; read by :meth:`read_features`."""
+    features_column: str | None = None
+    """The item features' column of the vectors (lists or arrays); None: the single other
+    column, or every other column as one dimension each (:mod:`rankwise.inputs.features`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
         object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
         object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
+        if self.features_column is not None and (not isinstance(self.features_column, str) or not self.features_column):
+            raise InvalidParameterError(
+                f"features_column must be a column name (a non-empty string), got {self.features_column!r}"
+            )
         object.__setattr__(self, "run_names", _check_names("run", self.run_names))
         object.__setattr__(self, "qrels_names", _check_names("qrels", self.qrels_names))
 
@@ -132,6 +141,15 @@ class Reading(_FromOptions):
             return None
         return read_train(self.train, columns, self.train_columns)
 
+    def read_features(self, columns: Columns) -> pl.DataFrame | None:
+        """The item features given (``features=``), read and checked in the long form of
+        :mod:`rankwise.inputs.features`; None when none were given."""
+        if self.features is None:
+            return None
+        from rankwise.inputs.features import read_features
+
+        return read_features(self.features, columns, self.features_column)
+
     def without(self, kind: Kind) -> dict[str, Any]:
         """:meth:`as_options` without ``kind``'s options (once that input is prepared)."""
         return {key: value for key, value in self.as_options().items() if not key.startswith(f"{kind}_")}
@@ -143,6 +161,7 @@ class Reading(_FromOptions):
                 ("run_columns", self.run_columns), ("qrels_columns", self.qrels_columns),
                 ("run_names", self.run_names), ("qrels_names", self.qrels_names),
                 ("train", self.train), ("train_columns", self.train_columns),
+                ("features", self.features), ("features_column", self.features_column),
             ) if value is not None
         }
 

@@ -61,11 +61,19 @@ def read_train(obj: Any, columns: Columns, rename: Mapping[str, str] | None = No
     return Training((apply_rename(frame, "train", columns, rename) if rename else frame).lazy())
 
 
-def _read(obj: Any, columns: Columns, rename: Mapping[str, str] | None) -> pl.DataFrame | pl.LazyFrame:
+def read_table(
+    obj: Any, what: str, ids: Mapping[str, str], keys: tuple[str, ...] = ("query_id", "doc_id")
+) -> pl.DataFrame | pl.LazyFrame | None:
+    """``obj`` as a Polars frame when it is a table: a Polars DataFrame or LazyFrame, a pyarrow
+    Table, a pandas DataFrame, a DuckDB relation, or a path (file, folder or glob) to Parquet or
+    CSV/TSV files (optionally gzipped; ``ids``: the id columns' names by keyword, read as text
+    from CSV, those of ``keys``); None when it is none of these. ``what`` names the input in
+    errors. The training interactions and the item features (:mod:`rankwise.inputs.features`)
+    are read by it."""
     if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
         return obj
     if isinstance(obj, (str, os.PathLike)):
-        return _scan(obj, columns, rename)
+        return _scan(obj, what, {ids[key]: pl.String() for key in keys})
     module = type(obj).__module__.split(".")[0]
     if module == "pyarrow":
         return pl.DataFrame(pl.from_arrow(obj))
@@ -73,6 +81,14 @@ def _read(obj: Any, columns: Columns, rename: Mapping[str, str] | None) -> pl.Da
         return pl.from_pandas(obj)
     if module in ("duckdb", "_duckdb"):
         return pl.DataFrame(pl.from_arrow(duckdb_arrow(obj)))
+    return None
+
+
+def _read(obj: Any, columns: Columns, rename: Mapping[str, str] | None) -> pl.DataFrame | pl.LazyFrame:
+    own = rename or {}
+    table = read_table(obj, WHAT, {key: own.get(key, str(getattr(columns, key))) for key in ("query_id", "doc_id")})
+    if table is not None:
+        return table
     user, item = columns.query_id, columns.doc_id
     if isinstance(obj, Mapping):
         pairs = [(u, i) for u, items in obj.items() for i in _items(u, items)]
@@ -109,7 +125,7 @@ def _items(user: object, items: object) -> Iterable[object]:
     return items
 
 
-def _scan(obj: str | os.PathLike[str], columns: Columns, rename: Mapping[str, str] | None) -> pl.LazyFrame:
+def _scan(obj: str | os.PathLike[str], what: str, ids: Mapping[str, pl.DataType]) -> pl.LazyFrame:
     """Parquet (with hive partitions in a folder) or CSV/TSV files, ids read as text."""
     files, many = expand_path(obj)
     names = {f.name.lower().removesuffix(".gz") for f in files}
@@ -120,8 +136,6 @@ def _scan(obj: str | os.PathLike[str], columns: Columns, rename: Mapping[str, st
         return pl.scan_parquet(files[0], glob=False)
     if all(n.endswith((".csv", ".tsv", ".txt")) for n in names):
         check_not_empty(files)
-        own = rename or {}
-        ids = {own.get(key, str(getattr(columns, key))): pl.String() for key in ("query_id", "doc_id")}
         frames = [
             pl.read_csv(read_bytes(f), separator="\t" if f.name.lower().removesuffix(".gz").endswith(".tsv") else ",",
                         schema_overrides=ids).lazy()
@@ -131,6 +145,6 @@ def _scan(obj: str | os.PathLike[str], columns: Columns, rename: Mapping[str, st
         ]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
     raise InputReadError(
-        f"{WHAT}: {os.fspath(obj)!r} is not Parquet or CSV/TSV (read by the name's extension: .parquet, .csv, .tsv, "
+        f"{what}: {os.fspath(obj)!r} is not Parquet or CSV/TSV (read by the name's extension: .parquet, .csv, .tsv, "
         ".txt, optionally .gz)"
     )

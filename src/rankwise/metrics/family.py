@@ -103,5 +103,6 @@ class MetricFamily:
     """The names ndeval prints, by spec name."""
     reads: tuple[str, ...] = ()
     """The inputs beyond the qrels and the run that its metrics read (``'train'``: the training
-    interactions), for the metric pages; ``tests/metrics/test_popularity.py`` checks it against
-    the metrics' trees (:func:`rankwise.metrics.recipes.reading_train`)."""
+    interactions; ``'features'``: the item features), for the metric pages;
+    ``tests/metrics/test_popularity.py`` checks it against the metrics' trees
+    (:func:`rankwise.metrics.recipes.reading_train`, :func:`~rankwise.metrics.recipes.reading_features`)."""

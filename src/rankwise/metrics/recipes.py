@@ -22,6 +22,7 @@ from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import diversity as _diversity
+from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
@@ -33,9 +34,9 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "CWL_MEASURES", "DIVERSITY_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
+    "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
-    "reading_subtopics", "reading_train", "recipe", "tree_of",
+    "reading_features", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
 
 
@@ -55,9 +56,11 @@ RECIPES: dict[str, Recipe] = _recipes()
 """Every metric's recipe by spec name, in registry order (each family's, from its module)."""
 
 DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _diversity.SPECS}
+"""The diversity recipes (ndeval's measures: subtopic judgments, the greedy ideal)."""
 TRAIN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _popularity.SPECS}
 """The popularity family's recipes: they read the training interactions (``train=``)."""
-"""The diversity recipes (ndeval's measures: subtopic judgments, the greedy ideal)."""
+FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _feature_diversity.SPECS}
+"""The feature-diversity family's recipes: they read the item features (``features=``)."""
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
@@ -152,8 +155,23 @@ def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]
 def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     """The labels of the ``metrics`` that read the training interactions (``train=``: their trees
     hold a primitive that reads a :data:`~rankwise.primitives.TRAIN_COLUMNS` column)."""
-    from rankwise.primitives import TRAIN_COLUMNS, leaves
+    from rankwise.primitives import TRAIN_COLUMNS
 
-    train = set(TRAIN_COLUMNS)
-    return [o.label for o in outputs(metrics, conv) if any(train & set(leaf.reads) for leaf in leaves(o.tree))]
+    return _reading(metrics, conv, TRAIN_COLUMNS)
 
+
+
+def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
+    """The labels of the ``metrics`` that read the item features (``features=``: their trees
+    hold a primitive that reads a :data:`~rankwise.primitives.FEATURE_COLUMNS` column)."""
+    from rankwise.primitives import FEATURE_COLUMNS
+
+    return _reading(metrics, conv, FEATURE_COLUMNS)
+
+
+def _reading(metrics: Sequence[Metric], conv: Conventions, columns: Sequence[str]) -> list[str]:
+    """The labels of the ``metrics`` whose trees hold a primitive reading one of the row ``columns``."""
+    from rankwise.primitives import leaves
+
+    wanted = set(columns)
+    return [o.label for o in outputs(metrics, conv) if any(wanted & set(leaf.reads) for leaf in leaves(o.tree))]

@@ -34,13 +34,13 @@ def all_names() -> list[str]:
     return [s.name for s in SPECS] + [a for s in SPECS for a in s.aliases]
 
 
-@checked
 def inputs_read(spec: MetricSpec) -> tuple[str, ...]:
     """The inputs beyond the qrels and the run that ``spec``'s family reads
     (:attr:`~rankwise.metrics.family.MetricFamily.reads`)."""
     return next((family.reads for family in FAMILIES if spec in family.specs), ())
 
 
+@checked
 def get_spec(name: str) -> MetricSpec:
     """The spec for ``name`` (case-insensitive); :class:`UnknownMetricError` lists close names.
 

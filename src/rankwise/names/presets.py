@@ -215,8 +215,10 @@ PRESETS: dict[str, Preset] = {
                 "PAP": Entry("PAP", {"empty": "skip"}),
                 "MIUF": Entry("MeanInvUserFreq"),
                 "ARP": Entry("AvgRecPopularity"),
+                "ILD": Entry("IntraListDiversity", {"distance": "hamming"}),
             },
-            "rectools 0.19 per user (tests/metrics/test_presets.py, tests/metrics/test_popularity.py)",
+            "rectools 0.19 per user (tests/metrics/test_presets.py, tests/metrics/test_popularity.py, "
+            "tests/metrics/test_feature_diversity.py)",
             "rectools scores the users of the interactions: a user with nothing relevant is left out "
             "(empty='skip'), one the recommendations lack scores 0 (missing='zero'); "
             "NDCG(divide_by_achievable=True) is nDCG(gain='binary'), MAP(divide_by_k=True) AP(denominator='k')",

@@ -60,7 +60,7 @@ Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels"]
 Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
-    "seen",
+    "seen", "dcosine", "dhamming", "djaccard",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -76,6 +76,14 @@ its place 1, 2, ... among the training items by ``irows`` ascending, then item i
 1 for the most popular; LensKit's MeanPopRank); the training's distinct users (``nusers``), rows (``nrows``),
 distinct (user, item) pairs (``npairs``: Σ over items of ``iusers``), the fewest distinct users
 of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``)."""
+FEATURE_COLUMNS: tuple[Column, ...] = ("dcosine", "dhamming", "djaccard")
+"""The row columns read from the item features (``features=``): on each ranked row within the
+cutoff of the metrics reading them, the sum of the distances between its item and each item
+ranked above it (0 on the first row): the cosine distance 1 − a·b / (|a| |b|) (1 when a vector
+is all zeros: the similarity of sklearn's ``cosine_similarity``, 0), the Hamming distance (the
+count of the features that differ) and the Jaccard distance 1 − |A ∩ B| / |A ∪ B| of the sets of
+nonzero features (0 when both are empty). Summed over the ranks ≤ k they give the sum over the
+list's unordered pairs."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

@@ -19,6 +19,7 @@ from rankwise.metrics.families import (
     counts,
     cwl,
     diversity,
+    feature_diversity,
     gain,
     incomplete,
     judgments,
@@ -41,5 +42,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     auc.FAMILY,
     diversity.FAMILY,
     popularity.FAMILY,
+    feature_diversity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
