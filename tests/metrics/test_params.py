@@ -234,9 +234,10 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
         for p in spec.params:
             for i, (_, _, inside, _) in enumerate(_edges(p)):
                 metrics.append(make_metric(spec, {p.name: _value(p, inside)}, k, f"{spec.name}.{p.name}.{i}"))
-    # the training interactions, which the popularity family reads
+    # the training interactions and the item features, which the beyond-accuracy families read
     train = pl.DataFrame({"query_id": ["q", "q", "s"], "doc_id": ["a", "b", "a"]})
-    out = evaluate(qrels, run, metrics, train=train)
+    features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
+    out = evaluate(qrels, run, metrics, train=train, features=features)
     for m in metrics:
         for value in out[m.label].to_list():
             assert not isinstance(value, float) or math.isfinite(value), (m, value)
