@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
+from tests.cli.test_cli import cli as rankwise_cli
 from tests.conftest import close_rows, run_on
 from tests.tiers import examples
 
@@ -357,7 +358,6 @@ def test_like_rectools_names_intra_list_diversity() -> None:
 
 def test_command_line(tmp_path: Path) -> None:
     import subprocess
-    import sys
 
     QRELS.write_parquet(tmp_path / "qrels.parquet")
     RUN.write_parquet(tmp_path / "run.parquet")
@@ -366,10 +366,7 @@ def test_command_line(tmp_path: Path) -> None:
     )
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "rankwise.cli", "eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args],
-            capture_output=True, text=True, check=False,
-        )
+        return rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args)
 
     done = cli("-m", "ILD@3", "-m", "ILS@3", "--features", str(tmp_path / "features.parquet"), "--features-col", "emb",
                "--format", "csv")

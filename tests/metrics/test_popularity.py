@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
+from tests.cli.test_cli import cli as rankwise_cli
 from tests.conftest import close_rows, run_on
 from tests.tiers import examples
 
@@ -312,17 +313,13 @@ def test_compare_and_explain_read_train() -> None:
 
 def test_command_line(tmp_path: Path) -> None:
     import subprocess
-    import sys
 
     QRELS.write_parquet(tmp_path / "qrels.parquet")
     RUN.write_parquet(tmp_path / "run.parquet")
     pl.DataFrame(_train_rows(), schema=["user", "doc_id"], orient="row").write_csv(tmp_path / "train.csv")
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "rankwise.cli", "eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args],
-            capture_output=True, text=True, check=False,
-        )
+        return rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args)
 
     done = cli("-m", "MIUF", "-m", "UnseenShare", "--train", str(tmp_path / "train.csv"), "--train-query-id-col", "user",
                "--format", "csv")
@@ -336,7 +333,7 @@ def test_command_line(tmp_path: Path) -> None:
         "rankwise: error: MIUF reads the training interactions, the (user, item) rows the recommender learnt from: "
         "pass --train FILE"
     )
-    page = subprocess.run([sys.executable, "-m", "rankwise.cli", "metrics", "EPC"], capture_output=True, text=True, check=True)
+    page = rankwise_cli("metrics", "EPC")
     assert "reads:" in page.stdout and "the training interactions: --train FILE" in page.stdout
     unnamed = cli("-m", "MIUF", "--train", str(tmp_path / "train.csv"))
     assert unnamed.returncode == 2
