@@ -215,6 +215,13 @@ def test_one_training_user_leaves_surprisal_undefined(engine: str) -> None:
     assert close_rows(got.rows(), [("u1", None, 0.0), ("u2", None, 0.0)])
 
 
+def test_explain_keeps_an_undefined_value_undefined() -> None:
+    """A value that turns NULL at a rank stays NULL there: not the rank before's (CI found it)."""
+    train = pl.DataFrame({"query_id": ["u9"], "doc_id": ["b"]})
+    table = rw.explain(QRELS, RUN, "Surprisal@3", "u1", train=train)
+    assert table["value"].to_list() == [pytest.approx(1 / 3), None, None]
+
+
 # -- the input: its forms, its names, its checks --------------------------------------------------
 def _train_rows() -> list[tuple[str, str]]:
     return [(u, i) for u, items in TRAIN.items() for i in items]

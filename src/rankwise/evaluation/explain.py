@@ -154,8 +154,12 @@ def explain(
     first = 0 if rows.is_empty() else 1
     ranks = pl.int_range(first, last + 1, eager=True, dtype=pl.Int64).alias("rank").to_frame()
     table = ranks.join(table, on="rank", how="left").join(values, on="rank", how="left")
-    # beyond the ranking the ranking's value stays
-    table = table.with_columns(pl.exclude("rank", "doc_id", "relevance", *USER_MODEL_COLUMNS).forward_fill())
+    # beyond the ranking the ranking's value stays (its own value, NULL too: not an earlier rank's)
+    carried = pl.exclude("rank", "doc_id", "relevance", *USER_MODEL_COLUMNS)
+    end = pl.col("rank") == rows.height  # rank 0 for an empty ranking
+    table = table.with_columns(
+        pl.when(pl.col("rank") > rows.height).then(carried.filter(end).first()).otherwise(carried).name.keep()
+    )
     table = table.with_columns(_row_columns(parts, rows.height))
     if ideal is not None:
         table = table.join(ideal, on="rank", how="left")
