@@ -1394,3 +1394,42 @@ def intent_ap_sum(rnk: pl.Expr, cov: pl.Expr, nsub: pl.Expr, t: float) -> pl.Exp
 def subtopics(sub: pl.Expr, t: float) -> pl.Expr:
     """Number of distinct subtopics among the relevant judgments."""
     return sub.n_unique().cast(pl.Float64)
+
+
+# -- the set-level primitives (rankwise.primitives.sets): aggregates over an exposure table ----
+def items_listed(expo: pl.Expr, incat: pl.Expr) -> pl.Expr:
+    """The listed items in the catalog (every listed item for ``within='listed'``)."""
+    return incat.cast(pl.Float64).sum()
+
+
+def catalog_items(ncat: pl.Expr) -> pl.Expr:
+    """The catalog's items."""
+    return ncat.first().cast(pl.Float64)
+
+
+def exposure_gini(expo: pl.Expr, pos: pl.Expr, incat: pl.Expr, ncat: pl.Expr) -> pl.Expr:
+    """(2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo), n = the catalog's items and the listed
+    ones outside it, m the listed items; NULL over no listed item."""
+    m = pl.len().cast(pl.Float64)
+    n = ncat.first().cast(pl.Float64) + (~incat).cast(pl.Float64).sum()
+    total = expo.sum()
+    value = (2.0 * (pos.cast(pl.Float64) * expo).sum() + (n - 2.0 * m - 1.0) * total) / (n * total)
+    return pl.when(total > 0).then(value).otherwise(None)
+
+
+def exposure_entropy(expo: pl.Expr, base: float) -> pl.Expr:
+    """−Σ p log_base p, p = expo / Σ expo; NULL over no listed item."""
+    total = expo.sum()
+    value = (total.log() - (expo * expo.log()).sum() / total) / math.log(base)
+    return pl.when(total > 0).then(value).otherwise(None)
+
+
+def exposure_total(expo: pl.Expr) -> pl.Expr:
+    """Σ expo."""
+    return expo.sum().cast(pl.Float64)
+
+
+def self_information_sum(expo: pl.Expr, irows: pl.Expr, nrows: pl.Expr) -> pl.Expr:
+    """Σ expo · −log2(irows / nrows) over the items in training."""
+    info = pl.when(irows > 0).then(-(irows.cast(pl.Float64) / nrows).log(2)).otherwise(0.0)
+    return (expo * info).sum().cast(pl.Float64)

@@ -57,6 +57,8 @@ them judged (any relevance, negative too): how the run and the judgments met."""
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
 MAX_QUERY_CHUNKS = 10_000
 """The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
+SEGMENT_KEY = "__segment_key"
+"""The integer key of a (segment..., query) pair of a ``by=`` evaluation."""
 
 
 @checked
@@ -71,6 +73,7 @@ def evaluate(
     by: str | Iterable[str] | None = None,
     duckdb_config: Mapping[str, Any] | None = None,
     query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
+    per_query: bool = True,
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
@@ -95,6 +98,12 @@ def evaluate(
     into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
     each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
     for exports larger than memory.
+
+    ``per_query=False`` gives one row (one per ``by=`` segment) instead: each per-query metric
+    aggregated as :func:`summarize` does, and each **set-level** metric's value
+    (``CatalogCoverage``, ``Gini``, ``Entropy``, ``SelfInformation``: one value for the whole run,
+    computed from every scored user's list at once, never a mean of per-user values); a
+    set-level metric with ``per_query=True`` is an error naming it.
 
     ``options`` (keyword arguments, see :class:`~rankwise.conventions.EvaluationOptions`):
     the conventions, whose defaults reproduce trec_eval, ``ties='trec_eval'`` (score desc,
@@ -137,25 +146,82 @@ def evaluate(
                 "query_chunks applies to the Polars engine without by= segments; "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
+    set_level = [m for m in parsed if m.spec.aggregate == "set"]
+    if set_level and per_query:
+        raise InvalidParameterError(
+            f"{set_level[0].label} is one value per run (a set-level metric), not per query: "
+            + in_syntax("evaluate(..., per_query=False) gives it beside the means",
+                        "rankwise eval prints it in the summary (without -q)")
+        )
     segments = [by] if isinstance(by, str) else list(by or [])
     # each input read once, here, into the form the engine takes: a Polars frame, or for the
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
     paths = engine == "duckdb" and not segments
+    per_query_metrics = [m for m in parsed if m.spec.aggregate != "set"]
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         train = training(reading, parsed, conv, columns)
         features = featuring(reading, parsed, conv, columns)
+        run_source = reading.source(run, "run", columns, run_format, paths=paths)
+        qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
-            reading.source(run, "run", columns, run_format, paths=paths),
-            reading.source(qrels, "qrels", columns, qrels_format, paths=paths),
-            parsed, engine, conv, columns, run_format, qrels_format, segments, duckdb_config, query_chunks,
-            train, features,
+            run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
+            duckdb_config, query_chunks, train, features,
         )
+        if not per_query:
+            sets = _set_values(
+                run_source, qrels_source, set_level, engine, conv, columns, (run_format, qrels_format), segments,
+                duckdb_config, train,
+            ) if set_level else None
+            result = _summary(result, sets, [m.label for m in parsed], segments, columns)
     seen = _SEEN.get()
     if seen is None:
         coverage.warn(conv.missing)
     else:
         seen.append(coverage)
     return result
+
+
+def _summary(
+    per_query: pl.DataFrame, sets: pl.DataFrame | None, labels: list[str], segments: list[str], columns: Columns,
+) -> pl.DataFrame:
+    """One row per segment (one row without): the per-query values aggregated
+    (:func:`summarize`) beside the set-level values ``sets`` (keyed by the segments), the
+    columns in the order asked."""
+    summary = (
+        summarize(per_query, by=segments or None) if set(per_query.columns) - {*segments, columns.query_id}
+        else per_query.select(segments).unique().sort(segments) if segments else pl.DataFrame({})
+    )
+    if sets is not None:
+        summary = summary.join(sets, on=segments, how="left", nulls_equal=True) if segments else (
+            pl.concat([summary, sets], how="horizontal") if summary.width else sets
+        )
+    return summary.select(*segments, *labels)
+
+
+def _set_values(
+    run: Source, qrels: Source, metrics: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
+    formats: tuple[FileFormat | None, FileFormat | None], segments: list[str],
+    duckdb_config: Mapping[str, Any] | None, train: Training | None,
+) -> pl.DataFrame:
+    """The set-level metrics' values, one row per segment (segment columns first), computed by
+    ``engine`` over the judged users the run lists (:mod:`rankwise._polars.sets`)."""
+    from rankwise._polars.prepare import prepare
+    from rankwise._polars.sets import GROUP, TIMES, set_values
+    from rankwise.metrics.recipes import outputs
+
+    run_lf, qrels_lf = to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1])
+    groups = keys = None
+    if segments:
+        keys, run_lf, qrels_lf = _keyed(run_lf, qrels_lf, segments, columns)
+        segment_ids = keys.select(segments).unique().sort(segments, nulls_last=True).with_row_index(GROUP)
+        keyed = keys.join(segment_ids, on=segments, how="left", nulls_equal=True)
+        groups = keyed.select(pl.col(SEGMENT_KEY).alias("__q"), pl.col(GROUP).cast(pl.Int64), pl.lit(1.0).alias(TIMES))
+        keys = segment_ids
+    prep = prepare(run_lf, qrels_lf, columns, check_data=False, train=None if train is None else Training(train.rows))
+    values = set_values(prep, outputs(metrics, conv), conv, None if groups is None else groups.lazy())
+    if keys is None:
+        return values.drop(GROUP)
+    return keys.with_columns(pl.col(GROUP).cast(pl.Int64)).join(values, on=GROUP, how="left").drop(GROUP)
 
 
 _SEEN: ContextVar[list[Coverage] | None] = ContextVar("rankwise_coverage", default=None)
@@ -337,27 +403,8 @@ def _evaluate_segments(
     interactions keep their users (an item's popularity counts each user once, whatever its
     segments); what each key's user has seen is their rows keyed the same way. The item features
     (read already, in the long form) are passed on as one vector per item."""
-    names = run.collect_schema().names()
-    for col in segments:
-        check_identifier(col, "segment column")
-        if col not in names:
-            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
-        if col in (columns.query_id, columns.doc_id, columns.score):
-            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
-    key = "__segment_key"
-    pairs = (
-        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
-        .with_row_index(key).collect()
-    )
-    # a NULL segment value is a segment of its own: joined as equal, never dropped
-    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
-        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
-        *([columns.cost] if columns.cost else []),
-    )
-    keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
-        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,
-        *([columns.subtopic] if columns.subtopic else []),
-    )
+    key = SEGMENT_KEY
+    pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
     # a judged query the run lacks is in no segment: left out, whatever missing= says
     q = columns.query_id
@@ -387,6 +434,36 @@ def _evaluate_segments(
         .sort(*segments, columns.query_id)
     )
     return values, Coverage(missing=outside, segmented=True)
+
+
+def _keyed(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, segments: list[str], columns: Columns
+) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
+    """The (segment..., query) pairs of the run, each with an integer key (:data:`SEGMENT_KEY`),
+    and the run and the qrels keyed by them (the key in the query column: a judged query in
+    each pair of its query); the segment columns checked first."""
+    names = run.collect_schema().names()
+    for col in segments:
+        check_identifier(col, "segment column")
+        if col not in names:
+            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
+        if col in (columns.query_id, columns.doc_id, columns.score):
+            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
+    key = SEGMENT_KEY
+    pairs = (
+        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
+        .with_row_index(key).collect()
+    )
+    # a NULL segment value is a segment of its own: joined as equal, never dropped
+    keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
+        *([columns.cost] if columns.cost else []),
+    )
+    keyed_qrels = qrels.join(pairs.lazy().select(key, columns.query_id), on=columns.query_id, how="inner").select(
+        pl.col(key).alias(columns.query_id), columns.doc_id, columns.relevance,
+        *([columns.subtopic] if columns.subtopic else []),
+    )
+    return pairs, keyed_run, keyed_qrels
 
 
 def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:

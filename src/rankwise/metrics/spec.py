@@ -15,7 +15,7 @@ from rankwise.conventions import LIMIT
 
 ParamValue = int | float | str | bool
 
-Aggregate = Literal["mean", "sum", "gmean", "none"]
+Aggregate = Literal["mean", "sum", "gmean", "none", "set"]
 ValueType = Literal["float", "string"]
 Better = Literal["higher", "lower", "neither"]
 CutoffRule = Literal["optional", "required", "none"]
@@ -112,7 +112,9 @@ class MetricSpec:
     """Value for a judged query with nothing relevant (and for a query missing from the run);
     None: undefined there (NULL, left out of the mean)."""
     aggregate: Aggregate = "mean"
-    """How :func:`rankwise.summarize` aggregates per-query values ('none': per query only)."""
+    """How :func:`rankwise.summarize` aggregates per-query values ('none': per query only; 'set':
+    no per-query value, one value per run computed from every user's list at once:
+    ``evaluate(..., per_query=False)``)."""
     value_type: ValueType = "float"
     """Float64 per query (every measure but trec_eval's relstring, which is text)."""
     better: Better = "higher"

@@ -40,4 +40,5 @@ from rankwise.primitives.diversity import *  # noqa: F403  (every declaration, a
 from rankwise.primitives.feature_diversity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.operations import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.popularity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
+from rankwise.primitives.sets import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.trec import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)

@@ -56,11 +56,12 @@ class Gain:
 Value = int | float | str | bool | None | Gain
 """A primitive's parameter value."""
 
-Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels"]
+Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels", "set"]
 Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard",
+    "expo", "pos", "incat", "ncat",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",

@@ -1,0 +1,126 @@
+"""The set-level metrics on the Polars engine (:mod:`rankwise.primitives.sets`): one value per
+run or group (``by=`` segment, bootstrap resample), from the ranked rows of the scored users.
+
+1. The ranked rows of the judged users the run lists (the users the per-query metrics score),
+   each with its group (:data:`GROUP`) and its weight in the group (:data:`TIMES`: 1, or how
+   many times a bootstrap resample drew the user).
+2. One exposure table per (cutoff, weight, catalog) the metrics read: per (group, item listed
+   at a rank ≤ k) the exposure Σ times · weight(rank), the item's place by exposure, whether it is
+   in the catalog, the catalog's size, and the item's training rows where a primitive reads them.
+3. Each primitive aggregated over its table per group; each metric's formula over them
+   (:func:`~rankwise._polars.bind.tree_value`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from rankwise._polars.bind import bind_rows, tree_value
+from rankwise._polars.columns import RANK, TRAIN, D, Q
+from rankwise._polars.prepare import Prepared
+from rankwise._polars.ranking import ranked
+from rankwise.conventions import Conventions
+from rankwise.errors import InvalidParameterError
+from rankwise.metrics.recipes import Output
+from rankwise.primitives import Input, Primitive, SetPrimitive, leaves
+
+GROUP = "__group"
+"""The group a user's rows count in (one group: 0)."""
+TIMES = "__times"
+"""How many times the user counts in its group (a bootstrap resample draws a user 0, 1, 2, ... times)."""
+EXPO, POS, INCAT, NCAT = "__expo", "__pos", "__incat", "__ncat"
+
+
+def _key(leaf: SetPrimitive) -> str:
+    return f"__set:{leaf!r}"
+
+
+def _no_input(name: str, given: Input) -> pl.Expr:
+    raise TypeError(f"a set-level primitive reads no input ({name}: {given!r})")
+
+
+def _catalog_items(prep: Prepared, within: str) -> pl.LazyFrame:
+    """The items of a catalog (``__d``): the training items, or the ``catalog=`` input's."""
+    if within == "train":
+        if prep.train is None:
+            raise InvalidParameterError("a metric reads the training items as its catalog: pass train=")
+        return prep.train.select(D).unique()
+    raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+
+
+def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared) -> pl.LazyFrame:
+    """The exposure table ``leaf`` reads (see the module's step 2)."""
+    k, weight, patience = leaf.exposure()
+    within = leaf.catalog()
+    listed = rows if k is None else rows.filter(pl.col(RANK) <= k)
+    step = pl.lit(1.0) if weight == "count" else pl.lit(patience).pow(pl.col(RANK) - 1)
+    table = listed.group_by(GROUP, D).agg((pl.col(TIMES) * step).sum().alias(EXPO)).filter(pl.col(EXPO) > 0)
+    table = table.with_columns(pl.col(EXPO).rank("ordinal").over(GROUP).cast(pl.Float64).alias(POS))
+    if within == "listed":  # the listed items are the catalog
+        table = table.with_columns(pl.lit(True).alias(INCAT), pl.len().over(GROUP).cast(pl.Float64).alias(NCAT))
+    else:
+        items = _catalog_items(prep, within)
+        table = table.join(
+            items.with_columns(pl.lit(True).alias(INCAT)), on=D, how="left"
+        ).with_columns(pl.col(INCAT).fill_null(False)).join(
+            items.select(pl.len().cast(pl.Float64).alias(NCAT)), how="cross"
+        )
+    if "irows" in leaf.reads:
+        if prep.train is None:
+            raise InvalidParameterError("a metric reads the training interactions: pass train=")
+        per_item = prep.train.group_by(D).agg(pl.len().cast(pl.Float64).alias(TRAIN["irows"]))
+        table = table.join(per_item, on=D, how="left").with_columns(pl.col(TRAIN["irows"]).fill_null(0.0)).join(
+            prep.train.select(pl.len().cast(pl.Float64).alias(TRAIN["nrows"])), how="cross"
+        )
+    return table
+
+
+def scored_rows(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.LazyFrame:
+    """The ranked rows (``__q``, ``__d``, ``__rank``) of the judged users the run lists."""
+    judged = prep.qrels.select(Q).unique()
+    return ranked(prep, conv, judged_only, docs=True).join(judged, on=Q, how="semi").select(Q, D, RANK)
+
+
+def set_values(
+    prep: Prepared, outs: Sequence[Output], conv: Conventions, groups: pl.LazyFrame | None = None,
+) -> pl.DataFrame:
+    """The set-level outputs per group: ``groups`` maps each user (``__q``) to its groups
+    (:data:`GROUP`) and its count there (:data:`TIMES`); None: every user once, in one group 0.
+    A group where no user lists anything has NULL values; the rows are sorted by group."""
+    values: dict[str, pl.Expr] = {}
+    tables: dict[tuple[object, ...], tuple[pl.LazyFrame, list[SetPrimitive]]] = {}
+    per_ranking: dict[bool, pl.LazyFrame] = {}
+    for out in outs:
+        for leaf in leaves(out.tree):
+            if not isinstance(leaf, SetPrimitive):
+                raise TypeError(f"{out.label} is no set-level metric ({leaf!r})")
+            if out.judged_only not in per_ranking:
+                rows = scored_rows(prep, conv, out.judged_only)
+                if groups is None:
+                    rows = rows.with_columns(pl.lit(0, pl.Int64).alias(GROUP), pl.lit(1.0).alias(TIMES))
+                else:
+                    rows = rows.join(groups.with_columns(pl.col(Q).cast(prep.query_dtype)), on=Q, how="inner")
+                per_ranking[out.judged_only] = rows
+            key = (out.judged_only, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads)
+            if key not in tables:
+                tables[key] = (_exposure(per_ranking[out.judged_only], leaf, prep), [])
+            if leaf not in tables[key][1]:
+                tables[key][1].append(leaf)
+    names = groups.select(GROUP).unique() if groups is not None else pl.LazyFrame({GROUP: [0]}, schema={GROUP: pl.Int64})
+    result = names
+    for table, needed in tables.values():
+        rows = {
+            "expo": pl.col(EXPO), "pos": pl.col(POS), "incat": pl.col(INCAT), "ncat": pl.col(NCAT),
+            "irows": pl.col(TRAIN["irows"]), "nrows": pl.col(TRAIN["nrows"]),
+        }
+        aggregated = table.group_by(GROUP).agg(bind_rows(leaf, rows, _no_input).alias(_key(leaf)) for leaf in needed)
+        result = result.join(aggregated, on=GROUP, how="left")
+    for out in outs:
+        values[out.label] = tree_value(out.tree, lambda leaf: pl.col(_key(_set(leaf)))).cast(pl.Float64)
+    return result.select(GROUP, **values).sort(GROUP).collect()
+
+
+def _set(leaf: Primitive) -> SetPrimitive:
+    assert isinstance(leaf, SetPrimitive)
+    return leaf

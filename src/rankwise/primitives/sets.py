@@ -1,0 +1,119 @@
+"""The set-level primitives (beyond accuracy): one value per run (per ``by=`` segment), each an
+aggregate over the run's **exposure table**, one row per item listed within the cutoff by
+some scored user:
+
+- ``expo``: the item's exposure, Σ over the users' rows of it at ranks ≤ k of the row's weight
+  (``weight='count'``: 1, the number of lists holding it; ``'geometric'``: patience^(rank − 1),
+  LensKit's GeometricRankWeight);
+- ``pos``: its place 1, 2, ..., m among the m listed items by exposure ascending (ties in any
+  order: the sums below do not depend on it);
+- ``incat``: whether it is in the catalog the metric reads (``within``: ``'catalog'``, the
+  ``catalog=`` input's items; ``'train'``, the training items of ``train=``);
+- ``irows``: its training rows (0 for an item never in training, as the popularity family's);
+- ``ncat``, ``nrows``: the catalog's items and the training's rows (the same on every row).
+
+Their SQL macros are ``sql/58_sets.sql``; the engines build the exposure table once per
+(cutoff, weight) and aggregate it per segment (:mod:`rankwise._polars.sets`,
+:mod:`rankwise._sql.sets`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rankwise.primitives.core import Column, Primitive, Side
+
+Weight = Literal["count", "geometric"]
+"""How a listed row adds to its item's exposure: 1 (``count``) or patience^(rank − 1)."""
+Within = Literal["listed", "catalog", "train"]
+"""The items a set-level value runs over: the listed ones only, or the catalog (``catalog=``) or
+the training items (``train=``), each with the listed items outside it."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SetPrimitive(Primitive):
+    """An aggregate over the exposure table of one run or segment (:meth:`exposure` says which
+    table: the cutoff and the weight)."""
+
+    abstract: ClassVar[bool] = True
+    side: ClassVar[Side] = "set"
+    reads: ClassVar[tuple[Column, ...]] = ("expo",)
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        """The exposure table it reads: (cutoff, weight, patience)."""
+        return self.k, "count", 1.0
+
+    def catalog(self) -> Within:
+        """The catalog whose membership (``incat``) and size (``ncat``) it reads."""
+        return "listed"
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ItemsListed(SetPrimitive):
+    """The distinct items listed within k: all of them (``within='listed'``), or those in the
+    catalog (``'catalog'``, ``'train'``)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "incat")
+    within: Within
+
+    def catalog(self) -> Within:
+        return self.within
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class CatalogItems(SetPrimitive):
+    """The catalog's items (``within='catalog'``: the ``catalog=`` input's; ``'train'``: the
+    distinct training items)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("ncat",)
+    within: Within
+
+    def catalog(self) -> Within:
+        return self.within
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureGini(SetPrimitive):
+    """The Gini index of the exposures of the items of ``within`` (an item of the catalog never
+    listed: 0; a listed item outside the catalog counted too): Σ_{i=1..n} (2i − n − 1) x_(i) /
+    (n Σ x), x ascending, n items; with x_(i) = 0 for i ≤ n − m it is
+    (2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo). NULL when nothing is listed."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "incat", "ncat")
+    weight: Weight
+    patience: float
+    within: Within
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, self.patience if self.weight == "geometric" else 1.0
+
+    def catalog(self) -> Within:
+        return self.within
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureEntropy(SetPrimitive):
+    """The Shannon entropy of the listed items' shares of the exposure, −Σ p log_base p with
+    p = expo / Σ expo (= log Σ expo − Σ expo log expo / Σ expo); NULL when nothing is listed."""
+
+    base: float
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureTotal(SetPrimitive):
+    """Σ expo: the rows listed within k (with the count weight)."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SelfInformationSum(SetPrimitive):
+    """Σ over the listed rows of the item's self-information −log2(irows / nrows) by its share of
+    the training rows, 0 for an item never in training (recommenders' ``novelty``)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "irows", "nrows")
+
+
+SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat")
+"""The exposure table's own columns (``irows`` and ``nrows`` are the training's, as in
+:data:`~rankwise.primitives.core.TRAIN_COLUMNS`)."""
