@@ -1240,6 +1240,42 @@ CREATE OR REPLACE TEMP MACRO rw_features_ok(n, null_items, twice, empty, lengths
                                         || ' item(s) that have no features in the item features (features=)')
          ELSE true END;
 
+-- ==== 58_sets.sql ====
+
+-- The set-level primitives (rankwise.primitives.sets): aggregates over an exposure table, one row per
+-- item listed within the cutoff (expo: its exposure; pos: its place by exposure ascending; incat:
+-- whether it is in the catalog read; ncat: the catalog's size; irows, nrows: its training rows and the
+-- training's), grouped per run or segment.
+
+-- The listed items in the catalog (every listed item when the catalog is the listed items).
+CREATE OR REPLACE TEMP MACRO rw_items_listed(expo, incat) AS
+    sum(CASE WHEN incat THEN 1.0 ELSE 0.0 END)::DOUBLE;
+
+-- The catalog's items.
+CREATE OR REPLACE TEMP MACRO rw_catalog_items(ncat) AS
+    max(ncat)::DOUBLE;
+
+-- The Gini index of the exposures over the catalog's n items and the listed ones outside it, m
+-- listed: (2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo); NULL over no listed item.
+CREATE OR REPLACE TEMP MACRO rw_exposure_gini(expo, pos, incat, ncat) AS
+    CASE WHEN sum(expo) > 0 THEN
+        (2.0 * sum(pos * expo)
+         + (max(ncat) + sum(CASE WHEN incat THEN 0.0 ELSE 1.0 END) - 2.0 * count(*) - 1.0) * sum(expo))
+        / ((max(ncat) + sum(CASE WHEN incat THEN 0.0 ELSE 1.0 END)) * sum(expo))
+    END::DOUBLE;
+
+-- −Σ p log_base p, p = expo / Σ expo; NULL over no listed item.
+CREATE OR REPLACE TEMP MACRO rw_exposure_entropy(expo, base) AS
+    CASE WHEN sum(expo) > 0 THEN (ln(sum(expo)) - sum(expo * ln(expo)) / sum(expo)) / ln(base) END::DOUBLE;
+
+-- Σ expo.
+CREATE OR REPLACE TEMP MACRO rw_exposure_total(expo) AS
+    sum(expo)::DOUBLE;
+
+-- Σ expo · −log2(irows / nrows) over the items in training.
+CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
+    sum(CASE WHEN irows > 0 THEN -expo * log2(irows / nrows) ELSE 0.0 END)::DOUBLE;
+
 -- ==== 90_evaluate.sql ====
 
 -- rankwise one-statement evaluation (written by rankwise/_sql/generate.py from the metrics'

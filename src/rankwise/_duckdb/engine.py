@@ -51,7 +51,7 @@ from rankwise.inputs.read import (
     to_lazyframe,
 )
 from rankwise.metrics.metric import Metric
-from rankwise.metrics.recipes import reading_subtopics
+from rankwise.metrics.recipes import Output, reading_subtopics
 
 if TYPE_CHECKING:  # DuckDB is imported when it evaluates: `import rankwise` stays light
     import duckdb
@@ -490,3 +490,47 @@ def evaluate_duckdb(
             # after large inputs the database keeps the memory it used (10M rows: 750 MB
             # resident after the call against 180 MB when closed): closed, it gives it back
             release_session()
+
+
+def set_values_duckdb(
+    run: Source, qrels: Source, outs: Sequence[Output], conv: Conventions, columns: Columns,
+    formats: tuple[str | None, str | None] = (None, None), config: Mapping[str, Any] | None = None,
+    train: Training | None = None, groups: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The set-level outputs computed by DuckDB (:func:`rankwise._sql.sets.set_statement`), one
+    row per group (``groups``: query_id, grp, times; None: one group 0), the inputs as
+    :func:`evaluate_duckdb` reads them (checked already by the evaluation they follow)."""
+    from rankwise._sql.sets import set_statement
+
+    settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
+    con = connect(settings) if config else session()
+    order = contextlib.ExitStack()
+    try:
+        order.enter_context(_insertion_order(con, conv.ties == "input"))
+        run_raw, run_types, _ = _view(con, run, "run", columns, formats[0])
+        qrels_raw, qrels_types, _ = _view(con, qrels, "qrels", columns, formats[1])
+        q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
+        train_raw = None
+        if train is not None:
+            train_raw, q_train, d_train = _train_view(con, train.rows, columns, run_types)
+            d_str = d_str or d_train
+        run_view, _ = _normalise(con, run_raw, "run", columns, q_str, d_str, numbered=conv.ties == "input")
+        qrels_view, _ = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
+        train_view = None if train_raw is None else _train_normalised(con, train_raw, columns, True, d_str)
+        groups_view = None
+        if groups is not None:
+            groups_view = f"rw_groups_{next(_counter)}"
+            con.register(f"{groups_view}_raw", groups)
+            con.execute(
+                f"CREATE TEMP VIEW {quote_identifier(groups_view)} AS SELECT "
+                f"query_id{'::VARCHAR' if q_str else ''} AS query_id, grp, times FROM {quote_identifier(groups_view + '_raw')}"
+            )
+        sql = set_statement(
+            outs, conv, columns, quote_identifier(run_view), quote_identifier(qrels_view),
+            train=None if train_view is None else quote_identifier(train_view),
+            groups=None if groups_view is None else quote_identifier(groups_view),
+        )
+        return con.sql(sql).pl()
+    finally:
+        order.close()
+        con.close()

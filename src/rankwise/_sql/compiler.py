@@ -23,6 +23,7 @@ from rankwise.primitives import (
     FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
+    SET_COLUMNS,
     TRAIN_COLUMNS,
     Bound,
     Gain,
@@ -139,6 +140,7 @@ _ROW_COLUMNS = {
     "rel": "relevance", "rnk": "rnk", "qid": "query_id", "score": "score", "cost": "cost",
     **{name: name for name in TRAIN_COLUMNS},
     **{name: name for name in FEATURE_COLUMNS},
+    **{name: name for name in SET_COLUMNS},
 }
 
 
@@ -410,15 +412,8 @@ def statement(
     qranks = "".join(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
-    # the run's cost (Columns.cost, a column of the run's view), else 1 a document; ties='input':
-    # the run's order as given (INPUT_ORDER) is a tie key
-    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
-    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
     train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
-    joined = (
-        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order}{train_cols} FROM {run} AS r "
-        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{train_joins})"
-    )
+    joined = joined_cte(conv, columns, run, qrels, train_cols, train_joins)
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
     first = [] if conv.judgments == "all" else [joined, _listed_judgments(conv, run, qrels)]
@@ -536,6 +531,18 @@ def statement(
     )
 
 
+
+
+def joined_cte(conv: Conventions, columns: Columns, run: str, qrels: str, cols: str = "", joins: str = "") -> str:
+    """The ``joined`` CTE: the run's rows (``run``, a FROM fragment) LEFT JOIN their judgments
+    (``qrels``), with the cost (the run's cost column, ``columns.cost``, else 1 a document), the
+    run's order as given under ``ties='input'`` (a tie key), and ``cols`` from ``joins``."""
+    cost = "CAST(1.0 AS DOUBLE) AS cost" if columns.cost is None else "r.cost"
+    order = f", r.{INPUT_ORDER}" if conv.ties == "input" else ""
+    return (
+        f"joined AS (SELECT r.query_id, r.doc_id, r.score, {cost}, j.relevance{order}{cols} FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{joins})"
+    )
 
 
 def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tuple[list[str], str, str]:

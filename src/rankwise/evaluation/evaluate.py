@@ -209,19 +209,37 @@ def _set_values(
     from rankwise._polars.sets import GROUP, TIMES, set_values
     from rankwise.metrics.recipes import outputs
 
-    run_lf, qrels_lf = to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1])
+    outs = outputs(metrics, conv)
     groups = keys = None
     if segments:
-        keys, run_lf, qrels_lf = _keyed(run_lf, qrels_lf, segments, columns)
-        segment_ids = keys.select(segments).unique().sort(segments, nulls_last=True).with_row_index(GROUP)
-        keyed = keys.join(segment_ids, on=segments, how="left", nulls_equal=True)
-        groups = keyed.select(pl.col(SEGMENT_KEY).alias("__q"), pl.col(GROUP).cast(pl.Int64), pl.lit(1.0).alias(TIMES))
-        keys = segment_ids
-    prep = prepare(run_lf, qrels_lf, columns, check_data=False, train=None if train is None else Training(train.rows))
-    values = set_values(prep, outputs(metrics, conv), conv, None if groups is None else groups.lazy())
+        pairs, keyed_run, keyed_qrels = _keyed(
+            to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1]),
+            segments, columns,
+        )
+        run, qrels, formats = keyed_run.collect(), keyed_qrels.collect(), (None, None)
+        keys = pairs.select(segments).unique().sort(segments, nulls_last=True).with_row_index(GROUP).with_columns(
+            pl.col(GROUP).cast(pl.Int64)
+        )
+        groups = pairs.join(keys, on=segments, how="left", nulls_equal=True).select(
+            pl.col(SEGMENT_KEY).alias(columns.query_id), pl.col(GROUP), pl.lit(1.0).alias(TIMES)
+        )
+    training = None if train is None else Training(train.rows)  # the users' own: no seen pairs are read
+    if engine == "duckdb":
+        from rankwise._duckdb.engine import set_values_duckdb
+
+        values = set_values_duckdb(
+            run, qrels, outs, conv, columns, formats, duckdb_config, training,
+            None if groups is None else groups.rename({columns.query_id: "query_id", GROUP: "grp", TIMES: "times"}),
+        ).rename({"grp": GROUP})
+    else:
+        prep = prepare(
+            to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1]), columns,
+            check_data=False, train=training,
+        )
+        values = set_values(prep, outs, conv, None if groups is None else groups.rename({columns.query_id: "__q"}).lazy())
     if keys is None:
         return values.drop(GROUP)
-    return keys.with_columns(pl.col(GROUP).cast(pl.Int64)).join(values, on=GROUP, how="left").drop(GROUP)
+    return keys.join(values.with_columns(pl.col(GROUP).cast(pl.Int64)), on=GROUP, how="left").drop(GROUP)
 
 
 _SEEN: ContextVar[list[Coverage] | None] = ContextVar("rankwise_coverage", default=None)
