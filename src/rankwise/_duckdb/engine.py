@@ -512,7 +512,7 @@ def set_values_duckdb(
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
         train_raw = None
         if train is not None:
-            train_raw, q_train, d_train = _train_view(con, train.rows, columns, run_types)
+            train_raw, _, d_train = _train_view(con, train.rows, columns, run_types)
             d_str = d_str or d_train
         run_view, _ = _normalise(con, run_raw, "run", columns, q_str, d_str, numbered=conv.ties == "input")
         qrels_view, _ = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
