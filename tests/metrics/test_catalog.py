@@ -1,0 +1,127 @@
+"""The catalog family (beyond accuracy, set-level: one value per run or segment): catalog
+coverage, the Gini index and the entropy of the items' exposure, the row-weighted
+self-information, against the libraries whose definitions they are.
+
+- ``tests/data/beyond/set_goldens.json``: each library's value on nine cases (hand-sized, random
+  with string and integer ids, one item for everyone, one user, an empty list among others, items
+  outside the catalog, ties in counts) at k = 2 and 5, computed by
+  ``tests/data/beyond/make_set_goldens.py`` with rectools 0.19.0, RecBole 1.2.1, LensKit 2025.8.1,
+  recommenders 1.2.1, RePlay 0.22.0, rexmex 0.1.3 and Elliot (sisinflab/elliot@fc27efed) in an
+  environment with pandas < 3; the file's ``sources`` cite the lines of each library's code;
+- hand-computed values at the edges.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import rankwise as rw
+from tests.conftest import close_rows
+
+GOLDENS = json.loads((Path(__file__).parents[1] / "data" / "beyond" / "set_goldens.json").read_text())
+
+LIBRARY_METRICS: dict[str, str] = {
+    "rectools.CatalogCoverage(k={k},normalize=False)": "CatalogCoverage(count=True)@{k}",
+    "elliot.ItemCoverage(k={k})": "CatalogCoverage(count=True)@{k}",
+    "replay.Coverage(k={k})": "CatalogCoverage(catalog='train')@{k}",
+    "recommenders.distributional_coverage[cut at k](k={k})": "Entropy@{k}",
+    "recommenders.distributional_coverage[full lists]": "Entropy",
+    "recbole.ShannonEntropy[one row](k={k})": "Entropy(base='e', per_item=True)@{k}",
+    "recommenders.novelty[cut at k](k={k})": "SelfInformation@{k}",
+    "recommenders.novelty[full lists]": "SelfInformation",
+}
+"""Each library's function (a key of the goldens' values, ``{k}`` the cutoff) as a rankwise
+metric string."""
+
+ENGINES = ("polars", "duckdb")
+
+
+def _frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The case's qrels, run (score n − rank) and training rows."""
+    ids = pl.Int64 if case["ids"] == "int" else pl.String
+    rows = [(user, item, float(len(items) - r)) for user, items in case["run"] for r, item in enumerate(items)]
+    run = pl.DataFrame(rows, schema={"query_id": ids, "doc_id": ids, "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(case["qrels"], schema={"query_id": ids, "doc_id": ids, "relevance": pl.Int64}, orient="row")
+    train = pl.DataFrame(case["train"], schema={"query_id": ids, "doc_id": ids}, orient="row")
+    return qrels, run, train
+
+
+def _expected(case: dict[str, Any]) -> dict[str, float | None]:
+    """The case's golden values by rankwise metric string (several libraries may name one)."""
+    found: dict[str, float | None] = {}
+    for key, value in case["values"].items():
+        for library, metric in LIBRARY_METRICS.items():
+            for k in case["ks"]:
+                if key == library.format(k=k):
+                    label = metric.format(k=k)
+                    if label in found and found[label] is not None and value is not None:
+                        assert found[label] == pytest.approx(value, abs=1e-12), (case["name"], key)
+                    found[label] = value
+    return found
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_each_library_value(case: dict[str, Any], engine: str) -> None:
+    qrels, run, train = _frames(case)
+    expected = _expected(case)
+    assert expected, case["name"]
+    got = rw.evaluate(qrels, run, list(expected), train=train, per_query=False, engine=engine)
+    assert got.columns == list(expected)
+    for label, value in expected.items():
+        # a library's NaN is a NULL here (nothing listed)
+        assert close_rows([(got[label].item(),)], [(value,)]), (case["name"], label, got[label].item(), value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hand_values(engine: str) -> None:
+    """u1 lists a, b, c; u2 a, d; u3 a; u9 (no judgments) z: at k = 2 the exposures are a 3, b 1,
+    d 1 (z is no scored user's); the training rows a 2, b 1, e 1 (4 rows)."""
+    run = pl.DataFrame({
+        "query_id": ["u1", "u1", "u1", "u2", "u2", "u3", "u9"], "doc_id": ["a", "b", "c", "a", "d", "a", "z"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["u1", "u2", "u3"], "doc_id": ["a", "a", "x"], "relevance": [1, 1, 1]})
+    train = pl.DataFrame({"query_id": ["u1", "u2", "u4", "u4"], "doc_id": ["a", "b", "a", "e"]})
+    metrics = [
+        "CatalogCoverage(count=True)@2", "CatalogCoverage(catalog='train')@2", "Gini(catalog='listed')@2",
+        "Gini(catalog='train')@2", "Gini(weight='geometric', catalog='listed')", "Entropy@2",
+        "Entropy(base='e', per_item=True)@2", "SelfInformation@2", "AP",
+    ]
+    got = rw.evaluate(qrels, run, metrics, train=train, per_query=False, engine=engine)
+    import math
+
+    h = -(0.6 * math.log(0.6) + 2 * 0.2 * math.log(0.2))
+    # geometric: a 1 + 1 + 1, b 0.85, c 0.85², d 0.85 over the whole lists
+    x = sorted([3.0, 0.85, 0.85**2, 0.85])
+    gini = sum((2 * i - 4 - 1) * v for i, v in enumerate(x, start=1)) / (4 * sum(x))
+    expected = (
+        3.0, 2 / 3, 4 / (3 * 5), 9 / (4 * 5), gini, h / math.log(2), h / 3, (3 * 1 + 2 + 0) / 5,
+        rw.summarize(rw.evaluate(qrels, run, ["AP"]))["AP"].item(),
+    )
+    assert close_rows(got.rows(), [expected])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_segments_each_give_their_value(engine: str) -> None:
+    run = pl.DataFrame({
+        "query_id": ["u1", "u1", "u2", "u2", "u3"], "doc_id": ["a", "b", "a", "c", "a"],
+        "score": [2.0, 1.0, 2.0, 1.0, 1.0], "market": ["x", "x", "y", "y", "x"],
+    })
+    qrels = pl.DataFrame({"query_id": ["u1", "u2", "u3"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    got = rw.evaluate(qrels, run, ["P@1", "CatalogCoverage(count=True)@2", "Gini(catalog='listed')@2"],
+                      per_query=False, by="market", engine=engine)
+    # x: u1 (a, b) and u3 (a): a 2, b 1; y: u2 (a, c): a 1, c 1
+    assert close_rows(got.rows(), [("x", 1.0, 2.0, (-1 * 1 + 1 * 2) / (2 * 3)), ("y", 1.0, 2.0, 0.0)])
+
+
+def test_a_set_level_metric_is_no_per_query_value() -> None:
+    run = pl.DataFrame({"query_id": ["u1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(rw.InvalidParameterError, match=r"Gini@10 is one value per run .*per_query=False"):
+        rw.evaluate(run.drop("score").with_columns(relevance=pl.lit(1)), run, ["AP", "Gini@10"])
