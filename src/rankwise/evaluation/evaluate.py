@@ -201,45 +201,72 @@ def _summary(
 def _set_values(
     run: Source, qrels: Source, metrics: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     formats: tuple[FileFormat | None, FileFormat | None], segments: list[str],
-    duckdb_config: Mapping[str, Any] | None, train: Training | None,
+    duckdb_config: Mapping[str, Any] | None, train: Training | None, groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """The set-level metrics' values, one row per segment (segment columns first), computed by
-    ``engine`` over the judged users the run lists (:mod:`rankwise._polars.sets`)."""
+    """The set-level metrics' values computed by ``engine`` over the judged users the run lists
+    (:mod:`rankwise._polars.sets`, :mod:`rankwise._sql.sets`): without ``groups``, one row per
+    segment (segment columns first; one row without segments); with ``groups`` (the segment
+    columns, the query id, :data:`~rankwise._polars.sets.GROUP` and
+    :data:`~rankwise._polars.sets.TIMES`: each user's groups and count there, e.g. bootstrap
+    resamples), one row per group (``GROUP`` first)."""
     from rankwise._polars.prepare import prepare
     from rankwise._polars.sets import GROUP, TIMES, set_values
     from rankwise.metrics.recipes import outputs
 
     outs = outputs(metrics, conv)
-    groups = keys = None
+    q = columns.query_id
+    keys = None
     if segments:
         pairs, keyed_run, keyed_qrels = _keyed(
             to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1]),
             segments, columns,
         )
         run, qrels, formats = keyed_run.collect(), keyed_qrels.collect(), (None, None)
-        keys = pairs.select(segments).unique().sort(segments, nulls_last=True).with_row_index(GROUP).with_columns(
-            pl.col(GROUP).cast(pl.Int64)
-        )
-        groups = pairs.join(keys, on=segments, how="left", nulls_equal=True).select(
-            pl.col(SEGMENT_KEY).alias(columns.query_id), pl.col(GROUP), pl.lit(1.0).alias(TIMES)
-        )
+        if groups is None:  # one group per segment
+            keys = pairs.select(segments).unique().sort(segments, nulls_last=True).with_row_index(GROUP).with_columns(
+                pl.col(GROUP).cast(pl.Int64)
+            )
+            groups = pairs.join(keys, on=segments, how="left", nulls_equal=True).with_columns(pl.lit(1.0).alias(TIMES))
+        else:
+            groups = groups.join(pairs, on=[*segments, q], how="inner", nulls_equal=True)
+        groups = groups.select(pl.col(SEGMENT_KEY).alias(q), GROUP, TIMES)
     training = None if train is None else Training(train.rows)  # the users' own: no seen pairs are read
     if engine == "duckdb":
         from rankwise._duckdb.engine import set_values_duckdb
 
         values = set_values_duckdb(
             run, qrels, outs, conv, columns, formats, duckdb_config, training,
-            None if groups is None else groups.rename({columns.query_id: "query_id", GROUP: "grp", TIMES: "times"}),
+            None if groups is None else groups.select(pl.col(q).alias("query_id"), pl.col(GROUP).alias("grp"),
+                                                      pl.col(TIMES).alias("times")),
         ).rename({"grp": GROUP})
     else:
         prep = prepare(
             to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1]), columns,
             check_data=False, train=training,
         )
-        values = set_values(prep, outs, conv, None if groups is None else groups.rename({columns.query_id: "__q"}).lazy())
-    if keys is None:
-        return values.drop(GROUP)
-    return keys.join(values.with_columns(pl.col(GROUP).cast(pl.Int64)), on=GROUP, how="left").drop(GROUP)
+        values = set_values(prep, outs, conv, None if groups is None else groups.rename({q: "__q"}).lazy())
+    values = values.with_columns(pl.col(GROUP).cast(pl.Int64))
+    if keys is not None:
+        return keys.join(values, on=GROUP, how="left").drop(GROUP)
+    return values if groups is not None else values.drop(GROUP)
+
+
+def set_level(
+    qrels: Any, run: Any, metrics: Sequence[Metric], *, groups: pl.DataFrame, by: Sequence[str] = (),
+    engine: Engine = "polars", duckdb_config: Mapping[str, Any] | None = None, **options: Unpack[ReadOptions],
+) -> pl.DataFrame:
+    """The set-level ``metrics`` of ``run`` per group of users (``groups``: the ``by`` segment
+    columns, the query id, :data:`~rankwise._polars.sets.GROUP`, :data:`~rankwise._polars.sets.TIMES`):
+    one row per group, for the bootstrap of a comparison (:func:`rankwise.compare`), the
+    inputs read as :func:`evaluate` reads them (checked by the evaluation that came first)."""
+    conv, columns, reading = Conventions.from_options(options), Columns.from_options(options), Reading.from_options(options)
+    paths = engine == "duckdb" and not by
+    with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
+        return _set_values(
+            reading.source(run, "run", columns, None, paths=paths), reading.source(qrels, "qrels", columns, None, paths=paths),
+            list(metrics), engine, conv, columns, (None, None), list(by), duckdb_config,
+            training(reading, list(metrics), conv, columns), groups,
+        )
 
 
 _SEEN: ContextVar[list[Coverage] | None] = ContextVar("rankwise_coverage", default=None)
