@@ -444,8 +444,10 @@ def comparison(
     )
     _check_settings(settings)
     labels = [m.label for m in parsed]
+    set_level = [m for m in parsed if m.spec.aggregate == "set"]
+    per_query = [m for m in parsed if m.spec.aggregate != "set"]
     qrels, runs = read_once(qrels, runs, read)
-    values = per_query_values(qrels, runs, parsed, by=settings.by, engine=settings.engine, also=also, **read)
+    values = per_query_values(qrels, runs, per_query, by=settings.by, engine=settings.engine, also=also, **read)
     rows: list[dict[str, Any]] = []
     np, _ = numpy_scipy()
     for group, part in values.split():
@@ -453,7 +455,13 @@ def comparison(
         # news: such statistics are None in the table
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            group_rows = [{**group, **row} for row in _test_group(part, names, pair_list, labels, tests, settings)]
+            group_rows = [
+                {**group, **row}
+                for row in _test_group(part, names, pair_list, [m.label for m in per_query], tests, settings)
+            ]
+        if set_level:  # in the order the metrics were asked
+            group_rows += [{**group, **row} for row in _set_rows(qrels, runs, part, set_level, pair_list, settings, read)]
+            group_rows.sort(key=lambda row: labels.index(row["metric"]))
         _adjust_rows(group_rows, tests, correction, alpha)
         rows.extend(group_rows)
     _warn_large_samples(rows, tests)
@@ -527,7 +535,7 @@ def comparable(metrics: str | Metric | Iterable[str | Metric]) -> list[Metric]:
     for m in parsed:
         if m.spec.value_type != "float":
             raise InvalidParameterError(f"{m.label!r} is text, not a number: it cannot be compared")
-    summed = [m.label for m in parsed if m.spec.aggregate != "mean"]
+    summed = [m.label for m in parsed if m.spec.aggregate not in ("mean", "set")]
     if summed:
         raise InvalidParameterError(
             f"{', '.join(summed)} {'is' if len(summed) == 1 else 'are'} not summarised by a mean over queries "
@@ -653,6 +661,82 @@ def _test_group(
                     found = family.get(t)
                     p = float(found[names.index(name)][names.index(base_name)]) if found is not None else None
                     row[f"p_{t}"] = None if p is None or np.isnan(p) else p
+            rows.append(row)
+    return rows
+
+
+SET_GROUP_ROWS = 5_000_000
+"""The (resample, user) draws of a set-level bootstrap evaluated at once (:func:`_set_rows`)."""
+
+
+def _set_rows(
+    qrels: Any, runs: Mapping[str, Any], values: PerQuery, metrics: list[Metric],
+    pair_list: list[tuple[str, str]], settings: Settings, read: ReadOptions,
+) -> list[dict[str, Any]]:
+    """The rows of the set-level ``metrics`` in one segment (``values`` holds its paired users),
+    one per metric and pair: each run's value over every paired user once (``mean``,
+    ``baseline_mean``), their difference, and its 95% bootstrap interval (``ci_low``,
+    ``ci_high``): the users resampled with replacement ``settings.resamples`` times
+    (``settings.seed``), the same draws for every run, the set value recomputed on each resample
+    by the engine (a user drawn twice counts twice), the percentiles of the resampled
+    differences shifted by their bias, observed − mean resampled (Efron & Tibshirani, An
+    Introduction to the Bootstrap, 1993, ch. 10): a resample holds about 63% of the distinct
+    users, which lowers coverage-like values and their differences. The per-query statistics
+    (tests, effect sizes, wins) have no set-level counterpart: None; ``queries`` counts the users."""
+    from rankwise._polars.sets import GROUP, TIMES
+    from rankwise.evaluation.evaluate import set_level
+
+    np, _ = numpy_scipy()
+    users = values.keys
+    n = users.height
+    rng = np.random.default_rng(settings.seed)
+    by = values.segments
+    found: dict[str, list[pl.DataFrame]] = {name: [] for name in runs}
+
+    def evaluate_groups(frame: pl.DataFrame) -> None:
+        for name, run in runs.items():
+            try:
+                got = set_level(qrels, run, metrics, groups=frame, by=by, engine=settings.engine, **read)
+            except RankwiseError as exc:
+                raise _of_run(exc, name) from exc
+            found[name].append(got)
+
+    # group 0: every paired user once; groups 1..resamples: the bootstrap's draws
+    evaluate_groups(users.with_columns(pl.lit(0, pl.Int64).alias(GROUP), pl.lit(1.0).alias(TIMES)))
+    chunk = max(1, SET_GROUP_ROWS // max(n, 1))
+    with progress.task("bootstrap of the set-level metrics", total=settings.resamples) as step:
+        for start in range(0, settings.resamples if n else 0, chunk):
+            size = min(chunk, settings.resamples - start)
+            step.at(start)
+            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size)
+            draw, user = np.nonzero(counts)
+            frame = users[user.tolist()].with_columns(
+                pl.Series(GROUP, (draw + start + 1).astype(np.int64)), pl.Series(TIMES, counts[draw, user].astype(np.float64))
+            )
+            evaluate_groups(frame)
+    tables = {name: pl.concat(parts).sort(GROUP) for name, parts in found.items()}
+    rows: list[dict[str, Any]] = []
+    for m in metrics:
+        label = m.label
+        for name, base_name in pair_list:
+            cand, base = tables[name][label].to_numpy(), tables[base_name][label].to_numpy()
+            mean, baseline_mean = _number(cand[0]) if n else None, _number(base[0]) if n else None
+            diff = mean - baseline_mean if mean is not None and baseline_mean is not None else None
+            d = cand[1:] - base[1:]
+            d = d[~np.isnan(d)]
+            low = high = None
+            if d.size and diff is not None:
+                # recentred on the observed difference: a resample repeats users and so lists
+                # fewer distinct ones, which lowers coverage-like values (their difference too)
+                low, high = (float(v) + diff - float(d.mean()) for v in np.percentile(d, [2.5, 97.5]))
+            row: dict[str, Any] = {c: None for c in STAT_COLUMNS} | {c: None for c in COUNT_COLUMNS}
+            row.update({
+                "run": name, "baseline": base_name, "metric": label, "mean": mean, "baseline_mean": baseline_mean,
+                "diff": diff, "rel_diff": diff / baseline_mean if diff is not None and baseline_mean else None,
+                "ci_low": low, "ci_high": high, "queries": n,
+            })
+            for t in settings.tests:
+                row[f"p_{t}"] = None
             rows.append(row)
     return rows
 

@@ -157,7 +157,7 @@ def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     hold a primitive that reads a :data:`~rankwise.primitives.TRAIN_COLUMNS` column)."""
     from rankwise.primitives import TRAIN_COLUMNS
 
-    return _reading(metrics, conv, TRAIN_COLUMNS)
+    return _reading(metrics, conv, TRAIN_COLUMNS, "train")
 
 
 
@@ -169,9 +169,17 @@ def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     return _reading(metrics, conv, FEATURE_COLUMNS)
 
 
-def _reading(metrics: Sequence[Metric], conv: Conventions, columns: Sequence[str]) -> list[str]:
-    """The labels of the ``metrics`` whose trees hold a primitive reading one of the row ``columns``."""
-    from rankwise.primitives import leaves
+def _reading(metrics: Sequence[Metric], conv: Conventions, columns: Sequence[str], side: str = "") -> list[str]:
+    """The labels of the ``metrics`` whose trees hold a primitive reading one of the row
+    ``columns``, or the input ``side`` itself (a set-level primitive's catalog:
+    :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`)."""
+    from rankwise.primitives import SetPrimitive, leaves
 
     wanted = set(columns)
-    return [o.label for o in outputs(metrics, conv) if any(wanted & set(leaf.reads) for leaf in leaves(o.tree))]
+
+    def reads(leaf: object) -> bool:
+        return bool(wanted & set(getattr(leaf, "reads", ()))) or (
+            isinstance(leaf, SetPrimitive) and side in leaf.side_inputs()
+        )
+
+    return [o.label for o in outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree))]

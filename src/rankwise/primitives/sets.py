@@ -49,6 +49,12 @@ class SetPrimitive(Primitive):
         """The catalog whose membership (``incat``) and size (``ncat``) it reads."""
         return "listed"
 
+    def side_inputs(self) -> tuple[str, ...]:
+        """The side inputs it reads besides its row columns: its catalog's (``train=`` for the
+        training items, ``catalog=``)."""
+        within = self.catalog()
+        return () if within == "listed" else (within,)
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class ItemsListed(SetPrimitive):
