@@ -389,6 +389,18 @@ class Comparison:
     """What the comparison was computed from (for a report's provenance, explanations and
     ranking changes); None for a comparison built by hand."""
 
+    @property
+    def per_query_metrics(self) -> list[str]:
+        """The labels of the metrics compared that have per-query values (not the set-level
+        ones, one value per run: :func:`is_set_level`), in order."""
+        return [label for label in self.metrics if not is_set_level(label)]
+
+
+def is_set_level(label: str) -> bool:
+    """Whether the metric ``label`` is set-level (one value per run, no per-query values)."""
+    metric = metric_of_column(label)
+    return metric is not None and metric.spec.aggregate == "set"
+
 
 @dataclass(frozen=True)
 class Inputs:

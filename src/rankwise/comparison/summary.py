@@ -121,11 +121,21 @@ def _directions_note(result: Comparison) -> str:
     return (" " + " ".join(parts)) if parts else ""
 
 
+def _set_note(result: Comparison) -> str:
+    """The set-level metrics, in a sentence (or nothing): one value per run, no test."""
+    per_query = set(result.per_query_metrics)
+    listed = [m for m in result.metrics if m not in per_query]
+    if not listed:
+        return ""
+    return (f" {', '.join(listed)} {'is' if len(listed) == 1 else 'are'} one value per run (set-level: no "
+            "significance test; the table of differences gives a bootstrap interval over the users).")
+
+
 def legend(result: Comparison, best: str = "Bold") -> str:
     """What the summary's marks mean, in one sentence per mark (``best``: how the best mean per
     metric is marked, e.g. ``*`` in a terminal)."""
     if not result.tests:
-        return f"{best}: the best mean per metric. No significance test was run.{_directions_note(result)}"
+        return f"{best}: the best mean per metric. No significance test was run.{_directions_note(result)}{_set_note(result)}"
     test = result.tests[0]
     correction = "adjusted over the pairs of runs" if test in ("tukey", "randomized_tukey") else CORRECTION_NAMES.get(result.correction, result.correction)
     baseline = any(b != result.baseline for _, b in result.pairs)
@@ -134,6 +144,7 @@ def legend(result: Comparison, best: str = "Bold") -> str:
     return (
         f"{best}: the best mean per metric. Superscript letters: the runs a run is significantly better than "
         f"({TEST_NAMES.get(test, test)}, {correction}, p < {result.alpha:g}; {scope}).{more}{_directions_note(result)}"
+        f"{_set_note(result)}"
     )
 
 

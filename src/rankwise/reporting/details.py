@@ -67,7 +67,7 @@ def ranking_changes(result: Comparison, runs: Mapping[str, pl.DataFrame], depth:
 def _largest_differences(result: Comparison, limit: int) -> list[str]:
     """The query ids of the ``limit`` largest |difference| of the first metric over the pairs
     (a query counted once, by its largest)."""
-    metric = result.metrics[0]
+    metric = result.per_query_metrics[0]
     values = result.per_query
     query = values.keys.columns[-1]
     diffs = [
@@ -131,7 +131,9 @@ def explanations(
         per_run: dict[str, Any] = {}
         for name, run in runs.items():
             try:
-                metric = result.inputs.metrics[0] if result.inputs.metrics else result.metrics[0]
+                metric = next(
+                    (m for m in result.inputs.metrics if m.spec.aggregate != "set"), result.per_query_metrics[0]
+                )
                 columns, rows, note = _shown(explain(qrels, run, metric, q, **options))
                 per_run[name] = {"columns": columns, "rows": rows, "note": note}
             except RankwiseError as exc:

@@ -98,8 +98,8 @@ def per_query_data(result: Comparison, explained: dict[str, Any], note: str) -> 
         "ids": [[("" if v is None else str(v)) for v in row] for row in keys.iter_rows()],
         "runs": result.runs,
         "pairs": [list(p) for p in result.pairs],
-        "metrics": result.metrics,
-        "values": {m: {run: _finite(values.values[run][m]) for run in result.runs} for m in result.metrics},
+        "metrics": result.per_query_metrics,
+        "values": {m: {run: _finite(values.values[run][m]) for run in result.runs} for m in result.per_query_metrics},
         "explained": explained,
         "explained_note": note,
     }
@@ -128,7 +128,7 @@ def _json(data: Any) -> str:
 def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[str], limit: int) -> str:
     """The per-query section: the metric picker, the filter box, the table (filled by the
     script) and what the explanations cover."""
-    first = result.metrics[0]
+    first = result.per_query_metrics[0]
     if result.inputs is None:
         note = "this comparison carries no inputs, so no query is explained"
     elif not chosen:
@@ -136,7 +136,7 @@ def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[s
     else:
         note = (f"the page embeds the explanations of {first} for the {len(chosen)} queries of the largest "
                 f"absolute difference of {first} (at most {limit})")
-    options = "".join(f'<option value="{esc(m)}">{esc(m)}</option>' for m in result.metrics)
+    options = "".join(f'<option value="{esc(m)}">{esc(m)}</option>' for m in result.per_query_metrics)
     listed = (f'<details><summary>The {len(chosen)} queries explained</summary><p>{esc(", ".join(chosen))}</p></details>'
               if chosen else "")
     return (

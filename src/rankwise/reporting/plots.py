@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rankwise.comparison.paired import Comparison, PerQuery, better_sign, per_query_values
+from rankwise.comparison.paired import Comparison, PerQuery, better_sign, is_set_level, per_query_values
 from rankwise.comparison.statistics import numpy_scipy, outcomes
 from rankwise.conventions import READ_KEYWORDS, ReadOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, MissingExtraError
@@ -277,13 +277,28 @@ def _direction(metric: str) -> str:
     return {1: "higher is better", -1: "lower is better", 0: "no better direction"}[better_sign(metric)]
 
 
-def _tradeoff_figure(values: PerQuery, accuracy: str, beyond: str, baseline: str) -> Any:
+def _run_values(table: Any, label: str) -> dict[str, float]:
+    """Each run's value of a set-level metric in a comparison's table (its ``mean`` as a run, its
+    ``baseline_mean`` as a baseline; the first segment's where there are several)."""
+    rows = table.filter(metric=label)
+    out = {row["baseline"]: row["baseline_mean"] for row in rows.iter_rows(named=True)}
+    out.update({row["run"]: row["mean"] for row in rows.iter_rows(named=True)})
+    return {name: float("nan") if value is None else float(value) for name, value in out.items()}
+
+
+def _tradeoff_figure(
+    values: PerQuery, accuracy: str, beyond: str, baseline: str, set_values: Mapping[str, float] | None = None,
+) -> Any:
     """One point per run at (mean ``beyond``, mean ``accuracy``) with each mean's interval, the
-    runs named beside their points (no legend to cover them), the baseline hollow."""
+    runs named beside their points (no legend to cover them), the baseline hollow; a set-level
+    ``beyond`` (``set_values``: each run's value) is a value without an interval."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for i, name in enumerate(values.values):
-        x, x_low, x_high = mean_interval(values.array(name, beyond))
+        if set_values is None:
+            x, x_low, x_high = mean_interval(values.array(name, beyond))
+        else:
+            x = x_low = x_high = set_values.get(name, float("nan"))
         y, y_low, y_high = mean_interval(values.array(name, accuracy))
         colour = f"C{i % 10}"
         ax.errorbar(
@@ -293,7 +308,7 @@ def _tradeoff_figure(values: PerQuery, accuracy: str, beyond: str, baseline: str
         label = f"{name} (baseline)" if name == baseline else name
         ax.annotate(label, (x, y), xytext=(6, 6), textcoords="offset points", color=colour, fontsize="small")
     ax.margins(0.2)
-    ax.set_xlabel(f"mean {beyond} ({_direction(beyond)})")
+    ax.set_xlabel(f"{'mean ' if set_values is None else ''}{beyond} ({_direction(beyond)})")
     ax.set_ylabel(f"mean {accuracy} ({_direction(accuracy)})")
     ax.set_title(f"{accuracy} against {beyond}, per run (95% intervals of the means)")
     return fig
@@ -304,7 +319,7 @@ def tradeoff_pairs(labels: Sequence[str]) -> list[tuple[str, str]]:
     beyond-accuracy metric among ``labels`` (:func:`rankwise.metrics.registry.beyond_accuracy`)
     against the first accuracy metric; none without one of each."""
     kinds = [(label, m is not None and beyond_accuracy(m.spec)) for label in labels for m in [metric_of_column(label)]]
-    accuracy = [label for label, beyond in kinds if not beyond]
+    accuracy = [label for label, beyond in kinds if not beyond and not is_set_level(label)]
     return [(accuracy[0], label) for label, beyond in kinds if beyond] if accuracy else []
 
 
@@ -341,27 +356,29 @@ def figures(result: Comparison) -> list[Figure]:
 
 def _figures(result: Comparison) -> list[Figure]:
     values = result.per_query
+    per_query = result.per_query_metrics
     out = [
         Figure(f"difference_{_safe(metric)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),
                f"{metric}: {cand} − {base}", _difference_figure(values, cand, base, metric))
-        for metric in result.metrics
+        for metric in per_query
         for cand, base in result.pairs
     ]
     out += [
         Figure(f"tradeoff_{_safe(accuracy)}_{_safe(beyond)}", f"{accuracy} against {beyond}",
-               _tradeoff_figure(values, accuracy, beyond, result.baseline))
+               _tradeoff_figure(values, accuracy, beyond, result.baseline,
+                                None if beyond in per_query else _run_values(result.table, beyond)))
         for accuracy, beyond in tradeoff_pairs(result.metrics)
     ]
     out += [
         Figure(f"{_safe(family)}_at_k", f"{family}@k", _curves_figure(values, family, points))
-        for family, points in cutoff_families(result.metrics)
+        for family, points in cutoff_families(per_query)
     ]
     columns = set(next(iter(values.values.values())).columns)
     if set(FIGURE_METRICS) <= columns:
         out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
     out += [
         Figure(f"distribution_{_safe(metric)}", f"per-query {metric}", _distribution_figure(values, metric))
-        for metric in result.metrics
+        for metric in per_query
     ]
     for f in out:
         if values.segments:  # the table has a row per segment; a figure pools them
