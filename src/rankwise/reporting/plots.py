@@ -21,7 +21,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rankwise.comparison.paired import Comparison, PerQuery, better_sign, is_set_level, per_query_values
+from rankwise.comparison.paired import (
+    Comparison,
+    PerQuery,
+    better_sign,
+    is_set_level,
+    per_query_values,
+)
 from rankwise.comparison.statistics import numpy_scipy, outcomes
 from rankwise.conventions import READ_KEYWORDS, ReadOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, MissingExtraError
