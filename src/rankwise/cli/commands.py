@@ -56,6 +56,7 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
     from rankwise.evaluation.evaluate import metric_of_column
 
     metrics = [c for c in per_query.columns if c not in keys]
+    metrics += [c for c in summary.columns if c not in keys and c not in metrics]  # the set-level ones
     segments = keys[:-1]
     width = max(len(m) for m in metrics) + 2
 
@@ -67,6 +68,8 @@ def _table(per_query: pl.DataFrame, summary: pl.DataFrame, keys: list[str], per_
     if per_query_rows:
         for row in per_query.iter_rows(named=True):
             for m in metrics:
+                if m not in row:  # a set-level metric: no per-query value
+                    continue
                 lines.append(f"{m:<{width}}{where(row, row[keys[-1]])}{format_value(metric_of_column(m), row[m])}")
     for srow in summary.iter_rows(named=True):
         for m in metrics:
@@ -105,17 +108,36 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.format == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
     started = time.perf_counter()
+    from rankwise.names.parse import parse_metrics
+
+    # the set-level metrics (one value per run) are in the summary only
+    set_level = [m for m in parse_metrics(metrics) if m.spec.aggregate == "set"]
+    if set_level and args.per_query and args.format in ("csv", "json", "parquet"):
+        raise InvalidParameterError(
+            f"{set_level[0].label} is one value per run (a set-level metric), not per query: "
+            "drop -q to write it in the summary"
+        )
+    per_query_metrics: list[str | Metric] = (
+        [m for m in parse_metrics(metrics) if m.spec.aggregate != "set"] if set_level else metrics
+    )
+    options = {
+        "engine": args.engine, "run_format": args.run_format, "qrels_format": args.qrels_format,
+        "by": segments or None,
+        "duckdb_config": {"memory_limit": args.memory_limit} if args.memory_limit else None,
+        **read_options(args),
+    }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
-        per_query = evaluate(
-            args.qrels, args.run, metrics, engine=args.engine, run_format=args.run_format,
-            qrels_format=args.qrels_format, by=segments or None,
-            duckdb_config={"memory_limit": args.memory_limit} if args.memory_limit else None,
-            query_chunks=args.query_chunks, **read_options(args),
+        sets = evaluate(args.qrels, args.run, set_level, per_query=False, **options) if set_level else None
+        per_query = (
+            evaluate(args.qrels, args.run, per_query_metrics, query_chunks=args.query_chunks, **options)
+            if per_query_metrics or sets is None
+            else evaluate(args.qrels, args.run, ["NumQ"], **options).drop("NumQ")  # the queries scored
         )
-    for w in caught:
+    # the set-level metrics' evaluation says what the first said: once
+    for message in dict.fromkeys(str(w.message) for w in caught):
         if not args.quiet:
-            _say(f"rankwise: warning: {w.message}")
+            _say(f"rankwise: warning: {message}")
     progress_line(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
     keys = [*segments, args.query_id]
     if args.format == "trec":
@@ -131,7 +153,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         lines = (
             line + "\n"
             for line in trec_lines(
-                per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query, num_q="asked"
+                per_query, query_id=args.query_id, runid=runid, per_query_lines=args.per_query, num_q="asked",
+                run_values=sets,
             )
         )
         if args.output:
@@ -139,7 +162,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         else:
             to_stdout(lines)
         return 0
-    summary = summarize(per_query.drop(args.query_id), by=segments or None)
+    summary = summarize(per_query.drop(args.query_id), by=segments or None) if per_query.width > len(keys) else None
+    if sets is not None:
+        summary = sets if summary is None else (
+            summary.join(sets, on=segments, how="left", nulls_equal=True) if segments else pl.concat([summary, sets], how="horizontal")
+        )
+    assert summary is not None
     if args.format == "table":
         text = _table(per_query, summary, keys, args.per_query)
     else:

@@ -88,9 +88,11 @@ def trec_lines(
     runid: str | None = None,
     per_query_lines: bool = True,
     num_q: NumQLine = "always",
+    run_values: pl.DataFrame | None = None,
 ) -> Iterator[str]:
     """The lines (without line ends) of :func:`to_trec`, produced one by one. Every check
-    (columns, ids, run id) is done before the first line is produced."""
+    (columns, ids, run id) is done before the first line is produced. ``run_values``: one row of
+    set-level metrics (one value per run), written after the summary lines."""
     if query_id not in per_query.columns:
         raise InvalidParameterError(
             f"the result has no query column {query_id!r}; columns: {per_query.columns}"
@@ -111,6 +113,13 @@ def trec_lines(
     numeric = [column for column, metric in metrics if metric.spec.aggregate != "none"]
     summary = summarize(per_query.select(numeric)).row(0, named=True) if numeric else {}
     shows_num_q = num_q == "always" or any(metric.spec.name == "NumQ" for _column, metric in metrics)
+    if run_values is not None:
+        for column in run_values.columns:
+            _refuse_whitespace("measure name", column)
+            found = metric_of_column(column)
+            if found is not None:  # no per-query lines: only its value over the run
+                metrics.append((column, found))
+        summary.update(run_values.row(0, named=True))
     return _lines(ordered, query_id, metrics, summary, runid, per_query_lines, shows_num_q)
 
 
@@ -130,7 +139,8 @@ def _lines(
         ]
         for row in ordered.iter_rows(named=True):
             for column, metric in shown:
-                yield _line(column, row[query_id], format_value(metric, row[column]))
+                if column in row:  # a set-level metric has no per-query value
+                    yield _line(column, row[query_id], format_value(metric, row[column]))
     if runid is not None:
         yield _line("runid", "all", runid)
     if num_q:
