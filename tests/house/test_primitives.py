@@ -12,7 +12,7 @@ import pytest
 
 from rankwise._polars import primitives as prim
 from rankwise._sql.macros import macros
-from rankwise.primitives import Bound, IdealPrefix, Op, Primitive, RowValue, Step, declared
+from rankwise.primitives import Bound, IdealPrefix, Op, Primitive, RowValue, SetPrimitive, Step, declared
 
 DECLARED = [cls for base in (Primitive, Step, RowValue, IdealPrefix, Op) for cls in declared(base)]
 
@@ -44,8 +44,9 @@ def test_polars_function_and_sql_macro_agree_with_the_declaration(cls: type[Boun
     )
     missing = (set(cls.reads) | inputs) - set(polars_params)
     assert not missing, f"{cls.__name__} declares {missing} but its functions do not take them"
-    # a field the functions do not take must reach them through an input of the same name
-    for name in field_names - set(polars_params):
+    # a field the functions do not take must reach them through an input of the same name,
+    # or (a set-level primitive) choose the exposure table they aggregate
+    for name in field_names - set(polars_params) - set(getattr(cls, "table_fields", ())):
         assert sample is not None and any(
             name in getattr(given, "__dataclass_fields__", {}) for given in sample.inputs().values()
         ), f"{cls.__name__}: field {name!r} reaches neither function"
@@ -59,3 +60,16 @@ def _sample(cls: type[Bound]) -> Bound | None:
     for f in fields(cls):  # type: ignore[arg-type]
         values[f.name] = Gain() if f.name == "g" else (None if f.name == "k" else 1.0)
     return cls(**values)
+
+
+@pytest.mark.parametrize("cls", [c for c in DECLARED if issubclass(c, SetPrimitive)], ids=lambda c: c.__name__)
+def test_each_table_field_of_a_set_level_primitive_changes_its_table(cls: type[SetPrimitive]) -> None:
+    """The fields a set-level primitive does not pass to its functions choose its exposure table:
+    changing one changes the table's key (its cutoff and weight, or its catalog)."""
+    values = {"k": 5, "weight": "geometric", "patience": 0.5, "within": "train", "base": 2.0}
+    other = {"k": 3, "weight": "count", "patience": 0.7, "within": "catalog", "base": 2.0}
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    sample = cls(**{n: values[n] for n in names})
+    for name in cls.table_fields:
+        changed = cls(**{n: (other if n == name else values)[n] for n in names})
+        assert (sample.exposure(), sample.catalog()) != (changed.exposure(), changed.catalog()), (cls.__name__, name)

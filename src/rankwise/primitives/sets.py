@@ -39,6 +39,10 @@ class SetPrimitive(Primitive):
     side: ClassVar[Side] = "set"
     reads: ClassVar[tuple[Column, ...]] = ("expo",)
     empty: ClassVar[float | str | None] = None
+    table_fields: ClassVar[tuple[str, ...]] = ("k",)
+    """The fields that choose its exposure table (read by :meth:`exposure` and :meth:`catalog`,
+    not passed to its functions: ``tests/house/test_primitives.py`` checks that each changes the
+    table)."""
     k: int | None
 
     def exposure(self) -> tuple[int | None, Weight, float]:
@@ -62,6 +66,7 @@ class ItemsListed(SetPrimitive):
     catalog (``'catalog'``, ``'train'``)."""
 
     reads: ClassVar[tuple[Column, ...]] = ("expo", "incat")
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "within")
     within: Within
 
     def catalog(self) -> Within:
@@ -74,6 +79,7 @@ class CatalogItems(SetPrimitive):
     distinct training items)."""
 
     reads: ClassVar[tuple[Column, ...]] = ("ncat",)
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "within")
     within: Within
 
     def catalog(self) -> Within:
@@ -88,6 +94,7 @@ class ExposureGini(SetPrimitive):
     (2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo). NULL when nothing is listed."""
 
     reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "incat", "ncat")
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience", "within")
     weight: Weight
     patience: float
     within: Within
