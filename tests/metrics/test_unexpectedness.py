@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -26,7 +27,7 @@ from tests.conftest import close_rows, run_on
 
 GOLDENS = json.loads((Path(__file__).parents[1] / "data" / "beyond" / "unexpectedness_goldens.json").read_text())
 
-ENGINES = ("polars", "polars-lazy", "duckdb")
+ENGINES = ("polars", "polars-lazy", "duckdb", "to_sql", "macro")
 
 pytestmark = pytest.mark.filterwarnings("ignore:1 judged query is not in:rankwise.RankwiseWarning")
 
@@ -43,6 +44,26 @@ def _frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
     return qrels, run, base
 
 
+def evaluate_on(engine: str, qrels: pl.DataFrame, run: pl.DataFrame, base: Any, metrics: list[str], **kw: Any) -> pl.DataFrame:
+    """Evaluate through one engine's entry point; ``to_sql``: the statement run by DuckDB over
+    registered tables; ``macro``: ``rw_unexpectedness`` (its column renamed to the metric's, k from it)."""
+    if engine not in ("to_sql", "macro"):
+        return run_on(engine, qrels, run, metrics, base_run=base, **kw)
+    con = rw.register(duckdb.connect())
+    base_frame = base if isinstance(base, pl.DataFrame) else pl.DataFrame(
+        [(q, d, s) for q, docs in base.items() for d, s in docs.items()], schema=["query_id", "doc_id", "score"],
+        orient="row",
+    )
+    for name, frame in (("run", run), ("qrels", qrels), ("base", base_frame)):
+        con.register(name, frame)
+    if engine == "to_sql":
+        return con.sql(rw.to_sql(metrics, base_run="base", **kw)).pl()
+    (metric,) = metrics
+    k = int(metric.rsplit("@", 1)[1])
+    got = con.sql(f"SELECT * FROM rw_unexpectedness('qrels', 'run', 'base', k := {k})").pl()
+    return got.rename({"Unexpectedness@k": metric})
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
 def test_replay_values(case: dict[str, Any], engine: str) -> None:
@@ -50,7 +71,7 @@ def test_replay_values(case: dict[str, Any], engine: str) -> None:
     without a list in the run are not scored (RePlay returns none either)."""
     qrels, run, base = _frames(case)
     metric = f"Unexpectedness@{case['k']}"
-    got = run_on(engine, qrels, run, [metric], base_run=base)
+    got = evaluate_on(engine, qrels, run, base, [metric])
     values = {str(q): v for q, v in zip(got["query_id"], got[metric], strict=True)}
     assert values == pytest.approx(case["values"])
 
@@ -76,14 +97,15 @@ BASE = {"u1": {"z": 2.0, "a": 1.0, "b": 0.5}, "u2": {"a": 1.0, "d": 0.5}}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_hand_values(engine: str) -> None:
+@pytest.mark.parametrize("k", [2, 3])
+def test_hand_values(engine: str, k: int) -> None:
     """u1: top 2 (a, b) against the base's (z, a): 1 − 1/2; top 3 (a, b, c) against (z, a, b): 1 − 2/3.
     u2: the same two items (0), over k = 3 a list of two: 1 − 2/3. u3: no base list (RePlay's 0).
-    u4: no list in the run (missing='zero'): NULL."""
-    got = run_on(engine, QRELS, RUN, ["Unexpectedness@2", "Unexpectedness@3"], base_run=BASE, missing="zero")
-    assert close_rows(got.rows(), [
-        ("u1", 0.5, 1 / 3), ("u2", 0.0, 1 / 3), ("u3", 0.0, 0.0), ("u4", None, None),
-    ])
+    u4: no list in the run (missing='zero'; the macro's default, 'ignore', leaves it out): NULL."""
+    missing = {} if engine == "macro" else {"missing": "zero"}
+    got = evaluate_on(engine, QRELS, RUN, BASE, [f"Unexpectedness@{k}"], **missing)
+    want = {2: [("u1", 0.5), ("u2", 0.0), ("u3", 0.0)], 3: [("u1", 1 / 3), ("u2", 1 / 3), ("u3", 0.0)]}[k]
+    assert close_rows(got.rows(), want + ([] if engine == "macro" else [("u4", None)]))
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
@@ -185,6 +207,40 @@ def test_a_bad_base_run_is_refused_as_a_run_naming_the_base_run(engine: str) -> 
         ev(frame, base_run_columns={"qid": "query_id"})
 
 
+def test_to_sql_and_the_macro_check_the_base_run_as_a_run() -> None:
+    """The statement fails on a run's faults in the base run table, naming the base run."""
+    con = rw.register(duckdb.connect())
+    con.register("run", RUN)
+    con.register("qrels", QRELS)
+    con.register("bad", pl.DataFrame({"query_id": ["u1", "u1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]}))
+    con.register("nan", pl.DataFrame({"query_id": ["u1"], "doc_id": ["a"], "score": [math.nan]}))
+    with pytest.raises(duckdb.Error, match=r"rankwise: the base run lists document 'a' more than once for query 'u1'"):
+        con.sql(rw.to_sql(["Unexpectedness@2"], base_run="bad")).pl()
+    with pytest.raises(duckdb.Error, match=r"rankwise: the base run's column score holds NULL or NaN values \(query 'u1'\)"):
+        con.sql(rw.to_sql(["Unexpectedness@2"], base_run="nan")).pl()
+    with pytest.raises(duckdb.Error, match=r"rankwise: the base run lists document 'a' more than once"):
+        con.sql("SELECT * FROM rw_unexpectedness('qrels', 'run', 'bad')").pl()
+    with pytest.raises(rw.InvalidParameterError, match=r"Unexpectedness@2 reads the base run: pass base_run= \(the table's name\)"):
+        rw.to_sql(["Unexpectedness@2"])
+    spark_sql = rw.to_sql(["Unexpectedness@2"], base_run="logs.base", dialect="spark")
+    assert "FROM `logs`.`base`" in spark_sql and "raise_error(" in spark_sql
+
+
+def test_spark(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    base = pl.DataFrame(
+        [(q, d, s) for q, docs in BASE.items() for d, s in docs.items()], schema=["query_id", "doc_id", "score"],
+        orient="row",
+    )
+    metrics = ["Unexpectedness@1", "Unexpectedness@2", "Unexpectedness@3"]
+    for ties in ("trec_eval", "doc_asc"):
+        got = from_spark(rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), metrics,
+                                           base_run=to_spark(spark, base), ties=ties))
+        want = rw.evaluate(QRELS, RUN, metrics, base_run=BASE, ties=ties)
+        assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
 # -- every path ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 def test_segments_score_each_segment_against_the_users_base_list(engine: str) -> None:
@@ -253,3 +309,16 @@ def test_command_line(tmp_path: Path) -> None:
     assert unnamed.stderr.startswith("rankwise: error: the base run has no column 'query_id'")
     page = rankwise_cli("metrics", "Unexpectedness")
     assert "reads:       the base run: --base-run FILE (base_run= in Python)" in page.stdout
+
+
+def test_the_families_declare_the_side_inputs_their_trees_read() -> None:
+    """Each family's ``reads`` (the metric pages' "reads:" lines) is what its metrics' trees read,
+    for every side input of :data:`rankwise.conventions.SIDE_INPUTS`."""
+    from rankwise.conventions import SIDE_INPUTS
+    from rankwise.metrics.recipes import reading_side
+    from rankwise.metrics.registry import inputs_read
+
+    for spec in rw.SPECS:
+        metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
+        for keyword in SIDE_INPUTS:
+            assert bool(reading_side([metric], rw.Conventions(), keyword)) == (keyword in inputs_read(spec)), spec.name
