@@ -22,11 +22,11 @@ from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, build_sql, lite
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.inputs.checks import (
-    base_run_named,
     DataProfile,
     Kind,
     Problem,
     TypeClass,
+    base_run_named,
     check_costs,
     check_profile,
     check_schema,

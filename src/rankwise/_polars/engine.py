@@ -42,8 +42,8 @@ from rankwise._polars.prepare import (
     Prepared,
     check_run_costs,
     check_subtopics,
-    checked_features,
     checked_base_run,
+    checked_features,
     checked_train,
     prepare,
 )

@@ -15,11 +15,11 @@ import polars as pl
 from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
 from rankwise.inputs.checks import (
-    base_run_named,
     DataProfile,
     Kind,
     Problem,
     TypeClass,
+    base_run_named,
     check_costs,
     check_profile,
     check_schema,

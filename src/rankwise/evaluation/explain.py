@@ -47,7 +47,13 @@ import polars as pl
 from rankwise._polars import primitives as prim
 from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
-from rankwise._polars.prepare import Prepared, checked_base_run, checked_features, checked_train, prepare
+from rankwise._polars.prepare import (
+    Prepared,
+    checked_base_run,
+    checked_features,
+    checked_train,
+    prepare,
+)
 from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,

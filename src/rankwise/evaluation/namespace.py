@@ -106,7 +106,12 @@ class IRLazyFrame:
         from dataclasses import replace
 
         from rankwise._polars.engine import evaluate_lazy
-        from rankwise._polars.prepare import checked_base_run, checked_features, checked_train, prepare
+        from rankwise._polars.prepare import (
+            checked_base_run,
+            checked_features,
+            checked_train,
+            prepare,
+        )
         from rankwise.evaluation.evaluate import basing, featuring, training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe

@@ -13,8 +13,8 @@ plan, distributed, when the result is computed (``check=True``, :func:`rankwise.
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from rankwise.conventions import (
@@ -28,7 +28,14 @@ from rankwise.conventions import (
 from rankwise.errors import ColumnTypeError, InvalidParameterError, MissingColumnError
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, statement_sql
-from rankwise.inputs.checks import Kind, TypeClass, base_run_named, check_schema, check_train_schema, ids_as_strings
+from rankwise.inputs.checks import (
+    Kind,
+    TypeClass,
+    base_run_named,
+    check_schema,
+    check_train_schema,
+    ids_as_strings,
+)
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
 
