@@ -255,6 +255,9 @@ def test_segments_score_each_segment_against_the_users_base_list(engine: str) ->
         alone = rw.evaluate(QRELS, run.filter(pl.col("segment") == segment).drop("segment"), metrics,
                             base_run=BASE, engine=engine)
         assert close_rows(got.filter(pl.col("segment") == segment).drop("segment").rows(), alone.rows()), segment
+    with pytest.raises(rw.MissingColumnError, match=r"^the base run has no column 'score'"):
+        rw.evaluate(QRELS, run, metrics, base_run=pl.DataFrame({"query_id": ["u1"], "doc_id": ["a"]}), by="segment",
+                    engine=engine)
 
 
 def test_query_chunks_give_the_same_values(tmp_path: Path) -> None:

@@ -334,7 +334,8 @@ def _evaluate_segments(
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
     interactions keep their users (an item's popularity counts each user once, whatever its
     segments); what each key's user has seen is their rows keyed the same way. The item features
-    (read already, in the long form) are passed on as one vector per item."""
+    (read already, in the long form) are passed on as one vector per item. The base run is cut to
+    the segments' users, each key given its user's base list."""
     names = run.collect_schema().names()
     for col in segments:
         check_identifier(col, "segment column")
@@ -403,6 +404,9 @@ def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Colu
 def _keyed_base_run(base_run: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:
     """The base run's rows with the user replaced by each key of its (segment, user) ``pairs``
     (ids compared as text where their types differ): the base run cut to the segments' users."""
+    from rankwise._polars.prepare import check_base_run_schema
+
+    check_base_run_schema(base_run.collect_schema(), columns)  # its columns before they are selected
     q = columns.query_id
     if base_run.collect_schema().get(q) != pairs.collect_schema()[q]:
         base_run, pairs = base_run.with_columns(pl.col(q).cast(pl.String)), pairs.with_columns(pl.col(q).cast(pl.String))
