@@ -31,6 +31,15 @@ def main() -> None:
     rw.plots.cutoff_curves(qrels, runs, "nDCG", max_k=20, path=OUT / "ndcg_at_k.png")
     rw.plots.precision_recall(qrels, runs, path=OUT / "precision_recall.png")
     rw.plots.score_distribution(qrels, runs, "nDCG@10", path=OUT / "distribution.png")
+    # training interactions for the sample's users and items (every third and seventh listed
+    # pair: some items popular, most not), and a third run that favours the popular items
+    train = pl.concat([base.select("query_id", "doc_id").gather_every(k) for k in (3, 7)])
+    popular = train.group_by("doc_id").len()
+    favoured = base.join(popular, on="doc_id", how="left").with_columns(
+        score=pl.col("score") + pl.col("len").fill_null(0) * 2.0
+    ).drop("len")
+    rw.plots.tradeoff(qrels, {**runs, "popular": favoured}, "nDCG@10", "MIUF@10", train=train,
+                      path=OUT / "tradeoff.png")
     table = rw.compare(qrels, runs, ["AP", "nDCG@10", "P@10"], tests=["t", "randomization"])
     print(rw.to_markdown(table.select("run", "baseline", "metric", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "d_z", "p_t_adj", "p_randomization_adj", "wins", "ties", "losses")))
 

@@ -136,3 +136,91 @@ def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], 
     (diff, *_) = plots.figures(result)
     ap = expected.filter(metric="AP").row(0, named=True)
     assert f"({ap['wins']} wins, {ap['ties']} ties, {ap['losses']} losses)" in diff.figure.axes[0].get_title()
+
+
+# -- the trade-off figure: accuracy against a beyond-accuracy metric, per run ----------------------
+def _training(runs: dict[str, Path]) -> pl.DataFrame:
+    """Training interactions over the sample's users and items: every third listed pair, so that
+    popularity varies between items."""
+    rows = pl.read_parquet(runs["base"]).select("query_id", "doc_id")
+    return rows.gather_every(3).vstack(rows.gather_every(7))
+
+
+def _points(fig: object) -> list[tuple[float, float]]:
+    """The plotted points (the errorbar markers) in the order drawn."""
+    ax = fig.axes[0]  # type: ignore[attr-defined]
+    return [(float(line.get_xdata()[0]), float(line.get_ydata()[0])) for line in ax.lines if line.get_marker() == "o"]
+
+
+def test_tradeoff_points_are_the_compared_means_with_statsmodels_intervals(runs: dict[str, Path]) -> None:
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    from rankwise.comparison.paired import comparison
+    from rankwise.reporting.plots import figures, mean_interval
+
+    train = _training(runs)
+    result = comparison(QRELS, runs, ["nDCG@10", "MIUF@10", "AP"], train=train)
+    drawn = {f.caption: f for f in figures(result)}
+    assert "nDCG@10 against MIUF@10" in drawn and not any("against AP" in c for c in drawn)
+    means = rw.compare(QRELS, runs, ["nDCG@10", "MIUF@10"], train=train)
+    expected = [
+        (means.filter(metric="MIUF@10")[column].item(), means.filter(metric="nDCG@10")[column].item())
+        for column in ("baseline_mean", "mean")  # base (the baseline), then flat
+    ]
+    assert _points(drawn["nDCG@10 against MIUF@10"].figure) == pytest.approx(expected, abs=1e-12)
+    for run in runs:
+        values = result.per_query.array(run, "MIUF@10")
+        low, high = DescrStatsW(values).tconfint_mean(alpha=0.05)
+        assert mean_interval(values)[1:] == pytest.approx((low, high), rel=1e-12)
+    rw.plots.close(list(drawn.values()))
+
+
+def test_report_and_command_line_draw_the_tradeoff(runs: dict[str, Path], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    train = tmp_path / "train.parquet"
+    _training(runs).write_parquet(train)
+    page = tmp_path / "report.html"
+    rw.report(QRELS, runs, ["nDCG@10", "MIUF@10"], page, train=train)
+    assert 'alt="nDCG@10 against MIUF@10"' in page.read_text()
+    plots = tmp_path / "plots"
+    done = subprocess.run(
+        [sys.executable, "-m", "rankwise.cli", "compare", str(QRELS), str(runs["base"]), str(runs["flat"]),
+         "-m", "AP", "-m", "ARP@10", "--train", str(train), "--plot", str(plots), "--quiet"],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (plots / "tradeoff_AP_ARP_10.png").stat().st_size > 1000
+
+
+def test_tradeoff_pairs_each_beyond_metric_with_the_first_accuracy_metric() -> None:
+    from rankwise.reporting.plots import tradeoff_pairs
+
+    assert tradeoff_pairs(["AP", "MIUF@10", "nDCG@10", "ILD@5"]) == [("AP", "MIUF@10"), ("AP", "ILD@5")]
+    assert tradeoff_pairs(["AP", "nDCG@10"]) == [] and tradeoff_pairs(["MIUF@10", "ARP@10"]) == []
+
+
+def test_tradeoff_function_with_item_features(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The public function reads the side inputs as compare does: here the item features (ILD);
+    a run's interval is its mean alone when its values do not spread; ARP marks no better side."""
+    from rankwise.reporting.plots import mean_interval
+
+    docs = pl.read_parquet(runs["base"])["doc_id"].unique().sort()
+    features = {doc: [float(i % 3), float(i % 5 == 0), 1.0] for i, doc in enumerate(docs)}
+    target = tmp_path / "tradeoff.svg"
+    fig = rw.plots.tradeoff(QRELS, runs, "AP", "ILD(distance='hamming')@5", features=features, path=target)
+    assert target.stat().st_size > 1000
+    means = rw.compare(QRELS, runs, ["AP", "ILD(distance='hamming')@5"], features=features)
+    assert _points(fig)[1] == pytest.approx(
+        (means.filter(metric="ILD(distance='hamming')@5")["mean"].item(), means.filter(metric="AP")["mean"].item())
+    )
+    assert fig.axes[0].get_xlabel() == "mean ILD(distance='hamming')@5 (higher is better)"
+    import numpy as np
+
+    assert mean_interval(np.array([0.5, 0.5, float("nan")])) == (0.5, 0.5, 0.5)
+    assert all(np.isnan(mean_interval(np.array([float("nan")]))))
+    arp = rw.plots.tradeoff(QRELS, runs, "AP", "ARP@10", train=_training(runs))
+    assert arp.axes[0].get_xlabel() == "mean ARP@10 (no better direction)"
+    with pytest.raises(rw.InvalidParameterError, match="train"):
+        rw.plots.tradeoff(QRELS, runs, "AP", "MIUF@10")

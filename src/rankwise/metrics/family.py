@@ -106,3 +106,7 @@ class MetricFamily:
     interactions; ``'features'``: the item features), for the metric pages;
     ``tests/metrics/test_popularity.py`` checks it against the metrics' trees
     (:func:`rankwise.metrics.recipes.reading_train`, :func:`~rankwise.metrics.recipes.reading_features`)."""
+    beyond_accuracy: bool = False
+    """Whether its metrics measure something besides how relevant the ranking is (novelty,
+    popularity, diversity of a recommender's lists): a report draws each against an accuracy
+    metric (:func:`rankwise.reporting.plots.tradeoff`)."""

@@ -40,6 +40,12 @@ def inputs_read(spec: MetricSpec) -> tuple[str, ...]:
     return next((family.reads for family in FAMILIES if spec in family.specs), ())
 
 
+def beyond_accuracy(spec: MetricSpec) -> bool:
+    """Whether ``spec``'s family measures something besides relevance
+    (:attr:`~rankwise.metrics.family.MetricFamily.beyond_accuracy`)."""
+    return next((family.beyond_accuracy for family in FAMILIES if spec in family.specs), False)
+
+
 @checked
 def get_spec(name: str) -> MetricSpec:
     """The spec for ``name`` (case-insensitive); :class:`UnknownMetricError` lists close names.

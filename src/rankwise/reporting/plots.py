@@ -8,6 +8,8 @@ no display is needed.
 - :func:`cutoff_curves`: a metric at k = 1..K for each run.
 - :func:`precision_recall`: 11-point interpolated precision–recall curve for each run.
 - :func:`score_distribution`: the per-query values of a metric, per run.
+- :func:`tradeoff`: each run's mean accuracy against its mean of a beyond-accuracy metric
+  (novelty, popularity, diversity), with the interval of each mean.
 - :func:`figures`: all of them for a :class:`~rankwise.comparison.paired.Comparison`, from its
   per-query values (what ``report`` and ``rankwise compare --plot`` draw).
 """
@@ -21,11 +23,11 @@ from typing import Any
 
 from rankwise.comparison.paired import Comparison, PerQuery, better_sign, per_query_values
 from rankwise.comparison.statistics import numpy_scipy, outcomes
-from rankwise.conventions import EvaluationOptions, Unpack, check_options, checked
+from rankwise.conventions import READ_KEYWORDS, ReadOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, MissingExtraError
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.inputs.run_names import check_run_names
-from rankwise.metrics.registry import ELEVEN_POINTS
+from rankwise.metrics.registry import ELEVEN_POINTS, beyond_accuracy
 from rankwise.names.parse import parse_metrics
 from rankwise.outputs import progress
 from rankwise.outputs.files import atomic_path
@@ -75,11 +77,11 @@ def close(figures: Sequence[Figure]) -> None:
 
 
 def _values(
-    function: str, qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[EvaluationOptions],
+    function: str, qrels: Any, runs: Mapping[str, Any], metrics: list[str], **conventions: Unpack[ReadOptions],
 ) -> PerQuery:
     """Each run's per-query values, paired as :func:`rankwise.compare` pairs them (a query
     missing from a run counts 0 there)."""
-    check_options(function, conventions)
+    check_options(function, conventions, READ_KEYWORDS)
     if not runs:
         raise InvalidParameterError("runs is empty: pass e.g. {'baseline': run_a, 'new': run_b}")
     check_run_names(runs)
@@ -89,7 +91,7 @@ def _values(
 @checked
 def difference_plot(
     qrels: Any, baseline: Any, candidate: Any, metric: str, *, names: tuple[str, str] = ("baseline", "candidate"),
-    path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
+    path: str | Path | None = None, **conventions: Unpack[ReadOptions],
 ) -> Any:
     """Sorted bars of candidate − baseline per query (green wins, red losses)."""
     values = _values("difference_plot", qrels, {names[0]: baseline, names[1]: candidate}, [metric], **conventions)
@@ -143,7 +145,7 @@ def _cutoff_labels(metric: str, max_k: int) -> list[str]:
 @checked
 def cutoff_curves(
     qrels: Any, runs: Mapping[str, Any], metric: str = "nDCG", *, max_k: int = 20,
-    path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
+    path: str | Path | None = None, **conventions: Unpack[ReadOptions],
 ) -> Any:
     """Mean ``metric@k`` for k = 1..max_k, one line per run (the metric must take a cutoff)."""
     labels = _cutoff_labels(metric, max_k)
@@ -191,7 +193,7 @@ PR_LABELS: tuple[str, ...] = tuple(f"IPrec(recall={x})" for x in ELEVEN_POINTS)
 
 
 @checked
-def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions]) -> Any:
+def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | None = None, **conventions: Unpack[ReadOptions]) -> Any:
     """The 11-point interpolated precision–recall curve (mean IPrec at recall 0, 0.1, …, 1)."""
     values = _values("precision_recall", qrels, runs, list(PR_LABELS), **conventions)
     return _finish(_precision_recall_figure(values), path)
@@ -214,7 +216,7 @@ def _precision_recall_figure(values: PerQuery) -> Any:
 
 @checked
 def score_distribution(
-    qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[EvaluationOptions],
+    qrels: Any, runs: Mapping[str, Any], metric: str, *, path: str | Path | None = None, **conventions: Unpack[ReadOptions],
 ) -> Any:
     """Box plots of the per-query values of ``metric``, one per run (the legend says the
     triangle marks the mean, the line the median)."""
@@ -234,6 +236,76 @@ def _distribution_figure(values: PerQuery, metric: str) -> Any:
     # the legend says which mark is which: the triangle the mean, the line the median
     ax.legend([parts["means"][0], parts["medians"][0]], ["mean", "median"], loc="best", fontsize="small")
     return fig
+
+
+@checked
+def tradeoff(
+    qrels: Any, runs: Mapping[str, Any], accuracy: str, beyond: str, *, path: str | Path | None = None,
+    **conventions: Unpack[ReadOptions],
+) -> Any:
+    """Each run's mean ``accuracy`` (y) against its mean ``beyond`` (x), a beyond-accuracy metric
+    such as ``MIUF@10`` or ``ILD@10``, one labelled point per run with the 95% t-interval of
+    each mean (:func:`mean_interval`): whether a gain in relevance costs novelty, popularity
+    bias or diversity (Kaminskas & Bridge, Diversity, serendipity, novelty, and coverage, ACM
+    TiiS 2016). The first run is marked as the baseline (a hollow point).
+
+    >>> import rankwise as rw
+    >>> fig = rw.plots.tradeoff("examples/data/qrels.parquet",  # doctest: +SKIP
+    ...     {"bm25": "examples/data/run.parquet", "new": "new.parquet"}, "nDCG@10", "MIUF@10",
+    ...     train="train.parquet", path="tradeoff.png")
+    """
+    values = _values("tradeoff", qrels, runs, [accuracy, beyond], **conventions)
+    return _finish(_tradeoff_figure(values, accuracy, beyond, next(iter(values.values))), path)
+
+
+def mean_interval(values: Any, level: float = 0.95) -> tuple[float, float, float]:
+    """The mean of the defined values (NaN: undefined, left out) and its ``level`` Student-t
+    interval, mean ± t_{n−1} · s / √n (scipy ``stats.t.interval`` with ``stats.sem``); the
+    interval is the mean itself for fewer than two values or no spread, NaN for none."""
+    np, stats = numpy_scipy()
+    defined = values[~np.isnan(values)]
+    if not defined.size:
+        return float("nan"), float("nan"), float("nan")
+    mean, sem = float(defined.mean()), float(stats.sem(defined)) if defined.size > 1 else 0.0
+    if not sem:
+        return mean, mean, mean
+    low, high = stats.t.interval(level, defined.size - 1, loc=mean, scale=sem)
+    return mean, float(low), float(high)
+
+
+def _direction(metric: str) -> str:
+    return {1: "higher is better", -1: "lower is better", 0: "no better direction"}[better_sign(metric)]
+
+
+def _tradeoff_figure(values: PerQuery, accuracy: str, beyond: str, baseline: str) -> Any:
+    """One point per run at (mean ``beyond``, mean ``accuracy``) with each mean's interval, the
+    runs named beside their points (no legend to cover them), the baseline hollow."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, name in enumerate(values.values):
+        x, x_low, x_high = mean_interval(values.array(name, beyond))
+        y, y_low, y_high = mean_interval(values.array(name, accuracy))
+        colour = f"C{i % 10}"
+        ax.errorbar(
+            [x], [y], xerr=[[x - x_low], [x_high - x]], yerr=[[y - y_low], [y_high - y]], fmt="o", color=colour,
+            markerfacecolor="white" if name == baseline else colour, markersize=7, capsize=3, linewidth=1,
+        )
+        label = f"{name} (baseline)" if name == baseline else name
+        ax.annotate(label, (x, y), xytext=(6, 6), textcoords="offset points", color=colour, fontsize="small")
+    ax.margins(0.2)
+    ax.set_xlabel(f"mean {beyond} ({_direction(beyond)})")
+    ax.set_ylabel(f"mean {accuracy} ({_direction(accuracy)})")
+    ax.set_title(f"{accuracy} against {beyond}, per run (95% intervals of the means)")
+    return fig
+
+
+def tradeoff_pairs(labels: Sequence[str]) -> list[tuple[str, str]]:
+    """The (accuracy, beyond-accuracy) metric pairs a comparison's figures draw: each
+    beyond-accuracy metric among ``labels`` (:func:`rankwise.metrics.registry.beyond_accuracy`)
+    against the first accuracy metric; none without one of each."""
+    kinds = [(label, m is not None and beyond_accuracy(m.spec)) for label in labels for m in [metric_of_column(label)]]
+    accuracy = [label for label, beyond in kinds if not beyond]
+    return [(accuracy[0], label) for label, beyond in kinds if beyond] if accuracy else []
 
 
 FIGURE_METRICS: tuple[str, ...] = PR_LABELS
@@ -259,7 +331,8 @@ def _safe(text: str) -> str:
 def figures(result: Comparison) -> list[Figure]:
     """The figures of a comparison, drawn from its per-query values (so they show the table's
     numbers): the per-query differences of every metric compared for every pair compared (the
-    first metric's first), a curve of the means at each k for every cutoff family asked (e.g.
+    first metric's first), each beyond-accuracy metric against the first accuracy metric
+    (:func:`tradeoff_pairs`), a curve of the means at each k for every cutoff family asked (e.g.
     ``P@5``, ``P@10``, ``P@20``), the precision–recall curve (when the comparison was made with
     ``also=FIGURE_METRICS``), and the distribution of every metric compared."""
     with progress.task("drawing figures"):
@@ -273,6 +346,11 @@ def _figures(result: Comparison) -> list[Figure]:
                f"{metric}: {cand} − {base}", _difference_figure(values, cand, base, metric))
         for metric in result.metrics
         for cand, base in result.pairs
+    ]
+    out += [
+        Figure(f"tradeoff_{_safe(accuracy)}_{_safe(beyond)}", f"{accuracy} against {beyond}",
+               _tradeoff_figure(values, accuracy, beyond, result.baseline))
+        for accuracy, beyond in tradeoff_pairs(result.metrics)
     ]
     out += [
         Figure(f"{_safe(family)}_at_k", f"{family}@k", _curves_figure(values, family, points))

@@ -99,5 +99,6 @@ def recipes() -> Mapping[str, Recipe]:
 
 
 FAMILY = MetricFamily(
-    name="feature diversity (from the item features)", specs=SPECS, recipes=recipes, reads=("features",)
+    name="feature diversity (from the item features)", specs=SPECS, recipes=recipes, reads=("features",),
+    beyond_accuracy=True,
 )

@@ -267,5 +267,6 @@ def recipes() -> Mapping[str, Recipe]:
 
 
 FAMILY = MetricFamily(
-    name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes, reads=("train",)
+    name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes, reads=("train",),
+    beyond_accuracy=True,
 )
