@@ -325,3 +325,15 @@ def test_the_families_declare_the_side_inputs_their_trees_read() -> None:
         metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
         for keyword in SIDE_INPUTS:
             assert bool(reading_side([metric], rw.Conventions(), keyword)) == (keyword in inputs_read(spec)), spec.name
+
+
+def test_the_report_draws_it_against_accuracy(tmp_path: Path) -> None:
+    """A beyond-accuracy family: the report's trade-off figure draws it against the first accuracy
+    metric, reading the base run as compare does."""
+    from rankwise.reporting.plots import tradeoff_pairs
+
+    assert tradeoff_pairs(["AP", "Unexpectedness@2"]) == [("AP", "Unexpectedness@2")]
+    other = RUN.with_columns(pl.Series("score", [1.0, 2.0, 3.0, 1.0, 2.0, 1.0]))
+    fig = rw.plots.tradeoff(QRELS, {"a": RUN, "b": other}, "AP", "Unexpectedness@2", base_run=BASE,
+                            path=tmp_path / "tradeoff.svg")
+    assert fig.axes[0].get_xlabel() == "mean Unexpectedness@2 (higher is better)"

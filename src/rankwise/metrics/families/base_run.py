@@ -51,5 +51,5 @@ def recipes() -> Mapping[str, Recipe]:
 
 
 FAMILY = MetricFamily(
-    name="unexpectedness (from the base run)", specs=SPECS, recipes=recipes, reads=("base_run",)
+    name="unexpectedness (from the base run)", specs=SPECS, recipes=recipes, reads=("base_run",), beyond_accuracy=True
 )
