@@ -271,7 +271,8 @@ def checked_base_run(prep: Prepared) -> Prepared:
     """``prep`` with its base run collected once and checked (:func:`check_base_run`)."""
     if prep.base_run is None:
         return prep
-    prep = replace(prep, base_run=prep.base_run.collect().lazy())
+    with base_run_named():
+        prep = replace(prep, base_run=prep.base_run.collect().lazy())
     check_base_run(prep)
     return prep
 

@@ -125,7 +125,7 @@ class IRLazyFrame:
         reading = Reading(
             train=train, train_columns=train_columns, features=features, features_column=features_column,
             base_run=base_run, base_run_columns=base_run_columns,
-        )
+        )  # the side inputs (conventions.SIDE_INPUTS), each read only when a metric reads it
         given = training(reading, parsed, conv, columns)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
