@@ -35,16 +35,17 @@ CREATE OR REPLACE TEMP MACRO rw_check_verdict(subject, query_id_name, doc_id_nam
         ELSE true
     END;
 
--- One row, ok = true, or an error naming the run's first fault. The *_name parameters are the
+-- One row, ok = true, or an error naming the run's first fault (subject: 'run', or 'base run' for the base
+-- run of the base-run family, checked as a run). The *_name parameters are the
 -- column names the message shows (rankwise.to_sql passes the user's own).
-CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id', doc_id_name := 'doc_id', score_name := 'score') AS TABLE
+CREATE OR REPLACE TEMP MACRO rw_check_run(run_table, query_id_name := 'query_id', doc_id_name := 'doc_id', score_name := 'score', subject := 'run') AS TABLE
     WITH rw_pairs AS (
         SELECT query_id, doc_id, count(*) AS n,
             sum(CASE WHEN score IS NULL OR isnan(CAST(score AS DOUBLE)) THEN 1 ELSE 0 END) AS bad
         FROM query_table(run_table) AS rw_cost_rows
         GROUP BY query_id, doc_id
     )
-    SELECT rw_check_verdict('run', query_id_name, doc_id_name, score_name, 'NULL or NaN values',
+    SELECT rw_check_verdict(subject, query_id_name, doc_id_name, score_name, 'NULL or NaN values',
         min(CASE WHEN query_id IS NULL THEN rw_quoted(doc_id) END),
         min(CASE WHEN query_id IS NOT NULL AND doc_id IS NULL THEN rw_quoted(query_id) END),
         min(CASE WHEN bad > 0 THEN rw_quoted(query_id) END),

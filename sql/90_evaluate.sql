@@ -105,3 +105,27 @@ CREATE OR REPLACE TEMP MACRO rw_feature_diversity(qrels_table, run_table, featur
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;
 -- end generated: rw_feature_diversity
+
+-- The base-run family (beyond accuracy) from a table of the base run (query_id, doc_id, score, as the run), ranked as
+-- the run is, at rankwise's defaults, with cutoff k (written by rankwise/_sql/generate.py):
+--   SELECT * FROM rw_unexpectedness('qrels', 'run', 'base_run');            -- k = 10
+-- Columns: query_id, "Unexpectedness@k". The inputs are checked first, the base run as a run (checks := false
+-- skips it).
+-- generated: rw_unexpectedness
+CREATE OR REPLACE TEMP MACRO rw_unexpectedness(qrels_table, run_table, base_run_table, k := 10, checks := true) AS TABLE
+    WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
+    rw_base_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(base_run_table) WHERE NOT checks OR (SELECT ok FROM rw_check_run(base_run_table, subject := 'base run'))),
+    qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
+    qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
+    rw_base_joined AS (SELECT b.query_id, b.doc_id, b.score, j.relevance FROM rw_base_run AS b LEFT JOIN rw_qrels AS j ON b.query_id = j.query_id AND b.doc_id = j.doc_id),
+    rw_base_ranked AS (SELECT * FROM (SELECT query_id, doc_id, CAST(row_number() OVER (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC) AS DOUBLE) AS brank FROM rw_base_joined) AS b),
+    rw_base_users AS (SELECT DISTINCT query_id FROM rw_base_run),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, bb.brank, bu.query_id IS NOT NULL AS blisted FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_base_ranked AS bb ON r.query_id = bb.query_id AND r.doc_id = bb.doc_id LEFT JOIN rw_base_users AS bu ON r.query_id = bu.query_id),
+    ranked0 AS (SELECT query_id, brank, blisted, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
+    ag0 AS (SELECT query_id, rw_base_overlap_sum(rnk, brank, blisted, k) AS r0_0 FROM rows0 GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_sub(1.0, rw_div(ag0.r0_0, k)) AS DOUBLE) AS "Unexpectedness@k"
+    FROM qs AS qs JOIN ag0 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_unexpectedness

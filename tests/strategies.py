@@ -37,6 +37,13 @@ class Case:
     features: dict[str, list[float]] = field(default_factory=lambda: {d: [1.0, 0.0] for d in DOC_IDS})
     """Item features (every document's vector, one length), for the metrics that read them."""
 
+    base_run: dict[str, dict[str, float]] = field(default_factory=lambda: {"q1": {"d1": 1.0}})
+    """A base run (query: {doc: score}), for the metrics that read it."""
+
+    def base_run_frame(self) -> pl.DataFrame:
+        rows = [(q, d, s) for q, docs in self.base_run.items() for d, s in docs.items()]
+        return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
+
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
     """The judged queries: at least one of the run's (inputs that share no query are an error,
@@ -69,7 +76,13 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
     size = draw(st.integers(1, 4))
     value = st.sampled_from([0.0, 1.0, 0.5, -1.0, 2.0])
     features = {d: draw(st.lists(value, min_size=size, max_size=size)) for d in docs}
-    return Case(run, qrels, train, features)
+    # base run: users among the queries and others, documents among the run's and others, ties
+    base_users = draw(st.lists(st.sampled_from([*QUERY_IDS, "u9"]), min_size=1, max_size=4, unique=True))
+    base_run = {
+        u: draw(st.dictionaries(st.sampled_from([*docs, "t1"]), st.sampled_from(SCORES), min_size=1, max_size=6))
+        for u in base_users
+    }
+    return Case(run, qrels, train, features, base_run)
 
 
 def frames_of(

@@ -516,6 +516,10 @@ class InputOptions(TypedDict, total=False):
       run's doc column), which the feature-diversity family reads (ILD, ILS;
       :mod:`rankwise.inputs.features` lists the forms); ``features_column``: the column of the
       vectors (lists or arrays), e.g. ``features_column='embedding'``.
+    - ``base_run``: the base run, the baseline ranking (query, doc, score) each user's list is
+      compared with, which the base-run family reads (Unexpectedness; any form the run takes,
+      ranked by the run's conventions); ``base_run_columns``: its own names of the query, doc
+      and score columns, e.g. ``base_run_columns={'score': 'base_score'}``.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -526,6 +530,8 @@ class InputOptions(TypedDict, total=False):
     train_columns: Mapping[str, ColumnName]
     features: Any
     features_column: ColumnName
+    base_run: Any
+    base_run_columns: Mapping[str, ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -541,8 +547,67 @@ CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions)
 COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
 PRESET_KEYWORDS: tuple[str, ...] = ("like",)
 EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS + PRESET_KEYWORDS
+
+
+@dataclass(frozen=True)
+class SideInput:
+    """An input beyond the qrels and the run that some metrics read (``train=``, ``features=``,
+    ``base_run=``), declared once: its keyword and its own options, its words in the errors of a
+    metric that reads it when it is not given (Python's and the command line's) and on the
+    metric pages, and the row columns of :mod:`rankwise.primitives` its values give (a metric
+    reads the input when its tree holds a primitive reading one of them). Each is read only
+    when a metric reads it (:func:`rankwise.evaluation.evaluate.side_input`)."""
+
+    keyword: str
+    """Its keyword argument (``train``); the command line's flag is ``--`` and it, dashed."""
+    options: tuple[str, ...]
+    """Its own options (``train_columns``: its names of the id columns)."""
+    what: str
+    """What it is, in the error of a metric that reads it without it."""
+    python: str
+    """How to pass it in Python."""
+    command_line: str
+    """How to pass it on the command line."""
+    row_columns: tuple[str, ...]
+    """The row columns (:data:`rankwise.primitives.core.Column`) its values give."""
+
+    @property
+    def flag(self) -> str:
+        """Its command-line flag (``--base-run``)."""
+        return "--" + self.keyword.replace("_", "-")
+
+    @property
+    def page(self) -> str:
+        """Its line on a metric's page (``rankwise metrics NAME``: "reads: ...")."""
+        return f"{self.what.split(',')[0]}: {self.flag} FILE ({self.keyword}= in Python)"
+
+
+def _side_inputs() -> dict[str, SideInput]:
+    from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
+
+    return {side.keyword: side for side in (
+        SideInput(
+            "train", ("train_columns",), "the training interactions, the (user, item) rows the recommender learnt from",
+            "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE", TRAIN_COLUMNS,
+        ),
+        SideInput(
+            "features", ("features_column",), "the item features, a vector per item",
+            "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
+            FEATURE_COLUMNS,
+        ),
+        SideInput(
+            "base_run", ("base_run_columns",), "the base run, the baseline ranking each user's list is compared with",
+            "pass base_run= (a run: a frame, a path or a dict {query: {doc: score}})", "pass --base-run FILE",
+            BASE_RUN_COLUMNS,
+        ),
+    )}
+
+
+SIDE_INPUTS: dict[str, SideInput] = _side_inputs()
+"""Every input beyond the qrels and the run that some metrics read, by keyword."""
 INPUT_KEYWORDS: tuple[str, ...] = (
-    "run_columns", "qrels_columns", "run_names", "qrels_names", "train", "train_columns", "features", "features_column",
+    "run_columns", "qrels_columns", "run_names", "qrels_names",
+    *(keyword for side in SIDE_INPUTS.values() for keyword in (side.keyword, *side.options)),
 )
 READ_KEYWORDS: tuple[str, ...] = EVALUATION_KEYWORDS + INPUT_KEYWORDS
 

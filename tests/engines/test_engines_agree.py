@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
-from rankwise.metrics.recipes import RECIPES, reading_features, reading_train, recipe
+from rankwise.metrics.recipes import RECIPES, reading_features, reading_side, reading_train, recipe
 from rankwise.metrics.registry import SPECS
 from rankwise.primitives import Primitive, declared, leaves, qrels_needs
 from tests.conftest import first_judgments, greedy_ideal, run_on
@@ -58,6 +58,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     run, qrels = case.run_frame(), case.qrels_frame()
     kw["train"] = case.train_frame()  # read by the popularity family's metrics
     kw["features"] = case.features  # read by the feature-diversity family's metrics
+    kw["base_run"] = case.base_run  # read by the base-run family's metrics
     results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         # 1e-12, relative to the value beyond 1: the C/W/L residuals (e.g. IFTRate's ResETU,
@@ -92,6 +93,9 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance
         # the item features of the feature-diversity family: every listed document's, from its id
         docs = run["doc_id"].unique().sort().to_list()
         train["features"] = {d: [float(i % 3 == 0), float(i % 2), (i % 5) / 4] for i, d in enumerate(docs)}
+    if reading_side([metric], rw.Conventions(), "base_run"):
+        # the base run of the base-run family: the run itself with its scores reversed
+        train["base_run"] = run.with_columns(-pl.col("score"))
     results = [run_on(e, qrels, run, [m], missing="zero", **train) for e in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

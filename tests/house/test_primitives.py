@@ -12,7 +12,16 @@ import pytest
 
 from rankwise._polars import primitives as prim
 from rankwise._sql.macros import macros
-from rankwise.primitives import Bound, IdealPrefix, Op, Primitive, RowValue, SetPrimitive, Step, declared
+from rankwise.primitives import (
+    Bound,
+    IdealPrefix,
+    Op,
+    Primitive,
+    RowValue,
+    SetPrimitive,
+    Step,
+    declared,
+)
 
 DECLARED = [cls for base in (Primitive, Step, RowValue, IdealPrefix, Op) for cls in declared(base)]
 

@@ -237,7 +237,8 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     # the training interactions and the item features, which the beyond-accuracy families read
     train = pl.DataFrame({"query_id": ["q", "q", "s"], "doc_id": ["a", "b", "a"]})
     features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
-    out = evaluate(qrels, run, metrics, train=train, features=features)
+    base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
+    out = evaluate(qrels, run, metrics, train=train, features=features, base_run=base_run)
     for m in metrics:
         for value in out[m.label].to_list():
             assert not isinstance(value, float) or math.isfinite(value), (m, value)

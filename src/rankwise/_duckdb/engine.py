@@ -12,6 +12,7 @@ import itertools
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -25,6 +26,7 @@ from rankwise.inputs.checks import (
     Kind,
     Problem,
     TypeClass,
+    base_run_named,
     check_costs,
     check_profile,
     check_schema,
@@ -397,7 +399,7 @@ def evaluate_duckdb(
     run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None, train: Training | None = None,
-    features: pl.DataFrame | None = None,
+    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -435,6 +437,14 @@ def evaluate_duckdb(
             con.register(features_raw, features)
             rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(features_raw)} LIMIT 0")
             d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
+        base_raw = None
+        base_columns = replace(columns, cost=None)
+        if base_run is not None:
+            # read once, checked as a run is (its errors naming the base run); its ids meet the run's
+            with base_run_named():
+                base_raw, base_types, _ = _view(con, base_run.collect(), "run", base_columns)
+            q_base, d_base = ids_as_strings(run_types, base_types, columns)
+            q_str, d_str = q_str or q_base, d_str or d_base
         to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
         run_view, run_rows = _normalise(
             con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
@@ -462,6 +472,11 @@ def evaluate_duckdb(
                 con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
                 hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
             )
+        base_view = None
+        if base_raw is not None:
+            base_view, _ = _normalise(con, base_raw, "run", base_columns, q_str, d_str, numbered=conv.ties == "input")
+            with base_run_named():
+                _check_data(con, base_view, "run", base_columns)
         train_view = None if train_raw is None else _train_normalised(
             con, train_raw, columns, q_str or seen_raw is not None, d_str
         )
@@ -469,7 +484,7 @@ def evaluate_duckdb(
         features_view = None if features_raw is None else _features_view(con, features_raw, run_view, columns, d_str)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
-            train_view=train_view, seen_view=seen_view, features_view=features_view,
+            train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order
@@ -530,7 +545,8 @@ def set_values_duckdb(
             train=None if train_view is None else quote_identifier(train_view),
             groups=None if groups_view is None else quote_identifier(groups_view),
         )
-        return con.sql(sql).pl()
+        values: pl.DataFrame = con.sql(sql).pl()
+        return values
     finally:
         order.close()
         con.close()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import FEATURES, TRAIN, C, Q, S
+from rankwise._polars.columns import BASE, FEATURES, TRAIN, C, Q, S
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -35,6 +35,7 @@ def bind(
         "rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost,
         **{name: pl.col(col) for name, col in TRAIN.items()},
         **{name: pl.col(col) for name, col in FEATURES.items()},
+        **{name: pl.col(col) for name, col in BASE.items()},
     }
     return bind_rows(obj, rows, input_of)
 

@@ -5,7 +5,7 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
-from rankwise.primitives.core import FEATURE_COLUMNS, TRAIN_COLUMNS
+from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
 
 Q = "__q"
 """The query id."""
@@ -45,3 +45,7 @@ FEATURES: dict[str, str] = {name: f"__{name}" for name in FEATURE_COLUMNS}
 """The ranked rows' summed distances to the items ranked above them, from the item features
 (:data:`~rankwise.primitives.FEATURE_COLUMNS`), by row column: computed on the rows within the
 cutoff of the metrics that read them (:func:`~rankwise._polars.plan.with_pair_distances`)."""
+BASE: dict[str, str] = {name: f"__{name}" for name in BASE_RUN_COLUMNS}
+"""The ranked rows' values from the base run (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`), by
+row column: joined to the ranked rows by (query, item) and by query only when a metric reads them
+(:func:`~rankwise._polars.plan.with_base_ranks`)."""

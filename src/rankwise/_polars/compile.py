@@ -21,6 +21,7 @@ from rankwise.conventions import Conventions
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    BASE_RUN_COLUMNS,
     FEATURE_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
@@ -123,6 +124,9 @@ class Part:
     """Whether an aggregate reads the item features' pair distances
     (:data:`~rankwise.primitives.FEATURE_COLUMNS`): computed on the ranked rows only then."""
     pair_depth: int | None = 0
+    base: bool = False
+    """Whether an aggregate reads the base run's values
+    (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`): joined to the ranked rows only then."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
@@ -175,6 +179,7 @@ class Part:
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+        self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

@@ -42,6 +42,7 @@ from rankwise._polars.prepare import (
     Prepared,
     check_run_costs,
     check_subtopics,
+    checked_base_run,
     checked_features,
     checked_train,
     prepare,
@@ -65,6 +66,7 @@ evaluation against 17-25 ms); from about a million rows on, the streaming engine
 def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     query_chunks: int | None = None, train: Training | None = None, features: pl.DataFrame | None = None,
+    base_run: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -85,10 +87,12 @@ def evaluate_eager(
     # collected with the values
     prep = prepare(
         run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
-        input_order=conv.ties == "input", train=train, features=features,
+        input_order=conv.ties == "input", train=train, features=features, base_run=base_run,
     )
     # collected once, every item the run lists checked to have features
     prep = checked_features(prep)
+    # collected once and checked as a run: every query group joins its ranks
+    prep = checked_base_run(prep)
     if prep.train is not None:
         # read and summed up once: every query group joins the same popularity of every item
         rows = checked_train(prep.train, columns)

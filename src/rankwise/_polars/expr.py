@@ -110,6 +110,7 @@ from rankwise._polars.bind import bind_rows, tree_value
 from rankwise._polars.judged import RETRIEVED
 from rankwise._polars.ranking import ranking_score, tie_key_columns
 from rankwise.conventions import (
+    SIDE_INPUTS,
     TIE_ORDERS,
     Conventions,
     EmptyPolicy,
@@ -124,13 +125,14 @@ from rankwise.conventions import (
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.recipes import (
+    BASE_RUN_RECIPES,
     DIVERSITY_RECIPES,
     FEATURE_RECIPES,
     TRAIN_RECIPES,
     recipe,
     tree_of,
 )
-from rankwise.metrics.registry import get_spec
+from rankwise.metrics.registry import get_spec, inputs_read
 from rankwise.metrics.spec import ParamValue
 from rankwise.names.parse import parse_metrics
 from rankwise.primitives import (
@@ -153,11 +155,12 @@ PrecisionDenominator = Literal["k", "retrieved"]
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
-NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES)
+NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES, *BASE_RUN_RECIPES)
 """The metrics that are no expression over one (query, doc, relevance, score) frame: the
-diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, the
-popularity family, which reads the training interactions of every user, and the
-feature-diversity family, which reads the item features."""
+diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, and
+the families that read a side input (:data:`~rankwise.conventions.SIDE_INPUTS`): the popularity
+family, which reads the training interactions of every user, the feature-diversity family,
+which reads the item features, and the base-run family, which reads the base run."""
 
 
 class ExprOptions(TypedDict, total=False):
@@ -494,15 +497,10 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
 
 def check_expressible(m: Metric) -> None:
     """Refuse, naming it, a metric that is no expression over one judged frame."""
-    if m.spec.name in TRAIN_RECIPES:
+    for keyword in inputs_read(m.spec):
         raise InvalidParameterError(
-            f"{m.label} cannot be a metric expression (Polars or SQL): it reads the training interactions of every "
-            "user (an item's popularity), not one query's rows; use rw.evaluate(qrels, run, ..., train=...)"
-        )
-    if m.spec.name in FEATURE_RECIPES:
-        raise InvalidParameterError(
-            f"{m.label} cannot be a metric expression (Polars or SQL): it reads the item features (a vector per item), "
-            "not one query's rows; use rw.evaluate(qrels, run, ..., features=...)"
+            f"{m.label} cannot be a metric expression (Polars or SQL): it reads {SIDE_INPUTS[keyword].what}, not one "
+            f"query's rows; use rw.evaluate(qrels, run, ..., {keyword}=...)"
         )
     if m.spec.name in NOT_EXPRESSIBLE:
         raise InvalidParameterError(

@@ -7,14 +7,14 @@ and the output columns; with the data checks' counts, collected in the same pass
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import BASE, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -97,7 +97,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train or work.features for work in parts.values())
+    with_docs |= any(work.train or work.features or work.base for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -115,6 +115,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_train_values(rows, prep)
         if work.features:
             rows = with_pair_distances(rows, prep, work.pair_depth)
+        if work.base:
+            rows = with_base_ranks(rows, prep, conv)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -186,6 +188,24 @@ def with_train_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
             pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"]).fill_null(0.0),
             pl.col(t["seen"]).fill_null(False),
         )
+    )
+
+
+def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl.LazyFrame:
+    """The ranked rows with the base run's values (:data:`~rankwise._polars.columns.BASE`): the
+    row's item's rank in its user's base list (``prep.base_run`` ranked as the run is, by the
+    same ranking: the tie policy's keys, ``max_rank``; NULL for an item that list does not hold)
+    and whether the user has a base list."""
+    if prep.base_run is None:
+        raise InvalidParameterError("a metric reads the base run: pass base_run=")
+    b = BASE
+    base = replace(prep, run=prep.base_run, columns=replace(prep.columns, cost=None))
+    ranks = ranked(base, conv, False, docs=True).select(Q, D, pl.col(RANK).cast(pl.Float64).alias(b["brank"]))
+    users = prep.base_run.select(Q).unique().with_columns(pl.lit(True).alias(b["blisted"]))
+    return (
+        rows.join(ranks, on=[Q, D], how="left", maintain_order="left")
+        .join(users, on=Q, how="left", maintain_order="left")
+        .with_columns(pl.col(b["blisted"]).fill_null(False))
     )
 
 

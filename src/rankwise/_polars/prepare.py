@@ -19,6 +19,7 @@ from rankwise.inputs.checks import (
     Kind,
     Problem,
     TypeClass,
+    base_run_named,
     check_costs,
     check_profile,
     check_schema,
@@ -98,6 +99,9 @@ class Prepared:
     train_tables: tuple[pl.LazyFrame, pl.LazyFrame] | None = None
     """The training's per-item values and totals (:func:`~rankwise._polars.plan.train_tables`),
     computed once for every query group; None: from :attr:`train` where read."""
+    base_run: pl.LazyFrame | None = None
+    """The base run normalised as the run is (``__q, __d, __s``, and ``__order`` under
+    ``ties='input'``), ids of the run's types; None: none given."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
@@ -142,7 +146,7 @@ class Prepared:
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
     diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
-    features: pl.DataFrame | None = None,
+    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -150,7 +154,9 @@ def prepare(
     given (``__order``, :data:`~rankwise._polars.columns.ORDER`): a frame's row order, a scan's
     (files in the order of their names, each file's rows in its order).
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
-    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`)."""
+    duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`).
+    ``base_run`` (``base_run=``) is checked as a run is, its errors naming it, and normalised
+    as the run is, its ids meeting the run's."""
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     run_types, run_raw = _types(run_schema)
     qrels_types, qrels_raw = _types(qrels_schema)
@@ -168,6 +174,11 @@ def prepare(
         # the item features' ids meet the run's: as text where they disagree
         feature_types, _ = _types(features.schema)
         d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
+    if base_run is not None:
+        # the base run's ids meet the run's: all three as text where any disagree
+        base_types = check_base_run_schema(base_run.collect_schema(), columns)
+        q_base, d_base = ids_as_strings(run_types, base_types, columns)
+        q_str, d_str = q_str or q_base, d_str or d_base
 
     def categorical(c: str) -> bool:
         return any(isinstance(s[c], (pl.Categorical, pl.Enum)) for s in (run_schema, qrels_schema))
@@ -223,9 +234,46 @@ def prepare(
     if train is not None:
         prep.train = user_items(train.rows, users=train.seen is None)
         prep.seen = None if train.seen is None else user_items(train.seen)
+    if base_run is not None:
+        prep.base_run = (base_run.with_row_index(ORDER) if input_order else base_run).select(
+            ids(columns.query_id, q_str).cast(schema[Q]).alias(Q),
+            ids(columns.doc_id, d_str).cast(schema[D]).alias(D),
+            pl.col(columns.score).cast(pl.Float64).alias(S),
+            *([pl.col(ORDER)] if input_order else []),
+        )
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))
+        check_base_run(prep)
+    return prep
+
+
+def check_base_run_schema(schema: pl.Schema, columns: Columns) -> dict[str, TypeClass]:
+    """The base run's columns checked as a run's are (:func:`~rankwise.inputs.checks.check_schema`),
+    the errors naming the base run; its columns' type classes."""
+    types, raw = _types(schema)
+    with base_run_named():
+        check_schema(types, raw, "run", replace(columns, cost=None))
+    return types
+
+
+def check_base_run(prep: Prepared) -> None:
+    """The base run's data checked as a run's are (NULL ids or scores, NaN scores, a document
+    listed twice for a query, no row), the errors naming the base run."""
+    if prep.base_run is None:
+        return
+    base = replace(prep, run=prep.base_run)
+    with base_run_named():
+        base.check_run()
+
+
+def checked_base_run(prep: Prepared) -> Prepared:
+    """``prep`` with its base run collected once and checked (:func:`check_base_run`)."""
+    if prep.base_run is None:
+        return prep
+    with base_run_named():
+        prep = replace(prep, base_run=prep.base_run.collect().lazy())
+    check_base_run(prep)
     return prep
 
 

@@ -713,6 +713,15 @@ def pair_distance_sum(
     return _listed_sum({"cosine": dcosine, "hamming": dhamming}.get(distance, djaccard).cast(pl.Float64), rnk, k)
 
 
+# -- the base-run family (sql/60_base_run.sql) -----------------------------------------------
+
+
+def base_overlap_sum(rnk: pl.Expr, brank: pl.Expr, blisted: pl.Expr, k: int) -> pl.Expr:
+    """Σ_{rnk ≤ k} [brank ≤ k]; k when the user has no list in the base run."""
+    shared = _listed_sum((brank <= k).fill_null(False).cast(pl.Float64), rnk, k)
+    return pl.when(blisted.any()).then(shared).otherwise(pl.lit(float(k))).cast(pl.Float64)
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 

@@ -109,12 +109,12 @@ def set_values(
                 tables[key][1].append(leaf)
     names = groups.select(GROUP).unique() if groups is not None else pl.LazyFrame({GROUP: [0]}, schema={GROUP: pl.Int64})
     result = names
+    columns = {
+        "expo": pl.col(EXPO), "pos": pl.col(POS), "incat": pl.col(INCAT), "ncat": pl.col(NCAT),
+        "irows": pl.col(TRAIN["irows"]), "nrows": pl.col(TRAIN["nrows"]),
+    }
     for table, needed in tables.values():
-        rows = {
-            "expo": pl.col(EXPO), "pos": pl.col(POS), "incat": pl.col(INCAT), "ncat": pl.col(NCAT),
-            "irows": pl.col(TRAIN["irows"]), "nrows": pl.col(TRAIN["nrows"]),
-        }
-        aggregated = table.group_by(GROUP).agg(bind_rows(leaf, rows, _no_input).alias(_key(leaf)) for leaf in needed)
+        aggregated = table.group_by(GROUP).agg(bind_rows(leaf, columns, _no_input).alias(_key(leaf)) for leaf in needed)
         result = result.join(aggregated, on=GROUP, how="left")
     for out in outs:
         values[out.label] = tree_value(out.tree, lambda leaf: pl.col(_key(_set(leaf)))).cast(pl.Float64)

@@ -20,6 +20,7 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    BASE_RUN_COLUMNS,
     FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
@@ -141,6 +142,7 @@ _ROW_COLUMNS = {
     **{name: name for name in TRAIN_COLUMNS},
     **{name: name for name in FEATURE_COLUMNS},
     **{name: name for name in SET_COLUMNS},
+    **{name: name for name in BASE_RUN_COLUMNS},
 }
 
 
@@ -168,6 +170,8 @@ class _Compiler:
         """The parts (rankings) whose rows read them."""
         self.train = False
         """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
+        self.base = False
+        """Whether a run primitive reads the base run's values (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`)."""
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
@@ -214,6 +218,7 @@ class _Compiler:
         if node not in aggs:
             self.run_sql(node, part)  # registers the columns it reads
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
+            self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -323,7 +328,7 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
-    docs: bool = False, train: bool = False,
+    docs: bool = False, train: bool = False, base: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -358,6 +363,7 @@ def _ranking_cte(
     # the run-ordered ideal breaks ties as the ranking does: under ties='input', by the run's order
     carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
     carried += "".join(f"{c}, " for c in TRAIN_COLUMNS) if train else ""
+    carried += "".join(f"{c}, " for c in BASE_RUN_COLUMNS) if base else ""
     return (
         f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
@@ -369,7 +375,7 @@ def build_sql(
     metrics: Sequence[Metric], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
-    seen_view: str | None = None, features_view: str | None = None,
+    seen_view: str | None = None, features_view: str | None = None, base_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -381,6 +387,7 @@ def build_sql(
         subtopics=None if subtopics_view is None else quote(subtopics_view), recursion=recursion,
         train=None if train_view is None else quote(train_view), seen=None if seen_view is None else quote(seen_view),
         features=None if features_view is None else quote(features_view),
+        base=None if base_view is None else quote(base_view),
     )
 
 
@@ -388,7 +395,7 @@ def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
-    features: str | None = None,
+    features: str | None = None, base: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -397,7 +404,9 @@ def statement(
     judgments per subtopic (query_id, subtopic, doc_id, relevance; None: the qrels, one
     subtopic per query), ``recursion`` the dialect's limit clause of a recursive CTE.,
     ``features`` the FROM fragment of the item features in their long form (doc_id, feature: the
-    dimension, value: a number), which the feature-diversity family reads"""
+    dimension, value: a number), which the feature-diversity family reads; ``base`` the FROM
+    fragment of the base run (normalised as the run: query_id, doc_id, score[, input_order]),
+    which the base-run family reads, ranked here as the run is"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -413,10 +422,11 @@ def statement(
         f", {ideal_rank_sql(g)} AS {c}" for (g, side), c in comp.iranks.items() if side == "qrels"
     )
     train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
-    joined = joined_cte(conv, columns, run, qrels, train_cols, train_joins)
+    base_ctes, base_cols, base_joins = _base_values(comp.base, base, qrels, conv)
+    joined = joined_cte(conv, columns, run, qrels, f"{train_cols}{base_cols}", f"{train_joins}{base_joins}")
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
-    first = [] if conv.judgments == "all" else [joined, _listed_judgments(conv, run, qrels)]
+    first = [] if conv.judgments == "all" else [*base_ctes, joined, _listed_judgments(conv, run, qrels)]
     if first:
         judgments = literal(LISTED_JUDGMENTS)
     # the inputs are checked before the statement (the engines' checks, or to_sql's check CTEs)
@@ -473,6 +483,7 @@ def statement(
         base = "base"
     ctes += train_ctes
     if not first:
+        ctes += base_ctes
         ctes.append(joined)
     joins = []
     for part, aggs in comp.parts.items():
@@ -482,7 +493,7 @@ def statement(
         ctes.append(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
-                train=comp.train,
+                train=comp.train, base=comp.base,
             )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
@@ -583,6 +594,32 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         " LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id"
         " LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id"
         " CROSS JOIN rw_train_totals AS tt"
+    )
+    return ctes, cols, joins
+
+
+def _base_values(reads: bool, base: str | None, qrels: str, conv: Conventions) -> tuple[list[str], str, str]:
+    """The base run's values on the joined rows (``reads``: a metric reads them; ``base``: the
+    FROM fragment of the base run, normalised as the run): the CTEs (the base run joined with the
+    judgments and ranked as the run is, by the tie policy's order and cut at ``max_rank``; its
+    users), the joined rows' columns (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`) and their joins."""
+    if not reads:
+        return [], "", ""
+    if base is None:
+        raise InvalidParameterError("a metric reads the base run: pass base_run=")
+    order = f", b.{INPUT_ORDER}" if conv.ties == "input" else ""
+    cut = "" if conv.max_rank is None else f" WHERE brank <= {literal(conv.max_rank)}"
+    ctes = [
+        f"rw_base_joined AS (SELECT b.query_id, b.doc_id, b.score, j.relevance{order} FROM {base} AS b "
+        f"LEFT JOIN {qrels} AS j ON b.query_id = j.query_id AND b.doc_id = j.doc_id)",
+        "rw_base_ranked AS (SELECT * FROM (SELECT query_id, doc_id, CAST(row_number() OVER (PARTITION BY query_id "
+        f"ORDER BY {tie_order(conv.tie_order, conv.trec_eval)}) AS DOUBLE) AS brank FROM rw_base_joined) AS b{cut})",
+        f"rw_base_users AS (SELECT DISTINCT query_id FROM {base})",
+    ]
+    cols = ", bb.brank, bu.query_id IS NOT NULL AS blisted"
+    joins = (
+        " LEFT JOIN rw_base_ranked AS bb ON r.query_id = bb.query_id AND r.doc_id = bb.doc_id"
+        " LEFT JOIN rw_base_users AS bu ON r.query_id = bu.query_id"
     )
     return ctes, cols, joins
 

@@ -8,6 +8,8 @@
   interactions (:data:`POPULARITY_METRICS`);
 - ``rw_feature_diversity`` (``sql/90_evaluate.sql``): the feature-diversity family from a table
   of item features (:data:`FEATURE_DIVERSITY_METRICS`);
+- ``rw_unexpectedness`` (``sql/90_evaluate.sql``): the base-run family from a table of the base
+  run (:data:`UNEXPECTEDNESS_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -190,6 +192,31 @@ def feature_diversity_macro() -> str:
     )
 
 
+UNEXPECTEDNESS_METRICS: tuple[tuple[str, str, bool], ...] = (("Unexpectedness@k", "Unexpectedness", True),)
+"""rw_unexpectedness's columns: (label, metric, takes the cutoff k)."""
+
+
+def unexpectedness_macro() -> str:
+    """The ``rw_unexpectedness`` table macro: the base-run family from a table of the base run
+    (query_id, doc_id, score, as the run), ranked as the run is (rankwise's default ties)."""
+    conv = Conventions()
+    cols = _macro_columns(UNEXPECTEDNESS_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        "rw_base_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(base_run_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_run(base_run_table, subject := 'base run')))",
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", base="rw_base_run")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_unexpectedness(qrels_table, run_table, base_run_table, k := 10, "
+        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    )
+
+
 def _policies() -> list[str]:
     """The tie policies: the default first, then by name."""
     return [TIE_POLICIES[0], *sorted(TIE_POLICIES[1:])]
@@ -227,6 +254,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
     "rw_popularity": ("90_evaluate.sql", popularity_macro),
     "rw_feature_diversity": ("90_evaluate.sql", feature_diversity_macro),
+    "rw_unexpectedness": ("90_evaluate.sql", unexpectedness_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

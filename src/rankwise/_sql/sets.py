@@ -12,13 +12,13 @@ steps as the Polars engine's set pass (:mod:`rankwise._polars.sets`):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rankwise._sql.compiler import _ranking_cte, bind, joined_cte, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.recipes import Output
-from rankwise.primitives import Input, SetPrimitive, fold, leaves
+from rankwise.primitives import Input, Op, Primitive, SetPrimitive, fold, leaves
 
 
 def _catalog(within: str, train: str | None, catalog: str | None) -> str:
@@ -66,7 +66,7 @@ def set_statement(
                 tables[key] = (_exposure(ctes, len(tables), rankings[part], leaf, train, catalog), [])
             if leaf not in tables[key][1]:
                 tables[key][1].append(leaf)
-    names: dict[SetPrimitive, str] = {}
+    names: dict[Primitive, str] = {}
     joins = []
     for n, (table, needed) in enumerate(tables.values()):
         cols = []
@@ -91,8 +91,8 @@ def _no_input(name: str, given: Input) -> str:
     raise TypeError(f"a set-level primitive reads no input ({name}: {given!r})")
 
 
-def _operation(op: object, operands: dict[str, str]) -> str:
-    return bind(op, lambda name, given: operands[name])  # type: ignore[arg-type]
+def _operation(op: Op, operands: Mapping[str, str]) -> str:
+    return bind(op, lambda name, given: operands[name])
 
 
 def _exposure(

@@ -14,7 +14,7 @@ Each command's arguments are added to the parser only when it is the command giv
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args, get_origin, get_type_hints
 
@@ -32,6 +32,7 @@ from rankwise.conventions import (
     ReadOptions,
 )
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.columns import KEYS
 
 if TYPE_CHECKING:
     from rankwise.comparison.paired import CompareOptions
@@ -191,12 +192,7 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
         "--train", help="the training interactions (one row per (user, item) interaction: a Parquet or CSV/TSV file, "
         "a folder or a glob), read by the popularity family (MIUF, Surprisal, ARP, UnseenShare, EPC, EFD)",
     )
-    for col in _FILE_COLUMNS:
-        parser.add_argument(
-            f"--train-{col.replace('_', '-')}-col", dest=f"train_{col}",
-            help=f"name of the training interactions' {'user' if col == 'query_id' else 'item'} column, where it "
-            f"differs from the run's {col}",
-        )
+    _side_column_flags(parser, "train", "the training interactions'", {"query_id": "user", "doc_id": "item"})
     parser.add_argument(
         "--features", help="the item features (one row per item, the item in the run's doc_id column and its vector "
         "in one list column or one numeric column per dimension: a Parquet or CSV/TSV file), read by the "
@@ -206,6 +202,26 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
         "--features-col", dest="features_column",
         help="the item features' column of the vectors (lists or arrays), where they have other columns",
     )
+    parser.add_argument(
+        "--base-run", help="the base run (the baseline ranking each user's list is compared with: a run file in any "
+        "format the run takes), ranked as the run is, read by the base-run family (Unexpectedness)",
+    )
+    _side_column_flags(parser, "base_run", "the base run's", {"query_id": "query", "doc_id": "doc", "score": "score"})
+
+
+def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, words: Mapping[str, str]) -> None:
+    """A side input's own column flags (``--train-query-id-col``, ``--base-run-score-col``: its
+    ``*_columns`` in Python, :data:`~rankwise.inputs.columns.KEYS`), each column's word in ``words``."""
+    for col in KEYS[kind]:
+        parser.add_argument(
+            f"--{kind.replace('_', '-')}-{col.replace('_', '-')}-col", dest=f"{kind}_{col}",
+            help=f"name of {owner} {words[col]} column, where it differs from the run's {col}",
+        )
+
+
+def _side_columns(args: argparse.Namespace, kind: str) -> dict[str, str]:
+    """The columns a side input's flags name (:func:`_side_column_flags`), by keyword."""
+    return {col: str(getattr(args, f"{kind}_{col}")) for col in KEYS[kind] if getattr(args, f"{kind}_{col}")}
 
 
 def _names(text: str) -> list[str]:
@@ -227,13 +243,18 @@ def _input_options(args: argparse.Namespace) -> InputOptions:
         options["qrels_names"] = args.qrels_names
     if args.train is not None:
         options["train"] = args.train
-    train = {col: str(getattr(args, f"train_{col}")) for col in _FILE_COLUMNS if getattr(args, f"train_{col}")}
+    train = _side_columns(args, "train")
     if train:
         options["train_columns"] = train
     if args.features is not None:
         options["features"] = args.features
     if args.features_column is not None:
         options["features_column"] = args.features_column
+    if args.base_run is not None:
+        options["base_run"] = args.base_run
+    base_run = _side_columns(args, "base_run")
+    if base_run:
+        options["base_run_columns"] = base_run
     return options
 
 

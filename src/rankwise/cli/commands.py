@@ -23,7 +23,7 @@ import polars as pl
 from rankwise.cli.arguments import compare_options, parse, read_options
 from rankwise.cli.terminal import Command, progress_line, run, to_stdout
 from rankwise.cli.terminal import say as _say
-from rankwise.conventions import CONVENTION_KEYWORDS, ReadOptions
+from rankwise.conventions import CONVENTION_KEYWORDS, SIDE_INPUTS, ReadOptions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseWarning, UnknownMetricError
 from rankwise.inputs.run_names import check_run_names, unique_names
 from rankwise.outputs.files import (
@@ -260,12 +260,8 @@ def _metric_page(spec: MetricSpec) -> None:
     fields.append(("better", {"higher": "higher", "lower": "lower (a decrease is a win in compare)",
                               "neither": "neither (compare gives no win or loss)"}[spec.better]))
     fields.append(("citation", spec.citation))
-    reads = {
-        "train": "the training interactions: --train FILE (train= in Python)",
-        "features": "the item features: --features FILE (features= in Python)",
-    }
     for name in inputs_read(spec):
-        fields.append(("reads", reads[name]))
+        fields.append(("reads", SIDE_INPUTS[name].page))
     width = max(len(k) for k, _ in fields) + 2
     lines += [f"  {k + ':':<{width}}{v}" for k, v in fields]
     if spec.params:

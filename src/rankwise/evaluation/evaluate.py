@@ -13,6 +13,7 @@ import polars as pl
 
 from rankwise.conventions import (
     READ_KEYWORDS,
+    SIDE_INPUTS,
     TIE_SPREAD_WARNING,
     Columns,
     Conventions,
@@ -161,11 +162,12 @@ def evaluate(
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         train = training(reading, parsed, conv, columns)
         features = featuring(reading, parsed, conv, columns)
+        base_run = basing(reading, parsed, conv, columns)
         run_source = reading.source(run, "run", columns, run_format, paths=paths)
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features,
+            duckdb_config, query_chunks, train, features, base_run,
         )
         if not per_query:
             sets = _set_values(
@@ -285,49 +287,45 @@ def coverage_seen() -> Iterator[list[Coverage]]:
         _SEEN.reset(token)
 
 
-def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Training | None:
-    """The training interactions (``train=``) read when a metric reads them
-    (:func:`~rankwise.metrics.recipes.reading_train`), else None (given or not: nothing reads
-    them); a metric that reads them without ``train=`` is an error naming it."""
-    from rankwise.metrics.recipes import reading_train
+def side_input(
+    keyword: str, reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns
+) -> Any:
+    """The side input ``keyword`` (:data:`~rankwise.conventions.SIDE_INPUTS`: ``train``,
+    ``features``, ``base_run``) read when a metric reads it
+    (:func:`~rankwise.metrics.recipes.reading_side`), else None (given or not: nothing reads
+    it); a metric that reads it when it was not given is an error naming that metric and how to
+    pass it, in the syntax of the interface in use."""
+    from rankwise.metrics.recipes import reading_side
 
-    needed = _needed(
-        reading_train(metrics, conv), reading.train,
-        "the training interactions, the (user, item) rows the recommender learnt from",
-        "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE",
-    )
-    return reading.read_train(columns) if needed else None
+    side = SIDE_INPUTS[keyword]
+    labels = reading_side(metrics, conv, keyword)
+    if not labels:
+        return None
+    if getattr(reading, keyword) is None:
+        raise InvalidParameterError(f"{labels[0]} reads {side.what}: " + in_syntax(side.python, side.command_line))
+    return reading.read_side(keyword, columns)
+
+
+def training(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Training | None:
+    """The training interactions (``train=``) read when a metric reads them (:func:`side_input`)."""
+    return cast("Training | None", side_input("train", reading, metrics, conv, columns))
 
 
 def featuring(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.DataFrame | None:
-    """The item features (``features=``) read and checked when a metric reads them
-    (:func:`~rankwise.metrics.recipes.reading_features`), else None; a metric that reads them
-    without ``features=`` is an error naming it."""
-    from rankwise.metrics.recipes import reading_features
-
-    needed = _needed(
-        reading_features(metrics, conv), reading.features, "the item features, a vector per item",
-        "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
-    )
-    return reading.read_features(columns) if needed else None
+    """The item features (``features=``) read and checked when a metric reads them (:func:`side_input`)."""
+    return cast("pl.DataFrame | None", side_input("features", reading, metrics, conv, columns))
 
 
-def _needed(labels: Sequence[str], given: object, what: str, python: str, command_line: str) -> bool:
-    """Whether an extra input (``what``, ``given`` as the caller gave it) is read: some metric
-    reads it (``labels``: those metrics); a metric that reads it when none was given is an error
-    naming that metric and how to pass it (``python``, ``command_line``: the words of each syntax)."""
-    if not labels:
-        return False
-    if given is None:
-        raise InvalidParameterError(f"{labels[0]} reads {what}: " + in_syntax(python, command_line))
-    return True
+def basing(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame | None:
+    """The base run (``base_run=``) read as a run when a metric reads it (:func:`side_input`)."""
+    return cast("pl.LazyFrame | None", side_input("base_run", reading, metrics, conv, columns))
 
 
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
-    features: pl.DataFrame | None = None,
+    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -344,7 +342,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train, features,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -353,7 +351,7 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train, features,
+            counted, zero, columns, query_chunks, train, features, base_run,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
@@ -361,7 +359,7 @@ def _evaluate(
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
                 run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
-                features=features,
+                features=features, base_run=base_run,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -383,7 +381,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train, features)[0]
+                      segments, duckdb_config, query_chunks, train, features, base_run)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
@@ -441,13 +439,14 @@ def _sample(run: Source, qrels: Source, columns: Columns, formats: tuple[FileFor
 def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
-    train: Training | None = None, features: pl.DataFrame | None = None,
+    train: Training | None = None, features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
     interactions keep their users (an item's popularity counts each user once, whatever its
     segments); what each key's user has seen is their rows keyed the same way. The item features
-    (read already, in the long form) are passed on as one vector per item."""
+    (read already, in the long form) are passed on as one vector per item. The base run is cut to
+    the segments' users, each key given its user's base list."""
     key = SEGMENT_KEY
     pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
@@ -468,6 +467,9 @@ def _evaluate_segments(
             pl.col(VALUE).sort_by(FEATURE).alias(vector)
         )
         extra["features_column"] = vector
+    if base_run is not None:
+        # each (segment, user) key's base list: the user's own
+        extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
@@ -519,6 +521,18 @@ def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Colu
     if user != pairs.collect_schema()[q]:
         rows, pairs = rows.with_columns(pl.col(q).cast(pl.String)), pairs.with_columns(pl.col(q).cast(pl.String))
     return rows.join(pairs, on=q, how="inner").select(pl.col(key).alias(q), pl.col(d))
+
+
+def _keyed_base_run(base_run: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:
+    """The base run's rows with the user replaced by each key of its (segment, user) ``pairs``
+    (ids compared as text where their types differ): the base run cut to the segments' users."""
+    from rankwise._polars.prepare import check_base_run_schema
+
+    check_base_run_schema(base_run.collect_schema(), columns)  # its columns before they are selected
+    q = columns.query_id
+    if base_run.collect_schema().get(q) != pairs.collect_schema()[q]:
+        base_run, pairs = base_run.with_columns(pl.col(q).cast(pl.String)), pairs.with_columns(pl.col(q).cast(pl.String))
+    return base_run.join(pairs, on=q, how="inner").select(pl.col(key).alias(q), columns.doc_id, columns.score)
 
 
 def metric_of_column(column: str) -> Metric | None:

@@ -47,7 +47,13 @@ import polars as pl
 from rankwise._polars import primitives as prim
 from rankwise._polars.columns import ORDER, RANK, REL, SUB, C, D, Q, S
 from rankwise._polars.plan import output_plans
-from rankwise._polars.prepare import Prepared, checked_features, checked_train, prepare
+from rankwise._polars.prepare import (
+    Prepared,
+    checked_base_run,
+    checked_features,
+    checked_train,
+    prepare,
+)
 from rankwise._polars.ranking import ranked, retrieved_judgments
 from rankwise.conventions import (
     READ_KEYWORDS,
@@ -59,7 +65,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
-from rankwise.evaluation.evaluate import featuring, training
+from rankwise.evaluation.evaluate import basing, featuring, training
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -107,10 +113,11 @@ def explain(
         prep = prepare(
             reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
             input_order=conv.ties == "input", train=train, features=featuring(reading, [m], conv, columns),
+            base_run=basing(reading, [m], conv, columns),
         )
         if prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
-        prep = checked_features(prep)
+        prep = checked_base_run(checked_features(prep))
         rows = ranked(prep, conv, out.judged_only, docs=True, scores=True).filter(_is_query(query)).sort(RANK).collect()
         judged = prep.qrels.filter(_is_query(query)).collect()
         if judged.is_empty():
@@ -320,6 +327,10 @@ def _values_by_depth(
         cuts = replace(prep, run=run.lazy(), qrels=qrels.lazy(), query_dtype=pl.Int64(), subtopics=None)
         if prep.train is not None:  # the user's training items, for each cut ranking's query
             cuts.seen = prep.train.filter(_is_query(judged[Q][0])).select(D).join(
+                cut.select(pl.col("rank").alias(Q)).lazy(), how="cross"
+            )
+        if prep.base_run is not None:  # the user's base list, for each cut ranking's query
+            cuts.base_run = prep.base_run.filter(_is_query(judged[Q][0])).drop(Q).join(
                 cut.select(pl.col("rank").alias(Q)).lazy(), how="cross"
             )
         if subtopics is not None:  # subtopic qrels: each cut ranking's query holds them too

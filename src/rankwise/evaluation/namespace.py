@@ -47,18 +47,22 @@ class IRFrame:
         train_columns: Mapping[str, str] | None = None,
         features: Any = None,
         features_column: str | None = None,
+        base_run: Any = None,
+        base_run_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
         keyword ``options``: :class:`~rankwise.conventions.EvaluationOptions`; ``train``, the
         training interactions the popularity family reads, and ``train_columns``, their names;
         ``features``, the item features the feature-diversity family reads, and
-        ``features_column``, the column of their vectors)."""
+        ``features_column``, the column of their vectors; ``base_run``, the base run the
+        base-run family reads, and ``base_run_columns``, its names)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
         given = {
             "train": train, "train_columns": train_columns, "features": features, "features_column": features_column,
+            "base_run": base_run, "base_run_columns": base_run_columns,
         }
         return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
@@ -87,6 +91,8 @@ class IRLazyFrame:
         train_columns: Mapping[str, str] | None = None,
         features: Any = None,
         features_column: str | None = None,
+        base_run: Any = None,
+        base_run_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -100,8 +106,13 @@ class IRLazyFrame:
         from dataclasses import replace
 
         from rankwise._polars.engine import evaluate_lazy
-        from rankwise._polars.prepare import checked_features, checked_train, prepare
-        from rankwise.evaluation.evaluate import featuring, training
+        from rankwise._polars.prepare import (
+            checked_base_run,
+            checked_features,
+            checked_train,
+            prepare,
+        )
+        from rankwise.evaluation.evaluate import basing, featuring, training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
@@ -111,16 +122,19 @@ class IRLazyFrame:
         parsed, options = cast("tuple[list[Metric], EvaluationOptions]", resolve(metrics, options))
         conv = Conventions.from_options(options)
         columns = Columns.from_options(options)
-        reading = Reading(train=train, train_columns=train_columns, features=features, features_column=features_column)
+        reading = Reading(
+            train=train, train_columns=train_columns, features=features, features_column=features_column,
+            base_run=base_run, base_run_columns=base_run_columns,
+        )  # the side inputs (conventions.SIDE_INPUTS), each read only when a metric reads it
         given = training(reading, parsed, conv, columns)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
             diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=given,
-            features=featuring(reading, parsed, conv, columns),
+            features=featuring(reading, parsed, conv, columns), base_run=basing(reading, parsed, conv, columns),
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
         if check_data:
             # the item features are checked as read; here, that the run's items have features
-            prep = checked_features(prep)
+            prep = checked_base_run(checked_features(prep))
         return evaluate_lazy(prep, parsed, conv, columns)

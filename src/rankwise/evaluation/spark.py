@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from rankwise.conventions import (
@@ -27,7 +28,14 @@ from rankwise.conventions import (
 from rankwise.errors import ColumnTypeError, InvalidParameterError, MissingColumnError
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, statement_sql
-from rankwise.inputs.checks import Kind, TypeClass, check_schema, check_train_schema, ids_as_strings
+from rankwise.inputs.checks import (
+    Kind,
+    TypeClass,
+    base_run_named,
+    check_schema,
+    check_train_schema,
+    ids_as_strings,
+)
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
 
@@ -118,6 +126,7 @@ def evaluate(
     train: Any = None,
     features: Any = None,
     features_column: str | None = None,
+    base_run: Any = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -157,7 +166,11 @@ def evaluate(
     ``features``: a DataFrame of the item features (one row per item, the item in the run's doc
     column, its vector in the array column ``features_column``; default: the single other
     column), which the feature-diversity family reads (ILD, ILS); with ``check=True`` the
-    action fails on the faults :func:`rankwise.to_sql` names."""
+    action fails on the faults :func:`rankwise.to_sql` names.
+
+    ``base_run``: a DataFrame of the base run (its columns named as the run's), which the
+    base-run family reads (Unexpectedness), ranked as the run is; its schema is checked as the
+    run's, and with ``check=True`` its data too, the errors naming the base run."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -174,6 +187,11 @@ def evaluate(
     if features is not None:
         vectors = _vector_column(features, columns, features_column)
         d_str = d_str or _type_class(features.schema[columns.doc_id].dataType) != run_types[columns.doc_id]
+    if base_run is not None:
+        with base_run_named():
+            base_types = _check_schema(base_run, "run", replace(columns, cost=None))
+        q_base, d_base = ids_as_strings(run_types, base_types, columns)
+        q_str, d_str = q_str or q_base, d_str or d_base
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -195,9 +213,13 @@ def evaluate(
     if features is not None:
         features_view = f"rw_features_{suffix}"
         _as_strings(features, [columns.doc_id] if d_str else []).createOrReplaceTempView(features_view)
+    base_view = None
+    if base_run is not None:
+        base_view = f"rw_base_run_{suffix}"
+        _as_strings(base_run, text_ids).createOrReplaceTempView(base_view)
     sql = statement_sql(
         parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
-        features=features_view, features_column=vectors or "features",
+        features=features_view, features_column=vectors or "features", base_run=base_view,
     )
     return run.sparkSession.sql(sql)
 

@@ -30,6 +30,7 @@ from typing import Any, cast
 from rankwise._sql.compiler import INPUT_ORDER, build_sql, features_head, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise.conventions import (
+    SIDE_INPUTS,
     Columns,
     Conventions,
     EvaluationOptions,
@@ -40,7 +41,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
-from rankwise.metrics.recipes import reading_features, reading_train
+from rankwise.metrics.recipes import reading_side
 from rankwise.names.presets import resolve
 
 
@@ -131,6 +132,29 @@ def _train_head(dialect: Dialect, train: str, columns: Columns, check: bool) -> 
     ]
 
 
+def _base_run_head(dialect: Dialect, base_run: str, columns: Columns, check: bool, input_order: str | None) -> list[str]:
+    """The CTE ``rw_base_run``: the base run table as (query_id, doc_id, score[, input_order]),
+    named as the run is, with ``check`` only once the run's check (``rw_check_run``, its errors
+    naming the base run) has passed; ``input_order``: as :func:`_head`'s, numbered as the table is
+    scanned."""
+    q = quoter(dialect)
+    select = (
+        f"SELECT {q(columns.query_id)} AS query_id, {q(columns.doc_id)} AS doc_id, "
+        f"CAST({q(columns.score)} AS DOUBLE) AS score"
+        + ("" if input_order is None else f", {input_order} AS {INPUT_ORDER}")
+        + f" FROM {table_name(base_run, q, 'base run table')}"
+    )
+    if not check:
+        return [f"rw_base_run AS ({select})"]
+    return [
+        f"rw_base_run_input AS ({select})",
+        f"rw_base_run_check AS (SELECT ok FROM rw_check_run('rw_base_run_input', query_id_name := "
+        f"{literal(columns.query_id)}, doc_id_name := {literal(columns.doc_id)}, score_name := "
+        f"{literal(columns.score)}, subject := 'base run'))",
+        "rw_base_run AS (SELECT * FROM rw_base_run_input WHERE (SELECT ok FROM rw_base_run_check))",
+    ]
+
+
 def _features_head(dialect: Dialect, features: str, column: str, columns: Columns, check: bool) -> list[str]:
     """The CTE ``rw_features`` of the item features' table (:func:`~rankwise._sql.compiler.features_head`)."""
     rules = dialect_rules(dialect)
@@ -152,6 +176,7 @@ def to_sql(
     train: str | None = None,
     features: str | None = None,
     features_column: str = "features",
+    base_run: str | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -179,16 +204,22 @@ def to_sql(
     column as the run names it, its vector in the list or array column ``features_column``),
     which the feature-diversity family reads (ILD, ILS); with ``check=True`` the statement also
     fails on an empty table, a NULL item or value, a NaN, vectors of different lengths or of
-    none, an item given twice, or an item the run lists without features."""
+    none, an item given twice, or an item the run lists without features.
+
+    ``base_run``: the table of the base run (its columns named as the run's), which the base-run
+    family reads (Unexpectedness), ranked in the statement as the run is; with ``check=True`` the
+    statement also fails on the faults of a run in it (NULL ids or scores, NaN scores, a document
+    listed twice for one query), naming the base run."""
     return statement_sql(
-        metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column
+        metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column,
+        base_run=base_run,
     )
 
 
 def statement_sql(
     metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
     options: Mapping[str, Any], input_order: str | None = None, train: str | None = None,
-    features: str | None = None, features_column: str = "features",
+    features: str | None = None, features_column: str = "features", base_run: str | None = None,
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -203,22 +234,24 @@ def statement_sql(
     if conv.ties == "input":
         numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
     head = _head(dialect, run, qrels, columns, check, numbered)
+    tables = {"train": train, "features": features, "base_run": base_run}
+    for keyword, side in SIDE_INPUTS.items():
+        readers = reading_side(parsed, conv, keyword)
+        if readers and tables[keyword] is None:
+            raise InvalidParameterError(
+                f"{readers[0]} reads {side.what.split(',')[0]}: pass {keyword}= (the table's name)"
+            )
     if train is not None:
         head += _train_head(dialect, train, columns, check)
-    elif reading_train(parsed, conv):
-        raise InvalidParameterError(
-            f"{reading_train(parsed, conv)[0]} reads the training interactions: pass train= (the table's name)"
-        )
     if features is not None:
         head += _features_head(dialect, features, features_column, columns, check)
-    elif reading_features(parsed, conv):
-        raise InvalidParameterError(
-            f"{reading_features(parsed, conv)[0]} reads the item features: pass features= (the table's name)"
-        )
+    if base_run is not None:
+        head += _base_run_head(dialect, base_run, columns, check, None if numbered is None else rules.input_order)
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
         train_view=None if train is None else "rw_train", features_view=None if features is None else "rw_features",
+        base_view=None if base_run is None else "rw_base_run",
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

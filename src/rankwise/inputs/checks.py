@@ -7,7 +7,9 @@ value. The engines never decide what is an error on their own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,6 +23,7 @@ from rankwise.errors import (
     EmptyInputError,
     InvalidValueError,
     MissingColumnError,
+    RankwiseError,
     in_syntax,
     pass_hint,
     warn,
@@ -244,6 +247,36 @@ def check_train(rows: int, nulls: Mapping[str, int], columns: Columns) -> None:
                 f"the training interactions (train=) hold {count} NULL value(s) in their "
                 f"{'user' if keyword == 'query_id' else 'item'} column {name!r}"
             )
+
+
+BASE_RUN_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\bthe run\b", "the base run"), (r"\ba run\b", "a base run"), (r"\brun_columns\b", "base_run_columns"),
+    (r"--run-", "--base-run-"),
+)
+"""How the run's errors are said of the base run (:func:`base_run_named`)."""
+
+
+@contextlib.contextmanager
+def base_run_named() -> Iterator[None]:
+    """Within the block the base run (``base_run=``) is read or checked by the run's own code
+    (every form, every check of a run): an error it raises is raised again, of its class, naming
+    the base run and its own options (``base_run_columns``, ``--base-run-...``) where it named the run.
+
+    >>> with base_run_named():
+    ...     raise EmptyInputError("the run is empty: it has no rows")
+    Traceback (most recent call last):
+    ...
+    rankwise.errors.EmptyInputError: the base run is empty: it has no rows
+    """
+    try:
+        yield
+    except RankwiseError as error:
+        text = str(error.args[0]) if len(error.args) == 1 else str(error)
+        for pattern, words in BASE_RUN_WORDS:
+            text = re.sub(pattern, words, text)
+        if "base run" not in text:
+            text = f"the base run (base_run=): {text}"
+        raise type(error)(text) from error
 
 
 def ids_as_strings(run: Mapping[str, TypeClass], qrels: Mapping[str, TypeClass], columns: Columns) -> tuple[bool, bool]:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import Columns, _FromOptions
+from rankwise.conventions import INPUT_KEYWORDS, Columns, _FromOptions
 from rankwise.errors import InvalidParameterError, closest
 from rankwise.inputs import forms
 from rankwise.inputs.interactions import Training, read_train
@@ -31,6 +31,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "run": ("query_id", "doc_id", "score"),
     "qrels": ("query_id", "doc_id", "relevance"),
     "train": ("query_id", "doc_id"),
+    "base_run": ("query_id", "doc_id", "score"),
 }
 """The column keywords each input's ``*_columns`` may rename."""
 
@@ -94,11 +95,17 @@ class Reading(_FromOptions):
     features_column: str | None = None
     """The item features' column of the vectors (lists or arrays); None: the single other
     column, or every other column as one dimension each (:mod:`rankwise.inputs.features`)."""
+    base_run: Any = field(default=None, compare=False)
+    """The base run (``base_run=``), as given; read by :meth:`read_base_run`."""
+    base_run_columns: Mapping[str, str] | None = None
+    """The base run's own names of the query, doc and score columns, e.g.
+    ``{'score': 'base_score'}``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
         object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
         object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
+        object.__setattr__(self, "base_run_columns", _check_columns("base_run", self.base_run_columns))
         if self.features_column is not None and (not isinstance(self.features_column, str) or not self.features_column):
             raise InvalidParameterError(
                 f"features_column must be a column name (a non-empty string), got {self.features_column!r}"
@@ -150,20 +157,30 @@ class Reading(_FromOptions):
 
         return read_features(self.features, columns, self.features_column)
 
+    def read_base_run(self, columns: Columns) -> pl.LazyFrame | None:
+        """The base run given (``base_run=``), read as the run is read (:func:`~rankwise.inputs.read.to_lazyframe`:
+        every form the run takes) with its own column names (``base_run_columns``), its errors
+        naming the base run (:func:`~rankwise.inputs.checks.base_run_named`); None when none was given."""
+        if self.base_run is None:
+            return None
+        from rankwise.inputs.checks import base_run_named
+
+        with base_run_named():
+            return to_lazyframe(self.base_run, "run", columns, rename=self.base_run_columns)
+
+    def read_side(self, keyword: str, columns: Columns) -> Any:
+        """The side input ``keyword`` (:data:`~rankwise.conventions.SIDE_INPUTS`) given, read
+        (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`); None when none was given."""
+        readers = {"train": self.read_train, "features": self.read_features, "base_run": self.read_base_run}
+        return readers[keyword](columns)
+
     def without(self, kind: Kind) -> dict[str, Any]:
         """:meth:`as_options` without ``kind``'s options (once that input is prepared)."""
         return {key: value for key, value in self.as_options().items() if not key.startswith(f"{kind}_")}
 
     def as_options(self) -> dict[str, Any]:
         """The options given (not None), e.g. to pass them on to :func:`rankwise.evaluate`."""
-        return {
-            key: value for key, value in (
-                ("run_columns", self.run_columns), ("qrels_columns", self.qrels_columns),
-                ("run_names", self.run_names), ("qrels_names", self.qrels_names),
-                ("train", self.train), ("train_columns", self.train_columns),
-                ("features", self.features), ("features_column", self.features_column),
-            ) if value is not None
-        }
+        return {key: getattr(self, key) for key in INPUT_KEYWORDS if getattr(self, key) is not None}
 
 
 def is_form(obj: object) -> bool:

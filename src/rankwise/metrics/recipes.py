@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
+from rankwise.metrics.families import base_run as _base_run
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
@@ -34,9 +35,9 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
+    "BASE_RUN_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
-    "reading_features", "reading_subtopics", "reading_train", "recipe", "tree_of",
+    "reading_features", "reading_side", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
 
 
@@ -61,6 +62,8 @@ TRAIN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _p
 """The popularity family's recipes: they read the training interactions (``train=``)."""
 FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _feature_diversity.SPECS}
 """The feature-diversity family's recipes: they read the item features (``features=``)."""
+BASE_RUN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _base_run.SPECS}
+"""The base-run family's recipes: they read the base run (``base_run=``)."""
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
@@ -155,31 +158,28 @@ def reading_subtopics(metrics: Sequence[Metric], conv: Conventions) -> list[str]
 def reading_train(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     """The labels of the ``metrics`` that read the training interactions (``train=``: their trees
     hold a primitive that reads a :data:`~rankwise.primitives.TRAIN_COLUMNS` column)."""
-    from rankwise.primitives import TRAIN_COLUMNS
-
-    return _reading(metrics, conv, TRAIN_COLUMNS, "train")
-
+    return reading_side(metrics, conv, "train")
 
 
 def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
     """The labels of the ``metrics`` that read the item features (``features=``: their trees
     hold a primitive that reads a :data:`~rankwise.primitives.FEATURE_COLUMNS` column)."""
-    from rankwise.primitives import FEATURE_COLUMNS
-
-    return _reading(metrics, conv, FEATURE_COLUMNS)
+    return reading_side(metrics, conv, "features")
 
 
-def _reading(metrics: Sequence[Metric], conv: Conventions, columns: Sequence[str], side: str = "") -> list[str]:
-    """The labels of the ``metrics`` whose trees hold a primitive reading one of the row
-    ``columns``, or the input ``side`` itself (a set-level primitive's catalog:
+def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> list[str]:
+    """The labels of the ``metrics`` that read the side input ``keyword``
+    (:data:`~rankwise.conventions.SIDE_INPUTS`: their trees hold a primitive reading one of its
+    row columns, or a set-level primitive whose catalog it is:
     :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`)."""
+    from rankwise.conventions import SIDE_INPUTS
     from rankwise.primitives import SetPrimitive, leaves
 
-    wanted = set(columns)
+    wanted = set(SIDE_INPUTS[keyword].row_columns)
 
     def reads(leaf: object) -> bool:
         return bool(wanted & set(getattr(leaf, "reads", ()))) or (
-            isinstance(leaf, SetPrimitive) and side in leaf.side_inputs()
+            isinstance(leaf, SetPrimitive) and keyword in leaf.side_inputs()
         )
 
     return [o.label for o in outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree))]

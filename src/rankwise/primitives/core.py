@@ -60,7 +60,7 @@ Side = Literal["run", "qrels", "intents", "ideal_intents", "subtopic_qrels", "se
 Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
-    "seen", "dcosine", "dhamming", "djaccard",
+    "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
@@ -85,6 +85,11 @@ is all zeros: the similarity of sklearn's ``cosine_similarity``, 0), the Hamming
 count of the features that differ) and the Jaccard distance 1 − |A ∩ B| / |A ∪ B| of the sets of
 nonzero features (0 when both are empty). Summed over the ranks ≤ k they give the sum over the
 list's unordered pairs."""
+
+BASE_RUN_COLUMNS: tuple[Column, ...] = ("brank", "blisted")
+"""The row columns read from the base run (``base_run=``): the row's item's rank in its user's
+list of the base run, ranked as the run is (NULL for an item that list does not hold), and
+whether the row's user has a list in the base run (``blisted``)."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from rankwise.metrics.families import (
     auc,
     average_precision,
+    base_run,
     catalog,
     compat,
     counts,
@@ -44,6 +45,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     diversity.FAMILY,
     popularity.FAMILY,
     feature_diversity.FAMILY,
+    base_run.FAMILY,
     catalog.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
