@@ -520,6 +520,9 @@ class InputOptions(TypedDict, total=False):
       compared with, which the base-run family reads (Unexpectedness; any form the run takes,
       ranked by the run's conventions); ``base_run_columns``: its own names of the query, doc
       and score columns, e.g. ``base_run_columns={'score': 'base_score'}``.
+    - ``catalog``: the items that could be recommended (a list, a Series, a table or a path), the
+      denominator of catalog coverage and the items a Gini index spreads over
+      (:mod:`rankwise.inputs.catalog`); ``catalog_column``: the table's column of the items.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -532,6 +535,8 @@ class InputOptions(TypedDict, total=False):
     features_column: ColumnName
     base_run: Any
     base_run_columns: Mapping[str, ColumnName]
+    catalog: Any
+    catalog_column: ColumnName
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -599,6 +604,11 @@ def _side_inputs() -> dict[str, SideInput]:
             "base_run", ("base_run_columns",), "the base run, the baseline ranking each user's list is compared with",
             "pass base_run= (a run: a frame, a path or a dict {query: {doc: score}})", "pass --base-run FILE",
             BASE_RUN_COLUMNS,
+        ),
+        # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs): no row column
+        SideInput(
+            "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
+            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", (),
         ),
     )}
 

@@ -510,7 +510,7 @@ def evaluate_duckdb(
 def set_values_duckdb(
     run: Source, qrels: Source, outs: Sequence[Output], conv: Conventions, columns: Columns,
     formats: tuple[str | None, str | None] = (None, None), config: Mapping[str, Any] | None = None,
-    train: Training | None = None, groups: pl.DataFrame | None = None,
+    train: Training | None = None, catalog: pl.LazyFrame | None = None, groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level outputs computed by DuckDB (:func:`rankwise._sql.sets.set_statement`), one
     row per group (``groups``: query_id, grp, times; None: one group 0), the inputs as
@@ -529,9 +529,23 @@ def set_values_duckdb(
         if train is not None:
             train_raw, _, d_train = _train_view(con, train.rows, columns, run_types)
             d_str = d_str or d_train
+        catalog_view = None
+        if catalog is not None:  # its items meet the run's ids as text where their types differ
+            catalog_view = f"rw_catalog_{next(_counter)}"
+            con.register(f"{catalog_view}_raw", catalog.collect())
+            item = con.sql(
+                f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(catalog_view + '_raw')} LIMIT 0"
+            ).types[0]
+            d_str = d_str or type_class(str(item)) != run_types[columns.doc_id]
         run_view, _ = _normalise(con, run_raw, "run", columns, q_str, d_str, numbered=conv.ties == "input")
         qrels_view, _ = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
         train_view = None if train_raw is None else _train_normalised(con, train_raw, columns, True, d_str)
+        if catalog_view is not None:
+            d = quote_identifier(columns.doc_id)
+            con.execute(
+                f"CREATE TEMP VIEW {quote_identifier(catalog_view)} AS SELECT "
+                f"{f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id FROM {quote_identifier(catalog_view + '_raw')}"
+            )
         groups_view = None
         if groups is not None:
             groups_view = f"rw_groups_{next(_counter)}"
@@ -543,6 +557,7 @@ def set_values_duckdb(
         sql = set_statement(
             outs, conv, columns, quote_identifier(run_view), quote_identifier(qrels_view),
             train=None if train_view is None else quote_identifier(train_view),
+            catalog=None if catalog_view is None else quote_identifier(catalog_view),
             groups=None if groups_view is None else quote_identifier(groups_view),
         )
         values: pl.DataFrame = con.sql(sql).pl()

@@ -40,16 +40,22 @@ def _no_input(name: str, given: Input) -> pl.Expr:
     raise TypeError(f"a set-level primitive reads no input ({name}: {given!r})")
 
 
-def _catalog_items(prep: Prepared, within: str) -> pl.LazyFrame:
-    """The items of a catalog (``__d``): the training items, or the ``catalog=`` input's."""
+def _catalog_items(prep: Prepared, within: str, catalog: pl.LazyFrame | None) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The items of a catalog (``__d``, of the run's id type: an item of another type that
+    cannot be one is in no list) and its size: the training items, or the ``catalog=`` input's."""
     if within == "train":
         if prep.train is None:
             raise InvalidParameterError("a metric reads the training items as its catalog: pass train=")
-        return prep.train.select(D).unique()
-    raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+        items = prep.train.select(D).unique()
+    elif catalog is None:
+        raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+    else:
+        items = catalog.select(D).unique()
+    size = items.select(pl.len().cast(pl.Float64).alias(NCAT))
+    return items.select(pl.col(D).cast(prep.doc_dtype, strict=False)).drop_nulls(), size
 
 
-def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared) -> pl.LazyFrame:
+def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared, catalog: pl.LazyFrame | None) -> pl.LazyFrame:
     """The exposure table ``leaf`` reads (see the module's step 2)."""
     k, weight, patience = leaf.exposure()
     within = leaf.catalog()
@@ -60,12 +66,10 @@ def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared) -> pl.Lazy
     if within == "listed":  # the listed items are the catalog
         table = table.with_columns(pl.lit(True).alias(INCAT), pl.len().over(GROUP).cast(pl.Float64).alias(NCAT))
     else:
-        items = _catalog_items(prep, within)
+        items, size = _catalog_items(prep, within, catalog)
         table = table.join(
             items.with_columns(pl.lit(True).alias(INCAT)), on=D, how="left"
-        ).with_columns(pl.col(INCAT).fill_null(False)).join(
-            items.select(pl.len().cast(pl.Float64).alias(NCAT)), how="cross"
-        )
+        ).with_columns(pl.col(INCAT).fill_null(False)).join(size, how="cross")
     if "irows" in leaf.reads:
         if prep.train is None:
             raise InvalidParameterError("a metric reads the training interactions: pass train=")
@@ -84,9 +88,11 @@ def scored_rows(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.Lazy
 
 def set_values(
     prep: Prepared, outs: Sequence[Output], conv: Conventions, groups: pl.LazyFrame | None = None,
+    catalog: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level outputs per group: ``groups`` maps each user (``__q``) to its groups
     (:data:`GROUP`) and its count there (:data:`TIMES`); None: every user once, in one group 0.
+    ``catalog``: the ``catalog=`` input's items (``__d``).
     A group where no user lists anything has NULL values; the rows are sorted by group."""
     values: dict[str, pl.Expr] = {}
     tables: dict[tuple[object, ...], tuple[pl.LazyFrame, list[SetPrimitive]]] = {}
@@ -104,7 +110,7 @@ def set_values(
                 per_ranking[out.judged_only] = rows
             key = (out.judged_only, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads)
             if key not in tables:
-                tables[key] = (_exposure(per_ranking[out.judged_only], leaf, prep), [])
+                tables[key] = (_exposure(per_ranking[out.judged_only], leaf, prep, catalog), [])
             if leaf not in tables[key][1]:
                 tables[key][1].append(leaf)
     names = groups.select(GROUP).unique() if groups is not None else pl.LazyFrame({GROUP: [0]}, schema={GROUP: pl.Int64})

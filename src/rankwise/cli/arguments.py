@@ -207,6 +207,13 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
         "format the run takes), ranked as the run is, read by the base-run family (Unexpectedness)",
     )
     _side_column_flags(parser, "base_run", "the base run's", {"query_id": "query", "doc_id": "doc", "score": "score"})
+    parser.add_argument(
+        "--catalog", help="the catalog (the items that could be recommended: a Parquet or CSV/TSV file, the items in "
+        "the run's doc_id column or its only column), read by the set-level metrics (CatalogCoverage, Gini)",
+    )
+    parser.add_argument(
+        "--catalog-col", dest="catalog_column", help="the catalog's column of the items, where it has several",
+    )
 
 
 def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, words: Mapping[str, str]) -> None:
@@ -255,6 +262,10 @@ def _input_options(args: argparse.Namespace) -> InputOptions:
     base_run = _side_columns(args, "base_run")
     if base_run:
         options["base_run_columns"] = base_run
+    if args.catalog is not None:
+        options["catalog"] = args.catalog
+    if args.catalog_column is not None:
+        options["catalog_column"] = args.catalog_column
     return options
 
 

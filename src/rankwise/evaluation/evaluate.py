@@ -172,7 +172,7 @@ def evaluate(
         if not per_query:
             sets = _set_values(
                 run_source, qrels_source, set_level, engine, conv, columns, (run_format, qrels_format), segments,
-                duckdb_config, train,
+                duckdb_config, train, side_input("catalog", reading, set_level, conv, columns),
             ) if set_level else None
             result = _summary(result, sets, [m.label for m in parsed], segments, columns)
     seen = _SEEN.get()
@@ -203,7 +203,8 @@ def _summary(
 def _set_values(
     run: Source, qrels: Source, metrics: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     formats: tuple[FileFormat | None, FileFormat | None], segments: list[str],
-    duckdb_config: Mapping[str, Any] | None, train: Training | None, groups: pl.DataFrame | None = None,
+    duckdb_config: Mapping[str, Any] | None, train: Training | None, catalog: pl.LazyFrame | None = None,
+    groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level metrics' values computed by ``engine`` over the judged users the run lists
     (:mod:`rankwise._polars.sets`, :mod:`rankwise._sql.sets`): without ``groups``, one row per
@@ -237,7 +238,7 @@ def _set_values(
         from rankwise._duckdb.engine import set_values_duckdb
 
         values = set_values_duckdb(
-            run, qrels, outs, conv, columns, formats, duckdb_config, training,
+            run, qrels, outs, conv, columns, formats, duckdb_config, training, catalog,
             None if groups is None else groups.select(pl.col(q).alias("query_id"), pl.col(GROUP).alias("grp"),
                                                       pl.col(TIMES).alias("times")),
         ).rename({"grp": GROUP})
@@ -246,7 +247,10 @@ def _set_values(
             to_lazyframe(run, "run", columns, formats[0]), to_lazyframe(qrels, "qrels", columns, formats[1]), columns,
             check_data=False, train=training,
         )
-        values = set_values(prep, outs, conv, None if groups is None else groups.rename({q: "__q"}).lazy())
+        values = set_values(
+            prep, outs, conv, None if groups is None else groups.rename({q: "__q"}).lazy(),
+            None if catalog is None else catalog.rename({columns.doc_id: "__d"}),
+        )
     values = values.with_columns(pl.col(GROUP).cast(pl.Int64))
     if keys is not None:
         return keys.join(values, on=GROUP, how="left").drop(GROUP)
@@ -267,7 +271,8 @@ def set_level(
         return _set_values(
             reading.source(run, "run", columns, None, paths=paths), reading.source(qrels, "qrels", columns, None, paths=paths),
             list(metrics), engine, conv, columns, (None, None), list(by), duckdb_config,
-            training(reading, list(metrics), conv, columns), groups,
+            training(reading, list(metrics), conv, columns), side_input("catalog", reading, list(metrics), conv, columns),
+            groups,
         )
 
 

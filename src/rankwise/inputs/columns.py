@@ -100,16 +100,20 @@ class Reading(_FromOptions):
     base_run_columns: Mapping[str, str] | None = None
     """The base run's own names of the query, doc and score columns, e.g.
     ``{'score': 'base_score'}``."""
+    catalog: Any = field(default=None, compare=False)
+    """The catalog (``catalog=``), as given; read by :meth:`read_catalog`."""
+    catalog_column: str | None = None
+    """The catalog table's column of the items; None: the run's doc column, else its only column."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
         object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
         object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
         object.__setattr__(self, "base_run_columns", _check_columns("base_run", self.base_run_columns))
-        if self.features_column is not None and (not isinstance(self.features_column, str) or not self.features_column):
-            raise InvalidParameterError(
-                f"features_column must be a column name (a non-empty string), got {self.features_column!r}"
-            )
+        for name in ("features_column", "catalog_column"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InvalidParameterError(f"{name} must be a column name (a non-empty string), got {value!r}")
         object.__setattr__(self, "run_names", _check_names("run", self.run_names))
         object.__setattr__(self, "qrels_names", _check_names("qrels", self.qrels_names))
 
@@ -168,10 +172,23 @@ class Reading(_FromOptions):
         with base_run_named():
             return to_lazyframe(self.base_run, "run", columns, rename=self.base_run_columns)
 
+    def read_catalog(self, columns: Columns) -> pl.LazyFrame | None:
+        """The catalog given (``catalog=``), its distinct items in the doc column
+        (:mod:`rankwise.inputs.catalog`); None when none was given."""
+        if self.catalog is None:
+            return None
+        from rankwise.inputs.catalog import read_catalog
+
+        return read_catalog(self.catalog, columns, self.catalog_column)
+
     def read_side(self, keyword: str, columns: Columns) -> Any:
         """The side input ``keyword`` (:data:`~rankwise.conventions.SIDE_INPUTS`) given, read
-        (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`); None when none was given."""
-        readers = {"train": self.read_train, "features": self.read_features, "base_run": self.read_base_run}
+        (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`, :meth:`read_catalog`);
+        None when none was given."""
+        readers = {
+            "train": self.read_train, "features": self.read_features, "base_run": self.read_base_run,
+            "catalog": self.read_catalog,
+        }
         return readers[keyword](columns)
 
     def without(self, kind: Kind) -> dict[str, Any]:
