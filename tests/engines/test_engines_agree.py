@@ -18,7 +18,7 @@ from rankwise.metrics.recipes import RECIPES, reading_features, reading_side, re
 from rankwise.metrics.registry import SPECS
 from rankwise.primitives import Primitive, declared, leaves, qrels_needs
 from tests.conftest import first_judgments, greedy_ideal, run_on
-from tests.metrics.test_metric_strings import metrics
+from tests.metrics.test_metric_strings import PER_QUERY_SPECS, metrics
 from tests.strategies import Case, cases
 from tests.tiers import examples
 
@@ -74,7 +74,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", PER_QUERY_SPECS, ids=lambda s: s.name)
 def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance: Path) -> None:
     """Each metric by itself (no other metric registering the pieces it needs), on Polars
     eager, Polars lazy and DuckDB (on Spark, test_spark's every-metric check)."""

@@ -250,8 +250,16 @@ def test_diversity_measures_are_refused_by_name() -> None:
     assert set(NOT_EXPRESSIBLE) == {
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
-        "ILD", "ILS", "Unexpectedness",
+        "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
     }
+
+
+def test_set_level_metrics_are_refused_by_name() -> None:
+    """One value per run, from every user's list: no expression over one query's rows."""
+    for name in ("CatalogCoverage@10", "Gini(catalog='listed')@5", "Entropy", "SelfInformation@10"):
+        for build in (rw.expr, rw.sql_expr):
+            with pytest.raises(rw.InvalidParameterError, match=r"cannot be a metric expression \(Polars or SQL\): it is one value per run"):
+                build(name)
 
 
 def test_the_popularity_family_is_refused_by_name() -> None:

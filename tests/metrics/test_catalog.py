@@ -19,9 +19,15 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import rankwise as rw
 from tests.conftest import close_rows
+from tests.metrics.test_metric_strings import metrics
+from tests.strategies import cases
+from tests.tiers import examples
 
 GOLDENS = json.loads((Path(__file__).parents[1] / "data" / "beyond" / "set_goldens.json").read_text())
 
@@ -214,3 +220,106 @@ def test_command_line(tmp_path: Path) -> None:
     assert refused.returncode == 2 and refused.stderr.strip() == (
         "rankwise: error: Gini@10 reads the catalog, the items that could be recommended: pass --catalog FILE"
     )
+
+
+# -- random data: every engine equals the definitions, written out here ---------------------------
+DEFINED = [
+    "CatalogCoverage@{k}", "CatalogCoverage(count=True)@{k}", "CatalogCoverage(catalog='train')@{k}", "Gini@{k}",
+    "Gini(catalog='listed')@{k}", "Gini(catalog='train')", "Gini(weight='geometric', patience=0.5)@{k}",
+    "Entropy@{k}", "Entropy(base='e', per_item=True)", "SelfInformation@{k}",
+]
+
+
+def _definitions(case: Any, catalog: list[str], k: int) -> dict[str, float | None]:
+    """Each of :data:`DEFINED` by its formula, over the judged users' lists in trec_eval's order
+    (score descending, then doc id descending)."""
+    import math
+
+    lists = [
+        sorted(docs, key=lambda d: (docs[d], d), reverse=True) for q, docs in case.run.items() if q in case.qrels
+    ]
+
+    def exposure(cut: int | None, weight: Any = lambda r: 1.0) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for items in lists:
+            for r, d in enumerate(items[:cut], start=1):
+                out[d] = out.get(d, 0.0) + weight(r)
+        return out
+
+    def gini(x: dict[str, float], items: set[str] | None) -> float | None:
+        values = sorted(x.get(i, 0.0) for i in (set(x) if items is None else items | set(x)))
+        n, total = len(values), sum(values)
+        return sum((2 * i - n - 1) * v for i, v in enumerate(values, start=1)) / (n * total) if total else None
+
+    def entropy(x: dict[str, float], base: float) -> float | None:
+        total = sum(x.values())
+        return -sum(v / total * math.log(v / total) for v in x.values()) / math.log(base) if total else None
+
+    trained = {d for _, d in case.train}
+    rows = {d: sum(1 for _, t in case.train if t == d) for d in trained}
+    at_k, whole = exposure(k), exposure(None)
+    listed_rows = sum(at_k.values())
+    info = sum(v * -math.log2(rows[d] / len(case.train)) for d, v in at_k.items() if d in trained)
+    return {
+        "CatalogCoverage@{k}": len(set(at_k) & set(catalog)) / len(set(catalog)) if at_k else None,
+        "CatalogCoverage(count=True)@{k}": float(len(at_k)) if at_k else None,
+        "CatalogCoverage(catalog='train')@{k}": len(set(at_k) & trained) / len(trained) if at_k else None,
+        "Gini@{k}": gini(at_k, set(catalog)),
+        "Gini(catalog='listed')@{k}": gini(at_k, None),
+        "Gini(catalog='train')": gini(whole, trained),
+        "Gini(weight='geometric', patience=0.5)@{k}": gini(exposure(k, lambda r: 0.5 ** (r - 1)), set(catalog)),
+        "Entropy@{k}": entropy(at_k, 2.0),
+        "Entropy(base='e', per_item=True)": (e / len(whole)) if (e := entropy(whole, math.e)) is not None else None,
+        "SelfInformation@{k}": info / listed_rows if listed_rows else None,
+    }
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(case=cases(), k=st.integers(1, 4), extra=st.lists(st.sampled_from(["x1", "x2", "zz"]), unique=True))
+def test_random_data_equals_the_definitions(case: Any, k: int, extra: list[str]) -> None:
+    """Ties, unjudged users (left out), items only in the catalog or only in training, lists
+    shorter than k, one listed item."""
+    catalog = sorted({d for docs in case.run.values() for d in docs} | set(extra))
+    expected = _definitions(case, catalog, k)
+    labels = [name.format(k=k) for name in DEFINED]
+    for engine in ENGINES:
+        got = rw.evaluate(
+            case.qrels_frame(), case.run_frame(), labels, train=case.train_frame(), catalog=catalog,
+            per_query=False, engine=engine,
+        )
+        for name, label in zip(DEFINED, labels, strict=True):
+            value, want = got[label].item(), expected[name]
+            assert (value is None) == (want is None), (engine, label, value, want)
+            if want is not None:
+                assert value == pytest.approx(want, abs=1e-12), (engine, label)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(30), deadline=None)
+@given(
+    case=cases(), chosen=st.lists(metrics("set"), min_size=1, max_size=4, unique_by=repr),
+    ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic"]), max_rank=st.sampled_from([None, 1, 3]),
+    judged_only=st.booleans(), by=st.booleans(),
+)
+def test_the_engines_agree(case: Any, chosen: list[rw.Metric], ties: str, max_rank: int | None,
+                           judged_only: bool, by: bool) -> None:
+    """Random parameters and conventions, by= segments: Polars and DuckDB give the same values."""
+    run = case.run_frame()
+    if by:
+        run = run.with_columns(segment=(pl.col("doc_id").str.len_chars() % 2).cast(pl.String))
+    names = [repr(m) for m in chosen]
+    kw: dict[str, Any] = dict(
+        ties=ties, max_rank=max_rank, judged_only=judged_only, train=case.train_frame(), per_query=False,
+        catalog=sorted({d for docs in case.run.values() for d in docs}), by="segment" if by else None,
+    )
+    polars = rw.evaluate(case.qrels_frame(), run, names, **kw)
+    duck = rw.evaluate(case.qrels_frame(), run, names, engine="duckdb", **kw)
+    assert polars.columns == duck.columns == (["segment"] if by else []) + names
+    assert_frame_equal(polars, duck, check_exact=False, abs_tol=1e-12, rel_tol=1e-12)
+
+
+def test_explain_refuses_a_set_level_metric_by_name() -> None:
+    data = Path(__file__).parents[2] / "examples" / "data"
+    with pytest.raises(rw.InvalidParameterError, match=r"Gini\(catalog='listed'\)@10 is one value per run .*no rank-by-rank"):
+        rw.explain(data / "qrels.parquet", data / "run.parquet", "Gini(catalog='listed')@10", "q001")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import rankwise as rw
 from rankwise.metrics import families
 from rankwise.metrics.families import FAMILIES, shared
 from rankwise.metrics.recipes import RECIPES
@@ -101,3 +102,25 @@ def test_the_readme_table_lists_the_metrics_family_by_family() -> None:
     table = text[text.index("<!-- metrics:start -->") : text.index("<!-- metrics:end -->")]
     rows = [line.split("**")[1] for line in table.splitlines() if line.startswith("| **")]
     assert rows == [s.name for f in FAMILIES for s in f.specs]
+
+
+def test_each_metric_reads_the_side_inputs_its_page_says() -> None:
+    """The side inputs a metric reads with some parameters (its page's "reads:" lines,
+    :func:`rankwise.metrics.registry.inputs_read`, from its family's declaration) are those its
+    trees read: with its defaults and with each choice of each parameter that has choices."""
+    from rankwise.conventions import SIDE_INPUTS
+    from rankwise.metrics.recipes import reading_side
+    from rankwise.metrics.registry import inputs_read
+
+    for spec in rw.SPECS:
+        variants: list[dict[str, object]] = [{}]
+        variants += [{p.name: c} for p in spec.params if p.kind is str and p.choices for c in p.choices]
+        variants += [{p.name: not p.default} for p in spec.params if p.kind is bool]
+        read: set[str] = set()
+        for params in variants:
+            try:
+                metric = rw.metric.make_metric(spec, params, 10 if spec.cutoff != "none" else None)
+            except rw.RankwiseError:  # a choice that needs another parameter
+                continue
+            read |= {keyword for keyword in SIDE_INPUTS if reading_side([metric], rw.Conventions(), keyword)}
+        assert read == set(inputs_read(spec)), spec.name

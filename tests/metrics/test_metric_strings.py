@@ -115,9 +115,16 @@ def _param_values(spec: MetricSpec) -> st.SearchStrategy[dict[str, object]]:
     return st.fixed_dictionaries({}, optional=options)
 
 
+PER_QUERY_SPECS = [s for s in SPECS if s.aggregate != "set"]
+"""The specs with per-query values (not the set-level ones: one value per run)."""
+SET_LEVEL_SPECS = [s for s in SPECS if s.aggregate == "set"]
+
+
 @st.composite
-def metrics(draw: st.DrawFn) -> rw.Metric:
-    spec = draw(st.sampled_from(SPECS))
+def metrics(draw: st.DrawFn, level: str = "query") -> rw.Metric:
+    """A registered metric with random parameters and cutoff: one with per-query values
+    (``level='query'``), a set-level one (``'set'``) or any (``'any'``)."""
+    spec = draw(st.sampled_from({"query": PER_QUERY_SPECS, "set": SET_LEVEL_SPECS, "any": SPECS}[level]))
     params = draw(_param_values(spec))
     cutoff = None
     needs = any(params.get(p.name) in p.needs_cutoff for p in spec.params)  # e.g. nDCG(ideal='k') needs @k
@@ -126,7 +133,7 @@ def metrics(draw: st.DrawFn) -> rw.Metric:
     return rw.Metric(spec, tuple((p.name, params[p.name]) for p in spec.params if p.name in params), cutoff)  # type: ignore[misc]
 
 
-@given(metrics())
+@given(metrics("any"))
 def test_repr_round_trips(metric: rw.Metric) -> None:
     parsed = rw.parse_metric(repr(metric))
     assert parsed == metric

@@ -458,17 +458,6 @@ def test_every_engine_equals_the_definitions(data: st.DataObject, k: int, engine
                 assert row[metric] == pytest.approx(expected, abs=1e-12), (metric, row)
 
 
-def test_the_family_declares_the_input_its_trees_read() -> None:
-    """The metric pages read the family's declaration; every spec's tree agrees with it."""
-    from rankwise.metrics.recipes import reading_features, reading_train
-    from rankwise.metrics.registry import SPECS, inputs_read
-
-    for spec in SPECS:
-        metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
-        assert bool(reading_train([metric], rw.Conventions())) == ("train" in inputs_read(spec)), spec.name
-        assert bool(reading_features([metric], rw.Conventions())) == ("features" in inputs_read(spec)), spec.name
-
-
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @pytest.mark.parametrize("int_ids", [False, True])
 def test_segments_score_each_segment_against_the_same_training(engine: str, int_ids: bool) -> None:

@@ -314,19 +314,6 @@ def test_command_line(tmp_path: Path) -> None:
     assert "reads:       the base run: --base-run FILE (base_run= in Python)" in page.stdout
 
 
-def test_the_families_declare_the_side_inputs_their_trees_read() -> None:
-    """Each family's ``reads`` (the metric pages' "reads:" lines) is what its metrics' trees read,
-    for every side input of :data:`rankwise.conventions.SIDE_INPUTS`."""
-    from rankwise.conventions import SIDE_INPUTS
-    from rankwise.metrics.recipes import reading_side
-    from rankwise.metrics.registry import inputs_read
-
-    for spec in rw.SPECS:
-        metric = rw.metric.make_metric(spec, {}, 10 if spec.cutoff == "required" else None)
-        for keyword in SIDE_INPUTS:
-            assert bool(reading_side([metric], rw.Conventions(), keyword)) == (keyword in inputs_read(spec)), spec.name
-
-
 def test_the_report_draws_it_against_accuracy(tmp_path: Path) -> None:
     """A beyond-accuracy family: the report's trade-off figure draws it against the first accuracy
     metric, reading the base run as compare does."""

@@ -128,6 +128,7 @@ from rankwise.metrics.recipes import (
     BASE_RUN_RECIPES,
     DIVERSITY_RECIPES,
     FEATURE_RECIPES,
+    SET_RECIPES,
     TRAIN_RECIPES,
     recipe,
     tree_of,
@@ -155,12 +156,15 @@ PrecisionDenominator = Literal["k", "retrieved"]
 By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
-NOT_EXPRESSIBLE: tuple[str, ...] = (*DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES, *BASE_RUN_RECIPES)
+NOT_EXPRESSIBLE: tuple[str, ...] = (
+    *DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES, *BASE_RUN_RECIPES, *SET_RECIPES,
+)
 """The metrics that are no expression over one (query, doc, relevance, score) frame: the
 diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, and
 the families that read a side input (:data:`~rankwise.conventions.SIDE_INPUTS`): the popularity
 family, which reads the training interactions of every user, the feature-diversity family,
-which reads the item features, and the base-run family, which reads the base run."""
+which reads the item features, and the base-run family, which reads the base run; and the
+set-level metrics (the catalog family), one value per run."""
 
 
 class ExprOptions(TypedDict, total=False):
@@ -497,6 +501,11 @@ def _tie_ranking(conv: Conventions, options: Mapping[str, object], metric: str) 
 
 def check_expressible(m: Metric) -> None:
     """Refuse, naming it, a metric that is no expression over one judged frame."""
+    if m.spec.aggregate == "set":
+        raise InvalidParameterError(
+            f"{m.label} cannot be a metric expression (Polars or SQL): it is one value per run (a set-level metric), "
+            "computed from every user's list; use rw.evaluate(qrels, run, ..., per_query=False)"
+        )
     for keyword in inputs_read(m.spec):
         raise InvalidParameterError(
             f"{m.label} cannot be a metric expression (Polars or SQL): it reads {SIDE_INPUTS[keyword].what}, not one "

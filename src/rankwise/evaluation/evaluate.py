@@ -55,6 +55,8 @@ COVERAGE_METRICS: tuple[Metric, ...] = (
 )
 """Evaluated with every evaluation's metrics: per query, the documents retrieved, and those of
 them judged (any relevance, negative too): how the run and the judgments met."""
+SCORED = make_metric(get_spec("NumQ"), {}, None, "__rw_scored")
+"""The per-query pass of an evaluation of set-level metrics alone (its column dropped)."""
 ENGINES: tuple[str, ...] = ("polars", "duckdb")
 MAX_QUERY_CHUNKS = 10_000
 """The most query groups ``query_chunks`` may ask for (each is a set of files of its own)."""
@@ -158,7 +160,8 @@ def evaluate(
     # each input read once, here, into the form the engine takes: a Polars frame, or for the
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
     paths = engine == "duckdb" and not segments
-    per_query_metrics = [m for m in parsed if m.spec.aggregate != "set"]
+    # set-level metrics alone: the queries' pass (the checks, the users scored) counts queries
+    per_query_metrics = [m for m in parsed if m.spec.aggregate != "set"] or [SCORED]
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
         train = training(reading, parsed, conv, columns)
         features = featuring(reading, parsed, conv, columns)
@@ -169,6 +172,8 @@ def evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
             duckdb_config, query_chunks, train, features, base_run,
         )
+        if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
+            result = result.drop(SCORED.label)
         if not per_query:
             sets = _set_values(
                 run_source, qrels_source, set_level, engine, conv, columns, (run_format, qrels_format), segments,

@@ -104,6 +104,11 @@ def explain(
             f"({', '.join(f.label for f in found[:5])}{', ...' if len(found) > 5 else ''})"
         )
     (m,) = found
+    if m.spec.aggregate == "set":
+        raise InvalidParameterError(
+            f"{m.label} is one value per run (a set-level metric), computed from every user's list: it has no "
+            "rank-by-rank value for one query; evaluate(..., per_query=False) gives it"
+        )
     conv = Conventions.from_options(options)
     columns = Columns.from_options(options)
     (out,) = outputs([m], conv)

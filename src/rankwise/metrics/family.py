@@ -106,6 +106,9 @@ class MetricFamily:
     interactions; ``'features'``: the item features), for the metric pages;
     ``tests/metrics/test_popularity.py`` checks it against the metrics' trees
     (:func:`rankwise.metrics.recipes.reading_train`, :func:`~rankwise.metrics.recipes.reading_features`)."""
+    reads_by_spec: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Where its metrics read different inputs: spec name -> the inputs that spec's metrics read
+    (with some parameters), instead of :attr:`reads`."""
     beyond_accuracy: bool = False
     """Whether its metrics measure something besides how relevant the ranking is (novelty,
     popularity, diversity of a recommender's lists): a report draws each against an accuracy

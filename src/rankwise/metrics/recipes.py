@@ -22,6 +22,7 @@ from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import base_run as _base_run
+from rankwise.metrics.families import catalog as _catalog
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
@@ -35,7 +36,7 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "BASE_RUN_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "TRAIN_RECIPES", "CwlModel", "Output",
+    "BASE_RUN_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "SET_RECIPES", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
     "reading_features", "reading_side", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
@@ -64,6 +65,8 @@ FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in 
 """The feature-diversity family's recipes: they read the item features (``features=``)."""
 BASE_RUN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _base_run.SPECS}
 """The base-run family's recipes: they read the base run (``base_run=``)."""
+SET_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _catalog.SPECS}
+"""The catalog family's recipes: set-level, one value per run (no per-query value)."""
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:

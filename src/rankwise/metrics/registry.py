@@ -35,9 +35,10 @@ def all_names() -> list[str]:
 
 
 def inputs_read(spec: MetricSpec) -> tuple[str, ...]:
-    """The inputs beyond the qrels and the run that ``spec``'s family reads
-    (:attr:`~rankwise.metrics.family.MetricFamily.reads`)."""
-    return next((family.reads for family in FAMILIES if spec in family.specs), ())
+    """The inputs beyond the qrels and the run that ``spec``'s metrics read, with some parameters
+    (:attr:`~rankwise.metrics.family.MetricFamily.reads`, or the family's
+    :attr:`~rankwise.metrics.family.MetricFamily.reads_by_spec` where its metrics differ)."""
+    return next((family.reads_by_spec.get(spec.name, family.reads) for family in FAMILIES if spec in family.specs), ())
 
 
 def beyond_accuracy(spec: MetricSpec) -> bool:

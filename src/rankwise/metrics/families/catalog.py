@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rankwise.conventions import LIMIT
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -53,7 +54,8 @@ PATIENCE = Param(
 )
 BASE = Param(
     "base", float, 2.0, "the logarithm's base: 2 (bits; recommenders' distributional_coverage) or 'e' (nats; RecBole)",
-    choices=("e",), minimum=1.0, exclusive_min=True, bounds="a logarithm that grows",
+    choices=("e",), minimum=1.0, exclusive_min=True, maximum=LIMIT,
+    bounds="a logarithm that grows (base above 1); no natural ceiling",
 )
 PER_ITEM = Param(
     "per_item", bool, False, "divided by the number of distinct items listed (RecBole ShannonEntropy)",
@@ -158,4 +160,5 @@ def recipes() -> Mapping[str, Recipe]:
 FAMILY = MetricFamily(
     name="catalog coverage and concentration (one value per run)", specs=SPECS, recipes=recipes,
     reads=("catalog", "train"), beyond_accuracy=True,
+    reads_by_spec={"Entropy": (), "SelfInformation": ("train",)},
 )
