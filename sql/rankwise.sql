@@ -1277,6 +1277,13 @@ CREATE OR REPLACE TEMP MACRO rw_exposure_total(expo) AS
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
     sum(CASE WHEN irows > 0 THEN -expo * log2(irows / nrows) ELSE 0.0 END)::DOUBLE;
 
+-- The catalog's check (to_sql's catalog= table): an item at least, no NULL item.
+CREATE OR REPLACE TEMP MACRO rw_catalog_ok(n, null_items) AS
+    CASE WHEN n = 0 THEN error('rankwise: the catalog (catalog=) has no items')
+         WHEN null_items > 0 THEN error('rankwise: the catalog (catalog=) holds ' || CAST(null_items AS VARCHAR)
+                                        || ' NULL item' || CASE WHEN null_items > 1 THEN 's' ELSE '' END)
+         ELSE true END;
+
 -- ==== 60_base_run.sql ====
 
 -- rankwise's base-run family (rankwise/primitives/base_run.py): an aggregate macro over the ranked rows (rnk

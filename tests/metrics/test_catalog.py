@@ -323,3 +323,115 @@ def test_explain_refuses_a_set_level_metric_by_name() -> None:
     data = Path(__file__).parents[2] / "examples" / "data"
     with pytest.raises(rw.InvalidParameterError, match=r"Gini\(catalog='listed'\)@10 is one value per run .*no rank-by-rank"):
         rw.explain(data / "qrels.parquet", data / "run.parquet", "Gini(catalog='listed')@10", "q001")
+
+
+# -- SQL: to_sql (DuckDB and Spark dialects) and Spark --------------------------------------------
+SQL_METRICS = [
+    "CatalogCoverage@2", "CatalogCoverage(count=True)@2", "Gini@2", "Gini(catalog='train')@2", "Entropy@2",
+    "Entropy(base='e', per_item=True)", "SelfInformation@2", "Gini(weight='geometric', catalog='listed')",
+]
+
+
+def _sql_inputs() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    run = pl.DataFrame({
+        "query_id": ["u1", "u1", "u1", "u2", "u2", "u3", "u9"], "doc_id": ["a", "b", "c", "a", "d", "a", "z"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["u1", "u2", "u3"], "doc_id": ["a", "a", "x"], "relevance": [1, 1, 1]})
+    train = pl.DataFrame({"query_id": ["u1", "u2", "u4", "u4"], "doc_id": ["a", "b", "a", "e"]})
+    catalog = pl.DataFrame({"item": ["a", "b", "c", "d", "e", "f"]})
+    return run, qrels, train, catalog
+
+
+def test_to_sql_gives_one_row_as_evaluate() -> None:
+    import duckdb
+
+    run, qrels, train, catalog = _sql_inputs()
+    con = duckdb.connect()
+    for name, frame in (("run", run), ("qrels", qrels), ("train_rows", train), ("items", catalog)):
+        con.register(name, frame)
+    got = con.sql(rw.to_sql(SQL_METRICS, train="train_rows", catalog="items", catalog_column="item")).pl()
+    want = rw.evaluate(qrels, run, SQL_METRICS, train=train, catalog=catalog["item"], per_query=False)
+    assert got.columns == SQL_METRICS and close_rows(got.rows(), want.rows())
+    with pytest.raises(rw.InvalidParameterError, match=r"Gini@2 is one value per run .* and AP a per-query value"):
+        rw.to_sql(["Gini@2", "AP"], catalog="items")
+    with pytest.raises(rw.InvalidParameterError, match=r"Gini@2 reads the catalog: pass catalog= \(the table's name\)"):
+        rw.to_sql(["Gini@2"])
+    con.register("empty_items", catalog.clear())
+    with pytest.raises(duckdb.Error, match=r"rankwise: the catalog \(catalog=\) has no items"):
+        con.sql(rw.to_sql(["Gini@2"], catalog="empty_items", catalog_column="item")).fetchall()
+
+
+def test_spark(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    run, qrels, train, catalog = _sql_inputs()
+    got = from_spark(rw.spark.evaluate(
+        to_spark(spark, qrels), to_spark(spark, run), SQL_METRICS, train=to_spark(spark, train),
+        catalog=to_spark(spark, catalog), catalog_column="item",
+    ))
+    want = rw.evaluate(qrels, run, SQL_METRICS, train=train, catalog=catalog["item"], per_query=False)
+    assert got.columns == SQL_METRICS and close_rows(got.rows(), want.rows())
+
+
+
+# -- compare: each run's value, the difference, a bootstrap interval over the users ---------------
+def test_compare_gives_values_and_a_recentred_bootstrap_interval() -> None:
+    """The values are evaluate()'s; the interval is recomputed here from the same resamples: the
+    users drawn with numpy's multinomial (seed 0), the runs evaluated on each resample through
+    by= segments (one segment per resample, a user repeated as many times as drawn)."""
+    import numpy as np
+
+    data = Path(__file__).parents[2] / "examples" / "data"
+    qrels = pl.read_parquet(data / "qrels.parquet")
+    base = pl.read_parquet(data / "run.parquet")
+    other = base.with_columns(score=pl.col("score") * ((pl.col("doc_id").str.len_chars() % 3) + 1))
+    metrics = ["AP", "CatalogCoverage(count=True)@5", "Gini(catalog='listed')@5"]
+    table = rw.compare(qrels, {"base": base, "new": other}, metrics, resamples=50)
+    assert table["metric"].to_list() == metrics
+    for label in metrics[1:]:
+        row = table.filter(metric=label).row(0, named=True)
+        values = [rw.evaluate(qrels, run, [label], per_query=False).item() for run in (base, other)]
+        assert (row["baseline_mean"], row["mean"]) == pytest.approx(values)
+        assert row["diff"] == pytest.approx(values[1] - values[0])
+        assert row["p_t"] is None and row["wins"] is None and row["queries"] == 199
+        # the same draws, by hand: resample b holds each user as many times as drawn
+        users = sorted(set(base["query_id"]) & set(qrels["query_id"]))
+        counts = np.random.default_rng(0).multinomial(len(users), np.full(len(users), 1 / len(users)), size=50)
+        diffs = []
+        for draw in counts:
+            keep = pl.DataFrame({"query_id": users, "times": draw}).filter(pl.col("times") > 0)
+            picks = [
+                run.join(keep, on="query_id").with_columns(pl.int_ranges(0, "times").alias("copy")).explode("copy")
+                .with_columns(pl.concat_str("query_id", pl.lit("#"), "copy").alias("query_id")).drop("times", "copy")
+                for run in (base, other)
+            ]
+            judged = qrels.join(keep, on="query_id").with_columns(pl.int_ranges(0, "times").alias("copy")).explode(
+                "copy").with_columns(pl.concat_str("query_id", pl.lit("#"), "copy").alias("query_id")).drop("times", "copy")
+            a, b = (rw.evaluate(judged, run, [label], per_query=False).item() for run in picks)
+            diffs.append(b - a)
+        d = np.array(diffs)
+        low, high = np.percentile(d, [2.5, 97.5]) + row["diff"] - d.mean()
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_report_and_command_line_compare(tmp_path: Path) -> None:
+    from tests.cli.test_cli import cli as rankwise_cli
+
+    data = Path(__file__).parents[2] / "examples" / "data"
+    other = pl.read_parquet(data / "run.parquet").with_columns(score=-pl.col("score"))
+    other.write_parquet(tmp_path / "other.parquet")
+    page = tmp_path / "report.html"
+    rw.report(data / "qrels.parquet", {"base": data / "run.parquet", "other": tmp_path / "other.parquet"},
+              ["nDCG@10", "Gini(catalog='listed')@10"], page, resamples=20)
+    text = page.read_text()
+    assert 'alt="nDCG@10 against Gini(catalog=&#x27;listed&#x27;)@10"' in text
+    assert "is one value per run (set-level: no significance test" in text
+    done = rankwise_cli("compare", str(data / "qrels.parquet"), str(data / "run.parquet"), str(tmp_path / "other.parquet"),
+                        "-m", "AP", "-m", "Entropy@10", "--resamples", "20", "--format", "csv", "--quiet")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(done.stdout.encode())
+    want = rw.compare(data / "qrels.parquet", {"run": data / "run.parquet", "other": tmp_path / "other.parquet"},
+                      ["AP", "Entropy@10"], resamples=20)
+    assert got["metric"].to_list() == ["AP", "Entropy@10"]
+    assert got["mean"].to_list() == pytest.approx(want["mean"].to_list())

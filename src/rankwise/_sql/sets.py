@@ -35,12 +35,13 @@ def _catalog(within: str, train: str | None, catalog: str | None) -> str:
 def set_statement(
     outs: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, *,
     train: str | None = None, catalog: str | None = None, groups: str | None = None,
-    quote: Callable[[str], str] = quote_identifier,
+    quote: Callable[[str], str] = quote_identifier, group: bool = True,
 ) -> str:
     """The statement of the set-level outputs ``outs`` over the normalised inputs (FROM
     fragments: ``run`` query_id, doc_id, score; ``qrels`` query_id, doc_id, relevance; ``train``
     query_id, doc_id; ``catalog`` doc_id; ``groups`` query_id, grp, times — None: every user once
-    in group 0): columns ``grp`` and one per output, one row per group, sorted by group."""
+    in group 0): columns ``grp`` (without ``group``: none) and one per output, one row per group,
+    sorted by group."""
     ctes = [joined_cte(conv, columns, run, qrels), "judged AS (SELECT DISTINCT query_id FROM " + qrels + ")"]
     rankings: dict[bool, str] = {}
     tables: dict[tuple[object, ...], tuple[str, list[SetPrimitive]]] = {}
@@ -82,8 +83,8 @@ def set_statement(
         for out in outs
     ]
     return (
-        "WITH " + ",\n".join(ctes) + f"\nSELECT g.grp AS grp, {', '.join(values)}\nFROM {every} AS g "
-        + " ".join(joins) + "\nORDER BY 1"
+        "WITH " + ",\n".join(ctes) + f"\nSELECT {'g.grp AS grp, ' if group else ''}{', '.join(values)}\n"
+        f"FROM {every} AS g " + " ".join(joins) + ("\nORDER BY g.grp" if group else "")
     )
 
 

@@ -127,6 +127,8 @@ def evaluate(
     features: Any = None,
     features_column: str | None = None,
     base_run: Any = None,
+    catalog: Any = None,
+    catalog_column: str | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -170,7 +172,12 @@ def evaluate(
 
     ``base_run``: a DataFrame of the base run (its columns named as the run's), which the
     base-run family reads (Unexpectedness), ranked as the run is; its schema is checked as the
-    run's, and with ``check=True`` its data too, the errors naming the base run."""
+    run's, and with ``check=True`` its data too, the errors naming the base run.
+
+    Set-level metrics alone (one value per run: ``CatalogCoverage``, ``Gini``, ``Entropy``,
+    ``SelfInformation``) give a DataFrame of one row, as ``rankwise.evaluate(..., per_query=False)``
+    (:func:`rankwise.to_sql`); ``catalog``: a DataFrame of the catalog's items (in the run's doc
+    column's name, or ``catalog_column``), which they read."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -192,6 +199,11 @@ def evaluate(
             base_types = _check_schema(base_run, "run", replace(columns, cost=None))
         q_base, d_base = ids_as_strings(run_types, base_types, columns)
         q_str, d_str = q_str or q_base, d_str or d_base
+    if catalog is not None:
+        item = catalog_column or columns.doc_id
+        if item not in catalog.columns:
+            raise MissingColumnError.from_missing("the catalog", item, catalog.columns, "catalog_column", column="item column")
+        d_str = d_str or _type_class(catalog.schema[item].dataType) != run_types[columns.doc_id]
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -217,9 +229,14 @@ def evaluate(
     if base_run is not None:
         base_view = f"rw_base_run_{suffix}"
         _as_strings(base_run, text_ids).createOrReplaceTempView(base_view)
+    catalog_view = None
+    if catalog is not None:
+        catalog_view = f"rw_catalog_{suffix}"
+        _as_strings(catalog, [catalog_column or columns.doc_id] if d_str else []).createOrReplaceTempView(catalog_view)
     sql = statement_sql(
         parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
-        features=features_view, features_column=vectors or "features", base_run=base_view,
+        features=features_view, features_column=vectors or "features", base_run=base_view, catalog=catalog_view,
+        catalog_column=catalog_column,
     )
     return run.sparkSession.sql(sql)
 

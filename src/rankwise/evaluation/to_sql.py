@@ -29,6 +29,7 @@ from typing import Any, cast
 
 from rankwise._sql.compiler import INPUT_ORDER, build_sql, features_head, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
+from rankwise._sql.sets import set_statement
 from rankwise.conventions import (
     SIDE_INPUTS,
     Columns,
@@ -41,7 +42,7 @@ from rankwise.conventions import (
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
-from rankwise.metrics.recipes import reading_side
+from rankwise.metrics.recipes import outputs, reading_side
 from rankwise.names.presets import resolve
 
 
@@ -155,6 +156,20 @@ def _base_run_head(dialect: Dialect, base_run: str, columns: Columns, check: boo
     ]
 
 
+def _catalog_head(dialect: Dialect, catalog: str, column: str, check: bool) -> list[str]:
+    """The CTE ``rw_catalog``: the catalog's items as ``doc_id``, with ``check`` only once its
+    check (``rw_catalog_ok`` of ``sql/58_sets.sql``: an item at least, no NULL) has passed."""
+    q = quoter(dialect)
+    select = f"SELECT {q(check_identifier(column, 'column'))} AS doc_id FROM {table_name(catalog, q, 'catalog table')}"
+    if not check:
+        return [f"rw_catalog AS ({select})"]
+    return [
+        f"rw_catalog_input AS ({select})",
+        "rw_catalog_check AS (SELECT rw_catalog_ok(count(*), count(*) - count(doc_id)) AS ok FROM rw_catalog_input)",
+        "rw_catalog AS (SELECT * FROM rw_catalog_input WHERE (SELECT ok FROM rw_catalog_check))",
+    ]
+
+
 def _features_head(dialect: Dialect, features: str, column: str, columns: Columns, check: bool) -> list[str]:
     """The CTE ``rw_features`` of the item features' table (:func:`~rankwise._sql.compiler.features_head`)."""
     rules = dialect_rules(dialect)
@@ -177,6 +192,8 @@ def to_sql(
     features: str | None = None,
     features_column: str = "features",
     base_run: str | None = None,
+    catalog: str | None = None,
+    catalog_column: str | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -209,10 +226,16 @@ def to_sql(
     ``base_run``: the table of the base run (its columns named as the run's), which the base-run
     family reads (Unexpectedness), ranked in the statement as the run is; with ``check=True`` the
     statement also fails on the faults of a run in it (NULL ids or scores, NaN scores, a document
-    listed twice for one query), naming the base run."""
+    listed twice for one query), naming the base run.
+
+    Set-level metrics alone (``CatalogCoverage``, ``Gini``, ``Entropy``, ``SelfInformation``: one
+    value per run) give a statement of one row, their values, as ``evaluate(..., per_query=False)``;
+    asked with per-query metrics they are refused by name (two statements). ``catalog``: the
+    table of the catalog's items (in the run's doc column's name, or ``catalog_column``), which
+    they read; with ``check=True`` the statement also fails on an empty catalog or a NULL item."""
     return statement_sql(
         metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column,
-        base_run=base_run,
+        base_run=base_run, catalog=catalog, catalog_column=catalog_column,
     )
 
 
@@ -220,6 +243,7 @@ def statement_sql(
     metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
     options: Mapping[str, Any], input_order: str | None = None, train: str | None = None,
     features: str | None = None, features_column: str = "features", base_run: str | None = None,
+    catalog: str | None = None, catalog_column: str | None = None,
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -234,7 +258,14 @@ def statement_sql(
     if conv.ties == "input":
         numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
     head = _head(dialect, run, qrels, columns, check, numbered)
-    tables = {"train": train, "features": features, "base_run": base_run}
+    tables = {"train": train, "features": features, "base_run": base_run, "catalog": catalog}
+    set_level = [m for m in parsed if m.spec.aggregate == "set"]
+    if set_level and len(set_level) < len(parsed):
+        other = next(m for m in parsed if m.spec.aggregate != "set")
+        raise InvalidParameterError(
+            f"{set_level[0].label} is one value per run (a set-level metric) and {other.label} a per-query value: "
+            "to_sql gives one or the other, ask them in two statements"
+        )
     for keyword, side in SIDE_INPUTS.items():
         readers = reading_side(parsed, conv, keyword)
         if readers and tables[keyword] is None:
@@ -247,6 +278,13 @@ def statement_sql(
         head += _features_head(dialect, features, features_column, columns, check)
     if base_run is not None:
         head += _base_run_head(dialect, base_run, columns, check, None if numbered is None else rules.input_order)
+    if set_level:
+        if catalog is not None:
+            head += _catalog_head(dialect, catalog, catalog_column or columns.doc_id, check)
+        return expand("WITH " + ",\n".join(head) + ",\n" + set_statement(
+            outputs(set_level, conv), conv, columns, "rw_run", "rw_qrels", train=None if train is None else "rw_train",
+            catalog=None if catalog is None else "rw_catalog", quote=rules.quote, group=False,
+        ).removeprefix("WITH "), dialect)
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
