@@ -573,8 +573,19 @@ class SideInput:
     """How to pass it in Python."""
     command_line: str
     """How to pass it on the command line."""
-    row_columns: tuple[str, ...]
-    """The row columns (:data:`rankwise.primitives.core.Column`) its values give."""
+    columns_of: str
+    """The name of the tuple of :mod:`rankwise.primitives.core` that holds the row columns its
+    values give (``""``: none), read when first asked (:attr:`row_columns`): the commands that do
+    not evaluate import no primitive."""
+
+    @property
+    def row_columns(self) -> tuple[str, ...]:
+        """The row columns (:data:`rankwise.primitives.core.Column`) its values give."""
+        if not self.columns_of:
+            return ()
+        from rankwise.primitives import core
+
+        return tuple(getattr(core, self.columns_of))
 
     @property
     def flag(self) -> str:
@@ -588,30 +599,36 @@ class SideInput:
 
 
 def _side_inputs() -> dict[str, SideInput]:
-    from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
-
     return {side.keyword: side for side in (
         SideInput(
             "train", ("train_columns",), "the training interactions, the (user, item) rows the recommender learnt from",
-            "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE", TRAIN_COLUMNS,
+            "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE", "TRAIN_COLUMNS",
         ),
         SideInput(
             "features", ("features_column",), "the item features, a vector per item",
             "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
-            FEATURE_COLUMNS,
+            "FEATURE_COLUMNS",
         ),
         SideInput(
             "base_run", ("base_run_columns",), "the base run, the baseline ranking each user's list is compared with",
             "pass base_run= (a run: a frame, a path or a dict {query: {doc: score}})", "pass --base-run FILE",
-            BASE_RUN_COLUMNS,
+            "BASE_RUN_COLUMNS",
         ),
         # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs): no row column
         SideInput(
             "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
-            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", (),
+            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "",
         ),
     )}
 
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "run": ("query_id", "doc_id", "score"),
+    "qrels": ("query_id", "doc_id", "relevance"),
+    "train": ("query_id", "doc_id"),
+    "base_run": ("query_id", "doc_id", "score"),
+}
+"""The column keywords each input's ``*_columns`` may rename (:class:`rankwise.inputs.columns.Reading`)."""
 
 SIDE_INPUTS: dict[str, SideInput] = _side_inputs()
 """Every input beyond the qrels and the run that some metrics read, by keyword."""

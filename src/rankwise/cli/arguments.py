@@ -23,6 +23,7 @@ from rankwise.conventions import (
     COLUMN_KEYWORDS,
     CONVENTION_FLAGS,
     CONVENTION_KEYWORDS,
+    KEYS,
     ColumnOptions,
     ConventionOptions,
     Conventions,
@@ -32,7 +33,6 @@ from rankwise.conventions import (
     ReadOptions,
 )
 from rankwise.errors import InvalidParameterError
-from rankwise.inputs.columns import KEYS
 
 if TYPE_CHECKING:
     from rankwise.comparison.paired import CompareOptions
@@ -218,7 +218,7 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
 
 def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, words: Mapping[str, str]) -> None:
     """A side input's own column flags (``--train-query-id-col``, ``--base-run-score-col``: its
-    ``*_columns`` in Python, :data:`~rankwise.inputs.columns.KEYS`), each column's word in ``words``."""
+    ``*_columns`` in Python, :data:`~rankwise.conventions.KEYS`), each column's word in ``words``."""
     for col in KEYS[kind]:
         parser.add_argument(
             f"--{kind.replace('_', '-')}-{col.replace('_', '-')}-col", dest=f"{kind}_{col}",

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankwise.conventions import INPUT_KEYWORDS, Columns, _FromOptions
+from rankwise.conventions import INPUT_KEYWORDS, KEYS, Columns, _FromOptions
 from rankwise.errors import InvalidParameterError, closest
 from rankwise.inputs import forms
 from rankwise.inputs.interactions import Training, read_train
@@ -27,13 +27,6 @@ from rankwise.inputs.read import Source, to_frame, to_lazyframe
 
 Kind = Literal["run", "qrels"]
 
-KEYS: dict[str, tuple[str, ...]] = {
-    "run": ("query_id", "doc_id", "score"),
-    "qrels": ("query_id", "doc_id", "relevance"),
-    "train": ("query_id", "doc_id"),
-    "base_run": ("query_id", "doc_id", "score"),
-}
-"""The column keywords each input's ``*_columns`` may rename."""
 
 
 def _check_columns(kind: str, mapping: object) -> dict[str, str] | None:
