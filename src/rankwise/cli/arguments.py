@@ -24,6 +24,7 @@ from rankwise.conventions import (
     CONVENTION_FLAGS,
     CONVENTION_KEYWORDS,
     KEYS,
+    SIDE_INPUTS,
     ColumnOptions,
     ConventionOptions,
     Conventions,
@@ -248,24 +249,14 @@ def _input_options(args: argparse.Namespace) -> InputOptions:
         options["run_names"] = args.run_names
     if args.qrels_names is not None:
         options["qrels_names"] = args.qrels_names
-    if args.train is not None:
-        options["train"] = args.train
-    train = _side_columns(args, "train")
-    if train:
-        options["train_columns"] = train
-    if args.features is not None:
-        options["features"] = args.features
-    if args.features_column is not None:
-        options["features_column"] = args.features_column
-    if args.base_run is not None:
-        options["base_run"] = args.base_run
-    base_run = _side_columns(args, "base_run")
-    if base_run:
-        options["base_run_columns"] = base_run
-    if args.catalog is not None:
-        options["catalog"] = args.catalog
-    if args.catalog_column is not None:
-        options["catalog_column"] = args.catalog_column
+    given = cast(dict[str, Any], options)
+    for side in SIDE_INPUTS.values():  # each side input and its own options (a column, or columns by keyword)
+        if getattr(args, side.keyword) is not None:
+            given[side.keyword] = getattr(args, side.keyword)
+        for option in side.options:
+            value = _side_columns(args, side.keyword) if option.endswith("_columns") else getattr(args, option)
+            if value:
+                given[option] = value
     return options
 
 

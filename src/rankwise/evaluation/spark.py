@@ -217,22 +217,18 @@ def evaluate(
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
     qrels.createOrReplaceTempView(qrels_view)
-    train_view = None
-    if train is not None:
-        train_view = f"rw_train_{suffix}"
-        _as_strings(train, text_ids).createOrReplaceTempView(train_view)
-    features_view = None
-    if features is not None:
-        features_view = f"rw_features_{suffix}"
-        _as_strings(features, [columns.doc_id] if d_str else []).createOrReplaceTempView(features_view)
-    base_view = None
-    if base_run is not None:
-        base_view = f"rw_base_run_{suffix}"
-        _as_strings(base_run, text_ids).createOrReplaceTempView(base_view)
-    catalog_view = None
-    if catalog is not None:
-        catalog_view = f"rw_catalog_{suffix}"
-        _as_strings(catalog, [catalog_column or columns.doc_id] if d_str else []).createOrReplaceTempView(catalog_view)
+
+    def view(name: str, df: Any, ids: list[str]) -> str | None:
+        """A side input as a temporary view (its ids as text where the inputs' disagree), or None."""
+        if df is None:
+            return None
+        _as_strings(df, ids).createOrReplaceTempView(f"rw_{name}_{suffix}")
+        return f"rw_{name}_{suffix}"
+
+    doc_ids = [columns.doc_id] if d_str else []
+    train_view, base_view = view("train", train, text_ids), view("base_run", base_run, text_ids)
+    features_view = view("features", features, doc_ids)
+    catalog_view = view("catalog", catalog, [catalog_column or columns.doc_id] if d_str else [])
     sql = statement_sql(
         parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
         features=features_view, features_column=vectors or "features", base_run=base_view, catalog=catalog_view,
