@@ -193,7 +193,7 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     """The ranked rows with their summed distances to the items ranked above them
     (:data:`~rankwise._polars.columns.FEATURES`), from the item features (``prep.features``, in
     the long form of :mod:`rankwise.inputs.features`), on the rows ranked ≤ ``depth`` (None:
-    every row; 0 elsewhere). Each item's vector is gathered into one list (in the order of its
+    every row; 0 elsewhere). Each item of the top rows has its vector gathered into one list (in the order of its
     dimensions) with its squared norm, its nonzero features as a list of 0/1 and their count;
     each pair of the top ``depth`` of a query is one row carrying both items' lists, whose dot
     product, differing features (``|a − b| > 0``: exact, as ``a ≠ b`` for any two numbers) and
@@ -202,12 +202,13 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     if prep.features is None:
         raise InvalidParameterError("a metric reads the item features: pass features=")
     f = FEATURES
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
     vector = pl.col(VALUE).sort_by(FEATURE)
-    items = prep.features.group_by(D).agg(
+    # the vectors of the items some top lists, only
+    items = prep.features.join(top.select(D).unique(), on=D, how="semi").group_by(D).agg(
         vector.alias("__v"), (vector * vector).sum().alias("__n"),
         (vector != 0).cast(pl.Float64).alias("__z"), (vector != 0).sum().cast(pl.Float64).alias("__nz"),
     )
-    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
     b = top.select(Q, pl.col(D).alias("__d_b"), pl.col(RANK).alias("__rank_b"))
     item_b = items.select(pl.col(D).alias("__d_b"), *[pl.col(c).alias(f"{c}_b") for c in ("__v", "__n", "__z", "__nz")])
     pairs = (

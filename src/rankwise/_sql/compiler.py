@@ -586,7 +586,7 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
     (None: every row; 0 elsewhere), from the item features (``features``: the FROM fragment of
     their long form, doc_id, feature, value): the CTEs, the rows' columns and their join.
 
-    Each item's vector is gathered into one list (sorted by dimension) with its squared norm,
+    Each item of the top rows has its vector gathered into one list (sorted by dimension) with its squared norm,
     its nonzero features as a list of 0/1 and their count; each pair of a query's top ``depth``
     is one row with both items' lists, whose dot product (``list_dot_product``), differing
     features (counted element by element) and features nonzero in both (the dot product of
@@ -602,10 +602,12 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
         "CASE WHEN list_extract(fa.v, i) <> list_extract(fb.v, i) THEN 1.0 ELSE 0.0 END))"
     )
     ctes = [
+        f"rw_top{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        # the vectors of the items some top lists, only
         f"rw_vectors{p} AS (SELECT doc_id, v, list_dot_product(v, v) AS n, z, list_sum(z) AS nz FROM "
         "(SELECT doc_id, v, list_transform(v, lambda x: CASE WHEN x <> 0 THEN 1.0 ELSE 0.0 END) AS z FROM "
-        f"(SELECT doc_id, {vector} AS v FROM {features} GROUP BY doc_id) AS fv) AS fz)",
-        f"rw_top{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"(SELECT doc_id, {vector} AS v FROM {features} WHERE doc_id IN (SELECT doc_id FROM rw_top{p}) "
+        "GROUP BY doc_id) AS fv) AS fz)",
         # the top rows' pairs (at most depth² per query), each with both items' vectors
         f"rw_pairs{p} AS (SELECT a.query_id, a.rnk, list_dot_product(fa.v, fb.v) AS dot, fa.n AS na, fb.n AS nb, "
         f"{differ} AS differ, list_dot_product(fa.z, fb.z) AS both_set, fa.nz + fb.nz AS nonzero "
