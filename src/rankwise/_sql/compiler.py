@@ -612,7 +612,7 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
         f"rw_pairs{p} AS (SELECT a.query_id, a.rnk, list_dot_product(fa.v, fb.v) AS dot, fa.n AS na, fb.n AS nb, "
         f"{differ} AS differ, list_dot_product(fa.z, fb.z) AS both_set, fa.nz + fb.nz AS nonzero "
         f"FROM rw_top{p} AS a JOIN rw_top{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk "
-        f"JOIN rw_vectors{p} AS fa ON fa.doc_id = a.doc_id JOIN rw_vectors{p} AS fb ON fb.doc_id = b.doc_id)",
+        f"LEFT JOIN rw_vectors{p} AS fa ON fa.doc_id = a.doc_id LEFT JOIN rw_vectors{p} AS fb ON fb.doc_id = b.doc_id)",
         f"rw_pair_sums{p} AS (SELECT query_id AS pq, rnk AS pr, "
         "sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, "
         "sum(CASE WHEN nonzero - both_set > 0 THEN 1.0 - both_set / (nonzero - both_set) ELSE 0.0 END) AS pjac "
