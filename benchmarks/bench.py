@@ -7,7 +7,9 @@ and print the performance issue's targets as met or MISSED.
     python benchmarks/bench.py --all-trec       # only rankwise's all_trec against its five measures (target 2)
     python benchmarks/bench.py --small          # only in-process calls on 50x1,000 and 1,000x100 (target 3)
     python benchmarks/bench.py --cli            # only `rankwise eval` on TREC files, start to first output (target 4)
-    python benchmarks/bench.py --beyond         # only the popularity family (train=) beside rectools (issue 35)
+    python benchmarks/bench.py --beyond         # only the popularity family (train=) beside rectools and the
+                                                # feature-diversity family (features=, 64-dimensional embeddings)
+                                                # (issue 35)
     python benchmarks/bench.py --queries 1000000 --files 10 --reps 1
                                                 # 100M rows out of core: DuckDB under --memory-limit (2GB),
                                                 # Polars in --query-chunks (10) (target 5)
@@ -23,7 +25,9 @@ configuration's per-query values are checked against pytrec_eval's (to 1e-9) in 
 out of core, where pytrec_eval cannot hold the data, against pytrec_eval on a sample of the
 queries. The popularity family (``--beyond``: the nine metrics at k=10 from the training
 interactions, one call) is checked against rectools' MeanInvUserFreq and AvgRecPopularity per
-user instead. A failed check is printed and makes the exit status 1. Peers: pip install -e
+user instead; its feature-diversity part (ILD with the cosine distance and ILS at k=10 from the
+items' embeddings) against a direct numpy computation on a sample of the users. A failed check is
+printed and makes the exit status 1. Peers: pip install -e
 '.[bench]' ir-measures rectools.
 """
 
@@ -53,6 +57,13 @@ with --beyond also the training file read and each item's popularity joined."""
 BEYOND_TOOLS = ("floor", "floor-duckdb", *ENGINES, "rectools")
 BEYOND_CHECKED = ("MIUF@10", "ARP@10")
 """The popularity metrics checked per user against rectools' MeanInvUserFreq(10) and AvgRecPopularity(10)."""
+FEATURE_TOOLS = ("floor", "floor-duckdb", *ENGINES)
+"""The feature-diversity rows of --beyond: no peer computes ILD with the cosine distance on
+these embeddings in this environment (rectools' IntraListDiversity has the Hamming distance
+only; recommenders' ``user_diversity`` needs pandas < 3): the floors and a direct numpy
+computation on a sample of the users stand in."""
+FEATURE_SAMPLE = 200
+"""Users whose ILD@10 and ILS@10 the numpy computation checks."""
 SMALL_SIZES = ((50, 1000), (1000, 100))
 TOLERANCE = 1e-9
 # Measures of all_trec that pytrec_eval (trec_eval 9.0.8) gives differently by design, left out
@@ -67,12 +78,15 @@ class Config:
     """One row of a table: a tool (or tool:feeding) and the measures it computes."""
 
     tool: str
-    measures: str = "five"  # five, all_trec, popularity (--beyond), or rankwise metrics as a JSON list (--metrics)
+    # five, all_trec, popularity or feature_diversity (--beyond), or rankwise metrics as a JSON list (--metrics)
+    measures: str = "five"
 
     @property
     def label(self) -> str:
-        """The tool alone for a part's own measures (the five; the popularity family of --beyond)."""
-        return self.tool if self.measures in ("five", "popularity") else f"{self.tool} [{self.measures}]"
+        """The tool alone for a part's own measures (the five; the popularity and feature-diversity
+        families of --beyond)."""
+        own = ("five", "popularity", "feature_diversity")
+        return self.tool if self.measures in own else f"{self.tool} [{self.measures}]"
 
     @property
     def is_rankwise(self) -> bool:
@@ -155,9 +169,9 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
 
-def beyond_ratios(results: list[Result]) -> list[str]:
-    """--beyond's ratios of medians (end to end): each engine to its floor and to rectools, and
-    its peak RSS to rectools'."""
+def beyond_ratios(results: list[Result], peers: bool = True) -> list[str]:
+    """--beyond's ratios of medians (end to end): each engine to its floor and (``peers``) to
+    rectools, and its peak RSS to rectools'."""
     ok = {r.config.tool: r for r in results if r.error is None and r.reps}
     lines = []
     for e in (e for e in ENGINES if e in ok):
@@ -165,7 +179,7 @@ def beyond_ratios(results: list[Result]) -> list[str]:
         floor = ok.get(FLOORS[e])
         if floor is not None:
             parts.append(f"÷ its floor ({FLOORS[e]}) {ratio(ok[e].median('total'), floor.median('total')):.2f}x")
-        peer = ok.get("rectools")
+        peer = ok.get("rectools") if peers else None
         if peer is not None:
             rel = ratio(ok[e].median("total"), peer.median("total"))
             back = ratio(peer.median("total"), ok[e].median("total"))
@@ -175,6 +189,49 @@ def beyond_ratios(results: list[Result]) -> list[str]:
             mem += f", ÷ rectools' {ratio(ok[e].peak(), peer.peak()):.2f}x"
         lines.append(f"{e}: " + "; ".join([*parts, mem]))
     return lines
+
+
+def pair_means(vectors: Any) -> tuple[float, float]:
+    """ILD (cosine distance) and ILS of one list: the mean of 1 − cos and of cos over the
+    unordered pairs of the rows of ``vectors`` (a numpy matrix, one item a row, in rank order;
+    cos 0 against a zero vector), straight from the definitions; (0, NaN) without a pair."""
+    import numpy as np
+
+    v = np.asarray(vectors, dtype=np.float64)
+    n = len(v)
+    if n < 2:
+        return 0.0, float("nan")
+    norms = np.sqrt((v * v).sum(axis=1))
+    cos = [float(v[i] @ v[j] / (norms[i] * norms[j])) if norms[i] * norms[j] > 0 else 0.0
+           for i in range(n) for j in range(i)]
+    return float(np.mean([1.0 - c for c in cos])), float(np.mean(cos))
+
+
+def feature_diversity_reference(run: Path, features: Path, users: list[str]) -> dict[str, dict[str, Any]]:
+    """ILD(distance='cosine')@10 and ILS@10 of ``users`` by :func:`pair_means` on numpy: each
+    user's top 10 by score, ties by doc id descending as text (rankwise's default ``ties``), and
+    the items' vectors read from the features file."""
+    import polars as pl
+
+    def source(path: Path) -> str:
+        return str(path / "*.parquet") if path.is_dir() else str(path)
+
+    top = (
+        pl.scan_parquet(source(run)).with_columns(pl.col("query_id", "doc_id").cast(pl.String))
+        .filter(pl.col("query_id").is_in(users))
+        .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+        .group_by("query_id", maintain_order=True).head(10).collect()
+    )
+    vectors = pl.scan_parquet(source(features)).with_columns(pl.col("doc_id").cast(pl.String)).join(
+        top.lazy().select("doc_id").unique(), on="doc_id", how="semi"
+    ).collect()
+    vector = dict(zip(vectors["doc_id"].to_list(), vectors[vectors.columns[1]].to_list(), strict=True))
+    out: dict[str, dict[str, Any]] = {"ILD(distance='cosine')@10": {}, "ILS@10": {}}
+    for (user,), rows in top.group_by("query_id", maintain_order=True):
+        ild, ils = pair_means([vector[d] for d in rows["doc_id"].to_list()])
+        out["ILD(distance='cosine')@10"][str(user)] = ild
+        out["ILS@10"][str(user)] = None if ils != ils else ils
+    return out
 
 
 def parse_size(text: str) -> float:
@@ -291,13 +348,15 @@ def table(title: str, results: list[Result], base: str = "rankwise-polars") -> l
 # --- the parts ------------------------------------------------------------------------------
 
 
-def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False, train: bool = False) -> Path:
-    """The generated files (made on first use, and again where the TREC files or the training
-    file asked for are missing), one folder per size."""
+def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False, train: bool = False,
+             features: bool = False) -> Path:
+    """The generated files (made on first use, and again where the TREC files, the training
+    file or the item features asked for are missing), one folder per size."""
     data = root / f"{queries}x{docs}" / f"files{files}"
     exists = (data / "run.parquet").exists() or (data / "run").exists()
     no_train = not ((data / "train.parquet").exists() or (data / "train").exists())
-    if not exists or (trec and not (data / "run.trec").exists()) or (train and no_train):
+    no_features = not ((data / "features.parquet").exists() or (data / "features").exists())
+    if not exists or (trec and not (data / "run.trec").exists()) or (train and no_train) or (features and no_features):
         cmd = [sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries), "--docs", str(docs),
                "--files", str(files), *(["--trec"] if trec else [])]
         subprocess.run(cmd, check=True, env=env())
@@ -370,6 +429,48 @@ def compare_part(a: argparse.Namespace, data: Path, tools: list[str], all_trec: 
     rows = a.queries_total
     lines = table(f"{rows:,} rows ({data.name}, {a.reps} repetitions)", results)
     return results, lines
+
+
+def features_file(data: Path) -> Path:
+    """The item features beside the run: a file, or a folder of them."""
+    return data / "features.parquet" if (data / "features.parquet").exists() else data / "features"
+
+
+def feature_part(a: argparse.Namespace, data: Path, work: Path) -> tuple[list[Result], list[str]]:
+    """The feature-diversity family at k=10 from the items' embeddings (issue 35): the floors
+    with the features file, both engines (ILD with the cosine distance and ILS in one call);
+    rankwise's values on :data:`FEATURE_SAMPLE` users (spread over the sorted ids) checked
+    against :func:`feature_diversity_reference` (numpy)."""
+    run, qrels = inputs(data)
+    features = features_file(data)
+    tools = [t for t in a.tools.split(",") if t in FEATURE_TOOLS] if a.tools else list(FEATURE_TOOLS)
+    configs = [Config(t, "feature_diversity") for t in tools]
+    extra = {t: ["--features", str(features)] for t in FEATURE_TOOLS}
+    if a.memory_limit:
+        extra["rankwise-duckdb"] += ["--memory-limit", a.memory_limit]
+    if a.query_chunks:
+        extra["rankwise-polars"] += ["--query-chunks", str(a.query_chunks)]
+    sample = json.loads(sample_queries(run, FEATURE_SAMPLE, work / "feature_sample.json").read_text())
+    for t in FEATURE_TOOLS:
+        extra[t] += ["--sample", str(work / "feature_sample.json")]
+    results = interleaved(configs, a.reps, run, qrels, work, extra)
+    print("  reference: numpy", file=sys.stderr, flush=True)
+    reference = feature_diversity_reference(run, features, sample)
+    check_all(results, reference, f"numpy on {len(sample)} users", ("ILD(distance='cosine')@10", "ILS@10"))
+    dims = _dims(features)
+    title = (f"Feature-diversity family at k=10 (ILD cosine, ILS), {a.queries_total:,} rows, {features.name} of "
+             f"{_rows(features):,} items x {dims} dimensions ({a.reps} repetitions)")
+    lines = [*table(title, results), "", *beyond_ratios(results, peers=False)]
+    return results, lines
+
+
+def _dims(path: Path) -> int:
+    """The length of the first vector of a features file (or folder)."""
+    import polars as pl
+
+    source = str(path / "*.parquet") if path.is_dir() else str(path)
+    frame = pl.scan_parquet(source).head(1).collect()
+    return int(frame[frame.columns[1]].list.len().item())
 
 
 def beyond_part(a: argparse.Namespace, data: Path, work: Path) -> tuple[list[Result], list[str]]:
@@ -570,7 +671,8 @@ def main() -> None:
     p.add_argument("--all-trec", action="store_true", help="rankwise's all_trec against its five measures (target 2)")
     p.add_argument("--small", action="store_true", help="in-process calls on small inputs (target 3)")
     p.add_argument("--cli", action="store_true", help="rankwise eval on TREC files, start to first output (target 4)")
-    p.add_argument("--beyond", action="store_true", help="the popularity family (train=) beside rectools (issue 35)")
+    p.add_argument("--beyond", action="store_true", help="the popularity family (train=) beside rectools and the "
+                   "feature-diversity family (features=) (issue 35)")
     p.add_argument("--calls", type=int, default=30, help="--small: timed calls per tool")
     p.add_argument("--cli-reps", type=int, default=7, help="--cli: timed runs")
     a = p.parse_args()
@@ -599,9 +701,11 @@ def main() -> None:
             verdicts += out_of_core_targets(a, results)
         failed |= any(r.failed for r in results)
     if parts["beyond"]:
-        beyond_results, beyond_lines = beyond_part(a, data_dir(a.data, queries, a.docs, a.files, train=True), work)
-        lines += [*beyond_lines, ""]
-        failed |= any(r.failed for r in beyond_results)
+        data = data_dir(a.data, queries, a.docs, a.files, train=True, features=True)
+        beyond_results, beyond_lines = beyond_part(a, data, work)
+        feature_results, feature_lines = feature_part(a, data, work)
+        lines += [*beyond_lines, "", *feature_lines, ""]
+        failed |= any(r.failed for r in [*beyond_results, *feature_results])
     if parts["small"]:
         small_lines, small_verdicts, small_failed = small_part(a, work)
         lines += small_lines
@@ -617,7 +721,7 @@ def main() -> None:
     print("\n".join(verdicts) if verdicts else "(none checked by these parts)")
     if failed:
         print("\nCHECK FAILED: a rankwise configuration's values differ from its reference's (pytrec_eval's; "
-              "rectools' for --beyond) (the check columns)")
+              "rectools' and numpy's for --beyond) (the check columns)")
         raise SystemExit(1)
 
 

@@ -2,6 +2,7 @@
 
     python benchmarks/child.py TOOL RUN QRELS OUT.json [--measures five|all_trec|popularity|JSON]
         [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json] [--train TRAIN]
+        [--features FEATURES]
 
 TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
 ``ir_measures``, ``floor``, ``floor-duckdb``, ``rankwise-spark``, ``rectools``) or one way of feeding a peer
@@ -14,6 +15,11 @@ With ``--train TRAIN`` (the training interactions, for ``--measures popularity``
 computes the popularity family at k=10 (``POPULARITY``, one call with ``train=``), the floors
 also read TRAIN and join each item's popularity, and ``rectools`` computes its MeanInvUserFreq(10)
 and AvgRecPopularity(10) per user (``MIUF@10``, ``ARP@10`` in the values file).
+
+With ``--features FEATURES`` (the item features, for ``--measures feature_diversity``): rankwise
+computes ``FEATURE_DIVERSITY`` (ILD with the cosine distance and ILS at k=10, one call with
+``features=``), and the floors also read FEATURES and join each item's vector to the top 10 of
+each query.
 
 With ``--calls N`` the inputs are read into memory first (pytrec_eval: its dicts; rankwise:
 Polars DataFrames), then the tool is called N times after a warm-up, each call's CPU time
@@ -44,6 +50,8 @@ PYTREC_FIVE = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
 POPULARITY = ["MIUF@10", "Surprisal@10", "ARP@10", "ARP(popularity='users')@10", "APLT@10", "ACLT@10",
               "UnseenShare@10", "EPC@10", "EFD@10"]
 """The popularity family at k=10 (``--measures popularity``): every metric of issue 35's list, one call."""
+FEATURE_DIVERSITY = ["ILD(distance='cosine')@10", "ILS@10"]
+"""The feature-diversity family at k=10 (``--measures feature_diversity``): issue 35's embeddings case."""
 RANX_FIVE = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank", "precision@10": "P_10",
              "recall@100": "recall_100"}
 
@@ -189,15 +197,18 @@ def ir_measures_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -
 
 
 def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int,
-                  train: str = "") -> Any:
-    """``rw.evaluate`` on the paths themselves (and ``train=`` the training file's path when
-    given); its result (a Polars DataFrame) with the five measures' columns named as trec_eval
-    prints them."""
+                  train: str = "", features: str = "") -> Any:
+    """``rw.evaluate`` on the paths themselves (and ``train=`` the training file's path,
+    ``features=`` the item features' path, when given); its result (a Polars DataFrame) with the
+    five measures' columns named as trec_eval prints them."""
     import rankwise as rw
 
-    named: dict[str, Any] = {"five": list(FIVE), "all_trec": "all_trec", "popularity": POPULARITY}
+    named: dict[str, Any] = {"five": list(FIVE), "all_trec": "all_trec", "popularity": POPULARITY,
+                             "feature_diversity": FEATURE_DIVERSITY}
     asked: Any = named[measures] if measures in named else json.loads(measures)
     options: dict[str, Any] = {"train": train} if train else {}
+    if features:
+        options["features"] = features
     if engine == "duckdb" and memory_limit:
         options["duckdb_config"] = {"memory_limit": memory_limit}
     if engine == "polars" and query_chunks:
@@ -213,16 +224,24 @@ def scan(path: str) -> Any:
     return pl.scan_parquet(str(Path(path) / "*.parquet") if Path(path).is_dir() else path)
 
 
-def floor_tool(run: str, qrels: str, train: str = "") -> None:
+def floor_tool(run: str, qrels: str, train: str = "", features: str = "") -> None:
     """What any evaluation of these measures has to do: read both files, join the run to the
     qrels (keeping unjudged documents: ranks count them), and order each query's documents by
     score, then doc id (trec_eval's tie order) - per query, not a global sort. With ``train``
     also: read the training file, count each item's rows and distinct users, and join them to
     the run's items (what every popularity metric reads; the run's (user, item) pairs against
-    the training's, which UnseenShare alone reads, are left out)."""
+    the training's, which UnseenShare alone reads, are left out). With ``features`` also: read the
+    item features and join each item's vector to the top 10 of each query (what ILD@10 reads,
+    before any pair)."""
     import polars as pl
 
     rows = scan(run).join(scan(qrels), on=["query_id", "doc_id"], how="left")
+    if features:
+        ordered = rows.group_by("query_id").agg(
+            pl.col("doc_id").sort_by(["score", "doc_id"], descending=[True, True]).head(10)
+        )
+        ordered.explode("doc_id").join(scan(features), on="doc_id", how="left").collect()
+        return
     kept = [pl.col("relevance")]
     if train:
         popularity = scan(train).group_by("doc_id").agg(rows=pl.len(), users=pl.col("query_id").n_unique())
@@ -236,12 +255,13 @@ def floor_tool(run: str, qrels: str, train: str = "") -> None:
     )
 
 
-def floor_duckdb_tool(run: str, qrels: str, train: str = "") -> None:
+def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "") -> None:
     """:func:`floor_tool` in DuckDB, the way its SQL does it: both files read, the run joined
     to the qrels (left join), each query's rows numbered by score then doc id (a window
     partitioned by query: DuckDB's per-query order), into a temporary table. With ``train``
     also each item's training rows and distinct users (a GROUP BY of the training file) left
-    joined on the item."""
+    joined on the item. With ``features`` also each item's vector (the item features' file) joined
+    to the rows ranked in the top 10."""
     import duckdb
 
     def source(path: str) -> str:
@@ -254,6 +274,15 @@ def floor_duckdb_tool(run: str, qrels: str, train: str = "") -> None:
                   f"FROM {source(train)} GROUP BY doc_id) AS p ON r.doc_id = p.doc_id")
     con = duckdb.connect(config={"preserve_insertion_order": False})
     con.execute("SET enable_progress_bar = false")
+    if features:
+        con.execute(
+            "CREATE TEMP TABLE ranked AS SELECT t.query_id, t.rnk, f.* FROM (SELECT * FROM (SELECT r.query_id, "
+            "r.doc_id, row_number() OVER (PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk "
+            f"FROM {source(run)} AS r LEFT JOIN {source(qrels)} AS j ON r.query_id = j.query_id AND r.doc_id = "
+            f"j.doc_id) AS x WHERE rnk <= 10) AS t LEFT JOIN {source(features)} AS f ON t.doc_id = f.doc_id"
+        )
+        con.close()
+        return
     con.execute(
         f"CREATE TEMP TABLE ranked AS SELECT r.query_id, j.relevance{popularity}, row_number() OVER "
         f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {source(run)} AS r "
@@ -306,7 +335,8 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     frame = None
     if tool.startswith("rankwise-") and tool != "rankwise-spark":
         times["t1"] = time.perf_counter()
-        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks, a.train)
+        frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks, a.train,
+                              a.features)
     elif tool == "rankwise-spark":
         times["t1"] = time.perf_counter()
         frame = spark_tool(run, qrels)
@@ -322,10 +352,10 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
         values = rectools_tool(run, a.train, times)
     elif tool == "floor":
         times["t1"] = time.perf_counter()
-        floor_tool(run, qrels, a.train)
+        floor_tool(run, qrels, a.train, a.features)
     elif tool == "floor-duckdb":
         times["t1"] = time.perf_counter()
-        floor_duckdb_tool(run, qrels, a.train)
+        floor_duckdb_tool(run, qrels, a.train, a.features)
     else:
         raise SystemExit(f"unknown tool {tool}")
     return values, frame, times
@@ -409,13 +439,15 @@ def main() -> None:
     p.add_argument("run")
     p.add_argument("qrels")
     p.add_argument("out", type=Path)
-    p.add_argument("--measures", default="five", help="five, all_trec, popularity, or rankwise metrics as a JSON list")
+    p.add_argument("--measures", default="five", help="five, all_trec, popularity, feature_diversity, or rankwise "
+                   "metrics as a JSON list")
     p.add_argument("--memory-limit", default="")
     p.add_argument("--query-chunks", type=int, default=0)
     p.add_argument("--calls", type=int, default=0, help="small inputs: time this many in-process calls")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--sample", type=Path, default=None, help="keep only these queries' values (a JSON list)")
     p.add_argument("--train", default="", help="the training interactions (rankwise's train=, the floors, rectools)")
+    p.add_argument("--features", default="", help="the item features (rankwise's features=, the floors)")
     a = p.parse_args()
     tool, _, feed = a.tool.partition(":")
     feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "polars"}.get(tool, "")

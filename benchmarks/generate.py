@@ -20,6 +20,11 @@ draw makes). Many of the items the run lists are never in training (most at 1M r
 training rows come from their own seeded generator: the run and qrels are the same with or
 without them. With ``--files`` each file draws its own rows and its own popularity order (its
 seed), as it does its run and qrels.
+
+Beside them also features.parquet (a folder features/ with ``--files``): the item features for
+the feature-diversity metrics (``features=``), one row per item of the run's doc id space
+(doc_id, embedding: ``--dims`` float32 values, a list), drawn from their own seeded generator
+(standard normal), so that nothing else changes with or without them.
 """
 
 from __future__ import annotations
@@ -32,10 +37,11 @@ import polars as pl
 
 
 def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, sort: bool, seed: int,
-             files: int = 1, int_ids: bool = False, trec: bool = False, train_share: float = 0.1) -> None:
-    """Write run.parquet, qrels.parquet and train.parquet, or with ``files`` > 1 the folders
-    run/, qrels/ and train/ of ``files`` Parquet files each (generated one file at a time:
-    bounded memory)."""
+             files: int = 1, int_ids: bool = False, trec: bool = False, train_share: float = 0.1,
+             dims: int = 64) -> None:
+    """Write run.parquet, qrels.parquet, train.parquet and features.parquet, or with ``files`` > 1
+    the folders run/, qrels/, train/ and features/ of ``files`` Parquet files each (generated one
+    file at a time: bounded memory)."""
     if files > 1:
         per = -(-queries // files)
         for i in range(files):
@@ -45,13 +51,15 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
             part = out / f"part-{i:03d}"
             _generate(part, first, count, docs, judged, tie_rate, sort, seed + i, int_ids)
             _train(part, first, count, docs, train_share, seed + i, int_ids)
-            for kind in ("run", "qrels", "train"):
+            _features(part, docs, dims, seed, int_ids, share=(i, files))
+            for kind in ("run", "qrels", "train", "features"):
                 (out / kind).mkdir(parents=True, exist_ok=True)
                 (part / f"{kind}.parquet").rename(out / kind / f"part-{i:03d}.parquet")
             part.rmdir()
         return
     _generate(out, 0, queries, docs, judged, tie_rate, sort, seed, int_ids)
     _train(out, 0, queries, docs, train_share, seed, int_ids)
+    _features(out, docs, dims, seed, int_ids)
     if trec:
         write_trec(out)
 
@@ -123,6 +131,23 @@ def _train(out: Path, first: int, queries: int, docs: int, share: float, seed: i
     train.with_columns(as_str).write_parquet(out / "train.parquet")
 
 
+def _features(out: Path, docs: int, dims: int, seed: int, int_ids: bool = False,
+              share: tuple[int, int] = (0, 1)) -> None:
+    """features.parquet: a ``dims``-dimensional float32 vector (standard normal) for each item of
+    the run's doc id space (``share`` = (i, n): the i-th of n consecutive slices of the items)."""
+    rng = np.random.default_rng([seed, 2])  # its own stream: the other files do not change
+    items = docs * 7919  # the run's doc ids: position * 7919 + [0, 7919)
+    vectors = rng.standard_normal((items, dims), dtype=np.float32)
+    per = -(-items // share[1])
+    first, last = share[0] * per, min(items, (share[0] + 1) * per)
+    doc = np.arange(first, last, dtype=np.int64)
+    frame = pl.DataFrame({"doc_id": doc}).with_columns(
+        pl.Series("embedding", vectors[first:last]).cast(pl.List(pl.Float32))
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    frame.with_columns([] if int_ids else [pl.col("doc_id").cast(pl.String)]).write_parquet(out / "features.parquet")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", type=Path)
@@ -136,11 +161,12 @@ def main() -> None:
     p.add_argument("--int-ids", action="store_true", help="keep query and doc ids as int64 (MS MARCO style)")
     p.add_argument("--trec", action="store_true", help="also write run.trec and qrels.trec (one file only)")
     p.add_argument("--train-share", type=float, default=0.1, help="training rows per run row (train.parquet)")
+    p.add_argument("--dims", type=int, default=64, help="the item features' dimension (features.parquet)")
     a = p.parse_args()
     if a.trec and a.files > 1:
         p.error("--trec writes one run file and one qrels file: not with --files")
     generate(a.out, a.queries, a.docs, a.judged, a.tie_rate, a.sorted, a.seed, a.files, a.int_ids, a.trec,
-             a.train_share)
+             a.train_share, a.dims)
 
 
 if __name__ == "__main__":

@@ -194,6 +194,30 @@ def test_two_zero_vectors(engine: str) -> None:
     assert close_rows(got.rows(), [("u", 1.0, 0.0, 0.0, 0.0)])
 
 
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb", "to_sql", "macro"])
+def test_counts_are_exact_for_tiny_values_and_signed_zeros(engine: str) -> None:
+    """The pairs' counts are exact whatever the values' size: p = (5e-324, 0, −0, 1, 1e-200) against
+    m = (0, −0, 0, 1, 1e-200). Hamming: only the first feature differs (5e-324 ≠ 0; 0 = −0): 1.
+    Jaccard: nonzero in p {0, 3, 4}, in m {3, 4} (−0 is zero): 1 − 2/3, although 1e-200 · 1e-200
+    underflows to 0. Cosine: dot 1, both squared norms 1 (the tiny squares underflow): distance 0,
+    ILS 1."""
+    features = {"p": [5e-324, 0.0, -0.0, 1.0, 1e-200], "m": [0.0, -0.0, 0.0, 1.0, 1e-200]}
+    run = pl.DataFrame({"query_id": ["u", "u"], "doc_id": ["p", "m"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["u"], "doc_id": ["p"], "relevance": [1]})
+    metrics = ["ILD@2", "ILD(distance='hamming')@2", "ILD(distance='jaccard')@2", "ILS@2"]
+    given = _as_frame(features) if engine in ("to_sql", "macro") else features
+    got = evaluate_on(engine, qrels, run, given, metrics)
+    assert close_rows(got.select("query_id", *metrics).rows(), [("u", 0.0, 1.0, 1 - 2 / 3, 1.0)])
+
+
+def test_to_sql_spark_spells_the_dot_product_with_zip_with() -> None:
+    """DuckDB's list_dot_product of the pairs' vectors is Spark's aggregate(zip_with(...)) (the
+    dialect's rule; Spark runs it in test_spark)."""
+    sql = rw.to_sql(["ILD@3", "ILS@3"], features="item_features", dialect="spark")
+    assert "aggregate(zip_with(" in sql
+    assert "list_dot_product" not in sql
+
+
 def test_ild_cosine_is_one_minus_ils() -> None:
     """Where the list has a pair, ILS is 1 − ILD(cosine): an own name, not an alias."""
     got = rw.evaluate(QRELS, RUN, ["ILD@4", "ILS@4"], features=FEATURES)

@@ -213,28 +213,37 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     """The ranked rows with their summed distances to the items ranked above them
     (:data:`~rankwise._polars.columns.FEATURES`), from the item features (``prep.features``, in
     the long form of :mod:`rankwise.inputs.features`), on the rows ranked ≤ ``depth`` (None:
-    every row; 0 elsewhere): each pair of the top ``depth`` of a query joined feature by feature,
-    its dot product, norms, differing and nonzero features summed, its distances computed."""
+    every row; 0 elsewhere). Each item of the top rows has its vector gathered into one list (in the order of its
+    dimensions) with its squared norm, its nonzero features as a list of 0/1 and their count;
+    each pair of the top ``depth`` of a query is one row carrying both items' lists, whose dot
+    product, differing features (``|a − b| > 0``: exact, as ``a ≠ b`` for any two numbers) and
+    features nonzero in both (the dot product of the 0/1 lists: exact counts) are list
+    arithmetic on that row: no row per (pair, feature)."""
     if prep.features is None:
         raise InvalidParameterError("a metric reads the item features: pass features=")
     f = FEATURES
     top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
-    a = top.join(prep.features, on=D, how="inner").select(Q, RANK, FEATURE, pl.col(VALUE).alias("__va"))
-    b = a.select(Q, pl.col(RANK).alias("__rank_b"), FEATURE, pl.col("__va").alias("__vb"))
-    va, vb = pl.col("__va"), pl.col("__vb")
-    pairs = a.join(b, on=[Q, FEATURE]).filter(pl.col("__rank_b") < pl.col(RANK)).group_by(Q, RANK, "__rank_b").agg(
-        (va * vb).sum().alias("__dot"), (va * va).sum().alias("__na"), (vb * vb).sum().alias("__nb"),
-        (va != vb).sum().cast(pl.Float64).alias(f["dhamming"]),
-        ((va != 0) & (vb != 0)).sum().cast(pl.Float64).alias("__both"),
-        ((va != 0) | (vb != 0)).sum().cast(pl.Float64).alias("__either"),
+    vector = pl.col(VALUE).sort_by(FEATURE)
+    # the vectors of the items some top lists, only
+    items = prep.features.join(top.select(D).unique(), on=D, how="semi").group_by(D).agg(
+        vector.alias("__v"), (vector * vector).sum().alias("__n"),
+        (vector != 0).cast(pl.Float64).alias("__z"), (vector != 0).sum().cast(pl.Float64).alias("__nz"),
     )
-    norms = pl.col("__na") * pl.col("__nb")
+    b = top.select(Q, pl.col(D).alias("__d_b"), pl.col(RANK).alias("__rank_b"))
+    item_b = items.select(pl.col(D).alias("__d_b"), *[pl.col(c).alias(f"{c}_b") for c in ("__v", "__n", "__z", "__nz")])
+    pairs = (
+        top.join(b, on=Q).filter(pl.col("__rank_b") < pl.col(RANK))
+        .join(items, on=D, how="inner").join(item_b, on="__d_b", how="inner")
+    )
+    va, vb = pl.col("__v"), pl.col("__v_b")
+    norms = pl.col("__n") * pl.col("__n_b")
+    both = (pl.col("__z") * pl.col("__z_b")).list.sum()
+    either = pl.col("__nz") + pl.col("__nz_b") - both
     distances = pairs.select(
         Q, RANK,
-        (1.0 - pl.when(norms > 0).then(pl.col("__dot") / norms.sqrt()).otherwise(0.0)).alias(f["dcosine"]),
-        pl.col(f["dhamming"]),
-        pl.when(pl.col("__either") > 0).then(1.0 - pl.col("__both") / pl.col("__either")).otherwise(0.0)
-        .alias(f["djaccard"]),
+        (1.0 - pl.when(norms > 0).then((va * vb).list.sum() / norms.sqrt()).otherwise(0.0)).alias(f["dcosine"]),
+        (va - vb).list.eval(pl.element().abs() > 0).list.sum().cast(pl.Float64).alias(f["dhamming"]),
+        pl.when(either > 0).then(1.0 - both / either).otherwise(0.0).alias(f["djaccard"]),
     ).group_by(Q, RANK).agg(pl.col(*f.values()).sum())
     return rows.join(distances, on=[Q, RANK], how="left", maintain_order="left").with_columns(
         pl.col(*f.values()).fill_null(0.0)

@@ -628,28 +628,38 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
     """The ranked rows' summed distances to the items ranked above them
     (:data:`~rankwise.primitives.FEATURE_COLUMNS`), on the rows of ``ranked`` ranked ≤ ``depth``
     (None: every row; 0 elsewhere), from the item features (``features``: the FROM fragment of
-    their long form, doc_id, feature, value): the CTEs (each pair of a query's top ``depth``
-    joined feature by feature, its dot product, norms, differing and nonzero features summed;
-    then its distances summed per row), the rows' columns and their join."""
+    their long form, doc_id, feature, value): the CTEs, the rows' columns and their join.
+
+    Each item of the top rows has its vector gathered into one list (sorted by dimension) with its squared norm,
+    its nonzero features as a list of 0/1 and their count; each pair of a query's top ``depth``
+    is one row with both items' lists, whose dot product (``list_dot_product``), differing
+    features (counted element by element) and features nonzero in both (the dot product of
+    the 0/1 lists: exact counts) are list functions of that row, no row per (pair, feature);
+    then its distances are summed per row. Written in DuckDB's spelling: Spark's is
+    :data:`~rankwise._sql.inline.DIALECT_RULES`'."""
     if features is None:
         raise InvalidParameterError("a metric reads the item features: pass features=")
     top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
+    vector = "list_transform(array_sort(array_agg(struct_pack(f := feature, x := value))), lambda e: e.x)"
+    differ = (
+        "list_sum(list_transform(generate_series(1, len(fa.v)), lambda i: "
+        "CASE WHEN list_extract(fa.v, i) <> list_extract(fb.v, i) THEN 1.0 ELSE 0.0 END))"
+    )
     ctes = [
-        # the top rows' pairs first (at most depth² per query), then their features, dimension by dimension
         f"rw_top{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
-        f"rw_pair_items{p} AS (SELECT a.query_id, a.rnk, b.rnk AS rnk_b, a.doc_id AS doc_a, b.doc_id AS doc_b "
-        f"FROM rw_top{p} AS a JOIN rw_top{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk)",
-        f"rw_pairs{p} AS (SELECT pi.query_id, pi.rnk, pi.rnk_b, sum(fa.value * fb.value) AS dot, "
-        "sum(fa.value * fa.value) AS na, sum(fb.value * fb.value) AS nb, "
-        "sum(CASE WHEN fa.value <> fb.value THEN 1.0 ELSE 0.0 END) AS differ, "
-        "sum(CASE WHEN fa.value <> 0 AND fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS both_set, "
-        "sum(CASE WHEN fa.value <> 0 OR fb.value <> 0 THEN 1.0 ELSE 0.0 END) AS either_set "
-        f"FROM rw_pair_items{p} AS pi JOIN {features} AS fa ON fa.doc_id = pi.doc_a "
-        f"JOIN {features} AS fb ON fb.doc_id = pi.doc_b AND fb.feature = fa.feature "
-        "GROUP BY pi.query_id, pi.rnk, pi.rnk_b)",
+        # the vectors of the items some top lists, only
+        f"rw_vectors{p} AS (SELECT doc_id, v, list_dot_product(v, v) AS n, z, list_sum(z) AS nz FROM "
+        "(SELECT doc_id, v, list_transform(v, lambda x: CASE WHEN x <> 0 THEN 1.0 ELSE 0.0 END) AS z FROM "
+        f"(SELECT doc_id, {vector} AS v FROM {features} WHERE doc_id IN (SELECT doc_id FROM rw_top{p}) "
+        "GROUP BY doc_id) AS fv) AS fz)",
+        # the top rows' pairs (at most depth² per query), each with both items' vectors
+        f"rw_pairs{p} AS (SELECT a.query_id, a.rnk, list_dot_product(fa.v, fb.v) AS dot, fa.n AS na, fb.n AS nb, "
+        f"{differ} AS differ, list_dot_product(fa.z, fb.z) AS both_set, fa.nz + fb.nz AS nonzero "
+        f"FROM rw_top{p} AS a JOIN rw_top{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk "
+        f"LEFT JOIN rw_vectors{p} AS fa ON fa.doc_id = a.doc_id LEFT JOIN rw_vectors{p} AS fb ON fb.doc_id = b.doc_id)",
         f"rw_pair_sums{p} AS (SELECT query_id AS pq, rnk AS pr, "
         "sum(1.0 - CASE WHEN na * nb > 0 THEN dot / sqrt(na * nb) ELSE 0.0 END) AS pcos, sum(differ) AS pham, "
-        "sum(CASE WHEN either_set > 0 THEN 1.0 - both_set / either_set ELSE 0.0 END) AS pjac "
+        "sum(CASE WHEN nonzero - both_set > 0 THEN 1.0 - both_set / (nonzero - both_set) ELSE 0.0 END) AS pjac "
         f"FROM rw_pairs{p} GROUP BY query_id, rnk)",
     ]
     cols = (

@@ -61,7 +61,9 @@ class DialectRules:
     ``aggregate(l, 0, (a, b) -> a + b)`` (DuckDB: ``list_sum(l)``), a fold ``aggregate(l, init,
     f)`` (DuckDB: ``list_reduce(l, f, init)``) and an inclusive range ``sequence(a, b)`` (DuckDB:
     ``generate_series(a, b)``; only with a ≤ b, where both agree): the greedy ideal ranking of the
-    diversity measures (``rankwise._sql.compiler``), IFT's walk over the padded ranks."""
+    diversity measures (``rankwise._sql.compiler``), IFT's walk over the padded ranks; and the dot
+    product of two lists of one length ``aggregate(zip_with(a, b, (x, y) -> x * y), 0, (s, t) -> s +
+    t)`` (DuckDB: ``list_dot_product(a, b)``): the item features' pairs."""
     recursion_limit: str = ""
     """The clause after a recursive CTE's column list that lifts the dialect's recursion limit
     (Spark stops at 100 levels by default)."""
@@ -277,7 +279,7 @@ def expand(sql: str, dialect: Dialect = "duckdb") -> str:
 
 
 _LAMBDA = re.compile(r"\blambda\s+(\w+(?:\s*,\s*\w+)*)\s*:(?!=)")
-_ARRAY_CALL = re.compile(r"\b(struct_pack|list_sum|list_reduce|generate_series)\s*\(")
+_ARRAY_CALL = re.compile(r"\b(struct_pack|list_sum|list_reduce|generate_series|list_dot_product)\s*\(")
 
 
 def _lambda_args(args: list[str]) -> list[str]:
@@ -293,7 +295,8 @@ def _lambda_args(args: list[str]) -> list[str]:
 
 
 def _arrow_lambdas(sql: str) -> str:
-    """DuckDB's lambdas, ``struct_pack`` and ``list_sum`` (outside quotes) in the arrow spelling
+    """DuckDB's lambdas, ``struct_pack``, ``list_sum``, ``list_reduce``, ``generate_series`` and
+    ``list_dot_product`` (outside quotes) in the arrow spelling
     (:attr:`DialectRules.arrow_lambdas`)."""
     inside = _Quoted(sql)
     for m in reversed([m for m in _ARRAY_CALL.finditer(sql) if m.start() not in inside]):
@@ -302,6 +305,11 @@ def _arrow_lambdas(sql: str) -> str:
         args = _lambda_args(split_args(sql[open_at + 1 : close_at]))
         if m.group(1) == "list_sum":
             call = f"aggregate({args[0]}, CAST(0 AS DOUBLE), (rw_a, rw_b) -> rw_a + rw_b)"
+        elif m.group(1) == "list_dot_product":
+            call = (
+                f"aggregate(zip_with({args[0]}, {args[1]}, (rw_x, rw_y) -> rw_x * rw_y), CAST(0 AS DOUBLE), "
+                "(rw_a, rw_b) -> rw_a + rw_b)"
+            )
         elif m.group(1) == "list_reduce":
             call = f"aggregate({args[0]}, {args[2]}, {args[1]})"
         elif m.group(1) == "generate_series":
