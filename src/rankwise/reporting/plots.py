@@ -316,7 +316,9 @@ def _tradeoff_figure(
     ax.margins(0.2)
     ax.set_xlabel(f"{'mean ' if set_values is None else ''}{beyond} ({_direction(beyond)})")
     ax.set_ylabel(f"mean {accuracy} ({_direction(accuracy)})")
-    ax.set_title(f"{accuracy} against {beyond}, per run (95% intervals of the means)")
+    # two lines: a long metric string does not run off the figure
+    means = "the means" if set_values is None else f"the mean {accuracy}"  # a set-level value has none
+    ax.set_title(f"{accuracy} against {beyond}\nper run, 95% intervals of {means}", fontsize="medium")
     return fig
 
 
