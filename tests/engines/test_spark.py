@@ -39,7 +39,8 @@ def trec(name: str, kind: str) -> pl.DataFrame:
 @pytest.mark.parametrize("conventions", [{}, {"missing": "zero", "max_rank": 100}, {"judged_only": True, "rel": 2}])
 def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> None:
     run, qrels = trec("results.trunc", "run"), trec("qrels.test", "qrels")
-    metrics = [rw.metric.make_metric(s, {}, 10 if s.cutoff == "required" else None) for s in rw.SPECS]
+    # the metrics with per-query values (the set-level ones: one statement of their own, below)
+    metrics = [rw.metric.make_metric(s, {}, 10 if s.cutoff == "required" else None) for s in rw.SPECS if s.aggregate != "set"]
     # the training interactions (the judgments' pairs) and item features (every listed document's)
     # that the popularity and feature-diversity families read
     train = qrels.select("query_id", "doc_id")
@@ -55,6 +56,14 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
         expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions, train=train, features=features,
                                base_run=base_run)
         assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
+    # the set-level metrics, one row, over the listed documents as the catalog
+    sets = [repr(rw.metric.make_metric(s, {}, 10)) for s in rw.SPECS if s.aggregate == "set"]
+    catalog = pl.DataFrame({"doc_id": docs})
+    got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), sets, **conventions,
+                                       train=to_spark(spark, train), catalog=to_spark(spark, catalog)))
+    expected = rw.evaluate(qrels, run, sets, engine="duckdb", per_query=False, **conventions, train=train,
+                           catalog=catalog)
+    assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
 
 
 @pytest.mark.parametrize("expected_file", ["out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql"])

@@ -238,10 +238,19 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     train = pl.DataFrame({"query_id": ["q", "q", "s"], "doc_id": ["a", "b", "a"]})
     features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
     base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
-    out = evaluate(qrels, run, metrics, train=train, features=features, base_run=base_run)
-    for m in metrics:
+    per_query = [m for m in metrics if m.spec.aggregate != "set"]
+    out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run)
+    # the set-level metrics: one value per run (the catalog: the documents and one more)
+    sets = [m for m in metrics if m.spec.aggregate == "set"]
+    engine_of = {"polars": "polars", "polars-lazy": "polars", "duckdb": "duckdb"}
+    summary = rw.evaluate(qrels, run, sets, engine=engine_of.get(engine, "polars"), per_query=False, train=train,  # type: ignore[arg-type]
+                          catalog=["a", "b", "c", "d"])
+    for m in per_query:
         for value in out[m.label].to_list():
             assert not isinstance(value, float) or math.isfinite(value), (m, value)
+    for m in sets:
+        value = summary[m.label].item()
+        assert value is not None and math.isfinite(value), (m, value)
 
 
 # -- ranx's rbp.NN ------------------------------------------------------------------------------
