@@ -129,3 +129,28 @@ CREATE OR REPLACE TEMP MACRO rw_unexpectedness(qrels_table, run_table, base_run_
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;
 -- end generated: rw_unexpectedness
+
+-- rw_coverage(qrels_table, run_table, catalog_table, k := 10, checks := true): the set-level metrics, one
+-- row: the catalog's coverage, the Gini index and the entropy of the items' exposure in the lists within k
+-- (rankwise.metrics.families.catalog; catalog_table: the catalog's items in doc_id).
+-- generated: rw_coverage
+CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, k := 10, checks := true) AS TABLE
+    WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
+    rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table))),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
+    judged AS (SELECT DISTINCT query_id FROM rw_qrels),
+    ranked0 AS (SELECT query_id, doc_id, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    scored0 AS (SELECT r.query_id, r.doc_id, r.rnk, 0 AS grp, 1.0 AS times FROM ranked0 AS r WHERE r.query_id IN (SELECT query_id FROM judged)),
+    e0 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
+    x0 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e0 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
+    e1 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
+    x1 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, TRUE AS incat, CAST(count(*) OVER (PARTITION BY e.grp) AS DOUBLE) AS ncat FROM e1 AS e),
+    e2 AS (SELECT grp, doc_id, sum(times * power(0.85, rnk - 1)) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * power(0.85, rnk - 1)) > 0),
+    x2 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e2 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
+    a0 AS (SELECT grp, rw_items_listed(expo, incat) AS s0, rw_catalog_items(ncat) AS s1, rw_exposure_gini(expo, pos, incat, ncat) AS s2 FROM x0 GROUP BY grp),
+    a1 AS (SELECT grp, rw_items_listed(expo, incat) AS s0, rw_exposure_gini(expo, pos, incat, ncat) AS s1, rw_exposure_entropy(expo, 2.0) AS s2, rw_exposure_entropy(expo, 2.718281828459045) AS s3 FROM x1 GROUP BY grp),
+    a2 AS (SELECT grp, rw_exposure_gini(expo, pos, incat, ncat) AS s0 FROM x2 GROUP BY grp)
+    SELECT CAST(rw_div_null(a0.s0, a0.s1) AS DOUBLE) AS "CatalogCoverage@k", CAST(a1.s0 AS DOUBLE) AS "CatalogCoverage(count=True)@k", CAST(a0.s2 AS DOUBLE) AS "Gini@k", CAST(a2.s0 AS DOUBLE) AS "Gini(weight='geometric')@k", CAST(a1.s1 AS DOUBLE) AS "Gini(catalog='listed')@k", CAST(a1.s2 AS DOUBLE) AS "Entropy@k", CAST(rw_div_null(a1.s3, a1.s0) AS DOUBLE) AS "Entropy(base='e', per_item=True)@k"
+    FROM (SELECT 0 AS grp) AS g LEFT JOIN a0 USING (grp) LEFT JOIN a1 USING (grp) LEFT JOIN a2 USING (grp);
+-- end generated: rw_coverage

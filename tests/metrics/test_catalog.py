@@ -435,3 +435,27 @@ def test_report_and_command_line_compare(tmp_path: Path) -> None:
                       ["AP", "Entropy@10"], resamples=20)
     assert got["metric"].to_list() == ["AP", "Entropy@10"]
     assert got["mean"].to_list() == pytest.approx(want["mean"].to_list())
+
+
+def test_the_table_macro() -> None:
+    """rw_coverage('qrels', 'run', 'catalog', k := ...) in DuckDB SQL: evaluate()'s values, its
+    columns named with k; the catalog checked."""
+    import duckdb
+
+    from rankwise._sql.generate import COVERAGE_METRICS
+
+    run, qrels, _, catalog = _sql_inputs()
+    con = duckdb.connect()
+    rw.register(con)
+    con.register("run", run)
+    con.register("qrels", qrels)
+    con.register("items", catalog.rename({"item": "doc_id"}))
+    for k in (2, 10):
+        got = con.sql(f"SELECT * FROM rw_coverage('qrels', 'run', 'items', k := {k})").pl()
+        metrics = [name + f"@{k}" for _, name, _ in COVERAGE_METRICS]
+        want = rw.evaluate(qrels, run, metrics, catalog=catalog["item"], per_query=False)
+        assert got.columns == [label for label, _, _ in COVERAGE_METRICS]
+        assert close_rows(got.rows(), want.rows())
+    con.register("empty_items", catalog.rename({"item": "doc_id"}).clear())
+    with pytest.raises(duckdb.Error, match=r"rankwise: the catalog \(catalog=\) has no items"):
+        con.sql("SELECT * FROM rw_coverage('qrels', 'run', 'empty_items')").fetchall()

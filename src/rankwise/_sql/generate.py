@@ -249,12 +249,45 @@ def check_ties() -> str:
     return f"        WHEN ties IN ({names}) THEN true\n        ELSE error({message} || rw_quoted(ties))"
 
 
+COVERAGE_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("CatalogCoverage@k", "CatalogCoverage", True), ("CatalogCoverage(count=True)@k", "CatalogCoverage(count=True)", True),
+    ("Gini@k", "Gini", True), ("Gini(weight='geometric')@k", "Gini(weight='geometric')", True),
+    ("Gini(catalog='listed')@k", "Gini(catalog='listed')", True), ("Entropy@k", "Entropy", True),
+    ("Entropy(base='e', per_item=True)@k", "Entropy(base='e', per_item=True)", True),
+)
+"""rw_coverage's columns: (label, metric, takes the cutoff k)."""
+
+
+def coverage_macro() -> str:
+    """The ``rw_coverage`` table macro: the set-level metrics over a catalog's items (doc_id),
+    one row (:func:`rankwise._sql.sets.set_statement`)."""
+    from rankwise._sql.sets import set_statement
+
+    conv = Conventions()
+    cols = _macro_columns(COVERAGE_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        "rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT "
+        "rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table)))",
+    ]
+    body = set_statement(cols, conv, Columns(), "rw_run", "rw_qrels", catalog="rw_catalog", group=False)
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, k := 10, checks := true) "
+        "AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    )
+
+
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
     "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
     "rw_popularity": ("90_evaluate.sql", popularity_macro),
     "rw_feature_diversity": ("90_evaluate.sql", feature_diversity_macro),
     "rw_unexpectedness": ("90_evaluate.sql", unexpectedness_macro),
+    "rw_coverage": ("90_evaluate.sql", coverage_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }
