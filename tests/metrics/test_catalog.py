@@ -459,3 +459,12 @@ def test_the_table_macro() -> None:
     con.register("empty_items", catalog.rename({"item": "doc_id"}).clear())
     with pytest.raises(duckdb.Error, match=r"rankwise: the catalog \(catalog=\) has no items"):
         con.sql("SELECT * FROM rw_coverage('qrels', 'run', 'empty_items')").fetchall()
+
+
+def test_the_metric_page_says_one_value_per_run() -> None:
+    from tests.cli.test_cli import cli as rankwise_cli
+
+    page = rankwise_cli("metrics", "Gini")
+    assert page.returncode == 0, page.stderr
+    assert "level:" in page.stdout and "one value per run, from every user's list (set-level)" in page.stdout
+    assert "empty query" not in page.stdout

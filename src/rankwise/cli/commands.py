@@ -256,7 +256,11 @@ def _metric_page(spec: MetricSpec) -> None:
     fields.append(("formula", spec.formula))
     fields.append(("cutoff", {"optional": "optional (@k)", "required": "required (@k)", "none": "none"}[spec.cutoff]))
     empty = "NULL (undefined)" if spec.empty_value is None else spec.empty_value
-    fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
+    if spec.aggregate == "set":  # no per-query value: one over the run
+        fields.append(("level", "one value per run, from every user's list (set-level): rankwise eval's summary, "
+                                "evaluate(..., per_query=False)"))
+    else:
+        fields.append(("empty query", f"{empty}; summary over queries: {spec.aggregate}"))
     fields.append(("better", {"higher": "higher", "lower": "lower (a decrease is a win in compare)",
                               "neither": "neither (compare gives no win or loss)"}[spec.better]))
     fields.append(("citation", spec.citation))
