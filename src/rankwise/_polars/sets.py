@@ -29,7 +29,9 @@ GROUP = "__group"
 """The group a user's rows count in (one group: 0)."""
 TIMES = "__times"
 """How many times the user counts in its group (a bootstrap resample draws a user 0, 1, 2, ... times)."""
-EXPO, POS, INCAT, NCAT = "__expo", "__pos", "__incat", "__ncat"
+EXPO, POS, INCAT, NCAT, LISTS, NSCORED, LENGTH = (
+    "__expo", "__pos", "__incat", "__ncat", "__lists", "__nscored", "__length"
+)
 
 
 def _key(leaf: SetPrimitive) -> str:
@@ -55,13 +57,23 @@ def _catalog_items(prep: Prepared, within: str, catalog: pl.LazyFrame | None) ->
     return items.select(pl.col(D).cast(prep.doc_dtype, strict=False)).drop_nulls(), size
 
 
-def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared, catalog: pl.LazyFrame | None) -> pl.LazyFrame:
+def _exposure(
+    rows: pl.LazyFrame, users: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared, catalog: pl.LazyFrame | None
+) -> pl.LazyFrame:
     """The exposure table ``leaf`` reads (see the module's step 2)."""
     k, weight, patience = leaf.exposure()
     within = leaf.catalog()
     listed = rows if k is None else rows.filter(pl.col(RANK) <= k)
-    step = pl.lit(1.0) if weight == "count" else pl.lit(patience).pow(pl.col(RANK) - 1)
-    table = listed.group_by(GROUP, D).agg((pl.col(TIMES) * step).sum().alias(EXPO)).filter(pl.col(EXPO) > 0)
+    length = pl.col(LENGTH)
+    if weight in ("share", "root"):  # the rows of the user's list within k
+        listed = listed.with_columns(pl.len().over(GROUP, Q).cast(pl.Float64).alias(LENGTH))
+    step = {
+        "count": pl.lit(1.0), "geometric": pl.lit(patience).pow(pl.col(RANK) - 1), "share": 1.0 / length,
+        "root": 1.0 / length.sqrt(),
+    }[weight]
+    table = listed.group_by(GROUP, D).agg(
+        (pl.col(TIMES) * step).sum().alias(EXPO), pl.col(TIMES).sum().cast(pl.Float64).alias(LISTS)
+    ).filter(pl.col(EXPO) > 0)
     table = table.with_columns(pl.col(EXPO).rank("ordinal").over(GROUP).cast(pl.Float64).alias(POS))
     if within == "listed":  # the listed items are the catalog
         table = table.with_columns(pl.lit(True).alias(INCAT), pl.len().over(GROUP).cast(pl.Float64).alias(NCAT))
@@ -77,6 +89,8 @@ def _exposure(rows: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared, catalog: p
         table = table.join(per_item, on=D, how="left").with_columns(pl.col(TRAIN["irows"]).fill_null(0.0)).join(
             prep.train.select(pl.len().cast(pl.Float64).alias(TRAIN["nrows"])), how="cross"
         )
+    if "nscored" in leaf.reads:
+        table = table.join(users, on=GROUP, how="left")
     return table
 
 
@@ -84,6 +98,24 @@ def scored_rows(prep: Prepared, conv: Conventions, judged_only: bool) -> pl.Lazy
     """The ranked rows (``__q``, ``__d``, ``__rank``) of the judged users the run lists."""
     judged = prep.qrels.select(Q).unique()
     return ranked(prep, conv, judged_only, docs=True).join(judged, on=Q, how="semi").select(Q, D, RANK)
+
+
+def _grouped(rows: pl.LazyFrame, groups: pl.LazyFrame | None, prep: Prepared) -> pl.LazyFrame:
+    """``rows`` (by user, ``__q``) with each user's group and count there (:data:`GROUP`,
+    :data:`TIMES`): one group 0 where ``groups`` is None."""
+    if groups is None:
+        return rows.with_columns(pl.lit(0, pl.Int64).alias(GROUP), pl.lit(1.0).alias(TIMES))
+    return rows.join(groups.with_columns(pl.col(Q).cast(prep.query_dtype)), on=Q, how="inner")
+
+
+def _users(prep: Prepared, conv: Conventions, rows: pl.LazyFrame, groups: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The users scored per group (:data:`NSCORED`, Σ of their counts): the judged users the run
+    lists, and with ``missing='zero'`` every judged user (a user without a list among them)."""
+    if conv.missing == "zero":
+        users = _grouped(prep.qrels.select(Q).unique(), groups, prep)
+    else:
+        users = rows.select(GROUP, Q, TIMES).unique()
+    return users.group_by(GROUP).agg(pl.col(TIMES).sum().cast(pl.Float64).alias(NSCORED))
 
 
 def set_values(
@@ -103,20 +135,18 @@ def set_values(
                 raise TypeError(f"{out.label} is no set-level metric ({leaf!r})")
             if out.judged_only not in per_ranking:
                 rows = scored_rows(prep, conv, out.judged_only)
-                if groups is None:
-                    rows = rows.with_columns(pl.lit(0, pl.Int64).alias(GROUP), pl.lit(1.0).alias(TIMES))
-                else:
-                    rows = rows.join(groups.with_columns(pl.col(Q).cast(prep.query_dtype)), on=Q, how="inner")
-                per_ranking[out.judged_only] = rows
-            key = (out.judged_only, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads)
+                per_ranking[out.judged_only] = _grouped(rows, groups, prep)
+            key = (out.judged_only, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads, "nscored" in leaf.reads)
             if key not in tables:
-                tables[key] = (_exposure(per_ranking[out.judged_only], leaf, prep, catalog), [])
+                users = _users(prep, conv, per_ranking[out.judged_only], groups)
+                tables[key] = (_exposure(per_ranking[out.judged_only], users, leaf, prep, catalog), [])
             if leaf not in tables[key][1]:
                 tables[key][1].append(leaf)
     names = groups.select(GROUP).unique() if groups is not None else pl.LazyFrame({GROUP: [0]}, schema={GROUP: pl.Int64})
     result = names
     columns = {
         "expo": pl.col(EXPO), "pos": pl.col(POS), "incat": pl.col(INCAT), "ncat": pl.col(NCAT),
+        "lists": pl.col(LISTS), "nscored": pl.col(NSCORED),
         "irows": pl.col(TRAIN["irows"]), "nrows": pl.col(TRAIN["nrows"]),
     }
     for table, needed in tables.values():

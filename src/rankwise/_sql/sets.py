@@ -61,8 +61,14 @@ def set_statement(
                 ctes.append(
                     f"scored{p} AS (SELECT {grouped} WHERE r.query_id IN (SELECT query_id FROM judged){cut})"
                 )
+                users = (  # the users scored per group: with missing='zero' every judged user
+                    (f"SELECT g.grp, g.times FROM judged AS j JOIN {groups} AS g USING (query_id)"
+                     if groups is not None else "SELECT 0 AS grp, 1.0 AS times FROM judged")
+                    if conv.missing == "zero" else f"SELECT DISTINCT grp, query_id, times FROM scored{p}"
+                )
+                ctes.append(f"users{p} AS (SELECT grp, CAST(sum(times) AS DOUBLE) AS nscored FROM ({users}) GROUP BY grp)")
                 rankings[part] = f"scored{p}"
-            key = (part, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads)
+            key = (part, *leaf.exposure(), leaf.catalog(), "irows" in leaf.reads, "nscored" in leaf.reads)
             if key not in tables:
                 tables[key] = (_exposure(ctes, len(tables), rankings[part], leaf, train, catalog), [])
             if leaf not in tables[key][1]:
@@ -102,11 +108,16 @@ def _exposure(
     """Add the CTEs of the exposure table ``leaf`` reads (see the module's step 2); its name."""
     k, weight, patience = leaf.exposure()
     within = leaf.catalog()
-    step = "1.0" if weight == "count" else f"power({literal(patience)}, rnk - 1)"
+    length = "CAST(count(*) OVER (PARTITION BY grp, query_id) AS DOUBLE)"  # the rows of the user's list within k
+    step = {
+        "count": "1.0", "geometric": f"power({literal(patience)}, rnk - 1)", "share": "1.0 / nlist",
+        "root": "1.0 / sqrt(nlist)",
+    }[weight]
     where = "" if k is None else f" WHERE rnk <= {literal(k)}"
+    listed = f"(SELECT *, {length} AS nlist FROM {scored}{where})" if weight in ("share", "root") else f"{scored}{where}"
     ctes.append(
-        f"e{n} AS (SELECT grp, doc_id, sum(times * {step}) AS expo FROM {scored}{where} GROUP BY grp, doc_id "
-        f"HAVING sum(times * {step}) > 0)"
+        f"e{n} AS (SELECT grp, doc_id, sum(times * {step}) AS expo, CAST(sum(times) AS DOUBLE) AS lists "
+        f"FROM {listed} GROUP BY grp, doc_id HAVING sum(times * {step}) > 0)"
     )
     pos = "CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos"
     if within == "listed":
@@ -126,5 +137,8 @@ def _exposure(
             f" LEFT JOIN (SELECT doc_id, CAST(count(*) AS DOUBLE) AS irows FROM {train} GROUP BY doc_id) AS t "
             "ON t.doc_id = e.doc_id"
         )
-    ctes.append(f"x{n} AS (SELECT e.grp, e.doc_id, e.expo, {pos}, {incat}{training} FROM e{n} AS e{joins})")
+    if "nscored" in leaf.reads:
+        training += ", u.nscored"
+        joins += f" LEFT JOIN users{scored.removeprefix('scored')} AS u ON u.grp = e.grp"
+    ctes.append(f"x{n} AS (SELECT e.grp, e.doc_id, e.expo, e.lists, {pos}, {incat}{training} FROM e{n} AS e{joins})")
     return f"x{n}"

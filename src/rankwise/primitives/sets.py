@@ -10,7 +10,10 @@ some scored user:
 - ``incat``: whether it is in the catalog the metric reads (``within``: ``'catalog'``, the
   ``catalog=`` input's items; ``'train'``, the training items of ``train=``);
 - ``irows``: its training rows (0 for an item never in training, as the popularity family's);
-- ``ncat``, ``nrows``: the catalog's items and the training's rows (the same on every row).
+- ``lists``: the lists holding it (Σ over those users of the times each counts);
+- ``ncat``, ``nrows``: the catalog's items and the training's rows (the same on every row);
+- ``nscored``: the users scored (the same on every row; Σ of the times each counts), a user
+  without a list among them where the conventions score it (``missing='zero'``).
 
 Their SQL macros are ``sql/58_sets.sql``; the engines build the exposure table once per
 (cutoff, weight) and aggregate it per segment (:mod:`rankwise._polars.sets`,
@@ -23,8 +26,9 @@ from typing import ClassVar, Literal
 
 from rankwise.primitives.core import Column, Primitive, Side
 
-Weight = Literal["count", "geometric"]
-"""How a listed row adds to its item's exposure: 1 (``count``) or patience^(rank − 1)."""
+Weight = Literal["count", "geometric", "share", "root"]
+"""How a listed row adds to its item's exposure: 1 (``count``), patience^(rank − 1)
+(``geometric``), 1/n (``share``) or 1/√n (``root``), n the rows of its user's list within k."""
 Within = Literal["listed", "catalog", "train"]
 """The items a set-level value runs over: the listed ones only, or the catalog (``catalog=``) or
 the training items (``train=``), each with the listed items outside it."""
@@ -115,8 +119,65 @@ class ExposureEntropy(SetPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class ElliotGini(SetPrimitive):
+    """Elliot's GiniIndex, 1 − Σ_{j=1..m} (2(j + n − m) − n − 1) x_(j) / ((n − 1) Σ x), over the
+    m listed items' exposures x ascending and the n items of ``within`` (a listed item outside
+    them shifts the places but does not add to n) = 1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) /
+    ((n − 1) Σ expo); NULL when nothing is listed or n ≤ 1."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "ncat")
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience", "within")
+    weight: Weight
+    patience: float
+    within: Within
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, self.patience if self.weight == "geometric" else 1.0
+
+    def catalog(self) -> Within:
+        return self.within
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class ExposureTotal(SetPrimitive):
-    """Σ expo: the rows listed within k (with the count weight)."""
+    """Σ expo: with ``weight='count'`` the rows listed within k; ``'share'``: the users whose
+    list holds an item within k."""
+
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
+    weight: Weight = "count"
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, 1.0
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureSquares(SetPrimitive):
+    """Σ expo²; with ``weight='root'``, Σ_d (Σ_{u listing d} 1/√n_u)² (rexmex's personalization:
+    Σ over the ordered pairs of lists, a list with itself included, of their cosine)."""
+
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
+    weight: Weight
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, 1.0
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class UsersScored(SetPrimitive):
+    """The users scored (``nscored``); NULL when none lists anything."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("nscored",)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ElliotEntropySum(SetPrimitive):
+    """Σ_d expo_d · log2(Σ lists / lists_d) with ``weight='share'`` (expo_d = Σ_{u listing d}
+    1/n_u): Elliot's ShannonEntropy before its division by the users."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "lists")
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, "share", 1.0
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -127,6 +188,6 @@ class SelfInformationSum(SetPrimitive):
     reads: ClassVar[tuple[Column, ...]] = ("expo", "irows", "nrows")
 
 
-SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat")
+SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat", "lists", "nscored")
 """The exposure table's own columns (``irows`` and ``nrows`` are the training's, as in
 :data:`~rankwise.primitives.core.TRAIN_COLUMNS`)."""
