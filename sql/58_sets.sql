@@ -47,6 +47,14 @@ CREATE OR REPLACE TEMP MACRO rw_users_scored(nscored) AS
 CREATE OR REPLACE TEMP MACRO rw_elliot_entropy_sum(expo, lists) AS
     (sum(expo * -log2(lists)) + sum(expo) * log2(sum(lists)))::DOUBLE;
 
+-- Σ expo over the items of the popularity group.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_exposure(expo, ingroup) AS
+    sum(CASE WHEN ingroup THEN expo ELSE 0.0 END)::DOUBLE;
+
+-- The popularity group's training items.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_items(ngroup) AS
+    max(ngroup)::DOUBLE;
+
 -- Σ expo · −log2(irows / nrows) over the items in training.
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
     sum(CASE WHEN irows > 0 THEN -expo * log2(irows / nrows) ELSE 0.0 END)::DOUBLE;

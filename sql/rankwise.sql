@@ -1292,6 +1292,14 @@ CREATE OR REPLACE TEMP MACRO rw_users_scored(nscored) AS
 CREATE OR REPLACE TEMP MACRO rw_elliot_entropy_sum(expo, lists) AS
     (sum(expo * -log2(lists)) + sum(expo) * log2(sum(lists)))::DOUBLE;
 
+-- Σ expo over the items of the popularity group.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_exposure(expo, ingroup) AS
+    sum(CASE WHEN ingroup THEN expo ELSE 0.0 END)::DOUBLE;
+
+-- The popularity group's training items.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_items(ngroup) AS
+    max(ngroup)::DOUBLE;
+
 -- Σ expo · −log2(irows / nrows) over the items in training.
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
     sum(CASE WHEN irows > 0 THEN -expo * log2(irows / nrows) ELSE 0.0 END)::DOUBLE;
@@ -1462,8 +1470,8 @@ CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, 
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
     judged AS (SELECT DISTINCT query_id FROM rw_qrels),
     ranked0 AS (SELECT query_id, doc_id, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
-    scored0 AS (SELECT r.query_id, r.doc_id, r.rnk, 0 AS grp, 1.0 AS times FROM ranked0 AS r WHERE r.query_id IN (SELECT query_id FROM judged)),
-    users0 AS (SELECT grp, CAST(sum(times) AS DOUBLE) AS nscored FROM (SELECT DISTINCT grp, query_id, times FROM scored0) GROUP BY grp),
+    scored0 AS (SELECT r.query_id, r.doc_id, r.rnk, r.relevance, 0 AS grp, 1.0 AS times FROM ranked0 AS r WHERE r.query_id IN (SELECT query_id FROM judged)),
+    users0 AS (SELECT DISTINCT grp, query_id, times FROM scored0),
     e0 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo, CAST(sum(times) AS DOUBLE) AS lists FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
     x0 AS (SELECT e.grp, e.doc_id, e.expo, e.lists, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e0 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
     e1 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo, CAST(sum(times) AS DOUBLE) AS lists FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),

@@ -1463,6 +1463,16 @@ def elliot_entropy_sum(expo: pl.Expr, lists: pl.Expr) -> pl.Expr:
     return (expo * (lists.sum().cast(pl.Float64) / lists).log(2)).sum().cast(pl.Float64)
 
 
+def popularity_group_exposure(expo: pl.Expr, ingroup: pl.Expr) -> pl.Expr:
+    """Σ expo over the items of the popularity group."""
+    return pl.when(ingroup).then(expo).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def popularity_group_items(ngroup: pl.Expr) -> pl.Expr:
+    """The popularity group's training items."""
+    return ngroup.first().cast(pl.Float64)
+
+
 def self_information_sum(expo: pl.Expr, irows: pl.Expr, nrows: pl.Expr) -> pl.Expr:
     """Σ expo · −log2(irows / nrows) over the items in training."""
     info = pl.when(irows > 0).then(-(irows.cast(pl.Float64) / nrows).log(2)).otherwise(0.0)

@@ -26,6 +26,7 @@ from rankwise.metrics.families import (
     incomplete,
     judgments,
     popularity,
+    popularity_parity,
     precision_recall,
     utility,
 )
@@ -47,5 +48,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     feature_diversity.FAMILY,
     base_run.FAMILY,
     catalog.FAMILY,
+    popularity_parity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
