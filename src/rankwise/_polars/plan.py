@@ -14,7 +14,19 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import BASE, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import (
+    BASE,
+    CATEGORIES,
+    FEATURES,
+    ORDER,
+    RANK,
+    REL,
+    RUN_IRANK,
+    TRAIN,
+    D,
+    Q,
+    S,
+)
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -27,10 +39,11 @@ from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_jud
 from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
-from rankwise.primitives import Gain, RunIdealValue
+from rankwise.primitives import EPSILON, PATIENCE, Gain, RunIdealValue
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train or work.features or work.base for work in parts.values())
+    with_docs |= any(work.train or work.features or work.base or work.categories for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -117,6 +130,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_pair_distances(rows, prep, work.pair_depth)
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
+        if work.categories:
+            rows = with_category_values(rows, prep)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -248,6 +263,49 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     return rows.join(distances, on=[Q, RANK], how="left", maintain_order="left").with_columns(
         pl.col(*f.values()).fill_null(0.0)
     )
+
+
+def with_category_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with the item categories' values (:data:`~rankwise._polars.columns.CATEGORIES`,
+    :data:`~rankwise.primitives.CATEGORY_COLUMNS`), from the item categories (``prep.categories``:
+    one row per (item, category)): each ranked row's (query, category) pairs, each with the
+    running count of the category down the query's ranking (and its running sum of the rank
+    weights 0.85^(rnk − 1)), summed per row; 0 on a row whose item has no category."""
+    if prep.categories is None:
+        raise InvalidParameterError("a metric reads the item categories: pass categories=")
+    c = CATEGORIES
+    weight = pl.lit(PATIENCE).pow(pl.col(RANK).cast(pl.Float64) - 1.0)
+    pairs = (
+        rows.select(Q, D, RANK).join(prep.categories, on=D, how="inner")
+        .sort(Q, CATEGORY, RANK).with_columns(weight.alias("__w"))
+        .with_columns(
+            pl.int_range(1, pl.len() + 1).over(Q, CATEGORY).cast(pl.Float64).alias("__n"),
+            pl.col("__w").cum_sum().over(Q, CATEGORY).alias("__sw"),
+        )
+        .with_columns(
+            (pl.col("__n") - 1.0).alias("__n0"),
+            pl.col("__sw").shift(1).over(Q, CATEGORY).fill_null(0.0).alias("__sw0"),
+        )
+    )
+    values = pairs.group_by(Q, RANK).agg(
+        (pl.col("__n") == 1.0).sum().cast(pl.Float64).alias(c["catnew"]),
+        pl.len().cast(pl.Float64).alias(c["catcount"]),
+        (_h(pl.col("__n")) - _h(pl.col("__n0"))).sum().alias(c["catent"]),
+        pl.col("__w").sum().alias(c["catcountg"]),
+        (_h(pl.col("__sw")) - _h(pl.col("__sw0"))).sum().alias(c["catentg"]),
+    )
+    every = prep.categories.select(pl.col(CATEGORY).n_unique().cast(pl.Float64).alias(c["catall"]))
+    sums = [c[name] for name in ("catnew", "catcount", "catent", "catcountg", "catentg")]
+    return (
+        rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
+        .join(every, how="cross", maintain_order="left")
+        .with_columns(pl.col(*sums).fill_null(0.0))
+    )
+
+
+def _h(s: pl.Expr) -> pl.Expr:
+    """(s + ε) log2(s + ε), ε LensKit's 10⁻⁶: a category's term of Σ_g p_g log2 p_g, times Z."""
+    return (s + EPSILON) * (s + EPSILON).log(2)
 
 
 def ideal_lists(qrels: pl.LazyFrame, gain: Gain) -> pl.LazyFrame:

@@ -17,6 +17,7 @@ from rankwise.metrics.families import (
     average_precision,
     base_run,
     catalog,
+    categories,
     compat,
     counts,
     cwl,
@@ -47,5 +48,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     feature_diversity.FAMILY,
     base_run.FAMILY,
     catalog.FAMILY,
+    categories.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
