@@ -95,11 +95,12 @@ def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metri
     train = case.train_frame()  # read by the popularity family
     features = pl.DataFrame({"doc_id": list(case.features), "features": list(case.features.values())})  # and ILD, ILS
     base_run = case.base_run_frame()  # and Unexpectedness
+    categories = case.categories_frame()  # and the category family
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties,
                                        train=to_spark(spark, train), features=to_spark(spark, features),
-                                       base_run=to_spark(spark, base_run)))
+                                       base_run=to_spark(spark, base_run), categories=to_spark(spark, categories)))
     expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties, train=train, features=features,  # type: ignore[arg-type]
-                           base_run=base_run)
+                           base_run=base_run, categories=categories)
     if expected.is_empty():
         assert got.is_empty()
         return
