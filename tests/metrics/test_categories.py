@@ -190,6 +190,18 @@ def test_a_cutoff_is_required_for_category_diversity() -> None:
         rw.evaluate(QRELS, RUN, ["CategoryDiversity"], categories=CATS)
 
 
+def test_like_lenskit_names_its_entropy() -> None:
+    """LensKit's entropy under its preset (the run's order as given: the hand case's scores are distinct)."""
+    like = rw.like("lenskit", "CategoryEntropy@3")
+    assert (like.metric, like.name) == ("CategoryEntropy@3", "entropy(items, categories, n)")
+    case = GOLDENS["cases"][0]
+    qrels, run, categories = _golden_frames(case)
+    got = rw.evaluate(qrels, run, ["CategoryEntropy@3"], categories=categories, like="lenskit")
+    assert _values(got, "CategoryEntropy@3") == pytest.approx(
+        {key: value for key, value in case["lenskit"].items() if value is not None}, abs=1e-12
+    )
+
+
 def test_the_alias_and_the_parameter() -> None:
     got = rw.evaluate(QRELS, RUN, ["CategoricalDiversity@2", "CategoryDiversity@2"], categories=CATS)
     assert got["CategoricalDiversity@2"].to_list() == got["CategoryDiversity@2"].to_list()
