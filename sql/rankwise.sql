@@ -1326,6 +1326,11 @@ CREATE OR REPLACE TEMP MACRO rw_category_entropy(rnk, catcount, catent, catcount
        / (coalesce(sum(CASE WHEN rw_within(rnk, k) THEN (CASE WHEN geometric THEN catcountg ELSE catcount END)
                             ELSE 0.0 END), 0.0) + max(catall) * 1e-6))::DOUBLE;
 
+-- miscal on the deepest row ranked <= k: Steck's miscalibration of the top k (each row's miscal is that of the
+-- list cut at its rank; NULL where the user has no categorised training item).
+CREATE OR REPLACE TEMP MACRO rw_miscalibration(rnk, miscal, k) AS
+    max_by(CASE WHEN rw_within(rnk, k) THEN miscal END, CASE WHEN rw_within(rnk, k) THEN rnk END)::DOUBLE;
+
 -- The item categories' data check (to_sql's categories table): true, or an error naming the fault
 -- (rankwise.inputs.categories' words): no row at all, NULL items, NULL categories.
 CREATE OR REPLACE TEMP MACRO rw_categories_ok(n, null_items, null_categories, item_name, category_name) AS

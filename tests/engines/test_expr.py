@@ -251,7 +251,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
-        "CategoryDiversity", "CategoryEntropy",
+        "CategoryDiversity", "CategoryEntropy", "Miscalibration",
     }
 
 
@@ -283,8 +283,8 @@ def test_the_feature_diversity_family_is_refused_by_name() -> None:
 
 def test_the_category_family_is_refused_by_name() -> None:
     """It reads the item categories, which no judged frame holds."""
-    for name in ("CategoryDiversity@10", "CategoryEntropy", "CategoryEntropy(rank_weight='geometric')@5"):
-        with pytest.raises(rw.InvalidParameterError, match=r"Category.* cannot be a metric expression \(Polars or SQL\): it reads the item categories"):
+    for name in ("CategoryDiversity@10", "CategoryEntropy", "CategoryEntropy(rank_weight='geometric')@5", "Miscalibration@10"):
+        with pytest.raises(rw.InvalidParameterError, match=r"(Category|Miscalibration).* cannot be a metric expression \(Polars or SQL\): it reads the item categories"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the item categories"):
             rw.sql_expr(name)

@@ -457,3 +457,153 @@ def test_the_report_draws_them_against_accuracy(tmp_path: Path) -> None:
     fig = rw.plots.tradeoff(QRELS, {"a": RUN, "b": other}, "AP", "CategoryEntropy@3", categories=CATS,
                             path=tmp_path / "tradeoff.svg")
     assert fig.axes[0].get_xlabel() == "mean CategoryEntropy@3 (higher is better)"
+
+
+# -- Miscalibration (Steck 2018): no library has it, hand values from the paper's formula -------------
+def steck(history: list[str], listed: list[str], categories: dict[str, list[str]], alpha: float = 0.01) -> float | None:
+    """Steck, Calibrated recommendations, RecSys 2018, eq. (1)-(4): p(g|i) = 1/|genres(i)|, p(g|u) and
+    q(g|u) the uniform means over the history's and the list's items (those with a genre; each
+    history item once), C_KL = Σ_g p ln(p / ((1 − α) q + α p)); None without a categorised history."""
+
+    def distribution(items: list[str]) -> dict[str, float]:
+        kept = [i for i in dict.fromkeys(items) if categories.get(i)]
+        out: dict[str, float] = {}
+        for i in kept:
+            for g in categories[i]:
+                out[g] = out.get(g, 0.0) + 1 / len(categories[i]) / len(kept)
+        return out
+
+    p, q = distribution(history), distribution(listed)
+    if not p:
+        return None
+    return sum(pg * math.log(pg / ((1 - alpha) * q.get(g, 0.0) + alpha * pg)) for g, pg in p.items())
+
+
+STECK_CATS = {"A": ["x"], "B": ["x", "y"], "C": ["y"], "D": ["z"], "E": []}
+"""FINDINGS section 8's worked case: A x, B x and y, C y, D z; E no genre."""
+STECK_RUN = pl.DataFrame({
+    "query_id": ["u", "u", "u", "v", "w", "w", "s"],
+    "doc_id": ["A", "B", "D", "A", "E", "A", "A"],
+    "score": [3.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0],
+})
+STECK_QRELS = pl.DataFrame({"query_id": ["u", "v", "w", "s", "t"], "doc_id": ["A"] * 5, "relevance": [1] * 5})
+STECK_TRAIN = pl.DataFrame({
+    "query_id": ["u", "u", "u", "u", "w", "w", "s", "t"],
+    "doc_id": ["A", "C", "C", "E", "C", "D", "E", "A"],
+})
+"""u's history A, C (C twice: once; E has no genre: left out); v none; w C, D; s only E (no genre); t no list."""
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb", "to_sql"])
+def test_miscalibration_hand_values(engine: str) -> None:
+    """u: history A, C: p = (x ½, y ½); list A, B, D: q = (x ½, y ⅙, z ⅓): C_KL = ½ ln(½ / (0.99 ⅙ +
+    0.005)) = 0.5394 (FINDINGS section 8, Steck's formula); at k = 1, q = (x 1): ½ ln(½ / 0.995) +
+    ½ ln(½ / 0.005) = 1.9585. v: no history: NULL. w: history C, D: p = (y ½, z ½); list E (no genre),
+    A: at k = 1 no categorised item, q = 0: ln(1/α) = ln 100; at k = 2, q = (x 1): ln 100 too. s: its one
+    training item has no genre: NULL. t: no list: NULL."""
+    qrels, run, train = STECK_QRELS, STECK_RUN, STECK_TRAIN
+    metrics = ["Miscalibration@3", "Miscalibration@1", "Miscalibration"]
+    if engine == "to_sql":
+        con = rw.register(duckdb.connect())
+        pairs = [(d, c) for d, cats in STECK_CATS.items() for c in cats]
+        for name, table in (("run", run), ("qrels", qrels), ("train", train),
+                            ("cats", pl.DataFrame(pairs, schema=["doc_id", "category"], orient="row"))):
+            con.register(name, table)
+        got = con.sql(rw.to_sql(metrics, categories="cats", train="train", missing="zero")).pl()
+    else:
+        got = run_on(engine, qrels, run, metrics, categories=STECK_CATS, train=train, missing="zero")
+    half = 0.5 * math.log(0.5 / (0.99 / 6 + 0.005))
+    assert half == pytest.approx(0.5394, abs=1e-4)
+    at_one = 0.5 * math.log(0.5 / 0.995) + 0.5 * math.log(0.5 / 0.005)
+    want = [("s", None, None, None), ("t", None, None, None), ("u", half, at_one, half), ("v", None, None, None),
+            ("w", math.log(100), math.log(100), math.log(100))]
+    assert close_rows(got.sort("query_id").rows(), want)
+    histories = {"u": ["A", "C", "C", "E"], "w": ["C", "D"]}
+    lists = {"u": ["A", "B", "D"], "w": ["E", "A"]}
+    for user, value in (("u", half), ("w", math.log(100))):
+        assert steck(histories[user], lists[user], STECK_CATS) == pytest.approx(value, abs=1e-12)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    lists=st.lists(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=8, unique=True), min_size=1, max_size=4),
+    histories=st.lists(st.lists(st.sampled_from(ITEMS), max_size=6), min_size=4, max_size=4),
+    categories=st.dictionaries(st.sampled_from(ITEMS), st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+                               min_size=1),
+    k=st.one_of(st.none(), st.integers(1, 9)),
+    engine=st.sampled_from(["polars", "duckdb"]),
+)
+def test_miscalibration_against_the_formula(lists: list[list[str]], histories: list[list[str]],
+                                            categories: dict[str, list[str]], k: int | None, engine: str) -> None:
+    if not any(categories.values()):
+        categories["h"] = ["g1"]
+    users = [f"u{n}" for n in range(len(lists))]
+    rows = [(u, item, float(len(items) - r)) for u, items in zip(users, lists, strict=True) for r, item in enumerate(items)]
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    qrels = pl.DataFrame({"query_id": users, "doc_id": ["a"] * len(users), "relevance": [1] * len(users)})
+    train = [(u, i) for u, items in zip(["u0", "u1", "u2", "x"], histories, strict=True) for i in items] or [("x", "a")]
+    metric = "Miscalibration" if k is None else f"Miscalibration@{k}"
+    got = rw.evaluate(qrels, run, [metric], categories=categories, train=train, engine=engine)  # type: ignore[arg-type]
+    history = {u: [i for v, i in train if v == u] for u in users}
+    want = [(u, steck(history[u], items if k is None else items[:k], categories)) for u, items in zip(users, lists, strict=True)]
+    assert close_rows(got.sort("query_id").rows(), sorted(want))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_miscalibration_on_every_path(engine: str, tmp_path: Path) -> None:
+    """by= segments (each segment's lists against the user's history), query_chunks, explain, compare."""
+    metrics = ["Miscalibration@2", "Miscalibration@3"]
+    kw: dict[str, Any] = {"categories": STECK_CATS, "train": STECK_TRAIN}
+    want = rw.evaluate(STECK_QRELS, STECK_RUN, metrics, engine=engine, **kw)
+    run = pl.concat([
+        STECK_RUN.with_columns(pl.lit("s1").alias("segment")),
+        STECK_RUN.with_columns(pl.lit("s2").alias("segment"), (-pl.col("score")).alias("score")),
+    ])
+    got = rw.evaluate(STECK_QRELS, run, metrics, by="segment", engine=engine, **kw)
+    for segment in ("s1", "s2"):
+        alone = rw.evaluate(STECK_QRELS, run.filter(pl.col("segment") == segment).drop("segment"), metrics,
+                            engine=engine, **kw)
+        assert close_rows(got.filter(pl.col("segment") == segment).drop("segment").rows(), alone.rows()), segment
+    assert close_rows(rw.evaluate(STECK_QRELS, STECK_RUN, metrics, query_chunks=2, **kw).rows(), want.rows())
+    table = rw.explain(STECK_QRELS, STECK_RUN, "Miscalibration@3", "u", **kw)
+    assert table["value"].to_list() == pytest.approx([
+        steck(["A", "C"], ["A"], STECK_CATS), steck(["A", "C"], ["A", "B"], STECK_CATS), steck(["A", "C"], ["A", "B", "D"], STECK_CATS),
+    ])
+    compared = rw.compare(STECK_QRELS, {"a": STECK_RUN, "b": STECK_RUN}, ["Miscalibration@3"], **kw)
+    assert compared.filter(pl.col("metric") == "Miscalibration@3")["mean"].to_list()[0] == pytest.approx(
+        rw.summarize(want)["Miscalibration@3"].item()
+    )
+    with pytest.raises(rw.InvalidParameterError, match=r"Miscalibration@2 reads the training interactions"):
+        rw.evaluate(STECK_QRELS, STECK_RUN, ["Miscalibration@2"], categories=STECK_CATS, engine=engine)
+    with pytest.raises(rw.InvalidParameterError, match=r"Miscalibration@2 reads the item categories"):
+        rw.evaluate(STECK_QRELS, STECK_RUN, ["Miscalibration@2"], train=STECK_TRAIN, engine=engine)
+
+
+def test_miscalibration_to_sql_needs_both_tables_and_the_command_line(tmp_path: Path) -> None:
+    with pytest.raises(rw.InvalidParameterError, match=r"Miscalibration@2 reads the training interactions: pass train="):
+        rw.to_sql(["Miscalibration@2"], categories="cats")
+    assert "ln(" in rw.to_sql(["Miscalibration@2"], categories="cats", train="t", dialect="spark")
+    STECK_QRELS.write_parquet(tmp_path / "qrels.parquet")
+    STECK_RUN.write_parquet(tmp_path / "run.parquet")
+    STECK_TRAIN.write_parquet(tmp_path / "train.parquet")
+    pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"],
+                 orient="row").write_csv(tmp_path / "cats.csv")
+    done = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "Miscalibration@3",
+                        "--categories", str(tmp_path / "cats.csv"), "--train", str(tmp_path / "train.parquet"),
+                        "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    want = rw.summarize(rw.evaluate(STECK_QRELS, STECK_RUN, ["Miscalibration@3"], categories=STECK_CATS, train=STECK_TRAIN))
+    assert pl.read_csv(done.stdout.encode())["Miscalibration@3"].item() == pytest.approx(want["Miscalibration@3"].item())
+    page = rankwise_cli("metrics", "Miscalibration").stdout
+    assert "the item categories: --categories FILE" in page and "the training interactions: --train FILE" in page
+
+
+def test_miscalibration_on_spark(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    pairs = pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"], orient="row")
+    metrics = ["Miscalibration@1", "Miscalibration@3"]
+    got = from_spark(rw.spark.evaluate(to_spark(spark, STECK_QRELS), to_spark(spark, STECK_RUN), metrics,
+                                       categories=to_spark(spark, pairs), train=to_spark(spark, STECK_TRAIN)))
+    want = rw.evaluate(STECK_QRELS, STECK_RUN, metrics, categories=STECK_CATS, train=STECK_TRAIN)
+    assert close_rows(got.sort("query_id").rows(), want.rows())

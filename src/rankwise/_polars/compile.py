@@ -132,6 +132,9 @@ class Part:
     categories: bool = False
     """Whether an aggregate reads the item categories' values
     (:data:`~rankwise.primitives.CATEGORY_COLUMNS`): computed on the ranked rows only then."""
+    calibration: bool = False
+    """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
+    training interactions too): computed only then."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -185,6 +188,7 @@ class Part:
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
+        self.calibration |= "miscal" in node.reads
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

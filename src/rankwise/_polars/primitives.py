@@ -743,6 +743,12 @@ def category_entropy(
     return (z.log(2) - (_listed_sum(ent, rnk, k) + g * h0) / z).cast(pl.Float64)
 
 
+def miscalibration(rnk: pl.Expr, miscal: pl.Expr, k: int | None) -> pl.Expr:
+    """miscal on the deepest row ranked ≤ k (NULL where the user has no history)."""
+    top = within(rnk, k)
+    return miscal.filter(top).sort_by(rnk.filter(top)).last().cast(pl.Float64)
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 

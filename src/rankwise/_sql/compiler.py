@@ -20,6 +20,7 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    ALPHA,
     BASE_RUN_COLUMNS,
     CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
@@ -181,6 +182,8 @@ class _Compiler:
         self.categories: set[bool] = set()
         """The parts whose run primitives read the item categories' values
         (:data:`~rankwise.primitives.CATEGORY_COLUMNS`)."""
+        self.calibration: set[bool] = set()
+        """The parts whose run primitives read the miscalibration at each rank (``miscal``)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -227,6 +230,9 @@ class _Compiler:
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
             if set(node.reads) & set(CATEGORY_COLUMNS):
                 self.categories.add(part)
+            if "miscal" in node.reads:  # it reads the users' training items (rw_train_seen)
+                self.calibration.add(part)
+                self.train = True
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -514,7 +520,9 @@ def statement(
             ctes += pair_ctes
             rowcols += pair_cols
         if part in comp.categories:
-            category_ctes, category_cols, category_joins = _category_values(f"ranked{p}", p, categories)
+            category_ctes, category_cols, category_joins = _category_values(
+                f"ranked{p}", p, categories, part in comp.calibration
+            )
             ctes += category_ctes
             rowcols += category_cols
             pair_joins += category_joins
@@ -685,12 +693,18 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
     return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
 
 
-def _category_values(ranked: str, p: int, categories: str | None) -> tuple[list[str], str, str]:
+def _category_values(
+    ranked: str, p: int, categories: str | None, calibration: bool = False
+) -> tuple[list[str], str, str]:
     """The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
     on the rows of ``ranked``, from ``categories`` (the FROM fragment of (doc_id, category) pairs):
     the CTEs (each ranked row's (query, category) pairs with the category's running count and
     running sum of the rank weights 0.85^(rnk − 1) down the query's ranking, summed per row; the
-    input's categories), the rows' columns and their joins."""
+    input's categories), the rows' columns and their joins. With ``calibration``, Steck's
+    miscalibration of the list cut at each rank (``miscal``; as the Polars engine's
+    ``with_miscalibration``): the history's p(g) from the users' training items (``rw_train_seen``),
+    each ranked row meeting every category of its user's p with the listed items' shares of it
+    summed down the ranking and the categorised items listed so far."""
     if categories is None:
         raise InvalidParameterError("a metric reads the item categories: pass categories=")
     window = "OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND"
@@ -714,6 +728,27 @@ def _category_values(ranked: str, p: int, categories: str | None) -> tuple[list[
         f" LEFT JOIN rw_category_sums{p} AS cs ON cs.cq = r.query_id AND cs.cr = r.rnk"
         f" CROSS JOIN rw_category_all{p} AS ca"
     )
+    if calibration:
+        alpha = literal(ALPHA)
+        rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+        ctes += [
+            f"rw_category_share{p} AS (SELECT doc_id, category, 1.0 / count(*) OVER (PARTITION BY doc_id) AS share "
+            f"FROM {categories})",
+            f"rw_history{p} AS (SELECT query_id, category, s / sum(s) OVER (PARTITION BY query_id) AS p FROM "
+            f"(SELECT h.query_id, c.category, sum(c.share) AS s FROM rw_train_seen AS h JOIN rw_category_share{p} AS c "
+            "ON h.doc_id = c.doc_id GROUP BY h.query_id, c.category) AS hs)",
+            f"rw_listed{p} AS (SELECT r.query_id, r.rnk, sum(CASE WHEN c.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER "
+            f"(PARTITION BY r.query_id ORDER BY r.rnk {rows}) AS n FROM {ranked} AS r LEFT JOIN "
+            f"(SELECT DISTINCT doc_id FROM {categories}) AS c ON r.doc_id = c.doc_id)",
+            f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(p * ln(p / ((1.0 - {alpha}) * "
+            f"(CASE WHEN n > 0 THEN c / n ELSE 0.0 END) + {alpha} * p))) AS miscal FROM (SELECT r.query_id, r.rnk, h.p, "
+            f"ls.n, sum(coalesce(s.share, 0.0)) OVER (PARTITION BY r.query_id, h.category ORDER BY r.rnk {rows}) AS c "
+            f"FROM {ranked} AS r JOIN rw_history{p} AS h ON h.query_id = r.query_id LEFT JOIN rw_category_share{p} AS s "
+            f"ON s.doc_id = r.doc_id AND s.category = h.category JOIN rw_listed{p} AS ls ON ls.query_id = r.query_id "
+            "AND ls.rnk = r.rnk) AS x GROUP BY query_id, rnk)",
+        ]
+        cols += ", CAST(mc.miscal AS DOUBLE) AS miscal"
+        joins += f" LEFT JOIN rw_calibration{p} AS mc ON mc.mq = r.query_id AND mc.mr = r.rnk"
     return ctes, cols, joins
 
 

@@ -176,16 +176,16 @@ def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
 def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> list[str]:
     """The labels of the ``metrics`` that read the side input ``keyword``
     (:data:`~rankwise.conventions.SIDE_INPUTS`: their trees hold a primitive reading one of its
-    row columns, or a set-level primitive whose catalog it is:
-    :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`)."""
+    row columns, or a primitive that declares it among its ``side_inputs()``: a set-level
+    primitive whose catalog it is, :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`;
+    :class:`~rankwise.primitives.categories.Miscalibration`, the users' histories)."""
     from rankwise.conventions import SIDE_INPUTS
-    from rankwise.primitives import SetPrimitive, leaves
+    from rankwise.primitives import leaves
 
     wanted = set(SIDE_INPUTS[keyword].row_columns)
 
     def reads(leaf: object) -> bool:
-        return bool(wanted & set(getattr(leaf, "reads", ()))) or (
-            isinstance(leaf, SetPrimitive) and keyword in leaf.side_inputs()
-        )
+        declared = getattr(leaf, "side_inputs", None)
+        return bool(wanted & set(getattr(leaf, "reads", ()))) or (declared is not None and keyword in declared())
 
     return [o.label for o in outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree))]

@@ -15,6 +15,10 @@ EPSILON = 1e-6
 PATIENCE = 0.85
 """The rank weight's patience of the rank-biased entropy: LensKit's ``GeometricRankWeight(0.85)``,
 the default of ``rank_biased_entropy`` (row columns ``catcountg``, ``catentg``)."""
+ALPHA = 0.01
+"""The share of the history's distribution mixed into the list's in Steck's miscalibration,
+q̃ = (1 − α) q + α p (Steck, Calibrated recommendations, RecSys 2018: α = 0.01; row column
+``miscal``)."""
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -39,3 +43,19 @@ class CategoryEntropy(Primitive):
     empty: ClassVar[float | str | None] = None
     k: int | None
     geometric: bool
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Miscalibration(Primitive):
+    """The row column ``miscal`` at the deepest rank ≤ k: Steck's miscalibration of the top k
+    against the user's training items; NULL for a user without categorised training items or
+    without a ranked row. Reads the training interactions (``train=``) besides its row column."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "miscal")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+
+    def side_inputs(self) -> tuple[str, ...]:
+        """The side inputs it reads besides its row column's: the training interactions (each
+        user's history)."""
+        return ("train",)

@@ -1,5 +1,5 @@
 """The category family (beyond accuracy): how many and how evenly spread the categories of each
-user's top k are, from the item categories (``categories=``: each item's categories, none, one or
+user's top k are, and how far from the user's history they are, from the item categories (``categories=``: each item's categories, none, one or
 several; :mod:`rankwise.inputs.categories`). Each is a per-query (per-user) value:
 
 - ``CategoryDiversity@k`` (RePlay's ``CategoricalDiversity``): the distinct categories of the top
@@ -14,6 +14,15 @@ several; :mod:`rankwise.inputs.categories`). Each is a per-query (per-user) valu
   categories (its row of the 0/1 matrix; no share 1/|categories|); an item without a category is
   a row of zeros; ``'geometric'`` weights the item at rank r by 0.85^(r − 1) (LensKit's default
   ``GeometricRankWeight(0.85)``, the patience fixed).
+
+- ``Miscalibration@k`` (Steck, Calibrated recommendations, RecSys 2018; no library has it): the
+  Kullback-Leibler divergence C_KL = Σ_g p(g|u) ln(p(g|u) / q̃(g|u)) of the top k's category
+  distribution q from the user's history's p, q̃ = (1 − α) q + α p, α = 0.01 (Steck's; fixed), in
+  nats. The history is the user's training items (``train=``, each item once however often it is
+  there); p(g|i) = 1/|categories(i)| for each category of item i, p(g|u) and q(g|u) the uniform means
+  of p(g|i) over the history's and the top k's items that have a category (an item without one is
+  left out of both); while the top k has no categorised item q is 0 (C_KL = ln(1/α)). A user without
+  a categorised training item has no value (NULL). Steck's rank weights for q are not offered.
 
 A user the run lists nothing for (``missing='zero'``) has no value (NULL; LensKit's entropy of an
 empty list is NaN)."""
@@ -65,6 +74,21 @@ SPECS: tuple[MetricSpec, ...] = (
         "mathematical theory of communication, 1948",
         empty_value=None,
     ),
+    MetricSpec(
+        name="Miscalibration",
+        aliases=("C_KL",),
+        params=(),
+        cutoff="optional",
+        description="Steck's miscalibration: the KL divergence (nats) of the top k's category distribution from "
+        "the user's history's (train=), from the item categories (categories=); 0 when calibrated",
+        formula="Miscalibration@k = Σ_g p(g|u) ln(p(g|u) / q̃(g|u)), q̃ = (1 − α) q(g|u) + α p(g|u), α = 0.01; "
+        "p(g|u) the mean of p(g|i) = 1/|cat(i)| (g ∈ cat(i)) over the user's training items with a category, "
+        "q(g|u) the same over the top k's; q = 0 while the top k has none (ln(1/α)); NULL for a user without a "
+        "categorised training item or with no list",
+        citation="Steck, Calibrated recommendations, RecSys 2018 (eq. 1-4; no library implements it)",
+        empty_value=None,
+        better="lower",
+    ),
 )
 
 
@@ -82,12 +106,18 @@ def _entropy(m: Measured, p: Params) -> Node:
     return CategoryEntropy(m.cutoff, p["rank_weight"] == "geometric")
 
 
+def _miscalibration(m: Measured, p: Params) -> Node:
+    from rankwise.primitives import Miscalibration
+
+    return Miscalibration(m.cutoff)
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    return {"CategoryDiversity": _diversity, "CategoryEntropy": _entropy}
+    return {"CategoryDiversity": _diversity, "CategoryEntropy": _entropy, "Miscalibration": _miscalibration}
 
 
 FAMILY = MetricFamily(
     name="categories (from the item categories)", specs=SPECS, recipes=recipes, reads=("categories",),
-    beyond_accuracy=True,
+    reads_by_spec={"Miscalibration": ("categories", "train")}, beyond_accuracy=True,
 )
