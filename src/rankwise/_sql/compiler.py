@@ -729,10 +729,12 @@ def _category_values(
         f" CROSS JOIN rw_category_all{p} AS ca"
     )
     if calibration:
-        alpha = literal(ALPHA)
+        # as doubles: Spark reads a literal such as 0.01 as a DECIMAL, whose products it rounds
+        alpha = f"CAST({literal(ALPHA)} AS DOUBLE)"
         rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
         ctes += [
-            f"rw_category_share{p} AS (SELECT doc_id, category, 1.0 / count(*) OVER (PARTITION BY doc_id) AS share "
+            f"rw_category_share{p} AS (SELECT doc_id, category, CAST(1.0 AS DOUBLE) / count(*) OVER (PARTITION BY doc_id) "
+            "AS share "
             f"FROM {categories})",
             f"rw_history{p} AS (SELECT query_id, category, s / sum(s) OVER (PARTITION BY query_id) AS p FROM "
             f"(SELECT h.query_id, c.category, sum(c.share) AS s FROM rw_train_seen AS h JOIN rw_category_share{p} AS c "
@@ -740,14 +742,14 @@ def _category_values(
             f"rw_listed{p} AS (SELECT r.query_id, r.rnk, sum(CASE WHEN c.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER "
             f"(PARTITION BY r.query_id ORDER BY r.rnk {rows}) AS n FROM {ranked} AS r LEFT JOIN "
             f"(SELECT DISTINCT doc_id FROM {categories}) AS c ON r.doc_id = c.doc_id)",
-            f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(p * ln(p / ((1.0 - {alpha}) * "
-            f"(CASE WHEN n > 0 THEN c / n ELSE 0.0 END) + {alpha} * p))) AS miscal FROM (SELECT r.query_id, r.rnk, h.p, "
+            f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(p * ln(p / ((CAST(1.0 AS DOUBLE) - {alpha}) * "
+            f"(CASE WHEN n > 0 THEN c / n ELSE 0.0 END) + {alpha} * p))) AS mcal FROM (SELECT r.query_id, r.rnk, h.p, "
             f"ls.n, sum(coalesce(s.share, 0.0)) OVER (PARTITION BY r.query_id, h.category ORDER BY r.rnk {rows}) AS c "
             f"FROM {ranked} AS r JOIN rw_history{p} AS h ON h.query_id = r.query_id LEFT JOIN rw_category_share{p} AS s "
             f"ON s.doc_id = r.doc_id AND s.category = h.category JOIN rw_listed{p} AS ls ON ls.query_id = r.query_id "
             "AND ls.rnk = r.rnk) AS x GROUP BY query_id, rnk)",
         ]
-        cols += ", CAST(mc.miscal AS DOUBLE) AS miscal"
+        cols += ", CAST(mc.mcal AS DOUBLE) AS miscal"
         joins += f" LEFT JOIN rw_calibration{p} AS mc ON mc.mq = r.query_id AND mc.mr = r.rnk"
     return ctes, cols, joins
 
