@@ -54,7 +54,8 @@ SPECS: tuple[MetricSpec, ...] = (
         description="RePlay's CategoricalDiversity: the distinct categories of the top k's items over k, from the "
         "item categories (categories=)",
         formula="CategoryDiversity@k = |∪_{d ∈ L@k} cat(d)| / k, cat(d) item d's categories (categories=; none for "
-        "an item without one), over k also when the list is shorter; NULL for a user with no list",
+        "an item without one), over k also when the list is shorter (above 1 where items have several categories; RePlay "
+        "reads one category per row); NULL for a user with no list",
         citation="RePlay CategoricalDiversity (replay.metrics.CategoricalDiversity); Ziegler et al., Improving "
         "recommendation lists through topic diversification, WWW 2005",
         empty_value=None,
