@@ -301,6 +301,8 @@ def test_bad_categories_are_refused_naming_the_fault(engine: str, tmp_path: Path
         ev(frame.with_columns(pl.Series("doc_id", ["a", None])))
     with pytest.raises(rw.InvalidValueError, match=r"^the item categories \(categories=\): item 'b' has a NULL category"):
         ev(frame.with_columns(pl.Series("category", ["x", None])))
+    with pytest.raises(rw.InvalidValueError, match=r"^the item categories \(categories=\): item 'a' has a NULL category"):
+        ev(pl.DataFrame({"doc_id": ["a", "b"], "category": [["x", None], []]}))
     with pytest.raises(rw.InvalidValueError, match=r"item 'a' has a NULL list of categories"):
         ev(pl.DataFrame({"doc_id": ["a"], "category": [None]}, schema={"doc_id": pl.String, "category": pl.List(pl.String)}))
     with pytest.raises(rw.MissingColumnError, match=r"^the item categories \(categories=\) has no item column 'doc_id'"):

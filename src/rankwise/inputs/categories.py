@@ -147,9 +147,8 @@ def _columns(frame: pl.DataFrame, item: str, own: Mapping[str, str]) -> pl.DataF
         if frame.height and out.filter(pl.col(CATEGORY).is_null()).height:
             first = out.filter(pl.col(CATEGORY).is_null())[item][0]
             raise InvalidValueError(f"{WHAT}: item {first!r} has a NULL list of categories")
-        out = out.with_columns(pl.col(CATEGORY).cast(pl.List(pl.String))).explode(CATEGORY, empty_as_null=False)
-        # an empty list: the item has no category (explode keeps none of it)
-        return out.filter(pl.col(CATEGORY).is_not_null() | pl.col(item).is_null())
+        # an empty list: the item has no category (no row); a NULL in a list is a NULL category
+        return out.with_columns(pl.col(CATEGORY).cast(pl.List(pl.String))).explode(CATEGORY, empty_as_null=False)
     return out.with_columns(pl.col(CATEGORY).cast(pl.String))
 
 
