@@ -44,6 +44,13 @@ class Case:
         rows = [(q, d, s) for q, docs in self.base_run.items() for d, s in docs.items()]
         return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
 
+    categories: dict[str, list[str]] = field(default_factory=lambda: {"d1": ["g1"]})
+    """Item categories (item: its categories, none, one or several), for the metrics that read them."""
+
+    def categories_frame(self) -> pl.DataFrame:
+        rows = [(d, c) for d, cats in self.categories.items() for c in cats]
+        return pl.DataFrame(rows, schema={"doc_id": pl.String, "category": pl.String}, orient="row")
+
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
     """The judged queries: at least one of the run's (inputs that share no query are an error,
@@ -82,7 +89,12 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         u: draw(st.dictionaries(st.sampled_from([*docs, "t1"]), st.sampled_from(SCORES), min_size=1, max_size=6))
         for u in base_users
     }
-    return Case(run, qrels, train, features, base_run)
+    # item categories: 0 to 3 of four categories per document (some without one), and an item never listed
+    category = st.lists(st.sampled_from(["g1", "g2", "g3", "g4"]), max_size=3, unique=True)
+    categories = {d: draw(category) for d in [*docs, "t1"]}
+    if not any(categories.values()):
+        categories["t1"] = ["g1"]
+    return Case(run, qrels, train, features, base_run, categories)
 
 
 def frames_of(

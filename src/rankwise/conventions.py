@@ -523,6 +523,10 @@ class InputOptions(TypedDict, total=False):
     - ``catalog``: the items that could be recommended (a list, a Series, a table or a path), the
       denominator of catalog coverage and the items a Gini index spreads over
       (:mod:`rankwise.inputs.catalog`); ``catalog_column``: the table's column of the items.
+    - ``categories``: the item categories, each item's categories (none, one or several), which
+      the category family reads (:mod:`rankwise.inputs.categories` lists the forms);
+      ``categories_columns``: its own names of the item and category columns, e.g.
+      ``categories_columns={'doc_id': 'item_id', 'category': 'genre'}``.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -537,6 +541,8 @@ class InputOptions(TypedDict, total=False):
     base_run_columns: Mapping[str, ColumnName]
     catalog: Any
     catalog_column: ColumnName
+    categories: Any
+    categories_columns: Mapping[str, ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -619,6 +625,11 @@ def _side_inputs() -> dict[str, SideInput]:
             "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
             "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "",
         ),
+        SideInput(
+            "categories", ("categories_columns",), "the item categories, the categories of each item",
+            "pass categories= (a frame or a path of (item, category) rows, or a dict {item: category or [category, ...]})",
+            "pass --categories FILE", "CATEGORY_COLUMNS",
+        ),
     )}
 
 
@@ -627,6 +638,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "qrels": ("query_id", "doc_id", "relevance"),
     "train": ("query_id", "doc_id"),
     "base_run": ("query_id", "doc_id", "score"),
+    "categories": ("doc_id", "category"),
 }
 """The column keywords each input's ``*_columns`` may rename (:class:`rankwise.inputs.columns.Reading`)."""
 

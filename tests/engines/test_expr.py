@@ -251,12 +251,14 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
+        "CategoryDiversity", "CategoryEntropy", "Miscalibration", "Personalization", "PopRSP", "PopREO",
     }
 
 
 def test_set_level_metrics_are_refused_by_name() -> None:
     """One value per run, from every user's list: no expression over one query's rows."""
-    for name in ("CatalogCoverage@10", "Gini(catalog='listed')@5", "Entropy", "SelfInformation@10"):
+    for name in ("CatalogCoverage@10", "Gini(catalog='listed')@5", "Entropy", "SelfInformation@10", "Personalization@5",
+                 "PopRSP@10", "PopREO"):
         for build in (rw.expr, rw.sql_expr):
             with pytest.raises(rw.InvalidParameterError, match=r"cannot be a metric expression \(Polars or SQL\): it is one value per run"):
                 build(name)
@@ -277,6 +279,15 @@ def test_the_feature_diversity_family_is_refused_by_name() -> None:
         with pytest.raises(rw.InvalidParameterError, match=r"IL[DS].* cannot be a metric expression \(Polars or SQL\): it reads the item features"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the item features"):
+            rw.sql_expr(name)
+
+
+def test_the_category_family_is_refused_by_name() -> None:
+    """It reads the item categories, which no judged frame holds."""
+    for name in ("CategoryDiversity@10", "CategoryEntropy", "CategoryEntropy(rank_weight='geometric')@5", "Miscalibration@10"):
+        with pytest.raises(rw.InvalidParameterError, match=r"(Category|Miscalibration).* cannot be a metric expression \(Polars or SQL\): it reads the item categories"):
+            rw.expr(name)
+        with pytest.raises(rw.InvalidParameterError, match=r"reads the item categories"):
             rw.sql_expr(name)
 
 

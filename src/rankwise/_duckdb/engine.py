@@ -21,6 +21,7 @@ from rankwise._duckdb.macros import register
 from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import (
     DataProfile,
     Kind,
@@ -171,6 +172,18 @@ def _train_normalised(con: duckdb.DuckDBPyConnection, raw: str, columns: Columns
         f"CREATE TEMP VIEW {quote_identifier(name)} AS SELECT "
         f"{f'CAST({q} AS VARCHAR)' if q_str else q} AS query_id, {f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id "
         f"FROM {quote_identifier(raw)}"
+    )
+    return name
+
+
+def _categories_view(con: duckdb.DuckDBPyConnection, raw: str, columns: Columns, d_str: bool) -> str:
+    """The item categories (registered in the long form of :mod:`rankwise.inputs.categories`,
+    checked as read) as the view (doc_id, category), ids as text where the run's disagree."""
+    name = f"rw_categories_{next(_counter)}"
+    d = quote_identifier(columns.doc_id)
+    con.execute(
+        f"CREATE TEMP VIEW {quote_identifier(name)} AS SELECT {f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id, "
+        f"{quote_identifier(CATEGORY)} AS category FROM {quote_identifier(raw)}"
     )
     return name
 
@@ -404,6 +417,7 @@ def evaluate_duckdb(
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    categories: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -440,6 +454,12 @@ def evaluate_duckdb(
             features_raw = f"rw_raw_features_{next(_counter)}"
             con.register(features_raw, features)
             rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(features_raw)} LIMIT 0")
+            d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
+        categories_raw = None
+        if categories is not None:
+            categories_raw = f"rw_raw_categories_{next(_counter)}"
+            con.register(categories_raw, categories)
+            rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(categories_raw)} LIMIT 0")
             d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
         base_raw = None
         base_columns = replace(columns, cost=None)
@@ -486,9 +506,11 @@ def evaluate_duckdb(
         )
         seen_view = None if seen_raw is None else _train_normalised(con, seen_raw, columns, q_str, d_str)
         features_view = None if features_raw is None else _features_view(con, features_raw, run_view, columns, d_str)
+        categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
             train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
+            categories_view=categories_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

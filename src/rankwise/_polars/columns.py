@@ -5,7 +5,12 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
-from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
+from rankwise.primitives.core import (
+    BASE_RUN_COLUMNS,
+    CATEGORY_COLUMNS,
+    FEATURE_COLUMNS,
+    TRAIN_COLUMNS,
+)
 
 Q = "__q"
 """The query id."""
@@ -49,3 +54,7 @@ BASE: dict[str, str] = {name: f"__{name}" for name in BASE_RUN_COLUMNS}
 """The ranked rows' values from the base run (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`), by
 row column: joined to the ranked rows by (query, item) and by query only when a metric reads them
 (:func:`~rankwise._polars.plan.with_base_ranks`)."""
+CATEGORIES: dict[str, str] = {name: f"__{name}" for name in CATEGORY_COLUMNS}
+"""The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
+by row column: computed on the ranked rows, in rank order within each query, only when a metric
+reads them (:func:`~rankwise._polars.plan.with_category_values`)."""

@@ -22,6 +22,7 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     BASE_RUN_COLUMNS,
+    CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
@@ -128,6 +129,12 @@ class Part:
     """Whether an aggregate reads the base run's values
     (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`): joined to the ranked rows only then."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
+    categories: bool = False
+    """Whether an aggregate reads the item categories' values
+    (:data:`~rankwise.primitives.CATEGORY_COLUMNS`): computed on the ranked rows only then."""
+    calibration: bool = False
+    """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
+    training interactions too): computed only then."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -180,6 +187,8 @@ class Part:
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
+        self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
+        self.calibration |= "miscal" in node.reads
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

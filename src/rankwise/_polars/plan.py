@@ -14,7 +14,19 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import BASE, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import (
+    BASE,
+    CATEGORIES,
+    FEATURES,
+    ORDER,
+    RANK,
+    REL,
+    RUN_IRANK,
+    TRAIN,
+    D,
+    Q,
+    S,
+)
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -27,10 +39,11 @@ from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_jud
 from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
-from rankwise.primitives import Gain, RunIdealValue
+from rankwise.primitives import ALPHA, EPSILON, PATIENCE, Gain, RunIdealValue
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train or work.features or work.base for work in parts.values())
+    with_docs |= any(work.train or work.features or work.base or work.categories for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -117,6 +130,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_pair_distances(rows, prep, work.pair_depth)
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
+        if work.categories:
+            rows = with_category_values(rows, prep, calibration=work.calibration)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -248,6 +263,87 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     return rows.join(distances, on=[Q, RANK], how="left", maintain_order="left").with_columns(
         pl.col(*f.values()).fill_null(0.0)
     )
+
+
+def with_category_values(rows: pl.LazyFrame, prep: Prepared, calibration: bool = False) -> pl.LazyFrame:
+    """The ranked rows with the item categories' values (:data:`~rankwise._polars.columns.CATEGORIES`,
+    :data:`~rankwise.primitives.CATEGORY_COLUMNS`), from the item categories (``prep.categories``:
+    one row per (item, category)): each ranked row's (query, category) pairs, each with the
+    running count of the category down the query's ranking (and its running sum of the rank
+    weights 0.85^(rnk − 1)), summed per row; 0 on a row whose item has no category. With
+    ``calibration``, the miscalibration at each rank (:func:`with_miscalibration`)."""
+    if prep.categories is None:
+        raise InvalidParameterError("a metric reads the item categories: pass categories=")
+    if calibration:
+        rows = with_miscalibration(rows, prep)
+    c = CATEGORIES
+    weight = pl.lit(PATIENCE).pow(pl.col(RANK).cast(pl.Float64) - 1.0)
+    pairs = (
+        rows.select(Q, D, RANK).join(prep.categories, on=D, how="inner")
+        .sort(Q, CATEGORY, RANK).with_columns(weight.alias("__w"))
+        .with_columns(
+            pl.int_range(1, pl.len() + 1).over(Q, CATEGORY).cast(pl.Float64).alias("__n"),
+            pl.col("__w").cum_sum().over(Q, CATEGORY).alias("__sw"),
+        )
+        .with_columns(
+            (pl.col("__n") - 1.0).alias("__n0"),
+            pl.col("__sw").shift(1).over(Q, CATEGORY).fill_null(0.0).alias("__sw0"),
+        )
+    )
+    values = pairs.group_by(Q, RANK).agg(
+        (pl.col("__n") == 1.0).sum().cast(pl.Float64).alias(c["catnew"]),
+        pl.len().cast(pl.Float64).alias(c["catcount"]),
+        (_h(pl.col("__n")) - _h(pl.col("__n0"))).sum().alias(c["catent"]),
+        pl.col("__w").sum().alias(c["catcountg"]),
+        (_h(pl.col("__sw")) - _h(pl.col("__sw0"))).sum().alias(c["catentg"]),
+    )
+    every = prep.categories.select(pl.col(CATEGORY).n_unique().cast(pl.Float64).alias(c["catall"]))
+    sums = [c[name] for name in ("catnew", "catcount", "catent", "catcountg", "catentg")]
+    return (
+        rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
+        .join(every, how="cross", maintain_order="left")
+        .with_columns(pl.col(*sums).fill_null(0.0))
+    )
+
+
+def with_miscalibration(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with Steck's miscalibration of the list cut at each row's rank
+    (``miscal``, :data:`~rankwise.primitives.CATEGORY_COLUMNS`): the user's history (its training
+    items: ``prep.seen``'s (query, item) pairs where the queries are not the users, else
+    ``prep.train``'s) gives p(g) = the mean over its categorised items of 1/|categories| for each
+    of an item's categories; each ranked row meets every category g of its user's p, the listed
+    items' shares of g summed down the ranking (c_g) and the categorised items listed so far (n),
+    q(g) = c_g / n (0 while n = 0); miscal = Σ_g p ln(p / ((1 − α) q + α p)). NULL on the rows of
+    a user without a categorised training item."""
+    if prep.train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    assert prep.categories is not None
+    history = (prep.train if prep.seen is None else prep.seen).select(Q, D).unique()
+    share = prep.categories.with_columns((1.0 / pl.len().over(D).cast(pl.Float64)).alias("__share"))
+    p = (
+        history.join(share, on=D, how="inner").group_by(Q, CATEGORY).agg(pl.col("__share").sum())
+        .with_columns((pl.col("__share") / pl.col("__share").sum().over(Q)).alias("__p")).select(Q, CATEGORY, "__p")
+    )
+    top = rows.select(Q, D, RANK)
+    categorised = top.join(share.select(D).unique().with_columns(pl.lit(1.0).alias("__has")), on=D, how="left").sort(
+        Q, RANK
+    ).select(Q, RANK, pl.col("__has").fill_null(0.0).cum_sum().over(Q).alias("__ng"))
+    q = (
+        top.join(p, on=Q, how="inner")
+        .join(share, on=[D, CATEGORY], how="left")
+        .sort(Q, CATEGORY, RANK)
+        .with_columns(pl.col("__share").fill_null(0.0).cum_sum().over(Q, CATEGORY).alias("__cg"))
+        .join(categorised, on=[Q, RANK], how="left")
+        .with_columns(pl.when(pl.col("__ng") > 0).then(pl.col("__cg") / pl.col("__ng")).otherwise(0.0).alias("__qg"))
+    )
+    mixed = (1.0 - ALPHA) * pl.col("__qg") + ALPHA * pl.col("__p")
+    values = q.group_by(Q, RANK).agg((pl.col("__p") * (pl.col("__p") / mixed).log()).sum().alias(CATEGORIES["miscal"]))
+    return rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
+
+
+def _h(s: pl.Expr) -> pl.Expr:
+    """(s + ε) log2(s + ε), ε LensKit's 10⁻⁶: a category's term of Σ_g p_g log2 p_g, times Z."""
+    return (s + EPSILON) * (s + EPSILON).log(2)
 
 
 def ideal_lists(qrels: pl.LazyFrame, gain: Gain) -> pl.LazyFrame:

@@ -14,6 +14,7 @@ import polars as pl
 
 from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
+from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import (
     DataProfile,
     Kind,
@@ -102,6 +103,9 @@ class Prepared:
     base_run: pl.LazyFrame | None = None
     """The base run normalised as the run is (``__q, __d, __s``, and ``__order`` under
     ``ties='input'``), ids of the run's types; None: none given."""
+    categories: pl.LazyFrame | None = None
+    """The item categories in the long form of :mod:`rankwise.inputs.categories` (``__d``, the
+    category as text), ids of the run's type; None: none given."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
@@ -147,6 +151,7 @@ def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
     diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    categories: pl.DataFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -174,6 +179,10 @@ def prepare(
         # the item features' ids meet the run's: as text where they disagree
         feature_types, _ = _types(features.schema)
         d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
+    if categories is not None:
+        # the item categories' ids meet the run's: as text where they disagree
+        category_types, _ = _types(categories.schema)
+        d_str = d_str or category_types[columns.doc_id] != run_types[columns.doc_id]
     if base_run is not None:
         # the base run's ids meet the run's: all three as text where any disagree
         base_types = check_base_run_schema(base_run.collect_schema(), columns)
@@ -231,6 +240,11 @@ def prepare(
             pl.col(FEATURE), pl.col(VALUE),
         ),
     )
+    if categories is not None:
+        prep.categories = categories.lazy().select(
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+            pl.col(CATEGORY),
+        )
     if train is not None:
         prep.train = user_items(train.rows, users=train.seen is None)
         prep.seen = None if train.seen is None else user_items(train.seen)

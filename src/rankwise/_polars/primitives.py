@@ -18,7 +18,7 @@ from contextvars import ContextVar
 import polars as pl
 
 from rankwise.errors import EmptyQueryError, InvalidValueError, LabelError
-from rankwise.primitives import IFT_UNDEFINED_RATE, LABEL_BITS, QUERY_AUC_LABELS, Gain
+from rankwise.primitives import EPSILON, IFT_UNDEFINED_RATE, LABEL_BITS, QUERY_AUC_LABELS, Gain
 
 _HOIST: ContextVar[Callable[[pl.Expr], pl.Expr] | None] = ContextVar("rankwise_hoist", default=None)
 
@@ -720,6 +720,33 @@ def base_overlap_sum(rnk: pl.Expr, brank: pl.Expr, blisted: pl.Expr, k: int) -> 
     """Σ_{rnk ≤ k} [brank ≤ k]; k when the user has no list in the base run."""
     shared = _listed_sum((brank <= k).fill_null(False).cast(pl.Float64), rnk, k)
     return pl.when(blisted.any()).then(shared).otherwise(pl.lit(float(k))).cast(pl.Float64)
+
+
+# -- the category family (sql/65_categories.sql) ---------------------------------------------
+
+
+def category_count(rnk: pl.Expr, catnew: pl.Expr, k: int) -> pl.Expr:
+    """Σ_{rnk ≤ k} catnew: the distinct categories of the top k."""
+    return _listed_sum(catnew, rnk, k)
+
+
+def category_entropy(
+    rnk: pl.Expr, catcount: pl.Expr, catent: pl.Expr, catcountg: pl.Expr, catentg: pl.Expr, catall: pl.Expr,
+    k: int | None, geometric: bool,
+) -> pl.Expr:
+    """log2 Z − (A + G ε log2 ε) / Z, Z = Σ_{rnk ≤ k} count + Gε, A = Σ_{rnk ≤ k} ent, G = catall
+    (count, ent: catcountg, catentg with ``geometric``, else catcount, catent)."""
+    count, ent = (catcountg, catentg) if geometric else (catcount, catent)
+    g = catall.first().cast(pl.Float64)
+    z = _listed_sum(count, rnk, k) + g * EPSILON
+    h0 = EPSILON * math.log2(EPSILON)
+    return (z.log(2) - (_listed_sum(ent, rnk, k) + g * h0) / z).cast(pl.Float64)
+
+
+def miscalibration(rnk: pl.Expr, miscal: pl.Expr, k: int | None) -> pl.Expr:
+    """miscal on the deepest row ranked ≤ k (NULL where the user has no history)."""
+    top = within(rnk, k)
+    return miscal.filter(top).sort_by(rnk.filter(top)).last().cast(pl.Float64)
 
 
 # -- qrels primitives ------------------------------------------------------------------------

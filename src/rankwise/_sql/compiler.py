@@ -20,10 +20,13 @@ from rankwise.errors import InvalidParameterError
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
+    ALPHA,
     BASE_RUN_COLUMNS,
+    CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
+    PATIENCE,
     SET_COLUMNS,
     TRAIN_COLUMNS,
     Bound,
@@ -143,6 +146,7 @@ _ROW_COLUMNS = {
     **{name: name for name in FEATURE_COLUMNS},
     **{name: name for name in SET_COLUMNS},
     **{name: name for name in BASE_RUN_COLUMNS},
+    **{name: name for name in CATEGORY_COLUMNS},
 }
 
 
@@ -175,6 +179,11 @@ class _Compiler:
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
+        self.categories: set[bool] = set()
+        """The parts whose run primitives read the item categories' values
+        (:data:`~rankwise.primitives.CATEGORY_COLUMNS`)."""
+        self.calibration: set[bool] = set()
+        """The parts whose run primitives read the miscalibration at each rank (``miscal``)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -219,6 +228,11 @@ class _Compiler:
             self.run_sql(node, part)  # registers the columns it reads
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
+            if set(node.reads) & set(CATEGORY_COLUMNS):
+                self.categories.add(part)
+            if "miscal" in node.reads:  # it reads the users' training items (rw_train_seen)
+                self.calibration.add(part)
+                self.train = True
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -376,6 +390,7 @@ def build_sql(
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
     seen_view: str | None = None, features_view: str | None = None, base_view: str | None = None,
+    categories_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -388,6 +403,7 @@ def build_sql(
         train=None if train_view is None else quote(train_view), seen=None if seen_view is None else quote(seen_view),
         features=None if features_view is None else quote(features_view),
         base=None if base_view is None else quote(base_view),
+        categories=None if categories_view is None else quote(categories_view),
     )
 
 
@@ -395,7 +411,7 @@ def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
-    features: str | None = None, base: str | None = None,
+    features: str | None = None, base: str | None = None, categories: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -406,7 +422,8 @@ def statement(
     ``features`` the FROM fragment of the item features in their long form (doc_id, feature: the
     dimension, value: a number), which the feature-diversity family reads; ``base`` the FROM
     fragment of the base run (normalised as the run: query_id, doc_id, score[, input_order]),
-    which the base-run family reads, ranked here as the run is"""
+    which the base-run family reads, ranked here as the run is; ``categories`` the FROM fragment of
+    the item categories (doc_id, category: one row per pair), which the category family reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -492,7 +509,7 @@ def statement(
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
             _ranking_cte(
-                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs or part in comp.categories,
                 train=comp.train, base=comp.base,
             )
         )
@@ -502,6 +519,13 @@ def statement(
             pair_ctes, pair_cols, pair_joins = _pair_distances(f"ranked{p}", p, comp.pairs[part], features)
             ctes += pair_ctes
             rowcols += pair_cols
+        if part in comp.categories:
+            category_ctes, category_cols, category_joins = _category_values(
+                f"ranked{p}", p, categories, part in comp.calibration
+            )
+            ctes += category_ctes
+            rowcols += category_cols
+            pair_joins += category_joins
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -667,6 +691,67 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
         "CAST(coalesce(ps.pjac, 0.0) AS DOUBLE) AS djaccard"
     )
     return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
+
+
+def _category_values(
+    ranked: str, p: int, categories: str | None, calibration: bool = False
+) -> tuple[list[str], str, str]:
+    """The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
+    on the rows of ``ranked``, from ``categories`` (the FROM fragment of (doc_id, category) pairs):
+    the CTEs (each ranked row's (query, category) pairs with the category's running count and
+    running sum of the rank weights 0.85^(rnk − 1) down the query's ranking, summed per row; the
+    input's categories), the rows' columns and their joins. With ``calibration``, Steck's
+    miscalibration of the list cut at each rank (``miscal``; as the Polars engine's
+    ``with_miscalibration``): the history's p(g) from the users' training items (``rw_train_seen``),
+    each ranked row meeting every category of its user's p with the listed items' shares of it
+    summed down the ranking and the categorised items listed so far."""
+    if categories is None:
+        raise InvalidParameterError("a metric reads the item categories: pass categories=")
+    window = "OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND"
+    ctes = [
+        f"rw_category_rows{p} AS (SELECT r.query_id, r.rnk, c.category, CAST(pow({literal(PATIENCE)}, r.rnk - 1) AS DOUBLE) "
+        f"AS w FROM {ranked} AS r JOIN {categories} AS c ON r.doc_id = c.doc_id)",
+        f"rw_category_runs{p} AS (SELECT query_id, rnk, w, CAST(row_number() OVER (PARTITION BY query_id, category "
+        f"ORDER BY rnk) AS DOUBLE) AS n, sum(w) {window} CURRENT ROW) AS sw, "
+        f"coalesce(sum(w) {window} 1 PRECEDING), 0.0) AS sw0 FROM rw_category_rows{p})",
+        f"rw_category_sums{p} AS (SELECT query_id AS cq, rnk AS cr, sum(CASE WHEN n = 1 THEN 1.0 ELSE 0.0 END) AS cnew, "
+        "CAST(count(*) AS DOUBLE) AS ccount, sum(rw_category_h(n) - rw_category_h(n - 1)) AS cent, sum(w) AS ccountg, "
+        f"sum(rw_category_h(sw) - rw_category_h(sw0)) AS centg FROM rw_category_runs{p} GROUP BY query_id, rnk)",
+        f"rw_category_all{p} AS (SELECT CAST(count(DISTINCT category) AS DOUBLE) AS ncategories FROM {categories})",
+    ]
+    cols = (
+        ", CAST(coalesce(cs.cnew, 0.0) AS DOUBLE) AS catnew, CAST(coalesce(cs.ccount, 0.0) AS DOUBLE) AS catcount, "
+        "CAST(coalesce(cs.cent, 0.0) AS DOUBLE) AS catent, CAST(coalesce(cs.ccountg, 0.0) AS DOUBLE) AS catcountg, "
+        "CAST(coalesce(cs.centg, 0.0) AS DOUBLE) AS catentg, ca.ncategories AS catall"
+    )
+    joins = (
+        f" LEFT JOIN rw_category_sums{p} AS cs ON cs.cq = r.query_id AND cs.cr = r.rnk"
+        f" CROSS JOIN rw_category_all{p} AS ca"
+    )
+    if calibration:
+        # as doubles: Spark reads a literal such as 0.01 as a DECIMAL, whose products it rounds
+        alpha = f"CAST({literal(ALPHA)} AS DOUBLE)"
+        rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+        ctes += [
+            f"rw_category_share{p} AS (SELECT doc_id, category, CAST(1.0 AS DOUBLE) / count(*) OVER (PARTITION BY doc_id) "
+            "AS share "
+            f"FROM {categories})",
+            f"rw_history{p} AS (SELECT query_id, category, s / sum(s) OVER (PARTITION BY query_id) AS p FROM "
+            f"(SELECT h.query_id, c.category, sum(c.share) AS s FROM rw_train_seen AS h JOIN rw_category_share{p} AS c "
+            "ON h.doc_id = c.doc_id GROUP BY h.query_id, c.category) AS hs)",
+            f"rw_listed{p} AS (SELECT r.query_id, r.rnk, sum(CASE WHEN c.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER "
+            f"(PARTITION BY r.query_id ORDER BY r.rnk {rows}) AS n FROM {ranked} AS r LEFT JOIN "
+            f"(SELECT DISTINCT doc_id FROM {categories}) AS c ON r.doc_id = c.doc_id)",
+            f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(p * ln(p / ((CAST(1.0 AS DOUBLE) - {alpha}) * "
+            f"(CASE WHEN n > 0 THEN c / n ELSE 0.0 END) + {alpha} * p))) AS mcal FROM (SELECT r.query_id, r.rnk, h.p, "
+            f"ls.n, sum(coalesce(s.share, 0.0)) OVER (PARTITION BY r.query_id, h.category ORDER BY r.rnk {rows}) AS c "
+            f"FROM {ranked} AS r JOIN rw_history{p} AS h ON h.query_id = r.query_id LEFT JOIN rw_category_share{p} AS s "
+            f"ON s.doc_id = r.doc_id AND s.category = h.category JOIN rw_listed{p} AS ls ON ls.query_id = r.query_id "
+            "AND ls.rnk = r.rnk) AS x GROUP BY query_id, rnk)",
+        ]
+        cols += ", CAST(mc.mcal AS DOUBLE) AS miscal"
+        joins += f" LEFT JOIN rw_calibration{p} AS mc ON mc.mq = r.query_id AND mc.mr = r.rnk"
+    return ctes, cols, joins
 
 
 def features_head(

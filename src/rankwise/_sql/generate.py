@@ -10,6 +10,8 @@
   of item features (:data:`FEATURE_DIVERSITY_METRICS`);
 - ``rw_unexpectedness`` (``sql/90_evaluate.sql``): the base-run family from a table of the base
   run (:data:`UNEXPECTEDNESS_METRICS`);
+- ``rw_category_metrics`` (``sql/65_categories.sql``): the category family from a table of item
+  categories (:data:`CATEGORY_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -217,6 +219,35 @@ def unexpectedness_macro() -> str:
     )
 
 
+CATEGORY_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("CategoryDiversity@k", "CategoryDiversity", True), ("CategoryEntropy@k", "CategoryEntropy", True),
+    ("CategoryEntropy(rank_weight='geometric')@k", "CategoryEntropy(rank_weight='geometric')", True),
+)
+"""rw_category_metrics' columns: (label, metric, takes the cutoff k)."""
+
+
+def category_macro() -> str:
+    """The ``rw_category_metrics`` table macro: the category family from a table of the item
+    categories (doc_id = the item, ``category`` one of its categories: a row per pair)."""
+    conv = Conventions()
+    cols = _macro_columns(CATEGORY_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        "rw_categories AS (SELECT DISTINCT doc_id, CAST(category AS VARCHAR) AS category FROM "
+        "query_table(categories_table) WHERE NOT checks OR (SELECT rw_categories_ok(count(*), count(*) - count(doc_id), "
+        "count(*) - count(category), 'doc_id', 'category') FROM query_table(categories_table)))",
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", categories="rw_categories")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_category_metrics(qrels_table, run_table, categories_table, k := 10, "
+        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    )
+
+
 def _policies() -> list[str]:
     """The tie policies: the default first, then by name."""
     return [TIE_POLICIES[0], *sorted(TIE_POLICIES[1:])]
@@ -288,6 +319,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_feature_diversity": ("90_evaluate.sql", feature_diversity_macro),
     "rw_unexpectedness": ("90_evaluate.sql", unexpectedness_macro),
     "rw_coverage": ("90_evaluate.sql", coverage_macro),
+    "rw_category_metrics": ("65_categories.sql", category_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

@@ -215,6 +215,12 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--catalog-col", dest="catalog_column", help="the catalog's column of the items, where it has several",
     )
+    parser.add_argument(
+        "--categories", help="the item categories (one row per (item, category), an item on as many rows as it has "
+        "categories, the item in the run's doc_id column and the category in 'category' or the only other column: "
+        "a Parquet or CSV/TSV file), read by the category family (CategoryDiversity, CategoryEntropy)",
+    )
+    _side_column_flags(parser, "categories", "the item categories'", {"doc_id": "item", "category": "category"})
 
 
 def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, words: Mapping[str, str]) -> None:

@@ -34,6 +34,7 @@ from rankwise.errors import (
     in_syntax,
     warn,
 )
+from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
@@ -166,11 +167,12 @@ def evaluate(
         train = training(reading, parsed, conv, columns)
         features = featuring(reading, parsed, conv, columns)
         base_run = basing(reading, parsed, conv, columns)
+        categories = cast("pl.DataFrame | None", side_input("categories", reading, parsed, conv, columns))
         run_source = reading.source(run, "run", columns, run_format, paths=paths)
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run,
+            duckdb_config, query_chunks, train, features, base_run, categories,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -338,6 +340,7 @@ def _evaluate(
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    categories: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -354,7 +357,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -363,7 +366,7 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train, features, base_run,
+            counted, zero, columns, query_chunks, train, features, base_run, categories,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
@@ -371,7 +374,7 @@ def _evaluate(
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
                 run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
-                features=features, base_run=base_run,
+                features=features, base_run=base_run, categories=categories,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -393,7 +396,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train, features, base_run)[0]
+                      segments, duckdb_config, query_chunks, train, features, base_run, categories)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
@@ -452,13 +455,15 @@ def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
     train: Training | None = None, features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    categories: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
     interactions keep their users (an item's popularity counts each user once, whatever its
     segments); what each key's user has seen is their rows keyed the same way. The item features
     (read already, in the long form) are passed on as one vector per item. The base run is cut to
-    the segments' users, each key given its user's base list."""
+    the segments' users, each key given its user's base list. The item categories (read already,
+    in the long form) are passed on as they are."""
     key = SEGMENT_KEY
     pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
@@ -479,6 +484,9 @@ def _evaluate_segments(
             pl.col(VALUE).sort_by(FEATURE).alias(vector)
         )
         extra["features_column"] = vector
+    if categories is not None:
+        extra["categories"] = categories
+        extra["categories_columns"] = {"category": CATEGORY}
     if base_run is not None:
         # each (segment, user) key's base list: the user's own
         extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()

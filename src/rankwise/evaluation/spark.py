@@ -13,7 +13,7 @@ plan, distributed, when the result is computed (``check=True``, :func:`rankwise.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +28,7 @@ from rankwise.conventions import (
 from rankwise.errors import ColumnTypeError, InvalidParameterError, MissingColumnError
 from rankwise.evaluation.evaluate import metric_of_column
 from rankwise.evaluation.to_sql import quoter, statement_sql
+from rankwise.inputs.categories import DEFAULT_CATEGORY
 from rankwise.inputs.checks import (
     Kind,
     TypeClass,
@@ -36,6 +37,7 @@ from rankwise.inputs.checks import (
     check_train_schema,
     ids_as_strings,
 )
+from rankwise.inputs.columns import Reading
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
 
@@ -129,6 +131,8 @@ def evaluate(
     base_run: Any = None,
     catalog: Any = None,
     catalog_column: str | None = None,
+    categories: Any = None,
+    categories_columns: Mapping[str, str] | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -177,7 +181,12 @@ def evaluate(
     Set-level metrics alone (one value per run: ``CatalogCoverage``, ``Gini``, ``Entropy``,
     ``SelfInformation``) give a DataFrame of one row, as ``rankwise.evaluate(..., per_query=False)``
     (:func:`rankwise.to_sql`); ``catalog``: a DataFrame of the catalog's items (in the run's doc
-    column's name, or ``catalog_column``), which they read."""
+    column's name, or ``catalog_column``), which they read.
+
+    ``categories``: a DataFrame of the item categories (one row per (item, category), the item in
+    the run's doc column, the category in ``category``; other names by ``categories_columns``),
+    which the category family reads (CategoryDiversity, CategoryEntropy); with ``check=True`` the
+    action fails on the faults :func:`rankwise.to_sql` names."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -204,6 +213,17 @@ def evaluate(
         if item not in catalog.columns:
             raise MissingColumnError.from_missing("the catalog", item, catalog.columns, "catalog_column", column="item column")
         d_str = d_str or _type_class(catalog.schema[item].dataType) != run_types[columns.doc_id]
+    category_names = {"doc_id": columns.doc_id, "category": DEFAULT_CATEGORY, **(
+        Reading(categories_columns=categories_columns).categories_columns or {}
+    )}
+    if categories is not None:
+        for key, word in (("doc_id", "item column"), ("category", "category column")):
+            if category_names[key] not in categories.columns:
+                raise MissingColumnError.from_missing(
+                    "the item categories (categories=)", category_names[key], categories.columns, "categories_columns",
+                    column=word,
+                )
+        d_str = d_str or _type_class(categories.schema[category_names["doc_id"]].dataType) != run_types[columns.doc_id]
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -229,10 +249,11 @@ def evaluate(
     train_view, base_view = view("train", train, text_ids), view("base_run", base_run, text_ids)
     features_view = view("features", features, doc_ids)
     catalog_view = view("catalog", catalog, [catalog_column or columns.doc_id] if d_str else [])
+    categories_view = view("categories", categories, [category_names["doc_id"]] if d_str else [])
     sql = statement_sql(
         parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
         features=features_view, features_column=vectors or "features", base_run=base_view, catalog=catalog_view,
-        catalog_column=catalog_column,
+        catalog_column=catalog_column, categories=categories_view, categories_columns=categories_columns,
     )
     return run.sparkSession.sql(sql)
 

@@ -41,6 +41,8 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import InvalidParameterError
+from rankwise.inputs.categories import DEFAULT_CATEGORY
+from rankwise.inputs.columns import Reading
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import outputs, reading_side
 from rankwise.names.presets import resolve
@@ -133,6 +135,29 @@ def _train_head(dialect: Dialect, train: str, columns: Columns, check: bool) -> 
     ]
 
 
+def _categories_head(
+    dialect: Dialect, categories: str, columns: Columns, check: bool, rename: Mapping[str, str] | None = None
+) -> list[str]:
+    """The CTE ``rw_categories``: the item categories' table as (doc_id, category as text; the
+    item in the run's doc column, the category in ``category``, unless ``rename``,
+    ``categories_columns``, names them), one row per distinct pair, with ``check`` only once their
+    check (``rw_categories_ok`` of ``sql/65_categories.sql``) has passed."""
+    q = quoter(dialect)
+    names = {"doc_id": columns.doc_id, "category": DEFAULT_CATEGORY, **(rename or {})}
+    select = (
+        f"SELECT DISTINCT {q(names['doc_id'])} AS doc_id, CAST({q(names['category'])} AS VARCHAR) AS category "
+        f"FROM {table_name(categories, q, 'categories table')}"
+    )
+    if not check:
+        return [f"rw_categories AS ({select})"]
+    return [
+        f"rw_categories_input AS ({select})",
+        "rw_categories_check AS (SELECT rw_categories_ok(count(*), count(*) - count(doc_id), count(*) - count(category), "
+        f"{literal(names['doc_id'])}, {literal(names['category'])}) AS ok FROM rw_categories_input)",
+        "rw_categories AS (SELECT * FROM rw_categories_input WHERE (SELECT ok FROM rw_categories_check))",
+    ]
+
+
 def _base_run_head(dialect: Dialect, base_run: str, columns: Columns, check: bool, input_order: str | None) -> list[str]:
     """The CTE ``rw_base_run``: the base run table as (query_id, doc_id, score[, input_order]),
     named as the run is, with ``check`` only once the run's check (``rw_check_run``, its errors
@@ -194,6 +219,8 @@ def to_sql(
     base_run: str | None = None,
     catalog: str | None = None,
     catalog_column: str | None = None,
+    categories: str | None = None,
+    categories_columns: Mapping[str, str] | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -232,10 +259,17 @@ def to_sql(
     value per run) give a statement of one row, their values, as ``evaluate(..., per_query=False)``;
     asked with per-query metrics they are refused by name (two statements). ``catalog``: the
     table of the catalog's items (in the run's doc column's name, or ``catalog_column``), which
-    they read; with ``check=True`` the statement also fails on an empty catalog or a NULL item."""
+    they read; with ``check=True`` the statement also fails on an empty catalog or a NULL item.
+
+    ``categories``: the table of the item categories (one row per (item, category), the item in
+    the ``doc_id`` column as the run names it, the category in ``category``; other names by
+    ``categories_columns={'doc_id': ..., 'category': ...}``), which the category family reads
+    (CategoryDiversity, CategoryEntropy); with ``check=True`` the statement also fails on an
+    empty table or a NULL item or category."""
     return statement_sql(
         metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column,
-        base_run=base_run, catalog=catalog, catalog_column=catalog_column,
+        base_run=base_run, catalog=catalog, catalog_column=catalog_column, categories=categories,
+        categories_columns=categories_columns,
     )
 
 
@@ -243,7 +277,8 @@ def statement_sql(
     metrics: str | Metric | Iterable[str | Metric], dialect: Dialect, run: str, qrels: str, check: bool,
     options: Mapping[str, Any], input_order: str | None = None, train: str | None = None,
     features: str | None = None, features_column: str = "features", base_run: str | None = None,
-    catalog: str | None = None, catalog_column: str | None = None,
+    catalog: str | None = None, catalog_column: str | None = None, categories: str | None = None,
+    categories_columns: Mapping[str, str] | None = None,
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -258,7 +293,7 @@ def statement_sql(
     if conv.ties == "input":
         numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
     head = _head(dialect, run, qrels, columns, check, numbered)
-    tables = {"train": train, "features": features, "base_run": base_run, "catalog": catalog}
+    tables = {"train": train, "features": features, "base_run": base_run, "catalog": catalog, "categories": categories}
     set_level = [m for m in parsed if m.spec.aggregate == "set"]
     if set_level and len(set_level) < len(parsed):
         other = next(m for m in parsed if m.spec.aggregate != "set")
@@ -278,6 +313,10 @@ def statement_sql(
         head += _features_head(dialect, features, features_column, columns, check)
     if base_run is not None:
         head += _base_run_head(dialect, base_run, columns, check, None if numbered is None else rules.input_order)
+    if categories is not None:
+        head += _categories_head(
+            dialect, categories, columns, check, Reading(categories_columns=categories_columns).categories_columns
+        )
     if set_level:
         if catalog is not None:
             head += _catalog_head(dialect, catalog, catalog_column or columns.doc_id, check)
@@ -290,6 +329,7 @@ def statement_sql(
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
         train_view=None if train is None else "rw_train", features_view=None if features is None else "rw_features",
         base_view=None if base_run is None else "rw_base_run",
+        categories_view=None if categories is None else "rw_categories",
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

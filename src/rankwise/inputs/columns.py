@@ -97,12 +97,18 @@ class Reading(_FromOptions):
     """The catalog (``catalog=``), as given; read by :meth:`read_catalog`."""
     catalog_column: str | None = None
     """The catalog table's column of the items; None: the run's doc column, else its only column."""
+    categories: Any = field(default=None, compare=False)
+    """The item categories (``categories=``), as given; read by :meth:`read_categories`."""
+    categories_columns: Mapping[str, str] | None = None
+    """The item categories' own names of the item and category columns (``doc_id``,
+    ``category``), e.g. ``{'doc_id': 'item_id', 'category': 'genre'}``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
         object.__setattr__(self, "qrels_columns", _check_columns("qrels", self.qrels_columns))
         object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
         object.__setattr__(self, "base_run_columns", _check_columns("base_run", self.base_run_columns))
+        object.__setattr__(self, "categories_columns", _check_columns("categories", self.categories_columns))
         for name in ("features_column", "catalog_column"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):
@@ -174,13 +180,22 @@ class Reading(_FromOptions):
 
         return read_catalog(self.catalog, columns, self.catalog_column)
 
+    def read_categories(self, columns: Columns) -> pl.DataFrame | None:
+        """The item categories given (``categories=``), read and checked in the long form of
+        :mod:`rankwise.inputs.categories`; None when none were given."""
+        if self.categories is None:
+            return None
+        from rankwise.inputs.categories import read_categories
+
+        return read_categories(self.categories, columns, self.categories_columns)
+
     def read_side(self, keyword: str, columns: Columns) -> Any:
         """The side input ``keyword`` (:data:`~rankwise.conventions.SIDE_INPUTS`) given, read
         (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`, :meth:`read_catalog`);
         None when none was given."""
         readers = {
             "train": self.read_train, "features": self.read_features, "base_run": self.read_base_run,
-            "catalog": self.read_catalog,
+            "catalog": self.read_catalog, "categories": self.read_categories,
         }
         return readers[keyword](columns)
 

@@ -22,7 +22,7 @@ from rankwise.conventions import Conventions
 from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import base_run as _base_run
-from rankwise.metrics.families import catalog as _catalog
+from rankwise.metrics.families import categories as _categories
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
@@ -36,7 +36,7 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "BASE_RUN_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "SET_RECIPES", "TRAIN_RECIPES", "CwlModel", "Output",
+    "BASE_RUN_RECIPES", "CATEGORY_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "SET_RECIPES", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
     "reading_features", "reading_side", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
@@ -65,8 +65,13 @@ FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in 
 """The feature-diversity family's recipes: they read the item features (``features=``)."""
 BASE_RUN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _base_run.SPECS}
 """The base-run family's recipes: they read the base run (``base_run=``)."""
-SET_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _catalog.SPECS}
-"""The catalog family's recipes: set-level, one value per run (no per-query value)."""
+CATEGORY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _categories.SPECS}
+"""The category family's recipes: they read the item categories (``categories=``)."""
+SET_RECIPES: dict[str, Recipe] = {
+    spec.name: RECIPES[spec.name] for family in FAMILIES for spec in family.specs if spec.aggregate == "set"
+}
+"""The set-level metrics' recipes (the catalog family's, popularity parity's, ...): one value per
+run, no per-query value."""
 
 
 def recipe(metric: Metric, conventions: Mapping[str, ParamValue]) -> Node:
@@ -173,16 +178,16 @@ def reading_features(metrics: Sequence[Metric], conv: Conventions) -> list[str]:
 def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> list[str]:
     """The labels of the ``metrics`` that read the side input ``keyword``
     (:data:`~rankwise.conventions.SIDE_INPUTS`: their trees hold a primitive reading one of its
-    row columns, or a set-level primitive whose catalog it is:
-    :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`)."""
+    row columns, or a primitive that declares it among its ``side_inputs()``: a set-level
+    primitive whose catalog it is, :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`;
+    :class:`~rankwise.primitives.categories.Miscalibration`, the users' histories)."""
     from rankwise.conventions import SIDE_INPUTS
-    from rankwise.primitives import SetPrimitive, leaves
+    from rankwise.primitives import leaves
 
     wanted = set(SIDE_INPUTS[keyword].row_columns)
 
     def reads(leaf: object) -> bool:
-        return bool(wanted & set(getattr(leaf, "reads", ()))) or (
-            isinstance(leaf, SetPrimitive) and keyword in leaf.side_inputs()
-        )
+        declared = getattr(leaf, "side_inputs", None)
+        return bool(wanted & set(getattr(leaf, "reads", ()))) or (declared is not None and keyword in declared())
 
     return [o.label for o in outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree))]

@@ -269,9 +269,11 @@ PRESETS: dict[str, Preset] = {
                 "Success": Entry("Hit(n)", {"empty": "skip"}),
                 "RBP": Entry("RBP(n)", {"p": 0.85, "empty": "skip"}),
                 "MeanPopRank": Entry("MeanPopRank(data, n)"),
+                "CategoryEntropy": Entry("entropy(items, categories, n)"),
             },
             "LensKit 2025.8.1 run from its source (--no-deps, CPU torch) on hand cases, written out in "
-            "tests/metrics/test_presets.py and tests/data/beyond/popularity_goldens.json",
+            "tests/metrics/test_presets.py and tests/data/beyond/popularity_goldens.json and "
+            "category_goldens.json",
             "LensKit counts every test item relevant whatever its rating (give the test items a positive "
             "relevance); NDCG(gain='rating') is nDCG(discount='jarvelin', negative='gain'); its "
             "discount 1/log2(max(i, 2)) is rankwise's 'jarvelin'; AveragePrecision divides by min(R, the list's "

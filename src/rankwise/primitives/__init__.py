@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from rankwise.primitives.auc import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.base_run import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
+from rankwise.primitives.categories import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.core import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.cwl import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.diversity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)

@@ -62,6 +62,7 @@ Column = Literal[
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup",
+    "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -90,6 +91,23 @@ BASE_RUN_COLUMNS: tuple[Column, ...] = ("brank", "blisted")
 """The row columns read from the base run (``base_run=``): the row's item's rank in its user's
 list of the base run, ranked as the run is (NULL for an item that list does not hold), and
 whether the row's user has a list in the base run (``blisted``)."""
+
+CATEGORY_COLUMNS: tuple[Column, ...] = ("catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal")
+"""The row columns read from the item categories (``categories=``), on each ranked row, in rank
+order within its query: how many of its item's categories no item ranked above it has
+(``catnew``; summed over the ranks ≤ k: the distinct categories of the top k), how many
+categories its item has (``catcount``), and by how much its item's categories raise
+Σ_g h(c_g), h(s) = (s + ε) log2(s + ε), ε = 10⁻⁶ (LensKit's), c_g the rows ranked down to it
+that have category g (``catent``: Σ_{g of the item} h(c_g) − h(c_g − 1)); the same two with
+each row weighted by 0.85^(rnk − 1) (``catcountg``, ``catentg``: LensKit's
+``GeometricRankWeight(0.85)``); and the number of distinct categories of the whole input
+(``catall``). An item without a category adds 0 to each. Summed over the ranks ≤ k they give
+the entropy of the top k's category counts over every category (see
+:mod:`rankwise.primitives.categories`). And, where the row's user has categorised items among
+its training rows (``train=``; NULL where it has none), Steck's miscalibration of the list cut at
+the row's rank (``miscal``: Σ_g p_g ln(p_g / ((1 − α) q_g + α p_g)), α = 0.01, p over the user's
+training items, q over the listed items down to the row, each item's share 1/|its categories|
+to each of them)."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

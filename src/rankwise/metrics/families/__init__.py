@@ -17,6 +17,7 @@ from rankwise.metrics.families import (
     average_precision,
     base_run,
     catalog,
+    categories,
     compat,
     counts,
     cwl,
@@ -47,6 +48,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     popularity.FAMILY,
     feature_diversity.FAMILY,
     base_run.FAMILY,
+    categories.FAMILY,
     catalog.FAMILY,
     popularity_parity.FAMILY,
 )
