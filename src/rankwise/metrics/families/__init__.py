@@ -27,6 +27,7 @@ from rankwise.metrics.families import (
     judgments,
     popularity,
     precision_recall,
+    user_coverage,
     utility,
 )
 from rankwise.metrics.family import MetricFamily
@@ -47,5 +48,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     feature_diversity.FAMILY,
     base_run.FAMILY,
     catalog.FAMILY,
+    user_coverage.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
