@@ -44,6 +44,9 @@ class Case:
         rows = [(q, d, s) for q, docs in self.base_run.items() for d, s in docs.items()]
         return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
 
+    catalog: list[str] = field(default_factory=lambda: list(DOC_IDS))
+    """The catalog's items, for the per-query metrics that read its size (Serendipity)."""
+
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
     """The judged queries: at least one of the run's (inputs that share no query are an error,
@@ -82,7 +85,9 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         u: draw(st.dictionaries(st.sampled_from([*docs, "t1"]), st.sampled_from(SCORES), min_size=1, max_size=6))
         for u in base_users
     }
-    return Case(run, qrels, train, features, base_run)
+    # the catalog: some documents and others (its size is what the per-query metrics read)
+    catalog = draw(st.lists(st.sampled_from([*docs, "t1", "t2", "c1"]), min_size=1, max_size=8, unique=True))
+    return Case(run, qrels, train, features, base_run, catalog)
 
 
 def frames_of(

@@ -614,10 +614,11 @@ def _side_inputs() -> dict[str, SideInput]:
             "pass base_run= (a run: a frame, a path or a dict {query: {doc: score}})", "pass --base-run FILE",
             "BASE_RUN_COLUMNS",
         ),
-        # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs): no row column
+        # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs), and by the
+        # per-query metrics reading its size (the row column ncatalog)
         SideInput(
             "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
-            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "",
+            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "CATALOG_COLUMNS",
         ),
     )}
 

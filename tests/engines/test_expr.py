@@ -250,7 +250,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
     assert set(NOT_EXPRESSIBLE) == {
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
-        "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
+        "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation", "Serendipity",
     }
 
 

@@ -239,7 +239,7 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
     base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
     per_query = [m for m in metrics if m.spec.aggregate != "set"]
-    out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run)
+    out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run, catalog=["a", "b", "c", "d"])
     # the set-level metrics: one value per run (the catalog: the documents and one more)
     sets = [m for m in metrics if m.spec.aggregate == "set"]
     engine_of = {"polars": "polars", "polars-lazy": "polars", "duckdb": "duckdb"}

@@ -230,10 +230,320 @@ def test_user_coverage_on_every_path(tmp_path: Path) -> None:
     assert page.returncode == 0 and "CoveredUsers" in page.stdout
 
 
-def test_spark(spark: Any) -> None:
+def test_spark_user_coverage(spark: Any) -> None:
     from tests.engines.test_spark import from_spark, to_spark
 
     metrics = ["UserCoverage@1", "UserCoverage(rel=2)@2"]
     got = from_spark(rw.spark.evaluate(to_spark(spark, QRELS), to_spark(spark, RUN), metrics, missing="zero"))
     want = rw.evaluate(QRELS, RUN, metrics, missing="zero")
+    assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+# -- Serendipity (rectools) -------------------------------------------------------------------------
+def _evaluate_serendipity(engine: str, case: dict[str, Any], metrics: list[str], **kw: Any) -> pl.DataFrame:
+    qrels, run, train, catalog = _frames(case)
+    if engine == "macro":
+        con = rw.register(duckdb.connect())
+        for name, frame in (("qrels", qrels), ("run", run), ("train", train), ("catalog", catalog)):
+            con.register(name, frame)
+        (metric,) = metrics
+        k = int(metric.rsplit("@", 1)[1])
+        got = con.sql(f"SELECT * FROM rw_serendipity('qrels', 'run', 'train', 'catalog', k := {k})").pl()
+        return got.rename({"Serendipity@k": metric})
+    return evaluate_on(engine, qrels, run, metrics, train=train, catalog=catalog, **kw)
+
+
+@pytest.mark.parametrize("engine", [*ENGINES, "macro"])
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_rectools_serendipity(case: dict[str, Any], engine: str) -> None:
+    """rectools' Serendipity: every user rectools scores (the users it recommended to, each judged
+    here) has its value; a judged user without a list has none (NULL under missing='zero'; the
+    table macro, missing='ignore', leaves it out)."""
+    metric = f"Serendipity@{case['k']}"
+    kw = {} if engine == "macro" else {"missing": "zero"}
+    got = _values(_evaluate_serendipity(engine, case, [metric], **kw), metric)
+    theirs = case["values"]["rectools.Serendipity"]
+    assert {u: v for u, v in got.items() if u in theirs} == pytest.approx(theirs, abs=1e-12)
+    listed = {str(u) for u, _, _ in case["run"]}
+    assert set(theirs) == listed
+    assert all(v is None for u, v in got.items() if u not in theirs)
+    if engine != "macro":
+        assert set(got) == {str(u) for u, _, _ in case["qrels"]}
+
+
+def test_the_serendipity_goldens_hold_the_edges() -> None:
+    """The hand case holds its edges: popularity ties, a user without training (u3), nothing
+    relevant (u4: 0), a list shorter than k (u2), a relevant item more popular than its rank (u2's a: 0)."""
+    hand = GOLDENS["cases"][0]
+    values = hand["values"]["rectools.Serendipity"]
+    assert values["u4"] == 0.0 and values["u2"] == 0.0 and "u5" not in values
+    rows = [i for _, i in hand["train"]]
+    assert rows.count("b") == rows.count("c") == 2 and rows.count("a") == 3
+    assert not {"x", "y", "z", "w"} & set(rows)
+    assert "u3" not in {u for u, _ in hand["train"]}
+    for case in GOLDENS["cases"][1:]:  # the random cases: serendipitous users and users with none
+        assert {v > 0 for v in case["values"]["rectools.Serendipity"].values()} == {True, False}, case["name"]
+
+
+S_TRAIN = pl.DataFrame({"query_id": ["u1", "u2", "u2", "u5", "u5", "u6", "u6", "u7"],
+                        "doc_id": ["a", "a", "a", "b", "c", "b", "c", "d"]})
+"""Training rows: a 3, b 2, c 2, d 1: dense popularity ranks a 1, b and c 2 (tied), d 3; x, y never trained."""
+S_CATALOG = ["a", "b", "c", "d", "x", "y", "a"]
+"""Six distinct items (a twice: counted once), n = 6."""
+S_RUN = pl.DataFrame({
+    "query_id": ["u1", "u1", "u1", "u2", "u3", "u3"],
+    "doc_id": ["b", "x", "d", "c", "y", "a"],
+    "score": [3.0, 2.0, 1.0, 1.0, 2.0, 1.0],
+})
+S_QRELS = pl.DataFrame({
+    "query_id": ["u1", "u1", "u1", "u2", "u3", "u4"],
+    "doc_id": ["b", "x", "d", "c", "y", "a"],
+    "relevance": [1, 2, 1, 1, 0, 1],
+})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_serendipity_hand_values(engine: str) -> None:
+    """n = 6, p(r) = (7 − r)/6, pu = (7 − poprank)/6. u1 at k = 2: b (rank 1, poprank 2) 1 − 5/6, x (rank 2,
+    never trained) 5/6 − 0: (1/6 + 5/6)/2 = 1/2; at k = 3 d (rank 3, poprank 3) 4/6 − 4/6 = 0: 1/3; with
+    rel=2 only x: (5/6)/2. u2: one item, c (rank 1, poprank 2) 1/6 over one item (a list shorter than k).
+    u3: nothing relevant, 0. u4: no list, NULL."""
+    got = evaluate_on(engine, S_QRELS, S_RUN, ["Serendipity@2", "Serendipity@3", "Serendipity(rel=2)@2"],
+                      train=S_TRAIN, catalog=pl.DataFrame({"doc_id": S_CATALOG}), missing="zero")
+    assert close_rows(got.rows(), [
+        ("u1", 0.5, 1 / 3, 5 / 12), ("u2", 1 / 6, 1 / 6, 0.0), ("u3", 0.0, 0.0, 0.0), ("u4", None, None, None),
+    ])
+
+
+def test_a_rank_beyond_the_catalog_scores_nothing() -> None:
+    """p(r) ≤ 0 beyond rank n: a catalog of 2 makes rank 3's relevant, never trained item 0 ((3 − 3)/2)."""
+    run = pl.DataFrame({"query_id": ["u"] * 3, "doc_id": ["p", "q", "r"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["u"], "doc_id": ["r"], "relevance": [1]})
+    for engine in ("polars", "duckdb"):
+        got = rw.evaluate(qrels, run, ["Serendipity@3"], train={"v": ["p"]}, catalog=["p", "q"], engine=engine)
+        assert got["Serendipity@3"].item() == 0.0
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_the_catalog_in_every_form(engine: str, tmp_path: Path) -> None:
+    """A list, tuple, set, Series, frame, CSV and Parquet paths, catalog_column; only its size counts."""
+    want = rw.evaluate(S_QRELS, S_RUN, ["Serendipity@2"], train=S_TRAIN, catalog=S_CATALOG, engine=engine)
+    frame = pl.DataFrame({"item": S_CATALOG})
+    frame.write_csv(tmp_path / "catalog.csv")
+    frame.write_parquet(tmp_path / "catalog.parquet")
+    forms: list[tuple[Any, dict[str, Any]]] = [
+        (tuple(S_CATALOG), {}), (set(S_CATALOG), {}), (pl.Series(S_CATALOG), {}), (frame, {}),
+        (str(tmp_path / "catalog.csv"), {}), (tmp_path / "catalog.parquet", {}),
+        (frame.with_columns(pl.lit(1).alias("other")), {"catalog_column": "item"}),
+    ]
+    for given_form, kw in forms:
+        got = rw.evaluate(S_QRELS, S_RUN, ["Serendipity@2"], train=S_TRAIN, catalog=given_form, engine=engine, **kw)
+        assert got.equals(want), type(given_form)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_missing_or_bad_catalog_is_refused(engine: str) -> None:
+    def ev(**kw: Any) -> None:
+        rw.evaluate(S_QRELS, S_RUN, ["nDCG", "Serendipity@2"], train=S_TRAIN, engine=engine, **kw)
+
+    with pytest.raises(rw.InvalidParameterError,
+                       match=r"^Serendipity@2 reads the catalog, the items that could be recommended: pass catalog="):
+        ev()
+    with pytest.raises(rw.EmptyInputError, match=r"^the catalog \(catalog=\) has no items"):
+        ev(catalog=[])
+    with pytest.raises(rw.InvalidValueError, match=r"^the catalog \(catalog=\) holds 1 NULL item"):
+        ev(catalog=["a", None])
+    with pytest.raises(rw.MissingColumnError, match=r"^the catalog has no item column 'it'"):
+        ev(catalog=pl.DataFrame({"item": ["a"], "x": [1]}), catalog_column="it")
+    with pytest.raises(rw.InvalidParameterError, match=r"^Serendipity@2 reads the training interactions"):
+        rw.evaluate(S_QRELS, S_RUN, ["Serendipity@2"], catalog=S_CATALOG, engine=engine)
+    # given and not read: nothing reads a catalog that would fail
+    assert rw.evaluate(S_QRELS, S_RUN, ["P@1"], catalog=[], engine=engine).height == 3
+
+
+def test_to_sql_checks_the_catalog_and_refuses_without_it() -> None:
+    con = rw.register(duckdb.connect())
+    for name, frame in (("run", S_RUN), ("qrels", S_QRELS), ("train", S_TRAIN),
+                        ("empty", pl.DataFrame({"doc_id": []}, schema={"doc_id": pl.String}))):
+        con.register(name, frame)
+    with pytest.raises(duckdb.Error, match=r"rankwise: the catalog"):
+        con.sql(rw.to_sql(["Serendipity@2"], train="train", catalog="empty")).pl()
+    with pytest.raises(duckdb.Error, match=r"rankwise: the catalog"):
+        con.sql("SELECT * FROM rw_serendipity('qrels', 'run', 'train', 'empty')").pl()
+    with pytest.raises(rw.InvalidParameterError, match=r"Serendipity@2 reads the catalog: pass catalog= \(the table's name\)"):
+        rw.to_sql(["Serendipity@2"], train="train")
+    spark_sql = rw.to_sql(["Serendipity@2"], train="logs.train", catalog="logs.items", dialect="spark")
+    assert "FROM `logs`.`items`" in spark_sql and "raise_error(" in spark_sql
+
+
+def test_serendipity_like_rectools() -> None:
+    case = GOLDENS["cases"][0]
+    qrels, run, train, catalog = _frames(case)
+    metric = f"Serendipity@{case['k']}"
+    assert rw.like("rectools", metric).metric == metric
+    got = rw.evaluate(qrels, run, [metric], train=train, catalog=catalog, like="rectools")
+    values = {u: v for u, v in _values(got, metric).items() if v is not None}
+    assert values == pytest.approx(case["values"]["rectools.Serendipity"], abs=1e-12)
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 6), engine=st.sampled_from(["polars", "duckdb"]),
+       int_ids=st.booleans())
+def test_rectools_serendipity_live(seed: int, k: int, engine: str, int_ids: bool) -> None:
+    """rectools' Serendipity on random data: popularity ties, repeats, items never in training, users
+    without training, catalogs smaller than the lists."""
+    pd = pytest.importorskip("pandas")
+    metrics_mod = pytest.importorskip("rectools.metrics")
+    rng = random.Random(seed)
+    items = [f"i{j}" for j in range(rng.randint(2, 15))]
+    train = [(f"u{rng.randrange(12)}", rng.choice(items[: max(1, len(items) - 2)])) for _ in range(rng.randint(1, 40))]
+    run: list[tuple[str, str, float]] = []
+    qrels: list[tuple[str, str, int]] = []
+    for u in range(rng.randint(1, 8)):
+        listed = rng.sample(items, rng.randint(1, min(7, len(items))))
+        run += [(f"u{u}", item, float(len(listed) - r)) for r, item in enumerate(listed)]
+        qrels += [(f"u{u}", item, rng.choice([0, 1])) for item in rng.sample(items, rng.randint(1, len(items)))]
+    catalog = rng.sample(items, rng.randint(1, len(items)))
+    inter = pd.DataFrame([(u, i) for u, i, rel in qrels if rel >= 1], columns=["user_id", "item_id"])
+    theirs = metrics_mod.Serendipity(k).calc_per_user(
+        _ranked(run), inter, pd.DataFrame(train, columns=["user_id", "item_id"]), catalog
+    )
+
+    def ids(rows: list[Any], columns: list[str]) -> pl.DataFrame:
+        frame = pl.DataFrame(rows, schema=columns, orient="row")
+        if int_ids:
+            frame = frame.with_columns(pl.col(c).str.slice(1).cast(pl.Int64) for c in columns if c in ("query_id", "doc_id"))
+        return frame
+
+    got = rw.evaluate(
+        ids(qrels, ["query_id", "doc_id", "relevance"]), ids(run, ["query_id", "doc_id", "score"]), [f"Serendipity@{k}"],
+        train=ids(train, ["query_id", "doc_id"]), catalog=[int(i[1:]) for i in catalog] if int_ids else catalog,
+        engine=engine,
+    )
+    ours = {f"u{q}" if int_ids else q: v for q, v in zip(got["query_id"], got[f"Serendipity@{k}"], strict=True)}
+    assert set(ours) == set(theirs.index)
+    for user, value in theirs.items():
+        assert ours[user] == pytest.approx(value, abs=1e-12), user
+
+
+def _serendipity_by_definition(run: dict[str, list[str]], qrels: dict[str, dict[str, int]], train: list[tuple[str, str]],
+                               catalog: list[str], k: int, rel: int) -> dict[str, float | None]:
+    """rectools' Serendipity written out: n = the catalog's distinct items, poprank the dense rank of the
+    training rows (1 = most), pu = 0 for an item never in training; per judged user the mean over its
+    first min(k, len) items of max((n + 1 − r)/n − pu, 0) · [rel ≥ rel]; NULL without a list."""
+    n = len(set(catalog))
+    rows: dict[str, int] = {}
+    for _, item in train:
+        rows[item] = rows.get(item, 0) + 1
+    counts = sorted(set(rows.values()), reverse=True)
+    poprank = {item: counts.index(c) + 1 for item, c in rows.items()}
+    out: dict[str, float | None] = {}
+    for user, judged in qrels.items():
+        top = run.get(user, [])[:k]
+        if not top:
+            out[user] = None
+            continue
+        terms = []
+        for r, item in enumerate(top, 1):
+            pu = (n + 1 - poprank[item]) / n if item in poprank else 0.0
+            terms.append(max((n + 1 - r) / n - pu, 0.0) * (judged.get(item, 0) >= rel))
+        out[user] = sum(terms) / len(terms)
+    return out
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(data=st.data(), k=st.integers(1, 5), rel=st.integers(1, 2), engine=st.sampled_from(["polars", "duckdb"]))
+def test_serendipity_property(data: st.DataObject, k: int, rel: int, engine: str) -> None:
+    users = [f"u{j}" for j in range(5)]
+    items = [f"i{j}" for j in range(7)]
+    run = {u: data.draw(st.lists(st.sampled_from(items), unique=True, max_size=5)) for u in users}
+    qrels = {u: data.draw(st.dictionaries(st.sampled_from(items), st.integers(0, 2), max_size=4)) for u in users}
+    qrels = {u: j for u, j in qrels.items() if j}
+    train = data.draw(st.lists(st.tuples(st.sampled_from([*users, "v"]), st.sampled_from(items[:5])), min_size=1, max_size=20))
+    catalog = data.draw(st.lists(st.sampled_from([*items, "c1"]), min_size=1, max_size=9))
+    if not qrels or not any(run.get(u) for u in qrels):
+        return
+    run_frame = pl.DataFrame(
+        [(u, i, float(-r)) for u, listed in run.items() for r, i in enumerate(listed)],
+        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
+    )
+    qrels_frame = pl.DataFrame(
+        [(u, i, r) for u, j in qrels.items() for i, r in j.items()],
+        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
+    )
+    metric = f"Serendipity(rel={rel})@{k}"
+    got = rw.evaluate(qrels_frame, run_frame, [metric], train=pl.DataFrame(train, schema=["query_id", "doc_id"], orient="row"),
+                      catalog=catalog, missing="zero", engine=engine)
+    want = _serendipity_by_definition(run, qrels, train, catalog, k, rel)
+    values = _values(got, metric)
+    assert set(values) == set(want)
+    for user, value in want.items():
+        assert (values[user] is None) == (value is None), user
+        if value is not None:
+            assert values[user] == pytest.approx(value, abs=1e-12), user
+
+
+def test_serendipity_on_every_path(tmp_path: Path) -> None:
+    """Segments (each segment's lists, the same training and catalog), query chunks, explain, compare,
+    the namespaces, the expression's refusal, the command line and the metric's page."""
+    metrics = ["Serendipity@2", "Serendipity@3"]
+    kw: dict[str, Any] = {"train": S_TRAIN, "catalog": S_CATALOG}
+    want = rw.evaluate(S_QRELS, S_RUN, metrics, **kw)
+    assert rw.evaluate(S_QRELS, S_RUN, metrics, query_chunks=2, **kw).equals(want)
+    assert S_RUN.ir.evaluate(S_QRELS, metrics, **kw).equals(want)
+    assert S_RUN.lazy().ir.evaluate(S_QRELS, metrics, **kw).collect().equals(want)
+    run = pl.concat([S_RUN.with_columns(pl.lit("s").alias("seg")),
+                     S_RUN.with_columns(pl.lit("t").alias("seg"), (-pl.col("score")).alias("score"))])
+    for engine in ("polars", "duckdb"):
+        got = rw.evaluate(S_QRELS, run, metrics, by="seg", engine=engine, **kw)
+        for segment in ("s", "t"):
+            alone = rw.evaluate(S_QRELS, run.filter(pl.col("seg") == segment).drop("seg"), metrics, engine=engine, **kw)
+            assert close_rows(got.filter(pl.col("seg") == segment).drop("seg").rows(), alone.rows()), segment
+    # u1: b (1 − 5/6), then x (5/6): the mean over the items shown so far
+    table = rw.explain(S_QRELS, S_RUN, "Serendipity@2", "u1", **kw)
+    assert table["value"].to_list() == pytest.approx([1 / 6, 0.5])
+    other = S_RUN.with_columns(-pl.col("score"))
+    compared = rw.compare(S_QRELS, {"a": S_RUN, "b": other}, ["Serendipity@2"], **kw)
+    means = rw.summarize(rw.evaluate(S_QRELS, other, ["Serendipity@2"], **kw))
+    assert compared.filter(pl.col("metric") == "Serendipity@2")["mean"].item() == pytest.approx(means["Serendipity@2"].item())
+    with pytest.raises(rw.InvalidParameterError, match=r"Serendipity@2 cannot be a metric expression \(Polars or SQL\)"):
+        rw.expr("Serendipity@2")
+    S_QRELS.write_parquet(tmp_path / "qrels.parquet")
+    S_RUN.write_parquet(tmp_path / "run.parquet")
+    S_TRAIN.rename({"query_id": "user"}).write_csv(tmp_path / "train.csv")
+    pl.DataFrame({"item": S_CATALOG}).write_csv(tmp_path / "catalog.csv")
+
+    def cli(*args: str) -> Any:
+        return rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "Serendipity@2",
+                            "--train", str(tmp_path / "train.csv"), "--train-query-id-col", "user", *args)
+
+    done = cli("--catalog", str(tmp_path / "catalog.csv"), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert pl.read_csv(done.stdout.encode())["Serendipity@2"].item() == pytest.approx(
+        rw.summarize(want)["Serendipity@2"].item()
+    )
+    missing = cli()
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (
+        "rankwise: error: Serendipity@2 reads the catalog, the items that could be recommended: pass --catalog FILE"
+    )
+    page = rankwise_cli("metrics", "Serendipity")
+    assert "reads:       the training interactions: --train FILE (train= in Python)" in page.stdout
+    assert "reads:       the catalog: --catalog FILE (catalog= in Python)" in page.stdout
+
+
+def test_serendipity_report_draws_it_against_accuracy() -> None:
+    from rankwise.reporting.plots import tradeoff_pairs
+
+    assert tradeoff_pairs(["AP", "Serendipity@2", "UserCoverage@2"]) == [("AP", "Serendipity@2"), ("AP", "UserCoverage@2")]
+
+
+def test_spark_serendipity(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    metrics = ["Serendipity@1", "Serendipity@2", "Serendipity(rel=2)@3"]
+    catalog = pl.DataFrame({"doc_id": S_CATALOG})
+    got = from_spark(rw.spark.evaluate(to_spark(spark, S_QRELS), to_spark(spark, S_RUN), metrics,
+                                       train=to_spark(spark, S_TRAIN), catalog=to_spark(spark, catalog), missing="zero"))
+    want = rw.evaluate(S_QRELS, S_RUN, metrics, train=S_TRAIN, catalog=catalog, missing="zero")
     assert close_rows(got.sort("query_id").rows(), want.rows())

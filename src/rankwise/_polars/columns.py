@@ -5,7 +5,12 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
-from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
+from rankwise.primitives.core import (
+    BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
+    FEATURE_COLUMNS,
+    TRAIN_COLUMNS,
+)
 
 Q = "__q"
 """The query id."""
@@ -49,3 +54,7 @@ BASE: dict[str, str] = {name: f"__{name}" for name in BASE_RUN_COLUMNS}
 """The ranked rows' values from the base run (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`), by
 row column: joined to the ranked rows by (query, item) and by query only when a metric reads them
 (:func:`~rankwise._polars.plan.with_base_ranks`)."""
+CATALOG: dict[str, str] = {name: f"__{name}" for name in CATALOG_COLUMNS}
+"""The ranked rows' values from the catalog (:data:`~rankwise.primitives.CATALOG_COLUMNS`), by row
+column: its size, joined to the ranked rows only when a metric reads it
+(:func:`~rankwise._polars.plan.with_catalog_size`)."""

@@ -22,6 +22,7 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
     FEATURE_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
@@ -127,6 +128,9 @@ class Part:
     base: bool = False
     """Whether an aggregate reads the base run's values
     (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`): joined to the ranked rows only then."""
+    catalog: bool = False
+    """Whether an aggregate reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`):
+    joined to the ranked rows only then."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
@@ -180,6 +184,7 @@ class Part:
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
+        self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

@@ -117,6 +117,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_pair_distances(rows, prep, work.pair_depth)
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
+        if work.catalog:
+            rows = with_catalog_size(rows, prep)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -159,6 +161,8 @@ def train_tables(train: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         # the popularity quantiles: LensKit's MeanPopRank
         (pl.col(t["iusers"]).rank("average") / pl.len()).alias(t["iqusers"]),
         (pl.col(t["irows"]).rank("average") / pl.len()).alias(t["iqrows"]),
+        # the dense popularity rank by rows, 1 the most interacted: rectools' Serendipity
+        pl.col(t["irows"]).rank("dense", descending=True).cast(pl.Float64).alias(t["idense"]),
     )
     totals = per_item.select(
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
@@ -185,10 +189,18 @@ def with_train_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
         .join(seen, on=[Q, D], how="left", maintain_order="left")
         .join(totals, how="cross", maintain_order="left")
         .with_columns(
-            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"]).fill_null(0.0),
+            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"], t["idense"]).fill_null(0.0),
             pl.col(t["seen"]).fill_null(False),
         )
     )
+
+
+def with_catalog_size(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with the catalog's size (:data:`~rankwise._polars.columns.CATALOG`, one
+    row of ``prep.catalog`` joined to every row)."""
+    if prep.catalog is None:
+        raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+    return rows.join(prep.catalog, how="cross", maintain_order="left")
 
 
 def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl.LazyFrame:

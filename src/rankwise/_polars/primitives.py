@@ -698,6 +698,16 @@ def efd_sum(
     return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
 
 
+def serendipity_sum(rel: pl.Expr, rnk: pl.Expr, idense: pl.Expr, ncatalog: pl.Expr, t: float, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k, relevant} max((n + 1 − rnk) / n − pu, 0), pu = (n + 1 − idense) / n (0 for an
+    item never in training, idense = 0), n = ncatalog."""
+    n = ncatalog.cast(pl.Float64)
+    user = (n + 1.0 - rnk.cast(pl.Float64)) / n
+    anyone = pl.when(idense > 0).then((n + 1.0 - idense.cast(pl.Float64)) / n).otherwise(0.0)
+    term = pl.max_horizontal(user - anyone, pl.lit(0.0))
+    return _listed_sum(pl.when(is_rel(rel, t)).then(term).otherwise(0.0), rnk, k)
+
+
 def train_rows(nrows: pl.Expr) -> pl.Expr:
     """The training's rows (the same on every row)."""
     return nrows.first().cast(pl.Float64)

@@ -21,6 +21,7 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
     FEATURE_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
@@ -143,6 +144,7 @@ _ROW_COLUMNS = {
     **{name: name for name in FEATURE_COLUMNS},
     **{name: name for name in SET_COLUMNS},
     **{name: name for name in BASE_RUN_COLUMNS},
+    **{name: name for name in CATALOG_COLUMNS},
 }
 
 
@@ -172,6 +174,8 @@ class _Compiler:
         """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
         self.base = False
         """Whether a run primitive reads the base run's values (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`)."""
+        self.catalog = False
+        """Whether a run primitive reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`)."""
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
@@ -219,6 +223,7 @@ class _Compiler:
             self.run_sql(node, part)  # registers the columns it reads
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
+            self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -328,7 +333,7 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
-    docs: bool = False, train: bool = False, base: bool = False,
+    docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -364,6 +369,7 @@ def _ranking_cte(
     carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
     carried += "".join(f"{c}, " for c in TRAIN_COLUMNS) if train else ""
     carried += "".join(f"{c}, " for c in BASE_RUN_COLUMNS) if base else ""
+    carried += "".join(f"{c}, " for c in CATALOG_COLUMNS) if catalog else ""
     return (
         f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
@@ -376,6 +382,7 @@ def build_sql(
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
     seen_view: str | None = None, features_view: str | None = None, base_view: str | None = None,
+    catalog_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -388,6 +395,7 @@ def build_sql(
         train=None if train_view is None else quote(train_view), seen=None if seen_view is None else quote(seen_view),
         features=None if features_view is None else quote(features_view),
         base=None if base_view is None else quote(base_view),
+        catalog=None if catalog_view is None else quote(catalog_view),
     )
 
 
@@ -395,7 +403,7 @@ def statement(
     columns_out: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, judgments: str,
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
-    features: str | None = None, base: str | None = None,
+    features: str | None = None, base: str | None = None, catalog: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -406,7 +414,8 @@ def statement(
     ``features`` the FROM fragment of the item features in their long form (doc_id, feature: the
     dimension, value: a number), which the feature-diversity family reads; ``base`` the FROM
     fragment of the base run (normalised as the run: query_id, doc_id, score[, input_order]),
-    which the base-run family reads, ranked here as the run is"""
+    which the base-run family reads, ranked here as the run is; ``catalog`` the FROM fragment of the
+    catalog's items (doc_id), whose size the serendipity family reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -423,7 +432,11 @@ def statement(
     )
     train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
     base_ctes, base_cols, base_joins = _base_values(comp.base, base, qrels, conv)
-    joined = joined_cte(conv, columns, run, qrels, f"{train_cols}{base_cols}", f"{train_joins}{base_joins}")
+    catalog_ctes, catalog_cols, catalog_joins = _catalog_values(comp.catalog, catalog)
+    base_ctes += catalog_ctes
+    joined = joined_cte(
+        conv, columns, run, qrels, f"{train_cols}{base_cols}{catalog_cols}", f"{train_joins}{base_joins}{catalog_joins}"
+    )
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
     first = [] if conv.judgments == "all" else [*base_ctes, joined, _listed_judgments(conv, run, qrels)]
@@ -493,7 +506,7 @@ def statement(
         ctes.append(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
-                train=comp.train, base=comp.base,
+                train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
@@ -575,7 +588,9 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         "CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, "
         # the popularity quantiles (average ascending rank over the items): LensKit's MeanPopRank
         "(rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, "
-        "(rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows "
+        "(rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows, "
+        # the dense popularity rank by rows, 1 the most interacted: rectools' Serendipity
+        "CAST(dense_rank() OVER (ORDER BY irows DESC) AS DOUBLE) AS idense "
         "FROM (SELECT doc_id, "
         f"CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM {train} "
         "GROUP BY doc_id) AS per_item)",
@@ -587,7 +602,7 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
     cols = (
         ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "
         "coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, "
-        "tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
+        "coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
         "ts.query_id IS NOT NULL AS seen"
     )
     joins = (
@@ -596,6 +611,18 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         " CROSS JOIN rw_train_totals AS tt"
     )
     return ctes, cols, joins
+
+
+def _catalog_values(reads: bool, catalog: str | None) -> tuple[list[str], str, str]:
+    """The catalog's size on the joined rows (``reads``: a metric reads it; ``catalog``: the FROM
+    fragment of its items, doc_id): the CTE (its distinct items counted), the joined rows' column
+    (:data:`~rankwise.primitives.CATALOG_COLUMNS`) and its join."""
+    if not reads:
+        return [], "", ""
+    if catalog is None:
+        raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+    ctes = [f"rw_catalog_size AS (SELECT CAST(count(DISTINCT doc_id) AS DOUBLE) AS ncatalog FROM {catalog})"]
+    return ctes, ", cs.ncatalog", " CROSS JOIN rw_catalog_size AS cs"
 
 
 def _base_values(reads: bool, base: str | None, qrels: str, conv: Conventions) -> tuple[list[str], str, str]:

@@ -65,7 +65,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
-from rankwise.evaluation.evaluate import basing, featuring, training
+from rankwise.evaluation.evaluate import basing, featuring, side_input, training
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -118,7 +118,7 @@ def explain(
         prep = prepare(
             reading.read(run, "run", columns), reading.read(qrels, "qrels", columns), columns,
             input_order=conv.ties == "input", train=train, features=featuring(reading, [m], conv, columns),
-            base_run=basing(reading, [m], conv, columns),
+            base_run=basing(reading, [m], conv, columns), catalog=side_input("catalog", reading, [m], conv, columns),
         )
         if prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))

@@ -217,6 +217,7 @@ PRESETS: dict[str, Preset] = {
                 "ARP": Entry("AvgRecPopularity"),
                 "ILD": Entry("IntraListDiversity", {"distance": "hamming"}),
                 "UserCoverage": Entry("CoveredUsers"),
+                "Serendipity": Entry("Serendipity"),
             },
             "rectools 0.19 per user (tests/metrics/test_presets.py, tests/metrics/test_popularity.py, "
             "tests/metrics/test_feature_diversity.py, tests/metrics/test_serendipity.py)",

@@ -62,10 +62,11 @@ Column = Literal[
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat",
+    "idense", "ncatalog",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
-    "seen",
+    "seen", "idense",
 )
 """The row columns read from the training interactions (``train=``): the row's item's distinct
 training users (``iusers``) and training rows (``irows``), 0 for an item never in training, and
@@ -76,7 +77,9 @@ its place 1, 2, ... among the training items by ``irows`` ascending, then item i
 (``iqusers``, ``iqrows``: the average ascending rank among the training items over their number,
 1 for the most popular; LensKit's MeanPopRank); the training's distinct users (``nusers``), rows (``nrows``),
 distinct (user, item) pairs (``npairs``: Σ over items of ``iusers``), the fewest distinct users
-of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``)."""
+of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``);
+the item's dense popularity rank by training rows (``idense``: 1 for the most interacted items, tied items
+sharing a rank, the next count the next rank; 0 for an item never in training; rectools' Serendipity)."""
 FEATURE_COLUMNS: tuple[Column, ...] = ("dcosine", "dhamming", "djaccard")
 """The row columns read from the item features (``features=``): on each ranked row within the
 cutoff of the metrics reading them, the sum of the distances between its item and each item
@@ -85,6 +88,10 @@ is all zeros: the similarity of sklearn's ``cosine_similarity``, 0), the Hamming
 count of the features that differ) and the Jaccard distance 1 − |A ∩ B| / |A ∪ B| of the sets of
 nonzero features (0 when both are empty). Summed over the ranks ≤ k they give the sum over the
 list's unordered pairs."""
+
+CATALOG_COLUMNS: tuple[Column, ...] = ("ncatalog",)
+"""The row columns read from the catalog (``catalog=``) by the per-query metrics: its number of
+distinct items (``ncatalog``, the same on every row; rectools' Serendipity's n)."""
 
 BASE_RUN_COLUMNS: tuple[Column, ...] = ("brank", "blisted")
 """The row columns read from the base run (``base_run=``): the row's item's rank in its user's

@@ -27,6 +27,7 @@ from rankwise.metrics.families import (
     judgments,
     popularity,
     precision_recall,
+    serendipity,
     user_coverage,
     utility,
 )
@@ -49,5 +50,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     base_run.FAMILY,
     catalog.FAMILY,
     user_coverage.FAMILY,
+    serendipity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
