@@ -171,7 +171,7 @@ CREATE OR REPLACE TEMP MACRO rw_serendipity(qrels_table, run_table, train_table,
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen, cs.ncatalog FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt CROSS JOIN rw_catalog_size AS cs),
     ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, idense, ncatalog, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
     rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
-    ag0 AS (SELECT query_id, rw_serendipity_sum(relevance, rnk, idense, ncatalog, 1.0, k) AS r0_0, rw_count() AS r0_1 FROM rows0 GROUP BY query_id)
+    ag0 AS (SELECT query_id, rw_serendipity_sum(relevance, rnk, idense, ncatalog, 1.0, k, false) AS r0_0, rw_count() AS r0_1 FROM rows0 GROUP BY query_id)
     SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "Serendipity@k"
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;

@@ -1305,13 +1305,30 @@ CREATE OR REPLACE TEMP MACRO rw_base_overlap_sum(rnk, brank, blisted, k) AS
 -- (1 for the most interacted items, 0 for an item never in training), and ncatalog, the catalog's size.
 
 -- rectools' Serendipity numerator: Σ_{rnk <= k, relevant} max((n + 1 - rnk) / n - pu, 0), pu = (n + 1 - idense) / n
--- (0 for an item never in training), n = ncatalog.
-CREATE OR REPLACE TEMP MACRO rw_serendipity_sum(rel, rnk, idense, ncatalog, t, k) AS
-    coalesce(sum(CASE WHEN rw_within(rnk, k) AND rw_is_rel(rel, t)
+-- (0 for an item never in training), n = ncatalog; every: every row relevant.
+CREATE OR REPLACE TEMP MACRO rw_serendipity_sum(rel, rnk, idense, ncatalog, t, k, every) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t))
                       THEN greatest((ncatalog + 1.0 - rnk) / ncatalog
                                     - CASE WHEN idense > 0 THEN (ncatalog + 1.0 - idense) / ncatalog ELSE 0.0 END,
                                     0.0)
                       ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- recommenders' serendipity numerator: Σ_{rnk <= k} (1 - sim) * r, sim the row's item's mean similarity to its user's
+-- training rows (hco: co-occurrence; hcos: cosine of the features), r = [rel >= t] (every: 1 on every row); NULL
+-- for a user without training rows (hlen = 0: recommenders leaves it out) and over no row.
+CREATE OR REPLACE TEMP MACRO rw_cooccurrence_serendipity_sum(rel, rnk, hlen, hco, t, k, every) AS
+    CASE WHEN coalesce(max(hlen), 0) > 0
+         THEN coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t)) THEN 1.0 - hco ELSE 0.0 END), 0.0)
+    END::DOUBLE;
+
+CREATE OR REPLACE TEMP MACRO rw_cosine_serendipity_sum(rel, rnk, hlen, hcos, t, k, every) AS
+    CASE WHEN coalesce(max(hlen), 0) > 0
+         THEN coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t)) THEN 1.0 - hcos ELSE 0.0 END), 0.0)
+    END::DOUBLE;
+
+-- Σ_{rnk <= k} pco: the co-occurrence similarity summed over the top k's unordered pairs (recommenders' user_diversity).
+CREATE OR REPLACE TEMP MACRO rw_pair_cooccurrence_sum(rnk, pco, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN pco ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- ==== 90_evaluate.sql ====
 
@@ -1488,7 +1505,7 @@ CREATE OR REPLACE TEMP MACRO rw_serendipity(qrels_table, run_table, train_table,
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen, cs.ncatalog FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt CROSS JOIN rw_catalog_size AS cs),
     ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, idense, ncatalog, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
     rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
-    ag0 AS (SELECT query_id, rw_serendipity_sum(relevance, rnk, idense, ncatalog, 1.0, k) AS r0_0, rw_count() AS r0_1 FROM rows0 GROUP BY query_id)
+    ag0 AS (SELECT query_id, rw_serendipity_sum(relevance, rnk, idense, ncatalog, 1.0, k, false) AS r0_0, rw_count() AS r0_1 FROM rows0 GROUP BY query_id)
     SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "Serendipity@k"
     FROM qs AS qs JOIN ag0 USING (query_id)
     ORDER BY 1;

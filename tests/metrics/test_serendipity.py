@@ -83,7 +83,8 @@ def test_the_goldens_hold_the_edges() -> None:
     """The cases hold what they are for: an uncovered judged user in each, a user with nothing
     relevant (not scored by rectools), integer ids."""
     for case in GOLDENS["cases"]:
-        assert 0.0 in case["values"]["rectools.CoveredUsers"].values(), case["name"]
+        if case["name"] != "cooccurrence":  # recommenders' hand case: every judged user has a list
+            assert 0.0 in case["values"]["rectools.CoveredUsers"].values(), case["name"]
     hand = GOLDENS["cases"][0]["values"]["rectools.CoveredUsers"]
     assert hand["u5"] == 0.0 and "u4" not in hand
     assert GOLDENS["cases"][3]["ids"] == "int"
@@ -281,7 +282,7 @@ def test_the_serendipity_goldens_hold_the_edges() -> None:
     assert rows.count("b") == rows.count("c") == 2 and rows.count("a") == 3
     assert not {"x", "y", "z", "w"} & set(rows)
     assert "u3" not in {u for u, _ in hand["train"]}
-    for case in GOLDENS["cases"][1:]:  # the random cases: serendipitous users and users with none
+    for case in GOLDENS["cases"][1:4]:  # the random cases: serendipitous users and users with none
         assert {v > 0 for v in case["values"]["rectools.Serendipity"].values()} == {True, False}, case["name"]
 
 
@@ -547,3 +548,251 @@ def test_spark_serendipity(spark: Any) -> None:
                                        train=to_spark(spark, S_TRAIN), catalog=to_spark(spark, catalog), missing="zero"))
     want = rw.evaluate(S_QRELS, S_RUN, metrics, train=S_TRAIN, catalog=catalog, missing="zero")
     assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+# -- recommenders' serendipity and co-occurrence diversity -----------------------------------------
+RECOMMENDERS_METRICS = {
+    "recommenders.user_serendipity": "Serendipity(definition='recommenders')@{k}",
+    "recommenders.user_serendipity(relevance=1)": "Serendipity(definition='recommenders', relevance='every')@{k}",
+    "recommenders.user_serendipity(item_feature_vector)": "Serendipity(definition='recommenders', similarity='cosine')@{k}",
+    "recommenders.user_diversity": "ILD(distance='cooccurrence')@{k}",
+}
+"""Each recommenders function (a key of the goldens' values) as a rankwise metric string."""
+
+RECOMMENDERS_CASES = [case for case in GOLDENS["cases"] if "features" in case]
+
+
+def _features(case: dict[str, Any]) -> pl.DataFrame:
+    ids = pl.Int64 if case["ids"] == "int" else pl.String
+    return pl.DataFrame({"doc_id": [i for i, _ in case["features"]], "features": [v for _, v in case["features"]]},
+                        schema={"doc_id": ids, "features": pl.List(pl.Float64)})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", RECOMMENDERS_CASES, ids=lambda c: c["name"])
+def test_recommenders_values(case: dict[str, Any], engine: str) -> None:
+    """Every user recommenders scores has its value (lists cut at k: recommenders has none). The users it
+    leaves out: serendipity, a user without training rows (NULL) or a list (NULL); diversity, a list of
+    one item (ILD's 0, rectools') or none (NULL)."""
+    qrels, run, train, _ = _frames(case)
+    metrics = [m.format(k=case["k"]) for m in RECOMMENDERS_METRICS.values()]
+    got = evaluate_on(engine, qrels, run, metrics, train=train, features=_features(case), missing="zero")
+    trained = {str(u) for u, _ in case["train"]}
+    lengths: dict[str, int] = {}
+    for u, _, _ in case["run"]:
+        lengths[str(u)] = lengths.get(str(u), 0) + 1
+    for key, pattern in RECOMMENDERS_METRICS.items():
+        metric = pattern.format(k=case["k"])
+        ours, theirs = _values(got, metric), case["values"][key]
+        for user, value in ours.items():
+            if user in theirs:
+                assert value == pytest.approx(theirs[user], abs=1e-12), (key, user)
+            elif key == "recommenders.user_diversity":
+                assert value == (0.0 if lengths.get(user) == 1 else None), (key, user, value)
+            else:
+                assert value is None and (user not in trained or user not in lengths), (key, user, value)
+        assert set(theirs) <= set(ours), key
+
+
+def test_the_recommenders_goldens_hold_the_edges() -> None:
+    """Users without training rows and one-item lists (left out by recommenders), repeated training rows,
+    pairs that never co-occur (similarity 0: values of 1), integer ids."""
+    hand = next(case for case in RECOMMENDERS_CASES if case["name"] == "cooccurrence")
+    assert set(hand["values"]["recommenders.user_serendipity"]) == {"u1", "u2"}
+    assert set(hand["values"]["recommenders.user_diversity"]) == {"u1", "u2"}
+    assert any(len(case["train"]) > len({tuple(r) for r in case["train"]}) for case in RECOMMENDERS_CASES)
+    assert any(1.0 in case["values"]["recommenders.user_diversity"].values() for case in RECOMMENDERS_CASES)
+    assert any(case["ids"] == "int" for case in RECOMMENDERS_CASES)
+
+
+C_RUN = pl.DataFrame({"query_id": ["u1", "u1", "u2", "u2", "u3", "u4"], "doc_id": ["c", "d", "d", "c", "c", "b"],
+                      "score": [2.0, 1.0, 2.0, 1.0, 1.0, 1.0]})
+C_QRELS = pl.DataFrame({"query_id": ["u1", "u1", "u2", "u3", "u4", "u5"], "doc_id": ["c", "d", "d", "c", "b", "a"],
+                        "relevance": [1, 0, 1, 1, 1, 1]})
+C_TRAIN = {"u1": ["a", "b"], "u2": ["a"], "u5": ["a", "c"], "u6": ["b", "c", "d"], "u7": ["a", "d"]}
+"""Training rows: a 4 (u1, u2, u5, u7), b 2 (u1, u6), c 2 (u5, u6), d 2 (u6, u7). co(a, c) = 1/√8 (u5),
+co(a, d) = 1/√8 (u7), co(b, c) = co(b, d) = co(c, d) = 1/2 (u6), co(a, b) = 1/√8 (u1)."""
+C_FEATURES = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0], "d": [0.0, 2.0]}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_recommenders_hand_values(engine: str) -> None:
+    """u1 (history a, b) lists c, d at k = 2: sim(c) = (1/√8 + 1/2)/2, sim(d) = (1/√8 + 1/2)/2; c relevant:
+    (1 − sim(c))/2; every item relevant: (2 − 2 sim)/2. u2 (history a): d, c, d relevant: (1 − 1/√8)/2.
+    Cosine: u1's c against a and b: 1/√2 each, (1 − 1/√2)/2. u3: no training, NULL. u4: one item, no training:
+    serendipity NULL, ILD 0 (no pair). u5: no list, NULL. ILD: u1's c, d: 1 − 1/2; u2 the same pair."""
+    s = 1 / 8 ** 0.5
+    sim = (s + 0.5) / 2
+    metrics = ["Serendipity(definition='recommenders')@2", "Serendipity(definition='recommenders', relevance='every')@2",
+               "Serendipity(definition='recommenders', similarity='cosine')@2", "ILD(distance='cooccurrence')@2"]
+    train = pl.DataFrame([(u, i) for u, items in C_TRAIN.items() for i in items], schema=["query_id", "doc_id"], orient="row")
+    features = pl.DataFrame({"doc_id": list(C_FEATURES), "features": list(C_FEATURES.values())})
+    got = evaluate_on(engine, C_QRELS, C_RUN, metrics, train=train, features=features, missing="zero")
+    assert close_rows(got.rows(), [
+        ("u1", (1 - sim) / 2, 1 - sim, (1 - 1 / 2 ** 0.5) / 2, 0.5),
+        ("u2", (1 - s) / 2, ((1 - s) + (1 - s)) / 2, (1 - 0.0) / 2, 0.5),
+        ("u3", None, None, None, 0.0),
+        ("u4", None, None, None, 0.0),
+        ("u5", None, None, None, None),
+    ])
+
+
+def test_repeated_training_rows_count_as_recommenders_counts_them() -> None:
+    """recommenders assumes distinct training rows and counts repeats as they come: co(i, j) = Σ_u n_u(i) n_u(j)
+    / sqrt(rows(i) rows(j)), the history's mean over its rows. u (history a, a, b) lists c: co(a, c) = 2·1/√(3·2)
+    (v has a twice and c), co(b, c) = 0; mean over u's rows (2 co(a, c) + 0)/3."""
+    train = pl.DataFrame({"query_id": ["u", "u", "u", "v", "v", "v"], "doc_id": ["a", "a", "b", "a", "a", "c"]})
+    run = pl.DataFrame({"query_id": ["u"], "doc_id": ["c"], "score": [1.0]})
+    qrels = pl.DataFrame({"query_id": ["u"], "doc_id": ["c"], "relevance": [1]})
+    co = 2 / (4 * 1) ** 0.5
+    for engine in ENGINES:
+        got = evaluate_on(engine, qrels, run, ["Serendipity(definition='recommenders')@1"], train=train)
+        assert got.item(0, 1) == pytest.approx(1 - 2 * co / 3, abs=1e-12), engine
+
+
+def _recommenders_by_definition(run: dict[str, list[str]], qrels: dict[str, dict[str, int]], train: list[tuple[str, str]],
+                                k: int) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """recommenders' serendipity (co-occurrence, relevance [rel >= 1]) and ILD(distance='cooccurrence')
+    written out, per judged user."""
+    n: dict[tuple[str, str], int] = {}
+    for user, item in train:
+        n[(user, item)] = n.get((user, item), 0) + 1
+    users = {u for u, _ in train}
+    rows = {i: sum(c for (_, j), c in n.items() if j == i) for _, i in train}
+
+    def co(i: str, j: str) -> float:
+        if i not in rows or j not in rows:
+            return 0.0
+        return sum(n.get((u, i), 0) * n.get((u, j), 0) for u in users) / (rows[i] * rows[j]) ** 0.5
+
+    seren: dict[str, float | None] = {}
+    ild: dict[str, float | None] = {}
+    for user, judged in qrels.items():
+        top = run.get(user, [])[:k]
+        history = [i for u, i in train if u == user]
+        seren[user] = None if not top or not history else sum(
+            (1 - sum(co(i, j) for j in history) / len(history)) * (judged.get(i, 0) >= 1) for i in top
+        ) / len(top)
+        pairs = [(a, b) for x, a in enumerate(top) for b in top[:x]]
+        ild[user] = None if not top else (sum(1 - co(a, b) for a, b in pairs) / len(pairs) if pairs else 0.0)
+    return seren, ild
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(data=st.data(), k=st.integers(1, 4), engine=st.sampled_from(["polars", "duckdb"]))
+def test_recommenders_property(data: st.DataObject, k: int, engine: str) -> None:
+    users = [f"u{j}" for j in range(5)]
+    items = [f"i{j}" for j in range(6)]
+    run = {u: data.draw(st.lists(st.sampled_from(items), unique=True, max_size=4)) for u in users}
+    qrels = {u: data.draw(st.dictionaries(st.sampled_from(items), st.integers(0, 2), max_size=4)) for u in users}
+    qrels = {u: j for u, j in qrels.items() if j}
+    train = data.draw(st.lists(st.tuples(st.sampled_from([*users, "v", "w"]), st.sampled_from(items[:5])), min_size=1,
+                               max_size=20))
+    if not qrels or not any(run.get(u) for u in qrels):
+        return
+    run_frame = pl.DataFrame(
+        [(u, i, float(-r)) for u, listed in run.items() for r, i in enumerate(listed)],
+        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row",
+    )
+    qrels_frame = pl.DataFrame(
+        [(u, i, r) for u, j in qrels.items() for i, r in j.items()],
+        schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
+    )
+    metrics = [f"Serendipity(definition='recommenders')@{k}", f"ILD(distance='cooccurrence')@{k}"]
+    got = rw.evaluate(qrels_frame, run_frame, metrics, train=pl.DataFrame(train, schema=["query_id", "doc_id"], orient="row"),
+                      missing="zero", engine=engine)
+    for metric, want in zip(metrics, _recommenders_by_definition(run, qrels, train, k), strict=True):
+        values = _values(got, metric)
+        assert set(values) == set(want)
+        for user, value in want.items():
+            assert (values[user] is None) == (value is None), (metric, user)
+            if value is not None:
+                assert values[user] == pytest.approx(value, abs=1e-12), (metric, user)
+
+
+def test_recommenders_on_every_path(tmp_path: Path) -> None:
+    """Segments (each key's history: its user's), query chunks, explain, compare, the namespace, the
+    refusals (no training, no features for the cosine), the command line and the pages."""
+    metrics = ["Serendipity(definition='recommenders')@2", "Serendipity(definition='recommenders', similarity='cosine')@2",
+               "ILD(distance='cooccurrence')@2"]
+    kw: dict[str, Any] = {"train": C_TRAIN, "features": C_FEATURES}
+    want = rw.evaluate(C_QRELS, C_RUN, metrics, **kw)
+    assert rw.evaluate(C_QRELS, C_RUN, metrics, query_chunks=2, **kw).equals(want)
+    assert C_RUN.lazy().ir.evaluate(C_QRELS, metrics, **kw).collect().equals(want)
+    run = pl.concat([C_RUN.with_columns(pl.lit("s").alias("seg")),
+                     C_RUN.with_columns(pl.lit("t").alias("seg"), (-pl.col("score")).alias("score"))])
+    for engine in ("polars", "duckdb"):
+        got = rw.evaluate(C_QRELS, run, metrics, by="seg", engine=engine, **kw)
+        for segment in ("s", "t"):
+            alone = rw.evaluate(C_QRELS, run.filter(pl.col("seg") == segment).drop("seg"), metrics, engine=engine, **kw)
+            assert close_rows(got.filter(pl.col("seg") == segment).drop("seg").rows(), alone.rows()), segment
+    for metric in metrics:
+        table = rw.explain(C_QRELS, C_RUN, metric, "u1", **kw)
+        assert table["value"][-1] == pytest.approx(want.filter(pl.col("query_id") == "u1")[metric].item())
+    other = C_RUN.with_columns(-pl.col("score"))
+    compared = rw.compare(C_QRELS, {"a": C_RUN, "b": other}, metrics[:1], **kw)
+    assert compared.filter(pl.col("metric") == metrics[0])["mean"].item() == pytest.approx(
+        rw.summarize(rw.evaluate(C_QRELS, other, metrics[:1], **kw))[metrics[0]].item()
+    )
+    with pytest.raises(rw.InvalidParameterError, match=r"^ILD\(distance='cooccurrence'\)@2 reads the training interactions"):
+        rw.evaluate(C_QRELS, C_RUN, ["ILD(distance='cooccurrence')@2"])
+    with pytest.raises(rw.InvalidParameterError, match=r"similarity='cosine'\)@2 reads the item features"):
+        rw.evaluate(C_QRELS, C_RUN, metrics[1:2], train=C_TRAIN)
+    with pytest.raises(rw.InvalidParameterError, match=r"cannot be a metric expression"):
+        rw.expr("ILD(distance='cooccurrence')@2")
+    # no catalog and no features are read where the metric does not read them
+    assert rw.evaluate(C_QRELS, C_RUN, metrics[:1], train=C_TRAIN, catalog=[], features={}).height == 4
+    C_QRELS.write_parquet(tmp_path / "qrels.parquet")
+    C_RUN.write_parquet(tmp_path / "run.parquet")
+    pl.DataFrame([(u, i) for u, items in C_TRAIN.items() for i in items], schema=["query_id", "doc_id"],
+                 orient="row").write_csv(tmp_path / "train.csv")
+    done = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", metrics[0],
+                        "-m", metrics[2], "--train", str(tmp_path / "train.csv"), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    summary = rw.summarize(want)
+    got_cli = pl.read_csv(done.stdout.encode())
+    for metric in (metrics[0], metrics[2]):
+        assert got_cli[metric].item() == pytest.approx(summary[metric].item())
+    page = rankwise_cli("metrics", "ILD")
+    assert "reads:       the training interactions: --train FILE (train= in Python)" in page.stdout
+
+
+def test_to_sql_reads_the_pairs_in_both_dialects() -> None:
+    con = rw.register(duckdb.connect())
+    train = pl.DataFrame([(u, i) for u, items in C_TRAIN.items() for i in items], schema=["query_id", "doc_id"], orient="row")
+    for name, frame in (("run", C_RUN), ("qrels", C_QRELS), ("train", train),
+                        ("feat", pl.DataFrame({"doc_id": list(C_FEATURES), "features": list(C_FEATURES.values())}))):
+        con.register(name, frame)
+    metrics = ["Serendipity(definition='recommenders', similarity='cosine')@2", "ILD(distance='cooccurrence')@2"]
+    with pytest.raises(rw.InvalidParameterError, match=r"reads the item features: pass features= \(the table's name\)"):
+        rw.to_sql(metrics, train="train")
+    got = con.sql(rw.to_sql(metrics, train="train", features="feat")).pl()
+    assert close_rows(got.rows(), rw.evaluate(C_QRELS, C_RUN, metrics, train=C_TRAIN, features=C_FEATURES).rows())
+    spark_sql = rw.to_sql(metrics, train="logs.train", features="logs.feat", dialect="spark")
+    assert "FROM `logs`.`train`" in spark_sql and "list_dot_product" not in spark_sql
+
+
+def test_spark_recommenders(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    metrics = ["Serendipity(definition='recommenders')@1", "Serendipity(definition='recommenders', relevance='every')@2",
+               "Serendipity(definition='recommenders', similarity='cosine')@2", "ILD(distance='cooccurrence')@2"]
+    train = pl.DataFrame([(u, i) for u, items in C_TRAIN.items() for i in items], schema=["query_id", "doc_id"], orient="row")
+    features = pl.DataFrame({"doc_id": list(C_FEATURES), "features": list(C_FEATURES.values())})
+    got = from_spark(rw.spark.evaluate(to_spark(spark, C_QRELS), to_spark(spark, C_RUN), metrics,
+                                       train=to_spark(spark, train), features=to_spark(spark, features), missing="zero"))
+    want = rw.evaluate(C_QRELS, C_RUN, metrics, train=train, features=features, missing="zero")
+    assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_item_counts_and_cosine_names_recommenders(engine: str) -> None:
+    """relevance='every' counts every listed item in rectools' definition too (u3's y, never trained, rank 1:
+    1; its a, rank 2, poprank 1: 5/6 − 1 < 0: 0; mean 1/2); similarity='cosine' alone is recommenders'."""
+    got = evaluate_on(engine, S_QRELS, S_RUN, ["Serendipity(relevance='every')@2"], train=S_TRAIN,
+                      catalog=pl.DataFrame({"doc_id": S_CATALOG}))
+    assert _values(got, "Serendipity(relevance='every')@2")["u3"] == pytest.approx(0.5)
+    a = rw.evaluate(C_QRELS, C_RUN, ["Serendipity(similarity='cosine')@2"], train=C_TRAIN, features=C_FEATURES)
+    b = rw.evaluate(C_QRELS, C_RUN, ["Serendipity(definition='recommenders', similarity='cosine')@2"], train=C_TRAIN,
+                    features=C_FEATURES)
+    assert a.to_series(1).to_list() == b.to_series(1).to_list()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import BASE, CATALOG, FEATURES, TRAIN, C, Q, S
+from rankwise._polars.columns import BASE, CATALOG, FEATURES, FEATURES_HISTORY, TRAIN, C, Q, S
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -37,6 +37,7 @@ def bind(
         **{name: pl.col(col) for name, col in FEATURES.items()},
         **{name: pl.col(col) for name, col in BASE.items()},
         **{name: pl.col(col) for name, col in CATALOG.items()},
+        **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
     }
     return bind_rows(obj, rows, input_of)
 

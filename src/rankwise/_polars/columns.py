@@ -9,7 +9,9 @@ from rankwise.primitives.core import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
 )
 
 Q = "__q"
@@ -42,7 +44,7 @@ ORDER = "__order"
 """A run row's position in the run as given (0 first), the key of ``ties='input'``
 (:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy
 (:func:`~rankwise._polars.prepare.prepare`'s ``input_order``)."""
-TRAIN: dict[str, str] = {name: f"__{name}" for name in TRAIN_COLUMNS}
+TRAIN: dict[str, str] = {name: f"__{name}" for name in (*TRAIN_COLUMNS, *TRAIN_PAIR_COLUMNS)}
 """The ranked rows' values from the training interactions
 (:data:`~rankwise.primitives.TRAIN_COLUMNS`), by row column: joined to the ranked rows by item
 (and by (user, item) for ``seen``) only when a metric reads them."""
@@ -58,3 +60,7 @@ CATALOG: dict[str, str] = {name: f"__{name}" for name in CATALOG_COLUMNS}
 """The ranked rows' values from the catalog (:data:`~rankwise.primitives.CATALOG_COLUMNS`), by row
 column: its size, joined to the ranked rows only when a metric reads it
 (:func:`~rankwise._polars.plan.with_catalog_size`)."""
+FEATURES_HISTORY: dict[str, str] = {name: f"__{name}" for name in FEATURE_HISTORY_COLUMNS}
+"""The ranked rows' feature similarity to their user's training items
+(:data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`), by row column
+(:func:`~rankwise._polars.plan.with_item_pairs`)."""

@@ -24,8 +24,10 @@ from rankwise.primitives import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -131,6 +133,11 @@ class Part:
     catalog: bool = False
     """Whether an aggregate reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`):
     joined to the ranked rows only then."""
+    history: set[str] = field(default_factory=set)
+    """The item-pair columns its aggregates read (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
+    :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): computed on the ranked rows only then."""
+    history_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
@@ -185,6 +192,10 @@ class Part:
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+        pairs = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
+        if pairs:
+            self.history |= pairs
+            self.history_depth = deepest(self.history_depth, getattr(node, "k", None))
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

@@ -23,10 +23,12 @@ from rankwise.primitives import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     SET_COLUMNS,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
     Bound,
     Gain,
     IdealPrefix,
@@ -145,6 +147,7 @@ _ROW_COLUMNS = {
     **{name: name for name in SET_COLUMNS},
     **{name: name for name in BASE_RUN_COLUMNS},
     **{name: name for name in CATALOG_COLUMNS},
+    **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
 }
 
 
@@ -176,6 +179,9 @@ class _Compiler:
         """Whether a run primitive reads the base run's values (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`)."""
         self.catalog = False
         """Whether a run primitive reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`)."""
+        self.item_pairs: dict[bool, tuple[int | None, set[str]]] = {}
+        """Per part whose run primitives read item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
+        :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): the deepest cutoff they read and the columns."""
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
@@ -224,6 +230,10 @@ class _Compiler:
             self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
             self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+            paired = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
+            if paired:
+                depth, cols = self.item_pairs.get(part, (0, set()))
+                self.item_pairs[part] = (deepest(depth, getattr(node, "k", None)), cols | paired)
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -505,7 +515,7 @@ def statement(
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
             _ranking_cte(
-                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs,
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs or part in comp.item_pairs,
                 train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )
@@ -515,6 +525,12 @@ def statement(
             pair_ctes, pair_cols, pair_joins = _pair_distances(f"ranked{p}", p, comp.pairs[part], features)
             ctes += pair_ctes
             rowcols += pair_cols
+        if part in comp.item_pairs:
+            depth, wanted = comp.item_pairs[part]
+            item_ctes, item_cols, item_joins = _item_pairs(f"ranked{p}", p, depth, wanted, train, seen, features)
+            ctes += item_ctes
+            rowcols += item_cols
+            pair_joins += item_joins
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -694,6 +710,89 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
         "CAST(coalesce(ps.pjac, 0.0) AS DOUBLE) AS djaccard"
     )
     return ctes, cols, f" LEFT JOIN rw_pair_sums{p} AS ps ON ps.pq = r.query_id AND ps.pr = r.rnk"
+
+
+def _item_pairs(
+    ranked: str, p: int, depth: int | None, wanted: set[str], train: str | None, seen: str | None,
+    features: str | None,
+) -> tuple[list[str], str, str]:
+    """The ranked rows' item-pair values (``wanted`` of :data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`
+    and :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`; ``hlen`` always) on the rows of
+    ``ranked`` ranked ≤ ``depth`` (None: every row): the CTEs, the rows' columns and their joins.
+    ``train``: the FROM fragment of the training rows, whose users give the co-occurrence
+    co(i, j) = Σ_u n_u(i) n_u(j) / sqrt(rows(i) rows(j)) (0 for a pair no user has both of);
+    ``seen``: the (query, item) rows of each query's user (None: ``train``'s), its history;
+    ``features``: the item features' long form, for the cosine. The pairs: each top row with its
+    user's distinct training items (``hco``, ``hcos``: their mean over the history's rows) and
+    with the top rows above it (``pco``: summed); the co-occurrence of each distinct pair meets
+    the users of its first item. Written in DuckDB's spelling (Spark's:
+    :data:`~rankwise._sql.inline.DIALECT_RULES`)."""
+    if train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
+    ctes = [
+        f"rw_itop{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_hist{p} AS (SELECT query_id, doc_id, CAST(count(*) AS DOUBLE) AS n FROM {seen or train} "
+        "GROUP BY query_id, doc_id)",
+        f"rw_hlen{p} AS (SELECT query_id AS lq, sum(n) AS hlen FROM rw_hist{p} GROUP BY query_id)",
+    ]
+    cols = ", CAST(coalesce(hl.hlen, 0.0) AS DOUBLE) AS hlen"
+    joins = f" LEFT JOIN rw_hlen{p} AS hl ON hl.lq = r.query_id"
+    co_pairs = []
+    if wanted & {"hco", "hcos"}:
+        ctes.append(
+            f"rw_hpairs{p} AS (SELECT t.query_id, t.rnk, t.doc_id AS i, h.doc_id AS j, h.n FROM rw_itop{p} AS t "
+            f"JOIN rw_hist{p} AS h ON t.query_id = h.query_id)"
+        )
+        if "hco" in wanted:
+            co_pairs.append(f"SELECT i, j FROM rw_hpairs{p}")
+    if "pco" in wanted:
+        ctes.append(
+            f"rw_lpairs{p} AS (SELECT a.query_id, a.rnk, a.doc_id AS i, b.doc_id AS j FROM rw_itop{p} AS a "
+            f"JOIN rw_itop{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk)"
+        )
+        co_pairs.append(f"SELECT i, j FROM rw_lpairs{p}")
+    if co_pairs:
+        ctes += [
+            f"rw_counts{p} AS (SELECT query_id AS u, doc_id AS d, CAST(count(*) AS DOUBLE) AS c FROM {train} "
+            "GROUP BY query_id, doc_id)",
+            f"rw_irows{p} AS (SELECT d, sum(c) AS r FROM rw_counts{p} GROUP BY d)",
+            f"rw_copairs{p} AS ({' UNION '.join(co_pairs)})",
+            f"rw_co{p} AS (SELECT pp.i, pp.j, sum(a.c * b.c) / sqrt(max(ra.r) * max(rb.r)) AS co "
+            f"FROM rw_copairs{p} AS pp JOIN rw_counts{p} AS a ON a.d = pp.i JOIN rw_counts{p} AS b ON b.u = a.u "
+            f"AND b.d = pp.j JOIN rw_irows{p} AS ra ON ra.d = pp.i JOIN rw_irows{p} AS rb ON rb.d = pp.j "
+            "GROUP BY pp.i, pp.j)",
+        ]
+    if "hco" in wanted:
+        ctes.append(
+            f"rw_hco{p} AS (SELECT h.query_id AS cq, h.rnk AS cr, sum(h.n * coalesce(c.co, 0.0)) / sum(h.n) AS hco "
+            f"FROM rw_hpairs{p} AS h LEFT JOIN rw_co{p} AS c ON c.i = h.i AND c.j = h.j GROUP BY h.query_id, h.rnk)"
+        )
+        cols += ", CAST(hc.hco AS DOUBLE) AS hco"
+        joins += f" LEFT JOIN rw_hco{p} AS hc ON hc.cq = r.query_id AND hc.cr = r.rnk"
+    if "hcos" in wanted:
+        if features is None:
+            raise InvalidParameterError("a metric reads the item features: pass features=")
+        vector = "list_transform(array_sort(array_agg(struct_pack(f := feature, x := value))), lambda e: e.x)"
+        ctes += [
+            f"rw_hvec{p} AS (SELECT doc_id, v, list_dot_product(v, v) AS n FROM (SELECT doc_id, {vector} AS v "
+            f"FROM {features} WHERE doc_id IN (SELECT i FROM rw_hpairs{p} UNION SELECT j FROM rw_hpairs{p}) "
+            "GROUP BY doc_id) AS fv)",
+            f"rw_hcos{p} AS (SELECT h.query_id AS sq, h.rnk AS sr, sum(h.n * CASE WHEN fa.n * fb.n > 0 "
+            "THEN list_dot_product(fa.v, fb.v) / sqrt(fa.n * fb.n) ELSE 0.0 END) / sum(h.n) AS hcos "
+            f"FROM rw_hpairs{p} AS h LEFT JOIN rw_hvec{p} AS fa ON fa.doc_id = h.i "
+            f"LEFT JOIN rw_hvec{p} AS fb ON fb.doc_id = h.j GROUP BY h.query_id, h.rnk)",
+        ]
+        cols += ", CAST(hs.hcos AS DOUBLE) AS hcos"
+        joins += f" LEFT JOIN rw_hcos{p} AS hs ON hs.sq = r.query_id AND hs.sr = r.rnk"
+    if "pco" in wanted:
+        ctes.append(
+            f"rw_pco{p} AS (SELECT l.query_id AS oq, l.rnk AS orr, sum(coalesce(c.co, 0.0)) AS pco FROM rw_lpairs{p} "
+            f"AS l LEFT JOIN rw_co{p} AS c ON c.i = l.i AND c.j = l.j GROUP BY l.query_id, l.rnk)"
+        )
+        cols += ", CAST(coalesce(po.pco, 0.0) AS DOUBLE) AS pco"
+        joins += f" LEFT JOIN rw_pco{p} AS po ON po.oq = r.query_id AND po.orr = r.rnk"
+    return ctes, cols, joins
 
 
 def features_head(

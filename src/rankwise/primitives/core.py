@@ -62,7 +62,7 @@ Column = Literal[
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat",
-    "idense", "ncatalog",
+    "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -89,6 +89,19 @@ count of the features that differ) and the Jaccard distance 1 − |A ∩ B| / |A
 nonzero features (0 when both are empty). Summed over the ranks ≤ k they give the sum over the
 list's unordered pairs."""
 
+TRAIN_PAIR_COLUMNS: tuple[Column, ...] = ("hlen", "hco", "pco")
+"""The row columns read from the training interactions by item pairs (recommenders' co-occurrence
+similarity co(i, j) = Σ_u n_u(i) n_u(j) / sqrt(rows(i) rows(j)), n_u(i) the user's training rows
+of item i: with distinct rows, the users with both over the root of the product of their users),
+computed on the ranked rows within the deepest cutoff that reads them: the row's user's training
+rows (``hlen``, 0 for a user without training), the mean co-occurrence of the row's item with
+the items of those rows (``hco``, each row weighing once; NULL without training), and the summed
+co-occurrence of the row's item with each item ranked above it (``pco``)."""
+FEATURE_HISTORY_COLUMNS: tuple[Column, ...] = ("hcos",)
+"""The row columns read from the item features and the training interactions: the mean cosine
+similarity of the row's item's features to those of the items of its user's training rows
+(``hcos``: 0 against a zero vector or an item without features; NULL without training), on the
+ranked rows within the deepest cutoff that reads it."""
 CATALOG_COLUMNS: tuple[Column, ...] = ("ncatalog",)
 """The row columns read from the catalog (``catalog=``) by the per-query metrics: its number of
 distinct items (``ncatalog``, the same on every row; rectools' Serendipity's n)."""

@@ -1,16 +1,18 @@
 """Write ``serendipity_goldens.json``: per-user values of rectools' ``CoveredUsers(k)`` and
-``Serendipity(k)`` (issue 35), frozen for rankwise's tests.
+``Serendipity(k)``, and of recommenders' ``user_serendipity`` and ``user_diversity`` (issue 35),
+frozen for rankwise's tests.
 
 Why frozen: the values are computed once, in the environment the other beyond-accuracy goldens come
 from (pandas < 3, which the libraries pin; rankwise's has pandas 3), and committed with the cases, so
 that the tests read the JSON and import no library (rectools also runs live in the tests where it is
 installed).
 
-How to run (the values were written with Python 3.11, rectools 0.19.0, pandas 2.3.3, numpy 2.4.6):
+How to run (the values were written with Python 3.11, rectools 0.19.0, recommenders 1.2.1, pandas 2.3.3,
+numpy 2.4.6, scikit-learn 1.8.0):
 
     python -m venv venv && . venv/bin/activate
-    pip install "pandas<3" numpy scipy attrs typeguard
-    pip install --no-deps rectools==0.19.0
+    pip install "pandas<3" numpy scipy attrs typeguard "scikit-learn<1.9"
+    pip install --no-deps rectools==0.19.0 recommenders==1.2.1
     python tests/data/beyond/make_serendipity_goldens.py [OUT.json]
 
 The output is deterministic: running it twice writes the same bytes.
@@ -20,7 +22,12 @@ training interactions as (user, item) rows (repeats kept) and the catalog as a l
 as rankwise reads them. The libraries are given each user's items in the order rankwise's default tie
 policy makes of the rows (``ties='trec_eval'``: score descending, then item id descending as text) as
 ranks 1, 2, ...; rectools' test interactions are the qrels' (user, item) pairs of relevance >= 1, its
-previous interactions the training rows, its catalog the catalog. The library is imported only when
+previous interactions the training rows, its catalog the catalog. recommenders (no k: its lists are cut
+at k here) gets the training rows as ``train_df``, each user's first k items as ``reco_df`` with a
+``relevance`` column (1 for a judgment of relevance >= 1, else 0) or without one (its default: 1), and the
+item features as ``item_feature_df``; it needs pandas < 3 (under pandas 3 its chained ``fillna`` is a no-op
+and pairs that never co-occur are silently skipped), refuses listed items a user has in training (no case
+lists one) and divides by zero on a zero vector (no case has one). The libraries are imported only when
 ``main`` runs, so importing this module (pytest's doctest collection does) needs none of it.
 """
 
@@ -115,6 +122,11 @@ def case_random(name: str, seed: int, ids: str, k: int) -> dict[str, Any]:
             judged = rng.sample(items, 2)
         qrels += [[user, item, rng.choice([0, 1, 1, 2])] for item in judged]
     catalog = list(items)
+    # features: a nonzero vector of 3 small integers per item (recommenders divides by zero on a zero vector)
+    features = {}
+    for item in items:
+        vector = [float(rng.randint(0, 2)) for _ in range(3)]
+        features[item] = vector if any(vector) else [1.0, 0.0, 0.0]
     if ids == "int":
         def num(x: str) -> int:
             return int(x[1:])
@@ -124,13 +136,28 @@ def case_random(name: str, seed: int, ids: str, k: int) -> dict[str, Any]:
         train = [[num(u), num(i)] for u, i in train]
         catalog = [num(i) for i in catalog]
     return {"name": name, "ids": ids, "k": k, "run": run, "qrels": qrels, "train": train, "catalog": catalog,
+            "features": [[num(i) if ids == "int" else i, v] for i, v in features.items()],
             "about": f"random (seed {seed}), {ids} ids, k = {k}"}
+
+
+def case_cooccurrence() -> dict[str, Any]:
+    """String ids, k = 2, for recommenders' similarities: u1 lists c, d (history a, b), u2 d, c (history a),
+    u3 c without training (recommenders leaves it out), u4 a single item (no pair: recommenders' diversity
+    leaves it out); a, c co-occur once (u5), b, c and b, d and c, d once (u6), a, d once (u7)."""
+    run = [["u1", "c", 2.0], ["u1", "d", 1.0], ["u2", "d", 2.0], ["u2", "c", 1.0], ["u3", "c", 1.0], ["u4", "b", 1.0]]
+    qrels = [["u1", "c", 1], ["u1", "d", 0], ["u2", "d", 1], ["u3", "c", 1], ["u4", "b", 1]]
+    train = [["u1", "a"], ["u1", "b"], ["u2", "a"], ["u5", "a"], ["u5", "c"], ["u6", "b"], ["u6", "c"], ["u6", "d"],
+             ["u7", "a"], ["u7", "d"]]
+    features = [["a", [1.0, 0.0]], ["b", [0.0, 1.0]], ["c", [1.0, 1.0]], ["d", [0.0, 2.0]]]
+    return {"name": "cooccurrence", "ids": "str", "k": 2, "run": run, "qrels": qrels, "train": train,
+            "catalog": ["a", "b", "c", "d"], "features": features,
+            "about": "hand-sized co-occurrence: a user without training (u3), a one-item list (u4)"}
 
 
 def cases() -> list[dict[str, Any]]:
     """The hand case and three seeded random ones (one with integer ids)."""
     return [case_hand(), case_random("random1", 35, "str", 3), case_random("random2", 3500, "str", 5),
-            case_random("random3", 350, "int", 4)]
+            case_random("random3", 350, "int", 4), case_cooccurrence()]
 
 
 def values(case: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -148,24 +175,74 @@ def values(case: dict[str, Any]) -> dict[str, dict[str, float]]:
     def per_user(series: Any) -> dict[str, float]:
         return {str(u): float(v) for u, v in series.items()}
 
-    return {
+    out = {
         "rectools.CoveredUsers": per_user(metrics.CoveredUsers(k).calc_per_user(reco, interactions)),
         "rectools.Serendipity": per_user(metrics.Serendipity(k).calc_per_user(reco, interactions, prev,
                                                                                case["catalog"])),
     }
+    if "features" in case:
+        out.update(recommenders_values(case, run))
+    return out
+
+
+def recommenders_values(case: dict[str, Any], run: dict[Any, list[Any]]) -> dict[str, dict[str, float]]:
+    """recommenders' per-user serendipity (co-occurrence with the qrels' relevance and with its default
+    relevance 1; cosine of the features) and diversity (co-occurrence), on each user's first k items."""
+    import numpy as np
+    import pandas as pd
+    from recommenders.evaluation import python_evaluation as pe
+
+    k = case["k"]
+    relevant = {(u, i) for u, i, rel in case["qrels"] if rel >= 1}
+    reco = pd.DataFrame([(u, i) for u, items in run.items() for i in items[:k]], columns=["userID", "itemID"])
+    train = pd.DataFrame(case["train"], columns=["userID", "itemID"])
+    features = pd.DataFrame({"itemID": [i for i, _ in case["features"]],
+                             "features": [np.asarray(v, dtype=float) for _, v in case["features"]]})
+    with_relevance = reco.assign(relevance=[float((u, i) in relevant) for u, i in zip(reco["userID"], reco["itemID"],
+                                                                                       strict=True)])
+
+    def per_user(frame: Any, column: str) -> dict[str, float]:
+        return {str(u): float(v) for u, v in zip(frame["userID"], frame[column], strict=True)}
+
+    def clear() -> None:  # each function caches its last frames (lru_cache_df): computed afresh each time
+        for name in ("_get_pairwise_items", "_get_cosine_similarity", "_get_cooccurrence_similarity",
+                     "_get_item_feature_similarity", "_get_intralist_similarity", "user_diversity",
+                     "user_item_serendipity", "user_serendipity"):
+            function = getattr(pe, name)
+            for f in (function, getattr(function, "__wrapped__", None)):
+                if f is not None and hasattr(f, "cache_clear"):
+                    f.cache_clear()
+
+    out = {}
+    clear()
+    out["recommenders.user_serendipity"] = per_user(
+        pe.user_serendipity(train, with_relevance, col_relevance="relevance"), "user_serendipity")
+    clear()
+    out["recommenders.user_serendipity(relevance=1)"] = per_user(pe.user_serendipity(train, reco), "user_serendipity")
+    clear()
+    out["recommenders.user_serendipity(item_feature_vector)"] = per_user(
+        pe.user_serendipity(train, with_relevance, item_feature_df=features, item_sim_measure="item_feature_vector",
+                            col_relevance="relevance"), "user_serendipity")
+    clear()
+    out["recommenders.user_diversity"] = per_user(pe.user_diversity(train, reco), "user_diversity")
+    return out
 
 
 def main(out: Path = OUT) -> None:
     done = []
     for case in cases():
         done.append({**case, "values": values(case)})
-    versions = {name: metadata.version(name) for name in ("rectools", "pandas", "numpy")}
+    versions = {name: metadata.version(name) for name in ("rectools", "recommenders", "pandas", "numpy", "scikit-learn")}
     doc = {
-        "about": "rectools CoveredUsers(k) and Serendipity(k) per user, written by make_serendipity_goldens.py",
+        "about": "rectools CoveredUsers(k) and Serendipity(k), recommenders user_serendipity and user_diversity per "
+                 "user, written by make_serendipity_goldens.py",
         "versions": versions,
         "sources": {
             "rectools.CoveredUsers": "rectools/metrics/dq.py:205-266",
             "rectools.Serendipity": "rectools/metrics/serendipity.py:110-205",
+            "recommenders.user_serendipity": "recommenders/evaluation/python_evaluation.py:1443-1641",
+            "recommenders.user_diversity": "recommenders/evaluation/python_evaluation.py:1202-1352",
+            "recommenders.co-occurrence": "recommenders/evaluation/python_evaluation.py:1109-1163",
         },
         "cases": done,
     }
