@@ -725,7 +725,8 @@ def _item_pairs(
     ``features``: the item features' long form, for the cosine. The pairs: each top row with its
     user's distinct training items (``hco``, ``hcos``: their mean over the history's rows) and
     with the top rows above it (``pco``: summed); the co-occurrence of each distinct pair meets
-    the users of its first item. Written in DuckDB's spelling (Spark's:
+    the users of its first item; the joined CTEs' columns are named apart from the row columns (the
+    rows select ``*`` of the join). Written in DuckDB's spelling (Spark's:
     :data:`~rankwise._sql.inline.DIALECT_RULES`)."""
     if train is None:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
@@ -734,9 +735,9 @@ def _item_pairs(
         f"rw_itop{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
         f"rw_hist{p} AS (SELECT query_id, doc_id, CAST(count(*) AS DOUBLE) AS n FROM {seen or train} "
         "GROUP BY query_id, doc_id)",
-        f"rw_hlen{p} AS (SELECT query_id AS lq, sum(n) AS hlen FROM rw_hist{p} GROUP BY query_id)",
+        f"rw_hlen{p} AS (SELECT query_id AS lq, sum(n) AS hn FROM rw_hist{p} GROUP BY query_id)",
     ]
-    cols = ", CAST(coalesce(hl.hlen, 0.0) AS DOUBLE) AS hlen"
+    cols = ", CAST(coalesce(hl.hn, 0.0) AS DOUBLE) AS hlen"
     joins = f" LEFT JOIN rw_hlen{p} AS hl ON hl.lq = r.query_id"
     co_pairs = []
     if wanted & {"hco", "hcos"}:
@@ -765,10 +766,10 @@ def _item_pairs(
         ]
     if "hco" in wanted:
         ctes.append(
-            f"rw_hco{p} AS (SELECT h.query_id AS cq, h.rnk AS cr, sum(h.n * coalesce(c.co, 0.0)) / sum(h.n) AS hco "
+            f"rw_hco{p} AS (SELECT h.query_id AS cq, h.rnk AS cr, sum(h.n * coalesce(c.co, 0.0)) / sum(h.n) AS hcv "
             f"FROM rw_hpairs{p} AS h LEFT JOIN rw_co{p} AS c ON c.i = h.i AND c.j = h.j GROUP BY h.query_id, h.rnk)"
         )
-        cols += ", CAST(hc.hco AS DOUBLE) AS hco"
+        cols += ", CAST(hc.hcv AS DOUBLE) AS hco"
         joins += f" LEFT JOIN rw_hco{p} AS hc ON hc.cq = r.query_id AND hc.cr = r.rnk"
     if "hcos" in wanted:
         if features is None:
@@ -779,18 +780,18 @@ def _item_pairs(
             f"FROM {features} WHERE doc_id IN (SELECT i FROM rw_hpairs{p} UNION SELECT j FROM rw_hpairs{p}) "
             "GROUP BY doc_id) AS fv)",
             f"rw_hcos{p} AS (SELECT h.query_id AS sq, h.rnk AS sr, sum(h.n * CASE WHEN fa.n * fb.n > 0 "
-            "THEN list_dot_product(fa.v, fb.v) / sqrt(fa.n * fb.n) ELSE 0.0 END) / sum(h.n) AS hcos "
+            "THEN list_dot_product(fa.v, fb.v) / sqrt(fa.n * fb.n) ELSE 0.0 END) / sum(h.n) AS hsv "
             f"FROM rw_hpairs{p} AS h LEFT JOIN rw_hvec{p} AS fa ON fa.doc_id = h.i "
             f"LEFT JOIN rw_hvec{p} AS fb ON fb.doc_id = h.j GROUP BY h.query_id, h.rnk)",
         ]
-        cols += ", CAST(hs.hcos AS DOUBLE) AS hcos"
+        cols += ", CAST(hs.hsv AS DOUBLE) AS hcos"
         joins += f" LEFT JOIN rw_hcos{p} AS hs ON hs.sq = r.query_id AND hs.sr = r.rnk"
     if "pco" in wanted:
         ctes.append(
-            f"rw_pco{p} AS (SELECT l.query_id AS oq, l.rnk AS orr, sum(coalesce(c.co, 0.0)) AS pco FROM rw_lpairs{p} "
+            f"rw_pco{p} AS (SELECT l.query_id AS oq, l.rnk AS orr, sum(coalesce(c.co, 0.0)) AS pcv FROM rw_lpairs{p} "
             f"AS l LEFT JOIN rw_co{p} AS c ON c.i = l.i AND c.j = l.j GROUP BY l.query_id, l.rnk)"
         )
-        cols += ", CAST(coalesce(po.pco, 0.0) AS DOUBLE) AS pco"
+        cols += ", CAST(coalesce(po.pcv, 0.0) AS DOUBLE) AS pco"
         joins += f" LEFT JOIN rw_pco{p} AS po ON po.oq = r.query_id AND po.orr = r.rnk"
     return ctes, cols, joins
 
