@@ -699,10 +699,13 @@ def test_recommenders_property(data: st.DataObject, k: int, engine: str) -> None
         schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row",
     )
     metrics = [f"Serendipity(definition='recommenders')@{k}", f"ILD(distance='cooccurrence')@{k}"]
-    got = rw.evaluate(qrels_frame, run_frame, metrics, train=pl.DataFrame(train, schema=["query_id", "doc_id"], orient="row"),
-                      missing="zero", engine=engine)
+    train_frame = pl.DataFrame(train, schema=["query_id", "doc_id"], orient="row")
+    together = rw.evaluate(qrels_frame, run_frame, metrics, train=train_frame, missing="zero", engine=engine)
     for metric, want in zip(metrics, _recommenders_by_definition(run, qrels, train, k), strict=True):
-        values = _values(got, metric)
+        # each alone too: no other metric's pairs in the same statement
+        alone = rw.evaluate(qrels_frame, run_frame, [metric], train=train_frame, missing="zero", engine=engine)
+        assert _values(alone, metric) == _values(together, metric), metric
+        values = _values(together, metric)
         assert set(values) == set(want)
         for user, value in want.items():
             assert (values[user] is None) == (value is None), (metric, user)
@@ -796,3 +799,17 @@ def test_every_item_counts_and_cosine_names_recommenders(engine: str) -> None:
     b = rw.evaluate(C_QRELS, C_RUN, ["Serendipity(definition='recommenders', similarity='cosine')@2"], train=C_TRAIN,
                     features=C_FEATURES)
     assert a.to_series(1).to_list() == b.to_series(1).to_list()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("metric", ["Serendipity(definition='recommenders')@2", "ILD(distance='cooccurrence')@2"])
+def test_users_sharing_a_pair_count_it_once(engine: str, metric: str) -> None:
+    """Each metric alone (no other metric's pairs in the statement): u1 and u2 both list c then d, both with the
+    history a; v has a, c and d. co(a, c) = co(a, d) = 1/√3 · 1 (rows a 3, c 1, d 1), co(c, d) = 1. Serendipity:
+    c relevant, (1 − 1/√3)/2; ILD: 1 − co(c, d) = 0."""
+    run = pl.DataFrame({"query_id": ["u1", "u1", "u2", "u2"], "doc_id": ["c", "d", "c", "d"], "score": [2.0, 1.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["u1", "u2"], "doc_id": ["c", "c"], "relevance": [1, 1]})
+    train = pl.DataFrame({"query_id": ["u1", "u2", "v", "v", "v"], "doc_id": ["a", "a", "a", "c", "d"]})
+    got = evaluate_on(engine, qrels, run, [metric], train=train)
+    want = (1 - 1 / 3 ** 0.5) / 2 if metric.startswith("Serendipity") else 0.0
+    assert close_rows(got.rows(), [("u1", want), ("u2", want)])

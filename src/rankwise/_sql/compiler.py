@@ -758,7 +758,7 @@ def _item_pairs(
             f"rw_counts{p} AS (SELECT query_id AS u, doc_id AS d, CAST(count(*) AS DOUBLE) AS c FROM {train} "
             "GROUP BY query_id, doc_id)",
             f"rw_irows{p} AS (SELECT d, sum(c) AS r FROM rw_counts{p} GROUP BY d)",
-            f"rw_copairs{p} AS ({' UNION '.join(co_pairs)})",
+            f"rw_copairs{p} AS (SELECT DISTINCT i, j FROM ({' UNION ALL '.join(co_pairs)}) AS cp)",
             f"rw_co{p} AS (SELECT pp.i, pp.j, sum(a.c * b.c) / sqrt(max(ra.r) * max(rb.r)) AS co "
             f"FROM rw_copairs{p} AS pp JOIN rw_counts{p} AS a ON a.d = pp.i JOIN rw_counts{p} AS b ON b.u = a.u "
             f"AND b.d = pp.j JOIN rw_irows{p} AS ra ON ra.d = pp.i JOIN rw_irows{p} AS rb ON rb.d = pp.j "
