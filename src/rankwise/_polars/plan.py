@@ -222,18 +222,30 @@ def cooccurrence(train: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:
     training rows ``train`` (``__q`` the user, ``__d`` the item): Σ_u n_u(i) n_u(j) / sqrt(rows(i)
     rows(j)), n_u(i) the user's rows of item i, rows(i) the item's (recommenders'
     ``_get_cooccurrence_similarity``), 0 for a pair no user has both of (``__co``). The work is
-    the pairs' items' users: each pair meets the users of its first item."""
+    the pairs' rarer items' users: each pair (of two training items) meets the user rows of its
+    item with fewer training rows, each looked up in the other's."""
     counts = train.group_by(Q, D).agg(pl.len().cast(pl.Float64).alias("__c"))
     rows = counts.group_by(D).agg(pl.col("__c").sum().alias("__r"))
     wanted = pairs.select("__i", "__j").unique()
-    both = (
-        wanted.join(counts.select(pl.col(D).alias("__i"), pl.col(Q).alias("__u"), pl.col("__c").alias("__ci")), on="__i")
-        .join(counts.select(pl.col(D).alias("__j"), pl.col(Q).alias("__u"), pl.col("__c").alias("__cj")),
-              on=["__j", "__u"])
-        .group_by("__i", "__j").agg((pl.col("__ci") * pl.col("__cj")).sum().alias("__num"))
-        .join(rows.select(pl.col(D).alias("__i"), pl.col("__r").alias("__ri")), on="__i")
+    rare_i = pl.col("__ri") <= pl.col("__rj")
+    # both items in training (else 0), the rarer one first
+    oriented = (
+        wanted.join(rows.select(pl.col(D).alias("__i"), pl.col("__r").alias("__ri")), on="__i")
         .join(rows.select(pl.col(D).alias("__j"), pl.col("__r").alias("__rj")), on="__j")
-        .select("__i", "__j", (pl.col("__num") / (pl.col("__ri") * pl.col("__rj")).sqrt()).alias("__co"))
+        .with_columns(
+            pl.when(rare_i).then(pl.col("__i")).otherwise(pl.col("__j")).alias("__a"),
+            pl.when(rare_i).then(pl.col("__j")).otherwise(pl.col("__i")).alias("__b"),
+        )
+    )
+    num = (
+        oriented.select("__a", "__b").unique()
+        .join(counts.select(pl.col(D).alias("__a"), pl.col(Q).alias("__u"), pl.col("__c").alias("__ca")), on="__a")
+        .join(counts.select(pl.col(D).alias("__b"), pl.col(Q).alias("__u"), pl.col("__c").alias("__cb")),
+              on=["__b", "__u"])
+        .group_by("__a", "__b").agg((pl.col("__ca") * pl.col("__cb")).sum().alias("__num"))
+    )
+    both = oriented.join(num, on=["__a", "__b"], how="left").select(
+        "__i", "__j", (pl.col("__num") / (pl.col("__ri") * pl.col("__rj")).sqrt()).alias("__co")
     )
     return wanted.join(both, on=["__i", "__j"], how="left").with_columns(pl.col("__co").fill_null(0.0))
 

@@ -725,7 +725,7 @@ def _item_pairs(
     ``features``: the item features' long form, for the cosine. The pairs: each top row with its
     user's distinct training items (``hco``, ``hcos``: their mean over the history's rows) and
     with the top rows above it (``pco``: summed); the co-occurrence of each distinct pair meets
-    the users of its first item; the joined CTEs' columns are named apart from the row columns (the
+    the user rows of its item with fewer training rows; the joined CTEs' columns are named apart from the row columns (the
     rows select ``*`` of the join). Written in DuckDB's spelling (Spark's:
     :data:`~rankwise._sql.inline.DIALECT_RULES`)."""
     if train is None:
@@ -759,10 +759,16 @@ def _item_pairs(
             "GROUP BY query_id, doc_id)",
             f"rw_irows{p} AS (SELECT d, sum(c) AS r FROM rw_counts{p} GROUP BY d)",
             f"rw_copairs{p} AS (SELECT DISTINCT i, j FROM ({' UNION ALL '.join(co_pairs)}) AS cp)",
-            f"rw_co{p} AS (SELECT pp.i, pp.j, sum(a.c * b.c) / sqrt(max(ra.r) * max(rb.r)) AS co "
-            f"FROM rw_copairs{p} AS pp JOIN rw_counts{p} AS a ON a.d = pp.i JOIN rw_counts{p} AS b ON b.u = a.u "
-            f"AND b.d = pp.j JOIN rw_irows{p} AS ra ON ra.d = pp.i JOIN rw_irows{p} AS rb ON rb.d = pp.j "
-            "GROUP BY pp.i, pp.j)",
+            # both items in training (else no row: 0), the one with fewer rows first (ties: i)
+            f"rw_oriented{p} AS (SELECT pp.i, pp.j, ra.r AS ri, rb.r AS rj, CASE WHEN ra.r <= rb.r THEN pp.i ELSE pp.j "
+            f"END AS x, CASE WHEN ra.r <= rb.r THEN pp.j ELSE pp.i END AS y FROM rw_copairs{p} AS pp "
+            f"JOIN rw_irows{p} AS ra ON ra.d = pp.i JOIN rw_irows{p} AS rb ON rb.d = pp.j)",
+            # each distinct oriented pair meets the user rows of its rarer item, looked up in the other's
+            f"rw_conum{p} AS (SELECT op.x, op.y, sum(a.c * b.c) AS num FROM (SELECT DISTINCT x, y FROM rw_oriented{p}) "
+            f"AS op JOIN rw_counts{p} AS a ON a.d = op.x JOIN rw_counts{p} AS b ON b.u = a.u AND b.d = op.y "
+            "GROUP BY op.x, op.y)",
+            f"rw_co{p} AS (SELECT o.i, o.j, n.num / sqrt(o.ri * o.rj) AS co FROM rw_oriented{p} AS o "
+            f"JOIN rw_conum{p} AS n ON n.x = o.x AND n.y = o.y)",
         ]
     if "hco" in wanted:
         ctes.append(
