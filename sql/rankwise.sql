@@ -1325,6 +1325,38 @@ CREATE OR REPLACE TEMP MACRO rw_base_overlap_sum(rnk, brank, blisted, k) AS
          THEN coalesce(sum(CASE WHEN rw_within(rnk, k) AND brank <= k THEN 1.0 ELSE 0.0 END), 0.0)
          ELSE k END::DOUBLE;
 
+-- ==== 62_serendipity.sql ====
+
+-- rankwise's serendipity family (rankwise/primitives/serendipity.py): an aggregate macro over the ranked rows
+-- (rnk the rank, rel the relevance) carrying idense, the row's item's dense popularity rank by training rows
+-- (1 for the most interacted items, 0 for an item never in training), and ncatalog, the catalog's size.
+
+-- rectools' Serendipity numerator: Σ_{rnk <= k, relevant} max((n + 1 - rnk) / n - pu, 0), pu = (n + 1 - idense) / n
+-- (0 for an item never in training), n = ncatalog; every: every row relevant.
+CREATE OR REPLACE TEMP MACRO rw_serendipity_sum(rel, rnk, idense, ncatalog, t, k, every) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t))
+                      THEN greatest((ncatalog + 1.0 - rnk) / ncatalog
+                                    - CASE WHEN idense > 0 THEN (ncatalog + 1.0 - idense) / ncatalog ELSE 0.0 END,
+                                    0.0)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+
+-- recommenders' serendipity numerator: Σ_{rnk <= k} (1 - sim) * r, sim the row's item's mean similarity to its user's
+-- training rows (hco: co-occurrence; hcos: cosine of the features), r = [rel >= t] (every: 1 on every row); NULL
+-- for a user without training rows (hlen = 0: recommenders leaves it out) and over no row.
+CREATE OR REPLACE TEMP MACRO rw_cooccurrence_serendipity_sum(rel, rnk, hlen, hco, t, k, every) AS
+    CASE WHEN coalesce(max(hlen), 0) > 0
+         THEN coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t)) THEN 1.0 - hco ELSE 0.0 END), 0.0)
+    END::DOUBLE;
+
+CREATE OR REPLACE TEMP MACRO rw_cosine_serendipity_sum(rel, rnk, hlen, hcos, t, k, every) AS
+    CASE WHEN coalesce(max(hlen), 0) > 0
+         THEN coalesce(sum(CASE WHEN rw_within(rnk, k) AND (every OR rw_is_rel(rel, t)) THEN 1.0 - hcos ELSE 0.0 END), 0.0)
+    END::DOUBLE;
+
+-- Σ_{rnk <= k} pco: the co-occurrence similarity summed over the top k's unordered pairs (recommenders' user_diversity).
+CREATE OR REPLACE TEMP MACRO rw_pair_cooccurrence_sum(rnk, pco, k) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN pco ELSE 0.0 END), 0.0)::DOUBLE;
+
 -- ==== 65_categories.sql ====
 
 -- rankwise's category family (rankwise/primitives/categories.py): aggregate macros over the ranked rows (rnk the
@@ -1460,11 +1492,11 @@ CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, 
     rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') FROM query_table(train_table))),
     qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
     qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
-    rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, (rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, (rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows FROM (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM rw_train GROUP BY doc_id) AS per_item),
+    rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, (rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, (rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows, CAST(dense_rank() OVER (ORDER BY irows DESC) AS DOUBLE) AS idense FROM (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM rw_train GROUP BY doc_id) AS per_item),
     rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM rw_train) AS nusers, sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers, CAST(count(*) AS DOUBLE) AS nitems FROM rw_train_items),
     rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM rw_train),
-    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt),
-    ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt),
+    ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, idense, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
     rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
     ag0 AS (SELECT query_id, rw_inv_user_freq_sum(rnk, iusers, nusers, k) AS r0_0, rw_count() AS r0_1, rw_surprisal_sum(rnk, iusers, nusers, k) AS r0_2, rw_popularity_sum(rnk, irows, iusers, k, 'interactions') AS r0_3, rw_popularity_sum(rnk, irows, iusers, k, 'users') AS r0_4, rw_long_tail_sum(rnk, iusers, ibefore, npairs, k, 0.8) AS r0_5, rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, 0.1) AS r0_6, rw_pop_quantile_sum(rnk, iqusers, iqrows, k, 'users') AS r0_7, rw_unseen_sum(rnk, seen, k) AS r0_8, rw_epc_sum(relevance, rnk, iusers, nusers, 1.0, k) AS r0_9, rw_discount_sum(rnk, k) AS r0_10, rw_efd_sum(relevance, rnk, iusers, npairs, minusers, 1.0, k) AS r0_11 FROM rows0 GROUP BY query_id)
     SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "MIUF@k", CAST(rw_div_null(ag0.r0_2, k) AS DOUBLE) AS "Surprisal@k", CAST(rw_div_null(coalesce(ag0.r0_3, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP@k", CAST(rw_div_null(coalesce(ag0.r0_4, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "ARP(popularity='users')@k", CAST(rw_div_null(ag0.r0_5, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "APLT@k", CAST(ag0.r0_5 AS DOUBLE) AS "ACLT@k", CAST(rw_div_null(ag0.r0_6, rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "TailPercentage@k", CAST(rw_div_null(coalesce(ag0.r0_7, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "MeanPopRank@k", CAST(rw_div_null(coalesce(ag0.r0_8, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "UnseenShare@k", CAST(rw_div_null(coalesce(ag0.r0_9, 0.0), coalesce(ag0.r0_10, 0.0)) AS DOUBLE) AS "EPC@k", CAST(rw_div_null(coalesce(ag0.r0_11, 0.0), coalesce(ag0.r0_10, 0.0)) AS DOUBLE) AS "EFD@k"
@@ -1550,3 +1582,25 @@ CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, 
     SELECT CAST(rw_div_null(a0.s0, a0.s1) AS DOUBLE) AS "CatalogCoverage@k", CAST(a1.s0 AS DOUBLE) AS "CatalogCoverage(count=True)@k", CAST(a0.s2 AS DOUBLE) AS "Gini@k", CAST(a2.s0 AS DOUBLE) AS "Gini(weight='geometric')@k", CAST(a1.s1 AS DOUBLE) AS "Gini(catalog='listed')@k", CAST(a1.s2 AS DOUBLE) AS "Entropy@k", CAST(rw_div_null(a1.s3, a1.s0) AS DOUBLE) AS "Entropy(base='e', per_item=True)@k"
     FROM (SELECT 0 AS grp) AS g LEFT JOIN a0 USING (grp) LEFT JOIN a1 USING (grp) LEFT JOIN a2 USING (grp);
 -- end generated: rw_coverage
+
+-- The serendipity family from a table of training interactions and a table of the catalog's items.
+-- generated: rw_serendipity
+CREATE OR REPLACE TEMP MACRO rw_serendipity(qrels_table, run_table, train_table, catalog_table, k := 10, checks := true) AS TABLE
+    WITH rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table)))),
+    rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table))),
+    rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') FROM query_table(train_table))),
+    rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table))),
+    qj AS (SELECT * FROM rw_ideal_order(qrels_table)),
+    qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
+    rw_train_items AS (SELECT doc_id, iusers, irows, coalesce(sum(iusers) OVER (ORDER BY iusers DESC, doc_id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ibefore, CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, (rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, (rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows, CAST(dense_rank() OVER (ORDER BY irows DESC) AS DOUBLE) AS idense FROM (SELECT doc_id, CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM rw_train GROUP BY doc_id) AS per_item),
+    rw_train_totals AS (SELECT (SELECT CAST(count(DISTINCT query_id) AS DOUBLE) FROM rw_train) AS nusers, sum(irows) AS nrows, sum(iusers) AS npairs, min(iusers) AS minusers, CAST(count(*) AS DOUBLE) AS nitems FROM rw_train_items),
+    rw_train_seen AS (SELECT DISTINCT query_id, doc_id FROM rw_train),
+    rw_catalog_size AS (SELECT CAST(count(DISTINCT doc_id) AS DOUBLE) AS ncatalog FROM rw_catalog),
+    joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance, coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, ts.query_id IS NOT NULL AS seen, cs.ncatalog FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id LEFT JOIN rw_train_items AS ti ON r.doc_id = ti.doc_id LEFT JOIN rw_train_seen AS ts ON r.query_id = ts.query_id AND r.doc_id = ts.doc_id CROSS JOIN rw_train_totals AS tt CROSS JOIN rw_catalog_size AS cs),
+    ranked0 AS (SELECT query_id, iusers, irows, ibefore, iasc, iqusers, iqrows, nusers, nrows, npairs, minusers, nitems, seen, idense, ncatalog, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+    rows0 AS (SELECT * FROM ranked0 AS r JOIN qs USING (query_id)),
+    ag0 AS (SELECT query_id, rw_serendipity_sum(relevance, rnk, idense, ncatalog, 1.0, k, false) AS r0_0, rw_count() AS r0_1 FROM rows0 GROUP BY query_id)
+    SELECT query_id AS "query_id", CAST(rw_div_null(coalesce(ag0.r0_0, 0.0), rw_least(k, coalesce(ag0.r0_1, 0.0))) AS DOUBLE) AS "Serendipity@k"
+    FROM qs AS qs JOIN ag0 USING (query_id)
+    ORDER BY 1;
+-- end generated: rw_serendipity

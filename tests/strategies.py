@@ -50,6 +50,8 @@ class Case:
     def categories_frame(self) -> pl.DataFrame:
         rows = [(d, c) for d, cats in self.categories.items() for c in cats]
         return pl.DataFrame(rows, schema={"doc_id": pl.String, "category": pl.String}, orient="row")
+    catalog: list[str] = field(default_factory=lambda: list(DOC_IDS))
+    """The catalog's items, for the per-query metrics that read its size (Serendipity)."""
 
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
@@ -94,7 +96,9 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
     categories = {d: draw(category) for d in [*docs, "t1"]}
     if not any(categories.values()):
         categories["t1"] = ["g1"]
-    return Case(run, qrels, train, features, base_run, categories)
+    # the catalog: some documents and others (its size is what the per-query metrics read)
+    catalog = draw(st.lists(st.sampled_from([*docs, "t1", "t2", "c1"]), min_size=1, max_size=8, unique=True))
+    return Case(run, qrels, train, features, base_run, categories, catalog)
 
 
 def frames_of(

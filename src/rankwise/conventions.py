@@ -580,18 +580,16 @@ class SideInput:
     command_line: str
     """How to pass it on the command line."""
     columns_of: str
-    """The name of the tuple of :mod:`rankwise.primitives.core` that holds the row columns its
-    values give (``""``: none), read when first asked (:attr:`row_columns`): the commands that do
-    not evaluate import no primitive."""
+    """The names of the tuples of :mod:`rankwise.primitives.core` that hold the row columns its
+    values give (space-separated; ``""``: none), read when first asked (:attr:`row_columns`): the
+    commands that do not evaluate import no primitive."""
 
     @property
     def row_columns(self) -> tuple[str, ...]:
         """The row columns (:data:`rankwise.primitives.core.Column`) its values give."""
-        if not self.columns_of:
-            return ()
         from rankwise.primitives import core
 
-        return tuple(getattr(core, self.columns_of))
+        return tuple(c for name in self.columns_of.split() for c in getattr(core, name))
 
     @property
     def flag(self) -> str:
@@ -608,22 +606,24 @@ def _side_inputs() -> dict[str, SideInput]:
     return {side.keyword: side for side in (
         SideInput(
             "train", ("train_columns",), "the training interactions, the (user, item) rows the recommender learnt from",
-            "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE", "TRAIN_COLUMNS",
+            "pass train= (a frame, a path or a dict {user: [item, ...]})", "pass --train FILE",
+            "TRAIN_COLUMNS TRAIN_PAIR_COLUMNS FEATURE_HISTORY_COLUMNS",
         ),
         SideInput(
             "features", ("features_column",), "the item features, a vector per item",
             "pass features= (a frame, a Parquet path or a dict {item: [number, ...]})", "pass --features FILE",
-            "FEATURE_COLUMNS",
+            "FEATURE_COLUMNS FEATURE_HISTORY_COLUMNS",
         ),
         SideInput(
             "base_run", ("base_run_columns",), "the base run, the baseline ranking each user's list is compared with",
             "pass base_run= (a run: a frame, a path or a dict {query: {doc: score}})", "pass --base-run FILE",
             "BASE_RUN_COLUMNS",
         ),
-        # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs): no row column
+        # read by the set-level metrics whose catalog it is (SetPrimitive.side_inputs), and by the
+        # per-query metrics reading its size (the row column ncatalog)
         SideInput(
             "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
-            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "",
+            "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "CATALOG_COLUMNS",
         ),
         SideInput(
             "categories", ("categories_columns",), "the item categories, the categories of each item",

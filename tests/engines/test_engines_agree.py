@@ -60,6 +60,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     kw["features"] = case.features  # read by the feature-diversity family's metrics
     kw["base_run"] = case.base_run  # read by the base-run family's metrics
     kw["categories"] = case.categories  # read by the category family's metrics
+    kw["catalog"] = case.catalog  # its size read by the serendipity family's metrics
     results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         # 1e-12, relative to the value beyond 1: the C/W/L residuals (e.g. IFTRate's ResETU,
@@ -101,6 +102,9 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance
         # the item categories of the category family: from each listed document's id, none to two
         docs = run["doc_id"].unique().sort().to_list()
         train["categories"] = {d: [f"g{j}" for j in range(i % 3) if (i + j) % 4] for i, d in enumerate(docs)}
+    if reading_side([metric], rw.Conventions(), "catalog"):
+        # the catalog whose size the serendipity family reads: the listed documents
+        train["catalog"] = run["doc_id"].unique()
     results = [run_on(e, qrels, run, [m], missing="zero", **train) for e in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -44,10 +44,13 @@ def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     features = case.features  # read by the feature-diversity family's metrics
     base_run = case.base_run  # read by the base-run family's metrics
     categories = case.categories  # read by the category family's metrics
-    per_query = rw.evaluate(qrels, run, [metric], train=train, features=features, base_run=base_run, categories=categories)
+    catalog = case.catalog  # its size read by the serendipity family's metrics
+    per_query = rw.evaluate(qrels, run, [metric], train=train, features=features, base_run=base_run, categories=categories,
+                            catalog=catalog)
     for query, expected in per_query.select("query_id", metric.label).iter_rows():
         table = rw.explain(
-            qrels, run, metric, query, train=train, features=features, base_run=base_run, categories=categories
+            qrels, run, metric, query, train=train, features=features, base_run=base_run, categories=categories,
+            catalog=catalog,
         )
         assert table.height, (metric, query)
         got = table["value"][-1]

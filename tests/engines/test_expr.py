@@ -252,6 +252,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
         "CategoryDiversity", "CategoryEntropy", "Miscalibration", "Personalization", "PopRSP", "PopREO",
+        "Serendipity",
     }
 
 

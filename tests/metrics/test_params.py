@@ -244,7 +244,8 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
     categories = {"a": ["x", "y"], "b": "x", "c": []}  # and the item categories
     per_query = [m for m in metrics if m.spec.aggregate != "set"]
-    out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run, categories=categories)
+    out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run, categories=categories,
+                   catalog=["a", "b", "c", "d"])
     # the set-level metrics: one value per run (the catalog: the documents and one more)
     sets = [m for m in metrics if m.spec.aggregate == "set"]
     engine_of = {"polars": "polars", "polars-lazy": "polars", "duckdb": "duckdb"}

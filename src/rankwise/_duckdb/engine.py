@@ -417,7 +417,7 @@ def evaluate_duckdb(
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
-    categories: pl.DataFrame | None = None,
+    categories: pl.DataFrame | None = None, catalog: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -506,11 +506,19 @@ def evaluate_duckdb(
         )
         seen_view = None if seen_raw is None else _train_normalised(con, seen_raw, columns, q_str, d_str)
         features_view = None if features_raw is None else _features_view(con, features_raw, run_view, columns, d_str)
+        catalog_view = None
+        if catalog is not None:  # its items as doc_id: the statement counts them (the ids meet nothing)
+            catalog_view = f"rw_catalog_{next(_counter)}"
+            con.register(f"{catalog_view}_raw", catalog.collect())
+            con.execute(
+                f"CREATE TEMP VIEW {quote_identifier(catalog_view)} AS SELECT {quote_identifier(columns.doc_id)} AS doc_id "
+                f"FROM {quote_identifier(catalog_view + '_raw')}"
+            )
         categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
         sql = build_sql(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
             train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
-            categories_view=categories_view,
+            categories_view=categories_view, catalog_view=catalog_view,
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import BASE, CATEGORIES, FEATURES, TRAIN, C, Q, S
+from rankwise._polars.columns import (
+    BASE,
+    CATALOG,
+    CATEGORIES,
+    FEATURES,
+    FEATURES_HISTORY,
+    TRAIN,
+    C,
+    Q,
+    S,
+)
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -37,6 +47,8 @@ def bind(
         **{name: pl.col(col) for name, col in FEATURES.items()},
         **{name: pl.col(col) for name, col in BASE.items()},
         **{name: pl.col(col) for name, col in CATEGORIES.items()},
+        **{name: pl.col(col) for name, col in CATALOG.items()},
+        **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
     }
     return bind_rows(obj, rows, input_of)
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from rankwise.primitives.core import (
     BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
 )
 
 Q = "__q"
@@ -42,7 +45,7 @@ ORDER = "__order"
 """A run row's position in the run as given (0 first), the key of ``ties='input'``
 (:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy
 (:func:`~rankwise._polars.prepare.prepare`'s ``input_order``)."""
-TRAIN: dict[str, str] = {name: f"__{name}" for name in TRAIN_COLUMNS}
+TRAIN: dict[str, str] = {name: f"__{name}" for name in (*TRAIN_COLUMNS, *TRAIN_PAIR_COLUMNS)}
 """The ranked rows' values from the training interactions
 (:data:`~rankwise.primitives.TRAIN_COLUMNS`), by row column: joined to the ranked rows by item
 (and by (user, item) for ``seen``) only when a metric reads them."""
@@ -58,3 +61,11 @@ CATEGORIES: dict[str, str] = {name: f"__{name}" for name in CATEGORY_COLUMNS}
 """The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
 by row column: computed on the ranked rows, in rank order within each query, only when a metric
 reads them (:func:`~rankwise._polars.plan.with_category_values`)."""
+CATALOG: dict[str, str] = {name: f"__{name}" for name in CATALOG_COLUMNS}
+"""The ranked rows' values from the catalog (:data:`~rankwise.primitives.CATALOG_COLUMNS`), by row
+column: its size, joined to the ranked rows only when a metric reads it
+(:func:`~rankwise._polars.plan.with_catalog_size`)."""
+FEATURES_HISTORY: dict[str, str] = {name: f"__{name}" for name in FEATURE_HISTORY_COLUMNS}
+"""The ranked rows' feature similarity to their user's training items
+(:data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`), by row column
+(:func:`~rankwise._polars.plan.with_item_pairs`)."""

@@ -22,10 +22,13 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
     Gain,
     IdealPrefix,
     IdealRank,
@@ -128,6 +131,14 @@ class Part:
     base: bool = False
     """Whether an aggregate reads the base run's values
     (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`): joined to the ranked rows only then."""
+    catalog: bool = False
+    """Whether an aggregate reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`):
+    joined to the ranked rows only then."""
+    history: set[str] = field(default_factory=set)
+    """The item-pair columns its aggregates read (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
+    :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): computed on the ranked rows only then."""
+    history_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
     categories: bool = False
     """Whether an aggregate reads the item categories' values
@@ -189,6 +200,11 @@ class Part:
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
         self.calibration |= "miscal" in node.reads
+        self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+        pairs = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
+        if pairs:
+            self.history |= pairs
+            self.history_depth = deepest(self.history_depth, getattr(node, "k", None))
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))

@@ -67,6 +67,7 @@ def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     query_chunks: int | None = None, train: Training | None = None, features: pl.DataFrame | None = None,
     base_run: pl.LazyFrame | None = None, categories: pl.DataFrame | None = None,
+    catalog: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -88,12 +89,14 @@ def evaluate_eager(
     prep = prepare(
         run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
         input_order=conv.ties == "input", train=train, features=features, base_run=base_run,
-        categories=categories,
+        categories=categories, catalog=catalog,
     )
     # collected once, every item the run lists checked to have features
     prep = checked_features(prep)
     # collected once and checked as a run: every query group joins its ranks
     prep = checked_base_run(prep)
+    if prep.catalog is not None:  # its size counted once
+        prep = replace(prep, catalog=prep.catalog.collect().lazy())
     if prep.train is not None:
         # read and summed up once: every query group joins the same popularity of every item
         rows = checked_train(prep.train, columns)

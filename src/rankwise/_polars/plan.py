@@ -18,6 +18,7 @@ from rankwise._polars.columns import (
     BASE,
     CATEGORIES,
     FEATURES,
+    FEATURES_HISTORY,
     ORDER,
     RANK,
     REL,
@@ -110,7 +111,9 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train or work.features or work.base or work.categories for work in parts.values())
+    with_docs |= any(
+        work.train or work.features or work.base or work.categories or work.history for work in parts.values()
+    )
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -132,6 +135,10 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_base_ranks(rows, prep, conv)
         if work.categories:
             rows = with_category_values(rows, prep, calibration=work.calibration)
+        if work.catalog:
+            rows = with_catalog_size(rows, prep)
+        if work.history:
+            rows = with_item_pairs(rows, prep, work.history_depth, work.history)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -174,6 +181,8 @@ def train_tables(train: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         # the popularity quantiles: LensKit's MeanPopRank
         (pl.col(t["iusers"]).rank("average") / pl.len()).alias(t["iqusers"]),
         (pl.col(t["irows"]).rank("average") / pl.len()).alias(t["iqrows"]),
+        # the dense popularity rank by rows, 1 the most interacted: rectools' Serendipity
+        pl.col(t["irows"]).rank("dense", descending=True).cast(pl.Float64).alias(t["idense"]),
     )
     totals = per_item.select(
         pl.col(t["iusers"]).sum().alias(t["npairs"]), pl.col(t["irows"]).sum().alias(t["nrows"]),
@@ -200,10 +209,111 @@ def with_train_values(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
         .join(seen, on=[Q, D], how="left", maintain_order="left")
         .join(totals, how="cross", maintain_order="left")
         .with_columns(
-            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"]).fill_null(0.0),
+            pl.col(t["iusers"], t["irows"], t["ibefore"], t["iasc"], t["iqusers"], t["iqrows"], t["idense"]).fill_null(0.0),
             pl.col(t["seen"]).fill_null(False),
         )
     )
+
+
+def with_catalog_size(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with the catalog's size (:data:`~rankwise._polars.columns.CATALOG`, one
+    row of ``prep.catalog`` joined to every row)."""
+    if prep.catalog is None:
+        raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+    return rows.join(prep.catalog, how="cross", maintain_order="left")
+
+
+def cooccurrence(train: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:
+    """The co-occurrence similarity of each distinct (``__i``, ``__j``) item pair of ``pairs`` in the
+    training rows ``train`` (``__q`` the user, ``__d`` the item): Σ_u n_u(i) n_u(j) / sqrt(rows(i)
+    rows(j)), n_u(i) the user's rows of item i, rows(i) the item's (recommenders'
+    ``_get_cooccurrence_similarity``), 0 for a pair no user has both of (``__co``). The work is
+    the pairs' rarer items' users: each pair (of two training items) meets the user rows of its
+    item with fewer training rows, each looked up in the other's."""
+    counts = train.group_by(Q, D).agg(pl.len().cast(pl.Float64).alias("__c"))
+    rows = counts.group_by(D).agg(pl.col("__c").sum().alias("__r"))
+    wanted = pairs.select("__i", "__j").unique()
+    rare_i = pl.col("__ri") <= pl.col("__rj")
+    # both items in training (else 0), the rarer one first
+    oriented = (
+        wanted.join(rows.select(pl.col(D).alias("__i"), pl.col("__r").alias("__ri")), on="__i")
+        .join(rows.select(pl.col(D).alias("__j"), pl.col("__r").alias("__rj")), on="__j")
+        .with_columns(
+            pl.when(rare_i).then(pl.col("__i")).otherwise(pl.col("__j")).alias("__a"),
+            pl.when(rare_i).then(pl.col("__j")).otherwise(pl.col("__i")).alias("__b"),
+        )
+    )
+    num = (
+        oriented.select("__a", "__b").unique()
+        .join(counts.select(pl.col(D).alias("__a"), pl.col(Q).alias("__u"), pl.col("__c").alias("__ca")), on="__a")
+        .join(counts.select(pl.col(D).alias("__b"), pl.col(Q).alias("__u"), pl.col("__c").alias("__cb")),
+              on=["__b", "__u"])
+        .group_by("__a", "__b").agg((pl.col("__ca") * pl.col("__cb")).sum().alias("__num"))
+    )
+    both = oriented.join(num, on=["__a", "__b"], how="left").select(
+        "__i", "__j", (pl.col("__num") / (pl.col("__ri") * pl.col("__rj")).sqrt()).alias("__co")
+    )
+    return wanted.join(both, on=["__i", "__j"], how="left").with_columns(pl.col("__co").fill_null(0.0))
+
+
+def _cosines(features: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:
+    """The cosine similarity of the feature vectors of each distinct (``__i``, ``__j``) item pair of
+    ``pairs`` (``__cos``): 0 against a zero vector or an item without features."""
+    wanted = pairs.select("__i", "__j").unique()
+    items = pl.concat([wanted.select(pl.col("__i").alias(D)), wanted.select(pl.col("__j").alias(D))]).unique()
+    vector = pl.col(VALUE).sort_by(FEATURE)
+    vectors = features.join(items, on=D, how="semi").group_by(D).agg(
+        vector.alias("__v"), (vector * vector).sum().alias("__n")
+    )
+    a = vectors.select(pl.col(D).alias("__i"), pl.col("__v").alias("__va"), pl.col("__n").alias("__na"))
+    b = vectors.select(pl.col(D).alias("__j"), pl.col("__v").alias("__vb"), pl.col("__n").alias("__nb"))
+    norms = pl.col("__na") * pl.col("__nb")
+    return wanted.join(a, on="__i", how="left").join(b, on="__j", how="left").select(
+        "__i", "__j",
+        pl.when(norms > 0).then((pl.col("__va") * pl.col("__vb")).list.sum() / norms.sqrt()).otherwise(0.0)
+        .fill_null(0.0).alias("__cos"),
+    )
+
+
+def with_item_pairs(rows: pl.LazyFrame, prep: Prepared, depth: int | None, wanted: set[str]) -> pl.LazyFrame:
+    """The ranked rows with the item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
+    :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`; ``wanted``: those read) on the rows ranked
+    ≤ ``depth`` (None: every row; NULL elsewhere): the user's training rows (``hlen``, from
+    ``prep.seen``'s (query, item) rows, default ``prep.train``'s), the mean co-occurrence
+    (``hco``) or feature cosine (``hcos``) of the row's item with the items of those rows (each
+    row weighing once), and the summed co-occurrence with the items ranked above it (``pco``).
+    The pairs are the top rows' (at most depth² per query) and each top row's with its user's
+    training rows (depth × the user's distinct training items)."""
+    if prep.train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    t, f = TRAIN, FEATURES_HISTORY
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
+    history = (prep.train if prep.seen is None else prep.seen).group_by(Q, D).agg(pl.len().cast(pl.Float64).alias("__n"))
+    out = rows.join(history.group_by(Q).agg(pl.col("__n").sum().alias(t["hlen"])), on=Q, how="left",
+                    maintain_order="left").with_columns(pl.col(t["hlen"]).fill_null(0.0))
+    if wanted & {"hco", "hcos"}:
+        by_history = top.join(history.select(Q, pl.col(D).alias("__j"), "__n"), on=Q).rename({D: "__i"})
+        means = []
+        if "hco" in wanted:
+            sims = by_history.join(cooccurrence(prep.train, by_history), on=["__i", "__j"], how="left")
+            means.append(((pl.col("__n") * pl.col("__co")).sum() / pl.col("__n").sum()).alias(t["hco"]))
+        if "hcos" in wanted:
+            if prep.features is None:
+                raise InvalidParameterError("a metric reads the item features: pass features=")
+            cos = _cosines(prep.features, by_history)
+            sims = (sims if "hco" in wanted else by_history).join(cos, on=["__i", "__j"], how="left")
+            means.append(((pl.col("__n") * pl.col("__cos")).sum() / pl.col("__n").sum()).alias(f["hcos"]))
+        out = out.join(sims.group_by(Q, RANK).agg(*means), on=[Q, RANK], how="left", maintain_order="left")
+    if "pco" in wanted:
+        b = top.select(Q, pl.col(D).alias("__j"), pl.col(RANK).alias("__rank_b"))
+        pairs = top.join(b, on=Q).filter(pl.col("__rank_b") < pl.col(RANK)).rename({D: "__i"})
+        summed = pairs.join(cooccurrence(prep.train, pairs), on=["__i", "__j"], how="left").group_by(Q, RANK).agg(
+            pl.col("__co").sum().alias(t["pco"])
+        )
+        out = out.join(summed, on=[Q, RANK], how="left", maintain_order="left").with_columns(
+            pl.col(t["pco"]).fill_null(0.0)
+        )
+    return out
 
 
 def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl.LazyFrame:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
-from rankwise._polars.columns import ORDER, REL, SUB, C, D, Q, S
+from rankwise._polars.columns import CATALOG, ORDER, REL, SUB, C, D, Q, S
 from rankwise.conventions import Columns
 from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import (
@@ -106,6 +106,9 @@ class Prepared:
     categories: pl.LazyFrame | None = None
     """The item categories in the long form of :mod:`rankwise.inputs.categories` (``__d``, the
     category as text), ids of the run's type; None: none given."""
+    catalog: pl.LazyFrame | None = None
+    """The catalog's size, one row (:data:`~rankwise._polars.columns.CATALOG`: its distinct
+    items); None: no catalog given."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
@@ -152,6 +155,7 @@ def prepare(
     diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
+    catalog: pl.LazyFrame | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -161,7 +165,8 @@ def prepare(
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
     duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`).
     ``base_run`` (``base_run=``) is checked as a run is, its errors naming it, and normalised
-    as the run is, its ids meeting the run's."""
+    as the run is, its ids meeting the run's. ``catalog`` (``catalog=``, its items as read) gives
+    its size (:attr:`Prepared.catalog`)."""
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     run_types, run_raw = _types(run_schema)
     qrels_types, qrels_raw = _types(qrels_schema)
@@ -255,6 +260,8 @@ def prepare(
             pl.col(columns.score).cast(pl.Float64).alias(S),
             *([pl.col(ORDER)] if input_order else []),
         )
+    if catalog is not None:
+        prep.catalog = catalog.select(pl.first().n_unique().cast(pl.Float64).alias(CATALOG["ncatalog"]))
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))

@@ -690,12 +690,49 @@ def epc_sum(rel: pl.Expr, rnk: pl.Expr, iusers: pl.Expr, nusers: pl.Expr, t: flo
     return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
 
 
+def _history_serendipity(rel: pl.Expr, rnk: pl.Expr, hlen: pl.Expr, sim: pl.Expr, t: float, k: int | None,
+                         every: bool) -> pl.Expr:
+    """Σ_{rnk ≤ k} (1 − sim) · r (r = [rel ≥ t], 1 with ``every``); NULL without training rows."""
+    relevant = pl.lit(1.0) if every else pl.when(is_rel(rel, t)).then(1.0).otherwise(0.0)
+    total = _listed_sum(((1.0 - sim) * relevant).fill_null(0.0), rnk, k)
+    return pl.when((hlen.max() > 0).fill_null(False)).then(total).otherwise(None)
+
+
+def cooccurrence_serendipity_sum(rel: pl.Expr, rnk: pl.Expr, hlen: pl.Expr, hco: pl.Expr, t: float, k: int | None,
+                                 every: bool) -> pl.Expr:
+    """Σ_{rnk ≤ k} (1 − hco) · r; NULL for a user without training rows."""
+    return _history_serendipity(rel, rnk, hlen, hco, t, k, every)
+
+
+def cosine_serendipity_sum(rel: pl.Expr, rnk: pl.Expr, hlen: pl.Expr, hcos: pl.Expr, t: float, k: int | None,
+                           every: bool) -> pl.Expr:
+    """Σ_{rnk ≤ k} (1 − hcos) · r; NULL for a user without training rows."""
+    return _history_serendipity(rel, rnk, hlen, hcos, t, k, every)
+
+
+def pair_cooccurrence_sum(rnk: pl.Expr, pco: pl.Expr, k: int | None) -> pl.Expr:
+    """Σ_{rnk ≤ k} pco: the co-occurrence similarity summed over the top k's pairs."""
+    return _listed_sum(pco.cast(pl.Float64), rnk, k)
+
+
 def efd_sum(
     rel: pl.Expr, rnk: pl.Expr, iusers: pl.Expr, npairs: pl.Expr, minusers: pl.Expr, t: float, k: int | None
 ) -> pl.Expr:
     """Σ_{rnk ≤ k, relevant} −log2(max(iusers, minusers) / npairs) / log2(rnk + 1)."""
     novelty = -(pl.max_horizontal(iusers, minusers).cast(pl.Float64) / npairs).log(2)
     return _listed_sum(pl.when(is_rel(rel, t)).then(novelty * _rank_discount(rnk)).otherwise(0.0), rnk, k)
+
+
+def serendipity_sum(
+    rel: pl.Expr, rnk: pl.Expr, idense: pl.Expr, ncatalog: pl.Expr, t: float, k: int | None, every: bool
+) -> pl.Expr:
+    """Σ_{rnk ≤ k, relevant} max((n + 1 − rnk) / n − pu, 0), pu = (n + 1 − idense) / n (0 for an
+    item never in training, idense = 0), n = ncatalog; ``every``: every row relevant."""
+    n = ncatalog.cast(pl.Float64)
+    user = (n + 1.0 - rnk.cast(pl.Float64)) / n
+    anyone = pl.when(idense > 0).then((n + 1.0 - idense.cast(pl.Float64)) / n).otherwise(0.0)
+    term = pl.max_horizontal(user - anyone, pl.lit(0.0))
+    return _listed_sum(term if every else pl.when(is_rel(rel, t)).then(term).otherwise(0.0), rnk, k)
 
 
 def train_rows(nrows: pl.Expr) -> pl.Expr:

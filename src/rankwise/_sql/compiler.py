@@ -22,13 +22,16 @@ from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     ALPHA,
     BASE_RUN_COLUMNS,
+    CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
     FEATURE_COLUMNS,
+    FEATURE_HISTORY_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     PATIENCE,
     SET_COLUMNS,
     TRAIN_COLUMNS,
+    TRAIN_PAIR_COLUMNS,
     Bound,
     Gain,
     IdealPrefix,
@@ -147,6 +150,8 @@ _ROW_COLUMNS = {
     **{name: name for name in SET_COLUMNS},
     **{name: name for name in BASE_RUN_COLUMNS},
     **{name: name for name in CATEGORY_COLUMNS},
+    **{name: name for name in CATALOG_COLUMNS},
+    **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
 }
 
 
@@ -176,6 +181,11 @@ class _Compiler:
         """Whether a run primitive reads the training interactions' values (:data:`~rankwise.primitives.TRAIN_COLUMNS`)."""
         self.base = False
         """Whether a run primitive reads the base run's values (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`)."""
+        self.catalog = False
+        """Whether a run primitive reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`)."""
+        self.item_pairs: dict[bool, tuple[int | None, set[str]]] = {}
+        """Per part whose run primitives read item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
+        :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): the deepest cutoff they read and the columns."""
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
@@ -233,6 +243,11 @@ class _Compiler:
             if "miscal" in node.reads:  # it reads the users' training items (rw_train_seen)
                 self.calibration.add(part)
                 self.train = True
+            self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+            paired = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
+            if paired:
+                depth, cols = self.item_pairs.get(part, (0, set()))
+                self.item_pairs[part] = (deepest(depth, getattr(node, "k", None)), cols | paired)
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
@@ -342,7 +357,7 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
-    docs: bool = False, train: bool = False, base: bool = False,
+    docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -378,6 +393,7 @@ def _ranking_cte(
     carried = "doc_id, " + (f"{INPUT_ORDER}, " if conv.ties == "input" else "") if docs else ""
     carried += "".join(f"{c}, " for c in TRAIN_COLUMNS) if train else ""
     carried += "".join(f"{c}, " for c in BASE_RUN_COLUMNS) if base else ""
+    carried += "".join(f"{c}, " for c in CATALOG_COLUMNS) if catalog else ""
     return (
         f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
@@ -391,6 +407,7 @@ def build_sql(
     subtopics_view: str | None = None, recursion: str = "", train_view: str | None = None,
     seen_view: str | None = None, features_view: str | None = None, base_view: str | None = None,
     categories_view: str | None = None,
+    catalog_view: str | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -404,6 +421,7 @@ def build_sql(
         features=None if features_view is None else quote(features_view),
         base=None if base_view is None else quote(base_view),
         categories=None if categories_view is None else quote(categories_view),
+        catalog=None if catalog_view is None else quote(catalog_view),
     )
 
 
@@ -412,6 +430,7 @@ def statement(
     quote: Callable[[str], str] = quote_identifier, *, count_unjudged: bool = False,
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
     features: str | None = None, base: str | None = None, categories: str | None = None,
+    catalog: str | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -423,7 +442,9 @@ def statement(
     dimension, value: a number), which the feature-diversity family reads; ``base`` the FROM
     fragment of the base run (normalised as the run: query_id, doc_id, score[, input_order]),
     which the base-run family reads, ranked here as the run is; ``categories`` the FROM fragment of
-    the item categories (doc_id, category: one row per pair), which the category family reads"""
+    the item categories (doc_id, category: one row per pair), which the category family reads;
+    ``catalog`` the FROM fragment of the catalog's items (doc_id), whose size the serendipity family
+    reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -440,7 +461,11 @@ def statement(
     )
     train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
     base_ctes, base_cols, base_joins = _base_values(comp.base, base, qrels, conv)
-    joined = joined_cte(conv, columns, run, qrels, f"{train_cols}{base_cols}", f"{train_joins}{base_joins}")
+    catalog_ctes, catalog_cols, catalog_joins = _catalog_values(comp.catalog, catalog)
+    base_ctes += catalog_ctes
+    joined = joined_cte(
+        conv, columns, run, qrels, f"{train_cols}{base_cols}{catalog_cols}", f"{train_joins}{base_joins}{catalog_joins}"
+    )
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
     first = [] if conv.judgments == "all" else [*base_ctes, joined, _listed_judgments(conv, run, qrels)]
@@ -509,8 +534,9 @@ def statement(
         reads_ideal = part in comp.run_ideal_parts
         ctes.append(
             _ranking_cte(
-                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows, docs=reads_ideal or part in comp.pairs or part in comp.categories,
-                train=comp.train, base=comp.base,
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
+                docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs,
+                train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
@@ -526,6 +552,12 @@ def statement(
             ctes += category_ctes
             rowcols += category_cols
             pair_joins += category_joins
+        if part in comp.item_pairs:
+            depth, wanted = comp.item_pairs[part]
+            item_ctes, item_cols, item_joins = _item_pairs(f"ranked{p}", p, depth, wanted, train, seen, features)
+            ctes += item_ctes
+            rowcols += item_cols
+            pair_joins += item_joins
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -599,7 +631,9 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         "CAST(row_number() OVER (ORDER BY irows ASC, doc_id ASC) AS DOUBLE) AS iasc, "
         # the popularity quantiles (average ascending rank over the items): LensKit's MeanPopRank
         "(rank() OVER (ORDER BY iusers) + (count(*) OVER (PARTITION BY iusers) - 1) / 2.0) / count(*) OVER () AS iqusers, "
-        "(rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows "
+        "(rank() OVER (ORDER BY irows) + (count(*) OVER (PARTITION BY irows) - 1) / 2.0) / count(*) OVER () AS iqrows, "
+        # the dense popularity rank by rows, 1 the most interacted: rectools' Serendipity
+        "CAST(dense_rank() OVER (ORDER BY irows DESC) AS DOUBLE) AS idense "
         "FROM (SELECT doc_id, "
         f"CAST(count(DISTINCT query_id) AS DOUBLE) AS iusers, CAST(count(*) AS DOUBLE) AS irows FROM {train} "
         "GROUP BY doc_id) AS per_item)",
@@ -611,7 +645,7 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
     cols = (
         ", coalesce(ti.iusers, 0.0) AS iusers, coalesce(ti.irows, 0.0) AS irows, coalesce(ti.ibefore, 0.0) AS ibefore, "
         "coalesce(ti.iasc, 0.0) AS iasc, coalesce(ti.iqusers, 0.0) AS iqusers, coalesce(ti.iqrows, 0.0) AS iqrows, "
-        "tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
+        "coalesce(ti.idense, 0.0) AS idense, tt.nusers, tt.nrows, tt.npairs, tt.minusers, tt.nitems, "
         "ts.query_id IS NOT NULL AS seen"
     )
     joins = (
@@ -620,6 +654,18 @@ def _train_values(reads: bool, train: str | None, seen: str | None = None) -> tu
         " CROSS JOIN rw_train_totals AS tt"
     )
     return ctes, cols, joins
+
+
+def _catalog_values(reads: bool, catalog: str | None) -> tuple[list[str], str, str]:
+    """The catalog's size on the joined rows (``reads``: a metric reads it; ``catalog``: the FROM
+    fragment of its items, doc_id): the CTE (its distinct items counted), the joined rows' column
+    (:data:`~rankwise.primitives.CATALOG_COLUMNS`) and its join."""
+    if not reads:
+        return [], "", ""
+    if catalog is None:
+        raise InvalidParameterError("a metric reads the catalog: pass catalog=")
+    ctes = [f"rw_catalog_size AS (SELECT CAST(count(DISTINCT doc_id) AS DOUBLE) AS ncatalog FROM {catalog})"]
+    return ctes, ", cs.ncatalog", " CROSS JOIN rw_catalog_size AS cs"
 
 
 def _base_values(reads: bool, base: str | None, qrels: str, conv: Conventions) -> tuple[list[str], str, str]:
@@ -751,6 +797,96 @@ def _category_values(
         ]
         cols += ", CAST(mc.mcal AS DOUBLE) AS miscal"
         joins += f" LEFT JOIN rw_calibration{p} AS mc ON mc.mq = r.query_id AND mc.mr = r.rnk"
+    return ctes, cols, joins
+
+
+def _item_pairs(
+    ranked: str, p: int, depth: int | None, wanted: set[str], train: str | None, seen: str | None,
+    features: str | None,
+) -> tuple[list[str], str, str]:
+    """The ranked rows' item-pair values (``wanted`` of :data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`
+    and :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`; ``hlen`` always) on the rows of
+    ``ranked`` ranked ≤ ``depth`` (None: every row): the CTEs, the rows' columns and their joins.
+    ``train``: the FROM fragment of the training rows, whose users give the co-occurrence
+    co(i, j) = Σ_u n_u(i) n_u(j) / sqrt(rows(i) rows(j)) (0 for a pair no user has both of);
+    ``seen``: the (query, item) rows of each query's user (None: ``train``'s), its history;
+    ``features``: the item features' long form, for the cosine. The pairs: each top row with its
+    user's distinct training items (``hco``, ``hcos``: their mean over the history's rows) and
+    with the top rows above it (``pco``: summed); the co-occurrence of each distinct pair meets
+    the user rows of its item with fewer training rows; the joined CTEs' columns are named apart from the row columns (the
+    rows select ``*`` of the join). Written in DuckDB's spelling (Spark's:
+    :data:`~rankwise._sql.inline.DIALECT_RULES`)."""
+    if train is None:
+        raise InvalidParameterError("a metric reads the training interactions: pass train=")
+    top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
+    ctes = [
+        f"rw_itop{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_hist{p} AS (SELECT query_id, doc_id, CAST(count(*) AS DOUBLE) AS n FROM {seen or train} "
+        "GROUP BY query_id, doc_id)",
+        f"rw_hlen{p} AS (SELECT query_id AS lq, sum(n) AS hn FROM rw_hist{p} GROUP BY query_id)",
+    ]
+    cols = ", CAST(coalesce(hl.hn, 0.0) AS DOUBLE) AS hlen"
+    joins = f" LEFT JOIN rw_hlen{p} AS hl ON hl.lq = r.query_id"
+    co_pairs = []
+    if wanted & {"hco", "hcos"}:
+        ctes.append(
+            f"rw_hpairs{p} AS (SELECT t.query_id, t.rnk, t.doc_id AS i, h.doc_id AS j, h.n FROM rw_itop{p} AS t "
+            f"JOIN rw_hist{p} AS h ON t.query_id = h.query_id)"
+        )
+        if "hco" in wanted:
+            co_pairs.append(f"SELECT i, j FROM rw_hpairs{p}")
+    if "pco" in wanted:
+        ctes.append(
+            f"rw_lpairs{p} AS (SELECT a.query_id, a.rnk, a.doc_id AS i, b.doc_id AS j FROM rw_itop{p} AS a "
+            f"JOIN rw_itop{p} AS b ON a.query_id = b.query_id AND b.rnk < a.rnk)"
+        )
+        co_pairs.append(f"SELECT i, j FROM rw_lpairs{p}")
+    if co_pairs:
+        ctes += [
+            f"rw_counts{p} AS (SELECT query_id AS u, doc_id AS d, CAST(count(*) AS DOUBLE) AS c FROM {train} "
+            "GROUP BY query_id, doc_id)",
+            f"rw_irows{p} AS (SELECT d, sum(c) AS r FROM rw_counts{p} GROUP BY d)",
+            f"rw_copairs{p} AS (SELECT DISTINCT i, j FROM ({' UNION ALL '.join(co_pairs)}) AS cp)",
+            # both items in training (else no row: 0), the one with fewer rows first (ties: i)
+            f"rw_oriented{p} AS (SELECT pp.i, pp.j, ra.r AS ri, rb.r AS rj, CASE WHEN ra.r <= rb.r THEN pp.i ELSE pp.j "
+            f"END AS x, CASE WHEN ra.r <= rb.r THEN pp.j ELSE pp.i END AS y FROM rw_copairs{p} AS pp "
+            f"JOIN rw_irows{p} AS ra ON ra.d = pp.i JOIN rw_irows{p} AS rb ON rb.d = pp.j)",
+            # each distinct oriented pair meets the user rows of its rarer item, looked up in the other's
+            f"rw_conum{p} AS (SELECT op.x, op.y, sum(a.c * b.c) AS num FROM (SELECT DISTINCT x, y FROM rw_oriented{p}) "
+            f"AS op JOIN rw_counts{p} AS a ON a.d = op.x JOIN rw_counts{p} AS b ON b.u = a.u AND b.d = op.y "
+            "GROUP BY op.x, op.y)",
+            f"rw_co{p} AS (SELECT o.i, o.j, n.num / sqrt(o.ri * o.rj) AS co FROM rw_oriented{p} AS o "
+            f"JOIN rw_conum{p} AS n ON n.x = o.x AND n.y = o.y)",
+        ]
+    if "hco" in wanted:
+        ctes.append(
+            f"rw_hco{p} AS (SELECT h.query_id AS cq, h.rnk AS cr, sum(h.n * coalesce(c.co, 0.0)) / sum(h.n) AS hcv "
+            f"FROM rw_hpairs{p} AS h LEFT JOIN rw_co{p} AS c ON c.i = h.i AND c.j = h.j GROUP BY h.query_id, h.rnk)"
+        )
+        cols += ", CAST(hc.hcv AS DOUBLE) AS hco"
+        joins += f" LEFT JOIN rw_hco{p} AS hc ON hc.cq = r.query_id AND hc.cr = r.rnk"
+    if "hcos" in wanted:
+        if features is None:
+            raise InvalidParameterError("a metric reads the item features: pass features=")
+        vector = "list_transform(array_sort(array_agg(struct_pack(f := feature, x := value))), lambda e: e.x)"
+        ctes += [
+            f"rw_hvec{p} AS (SELECT doc_id, v, list_dot_product(v, v) AS n FROM (SELECT doc_id, {vector} AS v "
+            f"FROM {features} WHERE doc_id IN (SELECT i FROM rw_hpairs{p} UNION SELECT j FROM rw_hpairs{p}) "
+            "GROUP BY doc_id) AS fv)",
+            f"rw_hcos{p} AS (SELECT h.query_id AS sq, h.rnk AS sr, sum(h.n * CASE WHEN fa.n * fb.n > 0 "
+            "THEN list_dot_product(fa.v, fb.v) / sqrt(fa.n * fb.n) ELSE 0.0 END) / sum(h.n) AS hsv "
+            f"FROM rw_hpairs{p} AS h LEFT JOIN rw_hvec{p} AS fa ON fa.doc_id = h.i "
+            f"LEFT JOIN rw_hvec{p} AS fb ON fb.doc_id = h.j GROUP BY h.query_id, h.rnk)",
+        ]
+        cols += ", CAST(hs.hsv AS DOUBLE) AS hcos"
+        joins += f" LEFT JOIN rw_hcos{p} AS hs ON hs.sq = r.query_id AND hs.sr = r.rnk"
+    if "pco" in wanted:
+        ctes.append(
+            f"rw_pco{p} AS (SELECT l.query_id AS oq, l.rnk AS orr, sum(coalesce(c.co, 0.0)) AS pcv FROM rw_lpairs{p} "
+            f"AS l LEFT JOIN rw_co{p} AS c ON c.i = l.i AND c.j = l.j GROUP BY l.query_id, l.rnk)"
+        )
+        cols += ", CAST(coalesce(po.pcv, 0.0) AS DOUBLE) AS pco"
+        joins += f" LEFT JOIN rw_pco{p} AS po ON po.oq = r.query_id AND po.orr = r.rnk"
     return ctes, cols, joins
 
 

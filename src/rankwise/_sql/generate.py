@@ -12,6 +12,8 @@
   run (:data:`UNEXPECTEDNESS_METRICS`);
 - ``rw_category_metrics`` (``sql/65_categories.sql``): the category family from a table of item
   categories (:data:`CATEGORY_METRICS`);
+- ``rw_serendipity`` (``sql/90_evaluate.sql``): the serendipity family from a table of training
+  interactions and a table of the catalog's items (:data:`SERENDIPITY_METRICS`);
 - the tie orders of ``rw_ranked`` and the policies ``rw_check_ties`` accepts, from
   :data:`rankwise.conventions.TIE_ORDERS`.
 
@@ -312,6 +314,35 @@ def coverage_macro() -> str:
     )
 
 
+SERENDIPITY_METRICS: tuple[tuple[str, str, bool], ...] = (("Serendipity@k", "Serendipity", True),)
+"""rw_serendipity's columns: (label, metric, takes the cutoff k)."""
+
+
+def serendipity_macro() -> str:
+    """The ``rw_serendipity`` table macro: the serendipity family from a table of training
+    interactions (query_id = the user, doc_id = the item) and a table of the catalog's items
+    (doc_id)."""
+    conv = Conventions()
+    cols = _macro_columns(SERENDIPITY_METRICS, conv)
+    head = [
+        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        "rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT "
+        "rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') "
+        "FROM query_table(train_table)))",
+        "rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT "
+        "rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table)))",
+    ]
+    body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", train="rw_train", catalog="rw_catalog")
+    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
+    return (
+        "CREATE OR REPLACE TEMP MACRO rw_serendipity(qrels_table, run_table, train_table, catalog_table, k := 10, "
+        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    )
+
+
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_evaluate": ("90_evaluate.sql", evaluate_macro),
     "rw_ndeval": ("90_evaluate.sql", ndeval_macro),
@@ -320,6 +351,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "rw_unexpectedness": ("90_evaluate.sql", unexpectedness_macro),
     "rw_coverage": ("90_evaluate.sql", coverage_macro),
     "rw_category_metrics": ("65_categories.sql", category_macro),
+    "rw_serendipity": ("90_evaluate.sql", serendipity_macro),
     "rw_ranked order": ("10_ranking.sql", ranked_order),
     "rw_check_ties": ("05_checks.sql", check_ties),
 }

@@ -168,11 +168,13 @@ def evaluate(
         features = featuring(reading, parsed, conv, columns)
         base_run = basing(reading, parsed, conv, columns)
         categories = cast("pl.DataFrame | None", side_input("categories", reading, parsed, conv, columns))
+        # the catalog's size, where a per-query metric reads it (the set-level metrics read it below)
+        catalog = side_input("catalog", reading, per_query_metrics, conv, columns)
         run_source = reading.source(run, "run", columns, run_format, paths=paths)
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run, categories,
+            duckdb_config, query_chunks, train, features, base_run, categories, catalog,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -341,6 +343,7 @@ def _evaluate(
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
+    catalog: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -357,7 +360,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories, catalog,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -366,7 +369,7 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train, features, base_run, categories,
+            counted, zero, columns, query_chunks, train, features, base_run, categories, catalog,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
@@ -374,7 +377,7 @@ def _evaluate(
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
                 run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
-                features=features, base_run=base_run, categories=categories,
+                features=features, base_run=base_run, categories=categories, catalog=catalog,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -396,7 +399,8 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train, features, base_run, categories)[0]
+                      segments, duckdb_config, query_chunks, train, features, base_run, categories,
+                      catalog)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
@@ -456,6 +460,7 @@ def _evaluate_segments(
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
     train: Training | None = None, features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
+    catalog: pl.LazyFrame | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
@@ -463,7 +468,8 @@ def _evaluate_segments(
     segments); what each key's user has seen is their rows keyed the same way. The item features
     (read already, in the long form) are passed on as one vector per item. The base run is cut to
     the segments' users, each key given its user's base list. The item categories (read already,
-    in the long form) are passed on as they are."""
+    in the long form) are passed on as they are. The catalog (its items) is the same
+    for every key."""
     key = SEGMENT_KEY
     pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
@@ -490,6 +496,8 @@ def _evaluate_segments(
     if base_run is not None:
         # each (segment, user) key's base list: the user's own
         extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()
+    if catalog is not None:
+        extra["catalog"] = catalog.collect().to_series()
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,

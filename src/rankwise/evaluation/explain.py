@@ -120,6 +120,7 @@ def explain(
             input_order=conv.ties == "input", train=train, features=featuring(reading, [m], conv, columns),
             base_run=basing(reading, [m], conv, columns),
             categories=side_input("categories", reading, [m], conv, columns),
+            catalog=side_input("catalog", reading, [m], conv, columns),
         )
         if prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))

@@ -51,6 +51,8 @@ class IRFrame:
         base_run_columns: Mapping[str, str] | None = None,
         categories: Any = None,
         categories_columns: Mapping[str, str] | None = None,
+        catalog: Any = None,
+        catalog_column: str | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
@@ -59,14 +61,16 @@ class IRFrame:
         ``features``, the item features the feature-diversity family reads, and
         ``features_column``, the column of their vectors; ``base_run``, the base run the
         base-run family reads, and ``base_run_columns``, its names; ``categories``, the item
-        categories the category family reads, and ``categories_columns``, their names)."""
+        categories the category family reads, and ``categories_columns``, their names; ``catalog``, the catalog
+        whose size the serendipity family reads, and ``catalog_column``, its item column)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
         given = {
             "train": train, "train_columns": train_columns, "features": features, "features_column": features_column,
             "base_run": base_run, "base_run_columns": base_run_columns,
-            "categories": categories, "categories_columns": categories_columns,
+            "categories": categories, "categories_columns": categories_columns, "catalog": catalog,
+            "catalog_column": catalog_column,
         }
         return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
@@ -99,6 +103,8 @@ class IRLazyFrame:
         base_run_columns: Mapping[str, str] | None = None,
         categories: Any = None,
         categories_columns: Mapping[str, str] | None = None,
+        catalog: Any = None,
+        catalog_column: str | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -132,6 +138,7 @@ class IRLazyFrame:
             train=train, train_columns=train_columns, features=features, features_column=features_column,
             base_run=base_run, base_run_columns=base_run_columns,
             categories=categories, categories_columns=categories_columns,
+            catalog=catalog, catalog_column=catalog_column,
         )  # the side inputs (conventions.SIDE_INPUTS), each read only when a metric reads it
         given = training(reading, parsed, conv, columns)
         prep = prepare(
@@ -139,6 +146,7 @@ class IRLazyFrame:
             diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=given,
             features=featuring(reading, parsed, conv, columns), base_run=basing(reading, parsed, conv, columns),
             categories=side_input("categories", reading, parsed, conv, columns),
+            catalog=side_input("catalog", reading, parsed, conv, columns),
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))

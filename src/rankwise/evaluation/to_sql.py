@@ -259,7 +259,8 @@ def to_sql(
     value per run) give a statement of one row, their values, as ``evaluate(..., per_query=False)``;
     asked with per-query metrics they are refused by name (two statements). ``catalog``: the
     table of the catalog's items (in the run's doc column's name, or ``catalog_column``), which
-    they read; with ``check=True`` the statement also fails on an empty catalog or a NULL item.
+    they read, as does the serendipity family (its size); with ``check=True`` the statement also fails
+    on an empty catalog or a NULL item.
 
     ``categories``: the table of the item categories (one row per (item, category), the item in
     the ``doc_id`` column as the run names it, the category in ``category``; other names by
@@ -324,12 +325,17 @@ def statement_sql(
             outputs(set_level, conv), conv, columns, "rw_run", "rw_qrels", train=None if train is None else "rw_train",
             catalog=None if catalog is None else "rw_catalog", quote=rules.quote, group=False,
         ).removeprefix("WITH "), dialect)
+    # the catalog's size, where a per-query metric reads it (the serendipity family)
+    sized = catalog is not None and bool(reading_side(parsed, conv, "catalog"))
+    if sized:
+        head += _catalog_head(dialect, cast(str, catalog), catalog_column or columns.doc_id, check)
     body = build_sql(
         parsed, conv, columns, "rw_run", "rw_qrels", quote=rules.quote,
         subtopics_view=None if columns.subtopic is None else "rw_subtopics", recursion=rules.recursion_limit,
         train_view=None if train is None else "rw_train", features_view=None if features is None else "rw_features",
         base_view=None if base_run is None else "rw_base_run",
         categories_view=None if categories is None else "rw_categories",
+        catalog_view="rw_catalog" if sized else None,
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

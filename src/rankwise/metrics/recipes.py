@@ -26,6 +26,7 @@ from rankwise.metrics.families import categories as _categories
 from rankwise.metrics.families import diversity as _diversity
 from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
+from rankwise.metrics.families import serendipity as _serendipity
 from rankwise.metrics.families.cwl import CWL_MEASURES, CwlModel, cwl_discount_value
 from rankwise.metrics.families.gain import gain_of, parse_gain_table
 from rankwise.metrics.families.judgments import RELSTRING_DEFAULT_K
@@ -59,8 +60,10 @@ RECIPES: dict[str, Recipe] = _recipes()
 
 DIVERSITY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _diversity.SPECS}
 """The diversity recipes (ndeval's measures: subtopic judgments, the greedy ideal)."""
-TRAIN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _popularity.SPECS}
-"""The popularity family's recipes: they read the training interactions (``train=``)."""
+TRAIN_RECIPES: dict[str, Recipe] = {
+    spec.name: RECIPES[spec.name] for spec in (*_popularity.SPECS, *_serendipity.SPECS)
+}
+"""The popularity and serendipity families' recipes: they read the training interactions (``train=``)."""
 FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _feature_diversity.SPECS}
 """The feature-diversity family's recipes: they read the item features (``features=``)."""
 BASE_RUN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _base_run.SPECS}

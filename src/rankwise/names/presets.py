@@ -216,9 +216,11 @@ PRESETS: dict[str, Preset] = {
                 "MIUF": Entry("MeanInvUserFreq"),
                 "ARP": Entry("AvgRecPopularity"),
                 "ILD": Entry("IntraListDiversity", {"distance": "hamming"}),
+                "UserCoverage": Entry("CoveredUsers"),
+                "Serendipity": Entry("Serendipity"),
             },
             "rectools 0.19 per user (tests/metrics/test_presets.py, tests/metrics/test_popularity.py, "
-            "tests/metrics/test_feature_diversity.py)",
+            "tests/metrics/test_feature_diversity.py, tests/metrics/test_serendipity.py)",
             "rectools scores the users of the interactions: a user with nothing relevant is left out "
             "(empty='skip'), one the recommendations lack scores 0 (missing='zero'); "
             "NDCG(divide_by_achievable=True) is nDCG(gain='binary'), MAP(divide_by_k=True) AP(denominator='k')",

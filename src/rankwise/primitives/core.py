@@ -63,10 +63,11 @@ Column = Literal[
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup",
     "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
+    "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
-    "seen",
+    "seen", "idense",
 )
 """The row columns read from the training interactions (``train=``): the row's item's distinct
 training users (``iusers``) and training rows (``irows``), 0 for an item never in training, and
@@ -77,7 +78,9 @@ its place 1, 2, ... among the training items by ``irows`` ascending, then item i
 (``iqusers``, ``iqrows``: the average ascending rank among the training items over their number,
 1 for the most popular; LensKit's MeanPopRank); the training's distinct users (``nusers``), rows (``nrows``),
 distinct (user, item) pairs (``npairs``: Σ over items of ``iusers``), the fewest distinct users
-of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``)."""
+of a training item (``minusers``) and its distinct items (``nitems``); and whether the row's user has the item among its training rows (``seen``);
+the item's dense popularity rank by training rows (``idense``: 1 for the most interacted items, tied items
+sharing a rank, the next count the next rank; 0 for an item never in training; rectools' Serendipity)."""
 FEATURE_COLUMNS: tuple[Column, ...] = ("dcosine", "dhamming", "djaccard")
 """The row columns read from the item features (``features=``): on each ranked row within the
 cutoff of the metrics reading them, the sum of the distances between its item and each item
@@ -86,6 +89,23 @@ is all zeros: the similarity of sklearn's ``cosine_similarity``, 0), the Hamming
 count of the features that differ) and the Jaccard distance 1 − |A ∩ B| / |A ∪ B| of the sets of
 nonzero features (0 when both are empty). Summed over the ranks ≤ k they give the sum over the
 list's unordered pairs."""
+
+TRAIN_PAIR_COLUMNS: tuple[Column, ...] = ("hlen", "hco", "pco")
+"""The row columns read from the training interactions by item pairs (recommenders' co-occurrence
+similarity co(i, j) = Σ_u n_u(i) n_u(j) / sqrt(rows(i) rows(j)), n_u(i) the user's training rows
+of item i: with distinct rows, the users with both over the root of the product of their users),
+computed on the ranked rows within the deepest cutoff that reads them: the row's user's training
+rows (``hlen``, 0 for a user without training), the mean co-occurrence of the row's item with
+the items of those rows (``hco``, each row weighing once; NULL without training), and the summed
+co-occurrence of the row's item with each item ranked above it (``pco``)."""
+FEATURE_HISTORY_COLUMNS: tuple[Column, ...] = ("hcos",)
+"""The row columns read from the item features and the training interactions: the mean cosine
+similarity of the row's item's features to those of the items of its user's training rows
+(``hcos``: 0 against a zero vector or an item without features; NULL without training), on the
+ranked rows within the deepest cutoff that reads it."""
+CATALOG_COLUMNS: tuple[Column, ...] = ("ncatalog",)
+"""The row columns read from the catalog (``catalog=``) by the per-query metrics: its number of
+distinct items (``ncatalog``, the same on every row; rectools' Serendipity's n)."""
 
 BASE_RUN_COLUMNS: tuple[Column, ...] = ("brank", "blisted")
 """The row columns read from the base run (``base_run=``): the row's item's rank in its user's

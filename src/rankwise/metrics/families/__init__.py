@@ -29,6 +29,8 @@ from rankwise.metrics.families import (
     popularity,
     popularity_parity,
     precision_recall,
+    serendipity,
+    user_coverage,
     utility,
 )
 from rankwise.metrics.family import MetricFamily
@@ -50,6 +52,8 @@ FAMILIES: tuple[MetricFamily, ...] = (
     base_run.FAMILY,
     categories.FAMILY,
     catalog.FAMILY,
+    user_coverage.FAMILY,
+    serendipity.FAMILY,
     popularity_parity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""

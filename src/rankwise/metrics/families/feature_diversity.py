@@ -7,7 +7,10 @@ unordered pairs of the top k's items:
   recommenders' ``user_diversity`` with item features, 1 − rexmex's ``intra_list_similarity``),
   Hamming (the count of the features that differ, not normalised: rectools'
   ``IntraListDiversity`` with ``PairwiseHammingDistanceCalculator``) or Jaccard (1 − |A ∩ B| /
-  |A ∪ B| over the nonzero features; no library has it);
+  |A ∪ B| over the nonzero features; no library has it) or, from the training interactions instead
+  of the features (``train=``), co-occurrence (1 − the co-occurrence cosine of the two items,
+  Σ_u n_u(i) n_u(j) / sqrt(rows(i) rows(j)), 0 for items that never co-occur: recommenders'
+  ``user_diversity`` with its default similarity, under pandas 2);
 - ``ILS@k``, intra-list similarity: rexmex's mean cosine similarity, which is 1 − ILD(cosine)
   wherever the list has a pair, and NULL (rexmex's NaN) where it has none.
 
@@ -33,8 +36,10 @@ DISTANCE = Param(
     "distance", str, "cosine",
     "the distance between two items' feature vectors: 'cosine' (1 − cosine similarity: recommenders "
     "user_diversity, 1 − rexmex intra_list_similarity), 'hamming' (the count of the features that differ: "
-    "rectools IntraListDiversity) or 'jaccard' (1 − |A ∩ B| / |A ∪ B| of the nonzero features)",
-    choices=("cosine", "hamming", "jaccard"),
+    "rectools IntraListDiversity) or 'jaccard' (1 − |A ∩ B| / |A ∪ B| of the nonzero features); 'cooccurrence' "
+    "reads no feature: 1 − the items' co-occurrence cosine in the training interactions (train=: recommenders "
+    "user_diversity's default)",
+    choices=("cosine", "hamming", "jaccard", "cooccurrence"),
 )
 
 PAIRS = "P = n(n − 1)/2 the unordered pairs of the n = min(k, listed) items of the top k"
@@ -48,8 +53,10 @@ SPECS: tuple[MetricSpec, ...] = (
         description="intra-list diversity: the mean distance between the feature vectors of the pairs of items "
         "listed (rectools IntraListDiversity, recommenders user_diversity with item features)",
         formula=f"ILD@k = Σ_{{i < j ≤ n}} dist(f(d_i), f(d_j)) / P, {PAIRS}, f(d) item d's features "
-        "(features=), dist the distance= (cosine against a zero vector: 1; Jaccard of two empty sets: 0); 0 for "
-        "a list of one item (rectools; rexmex NaN, recommenders leaves the user out); NULL for a user with no list",
+        "(features=), dist the distance= (cosine against a zero vector: 1; Jaccard of two empty sets: 0; "
+        "cooccurrence: 1 − Σ_u n_u(a) n_u(b) / sqrt(rows(a) rows(b)) over the training users, n_u(a) u's training rows "
+        "of item a, 0 for items that never co-occur); 0 for a list of one item (rectools; rexmex NaN, recommenders "
+        "leaves the user out); NULL for a user with no list",
         citation="rectools IntraListDiversity; recommenders user_diversity; Ziegler et al., Improving "
         "recommendation lists through topic diversification, WWW 2005",
         empty_value=None,
@@ -79,9 +86,21 @@ def _pairs(m: Measured) -> Node:
 
 
 def _ild(m: Measured, p: Params) -> Node:
-    from rankwise.primitives import Count, Div0, DivNull, PairDistanceSum, Positive
+    from rankwise.primitives import (
+        Count,
+        Div0,
+        DivNull,
+        PairCooccurrenceSum,
+        PairDistanceSum,
+        Positive,
+        Sub,
+    )
 
-    mean = Div0(PairDistanceSum(m.cutoff, str(p["distance"])), _pairs(m))  # type: ignore[arg-type]
+    if p["distance"] == "cooccurrence":  # Σ (1 − co) over the pairs
+        distances: Node = Sub(_pairs(m), PairCooccurrenceSum(m.cutoff))
+    else:
+        distances = PairDistanceSum(m.cutoff, str(p["distance"]))  # type: ignore[arg-type]
+    mean = Div0(distances, _pairs(m))
     # 0 for a list of one item, NULL for a user with no list
     return DivNull(mean, Positive(Count()))
 
@@ -100,5 +119,5 @@ def recipes() -> Mapping[str, Recipe]:
 
 FAMILY = MetricFamily(
     name="feature diversity (from the item features)", specs=SPECS, recipes=recipes, reads=("features",),
-    beyond_accuracy=True,
+    reads_by_spec={"ILD": ("features", "train")}, beyond_accuracy=True,
 )
