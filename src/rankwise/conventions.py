@@ -523,6 +523,13 @@ class InputOptions(TypedDict, total=False):
     - ``catalog``: the items that could be recommended (a list, a Series, a table or a path), the
       denominator of catalog coverage and the items a Gini index spreads over
       (:mod:`rankwise.inputs.catalog`); ``catalog_column``: the table's column of the items.
+    - ``groups``: the document groups, each document's group or its weights over several groups
+      (TREC Fair Ranking's alignments), which the fair-exposure metrics read
+      (:mod:`rankwise.inputs.groups` lists the forms); ``groups_columns``: its own names of the
+      doc, group and weight columns, e.g. ``groups_columns={'group': 'gender'}``.
+    - ``target``: the target distribution over the groups (one, or one per query), or a named
+      default, ``'uniform'`` or ``'relevant'`` (:mod:`rankwise.inputs.groups`);
+      ``target_columns``: its own names of the query, group and share columns.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -537,6 +544,10 @@ class InputOptions(TypedDict, total=False):
     base_run_columns: Mapping[str, ColumnName]
     catalog: Any
     catalog_column: ColumnName
+    groups: Any
+    groups_columns: Mapping[str, ColumnName]
+    target: Any
+    target_columns: Mapping[str, ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -619,6 +630,16 @@ def _side_inputs() -> dict[str, SideInput]:
             "catalog", ("catalog_column",), "the catalog, the items that could be recommended",
             "pass catalog= (a list of items, a frame or a path)", "pass --catalog FILE", "",
         ),
+        SideInput(
+            "groups", ("groups_columns",), "the document groups, each document's group or its weights over groups",
+            "pass groups= (a dict {doc: group} or {doc: {group: weight}}, rows (doc, group[, weight]), a frame or a "
+            "path)", "pass --groups FILE", "",
+        ),
+        SideInput(
+            "target", ("target_columns",), "the target distribution, the share of exposure each group should get",
+            "pass target= (a dict {group: share} or {query: {group: share}}, rows, a frame, a path, or 'uniform' or "
+            "'relevant')", "pass --target FILE (or uniform, relevant)", "",
+        ),
     )}
 
 
@@ -627,6 +648,8 @@ KEYS: dict[str, tuple[str, ...]] = {
     "qrels": ("query_id", "doc_id", "relevance"),
     "train": ("query_id", "doc_id"),
     "base_run": ("query_id", "doc_id", "score"),
+    "groups": ("doc_id", "group", "weight"),
+    "target": ("query_id", "group", "share"),
 }
 """The column keywords each input's ``*_columns`` may rename (:class:`rankwise.inputs.columns.Reading`)."""
 
