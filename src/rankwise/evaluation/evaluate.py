@@ -263,10 +263,10 @@ def _set_values(
 
 
 def set_level(
-    qrels: Any, run: Any, metrics: Sequence[Metric], *, groups: pl.DataFrame, by: Sequence[str] = (),
+    qrels: Any, run: Any, metrics: Sequence[Metric], *, user_groups: pl.DataFrame, by: Sequence[str] = (),
     engine: Engine = "polars", duckdb_config: Mapping[str, Any] | None = None, **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
-    """The set-level ``metrics`` of ``run`` per group of users (``groups``: the ``by`` segment
+    """The set-level ``metrics`` of ``run`` per group of users (``user_groups``: the ``by`` segment
     columns, the query id, :data:`~rankwise._polars.sets.GROUP`, :data:`~rankwise._polars.sets.TIMES`):
     one row per group, for the bootstrap of a comparison (:func:`rankwise.compare`), the
     inputs read as :func:`evaluate` reads them (checked by the evaluation that came first)."""
@@ -277,7 +277,7 @@ def set_level(
             reading.source(run, "run", columns, None, paths=paths), reading.source(qrels, "qrels", columns, None, paths=paths),
             list(metrics), engine, conv, columns, (None, None), list(by), duckdb_config,
             training(reading, list(metrics), conv, columns), side_input("catalog", reading, list(metrics), conv, columns),
-            groups,
+            user_groups,
         )
 
 

@@ -203,7 +203,7 @@ def _rows(obj: Any, what: str, names: list[str], shape: str) -> pl.DataFrame:
         )
     rows = list(obj)
     if not rows:
-        raise EmptyInputError(f"{what} are empty: the iterable holds no row")
+        raise EmptyInputError(f"{what} {_verb(what, 'are')} empty: the iterable holds no row")
     if all(isinstance(r, Mapping) for r in rows):
         return pl.DataFrame(rows, strict=False)
     if what == GROUPS:  # (doc, group) rows weigh 1
@@ -229,13 +229,13 @@ def _columns(
             best = closest(names[key], found, n=1)
             hint = f" Did you mean {best[0]!r}? ({pass_hint(keyword, {key: best[0]})})" if best else ""
             raise MissingColumnError(
-                f"{what} have no column {names[key]!r} (their {key} column).{hint} Columns found: {found}"
+                f"{what} {_verb(what, 'have')} no column {names[key]!r} (its {key} column).{hint} Columns found: {found}"
             )
     value = next(k for k in ("weight", "share") if k in names and (k in required or k == optional))
     selected = [names[k] for k in required if k != value]
     for name in selected:
         dtype = frame.schema[name]
-        if not (dtype.is_integer() or dtype in (pl.String, pl.Categorical)):
+        if not (dtype.is_integer() or dtype in (pl.String, pl.Categorical, pl.Null)):
             raise ColumnTypeError(f"{what}: the column {name!r} must hold strings or integers, found type {dtype}")
     if names[value] in found:
         if not frame.schema[names[value]].is_numeric():
@@ -257,17 +257,17 @@ def _columns(
 def _check(frame: pl.DataFrame, what: str, keys: list[str], value: str, word: str, key_word: str) -> None:
     """No row, a NULL key or group, a pair given twice, a bad value: errors naming them."""
     if frame.height == 0:
-        raise EmptyInputError(f"{what} are empty: no row")
+        raise EmptyInputError(f"{what} {_verb(what, 'are')} empty: no row")
     for name in (*keys, GROUP):
         nulls = frame[name].null_count()
         if nulls:
             column = "group" if name == GROUP else key_word
-            raise InvalidValueError(f"{what} hold {nulls} NULL {column}(s)")
+            raise InvalidValueError(f"{what} {_verb(what, 'hold')} {nulls} NULL {column}(s)")
     twice = frame.filter(pl.struct(*keys, GROUP).is_duplicated())
     if twice.height:
         row = twice.row(0, named=True)
         whose = f"{key_word} {row[keys[0]]!r} " if keys else ""
-        raise DuplicateDocumentError(f"{what} give {whose}group {row[GROUP]!r} more than once")
+        raise DuplicateDocumentError(f"{what} {_verb(what, 'give')} {whose}group {row[GROUP]!r} more than once")
     bad = frame.filter(pl.col(value).is_null() | ~pl.col(value).is_finite() | (pl.col(value) < 0))
     if bad.height:
         row = bad.row(0, named=True)
@@ -275,3 +275,10 @@ def _check(frame: pl.DataFrame, what: str, keys: list[str], value: str, word: st
         raise InvalidValueError(
             f"{what}: {whose}group {row[GROUP]!r} has the {word} {row[value]!r}; a {word} is a finite number ≥ 0"
         )
+
+
+def _verb(what: str, verb: str) -> str:
+    """``verb`` agreeing with ``what``: the groups are plural, the target singular."""
+    if what == GROUPS:
+        return verb
+    return {"are": "is", "have": "has"}.get(verb, verb + "s")

@@ -1,0 +1,239 @@
+"""Fair exposure: the side inputs ``groups=`` (document → group, or → {group: weight}: TREC Fair
+Ranking's alignment vectors) and ``target=`` (the share of exposure each group should get: one
+distribution, one per query, or a named default), read by :mod:`rankwise.inputs.groups`.
+
+Each form is read to the same rows (written out by hand below); each fault is an error of
+:mod:`rankwise.errors` naming the input, the column or the value; the command line's flags give
+the same options as the Python keywords.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import rankwise as rw
+from rankwise.cli.arguments import read_options
+from rankwise.conventions import SIDE_INPUTS, Columns
+from rankwise.errors import (
+    ColumnTypeError,
+    DuplicateDocumentError,
+    EmptyInputError,
+    InputReadError,
+    InvalidParameterError,
+    InvalidValueError,
+    MissingColumnError,
+    UnsupportedInputError,
+)
+from rankwise.inputs.columns import Reading
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Target, read_groups, read_target
+
+COLUMNS = Columns()
+GROUP_ROWS = [("a", "g1", 1.0), ("b", "g1", 0.25), ("b", "g2", 0.75), ("c", "g2", 1.0)]
+"""The rows every form of the groups below is read to: (doc, group, weight), sorted."""
+
+
+def _groups_rows(obj: Any, **kw: Any) -> list[tuple[Any, ...]]:
+    frame = read_groups(obj, COLUMNS, **kw)
+    assert frame.columns == ["doc_id", GROUP, WEIGHT]
+    assert frame.schema[GROUP] == pl.String and frame.schema[WEIGHT] == pl.Float64
+    return frame.rows()
+
+
+def _table(**columns: list[Any]) -> pl.DataFrame:
+    return pl.DataFrame(columns)
+
+
+TABLE = _table(doc_id=["a", "b", "b", "c"], group=["g1", "g1", "g2", "g2"], weight=[1.0, 0.25, 0.75, 1.0])
+
+
+@pytest.mark.parametrize("form", [
+    "dict", "rows", "records", "polars", "lazy", "pandas", "arrow", "duckdb", "parquet", "csv", "tsv",
+])
+def test_groups_in_every_form(form: str, tmp_path: Path) -> None:
+    objs: dict[str, Any] = {
+        "dict": {"a": "g1", "b": {"g1": 0.25, "g2": 0.75}, "c": ["g2"]},
+        "rows": [("a", "g1"), ("b", "g1", 0.25), ("b", "g2", 0.75), ("c", "g2", 1)],
+        "records": TABLE.to_dicts(),
+        "polars": TABLE, "lazy": TABLE.lazy(), "pandas": TABLE.to_pandas(), "arrow": TABLE.to_arrow(),
+    }
+    if form == "duckdb":
+        con = duckdb.connect()
+        con.register("t", TABLE.to_arrow())
+        objs["duckdb"] = con.sql("SELECT * FROM t")
+    if form == "parquet":
+        TABLE.write_parquet(tmp_path / "g.parquet")
+        objs[form] = str(tmp_path / "g.parquet")
+    if form in ("csv", "tsv"):
+        TABLE.write_csv(tmp_path / f"g.{form}", separator="," if form == "csv" else "\t")
+        objs[form] = tmp_path / f"g.{form}"
+    assert _groups_rows(objs[form]) == GROUP_ROWS
+
+
+def test_groups_without_weights_weigh_one_and_ids_are_text() -> None:
+    rows = _groups_rows(pl.DataFrame({"doc_id": [1, 2], "group": [7, 8]}))
+    assert rows == [(1, "7", 1.0), (2, "8", 1.0)]
+    # a document in several groups (expeval's "g1|g2") counts fully in each
+    assert _groups_rows({"d": ["x", "y"]}) == [("d", "x", 1.0), ("d", "y", 1.0)]
+
+
+def test_groups_columns_by_keyword(tmp_path: Path) -> None:
+    own = TABLE.rename({"doc_id": "page", "group": "gender", "weight": "w"})
+    names = {"doc_id": "page", "group": "gender", "weight": "w"}
+    assert _groups_rows(own, rename=names) == GROUP_ROWS
+    own.write_csv(tmp_path / "g.csv")
+    assert _groups_rows(tmp_path / "g.csv", rename=names) == GROUP_ROWS
+    # the run's doc column name (doc_id=) is the groups' too
+    frame = read_groups(TABLE.rename({"doc_id": "item"}), Columns(doc_id="item"))
+    assert frame.columns[0] == "item" and frame.rows() == GROUP_ROWS
+
+
+@pytest.mark.parametrize(("obj", "error", "words"), [
+    ({}, EmptyInputError, "the document groups (groups=) are empty"),
+    ([], EmptyInputError, "the document groups (groups=) are empty"),
+    ({"a": {}}, EmptyInputError, "no document has a group"),
+    ({"a": None}, InvalidValueError, "hold 1 NULL group(s)"),
+    (_table(doc_id=["a", None], group=["x", "y"]), InvalidValueError, "hold 1 NULL document(s)"),
+    ([("a", "x"), ("a", "x", 2)], DuplicateDocumentError, "give document 'a' group 'x' more than once"),
+    ({"a": {"x": -1}}, InvalidValueError, "document 'a', group 'x' has the weight -1.0; a weight is a finite number ≥ 0"),
+    ({"a": {"x": float("nan")}}, InvalidValueError, "document 'a', group 'x' has the weight nan"),
+    ({"a": {"x": float("inf")}}, InvalidValueError, "has the weight inf"),
+    ({"a": {"x": "heavy"}}, ColumnTypeError, "a weight must be a number, found 'heavy'"),
+    (_table(doc_id=["a"], group=["x"], weight=["1"]), ColumnTypeError, "the column 'weight' must hold numbers"),
+    (_table(doc_id=[1.5], group=["x"]), ColumnTypeError, "the column 'doc_id' must hold strings or integers"),
+    (_table(doc=["a"], group=["x"]), MissingColumnError,
+     "have no column 'doc_id' (its doc_id column). Did you mean 'doc'? (pass groups_columns={'doc_id': 'doc'})"),
+    (_table(doc_id=["a"], grp=["x"]), MissingColumnError, "have no column 'group'"),
+    ([1, 2], UnsupportedInputError, "pass rows (doc, group[, weight])"),
+    (3.5, UnsupportedInputError, "cannot read the document groups (groups=) from builtins.float"),
+])
+def test_groups_faults_name_the_input_column_and_value(obj: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error) as info:
+        read_groups(obj, COLUMNS)
+    assert words in str(info.value)
+
+
+def test_groups_file_faults(tmp_path: Path) -> None:
+    with pytest.raises(InputReadError, match="no such file"):
+        read_groups(tmp_path / "nope.csv", COLUMNS)
+    (tmp_path / "g.json").write_text("{}")
+    with pytest.raises(InputReadError, match="is not Parquet or CSV/TSV"):
+        read_groups(tmp_path / "g.json", COLUMNS)
+
+
+# -- target= ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["dict", "rows", "polars", "pandas", "arrow", "csv"])
+def test_one_target_in_every_form(form: str, tmp_path: Path) -> None:
+    table = pl.DataFrame({"group": ["g2", "g1"], "share": [1.0, 3.0]})
+    objs: dict[str, Any] = {
+        "dict": {"g2": 1, "g1": 3}, "rows": [("g2", 1), ("g1", 3)], "polars": table,
+        "pandas": table.to_pandas(), "arrow": table.to_arrow(),
+    }
+    if form == "csv":
+        table.write_csv(tmp_path / "t.csv")
+        objs[form] = str(tmp_path / "t.csv")
+    target = read_target(objs[form], COLUMNS)
+    assert not target.per_query and target.named is None and target.shares is not None
+    # normalised to sum to 1 (as scipy's jensenshannon does with TREC's targets)
+    assert target.shares.rows() == [("g1", 0.75), ("g2", 0.25)]
+    assert target.shares.columns == [GROUP, SHARE]
+
+
+@pytest.mark.parametrize("form", ["dict", "rows", "polars", "parquet", "renamed"])
+def test_a_target_per_query_in_every_form(form: str, tmp_path: Path) -> None:
+    table = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "group": ["x", "y", "x"], "share": [0.2, 0.6, 5.0]})
+    objs: dict[str, Any] = {
+        "dict": {"q1": {"x": 0.2, "y": 0.6}, "q2": {"x": 5}},
+        "rows": [("q1", "x", 0.2), ("q1", "y", 0.6), ("q2", "x", 5)], "polars": table,
+        "renamed": table.rename({"query_id": "topic", "group": "geo", "share": "p"}),
+    }
+    if form == "parquet":
+        table.write_parquet(tmp_path / "t.parquet")
+        objs[form] = tmp_path / "t.parquet"
+    names = {"query_id": "topic", "group": "geo", "share": "p"} if form == "renamed" else None
+    target = read_target(objs[form], COLUMNS, names)
+    assert target.per_query and target.shares is not None
+    assert target.shares.columns == ["query_id", GROUP, SHARE]
+    assert target.shares.rows() == [("q1", "x", pytest.approx(0.25)), ("q1", "y", pytest.approx(0.75)), ("q2", "x", 1.0)]
+
+
+@pytest.mark.parametrize("name", ["uniform", "relevant"])
+def test_named_targets(name: str) -> None:
+    assert read_target(name, COLUMNS) == Target(named=name)  # type: ignore[arg-type]
+    assert read_target(Target(named=name), COLUMNS).named == name  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("obj", "error", "words"), [
+    ({}, EmptyInputError, "the target distribution (target=) is empty"),
+    ({"q": {}}, EmptyInputError, "no query has a share"),
+    ({"x": 0, "y": 0}, InvalidValueError, "the shares are all 0; a target needs a positive share"),
+    ({"q1": {"x": 1}, "q2": {"x": 0}}, InvalidValueError, "the shares of query 'q2' are all 0"),
+    ({"x": -0.5}, InvalidValueError, "group 'x' has the share -0.5; a share is a finite number ≥ 0"),
+    ({"q": {"x": float("nan")}}, InvalidValueError, "query 'q', group 'x' has the share nan"),
+    ({"x": None}, InvalidValueError, "has the share None"),
+    ({"x": "half"}, ColumnTypeError, "a share must be a number, found 'half'"),
+    ([("q", "x", 1), ("q", "x", 2)], DuplicateDocumentError, "gives query 'q' group 'x' more than once"),
+    ({"q": {"x": 1}, "y": 1}, UnsupportedInputError, "a dict of both shares and dicts"),
+    ("unifrom", InputReadError, "'unifrom' is neither a named target ('uniform', 'relevant') nor a file"),
+    (pl.DataFrame({"group": ["x"], "shares": [1.0]}), MissingColumnError,
+     "has no column 'share' (its share column). Did you mean 'shares'? (pass target_columns={'share': 'shares'})"),
+    (pl.DataFrame({"group": ["x"], "share": ["1"]}), ColumnTypeError, "the column 'share' must hold numbers"),
+    (pl.DataFrame({"query_id": [None], "group": ["x"], "share": [1.0]}), InvalidValueError, "holds 1 NULL query(s)"),
+])
+def test_target_faults_name_the_input_column_and_value(obj: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error) as info:
+        read_target(obj, COLUMNS)
+    assert words in str(info.value)
+
+
+# -- the side inputs' declarations, Python's keywords and the command line's flags ----------------
+
+
+def test_groups_and_target_are_declared_once() -> None:
+    for keyword in ("groups", "target"):
+        side = SIDE_INPUTS[keyword]
+        assert side.options == (f"{keyword}_columns",) and side.flag == f"--{keyword}"
+    reading = Reading.from_options({"groups": {"a": "x"}, "target": "uniform", "groups_columns": {"group": "g"}})
+    assert reading.read_side("groups", COLUMNS) is None or reading.read_side("target", COLUMNS) == Target(named="uniform")
+    assert Reading().read_side("groups", COLUMNS) is None and Reading().read_side("target", COLUMNS) is None
+
+
+@pytest.mark.parametrize(("keyword", "mapping", "words"), [
+    ("groups_columns", {"grp": "g"}, "groups_columns has no key 'grp' (did you mean 'group'?): its keys are "
+     "['doc_id', 'group', 'weight'], each mapped to the groups' own name of that column, e.g. groups_columns={'group': 'x'}"),
+    ("target_columns", {"shares": "p"}, "target_columns has no key 'shares' (did you mean 'share'?)"),
+    ("target_columns", {"share": ""}, "target_columns['share'] must be a column name"),
+])
+def test_column_keywords_checked(keyword: str, mapping: dict[str, str], words: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        rw.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["P@1"], **{keyword: mapping})
+    assert words in str(info.value)
+
+
+def test_the_command_line_flags_give_the_python_keywords(tmp_path: Path) -> None:
+    from rankwise.cli.arguments import build_parser
+
+    args = build_parser().parse_args([
+        "eval", "qrels", "run", "--groups", "g.csv", "--groups-doc-id-col", "page", "--groups-group-col", "geo",
+        "--groups-weight-col", "w", "--target", "uniform", "--target-share-col", "p",
+    ])
+    options = read_options(args)
+    assert options["groups"] == "g.csv" and options["target"] == "uniform"  # type: ignore[typeddict-item]
+    assert options["groups_columns"] == {"doc_id": "page", "group": "geo", "weight": "w"}  # type: ignore[typeddict-item]
+    assert options["target_columns"] == {"share": "p"}  # type: ignore[typeddict-item]
+    assert isinstance(args, argparse.Namespace)
+
+
+def test_frames_of_other_libraries_read_alike() -> None:
+    arrow = pa.table({"doc_id": ["a"], "group": ["x"]})
+    pandas = pd.DataFrame({"doc_id": ["a"], "group": ["x"]})
+    assert read_groups(arrow, COLUMNS).rows() == read_groups(pandas, COLUMNS).rows() == [("a", "x", 1.0)]
