@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankwise._polars import primitives as prim
-from rankwise._polars.columns import BASE, FEATURES, TRAIN, C, Q, S
+from rankwise._polars.columns import BASE, FAIR, FEATURES, TRAIN, C, Q, S
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
@@ -36,6 +36,7 @@ def bind(
         **{name: pl.col(col) for name, col in TRAIN.items()},
         **{name: pl.col(col) for name, col in FEATURES.items()},
         **{name: pl.col(col) for name, col in BASE.items()},
+        **{name: pl.col(col) for name, col in FAIR.items()},
     }
     return bind_rows(obj, rows, input_of)
 

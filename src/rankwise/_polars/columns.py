@@ -5,7 +5,7 @@ the ranking change) takes them from here."""
 
 from __future__ import annotations
 
-from rankwise.primitives.core import BASE_RUN_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
+from rankwise.primitives.core import BASE_RUN_COLUMNS, FAIR_COLUMNS, FEATURE_COLUMNS, TRAIN_COLUMNS
 
 Q = "__q"
 """The query id."""
@@ -49,3 +49,7 @@ BASE: dict[str, str] = {name: f"__{name}" for name in BASE_RUN_COLUMNS}
 """The ranked rows' values from the base run (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`), by
 row column: joined to the ranked rows by (query, item) and by query only when a metric reads them
 (:func:`~rankwise._polars.plan.with_base_ranks`)."""
+FAIR: dict[str, str] = {name: f"__{name}" for name in FAIR_COLUMNS}
+"""The ranked rows' divergences from the target, from the document groups and the target
+(:data:`~rankwise.primitives.FAIR_COLUMNS`), by row column: computed on the rows within the
+cutoff of the metrics that read them (:func:`~rankwise._polars.plan.with_fair_values`)."""

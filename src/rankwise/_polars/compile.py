@@ -22,6 +22,7 @@ from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output, outputs
 from rankwise.primitives import (
     BASE_RUN_COLUMNS,
+    FAIR_COLUMNS,
     FEATURE_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
@@ -128,6 +129,11 @@ class Part:
     """Whether an aggregate reads the base run's values
     (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`): joined to the ranked rows only then."""
     """The deepest cutoff of those aggregates (None: every rank): the rows whose pairs are read."""
+    fair: bool = False
+    """Whether an aggregate reads the divergences from the target
+    (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
+    fair_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -183,6 +189,9 @@ class Part:
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))
+        if set(node.reads) & set(FAIR_COLUMNS):
+            self.fair = True
+            self.fair_depth = deepest(self.fair_depth, getattr(node, "k", None))
 
 
 def running(step: Step) -> pl.Expr:

@@ -14,7 +14,7 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import BASE, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import BASE, FAIR, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
@@ -28,6 +28,7 @@ from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_jud
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.inputs.features import FEATURE, VALUE
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
 from rankwise.primitives import Gain, RunIdealValue
@@ -97,7 +98,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     # ties='input': the run-ordered ideal breaks ties by the run's order too
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
-    with_docs |= any(work.train or work.features or work.base for work in parts.values())
+    with_docs |= any(work.train or work.features or work.base or work.fair for work in parts.values())
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
     if conv.missing == "ignore":
@@ -117,6 +118,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_pair_distances(rows, prep, work.pair_depth)
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
+        if work.fair:
+            rows = with_fair_values(rows, prep, conv, work.fair_depth)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -206,6 +209,67 @@ def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl
         rows.join(ranks, on=[Q, D], how="left", maintain_order="left")
         .join(users, on=Q, how="left", maintain_order="left")
         .with_columns(pl.col(b["blisted"]).fill_null(False))
+    )
+
+
+def fair_targets(prep: Prepared, conv: Conventions, queries: pl.LazyFrame) -> pl.LazyFrame:
+    """Each of ``queries``' target over its groups (``__q``, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.SHARE`): ``prep.target``'s shares (one distribution for every
+    query, or one per query), or, without them, the groups' shares of the query's relevant
+    documents (relevance ≥ ``conv.rel``: Σ of their weights per group over the query's total;
+    no row for a query whose relevant documents have no weight)."""
+    if prep.groups is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    if prep.target is not None:
+        if Q in prep.target.collect_schema().names():
+            return prep.target.join(queries, on=Q, how="semi")
+        return queries.join(prep.target, how="cross")
+    relevant = prep.qrels.filter(pl.col(REL) >= conv.rel).join(queries, on=Q, how="semi").select(Q, D)
+    weights = relevant.join(prep.groups, on=D, how="inner").group_by(Q, GROUP).agg(pl.col(WEIGHT).sum().alias(SHARE))
+    total = pl.col(SHARE).sum().over(Q)
+    return weights.filter(total > 0).select(Q, GROUP, (pl.col(SHARE) / total).alias(SHARE))
+
+
+def _divergence(p: pl.Expr, q: pl.Expr) -> pl.Expr:
+    """The group's term of the Jensen-Shannon divergence (natural log) between p and q: half of
+    p ln(p / m) + q ln(q / m), m = (p + q) / 2, a zero share adding nothing (scipy's ``rel_entr``)."""
+    m = (p + q) / 2.0
+    left = pl.when(p > 0).then(p * (p / m).log()).otherwise(0.0)
+    right = pl.when(q > 0).then(q * (q / m).log()).otherwise(0.0)
+    return (left + right) / 2.0
+
+
+def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, depth: int | None) -> pl.LazyFrame:
+    """The ranked rows with their divergences from the query's target
+    (:data:`~rankwise._polars.columns.FAIR`), on the rows ranked ≤ ``depth`` (None: every row;
+    NULL elsewhere): each (row, group of the query's target) pair carries the group's running sum
+    of the rows' discounted weights w_g(d_i) / log2(max(i, 2)); over the groups, their shares
+    of that exposure against the target's (:func:`_divergence`)."""
+    f = FAIR
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
+    targets = fair_targets(prep, conv, top.select(Q).unique())
+    assert prep.groups is not None
+    discount = 1.0 / pl.max_horizontal(pl.col(RANK).cast(pl.Float64), pl.lit(2.0)).log(2)
+    exposure = (
+        top.join(prep.groups, on=D, how="inner").join(targets.select(Q, GROUP), on=[Q, GROUP], how="semi")
+        .select(Q, RANK, GROUP, (pl.col(WEIGHT) * discount).alias("__e"))
+    )
+    grid = (
+        top.select(Q, RANK).join(targets, on=Q, how="inner")
+        .join(exposure, on=[Q, RANK, GROUP], how="left")
+        .sort(Q, GROUP, RANK)
+        .with_columns(pl.col("__e").fill_null(0.0).cum_sum().over(Q, GROUP).alias("__a"))
+        .with_columns(pl.col("__a").sum().over(Q, RANK).alias("__s"))
+    )
+    share = pl.col("__a") / pl.col("__s")
+    divergence = grid.group_by(Q, RANK).agg(
+        pl.when(pl.col("__s").first() > 0).then(_divergence(share, pl.col(SHARE)).sum()).otherwise(None)
+        .alias(f["fjsd"])
+    )
+    uniform = targets.group_by(Q).agg(_divergence(1.0 / pl.len().cast(pl.Float64), pl.col(SHARE)).sum().alias(f["fjsd0"]))
+    return (
+        rows.join(divergence, on=[Q, RANK], how="left", maintain_order="left")
+        .join(uniform, on=Q, how="left", maintain_order="left")
     )
 
 

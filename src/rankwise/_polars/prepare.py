@@ -29,6 +29,7 @@ from rankwise.inputs.checks import (
     subtopic_hint,
 )
 from rankwise.inputs.features import FEATURE, VALUE, check_featured
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
 from rankwise.inputs.interactions import Training
 
 
@@ -102,6 +103,13 @@ class Prepared:
     base_run: pl.LazyFrame | None = None
     """The base run normalised as the run is (``__q, __d, __s``, and ``__order`` under
     ``ties='input'``), ids of the run's types; None: none given."""
+    groups: pl.LazyFrame | None = None
+    """The document groups (``__d``, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.WEIGHT`), ids of the run's type; None: none given."""
+    target: pl.LazyFrame | None = None
+    """The target's shares (``__q`` when per query, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.SHARE`), ids of the run's type; None: the groups' shares of
+    each query's relevant documents (:func:`~rankwise._polars.plan.fair_targets`)."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
@@ -146,7 +154,7 @@ class Prepared:
 def prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, columns: Columns, *, check_data: bool = True,
     diversity: Sequence[str] = (), input_order: bool = False, train: Training | None = None,
-    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None, fair: Fair | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -156,7 +164,8 @@ def prepare(
     ``diversity``: the labels of the diversity measures asked for, named by the error of a
     duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`).
     ``base_run`` (``base_run=``) is checked as a run is, its errors naming it, and normalised
-    as the run is, its ids meeting the run's."""
+    as the run is, its ids meeting the run's. ``fair``: the document groups and the target
+    (:class:`~rankwise.inputs.groups.Fair`), their ids meeting the run's."""
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     run_types, run_raw = _types(run_schema)
     qrels_types, qrels_raw = _types(qrels_schema)
@@ -174,6 +183,12 @@ def prepare(
         # the item features' ids meet the run's: as text where they disagree
         feature_types, _ = _types(features.schema)
         d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
+    if fair is not None:
+        # the groups' documents and the target's queries meet the run's: as text where they disagree
+        d_str = d_str or fair.groups.schema[columns.doc_id] != run_types[columns.doc_id]
+        shares = fair.target
+        if shares is not None and columns.query_id in shares.columns:
+            q_str = q_str or shares.schema[columns.query_id] != run_types[columns.query_id]
     if base_run is not None:
         # the base run's ids meet the run's: all three as text where any disagree
         base_types = check_base_run_schema(base_run.collect_schema(), columns)
@@ -241,6 +256,18 @@ def prepare(
             pl.col(columns.score).cast(pl.Float64).alias(S),
             *([pl.col(ORDER)] if input_order else []),
         )
+    if fair is not None:
+        prep.groups = fair.groups.lazy().select(
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+            pl.col(GROUP), pl.col(WEIGHT),
+        )
+        if fair.target is not None:
+            per_query = columns.query_id in fair.target.columns
+            prep.target = fair.target.lazy().select(
+                *([(pl.col(columns.query_id).cast(pl.String) if q_str else pl.col(columns.query_id)).cast(schema[Q]).alias(Q)]
+                  if per_query else []),
+                pl.col(GROUP), pl.col(SHARE),
+            )
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))

@@ -722,6 +722,19 @@ def base_overlap_sum(rnk: pl.Expr, brank: pl.Expr, blisted: pl.Expr, k: int) -> 
     return pl.when(blisted.any()).then(shared).otherwise(pl.lit(float(k))).cast(pl.Float64)
 
 
+# -- the fair-exposure family (sql/70_fairness.sql) -------------------------------------------
+
+
+def awrf(rnk: pl.Expr, fjsd: pl.Expr, fjsd0: pl.Expr, k: int | None, definition: str) -> pl.Expr:
+    """1 − the divergence at the deepest rank ≤ k; without a known group there, 1 − ``fjsd0``
+    (``'trec2021'``) or NULL (``'trec2022'``)."""
+    deepest = rnk.filter(within(rnk, k)).max()
+    at = fjsd.filter(rnk == deepest).first().cast(pl.Float64)
+    if definition == "trec2021":
+        at = pl.coalesce(at, fjsd0.first().cast(pl.Float64))
+    return 1.0 - at
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 

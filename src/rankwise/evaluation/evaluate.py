@@ -38,6 +38,7 @@ from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_que
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.inputs.features import FEATURE, VALUE
+from rankwise.inputs.groups import Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
@@ -166,11 +167,12 @@ def evaluate(
         train = training(reading, parsed, conv, columns)
         features = featuring(reading, parsed, conv, columns)
         base_run = basing(reading, parsed, conv, columns)
+        fair = fairing(reading, parsed, conv, columns)
         run_source = reading.source(run, "run", columns, run_format, paths=paths)
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run,
+            duckdb_config, query_chunks, train, features, base_run, fair,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -331,11 +333,23 @@ def basing(reading: Reading, metrics: Sequence[Metric], conv: Conventions, colum
     return cast("pl.LazyFrame | None", side_input("base_run", reading, metrics, conv, columns))
 
 
+def fairing(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Fair | None:
+    """The document groups (``groups=``) read when a metric reads them (:func:`side_input`), with
+    the target (``target=``; not given: each query's relevant documents' shares) as an engine
+    takes them (:func:`~rankwise.inputs.groups.fair_inputs`)."""
+    from rankwise.inputs.groups import fair_inputs
+
+    groups = cast("pl.DataFrame | None", side_input("groups", reading, metrics, conv, columns))
+    if groups is None:
+        return None
+    return fair_inputs(groups, reading.read_side("target", columns))
+
+
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
     duckdb_config: Mapping[str, Any] | None, query_chunks: int | None, train: Training | None = None,
-    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None, fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -361,7 +375,7 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train, features, base_run,
+            counted, zero, columns, query_chunks, train, features, base_run, fair,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
@@ -369,7 +383,7 @@ def _evaluate(
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
                 run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
-                features=features, base_run=base_run,
+                features=features, base_run=base_run, fair=fair,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -391,7 +405,7 @@ def _evaluate(
     if conv.ties == "expected":
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
-                      segments, duckdb_config, query_chunks, train, features, base_run)[0]
+                      segments, duckdb_config, query_chunks, train, features, base_run, fair)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)

@@ -282,3 +282,25 @@ def _verb(what: str, verb: str) -> str:
     if what == GROUPS:
         return verb
     return {"are": "is", "have": "has"}.get(verb, verb + "s")
+
+
+@dataclass(frozen=True)
+class Fair:
+    """The document groups and the target as an engine takes them: ``groups`` as
+    :func:`read_groups` gives them, ``target`` the target's shares (``columns.query_id`` when per
+    query, :data:`GROUP`, :data:`SHARE`) or None: each query's relevant documents' shares
+    (``'relevant'``)."""
+
+    groups: pl.DataFrame
+    target: pl.DataFrame | None
+
+
+def fair_inputs(groups: pl.DataFrame, target: Target | None) -> Fair:
+    """The groups and the target an engine reads: a named ``'uniform'`` target as the same
+    share for each group of ``groups``; no target (the default) or ``'relevant'`` as None."""
+    if target is None or target.named == "relevant":
+        return Fair(groups, None)
+    if target.named == "uniform":
+        names = groups.select(pl.col(GROUP).unique().sort())
+        return Fair(groups, names.with_columns(pl.lit(1.0 / names.height).alias(SHARE)))
+    return Fair(groups, target.shares)

@@ -21,6 +21,7 @@ from rankwise.metrics.families import (
     counts,
     cwl,
     diversity,
+    fairness,
     feature_diversity,
     gain,
     incomplete,
@@ -47,5 +48,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     feature_diversity.FAMILY,
     base_run.FAMILY,
     catalog.FAMILY,
+    fairness.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
