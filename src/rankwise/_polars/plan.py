@@ -215,9 +215,9 @@ def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl
 def fair_targets(prep: Prepared, conv: Conventions, queries: pl.LazyFrame) -> pl.LazyFrame:
     """Each of ``queries``' target over its groups (``__q``, :data:`~rankwise.inputs.groups.GROUP`,
     :data:`~rankwise.inputs.groups.SHARE`): ``prep.target``'s shares (one distribution for every
-    query, or one per query), or, without them, the groups' shares of the query's relevant
-    documents (relevance ≥ ``conv.rel``: Σ of their weights per group over the query's total;
-    no row for a query whose relevant documents have no weight)."""
+    query, or one per query), or, without them, the shares of each group of ``groups=`` among
+    the query's relevant documents (relevance ≥ ``conv.rel``: Σ of their weights in the group
+    over the query's total; no row for a query whose relevant documents have no weight)."""
     if prep.groups is None:
         raise InvalidParameterError("a metric reads the document groups: pass groups=")
     if prep.target is not None:
@@ -226,8 +226,12 @@ def fair_targets(prep: Prepared, conv: Conventions, queries: pl.LazyFrame) -> pl
         return queries.join(prep.target, how="cross")
     relevant = prep.qrels.filter(pl.col(REL) >= conv.rel).join(queries, on=Q, how="semi").select(Q, D)
     weights = relevant.join(prep.groups, on=D, how="inner").group_by(Q, GROUP).agg(pl.col(WEIGHT).sum().alias(SHARE))
-    total = pl.col(SHARE).sum().over(Q)
-    return weights.filter(total > 0).select(Q, GROUP, (pl.col(SHARE) / total).alias(SHARE))
+    totals = weights.group_by(Q).agg(pl.col(SHARE).sum().alias("__total")).filter(pl.col("__total") > 0)
+    # every group of groups= (a group without a relevant document: share 0)
+    every = totals.join(prep.groups.select(GROUP).unique(), how="cross")
+    return every.join(weights, on=[Q, GROUP], how="left").select(
+        Q, GROUP, (pl.col(SHARE).fill_null(0.0) / pl.col("__total")).alias(SHARE)
+    )
 
 
 def _divergence(p: pl.Expr, q: pl.Expr) -> pl.Expr:
