@@ -14,7 +14,19 @@ import polars as pl
 
 from rankwise._polars import primitives as prim
 from rankwise._polars.bind import bind
-from rankwise._polars.columns import BASE, FAIR, FEATURES, ORDER, RANK, REL, RUN_IRANK, TRAIN, D, Q, S
+from rankwise._polars.columns import (
+    BASE,
+    FAIR,
+    FEATURES,
+    ORDER,
+    RANK,
+    REL,
+    RUN_IRANK,
+    TRAIN,
+    D,
+    Q,
+    S,
+)
 from rankwise._polars.compile import (
     Compiled,
     compile_outputs,
