@@ -400,6 +400,16 @@ def release_session() -> None:
         con.close()
 
 
+def _frame_type(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, column: str) -> TypeClass:
+    """The type class of a frame's column as DuckDB reads it."""
+    name = f"rw_raw_{next(_counter)}"
+    con.register(name, frame.select(column))
+    try:
+        return type_class(str(con.sql(f"SELECT * FROM {quote_identifier(name)} LIMIT 0").types[0]))
+    finally:
+        con.unregister(name)
+
+
 def _fair_views(con: duckdb.DuckDBPyConnection, fair: Fair, columns: Columns, q_str: bool, d_str: bool) -> FairViews:
     """The document groups (doc_id, grp, weight) and the target's shares (query_id when per
     query, grp, share) registered, ids as text where the run's disagree."""
@@ -466,9 +476,9 @@ def evaluate_duckdb(
             d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
         if fair is not None:
             # the groups' documents and the target's queries meet the run's: as text where they disagree
-            d_str = d_str or type_class(str(fair.groups.schema[columns.doc_id])) != run_types[columns.doc_id]
+            d_str = d_str or _frame_type(con, fair.groups, columns.doc_id) != run_types[columns.doc_id]
             if fair.target is not None and columns.query_id in fair.target.columns:
-                q_str = q_str or type_class(str(fair.target.schema[columns.query_id])) != run_types[columns.query_id]
+                q_str = q_str or _frame_type(con, fair.target, columns.query_id) != run_types[columns.query_id]
         base_raw = None
         base_columns = replace(columns, cost=None)
         if base_run is not None:

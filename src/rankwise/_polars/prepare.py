@@ -185,10 +185,10 @@ def prepare(
         d_str = d_str or feature_types[columns.doc_id] != run_types[columns.doc_id]
     if fair is not None:
         # the groups' documents and the target's queries meet the run's: as text where they disagree
-        d_str = d_str or fair.groups.schema[columns.doc_id] != run_types[columns.doc_id]
+        d_str = d_str or _types(fair.groups.schema)[0][columns.doc_id] != run_types[columns.doc_id]
         shares = fair.target
         if shares is not None and columns.query_id in shares.columns:
-            q_str = q_str or shares.schema[columns.query_id] != run_types[columns.query_id]
+            q_str = q_str or _types(shares.schema)[0][columns.query_id] != run_types[columns.query_id]
     if base_run is not None:
         # the base run's ids meet the run's: all three as text where any disagree
         base_types = check_base_run_schema(base_run.collect_schema(), columns)

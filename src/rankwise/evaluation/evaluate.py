@@ -38,7 +38,7 @@ from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_que
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.inputs.features import FEATURE, VALUE
-from rankwise.inputs.groups import Fair
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
@@ -366,7 +366,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, fair,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -464,13 +464,15 @@ def _evaluate_segments(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: list[Metric], segments: list[str],
     engine: Engine, conv: Conventions, columns: Columns, duckdb_config: Mapping[str, Any] | None,
     train: Training | None = None, features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
     interactions keep their users (an item's popularity counts each user once, whatever its
     segments); what each key's user has seen is their rows keyed the same way. The item features
     (read already, in the long form) are passed on as one vector per item. The base run is cut to
-    the segments' users, each key given its user's base list."""
+    the segments' users, each key given its user's base list. The document groups are passed on
+    as read; a target per query gives each key its query's target."""
     key = SEGMENT_KEY
     pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
@@ -494,6 +496,18 @@ def _evaluate_segments(
     if base_run is not None:
         # each (segment, user) key's base list: the user's own
         extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()
+    if fair is not None:
+        extra["groups"] = fair.groups
+        extra["groups_columns"] = {"group": GROUP, "weight": WEIGHT}
+        if fair.target is not None:
+            target = fair.target
+            if q in target.columns:  # each (segment, query) key's target: its query's
+                keys = pairs.select(key, q)
+                if keys.schema[q] != target.schema[q]:
+                    keys, target = keys.with_columns(pl.col(q).cast(pl.String)), target.with_columns(pl.col(q).cast(pl.String))
+                target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), GROUP, SHARE)
+            extra["target"] = target
+            extra["target_columns"] = {"group": GROUP, "share": SHARE}
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
