@@ -49,6 +49,10 @@ class IRFrame:
         features_column: str | None = None,
         base_run: Any = None,
         base_run_columns: Mapping[str, str] | None = None,
+        groups: Any = None,
+        groups_columns: Mapping[str, str] | None = None,
+        target: Any = None,
+        target_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
@@ -56,13 +60,15 @@ class IRFrame:
         training interactions the popularity family reads, and ``train_columns``, their names;
         ``features``, the item features the feature-diversity family reads, and
         ``features_column``, the column of their vectors; ``base_run``, the base run the
-        base-run family reads, and ``base_run_columns``, its names)."""
+        base-run family reads, and ``base_run_columns``, its names; ``groups`` and ``target``,
+        the document groups and the target the fair-exposure family reads, and their names)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
         given = {
             "train": train, "train_columns": train_columns, "features": features, "features_column": features_column,
-            "base_run": base_run, "base_run_columns": base_run_columns,
+            "base_run": base_run, "base_run_columns": base_run_columns, "groups": groups,
+            "groups_columns": groups_columns, "target": target, "target_columns": target_columns,
         }
         return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
@@ -93,6 +99,10 @@ class IRLazyFrame:
         features_column: str | None = None,
         base_run: Any = None,
         base_run_columns: Mapping[str, str] | None = None,
+        groups: Any = None,
+        groups_columns: Mapping[str, str] | None = None,
+        target: Any = None,
+        target_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -112,7 +122,7 @@ class IRLazyFrame:
             checked_train,
             prepare,
         )
-        from rankwise.evaluation.evaluate import basing, featuring, training
+        from rankwise.evaluation.evaluate import basing, fairing, featuring, training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
@@ -124,13 +134,15 @@ class IRLazyFrame:
         columns = Columns.from_options(options)
         reading = Reading(
             train=train, train_columns=train_columns, features=features, features_column=features_column,
-            base_run=base_run, base_run_columns=base_run_columns,
+            base_run=base_run, base_run_columns=base_run_columns, groups=groups, groups_columns=groups_columns,
+            target=target, target_columns=target_columns,
         )  # the side inputs (conventions.SIDE_INPUTS), each read only when a metric reads it
         given = training(reading, parsed, conv, columns)
         prep = prepare(
             self._lf, to_lazyframe(qrels, "qrels", columns), columns, check_data=check_data,
             diversity=reading_subtopics(parsed, conv), input_order=conv.ties == "input", train=given,
             features=featuring(reading, parsed, conv, columns), base_run=basing(reading, parsed, conv, columns),
+            fair=fairing(reading, parsed, conv, columns),
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
