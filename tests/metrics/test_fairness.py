@@ -10,6 +10,8 @@ the same options as the Python keywords.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from rankwise.errors import (
 )
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Target, read_groups, read_target
+from tests.conftest import run_on
 
 COLUMNS = Columns()
 GROUP_ROWS = [("a", "g1", 1.0), ("b", "g1", 0.25), ("b", "g2", 0.75), ("c", "g2", 1.0)]
@@ -237,3 +240,85 @@ def test_frames_of_other_libraries_read_alike() -> None:
     arrow = pa.table({"doc_id": ["a"], "group": ["x"]})
     pandas = pd.DataFrame({"doc_id": ["a"], "group": ["x"]})
     assert read_groups(arrow, COLUMNS).rows() == read_groups(pandas, COLUMNS).rows() == [("a", "x", 1.0)]
+
+
+# -- AWRF and nDCG_AWRF against TREC Fair Ranking's code (tests/data/beyond/fairness_goldens.json) --------
+
+GOLDENS = json.loads((Path(__file__).parents[1] / "data" / "beyond" / "fairness_goldens.json").read_text())
+TREC_ENGINES = ("polars", "polars-lazy", "duckdb", "to_sql")
+TREC_TOLERANCE = 1e-6
+"""TREC's code computes its discounts in float32 (``np.require(ranks, 'f4')``), rankwise in float64."""
+
+
+def _case_frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, Any]:
+    """qrels, run, groups (doc_id, group, weight) and the target (a frame per query, or its name)."""
+    ids = pl.Int64 if case["ids"] == "int" else pl.String
+    run = pl.DataFrame(case["run"], schema={"query_id": ids, "doc_id": ids, "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(case["qrels"], schema={"query_id": ids, "doc_id": ids, "relevance": pl.Int64}, orient="row")
+    groups = pl.DataFrame(case["groups"], schema={"doc_id": ids, "group": pl.String, "weight": pl.Float64}, orient="row")
+    target = case["target"]
+    if isinstance(target, dict):
+        target = pl.DataFrame(
+            [(q, g, s) for q, shares in target.items() for g, s in shares.items()],
+            schema={"query_id": ids, "group": pl.String, "share": pl.Float64}, orient="row",
+        )
+    return qrels, run, groups, target
+
+
+def fair_on(engine: str, qrels: pl.DataFrame, run: pl.DataFrame, groups: Any, target: Any, metrics: list[str],
+            **kw: Any) -> pl.DataFrame:
+    """Evaluate through one engine's entry point; ``to_sql``: the statement run by DuckDB over
+    registered tables (a target frame as a table, per query when it has the query column)."""
+    if engine != "to_sql":
+        return run_on(engine, qrels, run, metrics, groups=groups, target=target, **kw)
+    con = rw.register(duckdb.connect())
+    for name, frame in (("run", run), ("qrels", qrels), ("doc_groups", groups)):
+        con.register(name, frame)
+    named: dict[str, Any] = {"groups_columns": {"weight": "weight"}}
+    if isinstance(target, pl.DataFrame):
+        con.register("targets", target)
+        named["target"] = "targets"
+        if "query_id" in target.columns:
+            named["target_columns"] = {"query_id": "query_id"}
+    else:
+        named["target"] = target
+    return con.sql(rw.to_sql(metrics, groups="doc_groups", **named, **kw)).pl()
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", TREC_ENGINES)
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_trec_fair_ranking_values(case: dict[str, Any], engine: str) -> None:
+    """Every query TREC's code scores has its value (2021's qr_awrf and qr_ndcg, 2022's AWRFMetric;
+    NaN as NULL); the queries it cannot score (no target: no relevant document with a group under
+    'relevant') are NULL here."""
+    qrels, run, groups, target = _case_frames(case)
+    metrics = sorted(case["trec"])
+    got = fair_on(engine, qrels, run, groups, target, metrics, missing="zero")
+    ours = {str(row["query_id"]): row for row in got.iter_rows(named=True)}
+    for metric in metrics:
+        theirs = case["trec"][metric]
+        for query in {str(q) for q, _, _ in case["run"]} & {str(q) for q, _, _ in case["qrels"]}:
+            value, want = ours[query][metric], theirs.get(query)
+            assert (value is None) == (want is None), (metric, query, value, want)
+            if want is not None:
+                assert value == pytest.approx(want, abs=TREC_TOLERANCE), (metric, query)
+
+
+def test_the_goldens_hold_the_edges() -> None:
+    """What the goldens record of TREC's edges, as rankwise documents them: a ranking without a known
+    group scores the uniform distribution's value in 2021 and NaN in 2022; a query without a relevant
+    document has no nDCG (NaN); the ranks 1 and 2 share the discount 1."""
+    hand = GOLDENS["cases"][0]["trec"]
+    uniform = 1 - _jsd([0.5, 0.5], [0.3, 0.7])
+    assert hand["AWRF@10"]["q2"] == pytest.approx(uniform, abs=1e-12)
+    assert hand["AWRF(definition='trec2022')@10"]["q2"] is None
+    no_relevant = GOLDENS["cases"][1]
+    assert all(v is None for k, v in ((k, no_relevant["trec"][k]["q2"]) for k in no_relevant["trec"]) if "nDCG" in k)
+
+
+def _jsd(p: list[float], q: list[float]) -> float:
+    """The Jensen-Shannon divergence (natural log) of two distributions, written out."""
+    m = [(a + b) / 2 for a, b in zip(p, q, strict=True)]
+    kl = lambda x, y: sum(a * math.log(a / b) for a, b in zip(x, y, strict=True) if a > 0)  # noqa: E731
+    return (kl(p, m) + kl(q, m)) / 2
