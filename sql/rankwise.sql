@@ -1313,6 +1313,38 @@ CREATE OR REPLACE TEMP MACRO rw_awrf(rnk, fjsd, fjsd0, k, definition) AS
     (1.0 - coalesce(max_by(fjsd, rnk) FILTER (WHERE rw_within(rnk, k)),
                     CASE WHEN definition = 'trec2021' THEN max(fjsd0) END))::DOUBLE;
 
+-- The document groups' data check (to_sql's groups table): true, or an error naming the fault (rankwise.inputs.groups'
+-- words): no row, NULL documents or groups, a (document, group) pair given twice, a weight that is NULL, NaN,
+-- infinite or negative.
+CREATE OR REPLACE TEMP MACRO rw_groups_ok(n, null_docs, null_groups, twice, bad_weights) AS
+    CASE WHEN n = 0 THEN error('rankwise: the document groups (groups=) are empty: no row')
+         WHEN null_docs > 0 THEN error('rankwise: the document groups (groups=) hold ' || CAST(null_docs AS VARCHAR)
+                                       || ' NULL document(s)')
+         WHEN null_groups > 0 THEN error('rankwise: the document groups (groups=) hold ' || CAST(null_groups AS VARCHAR)
+                                         || ' NULL group(s)')
+         WHEN twice > 0 THEN error('rankwise: the document groups (groups=) give ' || CAST(twice AS VARCHAR)
+                                   || ' (document, group) pair(s) more than once')
+         WHEN bad_weights > 0 THEN error('rankwise: the document groups (groups=) hold ' || CAST(bad_weights AS VARCHAR)
+                                         || ' weight(s) that are NULL, NaN, infinite or negative; a weight is a finite number >= 0')
+         ELSE true END;
+
+-- The target's data check (to_sql's target table): true, or an error naming the fault: no row, NULL queries or
+-- groups, a (query, group) pair given twice, a share that is NULL, NaN, infinite or negative, a query whose shares
+-- are all 0.
+CREATE OR REPLACE TEMP MACRO rw_target_ok(n, null_queries, null_groups, twice, bad_shares, zero) AS
+    CASE WHEN n = 0 THEN error('rankwise: the target distribution (target=) is empty: no row')
+         WHEN null_queries > 0 THEN error('rankwise: the target distribution (target=) holds '
+                                          || CAST(null_queries AS VARCHAR) || ' NULL query(s)')
+         WHEN null_groups > 0 THEN error('rankwise: the target distribution (target=) holds '
+                                         || CAST(null_groups AS VARCHAR) || ' NULL group(s)')
+         WHEN twice > 0 THEN error('rankwise: the target distribution (target=) gives ' || CAST(twice AS VARCHAR)
+                                   || ' (query, group) pair(s) more than once')
+         WHEN bad_shares > 0 THEN error('rankwise: the target distribution (target=) holds ' || CAST(bad_shares AS VARCHAR)
+                                        || ' share(s) that are NULL, NaN, infinite or negative; a share is a finite number >= 0')
+         WHEN zero > 0 THEN error('rankwise: the target distribution (target=) gives ' || CAST(zero AS VARCHAR)
+                                  || ' query(s) shares that are all 0; a target needs a positive share')
+         ELSE true END;
+
 -- ==== 90_evaluate.sql ====
 
 -- rankwise one-statement evaluation (written by rankwise/_sql/generate.py from the metrics'

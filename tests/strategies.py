@@ -44,6 +44,13 @@ class Case:
         rows = [(q, d, s) for q, docs in self.base_run.items() for d, s in docs.items()]
         return pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row")
 
+    groups: dict[str, dict[str, float]] = field(default_factory=lambda: {"d1": {"g1": 1.0}})
+    """Document groups (doc: {group: weight}), for the metrics that read them."""
+
+    def groups_frame(self) -> pl.DataFrame:
+        rows = [(d, g, w) for d, weights in self.groups.items() for g, w in weights.items()]
+        return pl.DataFrame(rows, schema={"doc_id": pl.String, "group": pl.String, "weight": pl.Float64}, orient="row")
+
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
     """The judged queries: at least one of the run's (inputs that share no query are an error,
@@ -82,7 +89,11 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         u: draw(st.dictionaries(st.sampled_from([*docs, "t1"]), st.sampled_from(SCORES), min_size=1, max_size=6))
         for u in base_users
     }
-    return Case(run, qrels, train, features, base_run)
+    # document groups: some documents in none (unknown), some in two with weights, zero weights
+    grouped = draw(st.lists(st.sampled_from([*docs, "t1"]), min_size=1, max_size=len(docs), unique=True))
+    weight = st.sampled_from([1.0, 0.5, 0.25, 0.0, 2.0])
+    groups = {d: draw(st.dictionaries(st.sampled_from(["g1", "g2", "g3"]), weight, min_size=1, max_size=2)) for d in grouped}
+    return Case(run, qrels, train, features, base_run, groups)
 
 
 def frames_of(

@@ -59,6 +59,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     kw["train"] = case.train_frame()  # read by the popularity family's metrics
     kw["features"] = case.features  # read by the feature-diversity family's metrics
     kw["base_run"] = case.base_run  # read by the base-run family's metrics
+    kw["groups"] = case.groups  # read by the fair-exposure family's metrics
     results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         # 1e-12, relative to the value beyond 1: the C/W/L residuals (e.g. IFTRate's ResETU,
@@ -96,6 +97,10 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance
     if reading_side([metric], rw.Conventions(), "base_run"):
         # the base run of the base-run family: the run itself with its scores reversed
         train["base_run"] = run.with_columns(-pl.col("score"))
+    if reading_side([metric], rw.Conventions(), "groups"):
+        # the document groups of the fair-exposure family: every listed document in one or two of three
+        docs = run["doc_id"].unique().sort().to_list()
+        train["groups"] = {d: {"g1": 1.0} if i % 3 == 0 else {"g2": 0.5, "g3": 0.5} for i, d in enumerate(docs) if i % 7}
     results = [run_on(e, qrels, run, [m], missing="zero", **train) for e in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -43,9 +43,10 @@ def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     train = case.train_frame()  # read by the popularity family's metrics
     features = case.features  # read by the feature-diversity family's metrics
     base_run = case.base_run  # read by the base-run family's metrics
-    per_query = rw.evaluate(qrels, run, [metric], train=train, features=features, base_run=base_run)
+    groups = case.groups  # read by the fair-exposure family's metrics
+    per_query = rw.evaluate(qrels, run, [metric], train=train, features=features, base_run=base_run, groups=groups)
     for query, expected in per_query.select("query_id", metric.label).iter_rows():
-        table = rw.explain(qrels, run, metric, query, train=train, features=features, base_run=base_run)
+        table = rw.explain(qrels, run, metric, query, train=train, features=features, base_run=base_run, groups=groups)
         assert table.height, (metric, query)
         got = table["value"][-1]
         if isinstance(expected, str):

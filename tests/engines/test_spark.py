@@ -47,14 +47,17 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
     docs = run["doc_id"].unique().sort().to_list()
     features = pl.DataFrame({"doc_id": docs, "features": [[float(i % 3 == 0), float(i % 2), (i % 5) / 4] for i in range(len(docs))]})
     base_run = run.with_columns(-pl.col("score"))  # and the base run (the run reversed) the base-run family reads
+    # and the document groups the fair-exposure family reads (every seventh document unknown)
+    groups = pl.DataFrame([(d, g) for i, d in enumerate(docs) if i % 7 for g in (["g1"] if i % 3 else ["g2", "g3"])],
+                          schema=["doc_id", "group"], orient="row")
     # the metrics with ndeval's greedy ideal on the first judgments of each query (conftest)
     for greedy, judged in ((False, qrels), (True, first_judgments(qrels))):
         names = [repr(m) for m in metrics if greedy_ideal(m) == greedy]
         got = from_spark(rw.spark.evaluate(to_spark(spark, judged), to_spark(spark, run), names, **conventions,
                                            train=to_spark(spark, train), features=to_spark(spark, features),
-                                           base_run=to_spark(spark, base_run)))
+                                           base_run=to_spark(spark, base_run), groups=to_spark(spark, groups)))
         expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions, train=train, features=features,
-                               base_run=base_run)
+                               base_run=base_run, groups=groups)
         assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
     # the set-level metrics, one row, over the listed documents as the catalog
     sets = [repr(rw.metric.make_metric(s, {}, 10)) for s in rw.SPECS if s.aggregate == "set"]
@@ -95,11 +98,12 @@ def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metri
     train = case.train_frame()  # read by the popularity family
     features = pl.DataFrame({"doc_id": list(case.features), "features": list(case.features.values())})  # and ILD, ILS
     base_run = case.base_run_frame()  # and Unexpectedness
+    groups = case.groups_frame()  # and AWRF
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties,
                                        train=to_spark(spark, train), features=to_spark(spark, features),
-                                       base_run=to_spark(spark, base_run)))
+                                       base_run=to_spark(spark, base_run), groups=to_spark(spark, groups)))
     expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties, train=train, features=features,  # type: ignore[arg-type]
-                           base_run=base_run)
+                           base_run=base_run, groups=groups)
     if expected.is_empty():
         assert got.is_empty()
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.cli.arguments import read_options
@@ -37,6 +40,8 @@ from rankwise.errors import (
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Target, read_groups, read_target
 from tests.conftest import run_on
+from tests.strategies import Case, cases
+from tests.tiers import examples
 
 COLUMNS = Columns()
 GROUP_ROWS = [("a", "g1", 1.0), ("b", "g1", 0.25), ("b", "g2", 0.75), ("c", "g2", 1.0)]
@@ -322,3 +327,249 @@ def _jsd(p: list[float], q: list[float]) -> float:
     m = [(a + b) / 2 for a, b in zip(p, q, strict=True)]
     kl = lambda x, y: sum(a * math.log(a / b) for a, b in zip(x, y, strict=True) if a > 0)  # noqa: E731
     return (kl(p, m) + kl(q, m)) / 2
+
+
+# -- hand values at the edges ---------------------------------------------------------------------------
+
+EDGE_RUN = pl.DataFrame({
+    "query_id": ["q1", "q1", "q2", "q2", "q3", "q4", "q4", "q5", "q5"],
+    "doc_id": ["a", "b", "u", "v", "m", "x", "a", "z", "b"],
+    "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+})
+EDGE_QRELS = pl.DataFrame({
+    "query_id": ["q1", "q1", "q2", "q3", "q4", "q4", "q4", "q5", "q6"],
+    "doc_id": ["a", "b", "u", "m", "a", "b", "c", "z", "a"],
+    "relevance": [1, 1, 1, 2, 1, 1, 1, 0, 1],
+})
+EDGE_GROUPS = {"a": "g1", "b": "g2", "c": "g1", "m": {"g1": 0.25, "g2": 0.75}, "z": {"g1": 0.0}, "w": "g3"}
+"""q1 lists a (g1), b (g2); q2 two unknown documents; q3 m alone (g1 0.25, g2 0.75); q4 x (unknown)
+then a; q5 z (in g1 with weight 0: no exposure) then b; q6 nothing (missing='zero'). w, in g3, is
+listed nowhere."""
+
+
+def _edge(metrics: list[str], engine: str, **kw: Any) -> dict[str, dict[str, Any]]:
+    got = run_on(engine, EDGE_QRELS, EDGE_RUN, metrics, groups=kw.pop("groups", EDGE_GROUPS), missing="zero", **kw)
+    return {m: dict(zip(got["query_id"].to_list(), got[m].to_list(), strict=True)) for m in metrics}
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb"])
+def test_awrf_hand_values(engine: str) -> None:
+    """Each written out from the definition: a = the groups' shares of Σ_{i ≤ k} w_g(d_i) /
+    log2(max(i, 2)), AWRF = 1 − JSD(a, t) (natural log)."""
+    target = {"q1": {"g1": 0.5, "g2": 0.5}, "q2": {"g1": 0.3, "g2": 0.7}, "q3": {"g1": 0.25, "g2": 0.75},
+              "q4": {"g1": 0.5, "g2": 0.5}, "q5": {"g1": 0.5, "g2": 0.5}}
+    got = _edge(["AWRF@2", "AWRF@1", "AWRF(definition='trec2022')@2", "AWRF@10"], engine, target=target)
+    # ranks 1 and 2 share the discount 1: a = (1/2, 1/2), the target itself
+    assert got["AWRF@2"]["q1"] == 1.0
+    # the top 1 holds g1 alone: JSD((1, 0), (1/2, 1/2)) = ln 2 − (3/4) ln(3/2) ... written out
+    assert got["AWRF@1"]["q1"] == pytest.approx(1 - _jsd([1.0, 0.0], [0.5, 0.5]), abs=1e-15)
+    # nothing known: 2021, the uniform distribution's value; 2022, none
+    assert got["AWRF@2"]["q2"] == pytest.approx(1 - _jsd([0.5, 0.5], [0.3, 0.7]), abs=1e-15)
+    assert got["AWRF(definition='trec2022')@2"]["q2"] is None
+    # a document's weights over two groups are its distribution: the target's own
+    assert got["AWRF@1"]["q3"] == pytest.approx(1.0, abs=1e-15)
+    # an unknown document's rank adds nothing; a known one alone further down decides
+    assert got["AWRF@2"]["q4"] == got["AWRF@1"]["q1"]
+    assert got["AWRF@1"]["q4"] == pytest.approx(1 - _jsd([0.5, 0.5], [0.5, 0.5]), abs=1e-15)
+    assert got["AWRF(definition='trec2022')@2"]["q4"] == got["AWRF@1"]["q1"]
+    # a weight of 0 gives no exposure: z at rank 1 is as unknown
+    assert got["AWRF@2"]["q5"] == pytest.approx(1 - _jsd([0.0, 1.0], [0.5, 0.5]), abs=1e-15)
+    # a list shorter than k: its whole length
+    assert got["AWRF@10"]["q1"] == got["AWRF@2"]["q1"]
+    # no list (missing='zero') and no target: no value
+    assert got["AWRF@2"]["q6"] is None
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_named_and_default_targets(engine: str) -> None:
+    """'uniform': the same share for every group of groups= (g3 too, which no list holds);
+    'relevant' (the default): each group's share of the query's relevant documents' weights,
+    every group of groups= taking part (a group without one: share 0); a query whose relevant
+    documents have no group has no target."""
+    uniform = _edge(["AWRF@2"], engine, target="uniform")["AWRF@2"]
+    assert uniform["q1"] == pytest.approx(1 - _jsd([0.5, 0.5, 0.0], [1 / 3] * 3), abs=1e-15)
+    default = _edge(["AWRF@2"], engine)["AWRF@2"]
+    assert default == _edge(["AWRF@2"], engine, target="relevant")["AWRF@2"]
+    # q1: relevant a (g1), b (g2): (1/2, 1/2, 0), the exposure's own
+    assert default["q1"] == pytest.approx(1.0, abs=1e-15)
+    # q3: relevant m: (1/4, 3/4, 0), m's own weights
+    assert default["q3"] == pytest.approx(1.0, abs=1e-15)
+    # q4: relevant a, b, c: (2/3, 1/3, 0) against a alone (1, 0, 0)
+    assert default["q4"] == pytest.approx(1 - _jsd([1.0, 0.0, 0.0], [2 / 3, 1 / 3, 0.0]), abs=1e-15)
+    # q2: its relevant u has no group; q5: no relevant document: no target
+    assert default["q2"] is None and default["q5"] is None
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_target_names_its_groups(engine: str) -> None:
+    """A target's groups are the distribution's (TREC's alignment columns): a document's weight in
+    another group counts for none; a query the per-query target leaves out has no value; shares
+    are normalised."""
+    got = _edge(["AWRF@2"], engine, target={"q1": {"g1": 2.0, "g3": 2.0}, "q3": {"g2": 1.0}})["AWRF@2"]
+    # q1: b's g2 is not the target's: a = (1, 0) over (g1, g3) against (1/2, 1/2)
+    assert got["q1"] == pytest.approx(1 - _jsd([1.0, 0.0], [0.5, 0.5]), abs=1e-15)
+    # q3: m's g2 share alone: a = (1), the target
+    assert got["q3"] == pytest.approx(1.0, abs=1e-15)
+    assert got["q4"] is None
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_ndcg_awrf_hand_values(engine: str) -> None:
+    """nDCG with TREC's discount 1/log2(max(i, 2)), binary gain, the ideal over every relevant
+    document (retrieved or not), times AWRF; NULL without a relevant document (TREC: NaN)."""
+    target = {q: {"g1": 0.5, "g2": 0.5} for q in ("q1", "q2", "q3", "q4", "q5")}
+    got = _edge(["nDCG_AWRF@2", "AWRF@2", "nDCG_AWRF(rel=2)@2"], engine, target=target)
+    # q1: a, b both relevant, both discounted by 1: nDCG 1
+    assert got["nDCG_AWRF@2"]["q1"] == got["AWRF@2"]["q1"] == 1.0
+    # q4: x, a with a, b, c relevant: nDCG@2 = (1/log2 2) / (1 + 1) = 1/2
+    assert got["nDCG_AWRF@2"]["q4"] == pytest.approx(0.5 * got["AWRF@2"]["q4"], abs=1e-15)
+    # q5: nothing relevant; rel=2: only q3's m is relevant
+    assert got["nDCG_AWRF@2"]["q5"] is None
+    assert got["nDCG_AWRF(rel=2)@2"]["q1"] is None
+    assert got["nDCG_AWRF(rel=2)@2"]["q3"] == got["AWRF@2"]["q3"]
+
+
+# -- random data against the definition written out ---------------------------------------------------
+
+
+def _awrf_by_hand(ranking: list[str], weights: dict[str, dict[str, float]], target: dict[str, float],
+                  k: int, definition: str) -> float | None:
+    """AWRF@k written out from TREC's definition (see the module's references)."""
+    groups = sorted(target)
+    total_share = sum(target.values())
+    t = [target[g] / total_share for g in groups]
+    a = [0.0] * len(groups)
+    for i, d in enumerate(ranking[:k], 1):
+        for j, g in enumerate(groups):
+            a[j] += weights.get(d, {}).get(g, 0.0) / max(1.0, math.log2(i))
+    s = sum(a)
+    if s == 0:
+        return 1 - _jsd([1 / len(groups)] * len(groups), t) if definition == "trec2021" else None
+    return 1 - _jsd([x / s for x in a], t)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(case=cases(), k=st.integers(1, 6), definition=st.sampled_from(["trec2021", "trec2022"]),
+       named=st.sampled_from(["uniform", "given"]), engine=st.sampled_from(["polars", "duckdb"]))
+def test_random_data_against_the_definition(case: Case, k: int, definition: str, named: str, engine: str) -> None:
+    """Random runs (ties broken as trec_eval breaks them), groups with zero and split weights and
+    unknown documents, a uniform or a drawn target."""
+    run, qrels = case.run_frame(), case.qrels_frame()
+    names = sorted({g for w in case.groups.values() for g in w})
+    target: Any = "uniform" if named == "uniform" else {g: float(i + 1) for i, g in enumerate(names)}
+    metric = f"AWRF(definition='{definition}')@{k}"
+    got = rw.evaluate(qrels, run, [metric], groups=case.groups, target=target, engine=engine)  # type: ignore[arg-type]
+    shares = {g: 1.0 for g in names} if named == "uniform" else target
+    for query, value in got.iter_rows():
+        docs = case.run[query]
+        ranking = sorted(sorted(docs, reverse=True), key=lambda d: -docs[d])  # score desc, then doc id desc
+        want = _awrf_by_hand(ranking, case.groups, shares, k, definition)
+        assert (value is None) == (want is None), (query, value, want)
+        if want is not None:
+            assert value == pytest.approx(want, abs=1e-12), (query, ranking)
+
+
+# -- the command line, to_sql's checks, compare ----------------------------------------------------------
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    """--groups and --target files give evaluate()'s values; a metric reading the groups without
+    --groups, and a faulty groups file, are one line naming them, exit 2."""
+    from tests.cli.test_cli import cli
+
+    run, qrels = tmp_path / "run.parquet", tmp_path / "qrels.parquet"
+    EDGE_RUN.write_parquet(run)
+    EDGE_QRELS.write_parquet(qrels)
+    groups = tmp_path / "groups.csv"
+    pl.DataFrame([(d, g, w) for d, ws in {"a": {"g1": 1.0}, "b": {"g2": 1.0}, "m": {"g1": 0.25, "g2": 0.75}}.items()
+                  for g, w in ws.items()], schema=["page", "group", "weight"], orient="row").write_csv(groups)
+    target = tmp_path / "target.csv"
+    pl.DataFrame({"query_id": ["q1", "q1", "q3", "q3"], "group": ["g1", "g2", "g1", "g2"],
+                  "p": [0.5, 0.5, 0.1, 0.9]}).write_csv(target)
+    out = cli("eval", str(qrels), str(run), "-m", "AWRF@2", "-m", "nDCG_AWRF@2", "--groups", str(groups),
+              "--groups-doc-id-col", "page", "--target", str(target), "--target-share-col", "p", "-q", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(out.stdout.encode())
+    want = rw.evaluate(EDGE_QRELS, EDGE_RUN, ["AWRF@2", "nDCG_AWRF@2"], groups=groups, groups_columns={"doc_id": "page"},
+                       target=target, target_columns={"share": "p"})
+    rows = {r["query_id"]: r for r in got.iter_rows(named=True) if r["query_id"] != "all"}
+    for row in want.iter_rows(named=True):
+        for m in ("AWRF@2", "nDCG_AWRF@2"):
+            assert (rows[row["query_id"]][m] is None) == (row[m] is None)
+            if row[m] is not None:
+                assert rows[row["query_id"]][m] == pytest.approx(row[m], abs=1e-12)
+    out = cli("eval", str(qrels), str(run), "-m", "AWRF@2", "--groups", str(groups), "--groups-doc-id-col", "page",
+              "--target", "uniform", "-q")
+    assert out.returncode == 0, out.stderr
+    out = cli("eval", str(qrels), str(run), "-m", "AWRF@2")
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "rankwise: error: AWRF@2 reads the document groups, each document's group or its weights over groups: "
+        "pass --groups FILE"
+    ]
+    out = cli("eval", str(qrels), str(run), "-m", "AWRF@2", "--groups", str(groups))
+    assert out.returncode == 2 and out.stderr.startswith(
+        "rankwise: error: the document groups (groups=) have no column 'doc_id' (its doc_id column)."
+    )
+    out = cli("eval", str(qrels), str(run), "-m", "AWRF@2", "--groups", str(groups), "--groups-doc-id-col", "page",
+              "--target", "unifrom")
+    assert out.returncode == 2 and "'unifrom' is neither a named target" in out.stderr
+    page = cli("metrics", "nDCG_AWRF")
+    assert page.returncode == 0 and "reads:       the document groups: --groups FILE (groups= in Python)" in page.stdout
+
+
+@pytest.mark.parametrize(("table", "target", "words"), [
+    (pl.DataFrame({"doc_id": ["a", "a"], "group": ["g1", "g1"]}), None,
+     "the document groups (groups=) give 1 (document, group) pair(s) more than once"),
+    (pl.DataFrame({"doc_id": ["a", None], "group": ["g1", "g1"]}), None, "hold 1 NULL document(s)"),
+    (pl.DataFrame({"doc_id": ["a"], "group": [None]}, schema={"doc_id": pl.String, "group": pl.String}), None,
+     "hold 1 NULL group(s)"),
+    (pl.DataFrame({"doc_id": ["a"], "group": ["g1"], "weight": [-1.0]}), None, "hold 1 weight(s) that are NULL, NaN"),
+    (pl.DataFrame({"doc_id": ["a"], "group": ["g1"], "weight": [float("inf")]}), None, "infinite or negative"),
+    (pl.DataFrame({"doc_id": ["a"], "group": ["g1"]}), pl.DataFrame({"group": ["g1"], "share": [0.0]}),
+     "gives 1 query(s) shares that are all 0"),
+    (pl.DataFrame({"doc_id": ["a"], "group": ["g1"]}), pl.DataFrame({"group": ["g1", "g1"], "share": [1.0, 1.0]}),
+     "the target distribution (target=) gives 1 (query, group) pair(s) more than once"),
+    (pl.DataFrame({"doc_id": ["a"], "group": ["g1"]}), pl.DataFrame({"group": ["g1"], "share": [float("nan")]}),
+     "holds 1 share(s) that are NULL, NaN, infinite or negative"),
+])
+def test_to_sql_checks_the_groups_and_the_target(table: pl.DataFrame, target: pl.DataFrame | None, words: str) -> None:
+    con = rw.register(duckdb.connect())
+    con.register("run", EDGE_RUN)
+    con.register("qrels", EDGE_QRELS)
+    con.register("doc_groups", table)
+    named: dict[str, Any] = {"groups_columns": {"weight": "weight"}} if "weight" in table.columns else {}
+    if target is not None:
+        con.register("targets", target)
+        named["target"] = "targets"
+    with pytest.raises(duckdb.Error, match=r"rankwise: .*" + re.escape(words)):
+        con.sql(rw.to_sql(["AWRF@2"], groups="doc_groups", **named)).fetchall()
+    # check=False: the statement runs as the rows are
+    if target is None and "weight" not in table.columns:
+        con.sql(rw.to_sql(["AWRF@2"], groups="doc_groups", check=False, **named)).fetchall()
+
+
+def test_to_sql_refuses_the_metric_without_the_groups_table() -> None:
+    with pytest.raises(InvalidParameterError, match=re.escape("AWRF@2 reads the document groups: pass groups= (the table's name)")):
+        rw.to_sql(["AWRF@2"])
+
+
+def test_to_sql_spark_dialect_spells_it() -> None:
+    sql = rw.to_sql(["AWRF@2", "nDCG_AWRF@5"], dialect="spark", groups="g", target="t", target_columns={"query_id": "q"})
+    assert "max_by(" in sql and "raise_error(" in sql and "lambda" not in sql and "VARCHAR" not in sql
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_compare_reads_the_groups() -> None:
+    """compare passes groups= and target= to each run's evaluation: its means are evaluate()'s."""
+    other = EDGE_RUN.with_columns(-pl.col("score"))
+    got = rw.compare(EDGE_QRELS, {"a": EDGE_RUN, "b": other}, ["AWRF@1", "P@1"], groups=EDGE_GROUPS, target="uniform")
+    row = got.filter(pl.col("metric") == "AWRF@1").row(0, named=True)
+    a = rw.evaluate(EDGE_QRELS, EDGE_RUN, ["AWRF@1"], groups=EDGE_GROUPS, target="uniform")["AWRF@1"].mean()
+    b = rw.evaluate(EDGE_QRELS, other, ["AWRF@1"], groups=EDGE_GROUPS, target="uniform")["AWRF@1"].mean()
+    assert (row["baseline_mean"], row["mean"]) == (pytest.approx(a, abs=1e-12), pytest.approx(b, abs=1e-12))
+    assert row["diff"] == pytest.approx(b - a, abs=1e-12) and row["diff"] != 0
