@@ -144,7 +144,7 @@ def case_random(seed: int, ids: str, target: str) -> dict[str, Any]:
     for i, q in enumerate(queries):
         listed = rng.sample(docs, rng.randint(1, 12))
         scores = rng.sample(range(1, 100), len(listed))
-        run += [[q, d, float(s)] for d, s in zip(listed, scores)]
+        run += [[q, d, float(s)] for d, s in zip(listed, scores, strict=True)]
         if i == 1:  # judged, without a relevant document
             qrels += [[q, d, 0] for d in rng.sample(docs, 3)]
             continue
@@ -248,7 +248,7 @@ def expeval_values(case: dict[str, Any]) -> dict[str, dict[str, dict[str, float]
         for normalize in (True, False):
             label = f"{um}{'' if normalize else '-U'}"
             for q, qr in qrels.items():
-                targ, disp, rel, diff = exposure.target(qr, um, 0.5, 0.5, False)
+                _, disp, rel, diff = exposure.target(qr, um, 0.5, 0.5, False)
                 if q in lists:
                     pm = permutation.Permutation()
                     for r, d in enumerate(lists[q], 1):
