@@ -251,6 +251,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
+        "AWRF", "nDCG_AWRF",
     }
 
 
@@ -277,6 +278,15 @@ def test_the_feature_diversity_family_is_refused_by_name() -> None:
         with pytest.raises(rw.InvalidParameterError, match=r"IL[DS].* cannot be a metric expression \(Polars or SQL\): it reads the item features"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the item features"):
+            rw.sql_expr(name)
+
+
+def test_the_fair_exposure_family_is_refused_by_name() -> None:
+    """It reads the document groups and the target, which no judged frame holds."""
+    for name in ("AWRF@10", "AWRF(definition='trec2022')@5", "nDCG_AWRF@3"):
+        with pytest.raises(rw.InvalidParameterError, match=r"AWRF.* cannot be a metric expression \(Polars or SQL\): it reads the document groups"):
+            rw.expr(name)
+        with pytest.raises(rw.InvalidParameterError, match=r"reads the document groups"):
             rw.sql_expr(name)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rankwise.metrics.families.shared import REL
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -32,8 +33,6 @@ DEFINITION = Param(
     "metrics.py of fair-trec/trec2021-fair-public) or 'trec2022' (it has no value: wptrec's NaN)",
     choices=("trec2021", "trec2022"),
 )
-REL = Param("rel", float, 1.0, "relevance ≥ rel is relevant (nDCG's binary gain; the 'relevant' target reads the "
-            "conventions' rel)")
 
 AWRF_FORMULA = (
     "AWRF@k = 1 − JSD(a, t), JSD the Jensen-Shannon divergence (natural log: the squared JS distance of "
