@@ -573,3 +573,29 @@ def test_compare_reads_the_groups() -> None:
     b = rw.evaluate(EDGE_QRELS, other, ["AWRF@1"], groups=EDGE_GROUPS, target="uniform")["AWRF@1"].mean()
     assert (row["baseline_mean"], row["mean"]) == (pytest.approx(a, abs=1e-12), pytest.approx(b, abs=1e-12))
     assert row["diff"] == pytest.approx(b - a, abs=1e-12) and row["diff"] != 0
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_trec_fair_ranking_values_on_spark(spark: Any, case: dict[str, Any]) -> None:
+    """rw.spark.evaluate with DataFrames of the groups (their weight column read) and of the
+    target (per query: its query column), or a named target: TREC's values."""
+    qrels, run, groups, target = _case_frames(case)
+    metrics = sorted(case["trec"])
+
+    def df(frame: pl.DataFrame) -> Any:
+        return spark.createDataFrame(frame.to_pandas())
+
+    result = rw.spark.evaluate(df(qrels), df(run), metrics, groups=df(groups),
+                               target=df(target) if isinstance(target, pl.DataFrame) else target)
+    got = pl.from_pandas(result.toPandas())
+    ours = {str(row["query_id"]): row for row in got.iter_rows(named=True)}
+    for metric in metrics:
+        for query, want in case["trec"][metric].items():
+            if query not in ours:  # a query without judgments: left out
+                continue
+            value = ours[query][metric]
+            value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+            assert (value is None) == (want is None), (metric, query, value, want)
+            if want is not None:
+                assert value == pytest.approx(want, abs=TREC_TOLERANCE), (metric, query)

@@ -706,12 +706,12 @@ def _fair_values(
         f"LEFT JOIN rw_fexp{p} AS e ON e.query_id = a.query_id AND e.rnk = a.rnk AND e.grp = t.grp)",
         f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), 0.0) "
         f"AS pa FROM rw_fgrid{p})",
-        f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS fjsd FROM rw_fshare{p} "
+        f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS jsd FROM rw_fshare{p} "
         "GROUP BY query_id, rnk)",
-        f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS fjsd0 FROM (SELECT query_id, "
+        f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS jsd0 FROM (SELECT query_id, "
         f"share, count(*) OVER (PARTITION BY query_id) AS n FROM rw_ftarget{p}) AS ft GROUP BY query_id)",
     ]
-    cols = ", CAST(fj.fjsd AS DOUBLE) AS fjsd, CAST(fu.fjsd0 AS DOUBLE) AS fjsd0"
+    cols = ", CAST(fj.jsd AS DOUBLE) AS fjsd, CAST(fu.jsd0 AS DOUBLE) AS fjsd0"
     joins = (
         f" LEFT JOIN rw_fjsd{p} AS fj ON fj.fq = r.query_id AND fj.fr = r.rnk"
         f" LEFT JOIN rw_fjsd0{p} AS fu ON fu.uq = r.query_id"
