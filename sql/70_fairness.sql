@@ -42,3 +42,36 @@ CREATE OR REPLACE TEMP MACRO rw_target_ok(n, null_queries, null_groups, twice, b
          WHEN zero > 0 THEN error('rankwise: the target distribution (target=) gives ' || CAST(zero AS VARCHAR)
                                   || ' query(s) shares that are all 0; a target needs a positive share')
          ELSE true END;
+
+-- Expected exposure (Diaz et al. 2020; expeval): a deterministic run, one sample per query. A relevance level of m
+-- relevant documents (relevance > 0) below b of higher relevance has the target exposure (pp^b - pp^(b+m)) /
+-- (m (1 - pp)) per document, pp = p (rbp) or p (1 - u) (gerr); the document at rank rnk gets p^(rnk - 1), times
+-- (1 - u)^(relevant documents ranked above it) under gerr (cumpos: the running count of relevant documents).
+CREATE OR REPLACE TEMP MACRO rw_positive_step(rel) AS CASE WHEN rel > 0 THEN 1 ELSE 0 END;
+-- windows over the (run-ordered) ideal order irank of query qid, by the gain g: b and m of the row's level
+CREATE OR REPLACE TEMP MACRO rw_run_level_start(qid, g, irank) AS
+    CAST(min(irank) OVER (PARTITION BY qid, g) - 1 AS DOUBLE);
+CREATE OR REPLACE TEMP MACRO rw_run_level_size(qid, g, irank) AS CAST(count(irank) OVER (PARTITION BY qid, g) AS DOUBLE);
+CREATE OR REPLACE TEMP MACRO rw_ideal_level_start(g, qid, irank) AS
+    CAST(min(irank) OVER (PARTITION BY qid, g) - 1 AS DOUBLE);
+CREATE OR REPLACE TEMP MACRO rw_ideal_level_size(g, qid, irank) AS CAST(count(irank) OVER (PARTITION BY qid, g) AS DOUBLE);
+CREATE OR REPLACE TEMP MACRO rw_level_target(lstart, lsize, um, p, u) AS
+    (pow(CASE WHEN um = 'rbp' THEN p ELSE p * (1.0 - u) END, lstart)
+     - pow(CASE WHEN um = 'rbp' THEN p ELSE p * (1.0 - u) END, lstart + lsize))
+    / (lsize * (1.0 - CASE WHEN um = 'rbp' THEN p ELSE p * (1.0 - u) END));
+CREATE OR REPLACE TEMP MACRO rw_exposure(rel, rnk, cumpos, um, p, u) AS
+    pow(p, rnk - 1) * CASE WHEN um = 'gerr' THEN pow(1.0 - u, cumpos - rw_positive_step(rel)) ELSE 1.0 END;
+
+-- Σ_{rnk <= k} ε² (EE-D, disparity).
+CREATE OR REPLACE TEMP MACRO rw_exposure_square_sum(rel, rnk, cumpos, k, um, p, u) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) THEN pow(rw_exposure(rel, rnk, cumpos, um, p, u), 2) ELSE 0.0 END), 0.0)::DOUBLE;
+-- Σ_{rnk <= k} ε ε* (EE-R, relevance; ε* 0 for a document not relevant).
+CREATE OR REPLACE TEMP MACRO rw_exposure_target_sum(rel, rnk, cumpos, lstart, lsize, k, um, p, u) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND lstart IS NOT NULL
+                      THEN rw_exposure(rel, rnk, cumpos, um, p, u) * rw_level_target(lstart, lsize, um, p, u)
+                      ELSE 0.0 END), 0.0)::DOUBLE;
+-- Σ over the relevant judgments of ε*².
+CREATE OR REPLACE TEMP MACRO rw_target_square_sum(rel, lstart, lsize, um, p, u) AS
+    coalesce(sum(CASE WHEN rel > 0 THEN pow(rw_level_target(lstart, lsize, um, p, u), 2) ELSE 0.0 END), 0.0)::DOUBLE;
+-- The distinct relevance values > 0.
+CREATE OR REPLACE TEMP MACRO rw_relevance_levels(rel) AS CAST(count(DISTINCT CASE WHEN rel > 0 THEN rel END) AS DOUBLE);

@@ -840,7 +840,7 @@ def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, 
             f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
         )
         order = (
-            f"SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
+            f"SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
             f"{tie_order(conv.tie_order, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
         )
         name = f"rideal{part}_{n}"

@@ -21,6 +21,7 @@ from rankwise.metrics.families import (
     counts,
     cwl,
     diversity,
+    exposure,
     fairness,
     feature_diversity,
     gain,
@@ -49,5 +50,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     base_run.FAMILY,
     catalog.FAMILY,
     fairness.FAMILY,
+    exposure.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
