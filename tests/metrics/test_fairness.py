@@ -477,6 +477,7 @@ def test_random_data_against_the_definition(case: Case, k: int, definition: str,
 # -- the command line, to_sql's checks, compare ----------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 def test_the_command_line(tmp_path: Path) -> None:
     """--groups and --target files give evaluate()'s values; a metric reading the groups without
     --groups, and a faulty groups file, are one line naming them, exit 2."""
@@ -599,3 +600,79 @@ def test_trec_fair_ranking_values_on_spark(spark: Any, case: dict[str, Any]) -> 
             assert (value is None) == (want is None), (metric, query, value, want)
             if want is not None:
                 assert value == pytest.approx(want, abs=TREC_TOLERANCE), (metric, query)
+
+
+# -- expected exposure against expeval (its values frozen in the same goldens) ---------------------------
+
+EE_ENGINES = ("polars", "polars-lazy", "duckdb", "to_sql", "expr")
+EE_METRICS = {"EE_D": "EE_D", "EE_R": "EE_R", "EE_L": "EE_L"}
+
+
+def _ee_label(measure: str, um: str) -> str:
+    """The rankwise metric of expeval's run ``um`` (``rbp``, ``gerr``, ``-U``: not normalised)."""
+    model, _, raw = um.partition("-")
+    params = [f"um='{model}'"] + (["normalize=False"] if raw else [])
+    return f"{measure}({', '.join(params)})"
+
+
+def ee_on(engine: str, qrels: pl.DataFrame, run: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    """Per-query values through one entry point (``missing='zero'``: expeval scores the queries the
+    run lacks); ``expr``: the metric expressions over the judged frame (which holds no query the run
+    lacks)."""
+    if engine == "to_sql":
+        con = rw.register(duckdb.connect())
+        con.register("run", run)
+        con.register("qrels", qrels)
+        return con.sql(rw.to_sql(metrics, missing="zero")).pl()
+    if engine == "expr":
+        return rw.judged_frame(qrels, run).group_by("query_id").agg(*[rw.expr(m) for m in metrics])
+    return run_on(engine, qrels, run, metrics, missing="zero")
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", EE_ENGINES)
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_expeval_values(case: dict[str, Any], engine: str) -> None:
+    """Every query expeval prints (a query of the judgments with a relevant document; one the run
+    lacks with its defaults) has its value, for both browsing models, normalised or not; a query
+    without a relevant document has none."""
+    qrels, run, _, _ = _case_frames(case)
+    metrics = [_ee_label(measure, um) for um in case["expeval"] for measure in EE_METRICS]
+    got = ee_on(engine, qrels, run, metrics)
+    ours = {str(row["query_id"]): row for row in got.iter_rows(named=True)}
+    listed = {str(q) for q, _, _ in case["run"]}
+    for um, per_query in case["expeval"].items():
+        for measure in EE_METRICS:
+            metric = _ee_label(measure, um)
+            for query, row in ours.items():
+                want = per_query.get(query, {}).get(measure)
+                assert (row[metric] is None) == (want is None), (metric, query, row[metric], want)
+                if want is not None:
+                    assert row[metric] == pytest.approx(want, abs=1e-12), (metric, query)
+            # every query expeval prints is scored (the expression API's frame: the run's queries only)
+            wanted = set(per_query) if engine != "expr" else set(per_query) & listed
+            assert wanted <= set(ours), (metric, wanted - set(ours))
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_expeval_edges_by_hand() -> None:
+    """The findings' hand case (expeval's values, cases/hand_cases.py): rbp, p = 0.5, the run d2, d1,
+    d3, d4 with d3 of relevance 2 and d1 of 1: ε = (1, 1/2, 1/4, 1/8), ε* = (d3: 1, d1: 1/2)."""
+    qrels = {"q": {"d1": 1, "d2": 0, "d3": 2, "d4": 0}, "q2": {"d1": 1}, "q3": {"d1": 2, "d2": 1}, "q4": {"d1": 0}}
+    run = {"q": {"d2": 4.0, "d1": 3.0, "d3": 2.0, "d4": 1.0}, "q4": {"d1": 1.0}}
+    m = ["EE_D(um='rbp', normalize=False)", "EE_R(um='rbp', normalize=False)", "EE_L(um='rbp', normalize=False)",
+         "EE_D(um='rbp')", "EE_R(um='rbp')", "EE_L(um='rbp')", "EE_R(um='rbp')@1"]
+    got = {r[0]: r[1:] for r in rw.evaluate(qrels, run, m, missing="zero").rows()}
+    d, r, diff = 1 + 1 / 4 + 1 / 16 + 1 / 64, 1 * 1 / 4 + 1 / 2 * 1 / 2, (1 - 1 / 4) ** 2 + (1 / 2 - 1 / 2) ** 2 + 1 + 1 / 64
+    assert got["q"][:3] == pytest.approx((d, r, diff), abs=1e-15)
+    # normalised: D × (1 − p²); R over Σ ε*² = 5/4; L over Σ ε*² + 1/(1 − p)
+    assert got["q"][3:6] == pytest.approx((d * 0.75, r / 1.25, diff / (1.25 + 2)), abs=1e-15)
+    # @1: d2 alone (not relevant): R = 0
+    assert got["q"][6] == 0.0
+    # the run lacks q2 (one level) and q3: D its upper bound 4/3, R 0, L EE-R's upper bound (0 with one level)
+    assert got["q2"][:3] == pytest.approx((4 / 3, 0.0, 0.0), abs=1e-15)
+    assert got["q3"][:3] == pytest.approx((4 / 3, 0.0, 1 + 1 / 4), abs=1e-15)
+    # normalised EE-R with one relevance level: 1, whatever the ranking
+    assert got["q2"][4] == 1.0
+    # q4 has no relevant document: no value
+    assert all(v is None for v in got["q4"])
