@@ -39,7 +39,7 @@ from rankwise.errors import (
 )
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Target, read_groups, read_target
-from tests.conftest import run_on
+from tests.conftest import close_rows, run_on
 from tests.strategies import Case, cases
 from tests.tiers import examples
 
@@ -676,3 +676,85 @@ def test_expeval_edges_by_hand() -> None:
     assert got["q2"][4] == 1.0
     # q4 has no relevant document: no value
     assert all(v is None for v in got["q4"])
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_segments_chunks_and_explain_give_the_same_values(engine: str) -> None:
+    """by= segments (each (segment, query) key its query's target), query_chunks, and explain's
+    last row: evaluate()'s values."""
+    target = {"q1": {"g1": 0.2, "g2": 0.8}, "q3": {"g1": 0.5, "g2": 0.5}, "q4": {"g1": 0.9, "g2": 0.1},
+              "q5": {"g2": 1.0}, "q2": {"g1": 1.0}}
+    metrics = ["AWRF@1", "nDCG_AWRF@2", "AWRF(definition='trec2022')@2", "EE_L", "EE_R(um='rbp')@1"]
+    whole = rw.evaluate(EDGE_QRELS, EDGE_RUN, metrics, groups=EDGE_GROUPS, target=target, engine=engine)  # type: ignore[arg-type]
+    segmented = EDGE_RUN.with_columns(pl.when(pl.col("query_id") < "q3").then(pl.lit("s1")).otherwise(pl.lit("s2")).alias("seg"))
+    by = rw.evaluate(EDGE_QRELS, segmented, metrics, groups=EDGE_GROUPS, target=target, engine=engine, by="seg")  # type: ignore[arg-type]
+    assert close_rows(by.drop("seg").sort("query_id").rows(), whole.sort("query_id").rows())
+    if engine == "polars":
+        chunked = rw.evaluate(EDGE_QRELS, EDGE_RUN, metrics, groups=EDGE_GROUPS, target=target, query_chunks=2)
+        assert close_rows(chunked.sort("query_id").rows(), whole.sort("query_id").rows())
+        for metric in metrics:
+            for query, value in whole.select("query_id", metric).iter_rows():
+                table = rw.explain(EDGE_QRELS, EDGE_RUN, metric, query, groups=EDGE_GROUPS, target=target)
+                got = table["value"][-1]
+                assert (got is None) == (value is None), (metric, query)
+                if value is not None:
+                    assert got == pytest.approx(value, abs=1e-12), (metric, query)
+
+
+def _ee_by_hand(ranking: list[str] | None, judged: dict[str, int], um: str, p: float, u: float,
+                normalize: bool) -> dict[str, float] | None:
+    """expeval's EE-D, EE-R, EE-L written out (retrieval setting; ``ranking`` None: the run lacks the query)."""
+    relevant = {d: r for d, r in judged.items() if r > 0}
+    if not relevant:
+        return None
+    pp = p if um == "rbp" else p * (1 - u)
+    levels = sorted(set(relevant.values()), reverse=True)
+    target, above = {}, 0
+    for level in levels:
+        docs = [d for d, r in relevant.items() if r == level]
+        m = len(docs)
+        for d in docs:
+            target[d] = (pp ** above - pp ** (above + m)) / (m * (1 - pp))
+        above += m
+    t2 = sum(t * t for t in target.values())
+    d_upper = 1 / (1 - p * p)
+    l_upper = t2 + 1 / (1 - (p if um == "rbp" else p * u))
+    r_upper = t2 if len(levels) > 1 else 0.0
+    if ranking is None:
+        d, r, loss = d_upper, 0.0, r_upper
+    else:
+        exposure, seen = {}, 0
+        for i, doc in enumerate(ranking):
+            exposure[doc] = p ** i * ((1 - u) ** seen if um == "gerr" else 1.0)
+            seen += doc in relevant
+        d = sum(e * e for e in exposure.values())
+        r = sum(target[doc] * e for doc, e in exposure.items() if doc in target)
+        loss = sum((target.get(doc, 0.0) - exposure.get(doc, 0.0)) ** 2 for doc in {*target, *exposure})
+    if normalize:
+        d, r, loss = d / d_upper, (r / r_upper if r_upper else 1.0), loss / l_upper
+    return {"EE_D": d, "EE_R": r, "EE_L": loss}
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@settings(max_examples=examples(40), deadline=None)
+@given(case=cases(), um=st.sampled_from(["rbp", "gerr"]), p=st.sampled_from([0.5, 0.8, 0.3]),
+       u=st.sampled_from([0.5, 0.0, 0.9]), normalize=st.booleans(), engine=st.sampled_from(["polars", "duckdb"]))
+def test_expected_exposure_against_the_definition(case: Case, um: str, p: float, u: float, normalize: bool,
+                                                  engine: str) -> None:
+    """Random runs (ties broken as trec_eval breaks them), graded and negative judgments, queries the
+    run lacks (missing='zero'), queries without a relevant document."""
+    run, qrels = case.run_frame(), case.qrels_frame()
+    params = f"um='{um}', p={p}, u={u}, normalize={normalize}"
+    metrics = [f"{m}({params})" for m in ("EE_D", "EE_R", "EE_L")]
+    got = rw.evaluate(qrels, run, metrics, missing="zero", engine=engine)  # type: ignore[arg-type]
+    for row in got.iter_rows(named=True):
+        query = row["query_id"]
+        docs = case.run.get(query)
+        ranking = None if docs is None else sorted(sorted(docs, reverse=True), key=lambda d: -docs[d])
+        want = _ee_by_hand(ranking, case.qrels[query], um, p, u, normalize)
+        for m, label in zip(("EE_D", "EE_R", "EE_L"), metrics, strict=True):
+            if want is None:
+                assert row[label] is None, (label, query)
+            else:
+                assert row[label] == pytest.approx(want[m], abs=1e-12), (label, query, ranking)
