@@ -75,3 +75,13 @@ CREATE OR REPLACE TEMP MACRO rw_target_square_sum(rel, lstart, lsize, um, p, u) 
     coalesce(sum(CASE WHEN rel > 0 THEN pow(rw_level_target(lstart, lsize, um, p, u), 2) ELSE 0.0 END), 0.0)::DOUBLE;
 -- The distinct relevance values > 0.
 CREATE OR REPLACE TEMP MACRO rw_relevance_levels(rel) AS CAST(count(DISTINCT CASE WHEN rel > 0 THEN rel END) AS DOUBLE);
+
+-- TREC Fair Ranking 2021 Task 2's expected exposure of the groups at the deepest rank <= k (one sequence): fa2 =
+-- Σ_g A_g², faq = Σ_g A_g t_g, fq2 = Σ_g t_g² (A_g the group's discounted exposure, t_g its share); the target
+-- exposure is the share times available (Σ_{i <= 50} 1 / log2(max(i, 2))): 'L' ‖A − t‖², 'D' ‖A‖², 'R' A·t.
+CREATE OR REPLACE TEMP MACRO rw_trec_exposure(rnk, fa2, faq, fq2, k, measure, available) AS
+    (CASE WHEN measure = 'D' THEN max_by(fa2, rnk) FILTER (WHERE rw_within(rnk, k))
+          WHEN measure = 'R' THEN available * max_by(faq, rnk) FILTER (WHERE rw_within(rnk, k))
+          ELSE max_by(fa2, rnk) FILTER (WHERE rw_within(rnk, k))
+               - 2.0 * available * max_by(faq, rnk) FILTER (WHERE rw_within(rnk, k))
+               + available * available * max(fq2) END)::DOUBLE;

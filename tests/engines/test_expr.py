@@ -251,7 +251,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
         "MIUF", "Surprisal", "ARP", "APLT", "ACLT", "TailPercentage", "MeanPopRank", "UnseenShare", "EPC", "EFD",
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
-        "AWRF", "nDCG_AWRF",
+        "AWRF", "nDCG_AWRF", "GroupEE_L", "GroupEE_D", "GroupEE_R",
     }
 
 

@@ -252,7 +252,8 @@ def test_frames_of_other_libraries_read_alike() -> None:
 GOLDENS = json.loads((Path(__file__).parents[1] / "data" / "beyond" / "fairness_goldens.json").read_text())
 TREC_ENGINES = ("polars", "polars-lazy", "duckdb", "to_sql")
 TREC_TOLERANCE = 1e-6
-"""TREC's code computes its discounts in float32 (``np.require(ranks, 'f4')``), rankwise in float64."""
+"""TREC's code computes its discounts in float32 (``np.require(ranks, 'f4')``), rankwise in float64: 1e-6,
+absolute or relative (the group exposures of Task 2 reach about 100)."""
 
 
 def _case_frames(case: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, Any]:
@@ -307,7 +308,7 @@ def test_trec_fair_ranking_values(case: dict[str, Any], engine: str) -> None:
             value, want = ours[query][metric], theirs.get(query)
             assert (value is None) == (want is None), (metric, query, value, want)
             if want is not None:
-                assert value == pytest.approx(want, abs=TREC_TOLERANCE), (metric, query)
+                assert value == pytest.approx(want, abs=TREC_TOLERANCE, rel=TREC_TOLERANCE), (metric, query)
 
 
 def test_the_goldens_hold_the_edges() -> None:
@@ -431,6 +432,26 @@ def test_ndcg_awrf_hand_values(engine: str) -> None:
     assert got["nDCG_AWRF@2"]["q5"] is None
     assert got["nDCG_AWRF(rel=2)@2"]["q1"] is None
     assert got["nDCG_AWRF(rel=2)@2"]["q3"] == got["AWRF@2"]["q3"]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_group_expected_exposure_hand_values(engine: str) -> None:
+    """TREC 2021 Task 2 of one sequence: A_g = Σ w_g(d_i) / log2(max(i, 2)), t_g = share_g ×
+    Σ_{i ≤ 50} 1 / log2(max(i, 2)); L = ‖A − t‖², D = ‖A‖², R = A·t."""
+    available = 1 + sum(1 / math.log2(i) for i in range(2, 51))
+    target = {"q1": {"g1": 0.5, "g2": 0.5}, "q2": {"g1": 0.3, "g2": 0.7}, "q4": {"g1": 0.5, "g2": 0.5}}
+    got = _edge(["GroupEE_L", "GroupEE_D", "GroupEE_R", "GroupEE_D@1"], engine, target=target)
+    # q1: a (g1) and b (g2) at ranks 1 and 2, both discounted by 1: A = (1, 1)
+    t = [0.5 * available, 0.5 * available]
+    assert got["GroupEE_D"]["q1"] == 2.0 and got["GroupEE_D@1"]["q1"] == 1.0
+    assert got["GroupEE_R"]["q1"] == pytest.approx(t[0] + t[1], rel=1e-15)
+    assert got["GroupEE_L"]["q1"] == pytest.approx((1 - t[0]) ** 2 + (1 - t[1]) ** 2, rel=1e-15)
+    # q2: nothing known: A = 0, L = ‖t‖²
+    assert got["GroupEE_L"]["q2"] == pytest.approx((0.3 * available) ** 2 + (0.7 * available) ** 2, rel=1e-15)
+    assert got["GroupEE_D"]["q2"] == 0.0
+    # q4: x unknown at rank 1, a (g1) at rank 2: A = (1, 0); q3 has no target: no value
+    assert got["GroupEE_D"]["q4"] == 1.0 and got["GroupEE_D"]["q3"] is None
 
 
 # -- random data against the definition written out ---------------------------------------------------
@@ -599,7 +620,7 @@ def test_trec_fair_ranking_values_on_spark(spark: Any, case: dict[str, Any]) -> 
             value = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
             assert (value is None) == (want is None), (metric, query, value, want)
             if want is not None:
-                assert value == pytest.approx(want, abs=TREC_TOLERANCE), (metric, query)
+                assert value == pytest.approx(want, abs=TREC_TOLERANCE, rel=TREC_TOLERANCE), (metric, query)
 
 
 # -- expected exposure against expeval (its values frozen in the same goldens) ---------------------------

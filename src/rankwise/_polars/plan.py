@@ -260,7 +260,8 @@ def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, dept
     (:data:`~rankwise._polars.columns.FAIR`), on the rows ranked ≤ ``depth`` (None: every row;
     NULL elsewhere): each (row, group of the query's target) pair carries the group's running sum
     of the rows' discounted weights w_g(d_i) / log2(max(i, 2)); over the groups, their shares
-    of that exposure against the target's (:func:`_divergence`)."""
+    of that exposure against the target's (:func:`_divergence`), and Σ_g A_g², Σ_g A_g t_g of
+    the groups' exposures A_g and Σ_g t_g² of the target's shares."""
     f = FAIR
     top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
     targets = fair_targets(prep, conv, top.select(Q).unique())
@@ -280,9 +281,14 @@ def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, dept
     share = pl.col("__a") / pl.col("__s")
     divergence = grid.group_by(Q, RANK).agg(
         pl.when(pl.col("__s").first() > 0).then(_divergence(share, pl.col(SHARE)).sum()).otherwise(None)
-        .alias(f["fjsd"])
+        .alias(f["fjsd"]),
+        (pl.col("__a") * pl.col("__a")).sum().alias(f["fa2"]),
+        (pl.col("__a") * pl.col(SHARE)).sum().alias(f["faq"]),
     )
-    uniform = targets.group_by(Q).agg(_divergence(1.0 / pl.len().cast(pl.Float64), pl.col(SHARE)).sum().alias(f["fjsd0"]))
+    uniform = targets.group_by(Q).agg(
+        _divergence(1.0 / pl.len().cast(pl.Float64), pl.col(SHARE)).sum().alias(f["fjsd0"]),
+        (pl.col(SHARE) * pl.col(SHARE)).sum().alias(f["fq2"]),
+    )
     return (
         rows.join(divergence, on=[Q, RANK], how="left", maintain_order="left")
         .join(uniform, on=Q, how="left", maintain_order="left")

@@ -735,6 +735,19 @@ def awrf(rnk: pl.Expr, fjsd: pl.Expr, fjsd0: pl.Expr, k: int | None, definition:
     return 1.0 - at
 
 
+def trec_exposure(
+    rnk: pl.Expr, fa2: pl.Expr, faq: pl.Expr, fq2: pl.Expr, k: int | None, measure: str, available: float
+) -> pl.Expr:
+    """‖A − t‖², ‖A‖² or A·t at the deepest rank ≤ k (t = shares × ``available``)."""
+    deepest = rnk.filter(within(rnk, k)).max()
+    a2, aq = fa2.filter(rnk == deepest).first(), faq.filter(rnk == deepest).first()
+    if measure == "D":
+        return a2.cast(pl.Float64)
+    if measure == "R":
+        return (aq * available).cast(pl.Float64)
+    return (a2 - 2.0 * available * aq + available * available * fq2.first()).cast(pl.Float64)
+
+
 # expected exposure (Diaz et al. 2020; expeval)
 
 

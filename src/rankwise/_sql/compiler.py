@@ -704,14 +704,18 @@ def _fair_values(
         "t.grp ORDER BY a.rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ca "
         f"FROM rw_ftop{p} AS a JOIN rw_ftarget{p} AS t ON t.query_id = a.query_id "
         f"LEFT JOIN rw_fexp{p} AS e ON e.query_id = a.query_id AND e.rnk = a.rnk AND e.grp = t.grp)",
-        f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), 0.0) "
-        f"AS pa FROM rw_fgrid{p})",
-        f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS jsd FROM rw_fshare{p} "
-        "GROUP BY query_id, rnk)",
-        f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS jsd0 FROM (SELECT query_id, "
-        f"share, count(*) OVER (PARTITION BY query_id) AS n FROM rw_ftarget{p}) AS ft GROUP BY query_id)",
+        f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), "
+        f"0.0) AS pa FROM rw_fgrid{p})",
+        f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS jsd, sum(ca * ca) AS a2, "
+        f"sum(ca * share) AS aq FROM rw_fshare{p} GROUP BY query_id, rnk)",
+        f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS jsd0, sum(share * share) AS q2 "
+        f"FROM (SELECT query_id, share, count(*) OVER (PARTITION BY query_id) AS n FROM rw_ftarget{p}) AS ft "
+        "GROUP BY query_id)",
     ]
-    cols = ", CAST(fj.jsd AS DOUBLE) AS fjsd, CAST(fu.jsd0 AS DOUBLE) AS fjsd0"
+    cols = (
+        ", CAST(fj.jsd AS DOUBLE) AS fjsd, CAST(fu.jsd0 AS DOUBLE) AS fjsd0, CAST(fj.a2 AS DOUBLE) AS fa2, "
+        "CAST(fj.aq AS DOUBLE) AS faq, CAST(fu.q2 AS DOUBLE) AS fq2"
+    )
     joins = (
         f" LEFT JOIN rw_fjsd{p} AS fj ON fj.fq = r.query_id AND fj.fr = r.rnk"
         f" LEFT JOIN rw_fjsd0{p} AS fu ON fu.uq = r.query_id"

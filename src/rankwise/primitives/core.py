@@ -62,7 +62,7 @@ Column = Literal[
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
     "expo", "pos", "incat", "ncat",
-    "fjsd", "fjsd0",
+    "fjsd", "fjsd0", "fa2", "faq", "fq2",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -92,7 +92,7 @@ BASE_RUN_COLUMNS: tuple[Column, ...] = ("brank", "blisted")
 list of the base run, ranked as the run is (NULL for an item that list does not hold), and
 whether the row's user has a list in the base run (``blisted``)."""
 
-FAIR_COLUMNS: tuple[Column, ...] = ("fjsd", "fjsd0")
+FAIR_COLUMNS: tuple[Column, ...] = ("fjsd", "fjsd0", "fa2", "faq", "fq2")
 """The row columns read from the document groups (``groups=``) and the target distribution
 (``target=``): on each ranked row within the cutoff of the metrics reading them, the
 Jensen-Shannon divergence (natural log) between the query's target over its groups and the
@@ -100,7 +100,10 @@ groups' shares of the discounted exposure of the rows ranked ≤ it (``fjsd``: �
 w_g(d_i) / log2(max(i, 2)) per group g, normalised over the groups; NULL while no row ranked ≤ it
 has a weight in the target's groups), and the divergence of the uniform distribution over those
 groups from the target (``fjsd0``, the same on every row of the query: TREC Fair Ranking 2021's
-value when no document has a known group). Both NULL for a query without a target."""
+value when no document has a known group); with A_g = Σ_{i ≤ rnk} w_g(d_i) / log2(max(i, 2))
+each target group's exposure and t_g its share, Σ_g A_g² (``fa2``), Σ_g A_g t_g (``faq``) and,
+on every row of the query, Σ_g t_g² (``fq2``: TREC 2021 Task 2's expected exposure). All NULL for
+a query without a target."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

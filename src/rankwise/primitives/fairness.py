@@ -6,6 +6,7 @@ relevance levels. Their SQL macros are in ``sql/70_fairness.sql``."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -35,6 +36,34 @@ class Awrf(Primitive):
     empty: ClassVar[float | str | None] = None
     k: int | None
     definition: Definition
+
+
+TREC_TARGET_LENGTH = 50
+"""TREC Fair Ranking 2021 Task 2's ranking length: the target exposure is the target's share of
+Σ_{i ≤ 50} 1 / log2(max(i, 2)) (``avail_exp`` of its ``Task2Metric``)."""
+
+
+def trec_available(length: int = TREC_TARGET_LENGTH) -> float:
+    """Σ_{i ≤ length} 1 / log2(max(i, 2)): TREC's available exposure of a ranking of ``length``.
+
+    >>> trec_available(2)
+    2.0
+    """
+    return sum(1.0 / max(1.0, math.log2(i)) for i in range(1, length + 1))
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TrecExposure(Primitive):
+    """TREC Fair Ranking 2021 Task 2's expected exposure of the groups at the deepest rank ≤ k, a
+    deterministic run (one sequence): with A the groups' exposures and t = shares × Σ_{i ≤ 50}
+    1 / log2(max(i, 2)) (``available``: :func:`trec_available`), ‖A − t‖² (``measure='L'``),
+    ‖A‖² (``'D'``) or A·t (``'R'``); NULL for a query with no ranked row or no target."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "fa2", "faq", "fq2")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+    measure: Literal["L", "D", "R"]
+    available: float
 
 
 # -- expected exposure (Diaz et al. 2020; expeval): a deterministic run, one sample per query -----------

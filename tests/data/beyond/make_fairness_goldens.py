@@ -9,7 +9,7 @@ the cases; the tests read the JSON and import none of them.
 Sources (GitHub, each at the commit named; no file edited):
 
 - fair-trec/trec2021-fair-public @ 5e2b1d0 (2022-02-07): ``metrics.py`` (``discount``, ``qr_ndcg``,
-  ``qr_awrf``, ``Task1Metric``);
+  ``qr_awrf``, ``Task1Metric``, ``Task2Metric``);
 - fair-trec/trec2022-fair-public @ 6fd105f (2022-11-14): ``wptrec/metrics/awrf.py`` (``AWRFMetric``, one
   fairness dimension: the ``dimension`` object needs only ``page_align_df`` and ``page_align_xr``);
 - diazf/expeval @ 69ab070 (2022-07-14): ``exposure.py`` (``target``, ``expected``), ``permutation.py``,
@@ -170,7 +170,8 @@ def _load(path: Path, name: str) -> ModuleType:
 def trec_values(case: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     """TREC's per-query values for each cutoff: ``AWRF(definition='trec2021')@k`` (``qr_awrf``),
     ``nDCG_AWRF(definition='trec2021')@k`` (``qr_ndcg(tgt_n=k)`` times it; at k = 1000,
-    ``Task1Metric``'s Score), and 2022's ``AWRFMetric(target_len=k)``'s AWRF and Score."""
+    ``Task1Metric``'s Score), 2022's ``AWRFMetric(target_len=k)``'s AWRF and Score, and 2021's
+    ``Task2Metric``'s EE-L, EE-D, EE-R of the top k as one sequence (``GroupEE_*@k``)."""
     import numpy as np
     import pandas as pd
     import xarray as xr
@@ -207,6 +208,12 @@ def trec_values(case: dict[str, Any]) -> dict[str, dict[str, float | None]]:
                 met = m21.Task1Metric(pd.Series({q: list(rel)}), align,
                                       pd.DataFrame([pd.Series(tg[q])[glist]], index=[q]))
                 assert abs(float(met(pd.Series(top, dtype=object, name=q))["Score"]) - nd * a21) < 1e-12
+            seq = pd.DataFrame({"qid": q, "seq_no": 0, "page_id": pd.Series(top, dtype=object)})
+            seq = seq.set_index("qid").loc[[q]].reset_index()
+            seq.name = q
+            task2 = m21.Task2Metric(None, align, None, pd.DataFrame([pd.Series(tg[q])[glist]], index=[q]))(seq)
+            for measure in "LDR":
+                out.setdefault(f"GroupEE_{measure}@{k}", {})[key] = float(task2[f"EE-{measure}"])
             pa = align.copy()
             pa.index.name = "page"
             dim = SimpleNamespace(
@@ -276,7 +283,8 @@ def main(out: Path = OUT) -> None:
     data = {
         "sources": {
             "trec2021": "fair-trec/trec2021-fair-public @ 5e2b1d0 metrics.py (discount :30-48, qr_ndcg :51-83, "
-                        "qr_awrf :86-119, Task1Metric :122-172); discounts in float32",
+                        "qr_awrf :86-119, Task1Metric :122-172, qr_exposure and Task2Metric :175-306); discounts in "
+                        "float32",
             "trec2022": "fair-trec/trec2022-fair-public @ 6fd105f wptrec/metrics/awrf.py (AWRFMetric :12-149: "
                         "unknown pages dropped with their discount; all unknown: NaN)",
             "expeval": "diazf/expeval @ 69ab070 exposure.py (target :66-111, expected :37-56), metrics.py "

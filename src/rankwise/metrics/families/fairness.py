@@ -7,7 +7,10 @@ a target distribution (``target=``: one, one per query, ``'uniform'``, or by def
   and 2022): 1 − JS(a, t)², JS the Jensen-Shannon distance (natural log) between the groups'
   shares a of the top k's exposure (rank i weighs 1 / log2(max(i, 2))) and the target t;
 - ``nDCG_AWRF(definition=...)@k``, TREC's Task 1 score: nDCG (binary gain, the same discount,
-  the ideal over every relevant document) times AWRF.
+  the ideal over every relevant document) times AWRF;
+- ``GroupEE_L``, ``GroupEE_D``, ``GroupEE_R``, TREC 2021 Task 2's expected exposure of the groups
+  against their target exposure (share × Σ_{i ≤ 50} 1 / log2(max(i, 2))), a deterministic run
+  (one sequence), unnormalised.
 
 A document without a weight in the target's groups adds no exposure to any group (its rank's
 discount is left out of the shares, which are normalised); where no document of the top k has
@@ -32,6 +35,12 @@ DEFINITION = Param(
     "TREC Fair Ranking's year: 'trec2021' (a top k without a known group scores as the uniform distribution, "
     "metrics.py of fair-trec/trec2021-fair-public) or 'trec2022' (it has no value: wptrec's NaN)",
     choices=("trec2021", "trec2022"),
+)
+
+TASK2 = Param(
+    "definition", str, "trec2021",
+    "TREC Fair Ranking's year: 'trec2021' (Task 2: every document's weight, the target exposure over 50 ranks)",
+    choices=("trec2021",),
 )
 
 AWRF_FORMULA = (
@@ -71,6 +80,29 @@ SPECS: tuple[MetricSpec, ...] = (
         citation=CITATION,
         empty_value=None,
     ),
+    *(
+        MetricSpec(
+            name=f"GroupEE_{measure}",
+            aliases=(),
+            params=(TASK2,),
+            cutoff="optional",
+            description=f"{what} of the groups' expected exposure against their target exposure (TREC Fair Ranking "
+            "2021 Task 2's EE-" + measure + ", a deterministic run: one sequence)",
+            formula=f"GroupEE_{measure} = {formula}, A_g = Σ_{{i ≤ k}} w_g(d_i) / log2(max(i, 2)) the exposure of the "
+            "target's group g (groups=; a document without a weight in g adds none), t_g = share_g × Σ_{i ≤ 50} "
+            "1 / log2(max(i, 2)) (target=, default: the groups' shares of the relevant documents); NULL for a query "
+            "without a target or a list",
+            citation="TREC Fair Ranking 2021 Task 2 (fair-trec/trec2021-fair-public metrics.py Task2Metric); Diaz et "
+            "al., Evaluating stochastic rankings with expected exposure, CIKM 2020",
+            empty_value=None,
+            better=better,
+        )
+        for measure, what, formula, better in (
+            ("L", "the squared distance", "Σ_g (A_g − t_g)²", "lower"),
+            ("D", "the disparity", "Σ_g A_g²", "lower"),
+            ("R", "the relevance", "Σ_g A_g t_g", "higher"),
+        )
+    ),
 )
 
 
@@ -91,9 +123,18 @@ def _ndcg_awrf(m: Measured, p: Params) -> Node:
     return Mul(ndcg, _awrf(m, p))
 
 
+def _group_ee(measure: str) -> Recipe:
+    def recipe(m: Measured, p: Params) -> Node:
+        from rankwise.primitives import TrecExposure, trec_available
+
+        return TrecExposure(m.cutoff, measure, trec_available())  # type: ignore[arg-type]
+
+    return recipe
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    return {"AWRF": _awrf, "nDCG_AWRF": _ndcg_awrf}
+    return {"AWRF": _awrf, "nDCG_AWRF": _ndcg_awrf, **{f"GroupEE_{m}": _group_ee(m) for m in "LDR"}}
 
 
 FAMILY = MetricFamily(
