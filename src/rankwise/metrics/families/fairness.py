@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from rankwise.metrics.families.shared import REL
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
-from rankwise.metrics.spec import MetricSpec, Param
+from rankwise.metrics.spec import Better, MetricSpec, Param
 
 if TYPE_CHECKING:
     from rankwise.primitives import Node
@@ -42,6 +42,13 @@ TASK2 = Param(
     "TREC Fair Ranking's year: 'trec2021' (Task 2: every document's weight, the target exposure over 50 ranks)",
     choices=("trec2021",),
 )
+
+GROUP_EE: tuple[tuple[str, str, str, Better], ...] = (
+    ("L", "the squared distance", "Σ_g (A_g − t_g)²", "lower"),
+    ("D", "the disparity", "Σ_g A_g²", "lower"),
+    ("R", "the relevance", "Σ_g A_g t_g", "higher"),
+)
+"""TREC 2021 Task 2's three measures: name, what, formula, which way is better."""
 
 AWRF_FORMULA = (
     "AWRF@k = 1 − JSD(a, t), JSD the Jensen-Shannon divergence (natural log: the squared JS distance of "
@@ -97,11 +104,7 @@ SPECS: tuple[MetricSpec, ...] = (
             empty_value=None,
             better=better,
         )
-        for measure, what, formula, better in (
-            ("L", "the squared distance", "Σ_g (A_g − t_g)²", "lower"),
-            ("D", "the disparity", "Σ_g A_g²", "lower"),
-            ("R", "the relevance", "Σ_g A_g t_g", "higher"),
-        )
+        for measure, what, formula, better in GROUP_EE
     ),
 )
 
