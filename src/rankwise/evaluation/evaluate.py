@@ -34,11 +34,12 @@ from rankwise.errors import (
     in_syntax,
     warn,
 )
+from rankwise.inputs import groups as document_groups
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.inputs.features import FEATURE, VALUE
-from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
+from rankwise.inputs.groups import Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
@@ -498,16 +499,16 @@ def _evaluate_segments(
         extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()
     if fair is not None:
         extra["groups"] = fair.groups
-        extra["groups_columns"] = {"group": GROUP, "weight": WEIGHT}
+        extra["groups_columns"] = {"group": document_groups.GROUP, "weight": document_groups.WEIGHT}
         if fair.target is not None:
             target = fair.target
             if q in target.columns:  # each (segment, query) key's target: its query's
                 keys = pairs.select(key, q)
                 if keys.schema[q] != target.schema[q]:
                     keys, target = keys.with_columns(pl.col(q).cast(pl.String)), target.with_columns(pl.col(q).cast(pl.String))
-                target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), GROUP, SHARE)
+                target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), document_groups.GROUP, document_groups.SHARE)
             extra["target"] = target
-            extra["target_columns"] = {"group": GROUP, "share": SHARE}
+            extra["target_columns"] = {"group": document_groups.GROUP, "share": document_groups.SHARE}
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
