@@ -24,8 +24,10 @@ group, share)``; a table with ``group`` and ``share`` columns and, for a target 
 run's query column (``target_columns`` names them otherwise); or a named default:
 
 - ``'uniform'``: every group of ``groups=`` gets the same share;
-- ``'relevant'``: each query's groups in the proportions of its relevant documents (Σ of their
-  weights in each group).
+- ``'relevant'`` (the fair-exposure metrics' default, when no ``target=`` is given): each group
+  of ``groups=`` in the proportion of the query's relevant documents' weights in it (relevance ≥
+  the conventions' ``rel``; a group without one: 0); a query whose relevant documents have no
+  group has no target.
 
 Checked as read: no row, a NULL query or group, a (query, group) pair given twice, a share that is
 NULL, NaN, infinite or negative, and a query whose shares are all 0 are errors. Shares are
