@@ -50,8 +50,16 @@ class Case:
     def categories_frame(self) -> pl.DataFrame:
         rows = [(d, c) for d, cats in self.categories.items() for c in cats]
         return pl.DataFrame(rows, schema={"doc_id": pl.String, "category": pl.String}, orient="row")
+
     catalog: list[str] = field(default_factory=lambda: list(DOC_IDS))
     """The catalog's items, for the per-query metrics that read its size (Serendipity)."""
+
+    groups: dict[str, dict[str, float]] = field(default_factory=lambda: {"d1": {"g1": 1.0}})
+    """Document groups (doc: {group: weight}), for the metrics that read them."""
+
+    def groups_frame(self) -> pl.DataFrame:
+        rows = [(d, g, w) for d, weights in self.groups.items() for g, w in weights.items()]
+        return pl.DataFrame(rows, schema={"doc_id": pl.String, "group": pl.String, "weight": pl.Float64}, orient="row")
 
 
 def judged_queries(run_queries: list[T], ids: list[T], max_size: int) -> st.SearchStrategy[list[T]]:
@@ -98,7 +106,11 @@ def cases(draw: st.DrawFn, max_docs: int = 12, nonnegative: bool = False) -> Cas
         categories["t1"] = ["g1"]
     # the catalog: some documents and others (its size is what the per-query metrics read)
     catalog = draw(st.lists(st.sampled_from([*docs, "t1", "t2", "c1"]), min_size=1, max_size=8, unique=True))
-    return Case(run, qrels, train, features, base_run, categories, catalog)
+    # document groups: some documents in none (unknown), some in two with weights, zero weights
+    grouped = draw(st.lists(st.sampled_from([*docs, "t1"]), min_size=1, max_size=len(docs), unique=True))
+    weight = st.sampled_from([1.0, 0.5, 0.25, 0.0, 2.0])
+    groups = {d: draw(st.dictionaries(st.sampled_from(["g1", "g2", "g3"]), weight, min_size=1, max_size=2)) for d in grouped}
+    return Case(run, qrels, train, features, base_run, categories, catalog, groups)
 
 
 def frames_of(

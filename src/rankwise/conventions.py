@@ -527,6 +527,13 @@ class InputOptions(TypedDict, total=False):
       the category family reads (:mod:`rankwise.inputs.categories` lists the forms);
       ``categories_columns``: its own names of the item and category columns, e.g.
       ``categories_columns={'doc_id': 'item_id', 'category': 'genre'}``.
+    - ``groups``: the document groups, each document's group or its weights over several groups
+      (TREC Fair Ranking's alignments), which the fair-exposure metrics read
+      (:mod:`rankwise.inputs.groups` lists the forms); ``groups_columns``: its own names of the
+      doc, group and weight columns, e.g. ``groups_columns={'group': 'gender'}``.
+    - ``target``: the target distribution over the groups (one, or one per query), or a named
+      default, ``'uniform'`` or ``'relevant'`` (:mod:`rankwise.inputs.groups`);
+      ``target_columns``: its own names of the query, group and share columns.
     """
 
     run_columns: Mapping[str, ColumnName]
@@ -543,6 +550,10 @@ class InputOptions(TypedDict, total=False):
     catalog_column: ColumnName
     categories: Any
     categories_columns: Mapping[str, ColumnName]
+    groups: Any
+    groups_columns: Mapping[str, ColumnName]
+    target: Any
+    target_columns: Mapping[str, ColumnName]
 
 
 class ReadOptions(EvaluationOptions, InputOptions, total=False):
@@ -630,6 +641,16 @@ def _side_inputs() -> dict[str, SideInput]:
             "pass categories= (a frame or a path of (item, category) rows, or a dict {item: category or [category, ...]})",
             "pass --categories FILE", "CATEGORY_COLUMNS",
         ),
+        SideInput(
+            "groups", ("groups_columns",), "the document groups, each document's group or its weights over groups",
+            "pass groups= (a dict {doc: group} or {doc: {group: weight}}, rows (doc, group[, weight]), a frame or a "
+            "path)", "pass --groups FILE", "FAIR_COLUMNS",
+        ),
+        SideInput(
+            "target", ("target_columns",), "the target distribution, the share of exposure each group should get",
+            "pass target= (a dict {group: share} or {query: {group: share}}, rows, a frame, a path, or 'uniform' or "
+            "'relevant')", "pass --target FILE (or uniform, relevant)", "",
+        ),
     )}
 
 
@@ -639,6 +660,8 @@ KEYS: dict[str, tuple[str, ...]] = {
     "train": ("query_id", "doc_id"),
     "base_run": ("query_id", "doc_id", "score"),
     "categories": ("doc_id", "category"),
+    "groups": ("doc_id", "group", "weight"),
+    "target": ("query_id", "group", "share"),
 }
 """The column keywords each input's ``*_columns`` may rename (:class:`rankwise.inputs.columns.Reading`)."""
 

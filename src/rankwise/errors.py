@@ -344,9 +344,15 @@ def in_syntax(python: str, command_line: str) -> str:
     return command_line if _HINT_STYLE.get() == "flags" else python
 
 
+_COLUMN_OWNERS = ("run_", "qrels_", "train_", "base_run_", "groups_", "target_")
+"""The inputs whose own column flags are ``--<input>-<column>-col``."""
+
+
 def _flag(keyword: str, value: object) -> str:
     flag = "--" + keyword.replace("_", "-")
-    if keyword.removeprefix("run_").removeprefix("qrels_").removeprefix("train_") in COLUMN_FLAGS:
+    owner = next((p for p in _COLUMN_OWNERS if keyword.startswith(p)), "")
+    name = keyword.removeprefix(owner)
+    if name in COLUMN_FLAGS or (owner in ("groups_", "target_") and name in ("group", "weight", "share")):
         flag += "-col"
     text = ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
     return f"pass {flag} {shlex.quote(text)}"

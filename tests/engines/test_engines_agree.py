@@ -61,6 +61,7 @@ def test_engines_agree(case: Case, chosen: list[rw.Metric], ties: str, missing: 
     kw["base_run"] = case.base_run  # read by the base-run family's metrics
     kw["categories"] = case.categories  # read by the category family's metrics
     kw["catalog"] = case.catalog  # its size read by the serendipity family's metrics
+    kw["groups"] = case.groups  # read by the fair-exposure family's metrics
     results = [run_on(engine, qrels, run, names, **kw) for engine in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         # 1e-12, relative to the value beyond 1: the C/W/L residuals (e.g. IFTRate's ResETU,
@@ -105,6 +106,10 @@ def test_each_metric_alone_on_every_engine(spec: rw.spec.MetricSpec, conformance
     if reading_side([metric], rw.Conventions(), "catalog"):
         # the catalog whose size the serendipity family reads: the listed documents
         train["catalog"] = run["doc_id"].unique()
+    if reading_side([metric], rw.Conventions(), "groups"):
+        # the document groups of the fair-exposure family: every listed document in one or two of three
+        docs = run["doc_id"].unique().sort().to_list()
+        train["groups"] = {d: {"g1": 1.0} if i % 3 == 0 else {"g2": 0.5, "g3": 0.5} for i, d in enumerate(docs) if i % 7}
     results = [run_on(e, qrels, run, [m], missing="zero", **train) for e in ("polars", "polars-lazy", "duckdb")]
     for other in results[1:]:
         assert_frame_equal(results[0], other, check_exact=False, abs_tol=1e-12, rel_tol=0, check_dtypes=False)

@@ -45,12 +45,13 @@ def test_explain_supports_every_metric(case: Case, metric: rw.Metric) -> None:
     base_run = case.base_run  # read by the base-run family's metrics
     categories = case.categories  # read by the category family's metrics
     catalog = case.catalog  # its size read by the serendipity family's metrics
+    groups = case.groups  # read by the fair-exposure family's metrics
     per_query = rw.evaluate(qrels, run, [metric], train=train, features=features, base_run=base_run, categories=categories,
-                            catalog=catalog)
+                            catalog=catalog, groups=groups)
     for query, expected in per_query.select("query_id", metric.label).iter_rows():
         table = rw.explain(
             qrels, run, metric, query, train=train, features=features, base_run=base_run, categories=categories,
-            catalog=catalog,
+            catalog=catalog, groups=groups,
         )
         assert table.height, (metric, query)
         got = table["value"][-1]

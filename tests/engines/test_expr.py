@@ -253,6 +253,7 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
         "CategoryDiversity", "CategoryEntropy", "Miscalibration", "Personalization", "PopRSP", "PopREO",
         "Serendipity",
+        "AWRF", "nDCG_AWRF", "GroupEE_L", "GroupEE_D", "GroupEE_R",
     }
 
 
@@ -289,6 +290,15 @@ def test_the_category_family_is_refused_by_name() -> None:
         with pytest.raises(rw.InvalidParameterError, match=r"(Category|Miscalibration).* cannot be a metric expression \(Polars or SQL\): it reads the item categories"):
             rw.expr(name)
         with pytest.raises(rw.InvalidParameterError, match=r"reads the item categories"):
+            rw.sql_expr(name)
+
+
+def test_the_fair_exposure_family_is_refused_by_name() -> None:
+    """It reads the document groups and the target, which no judged frame holds."""
+    for name in ("AWRF@10", "AWRF(definition='trec2022')@5", "nDCG_AWRF@3"):
+        with pytest.raises(rw.InvalidParameterError, match=r"AWRF.* cannot be a metric expression \(Polars or SQL\): it reads the document groups"):
+            rw.expr(name)
+        with pytest.raises(rw.InvalidParameterError, match=r"reads the document groups"):
             rw.sql_expr(name)
 
 

@@ -53,15 +53,19 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
         schema=["doc_id", "category"], orient="row",
     )
     catalog = pl.DataFrame({"doc_id": docs})  # and the catalog: the listed documents (the serendipity family)
+    # and the document groups the fair-exposure family reads (every seventh document unknown)
+    groups = pl.DataFrame([(d, g) for i, d in enumerate(docs) if i % 7 for g in (["g1"] if i % 3 else ["g2", "g3"])],
+                          schema=["doc_id", "group"], orient="row")
     # the metrics with ndeval's greedy ideal on the first judgments of each query (conftest)
     for greedy, judged in ((False, qrels), (True, first_judgments(qrels))):
         names = [repr(m) for m in metrics if greedy_ideal(m) == greedy]
         got = from_spark(rw.spark.evaluate(to_spark(spark, judged), to_spark(spark, run), names, **conventions,
                                            train=to_spark(spark, train), features=to_spark(spark, features),
                                            base_run=to_spark(spark, base_run), categories=to_spark(spark, categories),
-                                           catalog=to_spark(spark, catalog)))
+                                           catalog=to_spark(spark, catalog), groups=to_spark(spark, groups)))
         expected = rw.evaluate(judged, run, names, engine="duckdb", **conventions, train=train, features=features,
-                               base_run=base_run, categories=categories, catalog=catalog)
+                               base_run=base_run, categories=categories, catalog=catalog,
+                               groups=groups)
         assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
     # the set-level metrics, one row, over the listed documents as the catalog
     sets = [repr(rw.metric.make_metric(s, {}, 10)) for s in rw.SPECS if s.aggregate == "set"]
@@ -103,12 +107,13 @@ def test_random_data_equals_duckdb(spark: Any, case: Case, chosen: list[rw.Metri
     base_run = case.base_run_frame()  # and Unexpectedness
     categories = case.categories_frame()  # and the category family
     catalog = pl.DataFrame({"doc_id": case.catalog})  # and Serendipity
+    groups = case.groups_frame()  # and AWRF
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), names, ties=ties,
                                        train=to_spark(spark, train), features=to_spark(spark, features),
                                        base_run=to_spark(spark, base_run), categories=to_spark(spark, categories),
-                                       catalog=to_spark(spark, catalog)))
+                                       catalog=to_spark(spark, catalog), groups=to_spark(spark, groups)))
     expected = rw.evaluate(qrels, run, names, engine="duckdb", ties=ties, train=train, features=features,  # type: ignore[arg-type]
-                           base_run=base_run, categories=categories, catalog=catalog)
+                           base_run=base_run, categories=categories, catalog=catalog, groups=groups)
     if expected.is_empty():
         assert got.is_empty()
         return

@@ -243,9 +243,10 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
     base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
     categories = {"a": ["x", "y"], "b": "x", "c": []}  # and the item categories
+    groups = {"a": "g1", "b": {"g1": 0.5, "g2": 0.5}}  # and the document groups (c unknown)
     per_query = [m for m in metrics if m.spec.aggregate != "set"]
     out = evaluate(qrels, run, per_query, train=train, features=features, base_run=base_run, categories=categories,
-                   catalog=["a", "b", "c", "d"])
+                   catalog=["a", "b", "c", "d"], groups=groups)
     # the set-level metrics: one value per run (the catalog: the documents and one more)
     sets = [m for m in metrics if m.spec.aggregate == "set"]
     engine_of = {"polars": "polars", "polars-lazy": "polars", "duckdb": "duckdb"}

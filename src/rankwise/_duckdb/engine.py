@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankwise._duckdb.macros import register
-from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, build_sql, literal
+from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, FairViews, build_sql, literal
 from rankwise.conventions import Columns, Conventions, quote_identifier
 from rankwise.errors import InvalidParameterError
 from rankwise.inputs.categories import CATEGORY
@@ -38,6 +38,7 @@ from rankwise.inputs.checks import (
     value_column,
 )
 from rankwise.inputs.features import FEATURE, VALUE, check_featured
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import (
     Source,
@@ -412,12 +413,45 @@ def release_session() -> None:
         con.close()
 
 
+def _frame_type(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, column: str) -> TypeClass:
+    """The type class of a frame's column as DuckDB reads it."""
+    name = f"rw_raw_{next(_counter)}"
+    con.register(name, frame.select(column))
+    try:
+        return type_class(str(con.sql(f"SELECT * FROM {quote_identifier(name)} LIMIT 0").types[0]))
+    finally:
+        con.unregister(name)
+
+
+def _fair_views(con: duckdb.DuckDBPyConnection, fair: Fair, columns: Columns, q_str: bool, d_str: bool) -> FairViews:
+    """The document groups (doc_id, grp, weight) and the target's shares (query_id when per
+    query, grp, share) registered, ids as text where the run's disagree."""
+    groups = fair.groups.select(
+        (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).alias("doc_id"),
+        pl.col(GROUP).alias("grp"), pl.col(WEIGHT).alias("weight"),
+    )
+    name = f"rw_groups_{next(_counter)}"
+    con.register(name, groups)
+    if fair.target is None:
+        return FairViews(name, None)
+    per_query = columns.query_id in fair.target.columns
+    q = pl.col(columns.query_id)
+    target = fair.target.select(
+        *([(q.cast(pl.String) if q_str else q).alias("query_id")] if per_query else []),
+        pl.col(GROUP).alias("grp"), pl.col(SHARE).alias("share"),
+    )
+    shares = f"rw_target_{next(_counter)}"
+    con.register(shares, target)
+    return FairViews(name, shares, per_query)
+
+
 def evaluate_duckdb(
     run: Source, qrels: Source, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     run_format: str | None = None, qrels_format: str | None = None,
     config: Mapping[str, Any] | None = None, train: Training | None = None,
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None, catalog: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values computed by DuckDB, and the number of run queries without judgments.
     ``run`` and ``qrels`` are the inputs read once
@@ -461,6 +495,11 @@ def evaluate_duckdb(
             con.register(categories_raw, categories)
             rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(categories_raw)} LIMIT 0")
             d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
+        if fair is not None:
+            # the groups' documents and the target's queries meet the run's: as text where they disagree
+            d_str = d_str or _frame_type(con, fair.groups, columns.doc_id) != run_types[columns.doc_id]
+            if fair.target is not None and columns.query_id in fair.target.columns:
+                q_str = q_str or _frame_type(con, fair.target, columns.query_id) != run_types[columns.query_id]
         base_raw = None
         base_columns = replace(columns, cost=None)
         if base_run is not None:
@@ -519,6 +558,7 @@ def evaluate_duckdb(
             metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
             train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
             categories_view=categories_view, catalog_view=catalog_view,
+            fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order

@@ -17,6 +17,7 @@ from rankwise._polars.columns import (
     BASE,
     CATALOG,
     CATEGORIES,
+    FAIR,
     FEATURES,
     FEATURES_HISTORY,
     TRAIN,
@@ -49,6 +50,7 @@ def bind(
         **{name: pl.col(col) for name, col in CATEGORIES.items()},
         **{name: pl.col(col) for name, col in CATALOG.items()},
         **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
+        **{name: pl.col(col) for name, col in FAIR.items()},
     }
     return bind_rows(obj, rows, input_of)
 

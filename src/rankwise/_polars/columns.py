@@ -9,6 +9,7 @@ from rankwise.primitives.core import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
+    FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
     TRAIN_COLUMNS,
@@ -69,3 +70,7 @@ FEATURES_HISTORY: dict[str, str] = {name: f"__{name}" for name in FEATURE_HISTOR
 """The ranked rows' feature similarity to their user's training items
 (:data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`), by row column
 (:func:`~rankwise._polars.plan.with_item_pairs`)."""
+FAIR: dict[str, str] = {name: f"__{name}" for name in FAIR_COLUMNS}
+"""The ranked rows' divergences from the target, from the document groups and the target
+(:data:`~rankwise.primitives.FAIR_COLUMNS`), by row column: computed on the rows within the
+cutoff of the metrics that read them (:func:`~rankwise._polars.plan.with_fair_values`)."""

@@ -24,6 +24,7 @@ from rankwise.primitives import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
+    FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
     INTENT_SIDES,
@@ -146,6 +147,11 @@ class Part:
     calibration: bool = False
     """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
     training interactions too): computed only then."""
+    fair: bool = False
+    """Whether an aggregate reads the divergences from the target
+    (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
+    fair_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -208,6 +214,9 @@ class Part:
         if set(node.reads) & set(FEATURE_COLUMNS):
             self.features = True
             self.pair_depth = deepest(self.pair_depth, getattr(node, "k", None))
+        if set(node.reads) & set(FAIR_COLUMNS):
+            self.fair = True
+            self.fair_depth = deepest(self.fair_depth, getattr(node, "k", None))
 
 
 def running(step: Step) -> pl.Expr:

@@ -48,6 +48,7 @@ from rankwise._polars.prepare import (
     prepare,
 )
 from rankwise.conventions import Columns, Conventions
+from rankwise.inputs.groups import Fair
 from rankwise.inputs.interactions import Training
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import reading_subtopics
@@ -68,6 +69,7 @@ def evaluate_eager(
     query_chunks: int | None = None, train: Training | None = None, features: pl.DataFrame | None = None,
     base_run: pl.LazyFrame | None = None, categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -89,7 +91,7 @@ def evaluate_eager(
     prep = prepare(
         run, qrels, columns, check_data=False, diversity=reading_subtopics(metrics, conv),
         input_order=conv.ties == "input", train=train, features=features, base_run=base_run,
-        categories=categories, catalog=catalog,
+        categories=categories, catalog=catalog, fair=fair,
     )
     # collected once, every item the run lists checked to have features
     prep = checked_features(prep)

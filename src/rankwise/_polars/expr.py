@@ -128,6 +128,7 @@ from rankwise.metrics.recipes import (
     BASE_RUN_RECIPES,
     CATEGORY_RECIPES,
     DIVERSITY_RECIPES,
+    FAIR_RECIPES,
     FEATURE_RECIPES,
     SET_RECIPES,
     TRAIN_RECIPES,
@@ -158,14 +159,16 @@ By = str | pl.Expr | Sequence[str | pl.Expr]
 Ideal = Literal["judgments", "run"]
 
 NOT_EXPRESSIBLE: tuple[str, ...] = (
-    *DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES, *BASE_RUN_RECIPES, *SET_RECIPES, *CATEGORY_RECIPES,
+    *DIVERSITY_RECIPES, *TRAIN_RECIPES, *FEATURE_RECIPES, *BASE_RUN_RECIPES, *FAIR_RECIPES, *SET_RECIPES,
+    *CATEGORY_RECIPES,
 )
 """The metrics that are no expression over one (query, doc, relevance, score) frame: the
 diversity measures, which read judgments per subtopic and ndeval's greedy ideal ranking, and
 the families that read a side input (:data:`~rankwise.conventions.SIDE_INPUTS`): the popularity
 family, which reads the training interactions of every user, the feature-diversity family,
-which reads the item features, the base-run family, which reads the base run, and the category
-family, which reads the item categories; and the
+which reads the item features, the base-run family, which reads the base run, the category
+family, which reads the item categories, and the fair-exposure family, which reads the document
+groups; and the
 set-level metrics (the catalog family), one value per run."""
 
 

@@ -17,6 +17,7 @@ from rankwise._polars.bind import bind
 from rankwise._polars.columns import (
     BASE,
     CATEGORIES,
+    FAIR,
     FEATURES,
     FEATURES_HISTORY,
     ORDER,
@@ -42,6 +43,7 @@ from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
 from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.features import FEATURE, VALUE
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
 from rankwise.primitives import ALPHA, EPSILON, PATIENCE, Gain, RunIdealValue
@@ -112,7 +114,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
     with_docs |= any(
-        work.train or work.features or work.base or work.categories or work.history for work in parts.values()
+        work.train or work.features or work.base or work.categories or work.history or work.fair
+        for work in parts.values()
     )
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
     out = qstats
@@ -139,6 +142,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_catalog_size(rows, prep)
         if work.history:
             rows = with_item_pairs(rows, prep, work.history_depth, work.history)
+        if work.fair:
+            rows = with_fair_values(rows, prep, conv, work.fair_depth)
         if work.windows:
             rows = rows.with_columns(*[e.alias(k) for k, e in work.windows.items()])
         rows = work.terms.add_to(rows)
@@ -331,6 +336,77 @@ def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl
         rows.join(ranks, on=[Q, D], how="left", maintain_order="left")
         .join(users, on=Q, how="left", maintain_order="left")
         .with_columns(pl.col(b["blisted"]).fill_null(False))
+    )
+
+
+def fair_targets(prep: Prepared, conv: Conventions, queries: pl.LazyFrame) -> pl.LazyFrame:
+    """Each of ``queries``' target over its groups (``__q``, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.SHARE`): ``prep.target``'s shares (one distribution for every
+    query, or one per query), or, without them, the shares of each group of ``groups=`` among
+    the query's relevant documents (relevance ≥ ``conv.rel``: Σ of their weights in the group
+    over the query's total; no row for a query whose relevant documents have no weight)."""
+    if prep.groups is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    if prep.target is not None:
+        if Q in prep.target.collect_schema().names():
+            return prep.target.join(queries, on=Q, how="semi")
+        return queries.join(prep.target, how="cross")
+    relevant = prep.qrels.filter(pl.col(REL) >= conv.rel).join(queries, on=Q, how="semi").select(Q, D)
+    weights = relevant.join(prep.groups, on=D, how="inner").group_by(Q, GROUP).agg(pl.col(WEIGHT).sum().alias(SHARE))
+    totals = weights.group_by(Q).agg(pl.col(SHARE).sum().alias("__total")).filter(pl.col("__total") > 0)
+    # every group of groups= (a group without a relevant document: share 0)
+    every = totals.join(prep.groups.select(GROUP).unique(), how="cross")
+    return every.join(weights, on=[Q, GROUP], how="left").select(
+        Q, GROUP, (pl.col(SHARE).fill_null(0.0) / pl.col("__total")).alias(SHARE)
+    )
+
+
+def _divergence(p: pl.Expr, q: pl.Expr) -> pl.Expr:
+    """The group's term of the Jensen-Shannon divergence (natural log) between p and q: half of
+    p ln(p / m) + q ln(q / m), m = (p + q) / 2, a zero share adding nothing (scipy's ``rel_entr``)."""
+    m = (p + q) / 2.0
+    left = pl.when(p > 0).then(p * (p / m).log()).otherwise(0.0)
+    right = pl.when(q > 0).then(q * (q / m).log()).otherwise(0.0)
+    return (left + right) / 2.0
+
+
+def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, depth: int | None) -> pl.LazyFrame:
+    """The ranked rows with their divergences from the query's target
+    (:data:`~rankwise._polars.columns.FAIR`), on the rows ranked ≤ ``depth`` (None: every row;
+    NULL elsewhere): each (row, group of the query's target) pair carries the group's running sum
+    of the rows' discounted weights w_g(d_i) / log2(max(i, 2)); over the groups, their shares
+    of that exposure against the target's (:func:`_divergence`), and Σ_g A_g², Σ_g A_g t_g of
+    the groups' exposures A_g and Σ_g t_g² of the target's shares."""
+    f = FAIR
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
+    targets = fair_targets(prep, conv, top.select(Q).unique())
+    assert prep.groups is not None
+    discount = 1.0 / pl.max_horizontal(pl.col(RANK).cast(pl.Float64), pl.lit(2.0)).log(2)
+    exposure = (
+        top.join(prep.groups, on=D, how="inner").join(targets.select(Q, GROUP), on=[Q, GROUP], how="semi")
+        .select(Q, RANK, GROUP, (pl.col(WEIGHT) * discount).alias("__e"))
+    )
+    grid = (
+        top.select(Q, RANK).join(targets, on=Q, how="inner")
+        .join(exposure, on=[Q, RANK, GROUP], how="left")
+        .sort(Q, GROUP, RANK)
+        .with_columns(pl.col("__e").fill_null(0.0).cum_sum().over(Q, GROUP).alias("__a"))
+        .with_columns(pl.col("__a").sum().over(Q, RANK).alias("__s"))
+    )
+    share = pl.col("__a") / pl.col("__s")
+    divergence = grid.group_by(Q, RANK).agg(
+        pl.when(pl.col("__s").first() > 0).then(_divergence(share, pl.col(SHARE)).sum()).otherwise(None)
+        .alias(f["fjsd"]),
+        (pl.col("__a") * pl.col("__a")).sum().alias(f["fa2"]),
+        (pl.col("__a") * pl.col(SHARE)).sum().alias(f["faq"]),
+    )
+    uniform = targets.group_by(Q).agg(
+        _divergence(1.0 / pl.len().cast(pl.Float64), pl.col(SHARE)).sum().alias(f["fjsd0"]),
+        (pl.col(SHARE) * pl.col(SHARE)).sum().alias(f["fq2"]),
+    )
+    return (
+        rows.join(divergence, on=[Q, RANK], how="left", maintain_order="left")
+        .join(uniform, on=Q, how="left", maintain_order="left")
     )
 
 

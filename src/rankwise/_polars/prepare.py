@@ -30,6 +30,7 @@ from rankwise.inputs.checks import (
     subtopic_hint,
 )
 from rankwise.inputs.features import FEATURE, VALUE, check_featured
+from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
 from rankwise.inputs.interactions import Training
 
 
@@ -109,6 +110,13 @@ class Prepared:
     catalog: pl.LazyFrame | None = None
     """The catalog's size, one row (:data:`~rankwise._polars.columns.CATALOG`: its distinct
     items); None: no catalog given."""
+    groups: pl.LazyFrame | None = None
+    """The document groups (``__d``, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.WEIGHT`), ids of the run's type; None: none given."""
+    target: pl.LazyFrame | None = None
+    """The target's shares (``__q`` when per query, :data:`~rankwise.inputs.groups.GROUP`,
+    :data:`~rankwise.inputs.groups.SHARE`), ids of the run's type; None: the groups' shares of
+    each query's relevant documents (:func:`~rankwise._polars.plan.fair_targets`)."""
 
 
     def count_plans(self) -> list[pl.LazyFrame]:
@@ -156,6 +164,7 @@ def prepare(
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> Prepared:
     """Check schemas (always) and data (NULL/NaN/duplicates, when ``check_data``); rename to
     internal columns; cast ids to strings where run and qrels disagree on their type. With
@@ -166,7 +175,8 @@ def prepare(
     duplicated pair of qrels that hold a subtopic column (:func:`~rankwise.inputs.checks.subtopic_hint`).
     ``base_run`` (``base_run=``) is checked as a run is, its errors naming it, and normalised
     as the run is, its ids meeting the run's. ``catalog`` (``catalog=``, its items as read) gives
-    its size (:attr:`Prepared.catalog`)."""
+    its size (:attr:`Prepared.catalog`). ``fair``: the document groups and the target
+    (:class:`~rankwise.inputs.groups.Fair`), their ids meeting the run's."""
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     run_types, run_raw = _types(run_schema)
     qrels_types, qrels_raw = _types(qrels_schema)
@@ -188,6 +198,12 @@ def prepare(
         # the item categories' ids meet the run's: as text where they disagree
         category_types, _ = _types(categories.schema)
         d_str = d_str or category_types[columns.doc_id] != run_types[columns.doc_id]
+    if fair is not None:
+        # the groups' documents and the target's queries meet the run's: as text where they disagree
+        d_str = d_str or _types(fair.groups.schema)[0][columns.doc_id] != run_types[columns.doc_id]
+        shares = fair.target
+        if shares is not None and columns.query_id in shares.columns:
+            q_str = q_str or _types(shares.schema)[0][columns.query_id] != run_types[columns.query_id]
     if base_run is not None:
         # the base run's ids meet the run's: all three as text where any disagree
         base_types = check_base_run_schema(base_run.collect_schema(), columns)
@@ -262,6 +278,18 @@ def prepare(
         )
     if catalog is not None:
         prep.catalog = catalog.select(pl.first().n_unique().cast(pl.Float64).alias(CATALOG["ncatalog"]))
+    if fair is not None:
+        prep.groups = fair.groups.lazy().select(
+            (pl.col(columns.doc_id).cast(pl.String) if d_str else pl.col(columns.doc_id)).cast(schema[D]).alias(D),
+            pl.col(GROUP), pl.col(WEIGHT),
+        )
+        if fair.target is not None:
+            per_query = columns.query_id in fair.target.columns
+            prep.target = fair.target.lazy().select(
+                *([(pl.col(columns.query_id).cast(pl.String) if q_str else pl.col(columns.query_id)).cast(schema[Q]).alias(Q)]
+                  if per_query else []),
+                pl.col(GROUP), pl.col(SHARE),
+            )
     if check_data:
         check_run_costs(prep)
         prep.check(pl.collect_all(prep.count_plans()))

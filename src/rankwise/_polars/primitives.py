@@ -786,6 +786,110 @@ def miscalibration(rnk: pl.Expr, miscal: pl.Expr, k: int | None) -> pl.Expr:
     return miscal.filter(top).sort_by(rnk.filter(top)).last().cast(pl.Float64)
 
 
+# -- the fair-exposure family (sql/70_fairness.sql) -------------------------------------------
+
+
+def awrf(rnk: pl.Expr, fjsd: pl.Expr, fjsd0: pl.Expr, k: int | None, definition: str) -> pl.Expr:
+    """1 − the divergence at the deepest rank ≤ k; without a known group there, 1 − ``fjsd0``
+    (``'trec2021'``) or NULL (``'trec2022'``)."""
+    deepest = rnk.filter(within(rnk, k)).max()
+    at = fjsd.filter(rnk == deepest).first().cast(pl.Float64)
+    if definition == "trec2021":
+        at = pl.coalesce(at, fjsd0.first().cast(pl.Float64))
+    return 1.0 - at
+
+
+def trec_exposure(
+    rnk: pl.Expr, fa2: pl.Expr, faq: pl.Expr, fq2: pl.Expr, k: int | None, measure: str, available: float
+) -> pl.Expr:
+    """‖A − t‖², ‖A‖² or A·t at the deepest rank ≤ k (t = shares × ``available``)."""
+    deepest = rnk.filter(within(rnk, k)).max()
+    a2, aq = fa2.filter(rnk == deepest).first(), faq.filter(rnk == deepest).first()
+    if measure == "D":
+        return a2.cast(pl.Float64)
+    if measure == "R":
+        return (aq * available).cast(pl.Float64)
+    return (a2 - 2.0 * available * aq + available * available * fq2.first()).cast(pl.Float64)
+
+
+# expected exposure (Diaz et al. 2020; expeval)
+
+
+def positive_step(rel: pl.Expr) -> pl.Expr:
+    """1 where relevance > 0."""
+    return (rel > 0).fill_null(False).cast(pl.Int64)
+
+
+def _level_start(qid: pl.Expr, g: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    return (irank.min().over(qid, g) - 1).cast(pl.Float64)
+
+
+def _level_size(qid: pl.Expr, g: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    return irank.count().over(qid, g).cast(pl.Float64)
+
+
+def run_level_start(qid: pl.Expr, g: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """b: the documents of higher gain in the run-ordered ideal of each query."""
+    return _level_start(qid, g, irank)
+
+
+def run_level_size(qid: pl.Expr, g: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """m: the documents of the row's gain in the run-ordered ideal of each query."""
+    return _level_size(qid, g, irank)
+
+
+def ideal_level_start(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """b: the judgments of higher gain in the ideal order of each query."""
+    return _level_start(qid, g, irank)
+
+
+def ideal_level_size(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
+    """m: the judgments of the row's gain in the ideal order of each query."""
+    return _level_size(qid, g, irank)
+
+
+def _level_target(lstart: pl.Expr, lsize: pl.Expr, um: str, p: float, u: float) -> pl.Expr:
+    """(pp^b − pp^(b+m)) / (m (1 − pp)): a relevance level's target exposure per document."""
+    pp = p if um == "rbp" else p * (1.0 - u)
+    return (pl.lit(pp).pow(lstart) - pl.lit(pp).pow(lstart + lsize)) / (lsize * (1.0 - pp))
+
+
+def _exposure(rel: pl.Expr, rnk: pl.Expr, cumpos: pl.Expr, um: str, p: float, u: float) -> pl.Expr:
+    """p^(rnk − 1), times (1 − u)^(relevant documents ranked above) under gerr."""
+    e = pl.lit(p).pow(rnk.cast(pl.Float64) - 1.0)
+    if um == "gerr":
+        e = e * pl.lit(1.0 - u).pow((cumpos - positive_step(rel)).cast(pl.Float64))
+    return e
+
+
+def exposure_square_sum(
+    rel: pl.Expr, rnk: pl.Expr, cumpos: pl.Expr, k: int | None, um: str, p: float, u: float
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} ε²."""
+    e = _exposure(rel, rnk, cumpos, um, p, u)
+    return _listed_sum(e * e, rnk, k)
+
+
+def exposure_target_sum(
+    rel: pl.Expr, rnk: pl.Expr, cumpos: pl.Expr, lstart: pl.Expr, lsize: pl.Expr, k: int | None, um: str,
+    p: float, u: float,
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} ε · ε* (ε* 0 for a document not relevant)."""
+    target = _level_target(lstart, lsize, um, p, u).fill_null(0.0)
+    return _listed_sum(_exposure(rel, rnk, cumpos, um, p, u) * target, rnk, k)
+
+
+def target_square_sum(rel: pl.Expr, lstart: pl.Expr, lsize: pl.Expr, um: str, p: float, u: float) -> pl.Expr:
+    """Σ over the relevant judgments of ε*²."""
+    target = _level_target(lstart, lsize, um, p, u)
+    return pl.when(rel > 0).then(target * target).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def relevance_levels(rel: pl.Expr) -> pl.Expr:
+    """The distinct relevance values > 0."""
+    return rel.filter(rel > 0).n_unique().cast(pl.Float64)
+
+
 # -- qrels primitives ------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rankwise._sql.macros import macros
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions, TieKey, quote_identifier
@@ -24,6 +25,7 @@ from rankwise.primitives import (
     BASE_RUN_COLUMNS,
     CATALOG_COLUMNS,
     CATEGORY_COLUMNS,
+    FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
     IDEAL_SCORE_DIGITS,
@@ -152,6 +154,7 @@ _ROW_COLUMNS = {
     **{name: name for name in CATEGORY_COLUMNS},
     **{name: name for name in CATALOG_COLUMNS},
     **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
+    **{name: name for name in FAIR_COLUMNS},
 }
 
 
@@ -194,6 +197,9 @@ class _Compiler:
         (:data:`~rankwise.primitives.CATEGORY_COLUMNS`)."""
         self.calibration: set[bool] = set()
         """The parts whose run primitives read the miscalibration at each rank (``miscal``)."""
+        self.fair: dict[bool, int | None] = {}
+        """Per part whose run primitives read the divergences from the target
+        (:data:`~rankwise.primitives.FAIR_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.intents: dict[tuple[str, float, float, bool], dict[Primitive, str]] = {}
         """Diversity primitives by group (side, threshold, the ideal's alpha, whether the
         run's pairs are those of the judged-only ranking): their columns."""
@@ -250,6 +256,8 @@ class _Compiler:
                 self.item_pairs[part] = (deepest(depth, getattr(node, "k", None)), cols | paired)
             if set(node.reads) & set(FEATURE_COLUMNS):
                 self.pairs[part] = deepest(self.pairs.get(part, 0), getattr(node, "k", None))
+            if set(node.reads) & set(FAIR_COLUMNS):
+                self.fair[part] = deepest(self.fair.get(part, 0), getattr(node, "k", None))
             aggs[node] = f"r{int(part)}_{len(aggs)}"
         return aggs[node]
 
@@ -408,6 +416,7 @@ def build_sql(
     seen_view: str | None = None, features_view: str | None = None, base_view: str | None = None,
     categories_view: str | None = None,
     catalog_view: str | None = None,
+    fair: FairViews | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
@@ -422,6 +431,7 @@ def build_sql(
         base=None if base_view is None else quote(base_view),
         categories=None if categories_view is None else quote(categories_view),
         catalog=None if catalog_view is None else quote(catalog_view),
+        fair=None if fair is None else fair.quoted(quote),
     )
 
 
@@ -431,6 +441,7 @@ def statement(
     subtopics: str | None = None, recursion: str = "", train: str | None = None, seen: str | None = None,
     features: str | None = None, base: str | None = None, categories: str | None = None,
     catalog: str | None = None,
+    fair: FairViews | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -444,7 +455,8 @@ def statement(
     which the base-run family reads, ranked here as the run is; ``categories`` the FROM fragment of
     the item categories (doc_id, category: one row per pair), which the category family reads;
     ``catalog`` the FROM fragment of the catalog's items (doc_id), whose size the serendipity family
-    reads"""
+    reads; ``fair`` the document groups and the target (:class:`FairViews`), which the fair-exposure
+    family reads"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -535,7 +547,8 @@ def statement(
         ctes.append(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
-                docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs,
+                docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
+                or part in comp.fair,
                 train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )
@@ -558,6 +571,11 @@ def statement(
             ctes += item_ctes
             rowcols += item_cols
             pair_joins += item_joins
+        if part in comp.fair:
+            fair_ctes, fair_cols, fair_joins = _fair_values(f"ranked{p}", p, comp.fair[part], fair, qrels, conv)
+            ctes += fair_ctes
+            rowcols += fair_cols
+            pair_joins += fair_joins
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
         run_ideal_joins = ""
         if reads_ideal:
@@ -690,6 +708,88 @@ def _base_values(reads: bool, base: str | None, qrels: str, conv: Conventions) -
     joins = (
         " LEFT JOIN rw_base_ranked AS bb ON r.query_id = bb.query_id AND r.doc_id = bb.doc_id"
         " LEFT JOIN rw_base_users AS bu ON r.query_id = bu.query_id"
+    )
+    return ctes, cols, joins
+
+
+@dataclass(frozen=True)
+class FairViews:
+    """The FROM fragments the fair-exposure family reads: the document groups (doc_id, grp,
+    weight) and the target's shares (query_id when ``per_query``, grp, share; None: each query's
+    relevant documents' shares)."""
+
+    groups: str
+    target: str | None
+    per_query: bool = False
+
+    def quoted(self, quote: Callable[[str], str]) -> FairViews:
+        """The same with its views' names quoted."""
+        return FairViews(quote(self.groups), None if self.target is None else quote(self.target), self.per_query)
+
+
+def _js_term(p: str, q: str) -> str:
+    """A group's term of the Jensen-Shannon divergence (natural log) between ``p`` and ``q``
+    (NULL where ``p`` is): half of p ln(2p / (p + q)) + q ln(2q / (p + q)), a zero share adding
+    nothing."""
+    return (
+        f"(CASE WHEN {p} IS NULL THEN NULL ELSE (CASE WHEN {p} > 0 THEN {p} * ln(2.0 * {p} / ({p} + {q})) ELSE 0.0 END"
+        f" + CASE WHEN {q} > 0 THEN {q} * ln(2.0 * {q} / ({p} + {q})) ELSE 0.0 END) / 2.0 END)"
+    )
+
+
+def _fair_values(
+    ranked: str, p: int, depth: int | None, fair: FairViews | None, qrels: str, conv: Conventions
+) -> tuple[list[str], str, str]:
+    """The ranked rows' divergences from the query's target (:data:`~rankwise.primitives.FAIR_COLUMNS`),
+    on the rows of ``ranked`` ranked ≤ ``depth`` (None: every row; NULL elsewhere): each (row,
+    group of the query's target) pair carries the group's running sum of the rows' discounted
+    weights w_g(d_i) / log2(max(i, 2)); over the groups, their shares of that exposure against
+    the target's. The target: ``fair.target``'s shares, or the shares of every group among each
+    query's relevant documents (relevance ≥ ``conv.rel``). The CTEs, the rows' columns and their joins."""
+    if fair is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    top = "" if depth is None else f" WHERE rnk <= {literal(depth)}"
+    queries = f"(SELECT DISTINCT query_id FROM rw_ftop{p})"
+    if fair.target is None:
+        # every group of the groups (a group without a relevant document: share 0)
+        weights = (
+            f"SELECT j.query_id, g.grp, sum(g.weight) AS w FROM {qrels} AS j JOIN {fair.groups} AS g "
+            f"ON g.doc_id = j.doc_id WHERE j.relevance >= {literal(float(conv.rel))} AND j.query_id IN {queries} "
+            "GROUP BY j.query_id, g.grp"
+        )
+        target = (
+            "SELECT t.query_id, a.grp, coalesce(w.w, 0.0) / t.total AS share FROM (SELECT query_id, sum(w) AS total "
+            f"FROM ({weights}) AS rw GROUP BY query_id HAVING sum(w) > 0) AS t CROSS JOIN (SELECT DISTINCT grp FROM "
+            f"{fair.groups}) AS a LEFT JOIN ({weights}) AS w ON w.query_id = t.query_id AND w.grp = a.grp"
+        )
+    elif fair.per_query:
+        target = f"SELECT t.query_id, t.grp, t.share FROM {fair.target} AS t WHERE t.query_id IN {queries}"
+    else:
+        target = f"SELECT q.query_id, t.grp, t.share FROM {queries} AS q CROSS JOIN {fair.target} AS t"
+    ctes = [
+        f"rw_ftop{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_ftarget{p} AS ({target})",
+        f"rw_fexp{p} AS (SELECT a.query_id, a.rnk, g.grp, g.weight / greatest(1.0, log2(a.rnk)) AS e "
+        f"FROM rw_ftop{p} AS a JOIN {fair.groups} AS g ON g.doc_id = a.doc_id)",
+        f"rw_fgrid{p} AS (SELECT a.query_id, a.rnk, t.share, sum(coalesce(e.e, 0.0)) OVER (PARTITION BY a.query_id, "
+        "t.grp ORDER BY a.rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ca "
+        f"FROM rw_ftop{p} AS a JOIN rw_ftarget{p} AS t ON t.query_id = a.query_id "
+        f"LEFT JOIN rw_fexp{p} AS e ON e.query_id = a.query_id AND e.rnk = a.rnk AND e.grp = t.grp)",
+        f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), "
+        f"0.0) AS pa FROM rw_fgrid{p})",
+        f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS jsd, sum(ca * ca) AS a2, "
+        f"sum(ca * share) AS aq FROM rw_fshare{p} GROUP BY query_id, rnk)",
+        f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS jsd0, sum(share * share) AS q2 "
+        f"FROM (SELECT query_id, share, count(*) OVER (PARTITION BY query_id) AS n FROM rw_ftarget{p}) AS ft "
+        "GROUP BY query_id)",
+    ]
+    cols = (
+        ", CAST(fj.jsd AS DOUBLE) AS fjsd, CAST(fu.jsd0 AS DOUBLE) AS fjsd0, CAST(fj.a2 AS DOUBLE) AS fa2, "
+        "CAST(fj.aq AS DOUBLE) AS faq, CAST(fu.q2 AS DOUBLE) AS fq2"
+    )
+    joins = (
+        f" LEFT JOIN rw_fjsd{p} AS fj ON fj.fq = r.query_id AND fj.fr = r.rnk"
+        f" LEFT JOIN rw_fjsd0{p} AS fu ON fu.uq = r.query_id"
     )
     return ctes, cols, joins
 
@@ -966,7 +1066,7 @@ def _run_ideal(comp: _Compiler, conv: Conventions, ranked: str, judgments: str, 
             f"WHERE greatest({gain_sql(gain, 'j.relevance')}, 0.0) > 0"
         )
         order = (
-            f"SELECT query_id, doc_id, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
+            f"SELECT query_id, doc_id, relevance, row_number() OVER (PARTITION BY query_id ORDER BY {gain_sql(gain)} DESC, "
             f"{tie_order(conv.tie_order, conv.trec_eval)}) AS irank FROM ({scored}) AS x"
         )
         name = f"rideal{part}_{n}"

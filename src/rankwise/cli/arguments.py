@@ -221,6 +221,17 @@ def _input_flags(parser: argparse.ArgumentParser) -> None:
         "a Parquet or CSV/TSV file), read by the category family (CategoryDiversity, CategoryEntropy)",
     )
     _side_column_flags(parser, "categories", "the item categories'", {"doc_id": "item", "category": "category"})
+    parser.add_argument(
+        "--groups", help="the document groups (a Parquet or CSV/TSV file of (doc, group[, weight]) rows: the doc in "
+        "the run's doc_id column, the group in 'group', its weight in 'weight', 1 without it), read by the "
+        "fair-exposure metrics",
+    )
+    _side_column_flags(parser, "groups", "the document groups'", {"doc_id": "doc", "group": "group", "weight": "weight"})
+    parser.add_argument(
+        "--target", help="the target distribution over the groups (a Parquet or CSV/TSV file of (group, share) rows, "
+        "or (query, group, share) rows for one per query), or a named default: uniform, relevant",
+    )
+    _side_column_flags(parser, "target", "the target's", {"query_id": "query", "group": "group", "share": "share"})
 
 
 def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, words: Mapping[str, str]) -> None:
@@ -229,7 +240,8 @@ def _side_column_flags(parser: argparse.ArgumentParser, kind: str, owner: str, w
     for col in KEYS[kind]:
         parser.add_argument(
             f"--{kind.replace('_', '-')}-{col.replace('_', '-')}-col", dest=f"{kind}_{col}",
-            help=f"name of {owner} {words[col]} column, where it differs from the run's {col}",
+            help=f"name of {owner} {words[col]} column, where it differs from the run's {col}"
+            if col in COLUMN_KEYWORDS else f"name of {owner} {words[col]} column (default: {col})",
         )
 
 

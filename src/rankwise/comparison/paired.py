@@ -711,7 +711,7 @@ def _set_rows(
     def evaluate_groups(frame: pl.DataFrame) -> None:
         for name, run in runs.items():
             try:
-                got = set_level(qrels, run, metrics, groups=frame, by=by, engine=settings.engine, **read)
+                got = set_level(qrels, run, metrics, user_groups=frame, by=by, engine=settings.engine, **read)
             except RankwiseError as exc:
                 raise _of_run(exc, name) from exc
             found[name].append(got)

@@ -34,11 +34,13 @@ from rankwise.errors import (
     in_syntax,
     warn,
 )
+from rankwise.inputs import groups as document_groups
 from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import NEAR_MISS_ROWS, Coverage, Kind, no_common_queries, warn_near_miss
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.inputs.features import FEATURE, VALUE
+from rankwise.inputs.groups import Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import FileFormat, Source, to_lazyframe
 from rankwise.metrics.metric import Metric, make_metric
@@ -170,11 +172,12 @@ def evaluate(
         categories = cast("pl.DataFrame | None", side_input("categories", reading, parsed, conv, columns))
         # the catalog's size, where a per-query metric reads it (the set-level metrics read it below)
         catalog = side_input("catalog", reading, per_query_metrics, conv, columns)
+        fair = fairing(reading, parsed, conv, columns)
         run_source = reading.source(run, "run", columns, run_format, paths=paths)
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run, categories, catalog,
+            duckdb_config, query_chunks, train, features, base_run, categories, catalog, fair,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -269,10 +272,10 @@ def _set_values(
 
 
 def set_level(
-    qrels: Any, run: Any, metrics: Sequence[Metric], *, groups: pl.DataFrame, by: Sequence[str] = (),
+    qrels: Any, run: Any, metrics: Sequence[Metric], *, user_groups: pl.DataFrame, by: Sequence[str] = (),
     engine: Engine = "polars", duckdb_config: Mapping[str, Any] | None = None, **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
-    """The set-level ``metrics`` of ``run`` per group of users (``groups``: the ``by`` segment
+    """The set-level ``metrics`` of ``run`` per group of users (``user_groups``: the ``by`` segment
     columns, the query id, :data:`~rankwise._polars.sets.GROUP`, :data:`~rankwise._polars.sets.TIMES`):
     one row per group, for the bootstrap of a comparison (:func:`rankwise.compare`), the
     inputs read as :func:`evaluate` reads them (checked by the evaluation that came first)."""
@@ -283,7 +286,7 @@ def set_level(
             reading.source(run, "run", columns, None, paths=paths), reading.source(qrels, "qrels", columns, None, paths=paths),
             list(metrics), engine, conv, columns, (None, None), list(by), duckdb_config,
             training(reading, list(metrics), conv, columns), side_input("catalog", reading, list(metrics), conv, columns),
-            groups,
+            user_groups,
         )
 
 
@@ -337,6 +340,18 @@ def basing(reading: Reading, metrics: Sequence[Metric], conv: Conventions, colum
     return cast("pl.LazyFrame | None", side_input("base_run", reading, metrics, conv, columns))
 
 
+def fairing(reading: Reading, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> Fair | None:
+    """The document groups (``groups=``) read when a metric reads them (:func:`side_input`), with
+    the target (``target=``; not given: each query's relevant documents' shares) as an engine
+    takes them (:func:`~rankwise.inputs.groups.fair_inputs`)."""
+    from rankwise.inputs.groups import fair_inputs
+
+    groups = cast("pl.DataFrame | None", side_input("groups", reading, metrics, conv, columns))
+    if groups is None:
+        return None
+    return fair_inputs(groups, reading.read_side("target", columns))
+
+
 def _evaluate(
     run: Source, qrels: Source, parsed: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     run_format: FileFormat | None, qrels_format: FileFormat | None, segments: list[str],
@@ -344,6 +359,7 @@ def _evaluate(
     features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -360,7 +376,7 @@ def _evaluate(
     if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories, catalog,
+            parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories, catalog, fair,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -369,7 +385,7 @@ def _evaluate(
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
-            counted, zero, columns, query_chunks, train, features, base_run, categories, catalog,
+            counted, zero, columns, query_chunks, train, features, base_run, categories, catalog, fair,
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb
@@ -377,7 +393,7 @@ def _evaluate(
         with progress.task("evaluating in DuckDB"):
             result, n_unjudged = evaluate_duckdb(
                 run, qrels, counted, zero, columns, run_format, qrels_format, config=duckdb_config, train=train,
-                features=features, base_run=base_run, categories=categories, catalog=catalog,
+                features=features, base_run=base_run, categories=categories, catalog=catalog, fair=fair,
             )
     else:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
@@ -400,7 +416,7 @@ def _evaluate(
         low, high = (
             _evaluate(run, qrels, parsed, engine, replace(conv, ties=ties), columns, run_format, qrels_format,
                       segments, duckdb_config, query_chunks, train, features, base_run, categories,
-                      catalog)[0]
+                      catalog, fair)[0]
             for ties in ("pessimistic", "optimistic")
         )
         warn_tie_spread(result, low, high, [m.label for m in parsed], columns.query_id)
@@ -461,6 +477,7 @@ def _evaluate_segments(
     train: Training | None = None, features: pl.DataFrame | None = None, base_run: pl.LazyFrame | None = None,
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
+    fair: Fair | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
@@ -469,7 +486,8 @@ def _evaluate_segments(
     (read already, in the long form) are passed on as one vector per item. The base run is cut to
     the segments' users, each key given its user's base list. The item categories (read already,
     in the long form) are passed on as they are. The catalog (its items) is the same
-    for every key."""
+    for every key. The document groups are passed on
+    as read; a target per query gives each key its query's target."""
     key = SEGMENT_KEY
     pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
@@ -498,6 +516,18 @@ def _evaluate_segments(
         extra["base_run"] = _keyed_base_run(base_run, pairs.lazy().select(key, q), key, columns).collect()
     if catalog is not None:
         extra["catalog"] = catalog.collect().to_series()
+    if fair is not None:
+        extra["groups"] = fair.groups
+        extra["groups_columns"] = {"group": document_groups.GROUP, "weight": document_groups.WEIGHT}
+        if fair.target is not None:
+            target = fair.target
+            if q in target.columns:  # each (segment, query) key's target: its query's
+                keys = pairs.select(key, q)
+                if keys.schema[q] != target.schema[q]:
+                    keys, target = keys.with_columns(pl.col(q).cast(pl.String)), target.with_columns(pl.col(q).cast(pl.String))
+                target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), document_groups.GROUP, document_groups.SHARE)
+            extra["target"] = target
+            extra["target_columns"] = {"group": document_groups.GROUP, "share": document_groups.SHARE}
     result = evaluate(
         judged, keyed_run.collect(), metrics, engine=engine,
         duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,

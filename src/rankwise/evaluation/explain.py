@@ -65,7 +65,7 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import EmptyQueryError, InvalidParameterError, LabelError, hint_style
-from rankwise.evaluation.evaluate import basing, featuring, side_input, training
+from rankwise.evaluation.evaluate import basing, fairing, featuring, side_input, training
 from rankwise.inputs.columns import Reading
 from rankwise.inputs.faults import engine_faults
 from rankwise.metrics.metric import Metric, make_metric
@@ -121,6 +121,7 @@ def explain(
             base_run=basing(reading, [m], conv, columns),
             categories=side_input("categories", reading, [m], conv, columns),
             catalog=side_input("catalog", reading, [m], conv, columns),
+            fair=fairing(reading, [m], conv, columns),
         )
         if prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))
@@ -338,6 +339,10 @@ def _values_by_depth(
             )
         if prep.base_run is not None:  # the user's base list, for each cut ranking's query
             cuts.base_run = prep.base_run.filter(_is_query(judged[Q][0])).drop(Q).join(
+                cut.select(pl.col("rank").alias(Q)).lazy(), how="cross"
+            )
+        if prep.target is not None and Q in prep.target.collect_schema().names():  # the query's target, for each cut
+            cuts.target = prep.target.filter(_is_query(judged[Q][0])).drop(Q).join(
                 cut.select(pl.col("rank").alias(Q)).lazy(), how="cross"
             )
         if subtopics is not None:  # subtopic qrels: each cut ranking's query holds them too

@@ -53,6 +53,10 @@ class IRFrame:
         categories_columns: Mapping[str, str] | None = None,
         catalog: Any = None,
         catalog_column: str | None = None,
+        groups: Any = None,
+        groups_columns: Mapping[str, str] | None = None,
+        target: Any = None,
+        target_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.DataFrame:
         """Per-query values of this run against ``qrels``; see :func:`rankwise.evaluate` (the
@@ -62,7 +66,8 @@ class IRFrame:
         ``features_column``, the column of their vectors; ``base_run``, the base run the
         base-run family reads, and ``base_run_columns``, its names; ``categories``, the item
         categories the category family reads, and ``categories_columns``, their names; ``catalog``, the catalog
-        whose size the serendipity family reads, and ``catalog_column``, its item column)."""
+        whose size the serendipity family reads, and ``catalog_column``, its item column; ``groups`` and ``target``, the document
+        groups and the target the fair-exposure family reads, and their names)."""
         from rankwise.evaluation.evaluate import evaluate
 
         check_options("IRFrame.evaluate", options)
@@ -71,6 +76,7 @@ class IRFrame:
             "base_run": base_run, "base_run_columns": base_run_columns,
             "categories": categories, "categories_columns": categories_columns, "catalog": catalog,
             "catalog_column": catalog_column,
+            "groups": groups, "groups_columns": groups_columns, "target": target, "target_columns": target_columns,
         }
         return evaluate(qrels, self._df, metrics, engine="polars", **options, **{k: v for k, v in given.items() if v is not None})
 
@@ -105,6 +111,10 @@ class IRLazyFrame:
         categories_columns: Mapping[str, str] | None = None,
         catalog: Any = None,
         catalog_column: str | None = None,
+        groups: Any = None,
+        groups_columns: Mapping[str, str] | None = None,
+        target: Any = None,
+        target_columns: Mapping[str, str] | None = None,
         **options: Unpack[EvaluationOptions],
     ) -> pl.LazyFrame:
         """Per-query values as a LazyFrame; see :func:`rankwise.evaluate` (the keyword
@@ -124,7 +134,7 @@ class IRLazyFrame:
             checked_train,
             prepare,
         )
-        from rankwise.evaluation.evaluate import basing, featuring, side_input, training
+        from rankwise.evaluation.evaluate import basing, fairing, featuring, side_input, training
         from rankwise.inputs.columns import Reading
         from rankwise.inputs.read import to_lazyframe
         from rankwise.metrics.recipes import reading_subtopics
@@ -139,6 +149,7 @@ class IRLazyFrame:
             base_run=base_run, base_run_columns=base_run_columns,
             categories=categories, categories_columns=categories_columns,
             catalog=catalog, catalog_column=catalog_column,
+            groups=groups, groups_columns=groups_columns, target=target, target_columns=target_columns,
         )  # the side inputs (conventions.SIDE_INPUTS), each read only when a metric reads it
         given = training(reading, parsed, conv, columns)
         prep = prepare(
@@ -147,6 +158,7 @@ class IRLazyFrame:
             features=featuring(reading, parsed, conv, columns), base_run=basing(reading, parsed, conv, columns),
             categories=side_input("categories", reading, parsed, conv, columns),
             catalog=side_input("catalog", reading, parsed, conv, columns),
+            fair=fairing(reading, parsed, conv, columns),
         )
         if check_data and prep.train is not None:
             prep = replace(prep, train=checked_train(prep.train, columns))

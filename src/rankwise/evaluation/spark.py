@@ -133,6 +133,10 @@ def evaluate(
     catalog_column: str | None = None,
     categories: Any = None,
     categories_columns: Mapping[str, str] | None = None,
+    groups: Any = None,
+    target: Any = None,
+    groups_columns: Mapping[str, str] | None = None,
+    target_columns: Mapping[str, str] | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> Any:
     """Per-query metric values of Spark DataFrames ``run`` and ``qrels`` as a Spark DataFrame
@@ -185,8 +189,15 @@ def evaluate(
 
     ``categories``: a DataFrame of the item categories (one row per (item, category), the item in
     the run's doc column, the category in ``category``; other names by ``categories_columns``),
-    which the category family reads (CategoryDiversity, CategoryEntropy); with ``check=True`` the
-    action fails on the faults :func:`rankwise.to_sql` names."""
+    which the category family reads (CategoryDiversity, CategoryEntropy).
+
+    ``groups``: a DataFrame of the document groups (the document in the run's doc column, the
+    group in ``group``, its weight in ``weight`` where it has one, else 1; ``groups_columns``
+    names them otherwise), which the fair-exposure family reads (AWRF, nDCG_AWRF); ``target``: a
+    DataFrame of the target (``group``, ``share``, and the run's query column for one per query;
+    ``target_columns`` names them otherwise), or ``'uniform'``, or ``'relevant'``/None (each
+    query's relevant documents' shares); with ``check=True`` the action fails on the faults
+    :func:`rankwise.to_sql` names."""
     check_options("evaluate", options)
     parsed, resolved = resolve(metrics, options)  # checked before the inputs are read
     columns = Columns.from_options(resolved)
@@ -224,6 +235,21 @@ def evaluate(
                     column=word,
                 )
         d_str = d_str or _type_class(categories.schema[category_names["doc_id"]].dataType) != run_types[columns.doc_id]
+    own_groups, own_target = dict(groups_columns or {}), dict(target_columns or {})
+    if groups is not None:
+        own_groups.setdefault("doc_id", columns.doc_id)
+        for key in ("doc_id", "group"):
+            name = own_groups.get(key, key)
+            if name not in groups.columns:
+                raise MissingColumnError.from_missing("the document groups (groups=)", name, groups.columns, "groups_columns")
+        if "weight" not in own_groups and "weight" in groups.columns:
+            own_groups["weight"] = "weight"
+        d_str = d_str or _type_class(groups.schema[own_groups["doc_id"]].dataType) != run_types[columns.doc_id]
+    if target is not None and not isinstance(target, str):
+        query = own_target.get("query_id", columns.query_id)
+        if query in target.columns:
+            own_target["query_id"] = query
+            q_str = q_str or _type_class(target.schema[query].dataType) != run_types[columns.query_id]
     text_ids = [name for name, cast in ((columns.query_id, q_str), (columns.doc_id, d_str)) if cast]
     run, qrels = _as_strings(run, text_ids), _as_strings(qrels, text_ids)
     order = None
@@ -249,11 +275,16 @@ def evaluate(
     train_view, base_view = view("train", train, text_ids), view("base_run", base_run, text_ids)
     features_view = view("features", features, doc_ids)
     catalog_view = view("catalog", catalog, [catalog_column or columns.doc_id] if d_str else [])
+    groups_view = view("groups", groups, [own_groups["doc_id"]] if d_str else [])
+    target_view = target if isinstance(target, str) or target is None else view(
+        "target", target, [own_target["query_id"]] if q_str and "query_id" in own_target else []
+    )
     categories_view = view("categories", categories, [category_names["doc_id"]] if d_str else [])
     sql = statement_sql(
         parsed, "spark", run_view, qrels_view, check, resolved, input_order=order, train=train_view,
         features=features_view, features_column=vectors or "features", base_run=base_view, catalog=catalog_view,
         catalog_column=catalog_column, categories=categories_view, categories_columns=categories_columns,
+        groups=groups_view, target=target_view, groups_columns=own_groups, target_columns=own_target,
     )
     return run.sparkSession.sql(sql)
 

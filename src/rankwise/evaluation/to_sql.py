@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from rankwise._sql.compiler import INPUT_ORDER, build_sql, features_head, literal
+from rankwise._sql.compiler import INPUT_ORDER, FairViews, build_sql, features_head, literal
 from rankwise._sql.inline import Dialect, dialect_rules, expand
 from rankwise._sql.sets import set_statement
 from rankwise.conventions import (
@@ -195,6 +195,64 @@ def _catalog_head(dialect: Dialect, catalog: str, column: str, check: bool) -> l
     ]
 
 
+def _fair_head(
+    dialect: Dialect, groups: str, target: str | None, columns: Columns, groups_columns: Mapping[str, str] | None,
+    target_columns: Mapping[str, str] | None, check: bool,
+) -> tuple[list[str], FairViews]:
+    """The CTEs ``rw_groups`` (doc_id, grp, weight: the groups table's columns named as the run's
+    doc column, ``group`` and the weight column ``groups_columns`` names, else 1) and, for a
+    ``target`` table, ``rw_target`` (query_id when ``target_columns`` names the query column,
+    grp, share: ``group`` and ``share`` unless named; normalised per query); ``target``
+    ``'uniform'``: the same share for each group; None or ``'relevant'``: no table (each
+    query's relevant documents' shares). With ``check``, each read once its check
+    (``rw_groups_ok``/``rw_target_ok`` of ``sql/70_fairness.sql``) has passed."""
+    q = quoter(dialect)
+    own = dict(groups_columns or {})
+    doc = q(check_identifier(own.get("doc_id", columns.doc_id), "column"))
+    grp = q(check_identifier(own.get("group", "group"), "column"))
+    weight = "1.0" if "weight" not in own else f"CAST({q(check_identifier(own['weight'], 'column'))} AS DOUBLE)"
+    select = f"SELECT {doc} AS doc_id, CAST({grp} AS VARCHAR) AS grp, {weight} AS weight FROM {table_name(groups, q, 'groups table')}"
+    gate = " WHERE (SELECT ok FROM rw_groups_check)" if check else ""
+    ctes = [f"rw_groups_input AS ({select})", f"rw_groups AS (SELECT * FROM rw_groups_input{gate})"]
+    if check:
+        ctes.insert(1, (
+            "rw_groups_check AS (SELECT rw_groups_ok(count(*), count(*) - count(doc_id), count(*) - count(grp), "
+            "(SELECT count(*) FROM (SELECT doc_id, grp FROM rw_groups_input GROUP BY doc_id, grp HAVING count(*) > 1) "
+            "AS twice), count(*) FILTER (WHERE weight IS NULL OR isnan(weight) OR abs(weight) = CAST('Infinity' AS DOUBLE) OR weight < 0)) AS ok "
+            "FROM rw_groups_input)"
+        ))
+    if target is None or target == "relevant":
+        return ctes, FairViews("rw_groups", None)
+    if target == "uniform":
+        ctes.append(
+            "rw_target AS (SELECT grp, 1.0 / count(*) OVER () AS share FROM (SELECT DISTINCT grp FROM rw_groups) AS g)"
+        )
+        return ctes, FairViews("rw_groups", "rw_target")
+    names = dict(target_columns or {})
+    per_query = "query_id" in names
+    query = f"{q(check_identifier(names['query_id'], 'column'))} AS query_id, " if per_query else ""
+    share = f"CAST({q(check_identifier(names.get('share', 'share'), 'column'))} AS DOUBLE)"
+    tgrp = q(check_identifier(names.get("group", "group"), "column"))
+    keys = "query_id, grp" if per_query else "grp"
+    over = "PARTITION BY query_id" if per_query else ""
+    ctes += [
+        f"rw_target_input AS (SELECT {query}CAST({tgrp} AS VARCHAR) AS grp, {share} AS share "
+        f"FROM {table_name(target, q, 'target table')})",
+        f"rw_target AS (SELECT {'query_id, ' if per_query else ''}grp, share / sum(share) OVER ({over}) AS share "
+        f"FROM rw_target_input{' WHERE (SELECT ok FROM rw_target_check)' if check else ''})",
+    ]
+    if check:
+        null_queries = "count(*) - count(query_id)" if per_query else "0"
+        ctes.insert(-1, (
+            f"rw_target_check AS (SELECT rw_target_ok(count(*), {null_queries}, count(*) - count(grp), "
+            f"(SELECT count(*) FROM (SELECT {keys} FROM rw_target_input GROUP BY {keys} HAVING count(*) > 1) AS twice), "
+            "count(*) FILTER (WHERE share IS NULL OR isnan(share) OR abs(share) = CAST('Infinity' AS DOUBLE) OR share < 0), "
+            f"(SELECT count(*) FROM (SELECT {'query_id' if per_query else '1 AS one'} FROM rw_target_input "
+            f"{'GROUP BY query_id ' if per_query else ''}HAVING sum(share) = 0) AS zero)) AS ok FROM rw_target_input)"
+        ))
+    return ctes, FairViews("rw_groups", "rw_target", per_query)
+
+
 def _features_head(dialect: Dialect, features: str, column: str, columns: Columns, check: bool) -> list[str]:
     """The CTE ``rw_features`` of the item features' table (:func:`~rankwise._sql.compiler.features_head`)."""
     rules = dialect_rules(dialect)
@@ -221,6 +279,10 @@ def to_sql(
     catalog_column: str | None = None,
     categories: str | None = None,
     categories_columns: Mapping[str, str] | None = None,
+    groups: str | None = None,
+    target: str | None = None,
+    groups_columns: Mapping[str, str] | None = None,
+    target_columns: Mapping[str, str] | None = None,
     **options: Unpack[EvaluationOptions],
 ) -> str:
     """One SQL statement giving per-query values of ``metrics`` for the tables ``run`` and
@@ -266,11 +328,23 @@ def to_sql(
     the ``doc_id`` column as the run names it, the category in ``category``; other names by
     ``categories_columns={'doc_id': ..., 'category': ...}``), which the category family reads
     (CategoryDiversity, CategoryEntropy); with ``check=True`` the statement also fails on an
-    empty table or a NULL item or category."""
+    empty table or a NULL item or category.
+
+    ``groups``: the table of the document groups (one row per (document, group): the document in
+    the run's doc column's name, the group in ``group``, each weighing 1 unless
+    ``groups_columns`` names a weight column, e.g. ``groups_columns={'group': 'gender',
+    'weight': 'w'}``), which the fair-exposure family reads (AWRF, nDCG_AWRF). ``target``: the
+    table of the target distribution (``group``, ``share``; one per query when
+    ``target_columns`` names its query column, e.g. ``target_columns={'query_id': 'topic_id'}``;
+    the shares normalised per query), or ``'uniform'`` (the same share for each group), or
+    ``'relevant'``/None (each query's relevant documents' shares). With ``check=True`` the
+    statement also fails on the faults :mod:`rankwise.inputs.groups` names (no row, NULL ids,
+    a pair given twice, a NULL, NaN, infinite or negative weight or share, shares all 0)."""
     return statement_sql(
         metrics, dialect, run, qrels, check, options, train=train, features=features, features_column=features_column,
         base_run=base_run, catalog=catalog, catalog_column=catalog_column, categories=categories,
-        categories_columns=categories_columns,
+        categories_columns=categories_columns, groups=groups, target=target,
+        groups_columns=groups_columns, target_columns=target_columns,
     )
 
 
@@ -280,6 +354,8 @@ def statement_sql(
     features: str | None = None, features_column: str = "features", base_run: str | None = None,
     catalog: str | None = None, catalog_column: str | None = None, categories: str | None = None,
     categories_columns: Mapping[str, str] | None = None,
+    groups: str | None = None, target: str | None = None, groups_columns: Mapping[str, str] | None = None,
+    target_columns: Mapping[str, str] | None = None,
 ) -> str:
     """:func:`to_sql`'s statement; ``input_order``: the run table's column that holds its rows'
     order as given (``ties='input'``; None: the rows numbered as the table is scanned)."""
@@ -294,7 +370,8 @@ def statement_sql(
     if conv.ties == "input":
         numbered = rules.input_order if input_order is None else rules.quote(check_identifier(input_order, "column"))
     head = _head(dialect, run, qrels, columns, check, numbered)
-    tables = {"train": train, "features": features, "base_run": base_run, "catalog": catalog, "categories": categories}
+    tables = {"train": train, "features": features, "base_run": base_run, "catalog": catalog, "categories": categories,
+              "groups": groups, "target": target}
     set_level = [m for m in parsed if m.spec.aggregate == "set"]
     if set_level and len(set_level) < len(parsed):
         other = next(m for m in parsed if m.spec.aggregate != "set")
@@ -318,6 +395,10 @@ def statement_sql(
         head += _categories_head(
             dialect, categories, columns, check, Reading(categories_columns=categories_columns).categories_columns
         )
+    fair = None
+    if groups is not None:
+        fair_ctes, fair = _fair_head(dialect, groups, target, columns, groups_columns, target_columns, check)
+        head += fair_ctes
     if set_level:
         if catalog is not None:
             head += _catalog_head(dialect, catalog, catalog_column or columns.doc_id, check)
@@ -336,6 +417,7 @@ def statement_sql(
         base_view=None if base_run is None else "rw_base_run",
         categories_view=None if categories is None else "rw_categories",
         catalog_view="rw_catalog" if sized else None,
+        fair=fair,
     )
     # the head checks the inputs once; build_sql calls the table macros with checks := false
     recursive = body.startswith("WITH RECURSIVE ")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -24,6 +24,9 @@ from rankwise.errors import InvalidParameterError, closest
 from rankwise.inputs import forms
 from rankwise.inputs.interactions import Training, read_train
 from rankwise.inputs.read import Source, to_frame, to_lazyframe
+
+if TYPE_CHECKING:
+    from rankwise.inputs.groups import Target
 
 Kind = Literal["run", "qrels"]
 
@@ -37,6 +40,8 @@ def _check_columns(kind: str, mapping: object) -> dict[str, str] | None:
         raise InvalidParameterError(
             f"{what} must be a dict such as {{'query_id': 'qid'}}, got {type(mapping).__name__}"
         )
+    possessive = "'" if kind.endswith("s") else "'s"
+    example = {"query_id": "qid"} if "query_id" in KEYS[kind] else {KEYS[kind][1]: "x"}
     for key, value in mapping.items():
         if key not in KEYS[kind]:
             best = closest(str(key), KEYS[kind], n=1)
@@ -46,8 +51,8 @@ def _check_columns(kind: str, mapping: object) -> dict[str, str] | None:
                 hint = f" (did you mean {best[0]!r}?)" if best else ""
             raise InvalidParameterError(
                 f"{what} has no key {key!r}{hint}"
-                + f": its keys are {list(KEYS[kind])}, each mapped to the {kind}'s own name of that "
-                f"column, e.g. {what}={{'query_id': 'qid'}}"
+                + f": its keys are {list(KEYS[kind])}, each mapped to the {kind}{possessive} own name of that "
+                f"column, e.g. {what}={example}"
             )
         if not isinstance(value, str) or not value:
             raise InvalidParameterError(f"{what}[{key!r}] must be a column name (a non-empty string), got {value!r}")
@@ -102,6 +107,16 @@ class Reading(_FromOptions):
     categories_columns: Mapping[str, str] | None = None
     """The item categories' own names of the item and category columns (``doc_id``,
     ``category``), e.g. ``{'doc_id': 'item_id', 'category': 'genre'}``."""
+    groups: Any = field(default=None, compare=False)
+    """The document groups (``groups=``), as given; read by :meth:`read_groups`."""
+    groups_columns: Mapping[str, str] | None = None
+    """The document groups' own names of the doc, group and weight columns (``doc_id``, ``group``,
+    ``weight``), e.g. ``{'group': 'gender'}``."""
+    target: Any = field(default=None, compare=False)
+    """The target distribution (``target=``), as given; read by :meth:`read_target`."""
+    target_columns: Mapping[str, str] | None = None
+    """The target's own names of the query, group and share columns (``query_id``, ``group``,
+    ``share``)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_columns", _check_columns("run", self.run_columns))
@@ -109,6 +124,8 @@ class Reading(_FromOptions):
         object.__setattr__(self, "train_columns", _check_columns("train", self.train_columns))
         object.__setattr__(self, "base_run_columns", _check_columns("base_run", self.base_run_columns))
         object.__setattr__(self, "categories_columns", _check_columns("categories", self.categories_columns))
+        object.__setattr__(self, "groups_columns", _check_columns("groups", self.groups_columns))
+        object.__setattr__(self, "target_columns", _check_columns("target", self.target_columns))
         for name in ("features_column", "catalog_column"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):
@@ -189,13 +206,32 @@ class Reading(_FromOptions):
 
         return read_categories(self.categories, columns, self.categories_columns)
 
+    def read_groups(self, columns: Columns) -> pl.DataFrame | None:
+        """The document groups given (``groups=``), read and checked as (doc, group, weight)
+        rows (:func:`~rankwise.inputs.groups.read_groups`); None when none were given."""
+        if self.groups is None:
+            return None
+        from rankwise.inputs.groups import read_groups
+
+        return read_groups(self.groups, columns, self.groups_columns)
+
+    def read_target(self, columns: Columns) -> Target | None:
+        """The target distribution given (``target=``), read and checked
+        (:func:`~rankwise.inputs.groups.read_target`); None when none was given."""
+        if self.target is None:
+            return None
+        from rankwise.inputs.groups import read_target
+
+        return read_target(self.target, columns, self.target_columns)
+
     def read_side(self, keyword: str, columns: Columns) -> Any:
         """The side input ``keyword`` (:data:`~rankwise.conventions.SIDE_INPUTS`) given, read
-        (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`, :meth:`read_catalog`);
-        None when none was given."""
+        (:meth:`read_train`, :meth:`read_features`, :meth:`read_base_run`, :meth:`read_catalog`,
+        :meth:`read_groups`, :meth:`read_target`); None when none was given."""
         readers = {
             "train": self.read_train, "features": self.read_features, "base_run": self.read_base_run,
-            "catalog": self.read_catalog, "categories": self.read_categories,
+            "catalog": self.read_catalog, "categories": self.read_categories, "groups": self.read_groups,
+            "target": self.read_target,
         }
         return readers[keyword](columns)
 

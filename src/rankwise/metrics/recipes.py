@@ -24,6 +24,7 @@ from rankwise.metrics.families import FAMILIES
 from rankwise.metrics.families import base_run as _base_run
 from rankwise.metrics.families import categories as _categories
 from rankwise.metrics.families import diversity as _diversity
+from rankwise.metrics.families import fairness as _fairness
 from rankwise.metrics.families import feature_diversity as _feature_diversity
 from rankwise.metrics.families import popularity as _popularity
 from rankwise.metrics.families import serendipity as _serendipity
@@ -37,7 +38,7 @@ from rankwise.metrics.spec import ParamValue
 from rankwise.primitives import Node, expected_tree, order_free
 
 __all__ = [
-    "BASE_RUN_RECIPES", "CATEGORY_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "SET_RECIPES", "TRAIN_RECIPES", "CwlModel", "Output",
+    "BASE_RUN_RECIPES", "CATEGORY_RECIPES", "CWL_MEASURES", "DIVERSITY_RECIPES", "FAIR_RECIPES", "FEATURE_RECIPES", "RECIPES", "RELSTRING_DEFAULT_K", "SET_RECIPES", "TRAIN_RECIPES", "CwlModel", "Output",
     "Recipe", "cwl_discount_value", "expected_metrics", "gain_of", "ideal_ideal", "outputs", "parse_gain_table",
     "reading_features", "reading_side", "reading_subtopics", "reading_train", "recipe", "tree_of",
 ]
@@ -68,6 +69,8 @@ FEATURE_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in 
 """The feature-diversity family's recipes: they read the item features (``features=``)."""
 BASE_RUN_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _base_run.SPECS}
 """The base-run family's recipes: they read the base run (``base_run=``)."""
+FAIR_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _fairness.SPECS}
+"""The fair-exposure family's recipes: they read the document groups (``groups=``)."""
 CATEGORY_RECIPES: dict[str, Recipe] = {spec.name: RECIPES[spec.name] for spec in _categories.SPECS}
 """The category family's recipes: they read the item categories (``categories=``)."""
 SET_RECIPES: dict[str, Recipe] = {

@@ -22,7 +22,7 @@ The diversity primitives (:class:`IntentPrimitive`) read (document, subtopic) pa
 ``tests/house/test_primitives.py`` checks that for every declared class the Polars function and the
 SQL macro exist and take the same parameters. Adding a primitive therefore touches three places:
 its class in the module of its family (:mod:`~rankwise.primitives.trec`, :mod:`~rankwise.primitives.auc`, :mod:`~rankwise.primitives.cwl`,
-:mod:`~rankwise.primitives.diversity`, :mod:`~rankwise.primitives.popularity`, :mod:`~rankwise.primitives.feature_diversity`, :mod:`~rankwise.primitives.base_run`, :mod:`~rankwise.primitives.serendipity`; the kinds in :mod:`~rankwise.primitives.core`, scalar
+:mod:`~rankwise.primitives.diversity`, :mod:`~rankwise.primitives.popularity`, :mod:`~rankwise.primitives.feature_diversity`, :mod:`~rankwise.primitives.base_run`, :mod:`~rankwise.primitives.serendipity`, :mod:`~rankwise.primitives.fairness`; the kinds in :mod:`~rankwise.primitives.core`, scalar
 operations in :mod:`~rankwise.primitives.operations`), its Polars function, its SQL macro (see docs/ARCHITECTURE.md).
 
 >>> ApSum(t=1.0, k=10).inputs()
@@ -39,6 +39,7 @@ from rankwise.primitives.categories import *  # noqa: F403  (every declaration, 
 from rankwise.primitives.core import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.cwl import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.diversity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
+from rankwise.primitives.fairness import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.feature_diversity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.operations import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)
 from rankwise.primitives.popularity import *  # noqa: F403  (every declaration, as rankwise.primitives.<Name>)

@@ -22,6 +22,8 @@ from rankwise.metrics.families import (
     counts,
     cwl,
     diversity,
+    exposure,
+    fairness,
     feature_diversity,
     gain,
     incomplete,
@@ -54,6 +56,8 @@ FAMILIES: tuple[MetricFamily, ...] = (
     catalog.FAMILY,
     user_coverage.FAMILY,
     serendipity.FAMILY,
+    fairness.FAMILY,
+    exposure.FAMILY,
     popularity_parity.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
