@@ -20,6 +20,13 @@ CREATE OR REPLACE TEMP MACRO rw_exposure_gini(expo, pos, incat, ncat) AS
         / ((max(ncat) + sum(CASE WHEN incat THEN 0.0 ELSE 1.0 END)) * sum(expo))
     END::DOUBLE;
 
+-- Elliot's GiniIndex over the catalog's n items, m listed: 1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) /
+-- ((n − 1) Σ expo); NULL over no listed item or n ≤ 1.
+CREATE OR REPLACE TEMP MACRO rw_elliot_gini(expo, pos, ncat) AS
+    CASE WHEN sum(expo) > 0 AND max(ncat) > 1 THEN
+        1.0 - (2.0 * sum(pos * expo) + (max(ncat) - 2.0 * count(*) - 1.0) * sum(expo)) / ((max(ncat) - 1.0) * sum(expo))
+    END::DOUBLE;
+
 -- −Σ p log_base p, p = expo / Σ expo; NULL over no listed item.
 CREATE OR REPLACE TEMP MACRO rw_exposure_entropy(expo, base) AS
     CASE WHEN sum(expo) > 0 THEN (ln(sum(expo)) - sum(expo * ln(expo)) / sum(expo)) / ln(base) END::DOUBLE;
@@ -27,6 +34,26 @@ CREATE OR REPLACE TEMP MACRO rw_exposure_entropy(expo, base) AS
 -- Σ expo.
 CREATE OR REPLACE TEMP MACRO rw_exposure_total(expo) AS
     sum(expo)::DOUBLE;
+
+-- Σ expo².
+CREATE OR REPLACE TEMP MACRO rw_exposure_squares(expo) AS
+    sum(expo * expo)::DOUBLE;
+
+-- The users scored.
+CREATE OR REPLACE TEMP MACRO rw_users_scored(nscored) AS
+    max(nscored)::DOUBLE;
+
+-- Σ expo · log2(Σ lists / lists).
+CREATE OR REPLACE TEMP MACRO rw_elliot_entropy_sum(expo, lists) AS
+    (sum(expo * -log2(lists)) + sum(expo) * log2(sum(lists)))::DOUBLE;
+
+-- Σ expo over the items of the popularity group.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_exposure(expo, ingroup) AS
+    sum(CASE WHEN ingroup THEN expo ELSE 0.0 END)::DOUBLE;
+
+-- The popularity group's training items.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_items(ngroup) AS
+    max(ngroup)::DOUBLE;
 
 -- Σ expo · −log2(irows / nrows) over the items in training.
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS

@@ -1265,6 +1265,13 @@ CREATE OR REPLACE TEMP MACRO rw_exposure_gini(expo, pos, incat, ncat) AS
         / ((max(ncat) + sum(CASE WHEN incat THEN 0.0 ELSE 1.0 END)) * sum(expo))
     END::DOUBLE;
 
+-- Elliot's GiniIndex over the catalog's n items, m listed: 1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) /
+-- ((n − 1) Σ expo); NULL over no listed item or n ≤ 1.
+CREATE OR REPLACE TEMP MACRO rw_elliot_gini(expo, pos, ncat) AS
+    CASE WHEN sum(expo) > 0 AND max(ncat) > 1 THEN
+        1.0 - (2.0 * sum(pos * expo) + (max(ncat) - 2.0 * count(*) - 1.0) * sum(expo)) / ((max(ncat) - 1.0) * sum(expo))
+    END::DOUBLE;
+
 -- −Σ p log_base p, p = expo / Σ expo; NULL over no listed item.
 CREATE OR REPLACE TEMP MACRO rw_exposure_entropy(expo, base) AS
     CASE WHEN sum(expo) > 0 THEN (ln(sum(expo)) - sum(expo * ln(expo)) / sum(expo)) / ln(base) END::DOUBLE;
@@ -1272,6 +1279,26 @@ CREATE OR REPLACE TEMP MACRO rw_exposure_entropy(expo, base) AS
 -- Σ expo.
 CREATE OR REPLACE TEMP MACRO rw_exposure_total(expo) AS
     sum(expo)::DOUBLE;
+
+-- Σ expo².
+CREATE OR REPLACE TEMP MACRO rw_exposure_squares(expo) AS
+    sum(expo * expo)::DOUBLE;
+
+-- The users scored.
+CREATE OR REPLACE TEMP MACRO rw_users_scored(nscored) AS
+    max(nscored)::DOUBLE;
+
+-- Σ expo · log2(Σ lists / lists).
+CREATE OR REPLACE TEMP MACRO rw_elliot_entropy_sum(expo, lists) AS
+    (sum(expo * -log2(lists)) + sum(expo) * log2(sum(lists)))::DOUBLE;
+
+-- Σ expo over the items of the popularity group.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_exposure(expo, ingroup) AS
+    sum(CASE WHEN ingroup THEN expo ELSE 0.0 END)::DOUBLE;
+
+-- The popularity group's training items.
+CREATE OR REPLACE TEMP MACRO rw_popularity_group_items(ngroup) AS
+    max(ngroup)::DOUBLE;
 
 -- Σ expo · −log2(irows / nrows) over the items in training.
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
@@ -1523,13 +1550,14 @@ CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, 
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
     judged AS (SELECT DISTINCT query_id FROM rw_qrels),
     ranked0 AS (SELECT query_id, doc_id, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
-    scored0 AS (SELECT r.query_id, r.doc_id, r.rnk, 0 AS grp, 1.0 AS times FROM ranked0 AS r WHERE r.query_id IN (SELECT query_id FROM judged)),
-    e0 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
-    x0 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e0 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
-    e1 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
-    x1 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, TRUE AS incat, CAST(count(*) OVER (PARTITION BY e.grp) AS DOUBLE) AS ncat FROM e1 AS e),
-    e2 AS (SELECT grp, doc_id, sum(times * power(0.85, rnk - 1)) AS expo FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * power(0.85, rnk - 1)) > 0),
-    x2 AS (SELECT e.grp, e.doc_id, e.expo, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e2 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
+    scored0 AS (SELECT r.query_id, r.doc_id, r.rnk, r.relevance, 0 AS grp, 1.0 AS times FROM ranked0 AS r WHERE r.query_id IN (SELECT query_id FROM judged)),
+    users0 AS (SELECT DISTINCT grp, query_id, times FROM scored0),
+    e0 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo, CAST(sum(times) AS DOUBLE) AS lists FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
+    x0 AS (SELECT e.grp, e.doc_id, e.expo, e.lists, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e0 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
+    e1 AS (SELECT grp, doc_id, sum(times * 1.0) AS expo, CAST(sum(times) AS DOUBLE) AS lists FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * 1.0) > 0),
+    x1 AS (SELECT e.grp, e.doc_id, e.expo, e.lists, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, TRUE AS incat, CAST(count(*) OVER (PARTITION BY e.grp) AS DOUBLE) AS ncat FROM e1 AS e),
+    e2 AS (SELECT grp, doc_id, sum(times * power(0.85, rnk - 1)) AS expo, CAST(sum(times) AS DOUBLE) AS lists FROM scored0 WHERE rnk <= k GROUP BY grp, doc_id HAVING sum(times * power(0.85, rnk - 1)) > 0),
+    x2 AS (SELECT e.grp, e.doc_id, e.expo, e.lists, CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos, c.doc_id IS NOT NULL AS incat, (SELECT CAST(count(*) AS DOUBLE) FROM (SELECT DISTINCT doc_id FROM rw_catalog) AS ci) AS ncat FROM e2 AS e LEFT JOIN (SELECT DISTINCT doc_id FROM rw_catalog) AS c ON c.doc_id = e.doc_id),
     a0 AS (SELECT grp, rw_items_listed(expo, incat) AS s0, rw_catalog_items(ncat) AS s1, rw_exposure_gini(expo, pos, incat, ncat) AS s2 FROM x0 GROUP BY grp),
     a1 AS (SELECT grp, rw_items_listed(expo, incat) AS s0, rw_exposure_gini(expo, pos, incat, ncat) AS s1, rw_exposure_entropy(expo, 2.0) AS s2, rw_exposure_entropy(expo, 2.718281828459045) AS s3 FROM x1 GROUP BY grp),
     a2 AS (SELECT grp, rw_exposure_gini(expo, pos, incat, ncat) AS s0 FROM x2 GROUP BY grp)

@@ -75,10 +75,18 @@ def _sample(cls: type[Bound]) -> Bound | None:
 def test_each_table_field_of_a_set_level_primitive_changes_its_table(cls: type[SetPrimitive]) -> None:
     """The fields a set-level primitive does not pass to its functions choose its exposure table:
     changing one changes the table's key (its cutoff and weight, or its catalog)."""
-    values = {"k": 5, "weight": "geometric", "patience": 0.5, "within": "train", "base": 2.0}
-    other = {"k": 3, "weight": "count", "patience": 0.7, "within": "catalog", "base": 2.0}
+    values = {
+        "k": 5, "weight": "geometric", "patience": 0.5, "within": "train", "base": 2.0, "head": 0.8, "tail": False,
+        "pairs_of": "listed", "relevant": False,
+    }
+    other = {
+        "k": 3, "weight": "count", "patience": 0.7, "within": "catalog", "base": 2.0, "head": 0.5, "tail": True,
+        "pairs_of": "history", "relevant": True,
+    }
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
     sample = cls(**{n: values[n] for n in names})
     for name in cls.table_fields:
         changed = cls(**{n: (other if n == name else values)[n] for n in names})
-        assert (sample.exposure(), sample.catalog()) != (changed.exposure(), changed.catalog()), (cls.__name__, name)
+        assert (sample.exposure(), sample.catalog(), sample.pairs(), sample.popularity_group()) != (
+            changed.exposure(), changed.catalog(), changed.pairs(), changed.popularity_group()
+        ), (cls.__name__, name)

@@ -41,6 +41,7 @@ LIBRARY_METRICS: dict[str, str] = {
     "recbole.ShannonEntropy[one row](k={k})": "Entropy(base='e', per_item=True)@{k}",
     "recommenders.novelty[cut at k](k={k})": "SelfInformation@{k}",
     "recommenders.novelty[full lists]": "SelfInformation",
+    "elliot.GiniIndex(k={k})": "Gini(definition='elliot', catalog='train')@{k}",
 }
 """Each library's function (a key of the goldens' values, ``{k}`` the cutoff) as a rankwise
 metric string."""
@@ -105,6 +106,59 @@ def test_each_library_value(case: dict[str, Any], engine: str) -> None:
         assert (actual is None) == (value is None), (case["name"], label, actual, value)
         if value is not None:
             assert actual == pytest.approx(value, abs=tolerance), (case["name"], label, actual, value)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_each_library_value_over_every_user(case: dict[str, Any], engine: str) -> None:
+    """Elliot's ShannonEntropy and rexmex's personalization divide by every user given, a user with
+    an empty list too: rankwise's users scored with ``missing='zero'`` (every judged user). rexmex
+    subtracts one per user for the similarity of a list to itself, where an empty list's is 0: its
+    value is rankwise's plus (empty lists) / (U (U − 1)), said in Personalization's formula."""
+    qrels, run, _ = _frames(case)
+    users = [user for user, _ in case["run"]]
+    assert set(users) == {user for user, _, _ in case["qrels"]}, case["name"]  # the judged users are the users given
+    empty = sum(1 for _, items in case["run"] if not items)
+    for k in case["ks"]:
+        labels = [f"Entropy(definition='elliot')@{k}", f"Personalization@{k}"]
+        got = rw.evaluate(qrels, run, labels, per_query=False, missing="zero", engine=engine)
+        entropy, personalization = (got[label].item() for label in labels)
+        want = case["values"][f"elliot.ShannonEntropy(k={k})"]
+        assert entropy == pytest.approx(want, abs=1e-12), (case["name"], k)
+        rexmex = case["values"][f"rexmex.personalization(k={k})"]
+        if len(users) < 2:
+            assert personalization is None and rexmex is None
+        else:
+            assert personalization + empty / (len(users) * (len(users) - 1)) == pytest.approx(rexmex, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_personalization_and_elliot_by_hand(engine: str) -> None:
+    """u1 lists a, b; u2 a, c, d; u3 e; u4 is judged but lists nothing. At k = 3: cos(u1, u2) =
+    1/√6, every other pair 0. Over the three users with a list (the default): 1 − 2/√6 / 6; over
+    the four judged users (missing='zero'): 1 − 2/√6 / 12. Elliot's entropy: the rows a 2, b, c,
+    d, e 1 each (6 rows), weights a 1/2 + 1/3, b 1/2, c and d 1/3, e 1, divided by the users;
+    Elliot's Gini over the catalog a-f (n = 6, m = 5 listed, counts 1, 1, 1, 1, 2)."""
+    import math
+
+    run = pl.DataFrame({
+        "query_id": ["u1", "u1", "u2", "u2", "u2", "u3"], "doc_id": ["a", "b", "a", "c", "d", "e"],
+        "score": [2.0, 1.0, 3.0, 2.0, 1.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["u1", "u2", "u3", "u4"], "doc_id": ["a", "a", "x", "x"], "relevance": [1] * 4})
+    metrics = ["Personalization@3", "Entropy(definition='elliot')@3", "Gini(definition='elliot')@3"]
+    weights = {"a": 1 / 2 + 1 / 3, "b": 1 / 2, "c": 1 / 3, "d": 1 / 3, "e": 1.0}
+    rows = {"a": 2, "b": 1, "c": 1, "d": 1, "e": 1}
+    bits = sum(w * -math.log2(rows[d] / 6) for d, w in weights.items())
+    gini = 1 - sum((2 * (j + 6 - 5) - 6 - 1) * c for j, c in enumerate([1, 1, 1, 1, 2], start=1)) / (5 * 6)
+    for missing, users in (("ignore", 3), ("zero", 4)):
+        got = rw.evaluate(qrels, run, metrics, catalog=list("abcdef"), per_query=False, missing=missing, engine=engine)
+        expected = (1 - 2 / math.sqrt(6) / (users * (users - 1)), bits / users, gini)
+        assert close_rows(got.rows(), [expected]), missing
+    one = rw.evaluate(qrels.head(1), run, metrics, catalog=["a"], per_query=False, engine=engine)
+    # one user: no pair (NULL); a one-item catalog: Elliot's n − 1 = 0 (NULL, Elliot divides by zero)
+    assert one.row(0) == (None, pytest.approx(1.0), None)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -226,7 +280,8 @@ def test_command_line(tmp_path: Path) -> None:
 DEFINED = [
     "CatalogCoverage@{k}", "CatalogCoverage(count=True)@{k}", "CatalogCoverage(catalog='train')@{k}", "Gini@{k}",
     "Gini(catalog='listed')@{k}", "Gini(catalog='train')", "Gini(weight='geometric', patience=0.5)@{k}",
-    "Entropy@{k}", "Entropy(base='e', per_item=True)", "SelfInformation@{k}",
+    "Entropy@{k}", "Entropy(base='e', per_item=True)", "SelfInformation@{k}", "Personalization@{k}",
+    "Gini(definition='elliot')@{k}", "Entropy(definition='elliot', base='e')@{k}",
 ]
 
 
@@ -255,6 +310,27 @@ def _definitions(case: Any, catalog: list[str], k: int) -> dict[str, float | Non
         total = sum(x.values())
         return -sum(v / total * math.log(v / total) for v in x.values()) / math.log(base) if total else None
 
+    def personalization(cut: int) -> float | None:
+        sets = [set(items[:cut]) for items in lists]
+        pairs = [(a, b) for i, a in enumerate(sets) for j, b in enumerate(sets) if i != j]
+        return 1 - sum(len(a & b) / math.sqrt(len(a) * len(b)) for a, b in pairs) / len(pairs) if pairs else None
+
+    def elliot_gini(x: dict[str, float], n: int) -> float | None:
+        counts = sorted(x.values())
+        m, total = len(counts), sum(counts)
+        if not total or n <= 1:
+            return None
+        return 1 - sum((2 * (j + n - m) - n - 1) * c for j, c in enumerate(counts, start=1)) / ((n - 1) * total)
+
+    def elliot_entropy(cut: int) -> float | None:
+        x = exposure(cut)
+        total = sum(x.values())
+        weights: dict[str, float] = {}
+        for items in lists:
+            for d in items[:cut]:
+                weights[d] = weights.get(d, 0.0) + 1 / len(items[:cut])
+        return sum(w * -math.log(x[d] / total) for d, w in weights.items()) / len(lists) if total else None
+
     trained = {d for _, d in case.train}
     rows = {d: sum(1 for _, t in case.train if t == d) for d in trained}
     at_k, whole = exposure(k), exposure(None)
@@ -271,6 +347,9 @@ def _definitions(case: Any, catalog: list[str], k: int) -> dict[str, float | Non
         "Entropy@{k}": entropy(at_k, 2.0),
         "Entropy(base='e', per_item=True)": (e / len(whole)) if (e := entropy(whole, math.e)) is not None else None,
         "SelfInformation@{k}": info / listed_rows if listed_rows else None,
+        "Personalization@{k}": personalization(k),
+        "Gini(definition='elliot')@{k}": elliot_gini(at_k, len(set(catalog))),
+        "Entropy(definition='elliot', base='e')@{k}": elliot_entropy(k),
     }
 
 

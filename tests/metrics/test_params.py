@@ -235,7 +235,11 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
             for i, (_, _, inside, _) in enumerate(_edges(p)):
                 metrics.append(make_metric(spec, {p.name: _value(p, inside)}, k, f"{spec.name}.{p.name}.{i}"))
     # the training interactions and the item features, which the beyond-accuracy families read
-    train = pl.DataFrame({"query_id": ["q", "q", "s"], "doc_id": ["a", "b", "a"]})
+    # (a with 98 users, b and c with 1 of the 100 pairs: popularity parity's short head and long tail
+    # are both non-empty from a head of almost 0 to 0.99, and q has not trained its relevant a)
+    train = pl.DataFrame({
+        "query_id": ["q", "t", *(f"s{i}" for i in range(98))], "doc_id": ["b", "c", *(["a"] * 98)],
+    })
     features = {"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0]}
     base_run = {"q": {"c": 1.0, "a": 0.5}}  # and the base run
     groups = {"a": "g1", "b": {"g1": 0.5, "g2": 0.5}}  # and the document groups (c unknown)

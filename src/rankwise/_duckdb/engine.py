@@ -568,10 +568,14 @@ def set_values_duckdb(
         run_raw, run_types, _ = _view(con, run, "run", columns, formats[0])
         qrels_raw, qrels_types, _ = _view(con, qrels, "qrels", columns, formats[1])
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
-        train_raw = None
+        train_raw = seen_raw = None
         if train is not None:
-            train_raw, _, d_train = _train_view(con, train.rows, columns, run_types)
-            d_str = d_str or d_train
+            train_raw, q_train, d_train = _train_view(con, train.rows, columns, run_types)
+            # with seen pairs (keyed by the run's queries), the users of the rows meet no query
+            q_str, d_str = q_str or (q_train and train.seen is None), d_str or d_train
+            if train.seen is not None:  # keyed by the run's queries already
+                seen_raw = f"rw_raw_seen_{next(_counter)}"
+                con.register(seen_raw, train.seen.collect())
         catalog_view = None
         if catalog is not None:  # its items meet the run's ids as text where their types differ
             catalog_view = f"rw_catalog_{next(_counter)}"
@@ -583,6 +587,7 @@ def set_values_duckdb(
         run_view, _ = _normalise(con, run_raw, "run", columns, q_str, d_str, numbered=conv.ties == "input")
         qrels_view, _ = _normalise(con, qrels_raw, "qrels", columns, q_str, d_str)
         train_view = None if train_raw is None else _train_normalised(con, train_raw, columns, True, d_str)
+        seen_view = None if seen_raw is None else _train_normalised(con, seen_raw, columns, q_str, d_str)
         if catalog_view is not None:
             d = quote_identifier(columns.doc_id)
             con.execute(
@@ -600,6 +605,7 @@ def set_values_duckdb(
         sql = set_statement(
             outs, conv, columns, quote_identifier(run_view), quote_identifier(qrels_view),
             train=None if train_view is None else quote_identifier(train_view),
+            seen=None if seen_view is None else quote_identifier(seen_view),
             catalog=None if catalog_view is None else quote_identifier(catalog_view),
             groups=None if groups_view is None else quote_identifier(groups_view),
         )

@@ -1517,6 +1517,16 @@ def exposure_gini(expo: pl.Expr, pos: pl.Expr, incat: pl.Expr, ncat: pl.Expr) ->
     return pl.when(total > 0).then(value).otherwise(None)
 
 
+def elliot_gini(expo: pl.Expr, pos: pl.Expr, ncat: pl.Expr) -> pl.Expr:
+    """1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) / ((n − 1) Σ expo), n the catalog's items, m the
+    listed ones; NULL over no listed item or n ≤ 1."""
+    m = pl.len().cast(pl.Float64)
+    n = ncat.first().cast(pl.Float64)
+    total = expo.sum()
+    value = 1.0 - (2.0 * (pos.cast(pl.Float64) * expo).sum() + (n - 2.0 * m - 1.0) * total) / ((n - 1.0) * total)
+    return pl.when((total > 0) & (n > 1.0)).then(value).otherwise(None)
+
+
 def exposure_entropy(expo: pl.Expr, base: float) -> pl.Expr:
     """−Σ p log_base p, p = expo / Σ expo; NULL over no listed item."""
     total = expo.sum()
@@ -1527,6 +1537,31 @@ def exposure_entropy(expo: pl.Expr, base: float) -> pl.Expr:
 def exposure_total(expo: pl.Expr) -> pl.Expr:
     """Σ expo."""
     return expo.sum().cast(pl.Float64)
+
+
+def exposure_squares(expo: pl.Expr) -> pl.Expr:
+    """Σ expo²."""
+    return (expo * expo).sum().cast(pl.Float64)
+
+
+def users_scored(nscored: pl.Expr) -> pl.Expr:
+    """The users scored."""
+    return nscored.first().cast(pl.Float64)
+
+
+def elliot_entropy_sum(expo: pl.Expr, lists: pl.Expr) -> pl.Expr:
+    """Σ expo · log2(Σ lists / lists)."""
+    return (expo * (lists.sum().cast(pl.Float64) / lists).log(2)).sum().cast(pl.Float64)
+
+
+def popularity_group_exposure(expo: pl.Expr, ingroup: pl.Expr) -> pl.Expr:
+    """Σ expo over the items of the popularity group."""
+    return pl.when(ingroup).then(expo).otherwise(0.0).sum().cast(pl.Float64)
+
+
+def popularity_group_items(ngroup: pl.Expr) -> pl.Expr:
+    """The popularity group's training items."""
+    return ngroup.first().cast(pl.Float64)
 
 
 def self_information_sum(expo: pl.Expr, irows: pl.Expr, nrows: pl.Expr) -> pl.Expr:

@@ -265,7 +265,10 @@ def per_query_values(
     :class:`~rankwise.errors.RankwiseWarning` says per run. ``also``: more metrics evaluated
     in the same pass (those already asked are not asked twice)."""
     check_options("compare", options, READ_KEYWORDS)
-    parsed, options = cast(tuple[list[Metric], ReadOptions], resolve(metrics, options))
+    if isinstance(metrics, (list, tuple)) and not metrics:  # set-level metrics alone: the queries paired
+        parsed: list[Metric] = []
+    else:
+        parsed, options = cast(tuple[list[Metric], ReadOptions], resolve(metrics, options))
     extra = parse_metrics(list(also)) if also else []
     parsed = _unique([*parsed, *extra])
     segments = [by] if isinstance(by, str) else list(by or [])

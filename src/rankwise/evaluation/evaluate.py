@@ -240,7 +240,9 @@ def _set_values(
         else:
             groups = groups.join(pairs, on=[*segments, q], how="inner", nulls_equal=True)
         groups = groups.select(pl.col(SEGMENT_KEY).alias(q), GROUP, TIMES)
-    training = None if train is None else Training(train.rows)  # the users' own: no seen pairs are read
+    training = None if train is None else Training(train.rows)
+    if train is not None and segments:  # what each key's user has trained: their pairs keyed the same way
+        training = Training(train.rows, _keyed_seen(train.rows, pairs.lazy().select(SEGMENT_KEY, q), SEGMENT_KEY, columns))
     if engine == "duckdb":
         from rankwise._duckdb.engine import set_values_duckdb
 

@@ -10,6 +10,12 @@ from __future__ import annotations
 from rankwise.metrics.registry import SPECS
 
 
+def _cell(text: str) -> str:
+    """``text`` as a Markdown table cell: its bars (|x|, the formulas' sizes) escaped, so that the
+    table keeps its columns."""
+    return text.replace("|", "\\|")
+
+
 def metric_table() -> str:
     """The README's metric table, one row per spec.
 
@@ -28,7 +34,7 @@ def metric_table() -> str:
         else:
             empty = repr(s.empty_value) if isinstance(s.empty_value, str) else f"{s.empty_value:g}"
         rows.append(
-            f"| **{s.name}** — {s.description} | {names} | {params} | {s.cutoff} | {s.formula} "
+            f"| **{s.name}** — {_cell(s.description)} | {names} | {_cell(params)} | {s.cutoff} | {_cell(s.formula)} "
             f"| {empty} | {s.aggregate} | {s.trec_eval or '—'} |"
         )
     return "\n".join(rows)
@@ -54,7 +60,7 @@ def bounds_table() -> str:
             p.numbers or "", ""
         )
         rows.append(
-            f"| `{p.name}`{kind} | {', '.join(seen[key])} | {p.default!r} | {p.interval()} | {p.bounds} |"
+            f"| `{p.name}`{kind} | {', '.join(seen[key])} | {_cell(repr(p.default))} | {p.interval()} | {_cell(p.bounds)} |"
         )
     cut = ", ".join(s.name for s in SPECS if s.cutoff != "none")
     rows.append(

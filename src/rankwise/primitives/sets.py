@@ -10,7 +10,16 @@ some scored user:
 - ``incat``: whether it is in the catalog the metric reads (``within``: ``'catalog'``, the
   ``catalog=`` input's items; ``'train'``, the training items of ``train=``);
 - ``irows``: its training rows (0 for an item never in training, as the popularity family's);
-- ``ncat``, ``nrows``: the catalog's items and the training's rows (the same on every row).
+- ``lists``: the lists holding it (Σ over those users of the times each counts);
+- ``ncat``, ``nrows``: the catalog's items and the training's rows (the same on every row);
+- ``nscored``: the users scored (the same on every row; Σ of the times each counts), a user
+  without a list among them where the conventions score it (``missing='zero'``);
+- ``ingroup``, ``ngroup``: whether the item is in a popularity group of the training items (the
+  short head or the long tail, as the popularity family's APLT) and the group's size.
+
+A table aggregates the users' listed rows (:meth:`SetPrimitive.pairs` ``'listed'``), or other
+(user, item) pairs of the users scored: their training items (``'history'``), or their relevant
+judged items absent from their training (``'relevant_unseen'``; Elliot's PopREO).
 
 Their SQL macros are ``sql/58_sets.sql``; the engines build the exposure table once per
 (cutoff, weight) and aggregate it per segment (:mod:`rankwise._polars.sets`,
@@ -23,8 +32,13 @@ from typing import ClassVar, Literal
 
 from rankwise.primitives.core import Column, Primitive, Side
 
-Weight = Literal["count", "geometric"]
-"""How a listed row adds to its item's exposure: 1 (``count``) or patience^(rank − 1)."""
+Weight = Literal["count", "geometric", "share", "root", "relevant"]
+"""How a listed row adds to its item's exposure: 1 (``count``), patience^(rank − 1)
+(``geometric``), 1/n (``share``) or 1/√n (``root``), n the rows of its user's list within k, or
+1 when it is relevant (``relevant``: relevance ≥ the conventions' ``rel``), else 0."""
+Pairs = Literal["listed", "history", "relevant_unseen"]
+"""The (user, item) pairs an exposure table aggregates: the rows listed within k, the training
+pairs of the users scored, or their relevant judgments of items absent from their training."""
 Within = Literal["listed", "catalog", "train"]
 """The items a set-level value runs over: the listed ones only, or the catalog (``catalog=``) or
 the training items (``train=``), each with the listed items outside it."""
@@ -53,11 +67,24 @@ class SetPrimitive(Primitive):
         """The catalog whose membership (``incat``) and size (``ncat``) it reads."""
         return "listed"
 
+    def pairs(self) -> Pairs:
+        """The (user, item) pairs its table aggregates."""
+        return "listed"
+
+    def popularity_group(self) -> tuple[float, bool] | None:
+        """The popularity group whose membership (``ingroup``) and size (``ngroup``) it reads:
+        (head, tail), the short head of ``head`` of the training pairs or (``tail``) the long
+        tail; None: none."""
+        return None
+
     def side_inputs(self) -> tuple[str, ...]:
         """The side inputs it reads besides its row columns: its catalog's (``train=`` for the
-        training items, ``catalog=``)."""
+        training items, ``catalog=``), the training's for a popularity group or the training pairs."""
         within = self.catalog()
-        return () if within == "listed" else (within,)
+        trained = self.popularity_group() is not None or self.pairs() != "listed"
+        return tuple(dict.fromkeys(
+            ([] if within == "listed" else [within]) + (["train"] if trained else [])
+        ))
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -115,8 +142,65 @@ class ExposureEntropy(SetPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class ElliotGini(SetPrimitive):
+    """Elliot's GiniIndex, 1 − Σ_{j=1..m} (2(j + n − m) − n − 1) x_(j) / ((n − 1) Σ x), over the
+    m listed items' exposures x ascending and the n items of ``within`` (a listed item outside
+    them shifts the places but does not add to n) = 1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) /
+    ((n − 1) Σ expo); NULL when nothing is listed or n ≤ 1."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "ncat")
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience", "within")
+    weight: Weight
+    patience: float
+    within: Within
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, self.patience if self.weight == "geometric" else 1.0
+
+    def catalog(self) -> Within:
+        return self.within
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class ExposureTotal(SetPrimitive):
-    """Σ expo: the rows listed within k (with the count weight)."""
+    """Σ expo: with ``weight='count'`` the rows listed within k; ``'share'``: the users whose
+    list holds an item within k."""
+
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
+    weight: Weight = "count"
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, 1.0
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureSquares(SetPrimitive):
+    """Σ expo²; with ``weight='root'``, Σ_d (Σ_{u listing d} 1/√n_u)² (rexmex's personalization:
+    Σ over the ordered pairs of lists, a list with itself included, of their cosine)."""
+
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
+    weight: Weight
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, 1.0
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class UsersScored(SetPrimitive):
+    """The users scored (``nscored``); NULL when none lists anything."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("nscored",)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ElliotEntropySum(SetPrimitive):
+    """Σ_d expo_d · log2(Σ lists / lists_d) with ``weight='share'`` (expo_d = Σ_{u listing d}
+    1/n_u): Elliot's ShannonEntropy before its division by the users."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "lists")
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, "share", 1.0
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -127,6 +211,46 @@ class SelfInformationSum(SetPrimitive):
     reads: ClassVar[tuple[Column, ...]] = ("expo", "irows", "nrows")
 
 
-SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat")
+@dataclass(frozen=True, repr=False, eq=False)
+class PopularityGroupExposure(SetPrimitive):
+    """Σ expo over the items of a popularity group (the short head of ``head`` of the training's
+    (user, item) pairs, or with ``tail`` the long tail, as the popularity family's APLT), over the
+    table of ``pairs_of`` (the listed rows within k, each counting 1, or with ``relevant`` 1 when
+    relevant; the training pairs of the users scored; their relevant unseen judgments); 0 for a
+    group of users without such pairs."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "ingroup")
+    empty: ClassVar[float | str | None] = 0.0
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "head", "tail", "pairs_of", "relevant")
+    head: float
+    tail: bool
+    pairs_of: Pairs
+    relevant: bool
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, "relevant" if self.relevant else "count", 1.0
+
+    def pairs(self) -> Pairs:
+        return self.pairs_of
+
+    def popularity_group(self) -> tuple[float, bool] | None:
+        return self.head, self.tail
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class PopularityGroupItems(SetPrimitive):
+    """The training items of a popularity group (``ngroup``; the group as
+    :class:`PopularityGroupExposure`'s)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("ngroup",)
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "head", "tail")
+    head: float
+    tail: bool
+
+    def popularity_group(self) -> tuple[float, bool] | None:
+        return self.head, self.tail
+
+
+SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup")
 """The exposure table's own columns (``irows`` and ``nrows`` are the training's, as in
 :data:`~rankwise.primitives.core.TRAIN_COLUMNS`)."""

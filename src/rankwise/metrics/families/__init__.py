@@ -28,6 +28,7 @@ from rankwise.metrics.families import (
     incomplete,
     judgments,
     popularity,
+    popularity_parity,
     precision_recall,
     utility,
 )
@@ -49,6 +50,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     feature_diversity.FAMILY,
     base_run.FAMILY,
     catalog.FAMILY,
+    popularity_parity.FAMILY,
     fairness.FAMILY,
     exposure.FAMILY,
 )

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
-from rankwise.metrics.families.shared import EMPTY, REL, nrel, shown, threshold, when_empty
+from rankwise.metrics.families.shared import EMPTY, HEAD, REL, nrel, shown, threshold, when_empty
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -45,15 +45,6 @@ NORMALIZE = Param(
     "normalize", bool, False,
     "divide by the training's rows (rectools AvgRecPopularity(normalize=True): each item's share of "
     "the interactions)",
-)
-
-HEAD = Param(
-    "head", float, 0.8,
-    "the short head's share of the training's (user, item) pairs: the most popular items (by distinct users, "
-    "ties by item id) up to the one whose users cross it (Elliot's 80% rule); the other training items are "
-    "the long tail",
-    minimum=0.0, exclusive_min=True, maximum=1.0,
-    bounds="a share of the pairs: above 0 (else no head), at most 1 (then every item is in the head)",
 )
 
 TAIL_RATIO = Param(

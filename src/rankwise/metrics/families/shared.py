@@ -78,6 +78,15 @@ LABEL_RULES: dict[str, tuple[bool, float, float | None, str]] = {
 }
 """Each rule of the ``labels`` parameter but ``'any'``: whether a label must be an integer, its
 least and greatest values (None: no bound), and the words of its error (what the library takes)."""
+HEAD = Param(
+    "head", float, 0.8,
+    "the short head's share of the training's (user, item) pairs: the most popular items (by distinct users, "
+    "ties by item id) up to the one whose users cross it (Elliot's 80% rule); the other training items are "
+    "the long tail",
+    minimum=0.0, exclusive_min=True, maximum=1.0,
+    bounds="a share of the pairs: above 0 (else no head), at most 1 (then every item is in the head)",
+)
+
 LABELS = Param(
     "labels",
     str,
