@@ -61,7 +61,7 @@ Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
-    "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup",
+    "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup", "gsize", "gmean",
     "fjsd", "fjsd0",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (

@@ -25,6 +25,7 @@ from rankwise.metrics.families import (
     fairness,
     feature_diversity,
     gain,
+    group_exposure,
     incomplete,
     judgments,
     popularity,
@@ -51,6 +52,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     base_run.FAMILY,
     catalog.FAMILY,
     popularity_parity.FAMILY,
+    group_exposure.FAMILY,
     fairness.FAMILY,
     exposure.FAMILY,
 )
