@@ -1300,6 +1300,19 @@ CREATE OR REPLACE TEMP MACRO rw_popularity_group_exposure(expo, ingroup) AS
 CREATE OR REPLACE TEMP MACRO rw_popularity_group_items(ngroup) AS
     max(ngroup)::DOUBLE;
 
+-- The spread (combo) of the groups' values v = expo / gsize (gmean: their mean): min/max, max/min, max − min,
+-- max |v − mean|, mean |v − mean|, √(Σ v²), the population variance; NULL where a ratio divides by 0.
+CREATE OR REPLACE TEMP MACRO rw_group_exposure_spread(expo, gsize, gmean, combo) AS
+    CASE combo
+        WHEN 'MinMaxRatio' THEN CASE WHEN max(expo / gsize) <> 0 THEN min(expo / gsize) / max(expo / gsize) END
+        WHEN 'MaxMinRatio' THEN CASE WHEN min(expo / gsize) <> 0 THEN max(expo / gsize) / min(expo / gsize) END
+        WHEN 'MaxMinDiff' THEN max(expo / gsize) - min(expo / gsize)
+        WHEN 'MaxAbsDiff' THEN max(abs(expo / gsize - gmean))
+        WHEN 'MeanAbsDev' THEN avg(abs(expo / gsize - gmean))
+        WHEN 'LTwo' THEN sqrt(sum(expo / gsize * (expo / gsize)))
+        WHEN 'Variance' THEN avg((expo / gsize - gmean) * (expo / gsize - gmean))
+    END::DOUBLE;
+
 -- Σ expo · −log2(irows / nrows) over the items in training.
 CREATE OR REPLACE TEMP MACRO rw_self_information_sum(expo, irows, nrows) AS
     sum(CASE WHEN irows > 0 THEN -expo * log2(irows / nrows) ELSE 0.0 END)::DOUBLE;

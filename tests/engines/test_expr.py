@@ -253,14 +253,14 @@ def test_diversity_measures_are_refused_by_name() -> None:
         "ILD", "ILS", "Unexpectedness", "CatalogCoverage", "Gini", "Entropy", "SelfInformation",
         "CategoryDiversity", "CategoryEntropy", "Miscalibration", "Personalization", "PopRSP", "PopREO",
         "Serendipity",
-        "AWRF", "nDCG_AWRF", "GroupEE_L", "GroupEE_D", "GroupEE_R",
+        "AWRF", "nDCG_AWRF", "GroupEE_L", "GroupEE_D", "GroupEE_R", "GroupAttention", "GroupExposure",
     }
 
 
 def test_set_level_metrics_are_refused_by_name() -> None:
     """One value per run, from every user's list: no expression over one query's rows."""
     for name in ("CatalogCoverage@10", "Gini(catalog='listed')@5", "Entropy", "SelfInformation@10", "Personalization@5",
-                 "PopRSP@10", "PopREO"):
+                 "PopRSP@10", "PopREO", "GroupAttention@5", "GroupExposure(combo='LTwo')"):
         for build in (rw.expr, rw.sql_expr):
             with pytest.raises(rw.InvalidParameterError, match=r"cannot be a metric expression \(Polars or SQL\): it is one value per run"):
                 build(name)

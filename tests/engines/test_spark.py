@@ -70,9 +70,10 @@ def test_every_metric_equals_duckdb(spark: Any, conventions: dict[str, Any]) -> 
     # the set-level metrics, one row, over the listed documents as the catalog
     sets = [repr(rw.metric.make_metric(s, {}, 10)) for s in rw.SPECS if s.aggregate == "set"]
     got = from_spark(rw.spark.evaluate(to_spark(spark, qrels), to_spark(spark, run), sets, **conventions,
-                                       train=to_spark(spark, train), catalog=to_spark(spark, catalog)))
+                                       train=to_spark(spark, train), catalog=to_spark(spark, catalog),
+                                       groups=to_spark(spark, groups)))
     expected = rw.evaluate(qrels, run, sets, engine="duckdb", per_query=False, **conventions, train=train,
-                           catalog=catalog)
+                           catalog=catalog, groups=groups)
     assert_frame_equal(got, expected, check_exact=False, abs_tol=1e-12, check_dtypes=False)
 
 

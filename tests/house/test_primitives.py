@@ -77,11 +77,11 @@ def test_each_table_field_of_a_set_level_primitive_changes_its_table(cls: type[S
     changing one changes the table's key (its cutoff and weight, or its catalog)."""
     values = {
         "k": 5, "weight": "geometric", "patience": 0.5, "within": "train", "base": 2.0, "head": 0.8, "tail": False,
-        "pairs_of": "listed", "relevant": False,
+        "pairs_of": "listed", "relevant": False, "combo": "LTwo",
     }
     other = {
         "k": 3, "weight": "count", "patience": 0.7, "within": "catalog", "base": 2.0, "head": 0.5, "tail": True,
-        "pairs_of": "history", "relevant": True,
+        "pairs_of": "history", "relevant": True, "combo": "LTwo",
     }
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
     sample = cls(**{n: values[n] for n in names})

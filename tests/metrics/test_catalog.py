@@ -391,6 +391,7 @@ def test_the_engines_agree(case: Any, chosen: list[rw.Metric], ties: str, max_ra
     kw: dict[str, Any] = dict(
         ties=ties, max_rank=max_rank, judged_only=judged_only, train=case.train_frame(), per_query=False,
         catalog=sorted({d for docs in case.run.values() for d in docs}), by="segment" if by else None,
+        groups=case.groups,
     )
     polars = rw.evaluate(case.qrels_frame(), run, names, **kw)
     duck = rw.evaluate(case.qrels_frame(), run, names, engine="duckdb", **kw)

@@ -251,7 +251,7 @@ def test_the_edges_compute_finite_numbers(engine: str, evaluate: Evaluate) -> No
     sets = [m for m in metrics if m.spec.aggregate == "set"]
     engine_of = {"polars": "polars", "polars-lazy": "polars", "duckdb": "duckdb"}
     summary = rw.evaluate(qrels, run, sets, engine=engine_of.get(engine, "polars"), per_query=False, train=train,  # type: ignore[arg-type]
-                          catalog=["a", "b", "c", "d"])
+                          catalog=["a", "b", "c", "d"], groups=groups)
     for m in per_query:
         for value in out[m.label].to_list():
             assert not isinstance(value, float) or math.isfinite(value), (m, value)

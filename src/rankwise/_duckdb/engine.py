@@ -585,10 +585,12 @@ def set_values_duckdb(
     run: Source, qrels: Source, outs: Sequence[Output], conv: Conventions, columns: Columns,
     formats: tuple[str | None, str | None] = (None, None), config: Mapping[str, Any] | None = None,
     train: Training | None = None, catalog: pl.LazyFrame | None = None, groups: pl.DataFrame | None = None,
+    item_groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level outputs computed by DuckDB (:func:`rankwise._sql.sets.set_statement`), one
     row per group (``groups``: query_id, grp, times; None: one group 0), the inputs as
-    :func:`evaluate_duckdb` reads them (checked already by the evaluation they follow)."""
+    :func:`evaluate_duckdb` reads them (checked already by the evaluation they follow);
+    ``item_groups``: the document groups as :func:`~rankwise.inputs.groups.read_groups` gives them."""
     from rankwise._sql.sets import set_statement
 
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
@@ -625,6 +627,8 @@ def set_values_duckdb(
                 f"CREATE TEMP VIEW {quote_identifier(catalog_view)} AS SELECT "
                 f"{f'CAST({d} AS VARCHAR)' if d_str else d} AS doc_id FROM {quote_identifier(catalog_view + '_raw')}"
             )
+        if item_groups is not None:  # its documents meet the run's as text where their types differ
+            d_str = d_str or _frame_type(con, item_groups, columns.doc_id) != run_types[columns.doc_id]
         groups_view = None
         if groups is not None:
             groups_view = f"rw_groups_{next(_counter)}"
@@ -637,6 +641,9 @@ def set_values_duckdb(
             outs, conv, columns, quote_identifier(run_view), quote_identifier(qrels_view),
             train=None if train_view is None else quote_identifier(train_view),
             seen=None if seen_view is None else quote_identifier(seen_view),
+            item_groups=None if item_groups is None else quote_identifier(
+                _fair_views(con, Fair(item_groups, None), columns, q_str, d_str).groups
+            ),
             catalog=None if catalog_view is None else quote_identifier(catalog_view),
             groups=None if groups_view is None else quote_identifier(groups_view),
         )

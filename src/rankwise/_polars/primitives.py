@@ -1641,6 +1641,22 @@ def popularity_group_items(ngroup: pl.Expr) -> pl.Expr:
     return ngroup.first().cast(pl.Float64)
 
 
+def group_exposure_spread(expo: pl.Expr, gsize: pl.Expr, gmean: pl.Expr, combo: str) -> pl.Expr:
+    """The spread (``combo``) of the groups' values v = expo / gsize."""
+    v = expo / gsize
+    lowest, highest = v.min(), v.max()
+    spread = {
+        "MinMaxRatio": pl.when(highest != 0).then(lowest / highest),
+        "MaxMinRatio": pl.when(lowest != 0).then(highest / lowest),
+        "MaxMinDiff": highest - lowest,
+        "MaxAbsDiff": (v - gmean).abs().max(),
+        "MeanAbsDev": (v - gmean).abs().mean(),
+        "LTwo": (v * v).sum().sqrt(),
+        "Variance": ((v - gmean) * (v - gmean)).mean(),
+    }[combo]
+    return spread.cast(pl.Float64)
+
+
 def self_information_sum(expo: pl.Expr, irows: pl.Expr, nrows: pl.Expr) -> pl.Expr:
     """Σ expo · −log2(irows / nrows) over the items in training."""
     info = pl.when(irows > 0).then(-(irows.cast(pl.Float64) / nrows).log(2)).otherwise(0.0)

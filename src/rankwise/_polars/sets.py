@@ -30,9 +30,12 @@ GROUP = "__group"
 """The group a user's rows count in (one group: 0)."""
 TIMES = "__times"
 """How many times the user counts in its group (a bootstrap resample draws a user 0, 1, 2, ... times)."""
-EXPO, POS, INCAT, NCAT, LISTS, NSCORED, LENGTH, INGROUP, NGROUP = (
-    "__expo", "__pos", "__incat", "__ncat", "__lists", "__nscored", "__length", "__ingroup", "__ngroup"
+EXPO, POS, INCAT, NCAT, LISTS, NSCORED, LENGTH, INGROUP, NGROUP, GSIZE, GMEAN = (
+    "__expo", "__pos", "__incat", "__ncat", "__lists", "__nscored", "__length", "__ingroup", "__ngroup", "__gsize",
+    "__gmean",
 )
+IGROUP, IWEIGHT = "__igroup", "__iweight"
+"""The document groups' columns (``item_groups``): a document's group and its weight there."""
 
 
 def _key(leaf: SetPrimitive) -> str:
@@ -77,9 +80,30 @@ def _pairs(source: str, prep: Prepared, conv: Conventions, users: pl.LazyFrame) 
     return pairs.join(users, on=Q, how="inner")
 
 
+def _by_item_group(table: pl.LazyFrame, prep: Prepared, item_groups: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The per-item exposure ``table`` as a table by document group (see
+    :mod:`rankwise.primitives.sets`): every group of ``item_groups`` in each user group where
+    something is listed, its exposure Σ expo · weight (0 for a group never listed), its size
+    Σ weight and the mean over the groups of exposure / size."""
+    if item_groups is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    members = item_groups.with_columns(pl.col(D).cast(prep.doc_dtype, strict=False)).drop_nulls(D)
+    # a group whose documents all weigh 0 holds no item: left out
+    sizes = item_groups.group_by(IGROUP).agg(pl.col(IWEIGHT).sum().cast(pl.Float64).alias(GSIZE)).filter(
+        pl.col(GSIZE) > 0
+    )
+    exposed = table.join(members, on=D, how="inner").group_by(GROUP, IGROUP).agg(
+        (pl.col(EXPO) * pl.col(IWEIGHT)).sum().alias(EXPO)
+    )
+    every = table.select(GROUP).unique().join(sizes, how="cross")
+    return every.join(exposed, on=[GROUP, IGROUP], how="left").with_columns(
+        pl.col(EXPO).fill_null(0.0)
+    ).with_columns((pl.col(EXPO) / pl.col(GSIZE)).mean().over(GROUP).alias(GMEAN))
+
+
 def _exposure(
     rows: pl.LazyFrame, users: pl.LazyFrame, leaf: SetPrimitive, prep: Prepared, conv: Conventions,
-    catalog: pl.LazyFrame | None,
+    catalog: pl.LazyFrame | None, item_groups: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The exposure table ``leaf`` reads (see the module's step 2)."""
     k, weight, patience = leaf.exposure()
@@ -92,12 +116,16 @@ def _exposure(
         step = {
             "count": pl.lit(1.0), "geometric": pl.lit(patience).pow(pl.col(RANK) - 1), "share": 1.0 / length,
             "root": 1.0 / length.sqrt(), "relevant": (pl.col(REL) >= conv.rel).fill_null(False).cast(pl.Float64),
+            "attention": 100.0 * (1.0 - patience) * pl.lit(patience).pow(pl.col(RANK) - 1),
+            "log": 1.0 / (pl.col(RANK).cast(pl.Float64) + 1.0).log(2),
         }[weight]
     else:
         listed, step = _pairs(leaf.pairs(), prep, conv, users), pl.lit(1.0)
     table = listed.group_by(GROUP, D).agg(
         (pl.col(TIMES) * step).sum().alias(EXPO), pl.col(TIMES).sum().cast(pl.Float64).alias(LISTS)
     ).filter(pl.col(EXPO) > 0)
+    if leaf.by_item_group():
+        return _by_item_group(table, prep, item_groups)
     table = table.with_columns(pl.col(EXPO).rank("ordinal").over(GROUP).cast(pl.Float64).alias(POS))
     if within == "listed":  # the listed items are the catalog
         table = table.with_columns(pl.lit(True).alias(INCAT), pl.len().over(GROUP).cast(pl.Float64).alias(NCAT))
@@ -160,11 +188,12 @@ def _users(prep: Prepared, conv: Conventions, rows: pl.LazyFrame, groups: pl.Laz
 
 def set_values(
     prep: Prepared, outs: Sequence[Output], conv: Conventions, groups: pl.LazyFrame | None = None,
-    catalog: pl.LazyFrame | None = None,
+    catalog: pl.LazyFrame | None = None, item_groups: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level outputs per group: ``groups`` maps each user (``__q``) to its groups
     (:data:`GROUP`) and its count there (:data:`TIMES`); None: every user once, in one group 0.
-    ``catalog``: the ``catalog=`` input's items (``__d``).
+    ``catalog``: the ``catalog=`` input's items (``__d``); ``item_groups``: the document groups
+    (``__d``, :data:`IGROUP`, :data:`IWEIGHT`).
     A group where no user lists anything has NULL values; the rows are sorted by group."""
     values: dict[str, pl.Expr] = {}
     tables: dict[tuple[object, ...], tuple[pl.LazyFrame, list[SetPrimitive]]] = {}
@@ -178,11 +207,13 @@ def set_values(
                 per_ranking[out.judged_only] = _grouped(rows, groups, prep)
             key = (
                 out.judged_only, *leaf.exposure(), leaf.catalog(), leaf.pairs(), leaf.popularity_group(),
-                "irows" in leaf.reads, "nscored" in leaf.reads,
+                leaf.by_item_group(), "irows" in leaf.reads, "nscored" in leaf.reads,
             )
             if key not in tables:
                 users = _users(prep, conv, per_ranking[out.judged_only], groups)
-                tables[key] = (_exposure(per_ranking[out.judged_only], users, leaf, prep, conv, catalog), [])
+                tables[key] = (
+                    _exposure(per_ranking[out.judged_only], users, leaf, prep, conv, catalog, item_groups), []
+                )
             if leaf not in tables[key][1]:
                 tables[key][1].append(leaf)
     names = groups.select(GROUP).unique() if groups is not None else pl.LazyFrame({GROUP: [0]}, schema={GROUP: pl.Int64})
@@ -190,6 +221,7 @@ def set_values(
     columns = {
         "expo": pl.col(EXPO), "pos": pl.col(POS), "incat": pl.col(INCAT), "ncat": pl.col(NCAT),
         "lists": pl.col(LISTS), "nscored": pl.col(NSCORED), "ingroup": pl.col(INGROUP), "ngroup": pl.col(NGROUP),
+        "gsize": pl.col(GSIZE), "gmean": pl.col(GMEAN),
         "irows": pl.col(TRAIN["irows"]), "nrows": pl.col(TRAIN["nrows"]),
     }
     for table, needed in tables.values():

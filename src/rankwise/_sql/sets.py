@@ -35,14 +35,15 @@ def _catalog(within: str, train: str | None, catalog: str | None) -> str:
 def set_statement(
     outs: Sequence[Output], conv: Conventions, columns: Columns, run: str, qrels: str, *,
     train: str | None = None, catalog: str | None = None, groups: str | None = None, seen: str | None = None,
-    quote: Callable[[str], str] = quote_identifier, group: bool = True,
+    item_groups: str | None = None, quote: Callable[[str], str] = quote_identifier, group: bool = True,
 ) -> str:
     """The statement of the set-level outputs ``outs`` over the normalised inputs (FROM
     fragments: ``run`` query_id, doc_id, score; ``qrels`` query_id, doc_id, relevance; ``train``
     query_id, doc_id; ``catalog`` doc_id; ``groups`` query_id, grp, times — None: every user once
     in group 0; ``seen`` query_id, doc_id: the items each query's user has trained, where the
-    queries are not the users — None: ``train``'s pairs): columns ``grp`` (without ``group``:
-    none) and one per output, one row per group, sorted by group."""
+    queries are not the users — None: ``train``'s pairs; ``item_groups`` doc_id, grp, weight: the
+    document groups): columns ``grp`` (without ``group``: none) and one per output, one row per
+    group, sorted by group."""
     ctes = [joined_cte(conv, columns, run, qrels), "judged AS (SELECT DISTINCT query_id FROM " + qrels + ")"]
     rankings: dict[bool, str] = {}
     tables: dict[tuple[object, ...], tuple[str, list[SetPrimitive]]] = {}
@@ -76,12 +77,13 @@ def set_statement(
                 ctes.extend(_train_values(True, train)[0])
                 trained = True
             key = (
-                part, *leaf.exposure(), leaf.catalog(), leaf.pairs(), leaf.popularity_group(), "irows" in leaf.reads,
-                "nscored" in leaf.reads,
+                part, *leaf.exposure(), leaf.catalog(), leaf.pairs(), leaf.popularity_group(), leaf.by_item_group(),
+                "irows" in leaf.reads, "nscored" in leaf.reads,
             )
             if key not in tables:
                 tables[key] = (
-                    _exposure(ctes, len(tables), rankings[part], leaf, conv, qrels, train, seen, catalog), []
+                    _exposure(ctes, len(tables), rankings[part], leaf, conv, qrels, train, seen, catalog, item_groups),
+                    [],
                 )
             if leaf not in tables[key][1]:
                 tables[key][1].append(leaf)
@@ -136,9 +138,30 @@ def _pairs(source: str, users: str, conv: Conventions, qrels: str, train: str | 
     return f"(SELECT u.grp, u.query_id, p.doc_id, u.times FROM {pairs} AS p JOIN {users} AS u USING (query_id))"
 
 
+def _by_item_group(ctes: list[str], n: int, item_groups: str | None) -> str:
+    """Add the CTE of the table by document group made from the per-item exposure ``e{n}`` (see
+    :mod:`rankwise.primitives.sets`); its name."""
+    if item_groups is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    sizes = (  # a group whose documents all weigh 0 holds no item: left out
+        f"(SELECT grp AS igroup, CAST(sum(weight) AS DOUBLE) AS gsize FROM {item_groups} GROUP BY grp "
+        "HAVING sum(weight) > 0)"
+    )
+    exposed = (
+        f"(SELECT e.grp, m.grp AS igroup, sum(e.expo * m.weight) AS expo FROM e{n} AS e "
+        f"JOIN {item_groups} AS m ON m.doc_id = e.doc_id GROUP BY e.grp, m.grp)"
+    )
+    ctes.append(
+        f"g{n} AS (SELECT u.grp, s.igroup, coalesce(x.expo, 0.0) AS expo, s.gsize FROM (SELECT DISTINCT grp FROM e{n}) AS u "
+        f"CROSS JOIN {sizes} AS s LEFT JOIN {exposed} AS x ON x.grp = u.grp AND x.igroup = s.igroup)"
+    )
+    ctes.append(f"x{n} AS (SELECT *, avg(expo / gsize) OVER (PARTITION BY grp) AS gmean FROM g{n})")
+    return f"x{n}"
+
+
 def _exposure(
     ctes: list[str], n: int, scored: str, leaf: SetPrimitive, conv: Conventions, qrels: str, train: str | None,
-    seen: str | None, catalog: str | None,
+    seen: str | None, catalog: str | None, item_groups: str | None = None,
 ) -> str:
     """Add the CTEs of the exposure table ``leaf`` reads (see the module's step 2); its name."""
     k, weight, patience = leaf.exposure()
@@ -148,6 +171,8 @@ def _exposure(
     step = {
         "count": "1.0", "geometric": f"power({literal(patience)}, rnk - 1)", "share": "1.0 / nlist",
         "root": "1.0 / sqrt(nlist)", "relevant": f"CASE WHEN relevance >= {literal(conv.rel)} THEN 1.0 ELSE 0.0 END",
+        "attention": f"100.0 * {literal(1.0 - patience)} * power({literal(patience)}, rnk - 1)",
+        "log": "1.0 / log2(rnk + 1.0)",
     }[weight]
     where = "" if k is None else f" WHERE rnk <= {literal(k)}"
     if leaf.pairs() != "listed":
@@ -160,6 +185,8 @@ def _exposure(
         f"e{n} AS (SELECT grp, doc_id, sum(times * {step}) AS expo, CAST(sum(times) AS DOUBLE) AS lists "
         f"FROM {listed} GROUP BY grp, doc_id HAVING sum(times * {step}) > 0)"
     )
+    if leaf.by_item_group():
+        return _by_item_group(ctes, n, item_groups)
     pos = "CAST(row_number() OVER (PARTITION BY e.grp ORDER BY e.expo, e.doc_id) AS DOUBLE) AS pos"
     if within == "listed":
         incat, joins = "TRUE AS incat, CAST(count(*) OVER (PARTITION BY e.grp) AS DOUBLE) AS ncat", ""

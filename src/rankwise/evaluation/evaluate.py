@@ -185,6 +185,7 @@ def evaluate(
             sets = _set_values(
                 run_source, qrels_source, set_level, engine, conv, columns, (run_format, qrels_format), segments,
                 duckdb_config, train, side_input("catalog", reading, set_level, conv, columns),
+                item_groups=None if fair is None else fair.groups,
             ) if set_level else None
             result = _summary(result, sets, [m.label for m in parsed], segments, columns)
     seen = _SEEN.get()
@@ -216,16 +217,17 @@ def _set_values(
     run: Source, qrels: Source, metrics: list[Metric], engine: Engine, conv: Conventions, columns: Columns,
     formats: tuple[FileFormat | None, FileFormat | None], segments: list[str],
     duckdb_config: Mapping[str, Any] | None, train: Training | None, catalog: pl.LazyFrame | None = None,
-    groups: pl.DataFrame | None = None,
+    groups: pl.DataFrame | None = None, item_groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The set-level metrics' values computed by ``engine`` over the judged users the run lists
     (:mod:`rankwise._polars.sets`, :mod:`rankwise._sql.sets`): without ``groups``, one row per
     segment (segment columns first; one row without segments); with ``groups`` (the segment
     columns, the query id, :data:`~rankwise._polars.sets.GROUP` and
     :data:`~rankwise._polars.sets.TIMES`: each user's groups and count there, e.g. bootstrap
-    resamples), one row per group (``GROUP`` first)."""
+    resamples), one row per group (``GROUP`` first). ``item_groups``: the document groups
+    (``groups=`` as :func:`~rankwise.inputs.groups.read_groups` gives them)."""
     from rankwise._polars.prepare import prepare
-    from rankwise._polars.sets import GROUP, TIMES, set_values
+    from rankwise._polars.sets import GROUP, IGROUP, IWEIGHT, TIMES, set_values
     from rankwise.metrics.recipes import outputs
 
     outs = outputs(metrics, conv)
@@ -255,6 +257,7 @@ def _set_values(
             run, qrels, outs, conv, columns, formats, duckdb_config, training, catalog,
             None if groups is None else groups.select(pl.col(q).alias("query_id"), pl.col(GROUP).alias("grp"),
                                                       pl.col(TIMES).alias("times")),
+            item_groups,
         ).rename({"grp": GROUP})
     else:
         prep = prepare(
@@ -264,6 +267,9 @@ def _set_values(
         values = set_values(
             prep, outs, conv, None if groups is None else groups.rename({q: "__q"}).lazy(),
             None if catalog is None else catalog.rename({columns.doc_id: "__d"}),
+            None if item_groups is None else item_groups.lazy().select(
+                pl.col(columns.doc_id).alias("__d"), pl.col(document_groups.GROUP).alias(IGROUP), pl.col(document_groups.WEIGHT).alias(IWEIGHT)
+            ),
         )
     values = values.with_columns(pl.col(GROUP).cast(pl.Int64))
     if keys is not None:
@@ -286,7 +292,7 @@ def set_level(
             reading.source(run, "run", columns, None, paths=paths), reading.source(qrels, "qrels", columns, None, paths=paths),
             list(metrics), engine, conv, columns, (None, None), list(by), duckdb_config,
             training(reading, list(metrics), conv, columns), side_input("catalog", reading, list(metrics), conv, columns),
-            user_groups,
+            user_groups, None if (fair := fairing(reading, list(metrics), conv, columns)) is None else fair.groups,
         )
 
 

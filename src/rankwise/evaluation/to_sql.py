@@ -404,7 +404,8 @@ def statement_sql(
             head += _catalog_head(dialect, catalog, catalog_column or columns.doc_id, check)
         return expand("WITH " + ",\n".join(head) + ",\n" + set_statement(
             outputs(set_level, conv), conv, columns, "rw_run", "rw_qrels", train=None if train is None else "rw_train",
-            catalog=None if catalog is None else "rw_catalog", quote=rules.quote, group=False,
+            catalog=None if catalog is None else "rw_catalog", item_groups=None if fair is None else fair.groups,
+            quote=rules.quote, group=False,
         ).removeprefix("WITH "), dialect)
     # the catalog's size, where a per-query metric reads it (the serendipity family)
     sized = catalog is not None and bool(reading_side(parsed, conv, "catalog"))

@@ -61,7 +61,7 @@ Column = Literal[
     "rel", "rnk", "qid", "score", "cov", "nsub", "sub", "cost",
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
     "seen", "dcosine", "dhamming", "djaccard", "brank", "blisted",
-    "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup",
+    "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup", "gsize", "gmean",
     "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
     "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
     "fjsd", "fjsd0", "fa2", "faq", "fq2",

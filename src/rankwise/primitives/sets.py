@@ -17,6 +17,11 @@ some scored user:
 - ``ingroup``, ``ngroup``: whether the item is in a popularity group of the training items (the
   short head or the long tail, as the popularity family's APLT) and the group's size.
 
+A table by item group (:meth:`SetPrimitive.by_item_group`) has one row per group of the
+document groups (``groups=``) instead: ``expo`` the exposure of its items, each counted by its
+weight in the group; ``gsize`` the group's items (Σ of their weights in it); ``gmean`` the mean
+over the groups of expo / gsize (the same on every row).
+
 A table aggregates the users' listed rows (:meth:`SetPrimitive.pairs` ``'listed'``), or other
 (user, item) pairs of the users scored: their training items (``'history'``), or their relevant
 judged items absent from their training (``'relevant_unseen'``; Elliot's PopREO).
@@ -32,10 +37,12 @@ from typing import ClassVar, Literal
 
 from rankwise.primitives.core import Column, Primitive, Side
 
-Weight = Literal["count", "geometric", "share", "root", "relevant"]
+Weight = Literal["count", "geometric", "share", "root", "relevant", "attention", "log"]
 """How a listed row adds to its item's exposure: 1 (``count``), patience^(rank − 1)
-(``geometric``), 1/n (``share``) or 1/√n (``root``), n the rows of its user's list within k, or
-1 when it is relevant (``relevant``: relevance ≥ the conventions' ``rel``), else 0."""
+(``geometric``), 1/n (``share``) or 1/√n (``root``), n the rows of its user's list within k,
+1 when it is relevant (``relevant``: relevance ≥ the conventions' ``rel``), else 0,
+100 (1 − patience) patience^(rank − 1) (``attention``: Sapiezynski et al.'s, p = 1 − patience the
+first rank's share) or 1 / log2(1 + rank) (``log``)."""
 Pairs = Literal["listed", "history", "relevant_unseen"]
 """The (user, item) pairs an exposure table aggregates: the rows listed within k, the training
 pairs of the users scored, or their relevant judgments of items absent from their training."""
@@ -77,13 +84,20 @@ class SetPrimitive(Primitive):
         tail; None: none."""
         return None
 
+    def by_item_group(self) -> bool:
+        """Whether its table has a row per group of the document groups (``groups=``) rather
+        than per item."""
+        return False
+
     def side_inputs(self) -> tuple[str, ...]:
         """The side inputs it reads besides its row columns: its catalog's (``train=`` for the
-        training items, ``catalog=``), the training's for a popularity group or the training pairs."""
+        training items, ``catalog=``), the training's for a popularity group or the training pairs,
+        the document groups for a table by item group."""
         within = self.catalog()
         trained = self.popularity_group() is not None or self.pairs() != "listed"
         return tuple(dict.fromkeys(
             ([] if within == "listed" else [within]) + (["train"] if trained else [])
+            + (["groups"] if self.by_item_group() else [])
         ))
 
 
@@ -251,6 +265,33 @@ class PopularityGroupItems(SetPrimitive):
         return self.head, self.tail
 
 
-SET_COLUMNS: tuple[Column, ...] = ("expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup")
+Combo = Literal["MinMaxRatio", "MaxMinRatio", "MaxMinDiff", "MaxAbsDiff", "MeanAbsDev", "LTwo", "Variance"]
+"""How the groups' values v_g = expo_g / gsize_g make one (FairRankTune's "combos"): min/max,
+max/min, max − min, max |v − mean|, mean |v − mean|, √(Σ v²), the population variance."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class GroupExposureSpread(SetPrimitive):
+    """The spread (``combo``) over the document groups of their exposure per item, v_g = Σ over
+    the listed rows within k of weight(rank) · w(d, g) / Σ_{d in groups=} w(d, g) (a group never
+    listed: 0; a listed item without a group adds to none; a group whose documents all weigh 0
+    holds no item and is left out); NULL where a ratio divides by 0."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("expo", "gsize", "gmean")
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience")
+    weight: Weight
+    patience: float
+    combo: Combo
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, self.patience
+
+    def by_item_group(self) -> bool:
+        return True
+
+
+SET_COLUMNS: tuple[Column, ...] = (
+    "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup", "gsize", "gmean",
+)
 """The exposure table's own columns (``irows`` and ``nrows`` are the training's, as in
 :data:`~rankwise.primitives.core.TRAIN_COLUMNS`)."""

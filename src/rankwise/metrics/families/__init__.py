@@ -26,6 +26,7 @@ from rankwise.metrics.families import (
     fairness,
     feature_diversity,
     gain,
+    group_exposure,
     incomplete,
     judgments,
     popularity,
@@ -59,5 +60,6 @@ FAMILIES: tuple[MetricFamily, ...] = (
     fairness.FAMILY,
     exposure.FAMILY,
     popularity_parity.FAMILY,
+    group_exposure.FAMILY,
 )
 """Every metric family, in the order the registry (and the README's table) lists them."""
