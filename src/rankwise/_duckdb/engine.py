@@ -483,18 +483,15 @@ def evaluate_duckdb(
             if train.seen is not None:  # keyed by the run's queries already
                 seen_raw = f"rw_raw_seen_{next(_counter)}"
                 con.register(seen_raw, train.seen.collect())
-        features_raw = None
+        features_raw = categories_raw = None
         if features is not None:
             features_raw = f"rw_raw_features_{next(_counter)}"
             con.register(features_raw, features)
-            rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(features_raw)} LIMIT 0")
-            d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
-        categories_raw = None
+            d_str = d_str or _frame_type(con, features, columns.doc_id) != run_types[columns.doc_id]
         if categories is not None:
             categories_raw = f"rw_raw_categories_{next(_counter)}"
             con.register(categories_raw, categories)
-            rel = con.sql(f"SELECT {quote_identifier(columns.doc_id)} FROM {quote_identifier(categories_raw)} LIMIT 0")
-            d_str = d_str or type_class(str(rel.types[0])) != run_types[columns.doc_id]
+            d_str = d_str or _frame_type(con, categories, columns.doc_id) != run_types[columns.doc_id]
         if fair is not None:
             # the groups' documents and the target's queries meet the run's: as text where they disagree
             d_str = d_str or _frame_type(con, fair.groups, columns.doc_id) != run_types[columns.doc_id]

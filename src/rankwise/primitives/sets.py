@@ -128,12 +128,11 @@ class CatalogItems(SetPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ExposureGini(SetPrimitive):
-    """The Gini index of the exposures of the items of ``within`` (an item of the catalog never
-    listed: 0; a listed item outside the catalog counted too): Σ_{i=1..n} (2i − n − 1) x_(i) /
-    (n Σ x), x ascending, n items; with x_(i) = 0 for i ≤ n − m it is
-    (2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo). NULL when nothing is listed."""
+class GiniKind(SetPrimitive):
+    """A Gini index over the exposures (its ``weight``, with ``patience`` for the geometric one)
+    of the items of ``within``."""
 
+    abstract: ClassVar[bool] = True
     reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "incat", "ncat")
     table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience", "within")
     weight: Weight
@@ -148,6 +147,14 @@ class ExposureGini(SetPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class ExposureGini(GiniKind):
+    """The Gini index of the exposures of the items of ``within`` (an item of the catalog never
+    listed: 0; a listed item outside the catalog counted too): Σ_{i=1..n} (2i − n − 1) x_(i) /
+    (n Σ x), x ascending, n items; with x_(i) = 0 for i ≤ n − m it is
+    (2 Σ pos·expo + (n − 2m − 1) Σ expo) / (n Σ expo). NULL when nothing is listed."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class ExposureEntropy(SetPrimitive):
     """The Shannon entropy of the listed items' shares of the exposure, −Σ p log_base p with
     p = expo / Σ expo (= log Σ expo − Σ expo log expo / Σ expo); NULL when nothing is listed."""
@@ -156,47 +163,39 @@ class ExposureEntropy(SetPrimitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ElliotGini(SetPrimitive):
+class ElliotGini(GiniKind):
     """Elliot's GiniIndex, 1 − Σ_{j=1..m} (2(j + n − m) − n − 1) x_(j) / ((n − 1) Σ x), over the
     m listed items' exposures x ascending and the n items of ``within`` (a listed item outside
     them shifts the places but does not add to n) = 1 − (2 Σ pos·expo + (n − 2m − 1) Σ expo) /
     ((n − 1) Σ expo); NULL when nothing is listed or n ≤ 1."""
 
     reads: ClassVar[tuple[Column, ...]] = ("expo", "pos", "ncat")
-    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight", "patience", "within")
-    weight: Weight
-    patience: float
-    within: Within
-
-    def exposure(self) -> tuple[int | None, Weight, float]:
-        return self.k, self.weight, self.patience if self.weight == "geometric" else 1.0
-
-    def catalog(self) -> Within:
-        return self.within
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ExposureTotal(SetPrimitive):
+class WeightedSum(SetPrimitive):
+    """A sum over the exposures of one ``weight`` (one without a patience)."""
+
+    abstract: ClassVar[bool] = True
+    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
+    weight: Weight
+
+    def exposure(self) -> tuple[int | None, Weight, float]:
+        return self.k, self.weight, 1.0
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExposureTotal(WeightedSum):
     """Σ expo: with ``weight='count'`` the rows listed within k; ``'share'``: the users whose
     list holds an item within k."""
 
-    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
     weight: Weight = "count"
-
-    def exposure(self) -> tuple[int | None, Weight, float]:
-        return self.k, self.weight, 1.0
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ExposureSquares(SetPrimitive):
+class ExposureSquares(WeightedSum):
     """Σ expo²; with ``weight='root'``, Σ_d (Σ_{u listing d} 1/√n_u)² (rexmex's personalization:
     Σ over the ordered pairs of lists, a list with itself included, of their cosine)."""
-
-    table_fields: ClassVar[tuple[str, ...]] = ("k", "weight")
-    weight: Weight
-
-    def exposure(self) -> tuple[int | None, Weight, float]:
-        return self.k, self.weight, 1.0
 
 
 @dataclass(frozen=True, repr=False, eq=False)
