@@ -116,7 +116,7 @@ def _exposure(
         step = {
             "count": pl.lit(1.0), "geometric": pl.lit(patience).pow(pl.col(RANK) - 1), "share": 1.0 / length,
             "root": 1.0 / length.sqrt(), "relevant": (pl.col(REL) >= conv.rel).fill_null(False).cast(pl.Float64),
-            "attention": 100.0 * (1.0 - patience) * pl.lit(patience).pow(pl.col(RANK) - 1),
+            "attention": 100.0 * patience * pl.lit(1.0 - patience).pow(pl.col(RANK) - 1),
             "log": 1.0 / (pl.col(RANK).cast(pl.Float64) + 1.0).log(2),
         }[weight]
     else:

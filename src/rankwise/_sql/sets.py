@@ -171,7 +171,7 @@ def _exposure(
     step = {
         "count": "1.0", "geometric": f"power({literal(patience)}, rnk - 1)", "share": "1.0 / nlist",
         "root": "1.0 / sqrt(nlist)", "relevant": f"CASE WHEN relevance >= {literal(conv.rel)} THEN 1.0 ELSE 0.0 END",
-        "attention": f"100.0 * {literal(1.0 - patience)} * power({literal(patience)}, rnk - 1)",
+        "attention": f"100.0 * {literal(patience)} * power({literal(1.0 - patience)}, rnk - 1)",
         "log": "1.0 / log2(rnk + 1.0)",
     }[weight]
     where = "" if k is None else f" WHERE rnk <= {literal(k)}"

@@ -41,8 +41,8 @@ Weight = Literal["count", "geometric", "share", "root", "relevant", "attention",
 """How a listed row adds to its item's exposure: 1 (``count``), patience^(rank − 1)
 (``geometric``), 1/n (``share``) or 1/√n (``root``), n the rows of its user's list within k,
 1 when it is relevant (``relevant``: relevance ≥ the conventions' ``rel``), else 0,
-100 (1 − patience) patience^(rank − 1) (``attention``: Sapiezynski et al.'s, p = 1 − patience the
-first rank's share) or 1 / log2(1 + rank) (``log``)."""
+100 p (1 − p)^(rank − 1) (``attention``: Sapiezynski et al.'s, the patience field holding p, the
+first rank's share, so that a p near 0 keeps its digits) or 1 / log2(1 + rank) (``log``)."""
 Pairs = Literal["listed", "history", "relevant_unseen"]
 """The (user, item) pairs an exposure table aggregates: the rows listed within k, the training
 pairs of the users scored, or their relevant judgments of items absent from their training."""

@@ -83,7 +83,7 @@ def recipes() -> Mapping[str, Recipe]:
     def attention(m: Measured, p: Params) -> Node:
         from rankwise.primitives import GroupExposureSpread
 
-        return GroupExposureSpread(m.cutoff, "attention", 1.0 - float(p["p"]), p["combo"])  # type: ignore[arg-type]
+        return GroupExposureSpread(m.cutoff, "attention", float(p["p"]), p["combo"])  # type: ignore[arg-type]
 
     def exposure(m: Measured, p: Params) -> Node:
         from rankwise.primitives import GroupExposureSpread
