@@ -85,23 +85,49 @@ def _macro_columns(metrics: tuple[tuple[str, str, bool], ...], conv: Conventions
     return cols
 
 
+_RUN = (
+    "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
+    "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))"
+)
+"""A table macro's run (``run_table``), checked unless ``checks := false``, as is ``k``."""
+_RUN_QRELS = (
+    _RUN,
+    "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
+    "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+)
+"""A table macro's run and qrels (``qrels_table``), checked."""
+_TRAIN = (
+    "rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT "
+    "rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') "
+    "FROM query_table(train_table)))"
+)
+"""A table macro's training interactions (``train_table``), checked."""
+_CATALOG = (
+    "rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT "
+    "rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table)))"
+)
+"""A table macro's catalog (``catalog_table``), checked."""
+
+
+def _table_macro(name: str, params: str, head: list[str], body: str, recursive: bool = False) -> str:
+    """The table macro ``name(params)``: the statement ``body`` (its own WITH) behind the CTEs
+    ``head`` that read and check the macro's tables."""
+    keyword = "WITH RECURSIVE " if recursive else "WITH "
+    sql = keyword + ",\n".join(head) + ",\n" + body.removeprefix(keyword)
+    return (
+        f"CREATE OR REPLACE TEMP MACRO {name}({params}) AS TABLE\n"
+        + "\n".join("    " + line for line in sql.splitlines())
+        + ";"
+    )
+
+
 def evaluate_macro() -> str:
     """The ``rw_evaluate`` table macro."""
     conv = Conventions()
     cols = _macro_columns(EVALUATE_METRICS, conv)
-    head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
-    ]
+    head = [*_RUN_QRELS]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_evaluate(qrels_table, run_table, k := 10, checks := true) AS TABLE\n"
-        + "\n".join("    " + line for line in sql.splitlines())
-        + ";"
-    )
+    return _table_macro("rw_evaluate", "qrels_table, run_table, k := 10, checks := true", head, body)
 
 
 NDEVAL_METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -117,8 +143,7 @@ def ndeval_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(NDEVAL_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
+        _RUN,
         "rw_subtopics AS (SELECT query_id, CAST(subtopic AS VARCHAR) AS subtopic, doc_id, relevance::DOUBLE AS relevance "
         "FROM query_table(qrels_table) WHERE NOT checks OR (SELECT ok FROM rw_check_subtopics(qrels_table)))",
         "rw_qrels AS (SELECT query_id, doc_id, max(relevance) AS relevance FROM rw_subtopics GROUP BY query_id, doc_id)",
@@ -126,12 +151,7 @@ def ndeval_macro() -> str:
     body = statement(
         cols, conv, Columns(subtopic="subtopic"), "rw_run", "rw_qrels", "'rw_qrels'", subtopics="rw_subtopics"
     )
-    sql = "WITH RECURSIVE " + ",\n".join(head) + ",\n" + body.removeprefix("WITH RECURSIVE ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_ndeval(qrels_table, run_table, k := 20, checks := true) AS TABLE\n"
-        + "\n".join("    " + line for line in sql.splitlines())
-        + ";"
-    )
+    return _table_macro("rw_ndeval", "qrels_table, run_table, k := 20, checks := true", head, body, recursive=True)
 
 
 POPULARITY_METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -150,20 +170,11 @@ def popularity_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(POPULARITY_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
-        "rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT "
-        "rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') "
-        "FROM query_table(train_table)))",
+        *_RUN_QRELS,
+        _TRAIN,
     ]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", train="rw_train")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_popularity(qrels_table, run_table, train_table, k := 10, checks := true) "
-        "AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
-    )
+    return _table_macro("rw_popularity", "qrels_table, run_table, train_table, k := 10, checks := true", head, body)
 
 
 FEATURE_DIVERSITY_METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -179,20 +190,15 @@ def feature_diversity_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(FEATURE_DIVERSITY_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        *_RUN_QRELS,
         *features_head(
             "query_table(features_table)", "features", "doc_id", "'doc_id'", DIALECT_RULES["duckdb"].exploded_vector,
             gate="NOT checks OR ",
         ),
     ]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", features="rw_features")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_feature_diversity(qrels_table, run_table, features_table, k := 10, "
-        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    return _table_macro(
+        "rw_feature_diversity", "qrels_table, run_table, features_table, k := 10, checks := true", head, body
     )
 
 
@@ -206,18 +212,13 @@ def unexpectedness_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(UNEXPECTEDNESS_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        *_RUN_QRELS,
         "rw_base_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(base_run_table) "
         "WHERE NOT checks OR (SELECT ok FROM rw_check_run(base_run_table, subject := 'base run')))",
     ]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", base="rw_base_run")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_unexpectedness(qrels_table, run_table, base_run_table, k := 10, "
-        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    return _table_macro(
+        "rw_unexpectedness", "qrels_table, run_table, base_run_table, k := 10, checks := true", head, body
     )
 
 
@@ -234,19 +235,14 @@ def category_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(CATEGORY_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
+        *_RUN_QRELS,
         "rw_categories AS (SELECT DISTINCT doc_id, CAST(category AS VARCHAR) AS category FROM "
         "query_table(categories_table) WHERE NOT checks OR (SELECT rw_categories_ok(count(*), count(*) - count(doc_id), "
         "count(*) - count(category), 'doc_id', 'category') FROM query_table(categories_table)))",
     ]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", categories="rw_categories")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_category_metrics(qrels_table, run_table, categories_table, k := 10, "
-        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    return _table_macro(
+        "rw_category_metrics", "qrels_table, run_table, categories_table, k := 10, checks := true", head, body
     )
 
 
@@ -299,19 +295,11 @@ def coverage_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(COVERAGE_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
-        "rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT "
-        "rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table)))",
+        *_RUN_QRELS,
+        _CATALOG,
     ]
     body = set_statement(cols, conv, Columns(), "rw_run", "rw_qrels", catalog="rw_catalog", group=False)
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_coverage(qrels_table, run_table, catalog_table, k := 10, checks := true) "
-        "AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
-    )
+    return _table_macro("rw_coverage", "qrels_table, run_table, catalog_table, k := 10, checks := true", head, body)
 
 
 SERENDIPITY_METRICS: tuple[tuple[str, str, bool], ...] = (("Serendipity@k", "Serendipity", True),)
@@ -325,21 +313,13 @@ def serendipity_macro() -> str:
     conv = Conventions()
     cols = _macro_columns(SERENDIPITY_METRICS, conv)
     head = [
-        "rw_run AS (SELECT query_id, doc_id, score::DOUBLE AS score FROM query_table(run_table) "
-        "WHERE NOT checks OR (rw_check_positive('k', k) AND (SELECT ok FROM rw_check_run(run_table))))",
-        "rw_qrels AS (SELECT query_id, doc_id, relevance::DOUBLE AS relevance FROM query_table(qrels_table) "
-        "WHERE NOT checks OR (SELECT ok FROM rw_check_qrels(qrels_table)))",
-        "rw_train AS (SELECT query_id, doc_id FROM query_table(train_table) WHERE NOT checks OR (SELECT "
-        "rw_train_ok(count(*), count(*) - count(query_id), count(*) - count(doc_id), 'query_id', 'doc_id') "
-        "FROM query_table(train_table)))",
-        "rw_catalog AS (SELECT doc_id FROM query_table(catalog_table) WHERE NOT checks OR (SELECT "
-        "rw_catalog_ok(count(*), count(*) - count(doc_id)) FROM query_table(catalog_table)))",
+        *_RUN_QRELS,
+        _TRAIN,
+        _CATALOG,
     ]
     body = statement(cols, conv, Columns(), "rw_run", "rw_qrels", "qrels_table", train="rw_train", catalog="rw_catalog")
-    sql = "WITH " + ",\n".join(head) + ",\n" + body.removeprefix("WITH ")
-    return (
-        "CREATE OR REPLACE TEMP MACRO rw_serendipity(qrels_table, run_table, train_table, catalog_table, k := 10, "
-        "checks := true) AS TABLE\n" + "\n".join("    " + line for line in sql.splitlines()) + ";"
+    return _table_macro(
+        "rw_serendipity", "qrels_table, run_table, train_table, catalog_table, k := 10, checks := true", head, body
     )
 
 
