@@ -1165,6 +1165,12 @@ CREATE OR REPLACE TEMP MACRO rw_unseen_sum(rnk, seen, k) AS
 CREATE OR REPLACE TEMP MACRO rw_long_tail_sum(rnk, iusers, ibefore, npairs, k, head) AS
     coalesce(sum(CASE WHEN rw_within(rnk, k) AND iusers > 0 AND ibefore >= head * npairs THEN 1.0 ELSE 0.0 END), 0.0)::DOUBLE;
 
+-- Σ_{rnk <= k} [the item is in the long tail the user gives: fgroups, its groups in groups= (weight > 0, as text),
+-- hold tail; NULL fgroups: an item groups= does not hold, in neither].
+CREATE OR REPLACE TEMP MACRO rw_group_tail_sum(rnk, fgroups, k, tail) AS
+    coalesce(sum(CASE WHEN rw_within(rnk, k) AND coalesce(array_contains(fgroups, tail), false) THEN 1.0 ELSE 0.0 END),
+             0.0)::DOUBLE;
+
 -- Σ_{rnk <= k} [the item is in RecBole's long tail: tail_ratio <= 1, the first max(floor(nitems * tail_ratio), 1)
 -- training items by rows ascending, ties by item id (iasc); above 1, the training items with at most tail_ratio rows].
 CREATE OR REPLACE TEMP MACRO rw_tail_ratio_sum(rnk, irows, iasc, nitems, k, tail_ratio) AS

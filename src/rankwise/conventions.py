@@ -644,7 +644,7 @@ def _side_inputs() -> dict[str, SideInput]:
         SideInput(
             "groups", ("groups_columns",), "the document groups, each document's group or its weights over groups",
             "pass groups= (a dict {doc: group} or {doc: {group: weight}}, rows (doc, group[, weight]), a frame or a "
-            "path)", "pass --groups FILE", "FAIR_COLUMNS",
+            "path)", "pass --groups FILE", "FAIR_COLUMNS GROUP_COLUMNS",
         ),
         SideInput(
             "target", ("target_columns",), "the target distribution, the share of exposure each group should get",

@@ -20,6 +20,7 @@ from rankwise._polars.columns import (
     FAIR,
     FEATURES,
     FEATURES_HISTORY,
+    GROUPS,
     TRAIN,
     C,
     Q,
@@ -51,6 +52,7 @@ def bind(
         **{name: pl.col(col) for name, col in CATALOG.items()},
         **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
         **{name: pl.col(col) for name, col in FAIR.items()},
+        **{name: pl.col(col) for name, col in GROUPS.items()},
     }
     return bind_rows(obj, rows, input_of)
 

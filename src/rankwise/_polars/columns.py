@@ -12,6 +12,7 @@ from rankwise.primitives.core import (
     FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
+    GROUP_COLUMNS,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
 )
@@ -74,3 +75,7 @@ FAIR: dict[str, str] = {name: f"__{name}" for name in FAIR_COLUMNS}
 """The ranked rows' divergences from the target, from the document groups and the target
 (:data:`~rankwise.primitives.FAIR_COLUMNS`), by row column: computed on the rows within the
 cutoff of the metrics that read them (:func:`~rankwise._polars.plan.with_fair_values`)."""
+GROUPS: dict[str, str] = {name: f"__{name}" for name in GROUP_COLUMNS}
+"""The ranked rows' groups from the document groups (:data:`~rankwise.primitives.GROUP_COLUMNS`),
+by row column: joined to the ranked rows by item only when a metric reads them
+(:func:`~rankwise._polars.plan.with_group_lists`)."""

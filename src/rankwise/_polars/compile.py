@@ -27,6 +27,7 @@ from rankwise.primitives import (
     FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
+    GROUP_COLUMNS,
     INTENT_SIDES,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
@@ -152,6 +153,9 @@ class Part:
     (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
     fair_depth: int | None = 0
     """The deepest cutoff of those aggregates (None: every rank)."""
+    groups: bool = False
+    """Whether an aggregate reads the item's groups (:data:`~rankwise.primitives.GROUP_COLUMNS`):
+    joined to the ranked rows only then."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -207,6 +211,7 @@ class Part:
         self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
         self.calibration |= "miscal" in node.reads
         self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+        self.groups |= bool(set(node.reads) & set(GROUP_COLUMNS))
         pairs = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
         if pairs:
             self.history |= pairs

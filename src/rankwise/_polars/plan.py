@@ -20,6 +20,7 @@ from rankwise._polars.columns import (
     FAIR,
     FEATURES,
     FEATURES_HISTORY,
+    GROUPS,
     ORDER,
     RANK,
     REL,
@@ -114,7 +115,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
     with_docs |= any(
-        work.train or work.features or work.base or work.categories or work.history or work.fair
+        work.train or work.features or work.base or work.categories or work.history or work.fair or work.groups
         for work in parts.values()
     )
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)
@@ -140,6 +141,8 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
             rows = with_category_values(rows, prep, calibration=work.calibration)
         if work.catalog:
             rows = with_catalog_size(rows, prep)
+        if work.groups:
+            rows = with_group_lists(rows, prep)
         if work.history:
             rows = with_item_pairs(rows, prep, work.history_depth, work.history)
         if work.fair:
@@ -226,6 +229,18 @@ def with_catalog_size(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
     if prep.catalog is None:
         raise InvalidParameterError("a metric reads the catalog: pass catalog=")
     return rows.join(prep.catalog, how="cross", maintain_order="left")
+
+
+def with_group_lists(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
+    """The ranked rows with their item's groups (:data:`~rankwise._polars.columns.GROUPS`: the
+    groups of ``prep.groups`` in which it has a weight above 0, as text; NULL for an item
+    ``groups=`` does not hold), joined by item."""
+    if prep.groups is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    lists = prep.groups.filter(pl.col(WEIGHT) > 0).group_by(D).agg(
+        pl.col(GROUP).cast(pl.String).alias(GROUPS["fgroups"])
+    )
+    return rows.join(lists, on=D, how="left", maintain_order="left")
 
 
 def cooccurrence(train: pl.LazyFrame, pairs: pl.LazyFrame) -> pl.LazyFrame:

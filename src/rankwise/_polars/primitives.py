@@ -665,6 +665,11 @@ def long_tail_sum(rnk: pl.Expr, iusers: pl.Expr, ibefore: pl.Expr, npairs: pl.Ex
     return _listed_sum(((iusers > 0) & (ibefore >= head * npairs)).cast(pl.Float64), rnk, k)
 
 
+def group_tail_sum(rnk: pl.Expr, fgroups: pl.Expr, k: int | None, tail: str) -> pl.Expr:
+    """Σ_{rnk ≤ k} [the item's groups hold ``tail``: the long tail the user gives]."""
+    return _listed_sum(fgroups.list.contains(pl.lit(tail)).fill_null(False).cast(pl.Float64), rnk, k)
+
+
 def tail_ratio_sum(rnk: pl.Expr, irows: pl.Expr, iasc: pl.Expr, nitems: pl.Expr, k: int | None, tail_ratio: float) -> pl.Expr:
     """Σ_{rnk ≤ k} [a training item in RecBole's long tail]."""
     if tail_ratio > 1:

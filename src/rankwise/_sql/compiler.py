@@ -28,6 +28,7 @@ from rankwise.primitives import (
     FAIR_COLUMNS,
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
+    GROUP_COLUMNS,
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     PATIENCE,
@@ -155,6 +156,7 @@ _ROW_COLUMNS = {
     **{name: name for name in CATALOG_COLUMNS},
     **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
     **{name: name for name in FAIR_COLUMNS},
+    **{name: name for name in GROUP_COLUMNS},
 }
 
 
@@ -186,6 +188,8 @@ class _Compiler:
         """Whether a run primitive reads the base run's values (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`)."""
         self.catalog = False
         """Whether a run primitive reads the catalog's size (:data:`~rankwise.primitives.CATALOG_COLUMNS`)."""
+        self.groups = False
+        """Whether a run primitive reads the item's groups (:data:`~rankwise.primitives.GROUP_COLUMNS`)."""
         self.item_pairs: dict[bool, tuple[int | None, set[str]]] = {}
         """Per part whose run primitives read item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
         :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): the deepest cutoff they read and the columns."""
@@ -250,6 +254,7 @@ class _Compiler:
                 self.calibration.add(part)
                 self.train = True
             self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
+            self.groups |= bool(set(node.reads) & set(GROUP_COLUMNS))
             paired = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
             if paired:
                 depth, cols = self.item_pairs.get(part, (0, set()))
@@ -365,7 +370,7 @@ UNJUDGED_COLUMN = "__rw_unjudged_queries"
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
-    docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False,
+    docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False, groups: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -402,6 +407,7 @@ def _ranking_cte(
     carried += "".join(f"{c}, " for c in TRAIN_COLUMNS) if train else ""
     carried += "".join(f"{c}, " for c in BASE_RUN_COLUMNS) if base else ""
     carried += "".join(f"{c}, " for c in CATALOG_COLUMNS) if catalog else ""
+    carried += "".join(f"{c}, " for c in GROUP_COLUMNS) if groups else ""
     return (
         f"{name} AS (SELECT query_id, {carried}relevance, {score_sql(conv.trec_eval)} AS score, cost, "
         f"{rank} AS rnk{sums} FROM {source}{where} "
@@ -474,9 +480,11 @@ def statement(
     train_ctes, train_cols, train_joins = _train_values(comp.train, train, seen)
     base_ctes, base_cols, base_joins = _base_values(comp.base, base, qrels, conv)
     catalog_ctes, catalog_cols, catalog_joins = _catalog_values(comp.catalog, catalog)
-    base_ctes += catalog_ctes
+    group_ctes, group_cols, group_joins = _group_lists(comp.groups, fair)
+    base_ctes += catalog_ctes + group_ctes
     joined = joined_cte(
-        conv, columns, run, qrels, f"{train_cols}{base_cols}{catalog_cols}", f"{train_joins}{base_joins}{catalog_joins}"
+        conv, columns, run, qrels, f"{train_cols}{base_cols}{catalog_cols}{group_cols}",
+        f"{train_joins}{base_joins}{catalog_joins}{group_joins}",
     )
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
     # ranking, joined, still reads every judgment), before everything that reads them
@@ -549,7 +557,7 @@ def statement(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
                 docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
                 or part in comp.fair,
-                train=comp.train, base=comp.base, catalog=comp.catalog,
+                train=comp.train, base=comp.base, catalog=comp.catalog, groups=comp.groups,
             )
         )
         rowcols = "".join(f", {e} AS {n}" for n, e in comp.rowcols.get(part, {}).items())
@@ -684,6 +692,22 @@ def _catalog_values(reads: bool, catalog: str | None) -> tuple[list[str], str, s
         raise InvalidParameterError("a metric reads the catalog: pass catalog=")
     ctes = [f"rw_catalog_size AS (SELECT CAST(count(DISTINCT doc_id) AS DOUBLE) AS ncatalog FROM {catalog})"]
     return ctes, ", cs.ncatalog", " CROSS JOIN rw_catalog_size AS cs"
+
+
+def _group_lists(reads: bool, fair: FairViews | None) -> tuple[list[str], str, str]:
+    """Each joined row's item's groups (``reads``: a metric reads them; ``fair``: the document
+    groups): the CTE (the groups in which each item has a weight above 0, as text), the joined
+    rows' column (:data:`~rankwise.primitives.GROUP_COLUMNS`; NULL for an item the groups do
+    not hold) and its join."""
+    if not reads:
+        return [], "", ""
+    if fair is None:
+        raise InvalidParameterError("a metric reads the document groups: pass groups=")
+    ctes = [
+        f"rw_group_lists AS (SELECT doc_id, array_agg(CAST(grp AS VARCHAR)) AS fgroups FROM {fair.groups} "
+        "WHERE weight > 0 GROUP BY doc_id)"
+    ]
+    return ctes, ", gl.fgroups", " LEFT JOIN rw_group_lists AS gl ON r.doc_id = gl.doc_id"
 
 
 def _base_values(reads: bool, base: str | None, qrels: str, conv: Conventions) -> tuple[list[str], str, str]:

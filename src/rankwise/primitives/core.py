@@ -64,7 +64,7 @@ Column = Literal[
     "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup", "gsize", "gmean",
     "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
     "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
-    "fjsd", "fjsd0", "fa2", "faq", "fq2",
+    "fjsd", "fjsd0", "fa2", "faq", "fq2", "fgroups",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -141,6 +141,11 @@ value when no document has a known group); with A_g = Σ_{i ≤ rnk} w_g(d_i) / 
 each target group's exposure and t_g its share, Σ_g A_g² (``fa2``), Σ_g A_g t_g (``faq``) and,
 on every row of the query, Σ_g t_g² (``fq2``: TREC 2021 Task 2's expected exposure). All NULL for
 a query without a target."""
+
+GROUP_COLUMNS: tuple[Column, ...] = ("fgroups",)
+"""The row column read from the document groups (``groups=``) by the metrics that take a split
+the user gives (APLT's long tail as a group): the groups in which the row's item has a weight
+above 0, as text (``fgroups``: a list; NULL for an item ``groups=`` does not hold)."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

@@ -72,6 +72,18 @@ class LongTailSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class GroupTailSum(Primitive):
+    """Σ_{rnk ≤ k} [the item is in the long tail the user gives]: ``groups=`` puts it in the group
+    ``tail`` with a weight above 0 (compared as text). An item ``groups=`` does not hold is in
+    neither."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "fgroups")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+    tail: str
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class TailRatioSum(Primitive):
     """Σ_{rnk ≤ k} [the item is in RecBole's long tail]: with ``tail_ratio`` ≤ 1, the first
     max(⌊nitems · tail_ratio⌋, 1) training items by training rows ascending (ties by item id);

@@ -56,6 +56,23 @@ TAIL_RATIO = Param(
     "no item",
 )
 
+SPLIT = Param(
+    "split", str, "rule",
+    "where the short head ends: 'rule' (Elliot's: the most popular training items by distinct users up to the "
+    "share head of the training's (user, item) pairs; reads train=) or 'groups' (a split the user gives: the long "
+    "tail is the items groups= puts in the group named by tail; reads groups=, not train=)",
+    choices=("rule", "groups"),
+)
+TAIL = Param(
+    "tail", str, "tail",
+    "with split='groups', the group of groups= that is the long tail (compared as text: a group 1 is tail='1'); "
+    "an item in it with a weight above 0 is in the long tail, one groups= does not hold in neither",
+)
+GIVEN_SPLIT = (
+    "; split='groups': the long tail is the items groups= puts in the group tail (head and train= unused; Elliot's "
+    "APLT/ACLT over a given long tail)"
+)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="MIUF",
@@ -102,7 +119,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="APLT",
         aliases=(),
-        params=(HEAD,),
+        params=(HEAD, SPLIT, TAIL),
         cutoff="optional",
         description="average percentage of long tail items: the share of the items listed that are in the "
         "training's long tail (Elliot APLT)",
@@ -110,7 +127,7 @@ SPECS: tuple[MetricSpec, ...] = (
         "by distinct users descending (ties by item id ascending; Elliot's follow its item order) while the users "
         "of the items before each stay below head · P (P the training's (user, item) pairs; the item that "
         "crosses is in the head), the long tail the other training items (an item never in training is in "
-        "neither); NULL for a user with no list",
+        "neither)" + GIVEN_SPLIT + "; NULL for a user with no list",
         citation="Elliot APLT; Abdollahpouri, Burke & Mobasher, Managing popularity bias in recommender systems "
         "with personalized re-ranking, FLAIRS 2019",
         empty_value=None,
@@ -118,12 +135,12 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="ACLT",
         aliases=(),
-        params=(HEAD,),
+        params=(HEAD, SPLIT, TAIL),
         cutoff="optional",
         description="average coverage of long tail items: how many of the items listed are in the training's "
         "long tail (Elliot ACLT)",
-        formula="ACLT@k = |{i ≤ min(k, n): d_i in the long tail}| (the long tail as APLT's); NULL for a user with "
-        "no list",
+        formula="ACLT@k = |{i ≤ min(k, n): d_i in the long tail}| (the long tail as APLT's)" + GIVEN_SPLIT + "; "
+        "NULL for a user with no list",
         citation="Elliot ACLT; Abdollahpouri, Burke & Mobasher, FLAIRS 2019",
         empty_value=None,
     ),
@@ -231,13 +248,22 @@ def _discounted(m: Measured, p: Params, total: Node) -> Node:
     return when_empty(m, p, nrel(p), DivNull(total, DiscountSum(m.cutoff)))
 
 
+def _long_tail(m: Measured, p: Params) -> Node:
+    """The items listed within the cutoff that are in the long tail: by Elliot's rule from the
+    training (``split='rule'``) or in the group ``tail`` of ``groups=`` (``split='groups'``)."""
+    from rankwise.primitives import GroupTailSum, LongTailSum
+
+    if p["split"] == "groups":
+        return GroupTailSum(m.cutoff, str(p["tail"]))
+    return LongTailSum(m.cutoff, float(p["head"]))
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
     from rankwise.primitives import (
         EfdSum,
         EpcSum,
         InvUserFreqSum,
-        LongTailSum,
         PopQuantileSum,
         TailRatioSum,
         UnseenSum,
@@ -247,8 +273,8 @@ def recipes() -> Mapping[str, Recipe]:
         "MIUF": lambda m, p: _mean(m, InvUserFreqSum(m.cutoff)),
         "Surprisal": _surprisal,
         "ARP": _arp,
-        "APLT": lambda m, p: _mean(m, LongTailSum(m.cutoff, float(p["head"]))),
-        "ACLT": lambda m, p: LongTailSum(m.cutoff, float(p["head"])),
+        "APLT": lambda m, p: _mean(m, _long_tail(m, p)),
+        "ACLT": _long_tail,
         "TailPercentage": lambda m, p: _mean(m, TailRatioSum(m.cutoff, float(p["tail_ratio"]))),
         "MeanPopRank": lambda m, p: _mean(m, PopQuantileSum(m.cutoff, str(p["popularity"]))),  # type: ignore[arg-type]
         "UnseenShare": lambda m, p: _mean(m, UnseenSum(m.cutoff)),
@@ -259,5 +285,6 @@ def recipes() -> Mapping[str, Recipe]:
 
 FAMILY = MetricFamily(
     name="popularity and novelty (from the training interactions)", specs=SPECS, recipes=recipes, reads=("train",),
+    reads_by_spec={"APLT": ("train", "groups"), "ACLT": ("train", "groups")},
     beyond_accuracy=True,
 )
