@@ -591,6 +591,19 @@ def write_values(values: Values, frame: Any, path: Path, sample: set[str] | None
     frame.write_parquet(path)
 
 
+def own_peak_mb() -> float:
+    """This process's peak resident memory: its ``VmHWM`` (Linux), which starts anew with the
+    process's image. Not ``getrusage``'s ``ru_maxrss``: Linux carries that over from the parent
+    through fork and exec, so a child of a ``bench.py`` that had grown to 387 MB reported at least
+    387 MB whatever it held itself (``ru_maxrss`` where there is no ``/proc``)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")),
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
 def descendants_peak_mb(pid: int | None = None) -> float:
     """The peak resident memory of this process's live descendants (each one's ``VmHWM``,
     summed): Spark's JVM, which PySpark starts as a child and which holds the evaluation's
@@ -647,7 +660,7 @@ def main() -> None:
         values, frame, times = end_to_end(tool, feed, a.run, a.qrels, a)
         end = time.perf_counter()
         report.update(total=end - T0, cpu=time.process_time() - C0, compute=end - times.get("t1", T0))
-    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + descendants_peak_mb()
+    report["rss_mb"] = own_peak_mb() + descendants_peak_mb()
     values_path = a.out.with_suffix(".values.parquet")
     values_path.unlink(missing_ok=True)
     write_values(values, frame, values_path, sample)
