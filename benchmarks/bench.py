@@ -9,7 +9,8 @@ and print the performance issue's targets as met or MISSED.
     python benchmarks/bench.py --cli            # only `rankwise eval` on TREC files, start to first output (target 4)
     python benchmarks/bench.py --beyond         # only the popularity family (train=) beside rectools and the
                                                 # feature-diversity family (features=, 64-dimensional embeddings)
-                                                # (issue 35)
+                                                # (issue 35), then the newer families' groups
+                                                # (FAMILIES; --families, --no-earlier)
     python benchmarks/bench.py --queries 1000000 --files 10 --reps 1
                                                 # 100M rows out of core: DuckDB under --memory-limit (2GB),
                                                 # Polars in --query-chunks (10) (target 5)
@@ -859,7 +860,7 @@ def main() -> None:
     print("\n".join(verdicts) if verdicts else "(none checked by these parts)")
     if failed:
         print("\nCHECK FAILED: a rankwise configuration's values differ from its reference's (pytrec_eval's; "
-              "rectools' and numpy's for --beyond) (the check columns)")
+              "rectools', numpy's and the DuckDB engine's for --beyond) (the check columns)")
         raise SystemExit(1)
 
 
