@@ -9,7 +9,8 @@ and print the performance issue's targets as met or MISSED.
     python benchmarks/bench.py --cli            # only `rankwise eval` on TREC files, start to first output (target 4)
     python benchmarks/bench.py --beyond         # only the popularity family (train=) beside rectools and the
                                                 # feature-diversity family (features=, 64-dimensional embeddings)
-                                                # (issue 35)
+                                                # (issue 35), then the newer families' groups
+                                                # (FAMILIES; --families, --no-earlier)
     python benchmarks/bench.py --queries 1000000 --files 10 --reps 1
                                                 # 100M rows out of core: DuckDB under --memory-limit (2GB),
                                                 # Polars in --query-chunks (10) (target 5)
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -64,6 +66,49 @@ only; recommenders' ``user_diversity`` needs pandas < 3): the floors and a direc
 computation on a sample of the users stand in."""
 FEATURE_SAMPLE = 200
 """Users whose ILD@10 and ILS@10 the numpy computation checks."""
+SIDE_INPUTS = ("train", "features", "categories", "groups", "target", "catalog", "base_run")
+"""The side inputs generate.py writes beside the run (rankwise's keywords)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A group of the newer beyond-accuracy families (--beyond): its metrics at k=10, evaluated in
+    one call; the side inputs they read; the floor's steps (child.FLOOR_STEPS: what any evaluation
+    of them must read and join); whether its metrics are set-level (one value per run); the ones
+    rectools computes too (checked against it, per user)."""
+
+    key: str
+    title: str
+    metrics: tuple[str, ...]
+    reads: tuple[str, ...]
+    floor: tuple[str, ...]
+    set_level: bool = False
+    peer: tuple[str, ...] = ()
+
+
+FAMILIES = (
+    Family("rectools", "User coverage and serendipity (rectools' definitions)", ("UserCoverage@10", "Serendipity@10"),
+           ("train", "catalog"), ("relevance", "popularity", "catalog"), peer=("UserCoverage@10", "Serendipity@10")),
+    Family("cooccurrence", "Co-occurrence serendipity and ILD (recommenders' definitions)",
+           ("Serendipity(definition='recommenders')@10", "ILD(distance='cooccurrence')@10"), ("train",),
+           ("relevance", "history", "pairs")),
+    Family("feature_serendipity", "Feature serendipity (recommenders' with the cosine of the features)",
+           ("Serendipity(definition='recommenders', similarity='cosine')@10",), ("train", "features"),
+           ("relevance", "history", "features")),
+    Family("categories", "Category family", ("CategoryDiversity@10", "CategoryEntropy@10", "Miscalibration@10"),
+           ("categories", "train"), ("categories", "history_categories")),
+    Family("fairness", "Fair exposure (groups=, target=) and expected exposure",
+           ("AWRF@10", "nDCG_AWRF@10", "GroupEE_L@10", "GroupEE_D@10", "GroupEE_R@10", "EE_L@10", "EE_D@10",
+            "EE_R@10"), ("groups", "target"), ("relevance", "groups")),
+    Family("unexpectedness", "Unexpectedness against a base run", ("Unexpectedness@10",), ("base_run",),
+           ("base_run",)),
+    Family("sets", "Set-level metrics (one value per run)",
+           ("CatalogCoverage@10", "Gini@10", "Gini(definition='elliot')@10", "Entropy@10", "SelfInformation@10",
+            "Personalization@10", "PopRSP@10", "PopREO@10", "GroupAttention@10", "GroupExposure@10"),
+           ("catalog", "train", "groups"), ("relevance", "popularity", "catalog", "groups", "train_users"),
+           set_level=True, peer=("CatalogCoverage@10",)),
+)
+"""The newer families' groups --beyond times (issue 35), beside the popularity and feature-diversity parts."""
 SMALL_SIZES = ((50, 1000), (1000, 100))
 TOLERANCE = 1e-9
 # Measures of all_trec that pytrec_eval (trec_eval 9.0.8) gives differently by design, left out
@@ -80,13 +125,14 @@ class Config:
     tool: str
     # five, all_trec, popularity or feature_diversity (--beyond), or rankwise metrics as a JSON list (--metrics)
     measures: str = "five"
+    family: str = ""  # a newer family's key (--beyond; its metrics are the measures)
 
     @property
     def label(self) -> str:
         """The tool alone for a part's own measures (the five; the popularity and feature-diversity
-        families of --beyond)."""
+        families of --beyond, and its newer families)."""
         own = ("five", "popularity", "feature_diversity")
-        return self.tool if self.measures in own else f"{self.tool} [{self.measures}]"
+        return self.tool if self.measures in own or self.family else f"{self.tool} [{self.measures}]"
 
     @property
     def is_rankwise(self) -> bool:
@@ -136,9 +182,19 @@ def comparable(measure: str) -> bool:
     return measure != "query_id" and not any(measure.startswith(p) for p in NOT_COMPARABLE)
 
 
+def difference(a: Any, b: Any) -> float:
+    """Two values' absolute difference; 0 where both are NULL (None or NaN), infinite where one
+    is NULL and the other not."""
+    a_null, b_null = a is None or a != a, b is None or b != b
+    if a_null or b_null:
+        return 0.0 if a_null and b_null else math.inf
+    return abs(float(a) - float(b))
+
+
 def worst_differences(got: dict[str, dict[str, Any]], ref: dict[str, dict[str, Any]]) -> dict[str, float | str]:
     """For each measure both have (``comparable`` ones), the largest absolute per-query
-    difference, or a text saying why there is none (different queries)."""
+    difference (:func:`difference`: NULL against a number is infinite), or a text saying why
+    there is none (different queries)."""
     out: dict[str, float | str] = {}
     for measure in sorted(set(got) & set(ref)):
         if not comparable(measure):
@@ -147,7 +203,7 @@ def worst_differences(got: dict[str, dict[str, Any]], ref: dict[str, dict[str, A
         if set(g) != set(r):
             out[measure] = f"queries differ ({len(set(g) ^ set(r))} not in both)"
             continue
-        out[measure] = max((abs(float(g[q]) - float(r[q])) for q in r), default=0.0)
+        out[measure] = max((difference(g[q], r[q]) for q in r), default=0.0)
     return out
 
 
@@ -349,14 +405,17 @@ def table(title: str, results: list[Result], base: str = "rankwise-polars") -> l
 
 
 def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False, train: bool = False,
-             features: bool = False) -> Path:
+             features: bool = False, side: bool = False) -> Path:
     """The generated files (made on first use, and again where the TREC files, the training
-    file or the item features asked for are missing), one folder per size."""
+    file, the item features or the newer families' side inputs asked for are missing), one folder
+    per size."""
     data = root / f"{queries}x{docs}" / f"files{files}"
     exists = (data / "run.parquet").exists() or (data / "run").exists()
     no_train = not ((data / "train.parquet").exists() or (data / "train").exists())
     no_features = not ((data / "features.parquet").exists() or (data / "features").exists())
-    if not exists or (trec and not (data / "run.trec").exists()) or (train and no_train) or (features and no_features):
+    no_side = not all(side_file(data, name).exists() for name in SIDE_INPUTS)
+    if (not exists or (trec and not (data / "run.trec").exists()) or (train and no_train)
+            or (features and no_features) or (side and no_side)):
         cmd = [sys.executable, str(HERE / "generate.py"), str(data), "--queries", str(queries), "--docs", str(docs),
                "--files", str(files), *(["--trec"] if trec else [])]
         subprocess.run(cmd, check=True, env=env())
@@ -366,6 +425,11 @@ def data_dir(root: Path, queries: int, docs: int, files: int, trec: bool = False
 def inputs(data: Path) -> tuple[Path, Path]:
     run, qrels = data / "run.parquet", data / "qrels.parquet"
     return (run, qrels) if run.exists() else (data / "run", data / "qrels")
+
+
+def side_file(data: Path, name: str) -> Path:
+    """A side input beside the run (``SIDE_INPUTS``): NAME.parquet, or a folder NAME/ of them."""
+    return data / f"{name}.parquet" if (data / f"{name}.parquet").exists() or name == "target" else data / name
 
 
 def training(data: Path) -> Path:
@@ -501,6 +565,68 @@ def beyond_part(a: argparse.Namespace, data: Path, work: Path) -> tuple[list[Res
              f"{_rows(train):,} training rows ({a.reps} repetitions)")
     lines = [*table(title, results, base="rectools"), "", *beyond_ratios(results)]
     return results, lines
+
+
+def families_part(a: argparse.Namespace, data: Path, work: Path,
+                  families: tuple[Family, ...]) -> tuple[list[Result], list[str]]:
+    """The newer families (issue 35), a table each: the floors (the family's steps), both engines
+    (its metrics in one call, with the side inputs it reads), and rectools where it computes some
+    of them; interleaved within each family. rankwise's values are checked per user against
+    rectools' (its last repetition) where it has the family's metrics, else the Polars engine's
+    against the DuckDB engine's (both engines' paths agree: no outside reference)."""
+    run, qrels = inputs(data)
+    all_results: list[Result] = []
+    lines: list[str] = []
+    for family in families:
+        side = [x for name in family.reads for x in ("--side", f"{name}={side_file(data, name)}")]
+        tools = ["floor", "floor-duckdb", *ENGINES, *(["rectools"] if family.peer else [])]
+        if a.tools:
+            tools = [t for t in tools if t in a.tools.split(",")]
+        measures = json.dumps(list(family.metrics))
+        configs = [Config(t, measures, family.key) for t in tools]
+        extra = {t: list(side) for t in tools}
+        for floor in ("floor", "floor-duckdb"):
+            extra[floor] += ["--floor-steps", ",".join(family.floor)]
+        for engine in ENGINES:
+            extra[engine] += ["--set-level"] if family.set_level else []
+        if a.memory_limit:
+            extra["rankwise-duckdb"] = [*extra.get("rankwise-duckdb", []), "--memory-limit", a.memory_limit]
+        if a.query_chunks:
+            extra["rankwise-polars"] = [*extra.get("rankwise-polars", []), "--query-chunks", str(a.query_chunks)]
+        print(f"  family: {family.key}", file=sys.stderr, flush=True)
+        results = interleaved(configs, a.reps, run, qrels, work, extra)
+        if family.peer:
+            peer = next((r for r in results if r.config.tool == "rectools" and r.error is None), None)
+            if peer is None:  # one untimed run of the reference
+                print("  reference: rectools", file=sys.stderr, flush=True)
+                peer = Result(Config("rectools", measures, family.key),
+                              [run_child(Config("rectools", measures, family.key), run, qrels, work, side)])
+            if peer.error is not None:
+                print(f"  reference failed: {peer.error}", file=sys.stderr)
+            check_all(results, read_values(peer.reps[-1].get("values")), "rectools", family.peer)
+        engines_agree(results, family.metrics)
+        reads = ", ".join(f"{name}=" for name in family.reads)
+        title = (f"{family.title} at k=10, {a.queries_total:,} rows, reading {reads} ({a.reps} repetitions)")
+        base = "rectools" if family.peer and any(r.config.tool == "rectools" for r in results) else "rankwise-polars"
+        lines += [*table(title, results, base=base), "", *beyond_ratios(results, peers=bool(family.peer)), ""]
+        all_results += results
+    return all_results, lines
+
+
+def engines_agree(results: list[Result], metrics: tuple[str, ...]) -> None:
+    """The Polars engine's last values against the DuckDB engine's on every one of ``metrics``
+    (to the tolerance; the two engines' paths are apart from the SQL up), appended to the Polars
+    row's check (the DuckDB row says it is the reference); a difference fails the check."""
+    by_tool = {r.config.tool: r for r in results if r.error is None and r.reps}
+    polars, duckdb = by_tool.get("rankwise-polars"), by_tool.get("rankwise-duckdb")
+    if polars is None or duckdb is None:
+        return
+    worst = worst_differences(read_values(polars.reps[-1].get("values")), read_values(duckdb.reps[-1].get("values")))
+    text, failed = summarise_check(worst, metrics)
+    text = text.replace("pytrec_eval", "rankwise-duckdb")
+    polars.check = f"{polars.check}; {text}" if polars.check else text
+    polars.failed |= failed
+    duckdb.check = f"{duckdb.check}; (the Polars engine's reference)" if duckdb.check else "(the Polars engine's reference)"
 
 
 def _rows(path: Path) -> int:
@@ -673,6 +799,11 @@ def main() -> None:
     p.add_argument("--cli", action="store_true", help="rankwise eval on TREC files, start to first output (target 4)")
     p.add_argument("--beyond", action="store_true", help="the popularity family (train=) beside rectools and the "
                    "feature-diversity family (features=) (issue 35)")
+    p.add_argument("--families", default=",".join(f.key for f in FAMILIES),
+                   help="--beyond: the newer families' groups to time, comma-separated (default: every one; "
+                   f"'none' for none): {', '.join(f.key for f in FAMILIES)}")
+    p.add_argument("--no-earlier", action="store_true", help="--beyond: without the popularity and "
+                   "feature-diversity parts (the newer families alone)")
     p.add_argument("--calls", type=int, default=30, help="--small: timed calls per tool")
     p.add_argument("--cli-reps", type=int, default=7, help="--cli: timed runs")
     a = p.parse_args()
@@ -701,11 +832,19 @@ def main() -> None:
             verdicts += out_of_core_targets(a, results)
         failed |= any(r.failed for r in results)
     if parts["beyond"]:
-        data = data_dir(a.data, queries, a.docs, a.files, train=True, features=True)
-        beyond_results, beyond_lines = beyond_part(a, data, work)
-        feature_results, feature_lines = feature_part(a, data, work)
-        lines += [*beyond_lines, "", *feature_lines, ""]
-        failed |= any(r.failed for r in [*beyond_results, *feature_results])
+        data = data_dir(a.data, queries, a.docs, a.files, train=True, features=True, side=True)
+        if not a.no_earlier:
+            beyond_results, beyond_lines = beyond_part(a, data, work)
+            feature_results, feature_lines = feature_part(a, data, work)
+            lines += [*beyond_lines, "", *feature_lines, ""]
+            failed |= any(r.failed for r in [*beyond_results, *feature_results])
+        keys = [] if a.families == "none" else a.families.split(",")
+        unknown = set(keys) - {f.key for f in FAMILIES}
+        if unknown:
+            p.error(f"--families: unknown {', '.join(sorted(unknown))}")
+        family_results, family_lines = families_part(a, data, work, tuple(f for f in FAMILIES if f.key in keys))
+        lines += family_lines
+        failed |= any(r.failed for r in family_results)
     if parts["small"]:
         small_lines, small_verdicts, small_failed = small_part(a, work)
         lines += small_lines
@@ -721,7 +860,7 @@ def main() -> None:
     print("\n".join(verdicts) if verdicts else "(none checked by these parts)")
     if failed:
         print("\nCHECK FAILED: a rankwise configuration's values differ from its reference's (pytrec_eval's; "
-              "rectools' and numpy's for --beyond) (the check columns)")
+              "rectools', numpy's and the DuckDB engine's for --beyond) (the check columns)")
         raise SystemExit(1)
 
 

@@ -2,7 +2,7 @@
 
     python benchmarks/child.py TOOL RUN QRELS OUT.json [--measures five|all_trec|popularity|JSON]
         [--memory-limit 2GB] [--query-chunks 10] [--calls N] [--sample QUERIES.json] [--train TRAIN]
-        [--features FEATURES]
+        [--features FEATURES] [--side NAME=PATH ...] [--set-level] [--floor-steps STEP,...]
 
 TOOL is a tool (``rankwise-polars``, ``rankwise-duckdb``, ``pytrec_eval``, ``ranx``,
 ``ir_measures``, ``floor``, ``floor-duckdb``, ``rankwise-spark``, ``rectools``) or one way of feeding a peer
@@ -20,6 +20,13 @@ With ``--features FEATURES`` (the item features, for ``--measures feature_divers
 computes ``FEATURE_DIVERSITY`` (ILD with the cosine distance and ILS at k=10, one call with
 ``features=``), and the floors also read FEATURES and join each item's vector to the top 10 of
 each query.
+
+With ``--side NAME=PATH`` (repeated; ``bench.py --beyond``'s newer families, ``bench.FAMILIES``):
+rankwise gets each as its keyword (``categories=``, ``groups=``, ``target=``, ``catalog=``,
+``base_run=``, ``train=``, ``features=``) with the metrics of ``--measures`` (a JSON list), and
+with ``--set-level`` evaluates with ``per_query=False`` (one row, written with the query id
+``all``); the floors run the ``--floor-steps`` named (:data:`FLOOR_STEPS`) on each query's top 10;
+``rectools`` computes the rectools metrics among the measures (``RECTOOLS``) from the same files.
 
 With ``--calls N`` the inputs are read into memory first (pytrec_eval: its dicts; rankwise:
 Polars DataFrames), then the tool is called N times after a warm-up, each call's CPU time
@@ -52,6 +59,17 @@ POPULARITY = ["MIUF@10", "Surprisal@10", "ARP@10", "ARP(popularity='users')@10",
 """The popularity family at k=10 (``--measures popularity``): every metric of issue 35's list, one call."""
 FEATURE_DIVERSITY = ["ILD(distance='cosine')@10", "ILS@10"]
 """The feature-diversity family at k=10 (``--measures feature_diversity``): issue 35's embeddings case."""
+RECTOOLS = ("UserCoverage@10", "Serendipity@10", "CatalogCoverage@10")
+"""The newer families' metrics rectools computes (``--side``): CoveredUsers(10), Serendipity(10),
+CatalogCoverage(10, normalize=True) (set-level)."""
+FLOOR_STEPS = ("relevance", "popularity", "catalog", "history", "pairs", "categories", "history_categories",
+               "groups", "train_users", "base_run", "features")
+"""What a floor of a newer family can join to the run's top 10 per query (``--floor-steps``;
+:func:`floor_steps_tool`): the qrels' relevance (and each query's relevant documents by grade),
+each item's training rows and users, the catalog's size, each listed item against the user's
+training items, the 45 pairs of each list, each listed item's categories, the training items'
+categories, each listed item's groups (and the target), each user's distinct training items,
+the base run's top 10 against the run's, each listed item's vector and each training row's vector."""
 RANX_FIVE = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank", "precision@10": "P_10",
              "recall@100": "recall_100"}
 
@@ -197,7 +215,8 @@ def ir_measures_tool(feed: str, run: str, qrels: str, times: dict[str, float]) -
 
 
 def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit: str, query_chunks: int,
-                  train: str = "", features: str = "") -> Any:
+                  train: str = "", features: str = "", side: dict[str, str] | None = None,
+                  set_level: bool = False) -> Any:
     """``rw.evaluate`` on the paths themselves (and ``train=`` the training file's path,
     ``features=`` the item features' path, when given); its result (a Polars DataFrame) with the
     five measures' columns named as trec_eval prints them."""
@@ -209,11 +228,18 @@ def rankwise_tool(engine: str, run: Any, qrels: Any, measures: str, memory_limit
     options: dict[str, Any] = {"train": train} if train else {}
     if features:
         options["features"] = features
+    options.update(side or {})
+    if set_level:
+        options["per_query"] = False
     if engine == "duckdb" and memory_limit:
         options["duckdb_config"] = {"memory_limit": memory_limit}
     if engine == "polars" and query_chunks:
         options["query_chunks"] = query_chunks
     res = rw.evaluate(qrels, run, asked, engine=engine, **options)  # type: ignore[arg-type]
+    if set_level:
+        import polars as pl
+
+        res = res.select(pl.lit("all").alias("query_id"), pl.all())
     return res.rename({k: v for k, v in FIVE.items() if k in res.columns})
 
 
@@ -291,6 +317,144 @@ def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "")
     con.close()
 
 
+def floor_steps_tool(run: str, qrels: str, steps: list[str], side: dict[str, str]) -> None:
+    """The floor of a newer family (``--floor-steps``; :data:`FLOOR_STEPS`), in Polars: the run
+    read and each query's top 10 by score then doc id (a per-query sort, as :func:`floor_tool`),
+    with each rank, collected; then each step a join of those rows (or an aggregate of a side
+    input) collected on its own."""
+    import polars as pl
+
+    q, d = "query_id", "doc_id"
+
+    def top_of(path: str) -> pl.DataFrame:
+        lists = scan(path).group_by(q).agg(pl.col(d).sort_by(["score", d], descending=[True, True]).head(10))
+        ranked = lists.with_columns(rnk=pl.int_ranges(1, pl.col(d).list.len() + 1))
+        return ranked.explode(d, "rnk").collect()
+
+    top = top_of(run).lazy()
+    train = scan(side["train"]).select(q, d) if "train" in side else None
+    for step in steps:
+        if step == "relevance":
+            top.join(scan(qrels), on=[q, d], how="left").collect()
+            scan(qrels).filter(pl.col("relevance") >= 1).group_by(q, "relevance").len().collect()
+        elif step == "popularity" and train is not None:
+            popularity = train.group_by(d).agg(rows=pl.len(), users=pl.col(q).n_unique())
+            top.join(popularity, on=d, how="left").collect()
+        elif step == "catalog":
+            scan(side["catalog"]).select(pl.col(d).n_unique()).collect()
+        elif step == "history" and train is not None:
+            top.join(train.unique(), on=q).collect()
+        elif step == "pairs":
+            top.join(top, on=q).filter(pl.col("rnk") < pl.col("rnk_right")).collect()
+        elif step == "categories":
+            top.join(scan(side["categories"]), on=d, how="left").collect()
+        elif step == "history_categories" and train is not None:
+            train.join(scan(side["categories"]), on=d).group_by(q, "category").len().collect()
+        elif step == "groups":
+            top.join(scan(side["groups"]), on=d, how="left").collect()
+            if "target" in side:
+                scan(side["target"]).collect()
+        elif step == "train_users" and train is not None:
+            train.unique().group_by(q).len().collect()
+        elif step == "base_run":
+            top.join(top_of(side["base_run"]).lazy(), on=[q, d], how="left").collect()
+        elif step == "features" and train is not None:
+            top.join(scan(side["features"]), on=d, how="left").collect()
+            train.join(scan(side["features"]), on=d, how="left").collect()
+        else:
+            raise SystemExit(f"floor step {step}: unknown, or its side input not given")
+
+
+def floor_steps_duckdb_tool(run: str, qrels: str, steps: list[str], side: dict[str, str]) -> None:
+    """:func:`floor_steps_tool` in DuckDB: each query's top 10 numbered by a window partitioned by
+    query (score then doc id), into a temporary table; then each step a temporary table of its
+    join or aggregate."""
+    import duckdb
+
+    def source(path: str) -> str:
+        return f"read_parquet('{Path(path) / '*.parquet' if Path(path).is_dir() else path}')"
+
+    def top_of(path: str) -> str:
+        return (f"SELECT query_id, doc_id, rnk FROM (SELECT query_id, doc_id, row_number() OVER (PARTITION BY "
+                f"query_id ORDER BY score DESC, doc_id DESC) AS rnk FROM {source(path)}) WHERE rnk <= 10")
+
+    con = duckdb.connect(config={"preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")
+    con.execute(f"CREATE TEMP TABLE top AS {top_of(run)}")
+    train = f"(SELECT query_id, doc_id FROM {source(side['train'])})" if "train" in side else ""
+    statements = {
+        "relevance": [f"SELECT t.*, j.relevance FROM top AS t LEFT JOIN {source(qrels)} AS j USING (query_id, doc_id)",
+                      f"SELECT query_id, relevance, count(*) FROM {source(qrels)} WHERE relevance >= 1 GROUP BY ALL"],
+        "popularity": [f"SELECT t.*, p.n_rows, p.n_users FROM top AS t LEFT JOIN (SELECT doc_id, count(*) AS n_rows, "
+                       f"count(DISTINCT query_id) AS n_users FROM {train} GROUP BY doc_id) AS p USING (doc_id)"],
+        "catalog": [f"SELECT count(DISTINCT doc_id) FROM {source(side.get('catalog', ''))}"],
+        "history": [f"SELECT t.*, h.doc_id AS seen FROM top AS t JOIN (SELECT DISTINCT * FROM {train}) AS h "
+                    "USING (query_id)"],
+        "pairs": ["SELECT a.query_id, a.doc_id, b.doc_id AS other FROM top AS a JOIN top AS b "
+                  "ON a.query_id = b.query_id AND a.rnk < b.rnk"],
+        "categories": [f"SELECT t.*, c.category FROM top AS t LEFT JOIN {source(side.get('categories', ''))} AS c "
+                       "USING (doc_id)"],
+        "history_categories": [f"SELECT h.query_id, c.category, count(*) FROM {train} AS h JOIN "
+                               f"{source(side.get('categories', ''))} AS c USING (doc_id) GROUP BY ALL"],
+        "groups": [f"SELECT t.*, g.group, g.weight FROM top AS t LEFT JOIN {source(side.get('groups', ''))} AS g "
+                   "USING (doc_id)", *([f"SELECT * FROM {source(side['target'])}"] if "target" in side else [])],
+        "train_users": [f"SELECT query_id, count(*) FROM (SELECT DISTINCT * FROM {train}) GROUP BY query_id"],
+        "base_run": [f"SELECT t.*, b.rnk AS base_rnk FROM top AS t LEFT JOIN ({top_of(side.get('base_run', ''))}) "
+                     "AS b USING (query_id, doc_id)"],
+        "features": [f"SELECT t.*, f.* EXCLUDE (doc_id) FROM top AS t LEFT JOIN {source(side.get('features', ''))} AS f "
+                     "USING (doc_id)", f"SELECT h.*, f.* EXCLUDE (doc_id) FROM {train} AS h LEFT JOIN "
+                     f"{source(side.get('features', ''))} AS f USING (doc_id)"],
+    }
+    for step in steps:
+        for i, sql in enumerate(statements[step]):
+            con.execute(f"CREATE TEMP TABLE {step}_{i} AS {sql}")
+    con.close()
+
+
+def rectools_reco(run: str) -> Any:
+    """The run as rectools' recommendations: pandas reads it, the columns renamed ``user_id`` /
+    ``item_id``, each user's 1-based ``rank`` from the scores (score descending, then item id
+    descending: trec_eval's tie order, rankwise's default ``ties``)."""
+    import pandas as pd
+
+    reco = pd.read_parquet(run, columns=["query_id", "doc_id", "score"]).rename(columns=RECTOOLS_NAMES)
+    reco = reco.sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
+    reco["rank"] = reco.groupby("user_id", sort=False).cumcount() + 1
+    return reco
+
+
+RECTOOLS_NAMES = {"query_id": "user_id", "doc_id": "item_id"}
+
+
+def rectools_family_tool(run: str, qrels: str, asked: list[str], side: dict[str, str],
+                         times: dict[str, float]) -> Values:
+    """rectools on the newer families' metrics it has (:data:`RECTOOLS`) as a user runs it: the
+    recommendations as :func:`rectools_reco`, the test interactions the qrels' rows of relevance
+    >= 1, the previous interactions the training file, the catalog the catalog file's items; then
+    ``CoveredUsers(10).calc_per_user``, ``Serendipity(10).calc_per_user`` and
+    ``CatalogCoverage(10, normalize=True).calc`` (one value, under the query id ``all``)."""
+    import pandas as pd
+    from rectools.metrics import CatalogCoverage, CoveredUsers, Serendipity  # type: ignore[import-untyped]
+
+    reco = rectools_reco(run)
+    test = pd.read_parquet(qrels, columns=["query_id", "doc_id", "relevance"])
+    interactions = test[test["relevance"] >= 1][["query_id", "doc_id"]].rename(columns=RECTOOLS_NAMES)
+    prev = (pd.read_parquet(side["train"], columns=["query_id", "doc_id"]).rename(columns=RECTOOLS_NAMES)
+            if "train" in side else None)
+    catalog = pd.read_parquet(side["catalog"])["doc_id"].to_numpy() if "catalog" in side else None
+    times["t1"] = time.perf_counter()
+    values: Values = {}
+    if "UserCoverage@10" in asked:
+        per_user = CoveredUsers(10).calc_per_user(reco, interactions)
+        values["UserCoverage@10"] = {str(u): float(v) for u, v in per_user.items()}
+    if "Serendipity@10" in asked:
+        per_user = Serendipity(10).calc_per_user(reco, interactions, prev, catalog)
+        values["Serendipity@10"] = {str(u): float(v) for u, v in per_user.items()}
+    if "CatalogCoverage@10" in asked:
+        values["CatalogCoverage@10"] = {"all": float(CatalogCoverage(10, normalize=True).calc(reco, catalog))}
+    return values
+
+
 def rectools_tool(run: str, train: str, times: dict[str, float]) -> Values:
     """rectools as a user runs it: pandas reads the run and the training file, each user's
     1-based Rank comes from the scores (sorted by score descending, then item id descending:
@@ -299,11 +463,8 @@ def rectools_tool(run: str, train: str, times: dict[str, float]) -> Values:
     import pandas as pd
     from rectools.metrics import AvgRecPopularity, MeanInvUserFreq  # type: ignore[import-untyped]
 
-    names = {"query_id": "user_id", "doc_id": "item_id"}
-    reco = pd.read_parquet(run, columns=["query_id", "doc_id", "score"]).rename(columns=names)
-    reco = reco.sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
-    reco["rank"] = reco.groupby("user_id", sort=False).cumcount() + 1
-    prev = pd.read_parquet(train, columns=["query_id", "doc_id"]).rename(columns=names)
+    reco = rectools_reco(run)
+    prev = pd.read_parquet(train, columns=["query_id", "doc_id"]).rename(columns=RECTOOLS_NAMES)
     times["t1"] = time.perf_counter()
     values: Values = {}
     for name, metric in (("MIUF@10", MeanInvUserFreq(10)), ("ARP@10", AvgRecPopularity(10))):
@@ -336,7 +497,7 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     if tool.startswith("rankwise-") and tool != "rankwise-spark":
         times["t1"] = time.perf_counter()
         frame = rankwise_tool(tool.split("-")[1], run, qrels, a.measures, a.memory_limit, a.query_chunks, a.train,
-                              a.features)
+                              a.features, side_inputs(a), a.set_level)
     elif tool == "rankwise-spark":
         times["t1"] = time.perf_counter()
         frame = spark_tool(run, qrels)
@@ -346,6 +507,14 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
         values = ranx_tool(feed, run, qrels, times)
     elif tool == "ir_measures":
         values = ir_measures_tool(feed, run, qrels, times)
+    elif tool == "rectools" and a.side:
+        values = rectools_family_tool(run, qrels, json.loads(a.measures), side_inputs(a), times)
+    elif tool == "floor" and a.floor_steps:
+        times["t1"] = time.perf_counter()
+        floor_steps_tool(run, qrels, a.floor_steps.split(","), side_inputs(a))
+    elif tool == "floor-duckdb" and a.floor_steps:
+        times["t1"] = time.perf_counter()
+        floor_steps_duckdb_tool(run, qrels, a.floor_steps.split(","), side_inputs(a))
     elif tool == "rectools":
         if not a.train:
             raise SystemExit("rectools needs --train (its metrics read the training interactions)")
@@ -359,6 +528,11 @@ def end_to_end(tool: str, feed: str, run: str, qrels: str, a: argparse.Namespace
     else:
         raise SystemExit(f"unknown tool {tool}")
     return values, frame, times
+
+
+def side_inputs(a: argparse.Namespace) -> dict[str, str]:
+    """``--side NAME=PATH`` as {NAME: PATH}."""
+    return dict(item.split("=", 1) for item in a.side)
 
 
 def repeated_calls(tool: str, run: str, qrels: str, a: argparse.Namespace) -> tuple[Values, Any, list[float], list[float]]:
@@ -417,6 +591,19 @@ def write_values(values: Values, frame: Any, path: Path, sample: set[str] | None
     frame.write_parquet(path)
 
 
+def own_peak_mb() -> float:
+    """This process's peak resident memory: its ``VmHWM`` (Linux), which starts anew with the
+    process's image. Not ``getrusage``'s ``ru_maxrss``: Linux carries that over from the parent
+    through fork and exec, so a child of a ``bench.py`` that had grown to 387 MB reported at least
+    387 MB whatever it held itself (``ru_maxrss`` where there is no ``/proc``)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")),
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
 def descendants_peak_mb(pid: int | None = None) -> float:
     """The peak resident memory of this process's live descendants (each one's ``VmHWM``,
     summed): Spark's JVM, which PySpark starts as a child and which holds the evaluation's
@@ -448,6 +635,10 @@ def main() -> None:
     p.add_argument("--sample", type=Path, default=None, help="keep only these queries' values (a JSON list)")
     p.add_argument("--train", default="", help="the training interactions (rankwise's train=, the floors, rectools)")
     p.add_argument("--features", default="", help="the item features (rankwise's features=, the floors)")
+    p.add_argument("--side", action="append", default=[], help="a side input NAME=PATH, rankwise's keyword "
+                   "(categories, groups, target, catalog, base_run, train, features); repeated")
+    p.add_argument("--set-level", action="store_true", help="rankwise: per_query=False (set-level metrics)")
+    p.add_argument("--floor-steps", default="", help=f"the floors: these steps, comma-separated ({FLOOR_STEPS})")
     a = p.parse_args()
     tool, _, feed = a.tool.partition(":")
     feed = feed or {"pytrec_eval": "polars", "ranx": "from_dict_polars", "ir_measures": "polars"}.get(tool, "")
@@ -469,7 +660,7 @@ def main() -> None:
         values, frame, times = end_to_end(tool, feed, a.run, a.qrels, a)
         end = time.perf_counter()
         report.update(total=end - T0, cpu=time.process_time() - C0, compute=end - times.get("t1", T0))
-    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + descendants_peak_mb()
+    report["rss_mb"] = own_peak_mb() + descendants_peak_mb()
     values_path = a.out.with_suffix(".values.parquet")
     values_path.unlink(missing_ok=True)
     write_values(values, frame, values_path, sample)

@@ -25,6 +25,19 @@ Beside them also features.parquet (a folder features/ with ``--files``): the ite
 the feature-diversity metrics (``features=``), one row per item of the run's doc id space
 (doc_id, embedding: ``--dims`` float32 values, a list), drawn from their own seeded generator
 (standard normal), so that nothing else changes with or without them.
+
+Beside them the side inputs of the newer beyond-accuracy families, each from its own seeded stream
+(nothing else changes with or without them), over the same doc id space (``docs`` x 7919 items):
+categories.parquet (folder categories/; ``categories=``): (doc_id, category) rows, every item in 1 to 3
+distinct categories of 20 (``c00``..``c19``, drawn uniformly); groups.parquet (folder groups/;
+``groups=``): (doc_id, group, weight) rows, a tenth of the items in no group, the others in one of 5
+groups (``g0``..``g4``, drawn with shares 0.4, 0.25, 0.15, 0.12, 0.08: unequal, so that exposure
+parity has something to measure; weight 1) or, a quarter of them, in two (weight 0.5 each);
+target.parquet (``target=``, one file also with ``--files``): (group, share), the same distribution
+for every query, 0.2 each; catalog.parquet (folder catalog/; ``catalog=``): (doc_id), every item of
+the doc id space; base_run.parquet (folder base_run/; ``base_run=``): a second run over the same
+(query, doc) rows as the run, its scores drawn again (a fifth of each query's documents keep their
+score plus a small shift, so that the two rankings overlap in part).
 """
 
 from __future__ import annotations
@@ -52,14 +65,20 @@ def generate(out: Path, queries: int, docs: int, judged: int, tie_rate: float, s
             _generate(part, first, count, docs, judged, tie_rate, sort, seed + i, int_ids)
             _train(part, first, count, docs, train_share, seed + i, int_ids)
             _features(part, docs, dims, seed, int_ids, share=(i, files))
-            for kind in ("run", "qrels", "train", "features"):
+            _side(part, docs, seed, int_ids, share=(i, files))
+            _base_run(part, seed + i)
+            for kind in ("run", "qrels", "train", "features", *SIDE):
                 (out / kind).mkdir(parents=True, exist_ok=True)
                 (part / f"{kind}.parquet").rename(out / kind / f"part-{i:03d}.parquet")
             part.rmdir()
+        _target(out)
         return
     _generate(out, 0, queries, docs, judged, tie_rate, sort, seed, int_ids)
     _train(out, 0, queries, docs, train_share, seed, int_ids)
     _features(out, docs, dims, seed, int_ids)
+    _side(out, docs, seed, int_ids)
+    _base_run(out, seed)
+    _target(out)
     if trec:
         write_trec(out)
 
@@ -146,6 +165,62 @@ def _features(out: Path, docs: int, dims: int, seed: int, int_ids: bool = False,
     )
     out.mkdir(parents=True, exist_ok=True)
     frame.with_columns([] if int_ids else [pl.col("doc_id").cast(pl.String)]).write_parquet(out / "features.parquet")
+
+
+SIDE = ("categories", "groups", "catalog", "base_run")
+"""The side inputs written per file with ``--files`` (target.parquet is one file)."""
+GROUP_SHARES = (0.4, 0.25, 0.15, 0.12, 0.08)
+"""The groups' shares of the items in a group (g0..g4)."""
+
+
+def _side(out: Path, docs: int, seed: int, int_ids: bool = False, share: tuple[int, int] = (0, 1)) -> None:
+    """categories.parquet, groups.parquet and catalog.parquet over the run's doc id space (the
+    module's docstring; ``share`` as for :func:`_features`): each from its own seeded stream, drawn
+    for every item so that a slice is the same whatever the number of files."""
+    items = docs * 7919  # the run's doc ids: position * 7919 + [0, 7919)
+    per = -(-items // share[1])
+    first, last = share[0] * per, min(items, (share[0] + 1) * per)
+    doc = np.arange(items, dtype=np.int64)
+    rng = np.random.default_rng([seed, 3])
+    count = rng.integers(1, 4, items)  # 1 to 3 categories an item
+    drawn = np.argsort(rng.random((items, 20)), axis=1)[:, :3]  # 3 distinct categories, the first count kept
+    keep = np.arange(3)[None, :] < count[:, None]
+    categories = pl.DataFrame({"doc_id": np.repeat(doc, 3)[keep.ravel()],
+                               "category": pl.Series(drawn.ravel()[keep.ravel()]).cast(pl.String).str.zfill(2)})
+    categories = categories.with_columns(category=pl.lit("c") + pl.col("category"))
+    rng = np.random.default_rng([seed, 4])
+    grouped = rng.random(items) >= 0.1  # a tenth of the items in no group
+    two = rng.random(items) < 0.25  # a quarter of the others in two groups
+    first_g = rng.choice(5, items, p=GROUP_SHARES)
+    second_g = (first_g + rng.integers(1, 5, items)) % 5  # another group
+    one = grouped & ~two
+    both = grouped & two
+    groups = pl.DataFrame({
+        "doc_id": np.concatenate([doc[one], doc[both], doc[both]]),
+        "group": np.concatenate([first_g[one], first_g[both], second_g[both]]),
+        "weight": np.concatenate([np.ones(one.sum()), np.full(both.sum(), 0.5), np.full(both.sum(), 0.5)]),
+    }).with_columns(group=pl.lit("g") + pl.col("group").cast(pl.String)).sort("doc_id", "group")
+    as_str = [] if int_ids else [pl.col("doc_id").cast(pl.String)]
+    out.mkdir(parents=True, exist_ok=True)
+    for name, frame in (("categories", categories), ("groups", groups), ("catalog", pl.DataFrame({"doc_id": doc}))):
+        frame = frame.filter(pl.col("doc_id").is_between(first, last, closed="left"))
+        frame.with_columns(as_str).write_parquet(out / f"{name}.parquet")
+
+
+def _base_run(out: Path, seed: int) -> None:
+    """base_run.parquet: the run's (query, doc) rows with new scores (the module's docstring),
+    from its own seeded stream."""
+    run = pl.read_parquet(out / "run.parquet")
+    rng = np.random.default_rng([seed, 5])
+    kept = rng.random(run.height) < 0.2
+    score = np.where(kept, run["score"].to_numpy() + rng.normal(0, 0.01, run.height), rng.random(run.height))
+    run.with_columns(score=pl.Series(score)).write_parquet(out / "base_run.parquet")
+
+
+def _target(out: Path) -> None:
+    """target.parquet: (group, share), the same share for each of the 5 groups."""
+    pl.DataFrame({"group": [f"g{i}" for i in range(len(GROUP_SHARES))],
+                  "share": [1 / len(GROUP_SHARES)] * len(GROUP_SHARES)}).write_parquet(out / "target.parquet")
 
 
 def main() -> None:

@@ -114,3 +114,60 @@ def test_beyond_labels_and_ratios(bench: ModuleType) -> None:
         "peak RSS 200 MB, ÷ rectools' 0.25x"
     ]
     assert bench.beyond_ratios(results[1:2]) == ["rankwise-polars: peak RSS 200 MB"]
+
+
+def test_difference_of_nulls(bench: ModuleType) -> None:
+    """NULL (None or NaN) equals NULL; NULL against a number fails the check."""
+    assert bench.difference(None, None) == 0.0
+    assert bench.difference(float("nan"), None) == 0.0
+    assert bench.difference(0.25, 0.5) == 0.25
+    assert bench.difference(None, 0.0) == float("inf")
+    ref = {"Serendipity@10": {"u1": None, "u2": 0.5}}
+    assert bench.summarise_check(bench.worst_differences(ref, ref), ("Serendipity@10",)) == (
+        "= pytrec_eval (1 measures)", False)
+    text, failed = bench.summarise_check(
+        bench.worst_differences({"Serendipity@10": {"u1": 0.0, "u2": 0.5}}, ref), ("Serendipity@10",))
+    assert failed and "Serendipity@10 inf" in text
+
+
+def test_families_read_what_their_metrics_read(bench: ModuleType) -> None:
+    """Each newer family's declared side inputs are the ones its metrics read (rankwise's own
+    account, recipes.reading_side; target= is optional: the fair-exposure metrics default to
+    'relevant'), its rectools metrics are among its metrics, and its floor steps are child.py's."""
+    import rankwise  # noqa: F401  (the checkout's package)
+    from rankwise.conventions import SIDE_INPUTS, Conventions
+    from rankwise.metrics.recipes import reading_side
+    from rankwise.names.parse import parse_metrics
+
+    child = bench.HERE / "child.py"
+    steps_line = next(line for line in child.read_text().splitlines() if line.startswith("FLOOR_STEPS"))
+    assert set(bench.SIDE_INPUTS) == set(SIDE_INPUTS)
+    for family in bench.FAMILIES:
+        parsed = parse_metrics(list(family.metrics))
+        read = {k for k in SIDE_INPUTS if reading_side(parsed, Conventions(), k)}
+        assert read == set(family.reads) - {"target"}, family.key
+        assert set(family.peer) <= set(family.metrics)
+        assert all(f'"{step}"' in child.read_text() for step in family.floor), family.key
+        assert family.floor and steps_line
+    assert len({f.key for f in bench.FAMILIES}) == len(bench.FAMILIES)
+
+
+def test_engines_agree(bench: ModuleType, tmp_path: Path) -> None:
+    """The Polars engine's values against the DuckDB engine's: the check appended to the Polars
+    row's, a difference failing it."""
+    import polars as pl
+
+    def result(tool: str, values: dict[str, list[float]]) -> object:
+        path = tmp_path / f"{tool}.parquet"
+        pl.DataFrame({"query_id": ["a", "b"], **values}).write_parquet(path)
+        return bench.Result(bench.Config(tool, "[]", "fairness"), [{"total": 1.0, "rss_mb": 1.0, "values": str(path)}])
+
+    polars, duckdb = result("rankwise-polars", {"EE_L@10": [0.5, 0.1]}), result("rankwise-duckdb", {"EE_L@10": [0.5, 0.1]})
+    bench.engines_agree([polars, duckdb], ("EE_L@10",))
+    assert polars.check == "= rankwise-duckdb (1 measures)" and not polars.failed
+    assert duckdb.check == "(the Polars engine's reference)"
+    assert bench.Config("rankwise-polars", '["EE_L@10"]', "fairness").label == "rankwise-polars"
+    off = result("rankwise-polars", {"EE_L@10": [0.5, 0.2]})
+    off.check = "= rectools (1 measures)"
+    bench.engines_agree([off, result("rankwise-duckdb", {"EE_L@10": [0.5, 0.1]})], ("EE_L@10",))
+    assert off.failed and off.check.startswith("= rectools (1 measures); FAILED")
