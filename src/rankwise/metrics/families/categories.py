@@ -27,6 +27,15 @@ several; :mod:`rankwise.inputs.categories`). Each is a per-query (per-user) valu
   of p(g|i) over the history's and the top k's items that have a category (an item without one is
   left out of both); while the top k has no categorised item q is 0 (C_KL = ln(1/α)). A user without
   a categorised training item has no value (NULL). Steck's rank weights for q are not offered.
+  ``definition='librec'`` (LibRec's ``CalibrationEvaluator``, that-recsys-lab/librec @ a4bb9ec,
+  ``core/src/main/java/net/librec/eval/ranking/CalibrationEvaluator.java:62-170``): the roles
+  reversed and another share, KL(p‖(1 − α) q + α p) in bits (its ``Maths.log(x, 2)``, ln x / ln 2)
+  with p the top k's distribution and q the user's test set's (the qrels' relevant judgments,
+  relevance ≥ the conventions' ``rel``; no training interactions read), each category's share the
+  items having it over all the items (an item without a category counts in the denominator; an
+  item of several categories counts fully in each: the shares sum above 1), summed over the
+  categories the top k has. A user without a relevant judgment has no value (NULL: LibRec leaves
+  it out of its mean), a top k without a categorised item 0 (every p is 0).
 
 A user the run lists nothing for (``missing='zero'``) has no value (NULL; LensKit's entropy of an
 empty list is NaN)."""
@@ -52,7 +61,7 @@ RANK_WEIGHT = Param(
 
 ALPHA = Param(
     "alpha", float, 0.01,
-    "the share of the other distribution mixed into the list's, q̃ = (1 − α) q + α p (Steck's α = 0.01, LibRec's)",
+    "the smoothing q̃ = (1 − α) q + α p of the distribution compared with p (Steck's α = 0.01, LibRec's fixed 0.01)",
     minimum=0.0, maximum=1.0, exclusive_min=True, exclusive_max=True,
     bounds="α = 0 is the plain KL divergence, infinite where the list lacks a category the other distribution "
     "has (Steck's reason for α); α = 1 mixes in the whole of it (q̃ = p: every list 0)",
@@ -104,12 +113,16 @@ SPECS: tuple[MetricSpec, ...] = (
         params=(ALPHA, CALIBRATION),
         cutoff="optional",
         description="Steck's miscalibration: the KL divergence (nats) of the top k's category distribution from "
-        "the user's history's (train=), from the item categories (categories=); 0 when calibrated",
+        "the user's history's (train=), from the item categories (categories=); 0 when calibrated; "
+        "definition='librec': LibRec's CalibrationEvaluator, the top k's against the relevant judgments' (bits)",
         formula="Miscalibration@k = Σ_g p(g|u) ln(p(g|u) / q̃(g|u)), q̃ = (1 − α) q(g|u) + α p(g|u), α = alpha (0.01); "
         "p(g|u) the mean of p(g|i) = 1/|cat(i)| (g ∈ cat(i)) over the user's training items with a category, "
         "q(g|u) the same over the top k's; q = 0 while the top k has none (ln(1/α)); NULL for a user without a "
-        "categorised training item or with no list",
-        citation="Steck, Calibrated recommendations, RecSys 2018 (eq. 1-4; no library implements it)",
+        "categorised training item or with no list. definition='librec': Σ_{g: p_g > 0} p_g log2(p_g / ((1 − α) q_g "
+        "+ α p_g)), p_g the share of the top k's items having g, q_g that of the user's relevant judgments (rel), an "
+        "item without a category counted in both denominators; NULL for a user without a relevant judgment",
+        citation="Steck, Calibrated recommendations, RecSys 2018 (eq. 1-4); LibRec CalibrationEvaluator "
+        "(net.librec.eval.ranking, that-recsys-lab/librec @ a4bb9ec)",
         empty_value=None,
         better="lower",
     ),
