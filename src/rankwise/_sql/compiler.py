@@ -964,16 +964,19 @@ def _librec_calibration(
     mix = f"CAST({literal(alpha)} AS DOUBLE)"
     rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     ctes = [
-        f"rw_tested{p} AS (SELECT query_id, CAST(count(DISTINCT doc_id) AS DOUBLE) AS nt FROM {qrels} "
+        # the columns named apart from the rows' (Spark refuses the ambiguous query_id of SELECT *)
+        f"rw_tested{p} AS (SELECT query_id AS nq, CAST(count(DISTINCT doc_id) AS DOUBLE) AS nt FROM {qrels} "
         f"WHERE relevance >= {rel} GROUP BY query_id)",
         f"rw_test_share{p} AS (SELECT j.query_id AS tq, c.category AS tg, CAST(count(DISTINCT j.doc_id) AS DOUBLE) / "
         f"max(t.nt) AS q FROM {qrels} AS j JOIN {categories} AS c ON c.doc_id = j.doc_id JOIN rw_tested{p} AS t ON "
-        f"t.query_id = j.query_id WHERE j.relevance >= {rel} GROUP BY j.query_id, c.category)",
+        f"t.nq = j.query_id WHERE j.relevance >= {rel} GROUP BY j.query_id, c.category)",
         f"rw_list_categories{p} AS (SELECT DISTINCT r.query_id AS lq, c.category AS lg FROM {ranked} AS r "
         f"JOIN {categories} AS c ON r.doc_id = c.doc_id)",
-        f"rw_calibration{p} AS (SELECT x.query_id AS mq, x.rnk AS mr, sum(rw_calibration_term(x.c / x.rnk, "
+        f"rw_calibration{p} AS (SELECT x.query_id AS mq, x.rnk AS mr, sum(rw_calibration_term(x.c / CAST(x.rnk AS DOUBLE), "
         f"coalesce(ts.q, 0.0), {mix}, CAST(2.0 AS DOUBLE))) AS mcal FROM (SELECT r.query_id, r.rnk, lc.lg, "
-        "sum(CASE WHEN s.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER (PARTITION BY r.query_id, lc.lg ORDER BY r.rnk "
+        # as doubles: Spark's 1.0 is a DECIMAL, whose quotient it rounds
+        "sum(CASE WHEN s.doc_id IS NULL THEN CAST(0.0 AS DOUBLE) ELSE CAST(1.0 AS DOUBLE) END) OVER (PARTITION BY "
+        "r.query_id, lc.lg ORDER BY r.rnk "
         f"{rows}) AS c FROM {ranked} AS r JOIN rw_list_categories{p} AS lc ON lc.lq = r.query_id LEFT JOIN "
         f"{categories} AS s ON s.doc_id = r.doc_id AND s.category = lc.lg) AS x LEFT JOIN rw_test_share{p} AS ts "
         "ON ts.tq = x.query_id AND ts.tg = x.lg WHERE x.c > 0 GROUP BY x.query_id, x.rnk)",
@@ -982,7 +985,7 @@ def _librec_calibration(
     col = f", CASE WHEN tt{p}.nt IS NULL THEN NULL ELSE CAST(coalesce(mc{p}.mcal, 0.0) AS DOUBLE) END AS {name}"
     joins = (
         f" LEFT JOIN rw_calibration{p} AS mc{p} ON mc{p}.mq = r.query_id AND mc{p}.mr = r.rnk"
-        f" LEFT JOIN rw_tested{p} AS tt{p} ON tt{p}.query_id = r.query_id"
+        f" LEFT JOIN rw_tested{p} AS tt{p} ON tt{p}.nq = r.query_id"
     )
     return ctes, col, joins
 
