@@ -1382,12 +1382,22 @@ CREATE OR REPLACE TEMP MACRO rw_pair_cooccurrence_sum(rnk, pco, k) AS
 -- rank) carrying the item categories' values, each row's in rank order within its query: catnew, how many of its
 -- item's categories no item ranked above it has; catcount, how many categories its item has; catent, by how much
 -- they raise sum_g h(c_g), c_g the rows ranked down to it with category g; catcountg, catentg, the same with each
--- row weighted by 0.85^(rnk - 1) (LensKit's GeometricRankWeight(0.85)); catall, the categories of the whole input.
+-- row weighted by patience^(rnk - 1) (LensKit's GeometricRankWeight(0.85), or another patience's variant of the two
+-- columns); catall, the categories of the whole input.
 -- An item without a category adds 0 to each.
 
 -- h(s) = (s + eps) log2(s + eps), eps = 1e-6 (LensKit's; rankwise.primitives.categories.EPSILON): a category's
 -- term of the entropy, times the total.
 CREATE OR REPLACE TEMP MACRO rw_category_h(s) AS ((s + 1e-6) * log2(s + 1e-6))::DOUBLE;
+
+-- patience^(rnk - 1): the rank weight of the rank-biased entropy (LensKit's GeometricRankWeight(patience); its
+-- default 0.85 gives catcountg, catentg, another patience their variant: rankwise.primitives.categories.variant).
+CREATE OR REPLACE TEMP MACRO rw_category_weight(rnk, patience) AS pow(patience, rnk - 1)::DOUBLE;
+
+-- p log(p / q~) to the base, q~ = (1 - alpha) q + alpha p: a category's term of the miscalibration (Steck's alpha,
+-- 0 < alpha < 1); -p log(alpha) where q = 0 (alpha p would round to 0 for the tiniest alpha).
+CREATE OR REPLACE TEMP MACRO rw_calibration_term(p, q, alpha, base) AS
+    (CASE WHEN q = 0 THEN -p * ln(alpha) ELSE p * ln(p / ((1.0 - alpha) * q + alpha * p)) END / ln(base))::DOUBLE;
 
 -- Σ_{rnk <= k} catnew: the distinct categories of the top k.
 CREATE OR REPLACE TEMP MACRO rw_category_count(rnk, catnew, k) AS
@@ -1431,8 +1441,8 @@ CREATE OR REPLACE TEMP MACRO rw_category_metrics(qrels_table, run_table, categor
     qs AS (SELECT query_id, count(*) AS n_judged FROM qj GROUP BY query_id),
     joined AS (SELECT r.query_id, r.doc_id, r.score, CAST(1.0 AS DOUBLE) AS cost, j.relevance FROM rw_run AS r LEFT JOIN rw_qrels AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id),
     ranked0 AS (SELECT query_id, doc_id, relevance, score AS score, cost, row_number() OVER w AS rnk FROM joined WINDOW w AS (PARTITION BY query_id ORDER BY score DESC, CAST(doc_id AS STRING) DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
-    rw_category_rows0 AS (SELECT r.query_id, r.rnk, c.category, CAST(pow(0.85, r.rnk - 1) AS DOUBLE) AS w FROM ranked0 AS r JOIN rw_categories AS c ON r.doc_id = c.doc_id),
-    rw_category_runs0 AS (SELECT query_id, rnk, w, CAST(row_number() OVER (PARTITION BY query_id, category ORDER BY rnk) AS DOUBLE) AS n, sum(w) OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sw, coalesce(sum(w) OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS sw0 FROM rw_category_rows0),
+    rw_category_rows0 AS (SELECT r.query_id, r.rnk, c.category, CAST(rw_category_weight(r.rnk, 0.85) AS DOUBLE) AS w FROM ranked0 AS r JOIN rw_categories AS c ON r.doc_id = c.doc_id),
+    rw_category_runs0 AS (SELECT query_id, rnk, CAST(row_number() OVER (PARTITION BY query_id, category ORDER BY rnk) AS DOUBLE) AS n, w, sum(w) OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sw, coalesce(sum(w) OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS sw0 FROM rw_category_rows0),
     rw_category_sums0 AS (SELECT query_id AS cq, rnk AS cr, sum(CASE WHEN n = 1 THEN 1.0 ELSE 0.0 END) AS cnew, CAST(count(*) AS DOUBLE) AS ccount, sum(rw_category_h(n) - rw_category_h(n - 1)) AS cent, sum(w) AS ccountg, sum(rw_category_h(sw) - rw_category_h(sw0)) AS centg FROM rw_category_runs0 GROUP BY query_id, rnk),
     rw_category_all0 AS (SELECT CAST(count(DISTINCT category) AS DOUBLE) AS ncategories FROM rw_categories),
     rows0 AS (SELECT *, CAST(coalesce(cs.cnew, 0.0) AS DOUBLE) AS catnew, CAST(coalesce(cs.ccount, 0.0) AS DOUBLE) AS catcount, CAST(coalesce(cs.cent, 0.0) AS DOUBLE) AS catent, CAST(coalesce(cs.ccountg, 0.0) AS DOUBLE) AS catcountg, CAST(coalesce(cs.centg, 0.0) AS DOUBLE) AS catentg, ca.ncategories AS catall FROM ranked0 AS r JOIN qs USING (query_id) LEFT JOIN rw_category_sums0 AS cs ON cs.cq = r.query_id AND cs.cr = r.rnk CROSS JOIN rw_category_all0 AS ca),

@@ -54,8 +54,10 @@ def test_polars_function_and_sql_macro_agree_with_the_declaration(cls: type[Boun
     missing = (set(cls.reads) | inputs) - set(polars_params)
     assert not missing, f"{cls.__name__} declares {missing} but its functions do not take them"
     # a field the functions do not take must reach them through an input of the same name,
-    # or (a set-level primitive) choose the exposure table they aggregate
-    for name in field_names - set(polars_params) - set(getattr(cls, "table_fields", ())):
+    # or (a set-level primitive) choose the exposure table they aggregate, or choose the variant
+    # of the row columns it reads (the category family's patience and alpha)
+    chosen = {*getattr(cls, "table_fields", ()), *getattr(cls, "variant_fields", ())}
+    for name in field_names - set(polars_params) - chosen:
         assert sample is not None and any(
             name in getattr(given, "__dataclass_fields__", {}) for given in sample.inputs().values()
         ), f"{cls.__name__}: field {name!r} reaches neither function"
@@ -90,3 +92,17 @@ def test_each_table_field_of_a_set_level_primitive_changes_its_table(cls: type[S
         assert (sample.exposure(), sample.catalog(), sample.pairs(), sample.popularity_group()) != (
             changed.exposure(), changed.catalog(), changed.pairs(), changed.popularity_group()
         ), (cls.__name__, name)
+
+
+@pytest.mark.parametrize("cls", [c for c in DECLARED if getattr(c, "variant_fields", ())], ids=lambda c: c.__name__)
+def test_each_variant_field_changes_the_columns_it_reads(cls: type[Bound]) -> None:
+    """The fields that choose the variant of the row columns a primitive reads: changing one
+    changes the columns it reads (and its defaults read the row columns themselves)."""
+    values: dict[str, object] = {"k": 3, "geometric": True, "patience": 0.85, "alpha": 0.01, "definition": "steck"}
+    other: dict[str, object] = {"patience": 0.5, "alpha": 0.1, "definition": "librec"}
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    sample = cls(**{n: values[n] for n in names})
+    assert all(name == column for name, column in sample.variant_columns().items()), cls.__name__
+    for name in cls.variant_fields:  # type: ignore[attr-defined]
+        changed = cls(**{n: (other if n == name else values)[n] for n in names})
+        assert changed.variant_columns() != sample.variant_columns(), (cls.__name__, name)

@@ -609,3 +609,396 @@ def test_miscalibration_on_spark(spark: Any) -> None:
                                        categories=to_spark(spark, pairs), train=to_spark(spark, STECK_TRAIN)))
     want = rw.evaluate(STECK_QRELS, STECK_RUN, metrics, categories=STECK_CATS, train=STECK_TRAIN)
     assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+# -- the parameters: the rank weights' patience, the miscalibration's α ----------------------------------
+PATIENCE_ENGINES = ("polars", "polars-lazy", "duckdb", "to_sql")
+
+
+@pytest.mark.parametrize("engine", PATIENCE_ENGINES)
+@pytest.mark.parametrize("case", GOLDENS["cases"], ids=lambda c: c["name"])
+def test_library_values_with_other_patiences(case: dict[str, Any], engine: str) -> None:
+    """LensKit's rank_biased_entropy with GeometricRankWeight(0.3) and (0.95), frozen, beside its
+    default 0.85, all in one evaluation (each patience its own weighted counts)."""
+    qrels, run, categories = _golden_frames(case)
+    k = case["k"]
+    metrics = [f"{GEOMETRIC}@{k}", *(f"CategoryEntropy(rank_weight='geometric', patience={p})@{k}" for p in case["lenskit_patience"])]
+    got = evaluate_on(engine, qrels, run, categories, metrics, missing="zero")
+    assert _values(got, metrics[0]) == pytest.approx(case["lenskit_geometric"], abs=1e-12)
+    for patience, want in case["lenskit_patience"].items():
+        assert _values(got, f"CategoryEntropy(rank_weight='geometric', patience={patience})@{k}") == pytest.approx(
+            want, abs=1e-12
+        ), patience
+    assert set(case["lenskit_patience"]) == {"0.3", "0.95"}
+
+
+@pytest.mark.parametrize("engine", PATIENCE_ENGINES)
+def test_hand_values_of_the_patience(engine: str) -> None:
+    """At k = 3 (categories w, x, y, z): patience 0.5 weighs u1's a (x, y) 1, b (x) 0.5, c (z) 0.25:
+    x 1.5, y 1, z 0.25; u2's a 1, e (w) 0.5. The smallest patience (5e-324) weighs the first item
+    alone (0.5^... rounds to 0 from rank 3, 5e-324 at rank 2): u1's x, y; the largest below 1 weighs
+    each item about 1 (the unweighted entropy). Without rank_weight='geometric' the patience weighs
+    nothing (the plain entropy)."""
+    tiny, near_one = 5e-324, math.nextafter(1.0, 0.0)
+    metrics = [
+        "CategoryEntropy(rank_weight='geometric', patience=0.5)@3", f"CategoryEntropy(rank_weight='geometric', patience={tiny!r})@3",
+        f"CategoryEntropy(rank_weight='geometric', patience={near_one!r})@3", "CategoryEntropy(patience=0.5)@3",
+    ]
+    got = evaluate_on(engine, QRELS, RUN, CATS, metrics, missing="zero")
+    want = [
+        ("u1", lenskit_entropy([0, 1.5, 1, 0.25]), lenskit_entropy([0, 1, 1, tiny]), lenskit_entropy([0, 2, 1, 1]),
+         lenskit_entropy([0, 2, 1, 1])),
+        ("u2", lenskit_entropy([0.5, 1, 1, 0]), lenskit_entropy([tiny, 1, 1, 0]), lenskit_entropy([1, 1, 1, 0]),
+         lenskit_entropy([1, 1, 1, 0])),
+        ("u3", 2.0, 2.0, 2.0, 2.0),
+        ("u4", None, None, None, None),
+    ]
+    assert close_rows(got.rows(), want)
+    assert counts_of(["a", "b", "c"], {k: [v] if isinstance(v, str) else v for k, v in CATS.items()}, ["w", "x", "y", "z"],
+                     3, 0.5) == [0, 1.5, 1, 0.25]
+
+
+@pytest.mark.parametrize(("metric", "match"), [
+    ("CategoryEntropy(rank_weight='geometric', patience=0)@3", r"'patience' must be > 0\.0"),
+    ("CategoryEntropy(rank_weight='geometric', patience=1)@3", r"'patience' must be < 1\.0"),
+    ("Miscalibration(alpha=0)@3", r"'alpha' must be > 0\.0"),
+    ("Miscalibration(alpha=1)@3", r"'alpha' must be < 1\.0"),
+    ("Miscalibration(alpha=-0.5)", r"'alpha' must be > 0\.0"),
+])
+def test_the_parameters_bounds(metric: str, match: str) -> None:
+    """α = 0 is the plain KL divergence, infinite where the list lacks a category of the history:
+    refused (Steck's reason for α), as α = 1 (q̃ = p: every list 0); LensKit's GeometricRankWeight
+    takes 0 < patience < 1."""
+    with pytest.raises(rw.InvalidParameterError, match=match):
+        rw.evaluate(STECK_QRELS, STECK_RUN, [metric], categories=STECK_CATS, train=STECK_TRAIN)
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb", "to_sql"])
+def test_miscalibration_hand_values_of_alpha(engine: str) -> None:
+    """u (history A, C: p = (x ½, y ½); list A, B, D: q = (x ½, y ⅙, z ⅓)): α = 0.1, ½ ln(½ / (0.9 ⅙ +
+    0.05)); w (history C, D; no category in common with its list E, A: q(y) = q(z) = 0): ln(1/α) = ln 10.
+    The smallest α, 5e-324: u ½ ln(½ / ⅙) + ½ ln(½ / ½) = ½ ln 3, w −ln(5e-324) = 744.44 (finite: the
+    term of a category q lacks is −p ln α, not p ln(p / (α p)), α p rounding to 0). The largest α below
+    1: q̃ = p to the last digit, about 0 (u's y: ½ ln(½ / (2⁻⁵³ ⅙ + (1 − 2⁻⁵³) ½)))."""
+    tiny, near_one = 5e-324, math.nextafter(1.0, 0.0)
+    metrics = ["Miscalibration(alpha=0.1)@3", f"Miscalibration(alpha={tiny!r})@3", f"Miscalibration(alpha={near_one!r})@3"]
+    if engine == "to_sql":
+        con = rw.register(duckdb.connect())
+        pairs = [(d, c) for d, cats in STECK_CATS.items() for c in cats]
+        for name, table in (("run", STECK_RUN), ("qrels", STECK_QRELS), ("train", STECK_TRAIN),
+                            ("cats", pl.DataFrame(pairs, schema=["doc_id", "category"], orient="row"))):
+            con.register(name, table)
+        got = con.sql(rw.to_sql(metrics, categories="cats", train="train", missing="zero")).pl()
+    else:
+        got = run_on(engine, STECK_QRELS, STECK_RUN, metrics, categories=STECK_CATS, train=STECK_TRAIN, missing="zero")
+    u = 0.5 * math.log(0.5 / (0.9 / 6 + 0.05))
+    assert u == pytest.approx(steck(["A", "C"], ["A", "B", "D"], STECK_CATS, 0.1), abs=1e-15)
+    rows = {r[0]: r[1:] for r in got.rows()}
+    assert rows["u"][0] == pytest.approx(u, abs=1e-12) and rows["w"][0] == pytest.approx(math.log(10), abs=1e-12)
+    assert rows["u"][1] == pytest.approx(0.5 * math.log(3), abs=1e-12)
+    assert rows["w"][1] == pytest.approx(-math.log(tiny), abs=1e-9) and math.isfinite(rows["w"][1])
+    assert rows["u"][2] == pytest.approx(0.0, abs=1e-15) and rows["w"][2] == pytest.approx(0.0, abs=1e-15)
+    assert all(rows[user] == (None, None, None) for user in ("s", "t", "v"))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    lists=st.lists(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=8, unique=True), min_size=1, max_size=4),
+    histories=st.lists(st.lists(st.sampled_from(ITEMS), max_size=6), min_size=4, max_size=4),
+    categories=st.dictionaries(st.sampled_from(ITEMS), st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+                               min_size=1),
+    k=st.integers(1, 9),
+    alpha=st.floats(1e-6, 0.999),
+    patience=st.floats(1e-3, 0.999),
+    engine=st.sampled_from(["polars", "duckdb"]),
+)
+def test_random_parameters_against_the_formulas(lists: list[list[str]], histories: list[list[str]],
+                                                categories: dict[str, list[str]], k: int, alpha: float, patience: float,
+                                                engine: str) -> None:
+    """Steck's C_KL with α and LensKit's rank-biased entropy with the patience, written out here
+    (:func:`steck`, :func:`lenskit_entropy` of :func:`counts_of`), beside the defaults."""
+    if not any(categories.values()):
+        categories["h"] = ["g1"]
+    every = sorted({g for gs in categories.values() for g in gs})
+    users = [f"u{n}" for n in range(len(lists))]
+    rows = [(u, item, float(len(items) - r)) for u, items in zip(users, lists, strict=True) for r, item in enumerate(items)]
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    qrels = pl.DataFrame({"query_id": users, "doc_id": ["a"] * len(users), "relevance": [1] * len(users)})
+    train = [(u, i) for u, items in zip(["u0", "u1", "u2", "x"], histories, strict=True) for i in items] or [("x", "a")]
+    metrics = [f"Miscalibration(alpha={alpha!r})@{k}", f"CategoryEntropy(rank_weight='geometric', patience={patience!r})@{k}",
+               f"Miscalibration@{k}", f"{GEOMETRIC}@{k}"]
+    got = rw.evaluate(qrels, run, metrics, categories=categories, train=train, engine=engine)  # type: ignore[arg-type]
+    history = {u: [i for v, i in train if v == u] for u in users}
+    want = [
+        (u, steck(history[u], items[:k], categories, alpha), lenskit_entropy(counts_of(items, categories, every, k, patience)),
+         steck(history[u], items[:k], categories), lenskit_entropy(counts_of(items, categories, every, k, 0.85)))
+        for u, items in zip(users, lists, strict=True)
+    ]
+    assert close_rows(got.sort("query_id").rows(), sorted(want))
+
+
+def test_the_sql_macros_take_the_parameters() -> None:
+    """rw_category_weight(rnk, patience) and rw_calibration_term(p, q, alpha, base), by hand."""
+    con = rw.register(duckdb.connect())
+    weight, term, missing, bits = con.sql(
+        "SELECT rw_category_weight(3, 0.5), rw_calibration_term(0.5, 1.0 / 6, 0.1, exp(1)), "
+        "rw_calibration_term(0.5, 0.0, 5e-324, exp(1)), rw_calibration_term(0.5, 0.25, 0.01, 2)"
+    ).fetchall()[0]
+    assert weight == 0.25
+    assert term == pytest.approx(0.5 * math.log(0.5 / (0.9 / 6 + 0.05)), abs=1e-15)
+    assert missing == pytest.approx(-0.5 * math.log(5e-324), abs=1e-12)
+    assert bits == pytest.approx(0.5 * math.log2(0.5 / (0.99 * 0.25 + 0.005)), abs=1e-15)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_the_parameters_on_every_path(engine: str, tmp_path: Path) -> None:
+    """by= segments, query_chunks, explain, compare, the .ir namespace and to_sql's Spark dialect
+    with α and the patience; the command line reads them in its metric strings and the metric
+    pages name them."""
+    metrics = ["Miscalibration(alpha=0.1)@3", "CategoryEntropy(rank_weight='geometric', patience=0.5)@3"]
+    kw: dict[str, Any] = {"categories": STECK_CATS, "train": STECK_TRAIN}
+    want = rw.evaluate(STECK_QRELS, STECK_RUN, metrics, engine=engine, **kw)
+    run = pl.concat([
+        STECK_RUN.with_columns(pl.lit("s1").alias("segment")),
+        STECK_RUN.with_columns(pl.lit("s2").alias("segment"), (-pl.col("score")).alias("score")),
+    ])
+    got = rw.evaluate(STECK_QRELS, run, metrics, by="segment", engine=engine, **kw)
+    for segment in ("s1", "s2"):
+        alone = rw.evaluate(STECK_QRELS, run.filter(pl.col("segment") == segment).drop("segment"), metrics,
+                            engine=engine, **kw)
+        assert close_rows(got.filter(pl.col("segment") == segment).drop("segment").rows(), alone.rows()), segment
+    assert close_rows(rw.evaluate(STECK_QRELS, STECK_RUN, metrics, query_chunks=2, **kw).rows(), want.rows())
+    assert STECK_RUN.ir.evaluate(STECK_QRELS, metrics, **kw).equals(rw.evaluate(STECK_QRELS, STECK_RUN, metrics, **kw))
+    table = rw.explain(STECK_QRELS, STECK_RUN, metrics[0], "u", **kw)
+    assert table["value"].to_list() == pytest.approx([
+        steck(["A", "C"], ["A"], STECK_CATS, 0.1), steck(["A", "C"], ["A", "B"], STECK_CATS, 0.1),
+        steck(["A", "C"], ["A", "B", "D"], STECK_CATS, 0.1),
+    ])
+    compared = rw.compare(STECK_QRELS, {"a": STECK_RUN, "b": STECK_RUN}, metrics, **kw)
+    assert compared.filter(pl.col("metric") == metrics[0])["mean"].to_list()[0] == pytest.approx(
+        rw.summarize(want)[metrics[0]].item()
+    )
+    spark_sql = rw.to_sql(metrics, categories="cats", train="t", dialect="spark")
+    assert "catcountg_3fe0000000000000" in spark_sql and "CAST(0.1 AS DOUBLE)" in spark_sql
+    STECK_QRELS.write_parquet(tmp_path / "qrels.parquet")
+    STECK_RUN.write_parquet(tmp_path / "run.parquet")
+    STECK_TRAIN.write_parquet(tmp_path / "train.parquet")
+    pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"],
+                 orient="row").write_csv(tmp_path / "cats.csv")
+    args = [a for m in metrics for a in ("-m", m)]
+    done = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), *args,
+                        "--categories", str(tmp_path / "cats.csv"), "--train", str(tmp_path / "train.parquet"),
+                        "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    means = rw.summarize(rw.evaluate(STECK_QRELS, STECK_RUN, metrics, **kw))
+    for m in metrics:
+        assert pl.read_csv(done.stdout.encode())[m].item() == pytest.approx(means[m].item())
+    bad = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "Miscalibration(alpha=0)@3",
+                       "--categories", str(tmp_path / "cats.csv"), "--train", str(tmp_path / "train.parquet"))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "'alpha' must be > 0.0" in bad.stderr
+    page = rankwise_cli("metrics", "Miscalibration").stdout
+    assert "alpha" in page and "0.01" in page
+    page = rankwise_cli("metrics", "CategoryEntropy").stdout
+    assert "patience" in page and "0.85" in page
+
+
+def test_the_parameters_on_spark(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    pairs = pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"], orient="row")
+    metrics = ["Miscalibration(alpha=0.1)@3", f"Miscalibration(alpha={5e-324!r})@2", "Miscalibration@3",
+               "CategoryEntropy(rank_weight='geometric', patience=0.5)@3", f"{GEOMETRIC}@3"]
+    got = from_spark(rw.spark.evaluate(to_spark(spark, STECK_QRELS), to_spark(spark, STECK_RUN), metrics,
+                                       categories=to_spark(spark, pairs), train=to_spark(spark, STECK_TRAIN)))
+    want = rw.evaluate(STECK_QRELS, STECK_RUN, metrics, categories=STECK_CATS, train=STECK_TRAIN)
+    assert close_rows(got.sort("query_id").rows(), want.rows())
+
+
+# -- Miscalibration(definition='librec'): LibRec's CalibrationEvaluator, from its source ----------------
+LIBREC = "Miscalibration(definition='librec')"
+
+
+def librec_calibration(listed: list[str], test: list[str], categories: dict[str, list[str]], k: int | None,
+                       alpha: float = 0.01) -> float:
+    """LibRec's ``CalibrationEvaluator`` (that-recsys-lab/librec @ a4bb9ec,
+    core/src/main/java/net/librec/eval/ranking/CalibrationEvaluator.java), transcribed line by line
+    (LibRec is Java: not run here) for one user with test items:
+
+    - lines 152-156: the top min(topN, list size) recommended items, as a set;
+    - lines 99-124, ``ComputeGenreDistribution``: for each feature (category) column of the item
+      feature matrix, the items of the set having it (``get(item, feature) == 1``), over
+      ``itemList.size()`` (every item, with or without a feature);
+    - lines 158-163: p = that of the recommended set, q = that of the user's test set;
+    - lines 62-91, ``KullbackLeiblerDivergence(p, q)``: for each feature with p ≠ 0,
+      q̃ = (1 − α) q + α p, α = 0.01 (line 64), klDiv += p · Maths.log(p / q̃, 2), Maths.log(n, b) =
+      Math.log(n) / Math.log(b) (core/src/main/java/net/librec/math/algorithm/Maths.java:100-102)."""
+    features = sorted({g for gs in categories.values() for g in gs})
+
+    def genre_distribution(items: set[str]) -> list[float]:
+        return [sum(1.0 for i in items if g in categories.get(i, [])) / len(items) for g in features]
+
+    top = set(listed if k is None else listed[:k])
+    p, q = genre_distribution(top), genre_distribution(set(test))
+    kl = 0.0
+    for pg, qg in zip(p, q, strict=True):
+        if pg == 0.0:
+            continue
+        kl += pg * (math.log(pg / ((1 - alpha) * qg + alpha * pg)) / math.log(2))
+    return kl
+
+
+LIBREC_RUN = pl.DataFrame({
+    "query_id": ["u", "u", "u", "v", "v", "w", "x", "y", "y"],
+    "doc_id": ["A", "B", "D", "E", "A", "A", "B", "C", "B"],
+    "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0, 1.0, 2.0, 1.0],
+})
+LIBREC_QRELS = pl.DataFrame({
+    "query_id": ["u", "u", "u", "v", "w", "x", "y", "z"],
+    "doc_id": ["A", "C", "B", "C", "A", "E", "B", "A"],
+    "relevance": [1, 2, 0, 1, 0, 1, 1, 1],
+})
+"""u: list A, B, D, test A, C (B judged 0: not in the test set): FINDINGS section 8's case. v: list E (no
+category), A; test C. w: its one judgment is 0: no test set (NULL). x: test E only (no category: q = 0).
+y: list C, B, test B. z: no list (NULL)."""
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb", "to_sql"])
+def test_librec_hand_values(engine: str) -> None:
+    """u: p = (x ⅔, y ⅓, z ⅓) over the three listed items (B counts in x and y: the shares sum to 4/3), q =
+    (x ½, y ½) over the test set A, C: Σ p log2(p / (0.99 q + 0.01 p)) = 2.2947 (FINDINGS section 8); at k =
+    1, p = (x 1): log2(1 / (0.495 + 0.01)). v: at k = 1 its list E has no category: p = 0, 0; at k = 2, p =
+    (x ½) over E and A, q = (y 1): x's term ½ log2(1 / 0.01). x: its test item E has no category: q = 0,
+    every term p log2(1/α): B's x and y, 2 log2 100. y: p = (x ½, y 1) over C, B; q = (x 1, y 1); at k = 1
+    p = (y 1): log2(1 / 1) = 0."""
+    metrics = [f"{LIBREC}@3", f"{LIBREC}@1", "Miscalibration(definition='librec', alpha=0.5)@3"]
+    if engine == "to_sql":
+        con = rw.register(duckdb.connect())
+        pairs = [(d, c) for d, cats in STECK_CATS.items() for c in cats]
+        for name, table in (("run", LIBREC_RUN), ("qrels", LIBREC_QRELS),
+                            ("cats", pl.DataFrame(pairs, schema=["doc_id", "category"], orient="row"))):
+            con.register(name, table)
+        got = con.sql(rw.to_sql(metrics, categories="cats", missing="zero")).pl()  # no training interactions
+    else:
+        got = run_on(engine, LIBREC_QRELS, LIBREC_RUN, metrics, categories=STECK_CATS, missing="zero")
+    u = (2 / 3 * math.log2((2 / 3) / (0.99 / 2 + 0.01 * 2 / 3)) + 1 / 3 * math.log2((1 / 3) / (0.99 / 2 + 0.01 / 3))
+         + 1 / 3 * math.log2(100))
+    assert u == pytest.approx(2.2947, abs=1e-4)
+    u1 = math.log2(1 / (0.495 + 0.01))
+    u_half = 2 / 3 * math.log2((2 / 3) / (0.25 + 1 / 3)) + 1 / 3 * math.log2((1 / 3) / (0.25 + 1 / 6)) + 1 / 3
+    v = 0.5 * math.log2(100)
+    v_half = 0.5 * math.log2(1 / 0.5)
+    y = 0.5 * math.log2(0.5 / (0.99 + 0.005)) + math.log2(1 / 1.0)
+    y_half = 0.5 * math.log2(0.5 / 0.75)
+    want = [("u", u, u1, u_half), ("v", v, 0.0, v_half), ("w", None, None, None), ("x", 2 * math.log2(100),
+            2 * math.log2(100), 2.0), ("y", y, 0.0, y_half),
+            ("z", None, None, None)]
+    assert close_rows(got.sort("query_id").rows(), want)
+    tests = {"u": ["A", "C"], "v": ["C"], "x": ["E"], "y": ["B"]}
+    lists = {"u": ["A", "B", "D"], "v": ["E", "A"], "x": ["B"], "y": ["C", "B"]}
+    for user, value, at_one, half in [w for w in want if w[1] is not None]:
+        assert librec_calibration(lists[user], tests[user], STECK_CATS, 3) == pytest.approx(value, abs=1e-12)
+        assert librec_calibration(lists[user], tests[user], STECK_CATS, 1) == pytest.approx(at_one, abs=1e-12)
+        assert librec_calibration(lists[user], tests[user], STECK_CATS, 3, 0.5) == pytest.approx(half, abs=1e-12)
+
+
+def test_librec_mean_is_its_evaluate() -> None:
+    """LibRec's evaluate() (lines 137-170): the mean over the users with test items of their
+    divergence; rankwise's mean over the users scored (those with a relevant judgment and a list)."""
+    got = rw.summarize(rw.evaluate(LIBREC_QRELS, LIBREC_RUN, [f"{LIBREC}@3"], categories=STECK_CATS))
+    tests = {"u": ["A", "C"], "v": ["C"], "x": ["E"], "y": ["B"]}
+    lists = {"u": ["A", "B", "D"], "v": ["E", "A"], "x": ["B"], "y": ["C", "B"]}
+    values = [librec_calibration(lists[u], tests[u], STECK_CATS, 3) for u in tests]
+    assert got[f"{LIBREC}@3"].item() == pytest.approx(sum(values) / len(values), abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_librec_reads_the_conventions_rel(engine: str) -> None:
+    """The test set is the relevant judgments: with rel=2, u's is C alone (q = (y 1)), y's none (NULL)."""
+    got = rw.evaluate(LIBREC_QRELS, LIBREC_RUN, [f"{LIBREC}@3"], categories=STECK_CATS, rel=2, engine=engine)
+    rows = dict(got.rows())
+    assert rows["u"] == pytest.approx(librec_calibration(["A", "B", "D"], ["C"], STECK_CATS, 3), abs=1e-12)
+    assert rows["y"] is None and rows["v"] is None
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    lists=st.lists(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=8, unique=True), min_size=1, max_size=4),
+    tests=st.lists(st.lists(st.sampled_from(ITEMS), max_size=5, unique=True), min_size=4, max_size=4),
+    categories=st.dictionaries(st.sampled_from(ITEMS), st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+                               min_size=1),
+    k=st.one_of(st.none(), st.integers(1, 9)),
+    alpha=st.sampled_from([0.01, 1e-300, 0.5, 0.999]),
+    engine=st.sampled_from(["polars", "duckdb"]),
+)
+def test_librec_against_its_source(lists: list[list[str]], tests: list[list[str]], categories: dict[str, list[str]],
+                                   k: int | None, alpha: float, engine: str) -> None:
+    """Random lists, test sets (relevance 1; a judgment of 0 beside each, which is not in it) and
+    categories against :func:`librec_calibration`; a user without a test item NULL."""
+    if not any(categories.values()):
+        categories["h"] = ["g1"]
+    users = [f"u{n}" for n in range(len(lists))]
+    rows = [(u, item, float(len(items) - r)) for u, items in zip(users, lists, strict=True) for r, item in enumerate(items)]
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    judged = [(u, i, 1) for u, items in zip(users, tests, strict=False) for i in items]
+    judged += [(u, "zz", 0) for u in users]
+    qrels = pl.DataFrame(judged, schema=["query_id", "doc_id", "relevance"], orient="row")
+    metric = f"Miscalibration(definition='librec', alpha={alpha!r})" + ("" if k is None else f"@{k}")
+    got = rw.evaluate(qrels, run, [metric], categories=categories, engine=engine)  # type: ignore[arg-type]
+    test_of = dict(zip(users, tests, strict=False))
+    want = [(u, librec_calibration(items, test_of[u], categories, k, alpha) if test_of.get(u) else None)
+            for u, items in zip(users, lists, strict=True)]
+    assert close_rows(got.sort("query_id").rows(), sorted(want))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_librec_on_every_path(engine: str, tmp_path: Path) -> None:
+    """by= segments, query_chunks, explain, compare, the .ir namespace; to_sql (DuckDB and Spark)
+    needs no training table; the command line without --train; beside Steck's in one evaluation."""
+    metrics = [f"{LIBREC}@2", f"{LIBREC}@3", "Miscalibration@3"]
+    kw: dict[str, Any] = {"categories": STECK_CATS, "train": STECK_TRAIN}
+    want = rw.evaluate(LIBREC_QRELS, LIBREC_RUN, metrics, engine=engine, **kw)
+    alone = rw.evaluate(LIBREC_QRELS, LIBREC_RUN, metrics[:2], engine=engine, categories=STECK_CATS)
+    assert alone.equals(want.select(alone.columns))
+    run = pl.concat([
+        LIBREC_RUN.with_columns(pl.lit("s1").alias("segment")),
+        LIBREC_RUN.with_columns(pl.lit("s2").alias("segment"), (-pl.col("score")).alias("score")),
+    ])
+    got = rw.evaluate(LIBREC_QRELS, run, metrics, by="segment", engine=engine, **kw)
+    for segment in ("s1", "s2"):
+        one = rw.evaluate(LIBREC_QRELS, run.filter(pl.col("segment") == segment).drop("segment"), metrics,
+                          engine=engine, **kw)
+        assert close_rows(got.filter(pl.col("segment") == segment).drop("segment").rows(), one.rows()), segment
+    assert close_rows(rw.evaluate(LIBREC_QRELS, LIBREC_RUN, metrics, query_chunks=2, **kw).rows(), want.rows())
+    assert LIBREC_RUN.ir.evaluate(LIBREC_QRELS, metrics, **kw).equals(rw.evaluate(LIBREC_QRELS, LIBREC_RUN, metrics, **kw))
+    table = rw.explain(LIBREC_QRELS, LIBREC_RUN, f"{LIBREC}@3", "u", categories=STECK_CATS)
+    assert table["value"].to_list() == pytest.approx(
+        [librec_calibration(["A", "B", "D"], ["A", "C"], STECK_CATS, n) for n in (1, 2, 3)]
+    )
+    compared = rw.compare(LIBREC_QRELS, {"a": LIBREC_RUN, "b": LIBREC_RUN}, [f"{LIBREC}@3"], categories=STECK_CATS)
+    assert compared["mean"].to_list()[0] == pytest.approx(rw.summarize(want)[f"{LIBREC}@3"].item())
+    assert "log" in rw.to_sql([f"{LIBREC}@3"], categories="cats", dialect="spark")
+    with pytest.raises(rw.InvalidParameterError, match=r"Miscalibration@3 reads the training interactions"):
+        rw.to_sql(metrics, categories="cats")
+    LIBREC_QRELS.write_parquet(tmp_path / "qrels.parquet")
+    LIBREC_RUN.write_parquet(tmp_path / "run.parquet")
+    pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"],
+                 orient="row").write_csv(tmp_path / "cats.csv")
+    done = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", f"{LIBREC}@3",
+                        "--categories", str(tmp_path / "cats.csv"), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert pl.read_csv(done.stdout.encode())[f"{LIBREC}@3"].item() == pytest.approx(rw.summarize(want)[f"{LIBREC}@3"].item())
+    bad = rankwise_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m",
+                       "Miscalibration(definition='lenskit')@3", "--categories", str(tmp_path / "cats.csv"))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "definition" in bad.stderr
+    assert "librec" in rankwise_cli("metrics", "Miscalibration").stdout
+
+
+def test_librec_on_spark(spark: Any) -> None:
+    from tests.engines.test_spark import from_spark, to_spark
+
+    pairs = pl.DataFrame([(d, c) for d, cats in STECK_CATS.items() for c in cats], schema=["doc_id", "category"], orient="row")
+    metrics = [f"{LIBREC}@1", f"{LIBREC}@3", f"Miscalibration(definition='librec', alpha={1e-300!r})@3"]
+    got = from_spark(rw.spark.evaluate(to_spark(spark, LIBREC_QRELS), to_spark(spark, LIBREC_RUN), metrics,
+                                       categories=to_spark(spark, pairs)))
+    want = rw.evaluate(LIBREC_QRELS, LIBREC_RUN, metrics, categories=STECK_CATS)
+    assert close_rows(got.sort("query_id").rows(), want.rows())

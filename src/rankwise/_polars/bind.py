@@ -25,6 +25,7 @@ from rankwise._polars.columns import (
     C,
     Q,
     S,
+    row_column,
 )
 from rankwise.errors import InvalidParameterError
 from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
@@ -41,8 +42,9 @@ def bind(
 ) -> pl.Expr:
     """Call ``obj``'s Polars function (:mod:`rankwise._polars.primitives`, by its binding name)
     with its row columns ``rel``, ``rnk`` and ``cost`` (default: the ranked rows' cost column),
-    the plan's query and score columns, its inputs (``input_of(name, input)``) and its fields,
-    each by parameter name (:func:`bind_rows`)."""
+    the plan's query and score columns (its variants of row columns where it reads them:
+    :meth:`~rankwise.primitives.Bound.variant_columns`), its inputs (``input_of(name, input)``)
+    and its fields, each by parameter name (:func:`bind_rows`)."""
     rows = {
         "rel": rel, "rnk": rnk, "qid": pl.col(Q), "score": pl.col(S), "cost": pl.col(C) if cost is None else cost,
         **{name: pl.col(col) for name, col in TRAIN.items()},
@@ -53,6 +55,7 @@ def bind(
         **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
         **{name: pl.col(col) for name, col in FAIR.items()},
         **{name: pl.col(col) for name, col in GROUPS.items()},
+        **{name: pl.col(row_column(col)) for name, col in obj.variant_columns().items()},
     }
     return bind_rows(obj, rows, input_of)
 

@@ -59,7 +59,15 @@ BASE: dict[str, str] = {name: f"__{name}" for name in BASE_RUN_COLUMNS}
 """The ranked rows' values from the base run (:data:`~rankwise.primitives.BASE_RUN_COLUMNS`), by
 row column: joined to the ranked rows by (query, item) and by query only when a metric reads them
 (:func:`~rankwise._polars.plan.with_base_ranks`)."""
-CATEGORIES: dict[str, str] = {name: f"__{name}" for name in CATEGORY_COLUMNS}
+
+
+def row_column(name: str) -> str:
+    """The plans' column of a row column computed from a side input (or of its variant,
+    :func:`~rankwise.primitives.categories.variant`)."""
+    return f"__{name}"
+
+
+CATEGORIES: dict[str, str] = {name: row_column(name) for name in CATEGORY_COLUMNS}
 """The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
 by row column: computed on the ranked rows, in rank order within each query, only when a metric
 reads them (:func:`~rankwise._polars.plan.with_category_values`)."""

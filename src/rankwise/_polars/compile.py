@@ -31,10 +31,13 @@ from rankwise.primitives import (
     INTENT_SIDES,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
+    Calibration,
+    CategoryEntropy,
     Gain,
     IdealPrefix,
     IdealRank,
     Input,
+    Miscalibration,
     Node,
     Primitive,
     QrelsPrimitive,
@@ -145,9 +148,12 @@ class Part:
     categories: bool = False
     """Whether an aggregate reads the item categories' values
     (:data:`~rankwise.primitives.CATEGORY_COLUMNS`): computed on the ranked rows only then."""
-    calibration: bool = False
-    """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
-    training interactions too): computed only then."""
+    patiences: set[float] = field(default_factory=set)
+    """The patiences of the rank weights its aggregates read the weighted category counts with
+    besides the default one (``catcountg``, ``catentg``: computed with each)."""
+    calibrations: set[tuple[Calibration, float]] = field(default_factory=set)
+    """The (definition, α) of each miscalibration at each rank its aggregates read (``miscal``,
+    which reads the training interactions or the judgments too): computed only then, with each."""
     fair: bool = False
     """Whether an aggregate reads the divergences from the target
     (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
@@ -209,7 +215,10 @@ class Part:
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
-        self.calibration |= "miscal" in node.reads
+        if isinstance(node, CategoryEntropy) and node.geometric:
+            self.patiences.add(node.patience)
+        if isinstance(node, Miscalibration):
+            self.calibrations.add((node.definition, node.alpha))
         self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
         self.groups |= bool(set(node.reads) & set(GROUP_COLUMNS))
         pairs = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}

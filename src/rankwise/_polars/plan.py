@@ -6,7 +6,8 @@ and the output columns; with the data checks' counts, collected in the same pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -29,6 +30,7 @@ from rankwise._polars.columns import (
     D,
     Q,
     S,
+    row_column,
 )
 from rankwise._polars.compile import (
     Compiled,
@@ -47,7 +49,7 @@ from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.inputs.groups import GROUP, SHARE, WEIGHT
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
-from rankwise.primitives import ALPHA, EPSILON, PATIENCE, Gain, RunIdealValue
+from rankwise.primitives import ALPHA, EPSILON, PATIENCE, Calibration, Gain, RunIdealValue, variant
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
         if work.categories:
-            rows = with_category_values(rows, prep, calibration=work.calibration)
+            rows = with_category_values(rows, prep, conv, work.patiences, work.calibrations)
         if work.catalog:
             rows = with_catalog_size(rows, prep)
         if work.groups:
@@ -488,56 +490,72 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
     )
 
 
-def with_category_values(rows: pl.LazyFrame, prep: Prepared, calibration: bool = False) -> pl.LazyFrame:
+def with_category_values(
+    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, patiences: Collection[float] = (),
+    calibrations: Collection[tuple[Calibration, float]] = (),
+) -> pl.LazyFrame:
     """The ranked rows with the item categories' values (:data:`~rankwise._polars.columns.CATEGORIES`,
     :data:`~rankwise.primitives.CATEGORY_COLUMNS`), from the item categories (``prep.categories``:
     one row per (item, category)): each ranked row's (query, category) pairs, each with the
     running count of the category down the query's ranking (and its running sum of the rank
-    weights 0.85^(rnk − 1)), summed per row; 0 on a row whose item has no category. With
-    ``calibration``, the miscalibration at each rank (:func:`with_miscalibration`)."""
+    weights patience^(rnk − 1), for the default patience and each of ``patiences``: their
+    :func:`~rankwise.primitives.categories.variant` columns), summed per row; 0 on a row whose item
+    has no category. For each (definition, α) of ``calibrations``, the miscalibration at each
+    rank (:func:`with_miscalibration`)."""
     if prep.categories is None:
         raise InvalidParameterError("a metric reads the item categories: pass categories=")
-    if calibration:
-        rows = with_miscalibration(rows, prep)
+    for definition, alpha in sorted(calibrations):
+        rows = with_miscalibration(rows, prep, conv, definition, alpha)
     c = CATEGORIES
-    weight = pl.lit(PATIENCE).pow(pl.col(RANK).cast(pl.Float64) - 1.0)
-    pairs = (
-        rows.select(Q, D, RANK).join(prep.categories, on=D, how="inner")
-        .sort(Q, CATEGORY, RANK).with_columns(weight.alias("__w"))
-        .with_columns(
-            pl.int_range(1, pl.len() + 1).over(Q, CATEGORY).cast(pl.Float64).alias("__n"),
-            pl.col("__w").cum_sum().over(Q, CATEGORY).alias("__sw"),
-        )
-        .with_columns(
-            (pl.col("__n") - 1.0).alias("__n0"),
-            pl.col("__sw").shift(1).over(Q, CATEGORY).fill_null(0.0).alias("__sw0"),
-        )
+    weighted = {PATIENCE, *patiences}
+    pairs = rows.select(Q, D, RANK).join(prep.categories, on=D, how="inner").sort(Q, CATEGORY, RANK).with_columns(
+        pl.int_range(1, pl.len() + 1).over(Q, CATEGORY).cast(pl.Float64).alias("__n"),
+        *[pl.lit(patience).pow(pl.col(RANK).cast(pl.Float64) - 1.0).alias(f"__w{i}") for i, patience in enumerate(weighted)],
+    ).with_columns(
+        (pl.col("__n") - 1.0).alias("__n0"),
+        *[pl.col(f"__w{i}").cum_sum().over(Q, CATEGORY).alias(f"__sw{i}") for i in range(len(weighted))],
+    ).with_columns(
+        *[pl.col(f"__sw{i}").shift(1).over(Q, CATEGORY).fill_null(0.0).alias(f"__sv{i}") for i in range(len(weighted))],
     )
     values = pairs.group_by(Q, RANK).agg(
         (pl.col("__n") == 1.0).sum().cast(pl.Float64).alias(c["catnew"]),
         pl.len().cast(pl.Float64).alias(c["catcount"]),
         (_h(pl.col("__n")) - _h(pl.col("__n0"))).sum().alias(c["catent"]),
-        pl.col("__w").sum().alias(c["catcountg"]),
-        (_h(pl.col("__sw")) - _h(pl.col("__sw0"))).sum().alias(c["catentg"]),
+        *[
+            expr.alias(row_column(variant(name, patience, defaults=(PATIENCE,))))
+            for i, patience in enumerate(weighted)
+            for name, expr in (
+                ("catcountg", pl.col(f"__w{i}").sum()),
+                ("catentg", (_h(pl.col(f"__sw{i}")) - _h(pl.col(f"__sv{i}"))).sum()),
+            )
+        ],
     )
     every = prep.categories.select(pl.col(CATEGORY).n_unique().cast(pl.Float64).alias(c["catall"]))
-    sums = [c[name] for name in ("catnew", "catcount", "catent", "catcountg", "catentg")]
     return (
         rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
         .join(every, how="cross", maintain_order="left")
-        .with_columns(pl.col(*sums).fill_null(0.0))
+        .with_columns(pl.col(*[n for n in values.collect_schema().names() if n not in (Q, RANK)]).fill_null(0.0))
     )
 
 
-def with_miscalibration(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
-    """The ranked rows with Steck's miscalibration of the list cut at each row's rank
-    (``miscal``, :data:`~rankwise.primitives.CATEGORY_COLUMNS`): the user's history (its training
-    items: ``prep.seen``'s (query, item) pairs where the queries are not the users, else
-    ``prep.train``'s) gives p(g) = the mean over its categorised items of 1/|categories| for each
-    of an item's categories; each ranked row meets every category g of its user's p, the listed
-    items' shares of g summed down the ranking (c_g) and the categorised items listed so far (n),
-    q(g) = c_g / n (0 while n = 0); miscal = Σ_g p ln(p / ((1 − α) q + α p)). NULL on the rows of
-    a user without a categorised training item."""
+def with_miscalibration(
+    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, definition: Calibration, alpha: float
+) -> pl.LazyFrame:
+    """The ranked rows with the miscalibration of the list cut at each row's rank (``miscal``,
+    :data:`~rankwise.primitives.CATEGORY_COLUMNS`, its :func:`~rankwise.primitives.categories.variant`
+    for ``definition`` and ``alpha``).
+
+    ``'steck'``: the user's history (its training items: ``prep.seen``'s (query, item) pairs
+    where the queries are not the users, else ``prep.train``'s) gives p(g) = the mean over its
+    categorised items of 1/|categories| for each of an item's categories; each ranked row meets
+    every category g of its user's p, the listed items' shares of g summed down the ranking (c_g)
+    and the categorised items listed so far (n), q(g) = c_g / n (0 while n = 0); miscal =
+    Σ_g p ln(p / ((1 − α) q + α p)). NULL on the rows of a user without a categorised training item.
+
+    ``'librec'`` (LibRec's ``CalibrationEvaluator``): :func:`with_librec_calibration`."""
+    name = row_column(variant("miscal", definition, alpha, defaults=("steck", ALPHA)))
+    if definition == "librec":
+        return with_librec_calibration(rows, prep, conv, alpha, name)
     if prep.train is None:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
     assert prep.categories is not None
@@ -559,9 +577,55 @@ def with_miscalibration(rows: pl.LazyFrame, prep: Prepared) -> pl.LazyFrame:
         .join(categorised, on=[Q, RANK], how="left")
         .with_columns(pl.when(pl.col("__ng") > 0).then(pl.col("__cg") / pl.col("__ng")).otherwise(0.0).alias("__qg"))
     )
-    mixed = (1.0 - ALPHA) * pl.col("__qg") + ALPHA * pl.col("__p")
-    values = q.group_by(Q, RANK).agg((pl.col("__p") * (pl.col("__p") / mixed).log()).sum().alias(CATEGORIES["miscal"]))
+    values = q.group_by(Q, RANK).agg(_kl_term(pl.col("__p"), pl.col("__qg"), alpha, math.e).sum().alias(name))
     return rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
+
+
+def with_librec_calibration(
+    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, alpha: float, name: str
+) -> pl.LazyFrame:
+    """The ranked rows with LibRec's miscalibration of the list cut at each row's rank (column
+    ``name``; ``CalibrationEvaluator``, that-recsys-lab/librec @ a4bb9ec): p(g) = the listed items
+    down to the row having category g over the rows listed down to it (rnk; an item without a
+    category counts in it), q(g) = the user's relevant judgments (relevance ≥ ``conv.rel``: its
+    test set) having g over their number; Σ over the categories g of the list with p(g) > 0 of
+    p log2(p / ((1 − α) q + α p)), 0 where there is none. NULL on the rows of a user without a
+    relevant judgment."""
+    assert prep.categories is not None
+    categories = prep.categories.select(D, CATEGORY)
+    relevant = prep.qrels.filter(pl.col(REL) >= conv.rel).select(Q, D).unique()
+    tested = relevant.group_by(Q).agg(pl.len().cast(pl.Float64).alias("__nt"))
+    q = (
+        relevant.join(categories, on=D, how="inner").group_by(Q, CATEGORY).agg(pl.len().cast(pl.Float64).alias("__t"))
+        .join(tested, on=Q, how="inner").select(Q, CATEGORY, (pl.col("__t") / pl.col("__nt")).alias("__qg"))
+    )
+    top = rows.select(Q, D, RANK)
+    listed = top.join(categories, on=D, how="inner").select(Q, CATEGORY).unique()
+    p = (
+        top.join(listed, on=Q, how="inner")
+        .join(categories.with_columns(pl.lit(1.0).alias("__has")), on=[D, CATEGORY], how="left")
+        .sort(Q, CATEGORY, RANK)
+        .with_columns(pl.col("__has").fill_null(0.0).cum_sum().over(Q, CATEGORY).alias("__c"))
+        .filter(pl.col("__c") > 0)
+        .join(q, on=[Q, CATEGORY], how="left")
+        .with_columns((pl.col("__c") / pl.col(RANK).cast(pl.Float64)).alias("__p"), pl.col("__qg").fill_null(0.0))
+    )
+    values = p.group_by(Q, RANK).agg(_kl_term(pl.col("__p"), pl.col("__qg"), alpha, 2.0).sum().alias(name))
+    return (
+        rows.join(values, on=[Q, RANK], how="left", maintain_order="left")
+        .join(tested.select(Q, pl.lit(True).alias("__tested")), on=Q, how="left", maintain_order="left")
+        .with_columns(pl.when(pl.col("__tested")).then(pl.col(name).fill_null(0.0)).alias(name))
+        .drop("__tested")
+    )
+
+
+def _kl_term(p: pl.Expr, q: pl.Expr, alpha: float, base: float) -> pl.Expr:
+    """A category's term p log(p / q̃) of the miscalibration, q̃ = (1 − α) q + α p, the log to
+    ``base``: −p log α where q = 0 (so that the tiniest α keeps its digits: α p would round to 0);
+    as ``rw_calibration_term`` (``sql/65_categories.sql``)."""
+    mixed = (1.0 - alpha) * q + alpha * p
+    term = pl.when(q == 0.0).then(-p * math.log(alpha)).otherwise(p * (p / mixed).log())
+    return term if base == math.e else term / math.log(base)
 
 
 def _h(s: pl.Expr) -> pl.Expr:

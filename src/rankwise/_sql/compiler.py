@@ -12,7 +12,7 @@ and names only as checked, quoted identifiers.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rankwise._sql.macros import macros
@@ -36,10 +36,13 @@ from rankwise.primitives import (
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
     Bound,
+    Calibration,
+    CategoryEntropy,
     Gain,
     IdealPrefix,
     IdealRank,
     Input,
+    Miscalibration,
     Node,
     Op,
     Primitive,
@@ -54,6 +57,7 @@ from rankwise.primitives import (
     ideal_depth,
     leaves,
     read_input,
+    variant,
 )
 
 
@@ -134,8 +138,11 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     given, values = obj.inputs(), obj.values()
     operands = obj.operands() if isinstance(obj, Op) else {}
     args = []
+    variants = obj.variant_columns()
     for param in macro.params:
-        if param in _ROW_COLUMNS:
+        if param in variants:  # a row column computed with the primitive's parameters
+            args.append(variants[param])
+        elif param in _ROW_COLUMNS:
             args.append(_ROW_COLUMNS[param])
         elif param in given or param in operands:
             if input_of is None:
@@ -199,8 +206,12 @@ class _Compiler:
         self.categories: set[bool] = set()
         """The parts whose run primitives read the item categories' values
         (:data:`~rankwise.primitives.CATEGORY_COLUMNS`)."""
-        self.calibration: set[bool] = set()
-        """The parts whose run primitives read the miscalibration at each rank (``miscal``)."""
+        self.patiences: dict[bool, set[float]] = {}
+        """Per part: the patiences its run primitives read the weighted category counts with
+        besides the default (``catcountg``, ``catentg``: computed with each)."""
+        self.calibrations: dict[bool, set[tuple[Calibration, float]]] = {}
+        """Per part: the (definition, α) of each miscalibration at each rank (``miscal``) its run
+        primitives read."""
         self.fair: dict[bool, int | None] = {}
         """Per part whose run primitives read the divergences from the target
         (:data:`~rankwise.primitives.FAIR_COLUMNS`): the deepest cutoff they read (None: every rank)."""
@@ -250,9 +261,12 @@ class _Compiler:
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
             if set(node.reads) & set(CATEGORY_COLUMNS):
                 self.categories.add(part)
-            if "miscal" in node.reads:  # it reads the users' training items (rw_train_seen)
-                self.calibration.add(part)
-                self.train = True
+            if isinstance(node, CategoryEntropy) and node.geometric:
+                self.patiences.setdefault(part, set()).add(node.patience)
+            if isinstance(node, Miscalibration):
+                self.calibrations.setdefault(part, set()).add((node.definition, node.alpha))
+                # Steck's reads the users' training items (rw_train_seen)
+                self.train |= "train" in node.side_inputs()
             self.catalog |= bool(set(node.reads) & set(CATALOG_COLUMNS))
             self.groups |= bool(set(node.reads) & set(GROUP_COLUMNS))
             paired = set(node.reads) & {*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS}
@@ -568,7 +582,8 @@ def statement(
             rowcols += pair_cols
         if part in comp.categories:
             category_ctes, category_cols, category_joins = _category_values(
-                f"ranked{p}", p, categories, part in comp.calibration
+                f"ranked{p}", p, categories, comp.patiences.get(part, set()), comp.calibrations.get(part, set()),
+                qrels, conv,
             )
             ctes += category_ctes
             rowcols += category_cols
@@ -864,64 +879,139 @@ def _pair_distances(ranked: str, p: int, depth: int | None, features: str | None
 
 
 def _category_values(
-    ranked: str, p: int, categories: str | None, calibration: bool = False
+    ranked: str, p: int, categories: str | None, patiences: Collection[float] = (),
+    calibrations: Collection[tuple[Calibration, float]] = (), qrels: str = "", conv: Conventions | None = None,
 ) -> tuple[list[str], str, str]:
     """The ranked rows' values from the item categories (:data:`~rankwise.primitives.CATEGORY_COLUMNS`),
     on the rows of ``ranked``, from ``categories`` (the FROM fragment of (doc_id, category) pairs):
     the CTEs (each ranked row's (query, category) pairs with the category's running count and
-    running sum of the rank weights 0.85^(rnk − 1) down the query's ranking, summed per row; the
-    input's categories), the rows' columns and their joins. With ``calibration``, Steck's
-    miscalibration of the list cut at each rank (``miscal``; as the Polars engine's
-    ``with_miscalibration``): the history's p(g) from the users' training items (``rw_train_seen``),
-    each ranked row meeting every category of its user's p with the listed items' shares of it
-    summed down the ranking and the categorised items listed so far."""
+    running sum of the rank weights patience^(rnk − 1) down the query's ranking, for the default
+    patience and each of ``patiences`` (their :func:`~rankwise.primitives.categories.variant`
+    columns), summed per row; the input's categories), the rows' columns and their joins. For
+    each (definition, α) of ``calibrations``, the miscalibration of the list cut at each rank
+    (``miscal``'s variant; as the Polars engine's ``with_miscalibration``): Steck's, the history's
+    p(g) from the users' training items (``rw_train_seen``), each ranked row meeting every
+    category of its user's p with the listed items' shares of it summed down the ranking and the
+    categorised items listed so far."""
     if categories is None:
         raise InvalidParameterError("a metric reads the item categories: pass categories=")
     window = "OVER (PARTITION BY query_id, category ORDER BY rnk ROWS BETWEEN UNBOUNDED PRECEDING AND"
+    weighted = [PATIENCE, *sorted(set(patiences) - {PATIENCE})]
+    names = [("w", "sw", "sw0", "ccountg", "centg")] + [
+        (f"w{i}", f"sw{i}", f"sv{i}", f"ccountg{i}", f"centg{i}") for i in range(1, len(weighted))
+    ]
+    weights = "".join(
+        f", CAST(rw_category_weight(r.rnk, {literal(patience)}) AS DOUBLE) AS {w}"
+        for patience, (w, *_) in zip(weighted, names, strict=True)
+    )
+    runs = "".join(
+        f", {w}, sum({w}) {window} CURRENT ROW) AS {sw}, coalesce(sum({w}) {window} 1 PRECEDING), 0.0) AS {sw0}"
+        for w, sw, sw0, _, _ in names
+    )
+    sums = "".join(
+        f", sum({w}) AS {count}, sum(rw_category_h({sw}) - rw_category_h({sw0})) AS {ent}"
+        for w, sw, sw0, count, ent in names
+    )
     ctes = [
-        f"rw_category_rows{p} AS (SELECT r.query_id, r.rnk, c.category, CAST(pow({literal(PATIENCE)}, r.rnk - 1) AS DOUBLE) "
-        f"AS w FROM {ranked} AS r JOIN {categories} AS c ON r.doc_id = c.doc_id)",
-        f"rw_category_runs{p} AS (SELECT query_id, rnk, w, CAST(row_number() OVER (PARTITION BY query_id, category "
-        f"ORDER BY rnk) AS DOUBLE) AS n, sum(w) {window} CURRENT ROW) AS sw, "
-        f"coalesce(sum(w) {window} 1 PRECEDING), 0.0) AS sw0 FROM rw_category_rows{p})",
+        f"rw_category_rows{p} AS (SELECT r.query_id, r.rnk, c.category{weights} "
+        f"FROM {ranked} AS r JOIN {categories} AS c ON r.doc_id = c.doc_id)",
+        f"rw_category_runs{p} AS (SELECT query_id, rnk, CAST(row_number() OVER (PARTITION BY query_id, category "
+        f"ORDER BY rnk) AS DOUBLE) AS n{runs} FROM rw_category_rows{p})",
         f"rw_category_sums{p} AS (SELECT query_id AS cq, rnk AS cr, sum(CASE WHEN n = 1 THEN 1.0 ELSE 0.0 END) AS cnew, "
-        "CAST(count(*) AS DOUBLE) AS ccount, sum(rw_category_h(n) - rw_category_h(n - 1)) AS cent, sum(w) AS ccountg, "
-        f"sum(rw_category_h(sw) - rw_category_h(sw0)) AS centg FROM rw_category_runs{p} GROUP BY query_id, rnk)",
+        f"CAST(count(*) AS DOUBLE) AS ccount, sum(rw_category_h(n) - rw_category_h(n - 1)) AS cent{sums} "
+        f"FROM rw_category_runs{p} GROUP BY query_id, rnk)",
         f"rw_category_all{p} AS (SELECT CAST(count(DISTINCT category) AS DOUBLE) AS ncategories FROM {categories})",
     ]
     cols = (
         ", CAST(coalesce(cs.cnew, 0.0) AS DOUBLE) AS catnew, CAST(coalesce(cs.ccount, 0.0) AS DOUBLE) AS catcount, "
-        "CAST(coalesce(cs.cent, 0.0) AS DOUBLE) AS catent, CAST(coalesce(cs.ccountg, 0.0) AS DOUBLE) AS catcountg, "
-        "CAST(coalesce(cs.centg, 0.0) AS DOUBLE) AS catentg, ca.ncategories AS catall"
+        "CAST(coalesce(cs.cent, 0.0) AS DOUBLE) AS catent"
     )
+    for patience, (_, _, _, count, ent) in zip(weighted, names, strict=True):
+        cols += (
+            f", CAST(coalesce(cs.{count}, 0.0) AS DOUBLE) AS {variant('catcountg', patience, defaults=(PATIENCE,))}, "
+            f"CAST(coalesce(cs.{ent}, 0.0) AS DOUBLE) AS {variant('catentg', patience, defaults=(PATIENCE,))}"
+        )
+    cols += ", ca.ncategories AS catall"
     joins = (
         f" LEFT JOIN rw_category_sums{p} AS cs ON cs.cq = r.query_id AND cs.cr = r.rnk"
         f" CROSS JOIN rw_category_all{p} AS ca"
     )
-    if calibration:
-        # as doubles: Spark reads a literal such as 0.01 as a DECIMAL, whose products it rounds
-        alpha = f"CAST({literal(ALPHA)} AS DOUBLE)"
-        rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
-        ctes += [
-            f"rw_category_share{p} AS (SELECT doc_id, category, CAST(1.0 AS DOUBLE) / count(*) OVER (PARTITION BY doc_id) "
-            "AS share "
-            f"FROM {categories})",
-            f"rw_history{p} AS (SELECT query_id, category, s / sum(s) OVER (PARTITION BY query_id) AS p FROM "
-            f"(SELECT h.query_id, c.category, sum(c.share) AS s FROM rw_train_seen AS h JOIN rw_category_share{p} AS c "
-            "ON h.doc_id = c.doc_id GROUP BY h.query_id, c.category) AS hs)",
-            f"rw_listed{p} AS (SELECT r.query_id, r.rnk, sum(CASE WHEN c.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER "
-            f"(PARTITION BY r.query_id ORDER BY r.rnk {rows}) AS n FROM {ranked} AS r LEFT JOIN "
-            f"(SELECT DISTINCT doc_id FROM {categories}) AS c ON r.doc_id = c.doc_id)",
-            f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(p * ln(p / ((CAST(1.0 AS DOUBLE) - {alpha}) * "
-            f"(CASE WHEN n > 0 THEN c / n ELSE 0.0 END) + {alpha} * p))) AS mcal FROM (SELECT r.query_id, r.rnk, h.p, "
-            f"ls.n, sum(coalesce(s.share, 0.0)) OVER (PARTITION BY r.query_id, h.category ORDER BY r.rnk {rows}) AS c "
-            f"FROM {ranked} AS r JOIN rw_history{p} AS h ON h.query_id = r.query_id LEFT JOIN rw_category_share{p} AS s "
-            f"ON s.doc_id = r.doc_id AND s.category = h.category JOIN rw_listed{p} AS ls ON ls.query_id = r.query_id "
-            "AND ls.rnk = r.rnk) AS x GROUP BY query_id, rnk)",
-        ]
-        cols += ", CAST(mc.mcal AS DOUBLE) AS miscal"
-        joins += f" LEFT JOIN rw_calibration{p} AS mc ON mc.mq = r.query_id AND mc.mr = r.rnk"
+    for n, (definition, alpha) in enumerate(sorted(calibrations)):
+        calibration = _librec_calibration if definition == "librec" else _calibration
+        more_ctes, col, join = calibration(ranked, f"{p}_{n}", categories, alpha, qrels, conv)
+        ctes += more_ctes
+        cols += col
+        joins += join
     return ctes, cols, joins
+
+
+def _calibration(
+    ranked: str, p: str, categories: str, alpha: float, qrels: str = "", conv: Conventions | None = None
+) -> tuple[list[str], str, str]:
+    """Steck's miscalibration of the list cut at each rank of ``ranked`` (``miscal``'s
+    :func:`~rankwise.primitives.categories.variant` for ``alpha``): the CTEs, the rows' column and
+    its join (``p`` names the CTEs apart)."""
+    # as doubles: Spark reads a literal such as 0.01 as a DECIMAL, whose products it rounds
+    mix = f"CAST({literal(alpha)} AS DOUBLE)"
+    rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    ctes = [
+        f"rw_category_share{p} AS (SELECT doc_id, category, CAST(1.0 AS DOUBLE) / count(*) OVER (PARTITION BY doc_id) "
+        "AS share "
+        f"FROM {categories})",
+        f"rw_history{p} AS (SELECT query_id, category, s / sum(s) OVER (PARTITION BY query_id) AS p FROM "
+        f"(SELECT h.query_id, c.category, sum(c.share) AS s FROM rw_train_seen AS h JOIN rw_category_share{p} AS c "
+        "ON h.doc_id = c.doc_id GROUP BY h.query_id, c.category) AS hs)",
+        f"rw_listed{p} AS (SELECT r.query_id, r.rnk, sum(CASE WHEN c.doc_id IS NULL THEN 0.0 ELSE 1.0 END) OVER "
+        f"(PARTITION BY r.query_id ORDER BY r.rnk {rows}) AS n FROM {ranked} AS r LEFT JOIN "
+        f"(SELECT DISTINCT doc_id FROM {categories}) AS c ON r.doc_id = c.doc_id)",
+        f"rw_calibration{p} AS (SELECT query_id AS mq, rnk AS mr, sum(rw_calibration_term(p, "
+        f"CASE WHEN n > 0 THEN c / n ELSE 0.0 END, {mix}, {literal(math.e)})) AS mcal FROM (SELECT r.query_id, r.rnk, h.p, "
+        f"ls.n, sum(coalesce(s.share, 0.0)) OVER (PARTITION BY r.query_id, h.category ORDER BY r.rnk {rows}) AS c "
+        f"FROM {ranked} AS r JOIN rw_history{p} AS h ON h.query_id = r.query_id LEFT JOIN rw_category_share{p} AS s "
+        f"ON s.doc_id = r.doc_id AND s.category = h.category JOIN rw_listed{p} AS ls ON ls.query_id = r.query_id "
+        "AND ls.rnk = r.rnk) AS x GROUP BY query_id, rnk)",
+    ]
+    name = variant("miscal", "steck", alpha, defaults=("steck", ALPHA))
+    return ctes, f", CAST(mc{p}.mcal AS DOUBLE) AS {name}", f" LEFT JOIN rw_calibration{p} AS mc{p} ON mc{p}.mq = r.query_id AND mc{p}.mr = r.rnk"
+
+
+def _librec_calibration(
+    ranked: str, p: str, categories: str, alpha: float, qrels: str = "", conv: Conventions | None = None
+) -> tuple[list[str], str, str]:
+    """LibRec's miscalibration of the list cut at each rank of ``ranked`` (``miscal``'s variant for
+    'librec' and ``alpha``; as the Polars engine's ``with_librec_calibration``): each user's relevant
+    judgments (relevance ≥ the conventions' rel) and their share of each category (q), each ranked
+    row meeting every category of its user's list with the listed items having it down to the row
+    (p = that over rnk); Σ over the categories with p > 0 of p log2(p / q̃), 0 where there is none,
+    NULL for a user without a relevant judgment. The CTEs, the rows' column and its joins."""
+    rel = literal(float((conv or Conventions()).rel))
+    mix = f"CAST({literal(alpha)} AS DOUBLE)"
+    rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    ctes = [
+        # the columns named apart from the rows' (Spark refuses the ambiguous query_id of SELECT *)
+        f"rw_tested{p} AS (SELECT query_id AS nq, CAST(count(DISTINCT doc_id) AS DOUBLE) AS nt FROM {qrels} "
+        f"WHERE relevance >= {rel} GROUP BY query_id)",
+        f"rw_test_share{p} AS (SELECT j.query_id AS tq, c.category AS tg, CAST(count(DISTINCT j.doc_id) AS DOUBLE) / "
+        f"max(t.nt) AS q FROM {qrels} AS j JOIN {categories} AS c ON c.doc_id = j.doc_id JOIN rw_tested{p} AS t ON "
+        f"t.nq = j.query_id WHERE j.relevance >= {rel} GROUP BY j.query_id, c.category)",
+        f"rw_list_categories{p} AS (SELECT DISTINCT r.query_id AS lq, c.category AS lg FROM {ranked} AS r "
+        f"JOIN {categories} AS c ON r.doc_id = c.doc_id)",
+        f"rw_calibration{p} AS (SELECT x.query_id AS mq, x.rnk AS mr, sum(rw_calibration_term(x.c / CAST(x.rnk AS DOUBLE), "
+        f"coalesce(ts.q, 0.0), {mix}, CAST(2.0 AS DOUBLE))) AS mcal FROM (SELECT r.query_id, r.rnk, lc.lg, "
+        # as doubles: Spark's 1.0 is a DECIMAL, whose quotient it rounds
+        "sum(CASE WHEN s.doc_id IS NULL THEN CAST(0.0 AS DOUBLE) ELSE CAST(1.0 AS DOUBLE) END) OVER (PARTITION BY "
+        "r.query_id, lc.lg ORDER BY r.rnk "
+        f"{rows}) AS c FROM {ranked} AS r JOIN rw_list_categories{p} AS lc ON lc.lq = r.query_id LEFT JOIN "
+        f"{categories} AS s ON s.doc_id = r.doc_id AND s.category = lc.lg) AS x LEFT JOIN rw_test_share{p} AS ts "
+        "ON ts.tq = x.query_id AND ts.tg = x.lg WHERE x.c > 0 GROUP BY x.query_id, x.rnk)",
+    ]
+    name = variant("miscal", "librec", alpha, defaults=("steck", ALPHA))
+    col = f", CASE WHEN tt{p}.nt IS NULL THEN NULL ELSE CAST(coalesce(mc{p}.mcal, 0.0) AS DOUBLE) END AS {name}"
+    joins = (
+        f" LEFT JOIN rw_calibration{p} AS mc{p} ON mc{p}.mq = r.query_id AND mc{p}.mr = r.rnk"
+        f" LEFT JOIN rw_tested{p} AS tt{p} ON tt{p}.nq = r.query_id"
+    )
+    return ctes, col, joins
 
 
 def _item_pairs(

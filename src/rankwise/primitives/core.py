@@ -178,6 +178,12 @@ class Bound:
         """The values it reads beyond its row columns and fields, by parameter name."""
         return {}
 
+    def variant_columns(self) -> dict[str, str]:
+        """The row columns it reads as computed with its own parameters (the category family's
+        patience and α: :func:`rankwise.primitives.categories.variant`): the column it reads
+        instead, by the row column's name; none by default."""
+        return {}
+
     def values(self) -> dict[str, object]:
         """Its fields, by name."""
         return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]

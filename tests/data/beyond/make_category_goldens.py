@@ -34,7 +34,8 @@ id descending as text):
 - LensKit is given each list's item × category matrix, one 0/1 column per category of the whole
   input (sorted by name; an item without a category a row of zeros), with ``n=k``
   (``lenskit`` values: ``entropy``; ``lenskit_geometric``: ``rank_biased_entropy`` with its
-  default ``GeometricRankWeight(0.85)``). The libraries are imported only when ``main`` runs, so
+  default ``GeometricRankWeight(0.85)``; ``lenskit_patience``: with ``GeometricRankWeight(p)`` for
+  each p of ``PATIENCES``). The libraries are imported only when ``main`` runs, so
   importing this module (pytest's doctest collection does) needs none of them.
 """
 
@@ -135,10 +136,17 @@ def replay_values(lists: dict[Any, list[Any]], category: dict[Any, Any], k: int,
     return {_key(u): float(v) for u, v in sorted(per_user.items(), key=lambda x: str(x[0]))}
 
 
+PATIENCES = (0.3, 0.95)
+"""The patiences other than LensKit's default 0.85 given to ``rank_biased_entropy``
+(``GeometricRankWeight(patience)``): ``lenskit_patience[patience][user]``."""
+
+
 def lenskit_values(
-    lists: dict[Any, list[Any]], users: list[Any], categories: list[list[Any]], k: int, geometric: bool
+    lists: dict[Any, list[Any]], users: list[Any], categories: list[list[Any]], k: int, geometric: bool,
+    patience: float = 0.85,
 ) -> dict[str, float | None]:
-    """LensKit's entropy (or rank_biased_entropy) of each user's list (empty: NaN, as null)."""
+    """LensKit's entropy (or rank_biased_entropy, weighted by ``GeometricRankWeight(patience)``) of
+    each user's list (empty: NaN, as null)."""
     import numpy as np
     from lenskit import metrics
     from lenskit.data import ItemList
@@ -153,7 +161,7 @@ def lenskit_values(
         matrix = np.array([[1.0 if n in of.get(i, set()) else 0.0 for n in names] for i in items]).reshape(len(items), len(names))
         il = ItemList(item_ids=list(items), ordered=True)
         if geometric:
-            value = metrics.rank_biased_entropy(il, matrix, weight=metrics.GeometricRankWeight(0.85), n=k)
+            value = metrics.rank_biased_entropy(il, matrix, weight=metrics.GeometricRankWeight(patience), n=k)
         else:
             value = metrics.entropy(il, matrix, n=k)
         out[_key(u)] = None if math.isnan(float(value)) else float(value)
@@ -176,6 +184,10 @@ def main(out: Path = OUT) -> None:
                 raise AssertionError(f"RePlay's pandas and Polars paths disagree on {case['name']}")
         case["lenskit"] = lenskit_values(lists, case["users"], case["categories"], case["k"], geometric=False)
         case["lenskit_geometric"] = lenskit_values(lists, case["users"], case["categories"], case["k"], geometric=True)
+        case["lenskit_patience"] = {
+            repr(patience): lenskit_values(lists, case["users"], case["categories"], case["k"], True, patience)
+            for patience in PATIENCES
+        }
         cases.append(case)
     doc = {
         "about": {
@@ -183,7 +195,8 @@ def main(out: Path = OUT) -> None:
             "library": f"replay-rec {metadata.version('replay-rec')}: replay.metrics.CategoricalDiversity(k, "
                        "mode=PerUser())(recommendations), pandas and polars frames (the same values); "
                        f"lenskit {metadata.version('lenskit')}: lenskit.metrics.entropy(items, matrix, n=k), "
-                       "rank_biased_entropy(items, matrix, weight=GeometricRankWeight(0.85), n=k)",
+                       "rank_biased_entropy(items, matrix, weight=GeometricRankWeight(patience), n=k), patience "
+                       "0.85 (its default) and each of PATIENCES",
             "code": "replay/metrics/categorical_diversity.py:205-224: distinct categories of the top-k rows / k; "
                     "lenskit/metrics/ranking/_entropy.py:15-102: H2 of the matrix's column sums (+1e-6 each) "
                     "over the first n rows, rows weighted by 0.85^(r-1) for the rank-biased form, NaN for n = 0",
@@ -191,7 +204,8 @@ def main(out: Path = OUT) -> None:
             "order": "each user's items ranked by rankwise's ties='trec_eval' (score desc, item id desc as text), "
                      "given to RePlay as ratings n - rank and to LensKit as an ordered ItemList",
             "values": "replay[str(user)] (cases where every listed item has one category), lenskit[str(user)], "
-                      "lenskit_geometric[str(user)] (null: NaN, a user without a list)",
+                      "lenskit_geometric[str(user)], lenskit_patience[repr(patience)][str(user)] (null: NaN, a user "
+                      "without a list)",
         },
         "cases": cases,
     }

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankwise.conventions import LIMIT
+from rankwise.metrics.families.shared import PATIENCE
 from rankwise.metrics.family import Measured, MetricFamily, Params, Recipe
 from rankwise.metrics.spec import MetricSpec, Param
 
@@ -46,11 +47,6 @@ WEIGHT = Param(
     "a listed row's exposure: 1 ('count': the lists holding the item; RecBole GiniIndex, LensKit ListGini) or "
     "patience^(rank − 1) ('geometric': LensKit ExposureGini)",
     choices=("count", "geometric"),
-)
-PATIENCE = Param(
-    "patience", float, 0.85, "the geometric weight's ratio (LensKit GeometricRankWeight's default 0.85)",
-    minimum=0.0, maximum=1.0, exclusive_min=True, exclusive_max=True,
-    bounds="a weight patience^(rank − 1) that decreases down the list and stays positive",
 )
 BASE = Param(
     "base", float, 2.0, "the logarithm's base: 2 (bits; recommenders' distributional_coverage) or 'e' (nats; RecBole)",

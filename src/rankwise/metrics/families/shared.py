@@ -269,3 +269,12 @@ def ideal_ideal(alpha: float, k: int, weight: str, base: float = 2.0) -> float:
         for j in range(n + 1)
     ) * h / 3
     return total + integral + (f(a) + f(b)) / 2
+
+
+PATIENCE = Param(
+    "patience", float, 0.85, "the geometric weight's ratio (LensKit GeometricRankWeight's default 0.85)",
+    minimum=0.0, maximum=1.0, exclusive_min=True, exclusive_max=True,
+    bounds="a weight patience^(rank − 1) that decreases down the list and stays positive",
+)
+"""LensKit's ``GeometricRankWeight(patience)``: the catalog family's exposure Gini and the category
+family's rank-biased entropy."""
