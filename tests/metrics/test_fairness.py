@@ -500,6 +500,29 @@ def test_trec2022_eel_reads_the_rel_convention(engine: str) -> None:
     assert values["q3"] == pytest.approx((0.25 - 0.5 * available) ** 2 + (0.75 - 0.5 * available) ** 2, rel=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_trec2022_eel_on_the_command_line_and_in_spark_sql(tmp_path: Path) -> None:
+    """--groups with GroupEE_L(definition='trec2022') gives evaluate()'s values; to_sql's Spark
+    dialect spells its macro out."""
+    from tests.cli.test_cli import cli
+
+    run, qrels, groups = tmp_path / "run.parquet", tmp_path / "qrels.parquet", tmp_path / "groups.csv"
+    EDGE_RUN.write_parquet(run)
+    EDGE_QRELS.write_parquet(qrels)
+    pl.DataFrame([("a", "g1"), ("b", "g2"), ("c", "g1"), ("m", "g2")], schema=["doc_id", "group"], orient="row").write_csv(groups)
+    metric = "GroupEE_L(definition='trec2022')"
+    out = cli("eval", str(qrels), str(run), "-m", metric, "--groups", str(groups), "--target", "uniform", "-q",
+              "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    got = {r["query_id"]: r[metric] for r in pl.read_csv(out.stdout.encode()).iter_rows(named=True)}
+    want = rw.evaluate(EDGE_QRELS, EDGE_RUN, [metric], groups=groups, target="uniform")
+    assert want.height > 0
+    for query, value in want.iter_rows():
+        assert got[query] == pytest.approx(value, abs=1e-12), query
+    sql = rw.to_sql([metric], dialect="spark", groups="g", target="uniform")
+    assert "rw_trec_relevant_exposure" not in sql and "max_by(" in sql
+
+
 EEL_CASES = [c for c in GOLDENS["cases"] if c["trec2022_eel"]]
 
 

@@ -44,7 +44,8 @@ DEFINITION = Param(
 TASK2 = Param(
     "definition", str, "trec2021",
     "TREC Fair Ranking's year: 'trec2021' (Task 2: every document's weight, the target exposure over 50 ranks) or "
-    "'trec2022' (its EEL: the relevant documents' weights alone, relevance ≥ rel, the target exposure over 20 ranks)",
+    "'trec2022' (its EEL: the relevant documents' weights alone, relevance ≥ the rel convention, the target exposure over 20 "
+    "ranks)",
     choices=("trec2021", "trec2022"),
 )
 
@@ -103,7 +104,7 @@ SPECS: tuple[MetricSpec, ...] = (
             "sequence)",
             formula=f"GroupEE_{measure} = {formula}, A_g = Σ_{{i ≤ k}} w_g(d_i) / log2(max(i, 2)) the exposure of the "
             "target's group g (groups=; a document without a weight in g adds none; definition='trec2022': the "
-            "relevant documents', relevance ≥ rel, alone), t_g = share_g × Σ_{i ≤ 50} 1 / log2(max(i, 2)) "
+            "relevant documents', relevance ≥ the rel convention, alone), t_g = share_g × Σ_{i ≤ 50} 1 / log2(max(i, 2)) "
             "(trec2022: i ≤ 20; target=, default: the groups' shares of the relevant documents); NULL for a query "
             "without a target or a list",
             citation="TREC Fair Ranking 2021 Task 2 (fair-trec/trec2021-fair-public metrics.py Task2Metric) and 2022 "
