@@ -167,11 +167,15 @@ class Part:
             self.seqs[col] = running(given)
             return pl.col(col)
 
+        def row_input(name: str, given: Input) -> pl.Expr:
+            """A row value's running sums (summed in the ranking before the row values)."""
+            return step(given) if isinstance(given, Step) else no_input(name, given)
+
         def row_value(given: RowValue) -> pl.Expr:
             if not given.window:
-                return bind(given, pl.col(REL), pl.col(RANK), no_input)
+                return bind(given, pl.col(REL), pl.col(RANK), row_input)
             col = f"__row|{given!r}"
-            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), no_input)
+            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), row_input)
             return pl.col(col)
 
         def ideal_rank(given: IdealRank) -> pl.Expr:

@@ -31,6 +31,7 @@ from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     PATIENCE,
+    SAMPLE_BASE,
     SET_COLUMNS,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
@@ -136,6 +137,8 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     for param in macro.params:
         if param in _ROW_COLUMNS:
             args.append(_ROW_COLUMNS[param])
+        elif param in ("sgroup", "nsamp"):
+            args.append(_sample_column(param))
         elif param in given or param in operands:
             if input_of is None:
                 raise InvalidParameterError(f"{obj!r} reads {param} here, where it cannot be computed")
@@ -155,7 +158,23 @@ _ROW_COLUMNS = {
     **{name: name for name in CATALOG_COLUMNS},
     **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
     **{name: name for name in FAIR_COLUMNS},
+    "doc": "doc_id",
 }
+
+
+def _sample_column(name: str) -> str:
+    """The row columns of a stochastic run's samples (:data:`~rankwise.primitives.SAMPLE_BASE`):
+    ``sgroup``, the query whose samples the key's ranking is one of, and ``nsamp``, their number
+    (outside: the query itself, 1)."""
+    base = SAMPLE_BASE.get()
+    if base is None:
+        return "query_id" if name == "sgroup" else "1.0"
+    group = f"(query_id // {literal(base)})"
+    return group if name == "sgroup" else f"CAST({group} % {literal(base)} AS DOUBLE)"
+
+
+def _no_row_input(given: Bound, name: str) -> str:
+    raise InvalidParameterError(f"{given!r} reads {name} here, where it cannot be computed")
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -286,7 +305,9 @@ class _Compiler:
 
         def row_value(given: RowValue) -> str:
             col = self.names.setdefault(given, f"v{len(self.names)}")
-            rows.setdefault(col, bind(given))
+            # its running sums, summed in the ranking window before the row values
+            rows.setdefault(col, bind(given, lambda name, inner: step(inner) if isinstance(inner, Step)
+                                      else _no_row_input(given, name)))
             return col
 
         def ideal_rank(given: IdealRank) -> str:

@@ -108,18 +108,22 @@ def _ee_parts(m: Measured, p: Params) -> tuple[Node, Node, Node, Node, Node, flo
     """The run's Σ ε², Σ ε* ε, the judgments' Σ ε*², the relevance levels, 1 where the query
     ranked something (0: a query the run lacks), and um, p, u."""
     from rankwise.primitives import (
+        SAMPLE_BASE,
         Count,
         ExposureSquareSum,
         ExposureTargetSum,
         Positive,
         RelevanceLevels,
+        SampledExposureSquareSum,
         TargetSquareSum,
     )
 
     um, patience, utility = str(p["um"]), float(p["p"]), float(p["u"])
     args = (um, patience, utility)
+    # a stochastic run (sample=): Σ ε̄² of each document's mean exposure over the query's samples
+    square = SampledExposureSquareSum if SAMPLE_BASE.get() is not None else ExposureSquareSum
     return (
-        ExposureSquareSum(m.cutoff, *args), ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
+        square(m.cutoff, *args), ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
         TargetSquareSum(*args), RelevanceLevels(), Positive(Count()), 1.0 / (1.0 - patience * patience),  # type: ignore[arg-type]
         um, patience, utility,
     )
