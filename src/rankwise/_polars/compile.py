@@ -28,6 +28,7 @@ from rankwise.primitives import (
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
     INTENT_SIDES,
+    SAMPLE_BASE,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
     Gain,
@@ -147,6 +148,9 @@ class Part:
     calibration: bool = False
     """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
     training interactions too): computed only then."""
+    docs: bool = False
+    """Whether a row value reads the document id (``doc``: a stochastic run's window over each
+    document's samples): the ranked rows carry it only then."""
     fair: bool = False
     """Whether an aggregate reads the divergences from the target
     (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
@@ -172,6 +176,7 @@ class Part:
             return step(given) if isinstance(given, Step) else no_input(name, given)
 
         def row_value(given: RowValue) -> pl.Expr:
+            self.docs |= "doc" in given.reads
             if not given.window:
                 return bind(given, pl.col(REL), pl.col(RANK), row_input)
             col = f"__row|{given!r}"
@@ -278,11 +283,19 @@ class Compiled:
     """The output columns, from the per-query aggregates."""
 
 
-@functools.lru_cache(maxsize=64)
 def compiled_metrics(metrics: tuple[tuple[Metric, str], ...], conv: Conventions, costs: bool) -> Compiled:
     """:func:`compile_outputs` of the metrics' outputs (each metric with its label), kept for the next
-    evaluation of the same metrics, labels and conventions: building the expressions is about
-    1.5 ms of CPU, 5% of an evaluation of 1,000 queries x 100 documents."""
+    evaluation of the same metrics, labels and conventions (and samples' key base,
+    :data:`~rankwise.primitives.SAMPLE_BASE`, which the expressions read): building the expressions
+    is about 1.5 ms of CPU, 5% of an evaluation of 1,000 queries x 100 documents."""
+    return _compiled(metrics, conv, costs, SAMPLE_BASE.get())
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(
+    metrics: tuple[tuple[Metric, str], ...], conv: Conventions, costs: bool, sample_base: int | None
+) -> Compiled:
+    """:func:`compiled_metrics`, cached by its arguments and ``sample_base``."""
     return compile_outputs(outputs([m for m, _ in metrics], conv), costs)
 
 

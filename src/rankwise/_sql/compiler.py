@@ -209,6 +209,9 @@ class _Compiler:
         """Per part whose run primitives read item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
         :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): the deepest cutoff they read and the columns."""
         self.pairs: dict[bool, int | None] = {}
+        self.doc_parts: set[bool] = set()
+        """The parts a row value reads the document id of (a stochastic run's window over each
+        document's samples): their ranked rows carry it."""
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.categories: set[bool] = set()
@@ -304,6 +307,8 @@ class _Compiler:
             return col
 
         def row_value(given: RowValue) -> str:
+            if "doc" in given.reads:
+                self.doc_parts.add(part)
             col = self.names.setdefault(given, f"v{len(self.names)}")
             # its running sums, summed in the ranking window before the row values
             rows.setdefault(col, bind(given, lambda name, inner: step(inner) if isinstance(inner, Step)
@@ -569,7 +574,7 @@ def statement(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
                 docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
-                or part in comp.fair,
+                or part in comp.fair or part in comp.doc_parts,
                 train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )
