@@ -465,7 +465,7 @@ def test_trec2022_eel_hand_values(engine: str) -> None:
     target = {q: shares for q in ("q1", "q3", "q4", "q5")}
     names = [f"GroupEE_{m}(definition='trec2022')" for m in "LDR"]
     got = _edge([*names, "GroupEE_D(definition='trec2022')@1"], engine, target=target)
-    L, D, R = names
+    loss, disparity, relevance = names
     t = [0.4 * available, 0.6 * available]
 
     def want(a: list[float]) -> tuple[float, float, float]:
@@ -478,13 +478,13 @@ def test_trec2022_eel_hand_values(engine: str) -> None:
     # q5: z (relevance 0) then b (unjudged): no relevant document listed, A = 0
     for query, a in (("q1", [1.0, 1.0]), ("q3", [0.25, 0.75]), ("q4", [1.0, 0.0]), ("q5", [0.0, 0.0])):
         wl, wd, wr = want(a)
-        assert got[L][query] == pytest.approx(wl, rel=1e-15), query
-        assert got[D][query] == pytest.approx(wd, rel=1e-15, abs=0.0), query
-        assert got[R][query] == pytest.approx(wr, rel=1e-15, abs=0.0), query
+        assert got[loss][query] == pytest.approx(wl, rel=1e-15), query
+        assert got[disparity][query] == pytest.approx(wd, rel=1e-15, abs=0.0), query
+        assert got[relevance][query] == pytest.approx(wr, rel=1e-15, abs=0.0), query
     assert got["GroupEE_D(definition='trec2022')@1"]["q1"] == 1.0
     assert got["GroupEE_D(definition='trec2022')@1"]["q4"] == 0.0
     # q2: no target (none given), q6: no list: no value
-    assert got[L]["q2"] is None and got[L]["q6"] is None
+    assert got[loss]["q2"] is None and got[loss]["q6"] is None
     # 2021's Task 2 counts q5's b (g2) all the same
     assert _edge(["GroupEE_D"], engine, target=target)["GroupEE_D"]["q5"] == 1.0
 

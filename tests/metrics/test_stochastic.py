@@ -112,7 +112,7 @@ def _mean_over_samples(qrels: pl.DataFrame, run: pl.DataFrame, metrics: list[str
     """Each query's mean over its samples of each metric's value on the sample alone (a deterministic
     run of its own), NULLs left out."""
     values: dict[Any, list[list[float]]] = {}
-    for (sample,), ranking in run.group_by("sample"):
+    for _, ranking in run.group_by("sample"):
         one = rw.evaluate(qrels, ranking.drop("sample"), metrics, engine=engine)  # type: ignore[arg-type]
         for row in one.iter_rows():
             values.setdefault(row[0], []).append(list(row[1:]))

@@ -139,7 +139,12 @@ def _group_ee(measure: str) -> Recipe:
     def recipe(m: Measured, p: Params) -> Node:
         """TREC 2021 Task 2's measure (every document's exposure, 50 ranks), or 2022's EEL's
         (``definition='trec2022'``: the relevant documents', 20 ranks)."""
-        from rankwise.primitives import TREC_2022_TARGET_LENGTH, TrecExposure, TrecRelevantExposure, trec_available
+        from rankwise.primitives import (
+            TREC_2022_TARGET_LENGTH,
+            TrecExposure,
+            TrecRelevantExposure,
+            trec_available,
+        )
 
         if p["definition"] == "trec2022":
             return TrecRelevantExposure(m.cutoff, measure, trec_available(TREC_2022_TARGET_LENGTH))  # type: ignore[arg-type]
