@@ -12,9 +12,11 @@ expeval's edges, reproduced: with one relevance level (binary judgments) EE-R's 
 so the normalised EE-R is 1 whatever the ranking; a query the run lacks (``missing='zero'``; under
 the default ``missing='ignore'`` it is left out, as for every metric) takes EE-D's upper bound,
 EE-R's lower bound and, as EE-L, EE-R's upper bound (Σ ε*², 0 with one level:
-``expeval.py:96-102``); a query without a relevant document has no value. Stochastic rankings
-(several samples per query) and the reranking setting (``-C``) are not computed. ``@k`` cuts
-the ranking (expeval has no cutoff)."""
+``expeval.py:96-102``); a query without a relevant document has no value. A stochastic run
+(``sample=``: several sampled rankings per query, expeval's second field) gives each document its
+mean exposure over the query's samples: EE_R is then the mean of the samples' EE_R, and EE_D and
+EE_L square the mean exposures (:class:`~rankwise.primitives.SampledExposureSquareSum`). The
+reranking setting (``-C``) is not computed. ``@k`` cuts the ranking (expeval has no cutoff)."""
 
 from __future__ import annotations
 
@@ -57,7 +59,8 @@ EE_COMMON = (
     "ε_d the exposure of the document at rank i ≤ k: p^(i−1) (um='rbp'), times (1 − u)^(relevant documents ranked "
     "above) (um='gerr'); ε*_d the target exposure of a relevant document (relevance > 0): for a relevance level of m "
     "documents below b of higher relevance, (pp^b − pp^(b+m)) / (m (1 − pp)), pp = p (rbp) or p (1 − u) (gerr); a "
-    "deterministic run (one sample); NULL for a query without a relevant document (expeval prints none)"
+    "stochastic run (sample=): ε_d the mean over the query's samples of the document's exposure in each; NULL for a "
+    "query without a relevant document (expeval prints none)"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
