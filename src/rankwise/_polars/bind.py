@@ -22,12 +22,11 @@ from rankwise._polars.columns import (
     FEATURES_HISTORY,
     TRAIN,
     C,
-    D,
     Q,
     S,
 )
 from rankwise.errors import InvalidParameterError
-from rankwise.primitives import SAMPLE_BASE, Bound, Gain, Input, Node, Primitive, fold
+from rankwise.primitives import Bound, Gain, Input, Node, Primitive, fold
 
 
 @functools.cache
@@ -52,19 +51,8 @@ def bind(
         **{name: pl.col(col) for name, col in CATALOG.items()},
         **{name: pl.col(col) for name, col in FEATURES_HISTORY.items()},
         **{name: pl.col(col) for name, col in FAIR.items()},
-        "doc": pl.col(D), **sample_rows(pl.col(Q)),
     }
     return bind_rows(obj, rows, input_of)
-
-
-def sample_rows(qid: pl.Expr) -> dict[str, pl.Expr]:
-    """The row columns of a stochastic run's samples (:data:`~rankwise.primitives.SAMPLE_BASE`):
-    ``sgroup``, the query whose samples the key's ranking is one of, and ``nsamp``, their number
-    (outside: the query itself, 1)."""
-    base = SAMPLE_BASE.get()
-    if base is None:
-        return {"sgroup": qid, "nsamp": pl.lit(1.0)}
-    return {"sgroup": qid // base, "nsamp": ((qid // base) % base).cast(pl.Float64)}
 
 
 def bind_rows(obj: Bound, rows: Mapping[str, pl.Expr], input_of: Callable[[str, Input], pl.Expr]) -> pl.Expr:

@@ -12,16 +12,8 @@ import polars as pl
 from rankwise._polars.columns import Q
 from rankwise._polars.prepare import Prepared
 from rankwise.inputs.faults import check_polars_memory
-from rankwise.primitives import SAMPLE_BASE
 
 _CHUNK = "__chunk"
-
-
-def _chunk_query() -> pl.Expr:
-    """What the groups are hashed by: the query id, or of a stochastic run's sample keys the
-    query's (:data:`~rankwise.primitives.SAMPLE_BASE`), so that a query's samples meet in one group."""
-    base = SAMPLE_BASE.get()
-    return pl.col(Q) if base is None else pl.col(Q) // base
 
 
 def _partitioned(frame: pl.LazyFrame, folder: Path, n: int) -> list[pl.LazyFrame]:
@@ -29,7 +21,7 @@ def _partitioned(frame: pl.LazyFrame, folder: Path, n: int) -> list[pl.LazyFrame
     ``folder`` by a hash of the query id, and each group scanned back (an empty frame for a
     group without rows). One read of the inputs and one write, instead of a read of the whole
     inputs for each group (100M rows in 10 groups: 10 reads of 100M rows)."""
-    key = (_chunk_query().hash(seed=0) % n).alias(_CHUNK)
+    key = (pl.col(Q).hash(seed=0) % n).alias(_CHUNK)
     frame.with_columns(key).sink_ipc(pl.PartitionBy(folder, key=_CHUNK, include_key=False), mkdir=True)
     groups = []
     for c in range(n):
@@ -84,7 +76,7 @@ def query_groups(
     n = max(1, -(-run.height // rows_per_chunk))
     if n == 1:
         return prep, [prep], run.height
-    key = (_chunk_query().hash(seed=0) % n).cast(pl.UInt32).alias(_CHUNK)  # 4 bytes a row, not 8
+    key = (pl.col(Q).hash(seed=0) % n).cast(pl.UInt32).alias(_CHUNK)  # 4 bytes a row, not 8
     run, qrels = run.with_columns(key), qrels.with_columns(key)
     subs = None if subs is None else subs.with_columns(key)
     return prep, [

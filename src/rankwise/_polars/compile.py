@@ -28,7 +28,6 @@ from rankwise.primitives import (
     FEATURE_COLUMNS,
     FEATURE_HISTORY_COLUMNS,
     INTENT_SIDES,
-    SAMPLE_BASE,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
     Gain,
@@ -148,9 +147,6 @@ class Part:
     calibration: bool = False
     """Whether an aggregate reads the miscalibration at each rank (``miscal``, which reads the
     training interactions too): computed only then."""
-    docs: bool = False
-    """Whether a row value reads the document id (``doc``: a stochastic run's window over each
-    document's samples): the ranked rows carry it only then."""
     fair: bool = False
     """Whether an aggregate reads the divergences from the target
     (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
@@ -171,16 +167,11 @@ class Part:
             self.seqs[col] = running(given)
             return pl.col(col)
 
-        def row_input(name: str, given: Input) -> pl.Expr:
-            """A row value's running sums (summed in the ranking before the row values)."""
-            return step(given) if isinstance(given, Step) else no_input(name, given)
-
         def row_value(given: RowValue) -> pl.Expr:
-            self.docs |= "doc" in given.reads
             if not given.window:
-                return bind(given, pl.col(REL), pl.col(RANK), row_input)
+                return bind(given, pl.col(REL), pl.col(RANK), no_input)
             col = f"__row|{given!r}"
-            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), row_input)
+            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), no_input)
             return pl.col(col)
 
         def ideal_rank(given: IdealRank) -> pl.Expr:
@@ -283,19 +274,11 @@ class Compiled:
     """The output columns, from the per-query aggregates."""
 
 
+@functools.lru_cache(maxsize=64)
 def compiled_metrics(metrics: tuple[tuple[Metric, str], ...], conv: Conventions, costs: bool) -> Compiled:
     """:func:`compile_outputs` of the metrics' outputs (each metric with its label), kept for the next
-    evaluation of the same metrics, labels and conventions (and samples' key base,
-    :data:`~rankwise.primitives.SAMPLE_BASE`, which the expressions read): building the expressions
-    is about 1.5 ms of CPU, 5% of an evaluation of 1,000 queries x 100 documents."""
-    return _compiled(metrics, conv, costs, SAMPLE_BASE.get())
-
-
-@functools.lru_cache(maxsize=64)
-def _compiled(
-    metrics: tuple[tuple[Metric, str], ...], conv: Conventions, costs: bool, sample_base: int | None
-) -> Compiled:
-    """:func:`compiled_metrics`, cached by its arguments and ``sample_base``."""
+    evaluation of the same metrics, labels and conventions: building the expressions is about
+    1.5 ms of CPU, 5% of an evaluation of 1,000 queries x 100 documents."""
     return compile_outputs(outputs([m for m, _ in metrics], conv), costs)
 
 

@@ -886,23 +886,6 @@ def exposure_target_sum(
     return _listed_sum(_exposure(rel, rnk, cumpos, um, p, u) * target, rnk, k)
 
 
-def sample_exposure_sum(
-    rel: pl.Expr, rnk: pl.Expr, doc: pl.Expr, sgroup: pl.Expr, cumpos: pl.Expr, k: int | None, um: str, p: float,
-    u: float,
-) -> pl.Expr:
-    """W_d: Σ of the row's document's ε (ranks ≤ k) over its query's samples (a window)."""
-    e = pl.when(within(rnk, k)).then(_exposure(rel, rnk, cumpos, um, p, u)).otherwise(0.0)
-    return e.sum().over(sgroup, doc)
-
-
-def sampled_exposure_square_sum(
-    rel: pl.Expr, rnk: pl.Expr, nsamp: pl.Expr, cumpos: pl.Expr, wsum: pl.Expr, k: int | None, um: str, p: float,
-    u: float,
-) -> pl.Expr:
-    """Σ_{rnk ≤ k} ε · W_d / S."""
-    return _listed_sum(_exposure(rel, rnk, cumpos, um, p, u) * wsum, rnk, k) / nsamp.first().cast(pl.Float64)
-
-
 def target_square_sum(rel: pl.Expr, lstart: pl.Expr, lsize: pl.Expr, um: str, p: float, u: float) -> pl.Expr:
     """Σ over the relevant judgments of ε*²."""
     target = _level_target(lstart, lsize, um, p, u)

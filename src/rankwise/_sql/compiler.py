@@ -31,7 +31,6 @@ from rankwise.primitives import (
     IDEAL_SCORE_DIGITS,
     INTENT_SIDES,
     PATIENCE,
-    SAMPLE_BASE,
     SET_COLUMNS,
     TRAIN_COLUMNS,
     TRAIN_PAIR_COLUMNS,
@@ -137,8 +136,6 @@ def bind(obj: Bound, input_of: Callable[[str, Input], str] | None = None) -> str
     for param in macro.params:
         if param in _ROW_COLUMNS:
             args.append(_ROW_COLUMNS[param])
-        elif param in ("sgroup", "nsamp"):
-            args.append(_sample_column(param))
         elif param in given or param in operands:
             if input_of is None:
                 raise InvalidParameterError(f"{obj!r} reads {param} here, where it cannot be computed")
@@ -158,23 +155,7 @@ _ROW_COLUMNS = {
     **{name: name for name in CATALOG_COLUMNS},
     **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
     **{name: name for name in FAIR_COLUMNS},
-    "doc": "doc_id",
 }
-
-
-def _sample_column(name: str) -> str:
-    """The row columns of a stochastic run's samples (:data:`~rankwise.primitives.SAMPLE_BASE`):
-    ``sgroup``, the query whose samples the key's ranking is one of, and ``nsamp``, their number
-    (outside: the query itself, 1)."""
-    base = SAMPLE_BASE.get()
-    if base is None:
-        return "query_id" if name == "sgroup" else "1.0"
-    group = f"(query_id // {literal(base)})"
-    return group if name == "sgroup" else f"CAST({group} % {literal(base)} AS DOUBLE)"
-
-
-def _no_row_input(given: Bound, name: str) -> str:
-    raise InvalidParameterError(f"{given!r} reads {name} here, where it cannot be computed")
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -209,9 +190,6 @@ class _Compiler:
         """Per part whose run primitives read item-pair values (:data:`~rankwise.primitives.TRAIN_PAIR_COLUMNS`,
         :data:`~rankwise.primitives.FEATURE_HISTORY_COLUMNS`): the deepest cutoff they read and the columns."""
         self.pairs: dict[bool, int | None] = {}
-        self.doc_parts: set[bool] = set()
-        """The parts a row value reads the document id of (a stochastic run's window over each
-        document's samples): their ranked rows carry it."""
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.categories: set[bool] = set()
@@ -307,12 +285,8 @@ class _Compiler:
             return col
 
         def row_value(given: RowValue) -> str:
-            if "doc" in given.reads:
-                self.doc_parts.add(part)
             col = self.names.setdefault(given, f"v{len(self.names)}")
-            # its running sums, summed in the ranking window before the row values
-            rows.setdefault(col, bind(given, lambda name, inner: step(inner) if isinstance(inner, Step)
-                                      else _no_row_input(given, name)))
+            rows.setdefault(col, bind(given))
             return col
 
         def ideal_rank(given: IdealRank) -> str:
@@ -574,7 +548,7 @@ def statement(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
                 docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
-                or part in comp.fair or part in comp.doc_parts,
+                or part in comp.fair,
                 train=comp.train, base=comp.base, catalog=comp.catalog,
             )
         )

@@ -48,7 +48,6 @@ from rankwise.metrics.registry import get_spec
 from rankwise.names.parse import parse_metrics
 from rankwise.names.presets import resolve
 from rankwise.outputs import progress
-from rankwise.primitives import sampled
 
 Engine = Literal["polars", "duckdb"]
 RETRIEVED = "__rw_retrieved"
@@ -81,7 +80,6 @@ def evaluate(
     duckdb_config: Mapping[str, Any] | None = None,
     query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
     per_query: bool = True,
-    sample: str | None = None,
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
@@ -106,15 +104,6 @@ def evaluate(
     into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
     each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
     for exports larger than memory.
-
-    ``sample`` (a run column) reads a stochastic run: each (query, sample) is one ranking, as
-    expeval's second field (Diaz et al.'s sampled rankings). Every per-query metric is then the
-    mean over the query's samples of its value on each ranking (the expected metric: expected
-    utility, and EE_R, linear in the exposures); EE_D and EE_L (Diaz et al.'s expected exposure)
-    square each document's mean exposure over the samples, as expeval does. A sample's NULL
-    (an undefined value) is left out of its query's mean; a judged query the run lacks is in no
-    sample and left out, whatever ``missing=`` says (as under ``by=``). Set-level metrics and
-    ``query_chunks`` are refused with ``sample``.
 
     ``per_query=False`` gives one row (one per ``by=`` segment) instead: each per-query metric
     aggregated as :func:`summarize` does, and each **set-level** metric's value
@@ -158,9 +147,9 @@ def evaluate(
                 f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group is a set of files of "
                 f"its own), got {query_chunks!r}"
             )
-        if engine != "polars" or by or sample is not None:
+        if engine != "polars" or by:
             raise InvalidParameterError(
-                "query_chunks applies to the Polars engine without by= segments or samples (sample=); "
+                "query_chunks applies to the Polars engine without by= segments; "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
     set_level = [m for m in parsed if m.spec.aggregate == "set"]
@@ -170,19 +159,10 @@ def evaluate(
             + in_syntax("evaluate(..., per_query=False) gives it beside the means",
                         "rankwise eval prints it in the summary (without -q)")
         )
-    if sample is not None and set_level:
-        raise InvalidParameterError(
-            f"{set_level[0].label} is one value per run (a set-level metric): not computed over the samples of a "
-            f"stochastic run (sample={sample!r})"
-        )
     segments = [by] if isinstance(by, str) else list(by or [])
-    if sample is not None:
-        check_identifier(sample, "sample column")
-        if sample in segments:
-            raise InvalidParameterError(f"sample column {sample!r} is also a segment column (by=)")
     # each input read once, here, into the form the engine takes: a Polars frame, or for the
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
-    paths = engine == "duckdb" and not segments and sample is None
+    paths = engine == "duckdb" and not segments
     # set-level metrics alone: the queries' pass (the checks, the users scored) counts queries
     per_query_metrics = [m for m in parsed if m.spec.aggregate != "set"] or [SCORED]
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
@@ -197,7 +177,7 @@ def evaluate(
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run, categories, catalog, fair, sample,
+            duckdb_config, query_chunks, train, features, base_run, categories, catalog, fair,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -386,7 +366,6 @@ def _evaluate(
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
     fair: Fair | None = None,
-    sample: str | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -400,11 +379,10 @@ def _evaluate(
     ``missing='ignore'``, counted either way; no judged query in the run at all is an error,
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
-    if segments or sample is not None:
+    if segments:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories, catalog, fair,
-            sample,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -506,7 +484,6 @@ def _evaluate_segments(
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
     fair: Fair | None = None,
-    sample: str | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
@@ -516,13 +493,9 @@ def _evaluate_segments(
     the segments' users, each key given its user's base list. The item categories (read already,
     in the long form) are passed on as they are. The catalog (its items) is the same
     for every key. The document groups are passed on
-    as read; a target per query gives each key its query's target.
-
-    With ``sample`` (a stochastic run), each (segment..., query, sample) is a key
-    (:func:`_sample_keys`), evaluated with the samples' row columns
-    (:func:`~rankwise.primitives.sampled`), and each query's values are averaged over its samples."""
+    as read; a target per query gives each key its query's target."""
     key = SEGMENT_KEY
-    pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns, sample)
+    pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
     judged = keyed_qrels.collect()
     # a judged query the run lacks is in no segment: left out, whatever missing= says
     q = columns.query_id
@@ -561,45 +534,37 @@ def _evaluate_segments(
                 target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), document_groups.GROUP, document_groups.SHARE)
             extra["target"] = target
             extra["target_columns"] = {"group": document_groups.GROUP, "share": document_groups.SHARE}
-    with contextlib.nullcontext() if sample is None else sampled(int(pairs[SAMPLE_BASE_COLUMN].max())):  # type: ignore[arg-type]
-        result = evaluate(
-            judged, keyed_run.collect(), metrics, engine=engine,
-            duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
-        )
-    labels = [m.label for m in metrics]
+    result = evaluate(
+        judged, keyed_run.collect(), metrics, engine=engine,
+        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
+    )
     values = (
         result.rename({columns.query_id: key})
         .join(pairs, on=key, how="left")
-        .select(*segments, columns.query_id, *labels)
+        .select(*segments, columns.query_id, *[m.label for m in metrics])
+        .sort(*segments, columns.query_id)
     )
-    if sample is not None:  # each query's mean over its samples
-        values = values.group_by(*segments, columns.query_id).agg(pl.col(labels).mean())
-    return values.sort(*segments, columns.query_id), Coverage(missing=outside, segmented=True)
+    return values, Coverage(missing=outside, segmented=True)
 
 
 def _keyed(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, segments: list[str], columns: Columns, sample: str | None = None,
+    run: pl.LazyFrame, qrels: pl.LazyFrame, segments: list[str], columns: Columns
 ) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
     """The (segment..., query) pairs of the run, each with an integer key (:data:`SEGMENT_KEY`),
     and the run and the qrels keyed by them (the key in the query column: a judged query in
-    each pair of its query); the segment columns checked first. With ``sample``, the
-    (segment..., query, sample) triples, keyed by :func:`_sample_keys` (the sample column last)."""
+    each pair of its query); the segment columns checked first."""
     names = run.collect_schema().names()
-    for col, what in [*((c, "segment column") for c in segments), *([(sample, "sample column")] if sample else [])]:
-        check_identifier(col, what)
+    for col in segments:
+        check_identifier(col, "segment column")
         if col not in names:
-            raise MissingColumnError.from_missing("the run", col, names, column=what)
+            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
         if col in (columns.query_id, columns.doc_id, columns.score):
-            raise InvalidParameterError(f"{what} {col!r} is one of the run's key columns")
+            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
     key = SEGMENT_KEY
-    if sample is None:
-        pairs = (
-            run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
-            .with_row_index(key).collect()
-        )
-    else:
-        pairs = _sample_keys(run, segments, columns.query_id, sample)
-        segments = [*segments, sample]
+    pairs = (
+        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
+        .with_row_index(key).collect()
+    )
     # a NULL segment value is a segment of its own: joined as equal, never dropped
     keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
@@ -610,34 +575,6 @@ def _keyed(
         *([columns.subtopic] if columns.subtopic else []),
     )
     return pairs, keyed_run, keyed_qrels
-
-
-SAMPLE_BASE_COLUMN = "__rw_base"
-"""The base of a stochastic run's sample keys (:func:`_sample_keys`), on each of its triples."""
-
-
-def _sample_keys(run: pl.LazyFrame, segments: list[str], query_id: str, sample: str) -> pl.DataFrame:
-    """The run's (segment..., query, sample) triples, each keyed (:data:`SEGMENT_KEY`, Int64) by
-    (group × base + S) × base + s: the group the (segment..., query) pair's index, S its samples, s
-    the sample's index among them (in the sample column's order), base (:data:`SAMPLE_BASE_COLUMN`)
-    the most samples of a query + 1: key // base stands for the query's samples and its value
-    modulo base for their number (the row columns ``sgroup`` and ``nsamp`` of
-    :func:`~rankwise.primitives.sampled`)."""
-    group, index, count = "__rw_group", "__rw_index", "__rw_count"
-    triples = (
-        run.select(*segments, query_id, sample).unique().sort(*segments, query_id, sample, nulls_last=True).collect()
-        .with_columns(pl.struct(*segments, query_id).rank("dense").cast(pl.Int64).sub(1).alias(group))
-        .with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over(group).alias(index),
-                      pl.len().cast(pl.Int64).over(group).alias(count))
-    )
-    base = int(triples[count].max() or 0) + 1  # type: ignore[arg-type]
-    groups = int(triples[group].max() or 0) + 1  # type: ignore[arg-type]
-    if groups * base * base >= 2**62:
-        raise InvalidParameterError(
-            f"the run has {groups} queries of up to {base - 1} samples (sample={sample!r}): too many to key in 64 bits"
-        )
-    keyed = (pl.col(group) * base + pl.col(count)) * base + pl.col(index)
-    return triples.select(keyed.alias(SEGMENT_KEY), *segments, query_id, sample, pl.lit(base).alias(SAMPLE_BASE_COLUMN))
 
 
 def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:

@@ -7,9 +7,6 @@ relevance levels. Their SQL macros are in ``sql/70_fairness.sql``."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -20,7 +17,6 @@ from rankwise.primitives.core import (
     Input,
     Primitive,
     QrelsPrimitive,
-    RowValue,
     RunIdealValue,
     Step,
 )
@@ -175,58 +171,3 @@ class TargetSquareSum(QrelsPrimitive):
 class RelevanceLevels(QrelsPrimitive):
     """The distinct relevance values > 0 of the judgments (expeval: one level, binary
     judgments, makes EE-R's bounds equal)."""
-
-
-# -- expected exposure of a stochastic run (sample=): several sampled rankings per query ----------------
-# The evaluation keys each (query, sample) ranking apart (rankwise.evaluation.evaluate: key =
-# (group × base + S) × base + s, the group the (segment..., query), S its samples, s the sample's index)
-# and averages each key's value over the query's samples. A document's expected exposure is the mean of
-# its exposures over the samples (ε̄_d); Σ_d ε̄_d² is not the mean of the samples' Σ ε², but it is the mean
-# over the samples s of Σ_{d in s} ε_ds · W_d / S, W_d = Σ_s' ε_ds' (a window over the query's samples),
-# since (1/S) Σ_s Σ_d ε_ds W_d / S = Σ_d W_d² / S² = Σ_d ε̄_d².
-
-SAMPLE_BASE: ContextVar[int | None] = ContextVar("rankwise_sample_base", default=None)
-"""The base of the sample keys while a stochastic run is evaluated (:func:`sampled`), else None: the
-row columns ``sgroup`` (the key // base: the query's samples) and ``nsamp`` (S: sgroup % base)
-follow from it, and the expected-exposure recipes read each document's exposure over the samples."""
-
-
-@contextmanager
-def sampled(base: int) -> Iterator[None]:
-    """Inside, the query ids are sample keys of base ``base`` (:data:`SAMPLE_BASE`)."""
-    token = SAMPLE_BASE.set(base)
-    try:
-        yield
-    finally:
-        SAMPLE_BASE.reset(token)
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class SampleExposureSum(RowValue):
-    """W_d: Σ of the row's document's exposures ε (ranks ≤ k) over the rankings of its query's
-    samples (the rows of the same ``sgroup`` and ``doc``)."""
-
-    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "doc", "sgroup")
-    window: ClassVar[bool] = True
-    k: int | None
-    um: UserModel
-    p: float
-    u: float
-
-    def inputs(self) -> dict[str, Input]:
-        return {"cumpos": PositiveStep()}
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class SampledExposureSquareSum(Primitive):
-    """Σ_{rnk ≤ k} ε · W_d / S (``nsamp``): averaged over a query's S samples, Σ_d ε̄_d², ε̄_d the
-    document's mean exposure over them (expeval's EE-D of a stochastic run)."""
-
-    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "nsamp")
-    k: int | None
-    um: UserModel
-    p: float
-    u: float
-
-    def inputs(self) -> dict[str, Input]:
-        return {"cumpos": PositiveStep(), "wsum": SampleExposureSum(self.k, self.um, self.p, self.u)}

@@ -12,11 +12,9 @@ expeval's edges, reproduced: with one relevance level (binary judgments) EE-R's 
 so the normalised EE-R is 1 whatever the ranking; a query the run lacks (``missing='zero'``; under
 the default ``missing='ignore'`` it is left out, as for every metric) takes EE-D's upper bound,
 EE-R's lower bound and, as EE-L, EE-R's upper bound (Σ ε*², 0 with one level:
-``expeval.py:96-102``); a query without a relevant document has no value. A stochastic run
-(``sample=``: several sampled rankings per query, expeval's second field) gives each document its
-mean exposure over the query's samples: EE_R is then the mean of the samples' EE_R, and EE_D and
-EE_L square the mean exposures (:class:`~rankwise.primitives.SampledExposureSquareSum`). The
-reranking setting (``-C``) is not computed. ``@k`` cuts the ranking (expeval has no cutoff)."""
+``expeval.py:96-102``); a query without a relevant document has no value. Stochastic rankings
+(several samples per query) and the reranking setting (``-C``) are not computed. ``@k`` cuts
+the ranking (expeval has no cutoff)."""
 
 from __future__ import annotations
 
@@ -59,8 +57,7 @@ EE_COMMON = (
     "ε_d the exposure of the document at rank i ≤ k: p^(i−1) (um='rbp'), times (1 − u)^(relevant documents ranked "
     "above) (um='gerr'); ε*_d the target exposure of a relevant document (relevance > 0): for a relevance level of m "
     "documents below b of higher relevance, (pp^b − pp^(b+m)) / (m (1 − pp)), pp = p (rbp) or p (1 − u) (gerr); a "
-    "stochastic run (sample=): ε_d the mean over the query's samples of the document's exposure in each; NULL for a "
-    "query without a relevant document (expeval prints none)"
+    "deterministic run (one sample); NULL for a query without a relevant document (expeval prints none)"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
@@ -111,22 +108,18 @@ def _ee_parts(m: Measured, p: Params) -> tuple[Node, Node, Node, Node, Node, flo
     """The run's Σ ε², Σ ε* ε, the judgments' Σ ε*², the relevance levels, 1 where the query
     ranked something (0: a query the run lacks), and um, p, u."""
     from rankwise.primitives import (
-        SAMPLE_BASE,
         Count,
         ExposureSquareSum,
         ExposureTargetSum,
         Positive,
         RelevanceLevels,
-        SampledExposureSquareSum,
         TargetSquareSum,
     )
 
     um, patience, utility = str(p["um"]), float(p["p"]), float(p["u"])
     args = (um, patience, utility)
-    # a stochastic run (sample=): Σ ε̄² of each document's mean exposure over the query's samples
-    square = SampledExposureSquareSum if SAMPLE_BASE.get() is not None else ExposureSquareSum
     return (
-        square(m.cutoff, *args), ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
+        ExposureSquareSum(m.cutoff, *args), ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
         TargetSquareSum(*args), RelevanceLevels(), Positive(Count()), 1.0 / (1.0 - patience * patience),  # type: ignore[arg-type]
         um, patience, utility,
     )
