@@ -1541,6 +1541,9 @@ CREATE OR REPLACE TEMP MACRO rw_trec_exposure(rnk, fa2, faq, fq2, k, measure, av
           ELSE max_by(fa2, rnk) FILTER (WHERE rw_within(rnk, k))
                - 2.0 * available * max_by(faq, rnk) FILTER (WHERE rw_within(rnk, k))
                + available * available * max(fq2) END)::DOUBLE;
+-- TREC Fair Ranking 2022 Task 2's EEL: the same of the exposures the relevant rows alone give the groups (fa2r, faqr).
+CREATE OR REPLACE TEMP MACRO rw_trec_relevant_exposure(rnk, fa2r, faqr, fq2, k, measure, available) AS
+    rw_trec_exposure(rnk, fa2r, faqr, fq2, k, measure, available);
 
 -- ==== 90_evaluate.sql ====
 

@@ -454,6 +454,111 @@ def test_group_expected_exposure_hand_values(engine: str) -> None:
     assert got["GroupEE_D"]["q4"] == 1.0 and got["GroupEE_D"]["q3"] is None
 
 
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "duckdb"])
+def test_trec2022_eel_hand_values(engine: str) -> None:
+    """TREC 2022 Task 2's EEL (GroupEE_*(definition='trec2022')) of one sequence: A_g = Σ over the
+    relevant documents (relevance ≥ rel) of w_g(d_i) / log2(max(i, 2)), t_g = share_g × Σ_{i ≤ 20}
+    1 / log2(max(i, 2)); L = ‖A − t‖², D = ‖A‖², R = A·t."""
+    available = 1 + sum(1 / math.log2(i) for i in range(2, 21))
+    shares = {"g1": 0.4, "g2": 0.6}
+    target = {q: shares for q in ("q1", "q3", "q4", "q5")}
+    names = [f"GroupEE_{m}(definition='trec2022')" for m in "LDR"]
+    got = _edge([*names, "GroupEE_D(definition='trec2022')@1"], engine, target=target)
+    loss, disparity, relevance = names
+    t = [0.4 * available, 0.6 * available]
+
+    def want(a: list[float]) -> tuple[float, float, float]:
+        return (sum((x - y) ** 2 for x, y in zip(a, t, strict=True)), sum(x * x for x in a),
+                sum(x * y for x, y in zip(a, t, strict=True)))
+
+    # q1: a (g1) and b (g2), both relevant, at ranks 1 and 2 (both discounted by 1): A = (1, 1)
+    # q3: m alone (g1 0.25, g2 0.75), the single relevant page (TREC's script raises a TypeError there)
+    # q4: x (unknown, unjudged) then a (relevant, g1): A = (1, 0)
+    # q5: z (relevance 0) then b (unjudged): no relevant document listed, A = 0
+    for query, a in (("q1", [1.0, 1.0]), ("q3", [0.25, 0.75]), ("q4", [1.0, 0.0]), ("q5", [0.0, 0.0])):
+        wl, wd, wr = want(a)
+        assert got[loss][query] == pytest.approx(wl, rel=1e-15), query
+        assert got[disparity][query] == pytest.approx(wd, rel=1e-15, abs=0.0), query
+        assert got[relevance][query] == pytest.approx(wr, rel=1e-15, abs=0.0), query
+    assert got["GroupEE_D(definition='trec2022')@1"]["q1"] == 1.0
+    assert got["GroupEE_D(definition='trec2022')@1"]["q4"] == 0.0
+    # q2: no target (none given), q6: no list: no value
+    assert got[loss]["q2"] is None and got[loss]["q6"] is None
+    # 2021's Task 2 counts q5's b (g2) all the same
+    assert _edge(["GroupEE_D"], engine, target=target)["GroupEE_D"]["q5"] == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_trec2022_eel_reads_the_rel_convention(engine: str) -> None:
+    """rel=2: only q3's m (relevance 2) is relevant; q1's a and b give no exposure."""
+    available = 1 + sum(1 / math.log2(i) for i in range(2, 21))
+    got = _edge(["GroupEE_L(definition='trec2022')"], engine, target={"g1": 0.5, "g2": 0.5}, rel=2)
+    values = got["GroupEE_L(definition='trec2022')"]
+    assert values["q1"] == pytest.approx(2 * (0.5 * available) ** 2, rel=1e-15)
+    assert values["q3"] == pytest.approx((0.25 - 0.5 * available) ** 2 + (0.75 - 0.5 * available) ** 2, rel=1e-15)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+def test_trec2022_eel_on_the_command_line_and_in_spark_sql(tmp_path: Path) -> None:
+    """--groups with GroupEE_L(definition='trec2022') gives evaluate()'s values; to_sql's Spark
+    dialect spells its macro out."""
+    from tests.cli.test_cli import cli
+
+    run, qrels, groups = tmp_path / "run.parquet", tmp_path / "qrels.parquet", tmp_path / "groups.csv"
+    EDGE_RUN.write_parquet(run)
+    EDGE_QRELS.write_parquet(qrels)
+    pl.DataFrame([("a", "g1"), ("b", "g2"), ("c", "g1"), ("m", "g2")], schema=["doc_id", "group"], orient="row").write_csv(groups)
+    metric = "GroupEE_L(definition='trec2022')"
+    out = cli("eval", str(qrels), str(run), "-m", metric, "--groups", str(groups), "--target", "uniform", "-q",
+              "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    got = {r["query_id"]: r[metric] for r in pl.read_csv(out.stdout.encode()).iter_rows(named=True)}
+    want = rw.evaluate(EDGE_QRELS, EDGE_RUN, [metric], groups=groups, target="uniform")
+    assert want.height > 0
+    for query, value in want.iter_rows():
+        assert got[query] == pytest.approx(value, abs=1e-12), query
+    sql = rw.to_sql([metric], dialect="spark", groups="g", target="uniform")
+    assert "rw_trec_relevant_exposure" not in sql and "max_by(" in sql
+
+
+EEL_CASES = [c for c in GOLDENS["cases"] if c["trec2022_eel"]]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", TREC_ENGINES)
+@pytest.mark.parametrize("case", EEL_CASES, ids=lambda c: c["name"])
+def test_trec2022_eel_values(case: dict[str, Any], engine: str) -> None:
+    """TREC 2022's EELMetric (only_rel=True, target_len=20) of every query it scores (two relevant
+    documents or more): GroupEE_*(definition='trec2022')@k's values."""
+    qrels, run, groups, target = _case_frames(case)
+    metrics = sorted(case["trec2022_eel"])
+    got = fair_on(engine, qrels, run, groups, target, metrics)
+    ours = {str(row["query_id"]): row for row in got.iter_rows(named=True)}
+    for metric in metrics:
+        for query, want in case["trec2022_eel"][metric].items():
+            assert ours[query][metric] == pytest.approx(want, abs=TREC_TOLERANCE, rel=TREC_TOLERANCE), (metric, query)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("case", EEL_CASES, ids=lambda c: c["name"])
+def test_trec2022_eel_values_on_spark(spark: Any, case: dict[str, Any]) -> None:
+    """rw.spark.evaluate: TREC 2022's EEL values."""
+    qrels, run, groups, target = _case_frames(case)
+    metrics = sorted(case["trec2022_eel"])
+
+    def df(frame: pl.DataFrame) -> Any:
+        return spark.createDataFrame(frame.to_pandas())
+
+    result = rw.spark.evaluate(df(qrels), df(run), metrics, groups=df(groups),
+                               target=df(target) if isinstance(target, pl.DataFrame) else target)
+    ours = {str(row["query_id"]): row for row in pl.from_pandas(result.toPandas()).iter_rows(named=True)}
+    for metric in metrics:
+        for query, want in case["trec2022_eel"][metric].items():
+            assert ours[query][metric] == pytest.approx(want, abs=TREC_TOLERANCE, rel=TREC_TOLERANCE), (metric, query)
+
+
 # -- random data against the definition written out ---------------------------------------------------
 
 
@@ -721,6 +826,26 @@ def test_segments_chunks_and_explain_give_the_same_values(engine: str) -> None:
                 assert (got is None) == (value is None), (metric, query)
                 if value is not None:
                     assert got == pytest.approx(value, abs=1e-12), (metric, query)
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_trec2022_eel_segments_chunks_and_explain(engine: str) -> None:
+    """GroupEE_*(definition='trec2022') through by= segments, query_chunks and explain's last row:
+    evaluate()'s values."""
+    target = {"g1": 0.3, "g2": 0.7}
+    metrics = ["GroupEE_L(definition='trec2022')", "GroupEE_R(definition='trec2022')@1"]
+    whole = rw.evaluate(EDGE_QRELS, EDGE_RUN, metrics, groups=EDGE_GROUPS, target=target, engine=engine)  # type: ignore[arg-type]
+    segmented = EDGE_RUN.with_columns(pl.when(pl.col("query_id") < "q3").then(pl.lit("s1")).otherwise(pl.lit("s2")).alias("seg"))
+    by = rw.evaluate(EDGE_QRELS, segmented, metrics, groups=EDGE_GROUPS, target=target, engine=engine, by="seg")  # type: ignore[arg-type]
+    assert close_rows(by.drop("seg").sort("query_id").rows(), whole.sort("query_id").rows())
+    if engine == "polars":
+        chunked = rw.evaluate(EDGE_QRELS, EDGE_RUN, metrics, groups=EDGE_GROUPS, target=target, query_chunks=2)
+        assert close_rows(chunked.sort("query_id").rows(), whole.sort("query_id").rows())
+        for metric in metrics:
+            for query, value in whole.select("query_id", metric).iter_rows():
+                got = rw.explain(EDGE_QRELS, EDGE_RUN, metric, query, groups=EDGE_GROUPS, target=target)["value"][-1]
+                assert got == pytest.approx(value, abs=1e-12), (metric, query)
 
 
 def _ee_by_hand(ranking: list[str] | None, judged: dict[str, int], um: str, p: float, u: float,

@@ -417,19 +417,22 @@ def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, dept
     of that exposure against the target's (:func:`_divergence`), and Σ_g A_g², Σ_g A_g t_g of
     the groups' exposures A_g and Σ_g t_g² of the target's shares."""
     f = FAIR
-    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
+    top = rows.select(Q, D, RANK, REL) if depth is None else rows.select(Q, D, RANK, REL).filter(pl.col(RANK) <= depth)
     targets = fair_targets(prep, conv, top.select(Q).unique())
     assert prep.groups is not None
     discount = 1.0 / pl.max_horizontal(pl.col(RANK).cast(pl.Float64), pl.lit(2.0)).log(2)
     exposure = (
         top.join(prep.groups, on=D, how="inner").join(targets.select(Q, GROUP), on=[Q, GROUP], how="semi")
-        .select(Q, RANK, GROUP, (pl.col(WEIGHT) * discount).alias("__e"))
+        .select(Q, RANK, GROUP, (pl.col(WEIGHT) * discount).alias("__e"),
+                # the relevant rows' alone (TREC 2022's EEL)
+                pl.when(pl.col(REL) >= conv.rel).then(pl.col(WEIGHT) * discount).otherwise(0.0).alias("__er"))
     )
     grid = (
         top.select(Q, RANK).join(targets, on=Q, how="inner")
         .join(exposure, on=[Q, RANK, GROUP], how="left")
         .sort(Q, GROUP, RANK)
-        .with_columns(pl.col("__e").fill_null(0.0).cum_sum().over(Q, GROUP).alias("__a"))
+        .with_columns(pl.col("__e").fill_null(0.0).cum_sum().over(Q, GROUP).alias("__a"),
+                      pl.col("__er").fill_null(0.0).cum_sum().over(Q, GROUP).alias("__ar"))
         .with_columns(pl.col("__a").sum().over(Q, RANK).alias("__s"))
     )
     share = pl.col("__a") / pl.col("__s")
@@ -438,6 +441,8 @@ def with_fair_values(rows: pl.LazyFrame, prep: Prepared, conv: Conventions, dept
         .alias(f["fjsd"]),
         (pl.col("__a") * pl.col("__a")).sum().alias(f["fa2"]),
         (pl.col("__a") * pl.col(SHARE)).sum().alias(f["faq"]),
+        (pl.col("__ar") * pl.col("__ar")).sum().alias(f["fa2r"]),
+        (pl.col("__ar") * pl.col(SHARE)).sum().alias(f["faqr"]),
     )
     uniform = targets.group_by(Q).agg(
         _divergence(1.0 / pl.len().cast(pl.Float64), pl.col(SHARE)).sum().alias(f["fjsd0"]),

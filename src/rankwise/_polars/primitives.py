@@ -817,6 +817,13 @@ def trec_exposure(
     return (a2 - 2.0 * available * aq + available * available * fq2.first()).cast(pl.Float64)
 
 
+def trec_relevant_exposure(
+    rnk: pl.Expr, fa2r: pl.Expr, faqr: pl.Expr, fq2: pl.Expr, k: int | None, measure: str, available: float
+) -> pl.Expr:
+    """:func:`trec_exposure` of the relevant rows' group exposures (TREC 2022's EEL)."""
+    return trec_exposure(rnk, fa2r, faqr, fq2, k, measure, available)
+
+
 # expected exposure (Diaz et al. 2020; expeval)
 
 

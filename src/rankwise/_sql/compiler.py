@@ -783,7 +783,8 @@ def _fair_values(
     on the rows of ``ranked`` ranked ≤ ``depth`` (None: every row; NULL elsewhere): each (row,
     group of the query's target) pair carries the group's running sum of the rows' discounted
     weights w_g(d_i) / log2(max(i, 2)); over the groups, their shares of that exposure against
-    the target's. The target: ``fair.target``'s shares, or the shares of every group among each
+    the target's, and the sums of TREC's expected exposure (of every row, and of the relevant rows
+    alone, relevance ≥ ``conv.rel``). The target: ``fair.target``'s shares, or the shares of every group among each
     query's relevant documents (relevance ≥ ``conv.rel``). The CTEs, the rows' columns and their joins."""
     if fair is None:
         raise InvalidParameterError("a metric reads the document groups: pass groups=")
@@ -806,25 +807,30 @@ def _fair_values(
     else:
         target = f"SELECT q.query_id, t.grp, t.share FROM {queries} AS q CROSS JOIN {fair.target} AS t"
     ctes = [
-        f"rw_ftop{p} AS (SELECT query_id, rnk, doc_id FROM {ranked}{top})",
+        f"rw_ftop{p} AS (SELECT query_id, rnk, doc_id, relevance FROM {ranked}{top})",
         f"rw_ftarget{p} AS ({target})",
-        f"rw_fexp{p} AS (SELECT a.query_id, a.rnk, g.grp, g.weight / greatest(1.0, log2(a.rnk)) AS e "
+        f"rw_fexp{p} AS (SELECT a.query_id, a.rnk, g.grp, g.weight / greatest(1.0, log2(a.rnk)) AS e, "
+        # the relevant rows' alone (TREC 2022's EEL)
+        f"CASE WHEN a.relevance >= {literal(float(conv.rel))} THEN g.weight / greatest(1.0, log2(a.rnk)) ELSE 0.0 END AS er "
         f"FROM rw_ftop{p} AS a JOIN {fair.groups} AS g ON g.doc_id = a.doc_id)",
         f"rw_fgrid{p} AS (SELECT a.query_id, a.rnk, t.share, sum(coalesce(e.e, 0.0)) OVER (PARTITION BY a.query_id, "
-        "t.grp ORDER BY a.rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ca "
+        "t.grp ORDER BY a.rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ca, "
+        "sum(coalesce(e.er, 0.0)) OVER (PARTITION BY a.query_id, "
+        "t.grp ORDER BY a.rnk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS car "
         f"FROM rw_ftop{p} AS a JOIN rw_ftarget{p} AS t ON t.query_id = a.query_id "
         f"LEFT JOIN rw_fexp{p} AS e ON e.query_id = a.query_id AND e.rnk = a.rnk AND e.grp = t.grp)",
-        f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), "
+        f"rw_fshare{p} AS (SELECT query_id, rnk, share, ca, car, ca / nullif(sum(ca) OVER (PARTITION BY query_id, rnk), "
         f"0.0) AS pa FROM rw_fgrid{p})",
         f"rw_fjsd{p} AS (SELECT query_id AS fq, rnk AS fr, sum({_js_term('pa', 'share')}) AS jsd, sum(ca * ca) AS a2, "
-        f"sum(ca * share) AS aq FROM rw_fshare{p} GROUP BY query_id, rnk)",
+        f"sum(ca * share) AS aq, sum(car * car) AS a2r, sum(car * share) AS aqr FROM rw_fshare{p} GROUP BY query_id, rnk)",
         f"rw_fjsd0{p} AS (SELECT query_id AS uq, sum({_js_term('1.0 / n', 'share')}) AS jsd0, sum(share * share) AS q2 "
         f"FROM (SELECT query_id, share, count(*) OVER (PARTITION BY query_id) AS n FROM rw_ftarget{p}) AS ft "
         "GROUP BY query_id)",
     ]
     cols = (
         ", CAST(fj.jsd AS DOUBLE) AS fjsd, CAST(fu.jsd0 AS DOUBLE) AS fjsd0, CAST(fj.a2 AS DOUBLE) AS fa2, "
-        "CAST(fj.aq AS DOUBLE) AS faq, CAST(fu.q2 AS DOUBLE) AS fq2"
+        "CAST(fj.aq AS DOUBLE) AS faq, CAST(fu.q2 AS DOUBLE) AS fq2, CAST(fj.a2r AS DOUBLE) AS fa2r, "
+        "CAST(fj.aqr AS DOUBLE) AS faqr"
     )
     joins = (
         f" LEFT JOIN rw_fjsd{p} AS fj ON fj.fq = r.query_id AND fj.fr = r.rnk"

@@ -64,7 +64,7 @@ Column = Literal[
     "expo", "pos", "incat", "ncat", "lists", "nscored", "ingroup", "ngroup", "gsize", "gmean",
     "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
     "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
-    "fjsd", "fjsd0", "fa2", "faq", "fq2", "fgroups",
+    "fjsd", "fjsd0", "fa2", "faq", "fq2", "fa2r", "faqr", "fgroups",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",
@@ -129,7 +129,7 @@ its training rows (``train=``; NULL where it has none), Steck's miscalibration o
 the row's rank (``miscal``: Σ_g p_g ln(p_g / ((1 − α) q_g + α p_g)), α = 0.01, p over the user's
 training items, q over the listed items down to the row, each item's share 1/|its categories|
 to each of them)."""
-FAIR_COLUMNS: tuple[Column, ...] = ("fjsd", "fjsd0", "fa2", "faq", "fq2")
+FAIR_COLUMNS: tuple[Column, ...] = ("fjsd", "fjsd0", "fa2", "faq", "fq2", "fa2r", "faqr")
 """The row columns read from the document groups (``groups=``) and the target distribution
 (``target=``): on each ranked row within the cutoff of the metrics reading them, the
 Jensen-Shannon divergence (natural log) between the query's target over its groups and the
@@ -139,8 +139,9 @@ has a weight in the target's groups), and the divergence of the uniform distribu
 groups from the target (``fjsd0``, the same on every row of the query: TREC Fair Ranking 2021's
 value when no document has a known group); with A_g = Σ_{i ≤ rnk} w_g(d_i) / log2(max(i, 2))
 each target group's exposure and t_g its share, Σ_g A_g² (``fa2``), Σ_g A_g t_g (``faq``) and,
-on every row of the query, Σ_g t_g² (``fq2``: TREC 2021 Task 2's expected exposure). All NULL for
-a query without a target."""
+on every row of the query, Σ_g t_g² (``fq2``: TREC 2021 Task 2's expected exposure); the same two
+sums with A_g over the relevant rows only (relevance ≥ the ``rel`` convention: ``fa2r``, ``faqr``,
+TREC 2022's EEL). All NULL for a query without a target."""
 
 GROUP_COLUMNS: tuple[Column, ...] = ("fgroups",)
 """The row column read from the document groups (``groups=``) by the metrics that take a split

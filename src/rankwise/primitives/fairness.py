@@ -66,6 +66,24 @@ class TrecExposure(Primitive):
     available: float
 
 
+TREC_2022_TARGET_LENGTH = 20
+"""TREC Fair Ranking 2022 Task 2's ranking length (``EELMetric``'s ``target_len``): its target
+exposure is the target's share of Σ_{i ≤ 20} 1 / log2(max(i, 2))."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TrecRelevantExposure(Primitive):
+    """TREC Fair Ranking 2022 Task 2's EEL (``EELMetric``, ``only_rel=True``): :class:`TrecExposure`
+    with A the exposures the relevant documents alone give the groups (relevance ≥ the ``rel``
+    convention; a ranking without one gives A = 0); NULL for a query with no ranked row or no target."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rnk", "fa2r", "faqr", "fq2")
+    empty: ClassVar[float | str | None] = None
+    k: int | None
+    measure: Literal["L", "D", "R"]
+    available: float
+
+
 # -- expected exposure (Diaz et al. 2020; expeval): a deterministic run, one sample per query -----------
 # A query's relevant documents (relevance > 0: expeval's retrieval setting) fall into relevance levels;
 # a level of m documents below b documents of higher relevance has the target exposure

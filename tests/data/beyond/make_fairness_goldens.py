@@ -11,7 +11,9 @@ Sources (GitHub, each at the commit named; no file edited):
 - fair-trec/trec2021-fair-public @ 5e2b1d0 (2022-02-07): ``metrics.py`` (``discount``, ``qr_ndcg``,
   ``qr_awrf``, ``Task1Metric``, ``Task2Metric``);
 - fair-trec/trec2022-fair-public @ 6fd105f (2022-11-14): ``wptrec/metrics/awrf.py`` (``AWRFMetric``, one
-  fairness dimension: the ``dimension`` object needs only ``page_align_df`` and ``page_align_xr``);
+  fairness dimension: the ``dimension`` object needs only ``page_align_df`` and ``page_align_xr``) and
+  ``wptrec/metrics/eel.py`` (``EELMetric``, ``only_rel=True``, unnormalised: its normalisation is marked
+  "CURRENTLY BROKEN, DO NOT USE");
 - diazf/expeval @ 69ab070 (2022-07-14): ``exposure.py`` (``target``, ``expected``), ``permutation.py``,
   the ``Metric`` objects of ``metrics.py``, called as ``expeval.py``'s ``main`` calls them (lines 34-41,
   69-74, 96-110), at full precision (the script prints 6 decimals).
@@ -167,11 +169,16 @@ def _load(path: Path, name: str) -> ModuleType:
     return module
 
 
-def trec_values(case: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+def trec_values(case: dict[str, Any]) -> tuple[dict[str, dict[str, float | None]], dict[str, dict[str, float]]]:
     """TREC's per-query values for each cutoff: ``AWRF(definition='trec2021')@k`` (``qr_awrf``),
     ``nDCG_AWRF(definition='trec2021')@k`` (``qr_ndcg(tgt_n=k)`` times it; at k = 1000,
     ``Task1Metric``'s Score), 2022's ``AWRFMetric(target_len=k)``'s AWRF and Score, and 2021's
-    ``Task2Metric``'s EE-L, EE-D, EE-R of the top k as one sequence (``GroupEE_*@k``)."""
+    ``Task2Metric``'s EE-L, EE-D, EE-R of the top k as one sequence (``GroupEE_*@k``), and 2022's
+    ``EELMetric``'s (``GroupEE_*(definition='trec2022')@k``, its ``target_len`` 20 whatever k; the second
+    dict, as only some queries have them) for a
+    query with two relevant documents or more (with one, ``qrels.loc[qid]`` is a row and the script
+    raises a TypeError; with none, a KeyError), its page alignments holding every listed document (a
+    document without a group: 0 in each; the script raises a KeyError on a relevant one it lacks)."""
     import numpy as np
     import pandas as pd
     import xarray as xr
@@ -179,12 +186,13 @@ def trec_values(case: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     m21 = _load(S21 / "metrics.py", "trec21_metrics")
     if str(S22) not in sys.path:
         sys.path.insert(0, str(S22))
-    from wptrec.metrics import AWRFMetric
+    from wptrec.metrics import AWRFMetric, EELMetric
 
     lists = ranked(case["run"])
     tg = targets(case)
     relevant = {q: [d for qq, d, r in case["qrels"] if qq == q and r >= 1] for q in lists}
     out: dict[str, dict[str, float | None]] = {}
+    eels: dict[str, dict[str, float]] = {}
     for q, ranking in lists.items():
         if q not in tg:
             continue
@@ -226,12 +234,27 @@ def trec_values(case: dict[str, Any]) -> dict[str, dict[str, float | None]]:
             met22 = AWRFMetric(pd.Series({q: list(rel) or ["__no_relevant__"]}), [dim], qt, target_len=max(k, 1))
             a22 = float(met22.qr_awrf(pd.Series(top, dtype=object), qt.loc[q]))
             out.setdefault(f"AWRF(definition='trec2022')@{k}", {})[key] = None if math.isnan(a22) else a22
+            if len(rel) >= 2:
+                listed = pa.reindex(sorted({*pa.index, *ranking}, key=str), fill_value=0.0)
+                listed.index.name = "page"
+                every = SimpleNamespace(
+                    page_align_df=listed, name="grp",
+                    page_align_xr=xr.DataArray(listed.values, coords=[listed.index, pd.Index(glist, name="grp")],
+                                               dims=["page", "grp"]),
+                )
+                eel = EELMetric(pd.DataFrame({"topic_id": q, "page_id": rel}).set_index("topic_id"), [every], qt,
+                                only_rel=True, target_len=20)
+                seq22 = pd.DataFrame({"seq_no": 0, "page_id": pd.Series(top, dtype=object)})
+                seq22.name = q
+                ee22 = eel(seq22)
+                for measure in "LDR":
+                    eels.setdefault(f"GroupEE_{measure}(definition='trec2022')@{k}", {})[key] = float(ee22[f"EE-{measure}"])
             if rel:
                 s22 = float(met22(pd.Series(top, dtype=object, name=q))["Score"])
                 out.setdefault(f"nDCG_AWRF(definition='trec2022')@{k}", {})[key] = None if math.isnan(s22) else s22
             else:
                 out.setdefault(f"nDCG_AWRF(definition='trec2022')@{k}", {})[key] = None
-    return out
+    return out, eels
 
 
 def expeval_values(case: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
@@ -276,9 +299,11 @@ def main(out: Path = OUT) -> None:
         case_random(1, "str", "given"),
         case_random(2, "int", "relevant"),
         case_random(3, "str", "uniform"),
+        case_random(4, "str", "relevant"),
+        case_random(6, "int", "given"),
     ]
     for case in cases:
-        case["trec"] = trec_values(case)
+        case["trec"], case["trec2022_eel"] = trec_values(case)
         case["expeval"] = expeval_values(case)
     data = {
         "sources": {
@@ -286,7 +311,8 @@ def main(out: Path = OUT) -> None:
                         "qr_awrf :86-119, Task1Metric :122-172, qr_exposure and Task2Metric :175-306); discounts in "
                         "float32",
             "trec2022": "fair-trec/trec2022-fair-public @ 6fd105f wptrec/metrics/awrf.py (AWRFMetric :12-149: "
-                        "unknown pages dropped with their discount; all unknown: NaN)",
+                        "unknown pages dropped with their discount; all unknown: NaN), wptrec/metrics/eel.py "
+                        "(EELMetric :15-201, only_rel=True, target_len=20, unnormalised)",
             "expeval": "diazf/expeval @ 69ab070 exposure.py (target :66-111, expected :37-56), metrics.py "
                        "(bounds :6-139), expeval.py:main (a query without a run: :96-102)",
         },

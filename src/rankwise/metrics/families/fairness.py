@@ -10,7 +10,11 @@ a target distribution (``target=``: one, one per query, ``'uniform'``, or by def
   the ideal over every relevant document) times AWRF;
 - ``GroupEE_L``, ``GroupEE_D``, ``GroupEE_R``, TREC 2021 Task 2's expected exposure of the groups
   against their target exposure (share × Σ_{i ≤ 50} 1 / log2(max(i, 2))), a deterministic run
-  (one sequence), unnormalised.
+  (one sequence), unnormalised; ``definition='trec2022'``: TREC 2022's EEL (``EELMetric``), where
+  only the relevant documents (relevance ≥ the ``rel`` convention) give their groups exposure and
+  the target is share × Σ_{i ≤ 20} 1 / log2(max(i, 2)). TREC 2022's script raises a TypeError on a
+  topic with a single relevant page (``qrels.loc[qid]`` gives a row there, not a frame); rankwise
+  gives that topic its value by the same formula.
 
 A document without a weight in the target's groups adds no exposure to any group (its rank's
 discount is left out of the shares, which are normalised); where no document of the top k has
@@ -39,8 +43,10 @@ DEFINITION = Param(
 
 TASK2 = Param(
     "definition", str, "trec2021",
-    "TREC Fair Ranking's year: 'trec2021' (Task 2: every document's weight, the target exposure over 50 ranks)",
-    choices=("trec2021",),
+    "TREC Fair Ranking's year: 'trec2021' (Task 2: every document's weight, the target exposure over 50 ranks) or "
+    "'trec2022' (its EEL: the relevant documents' weights alone, relevance ≥ the rel convention, the target exposure over 20 "
+    "ranks)",
+    choices=("trec2021", "trec2022"),
 )
 
 GROUP_EE: tuple[tuple[str, str, str, Better], ...] = (
@@ -94,13 +100,16 @@ SPECS: tuple[MetricSpec, ...] = (
             params=(TASK2,),
             cutoff="optional",
             description=f"{what} of the groups' expected exposure against their target exposure (TREC Fair Ranking "
-            "2021 Task 2's EE-" + measure + ", a deterministic run: one sequence)",
+            "2021 Task 2's EE-" + measure + ", or 2022's EEL with definition='trec2022'; a deterministic run: one "
+            "sequence)",
             formula=f"GroupEE_{measure} = {formula}, A_g = Σ_{{i ≤ k}} w_g(d_i) / log2(max(i, 2)) the exposure of the "
-            "target's group g (groups=; a document without a weight in g adds none), t_g = share_g × Σ_{i ≤ 50} "
-            "1 / log2(max(i, 2)) (target=, default: the groups' shares of the relevant documents); NULL for a query "
+            "target's group g (groups=; a document without a weight in g adds none; definition='trec2022': the "
+            "relevant documents', relevance ≥ the rel convention, alone), t_g = share_g × Σ_{i ≤ 50} 1 / log2(max(i, 2)) "
+            "(trec2022: i ≤ 20; target=, default: the groups' shares of the relevant documents); NULL for a query "
             "without a target or a list",
-            citation="TREC Fair Ranking 2021 Task 2 (fair-trec/trec2021-fair-public metrics.py Task2Metric); Diaz et "
-            "al., Evaluating stochastic rankings with expected exposure, CIKM 2020",
+            citation="TREC Fair Ranking 2021 Task 2 (fair-trec/trec2021-fair-public metrics.py Task2Metric) and 2022 "
+            "(trec2022-fair-public wptrec/metrics/eel.py EELMetric); Diaz et al., Evaluating stochastic rankings with "
+            "expected exposure, CIKM 2020",
             empty_value=None,
             better=better,
         )
@@ -128,8 +137,17 @@ def _ndcg_awrf(m: Measured, p: Params) -> Node:
 
 def _group_ee(measure: str) -> Recipe:
     def recipe(m: Measured, p: Params) -> Node:
-        from rankwise.primitives import TrecExposure, trec_available
+        """TREC 2021 Task 2's measure (every document's exposure, 50 ranks), or 2022's EEL's
+        (``definition='trec2022'``: the relevant documents', 20 ranks)."""
+        from rankwise.primitives import (
+            TREC_2022_TARGET_LENGTH,
+            TrecExposure,
+            TrecRelevantExposure,
+            trec_available,
+        )
 
+        if p["definition"] == "trec2022":
+            return TrecRelevantExposure(m.cutoff, measure, trec_available(TREC_2022_TARGET_LENGTH))  # type: ignore[arg-type]
         return TrecExposure(m.cutoff, measure, trec_available())  # type: ignore[arg-type]
 
     return recipe
