@@ -14,7 +14,9 @@ headings, and their examples run.
   user's own file) carries a mark on the line just before it, ``<!-- not run: why -->``; the marks
   are counted (:data:`NOT_RUN`) so that they stay few.
 * Every rankwise metric string in docs/coming-from.md's tables (the column headed ``rankwise
-  metric``) parses with :func:`rankwise.parse_metric` or is a set (``official``, ``all_trec``).
+  metric``) parses as ``evaluate`` parses it, :func:`rankwise.parse_metrics` (every naming
+  scheme: :func:`rankwise.parse_metric` reads ir-measures' syntax alone, so not ``r-precision``
+  or ``P.5,10``), each string alone; the sets (``official``, ``all_trec``) expand there too.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import rankwise as rw
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-NOT_RUN = 3
+NOT_RUN = 6
 """How many blocks are marked ``<!-- not run: ... -->`` over README.md and docs/ (a new mark must
 be counted here: such marks stay few)."""
 
@@ -66,21 +68,22 @@ def blocks(text: str) -> list[Block]:
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        fence = re.match(r"^(```+)(\S*)\s*$", lines[i])
+        fence = re.match(r"^(\s*)(```+)(\S*)\s*$", lines[i])
         if not fence:
             i += 1
             continue
-        start = i
-        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith(fence.group(1)) and not lines[j].strip("`"))
-        mark = re.match(r"^<!-- not run: (.+) -->$", lines[start - 1]) if start else None
-        found.append(Block(fence.group(2), "\n".join(lines[start + 1 : end]), start + 1, mark.group(1) if mark else None))
+        start, indent = i, len(fence.group(1))
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(2))
+        mark = re.match(r"^\s*<!-- not run: (.+) -->$", lines[start - 1]) if start else None
+        body = "\n".join(line[indent:] for line in lines[start + 1 : end])
+        found.append(Block(fence.group(3), body, start + 1, mark.group(1) if mark else None))
         i = end + 1
     return found
 
 
 def prose(text: str) -> str:
     """The text outside fenced code blocks (code spans kept)."""
-    return re.sub(r"^```.*?^```[^\n]*$", "", text, flags=re.S | re.M)
+    return re.sub(r"^\s*```.*?^\s*```[^\n]*$", "", text, flags=re.S | re.M)
 
 
 def slug(heading: str) -> str:
@@ -202,8 +205,19 @@ def data_folder(folder: Path) -> Path:
     return folder
 
 
-def marked_pages() -> list[Path]:
-    return [p for p in PAGES if any(b.language in ("python", "bash") for b in blocks(p.read_text(encoding="utf-8")))]
+def _command_lines(block: Block) -> list[str]:
+    return [line for line in block.text.split("\n") if line.strip()]
+
+
+def runs(block: Block) -> bool:
+    """Whether the examples' test runs the block: a ```python block, or a ```bash block of
+    ``rankwise`` commands, without a ``not run`` mark."""
+    commands = block.language == "bash" and all(line.startswith("rankwise ") for line in _command_lines(block))
+    return block.not_run is None and (block.language == "python" or commands)
+
+
+def pages_with_examples() -> list[Path]:
+    return [p for p in PAGES if any(runs(b) for b in blocks(p.read_text(encoding="utf-8")))]
 
 
 def test_the_not_run_marks_are_counted() -> None:
@@ -213,16 +227,12 @@ def test_the_not_run_marks_are_counted() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         on_blocks = sum(b.not_run is not None for b in blocks(text))
-        assert text.count("<!-- not run: ") == on_blocks, f"{page.name}: a mark is not just before a block"
+        assert len(re.findall(r"^\s*<!-- not run: ", text, re.M)) == on_blocks, f"{page.name}: a mark is not just before a block"
         marks += on_blocks
     assert marks == NOT_RUN
 
 
-def _command_lines(block: Block) -> list[str]:
-    return [line for line in block.text.split("\n") if line.strip()]
-
-
-@pytest.mark.parametrize("page", marked_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("page", pages_with_examples(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_page_s_examples_run(page: Path, tmp_path: Path) -> None:
     """Every unmarked ```python block of the page runs (in order, sharing one namespace), a block
     of ``>>>`` lines as a doctest, and every unmarked ```bash block of ``rankwise`` commands exits 0,
@@ -231,14 +241,11 @@ def test_the_page_s_examples_run(page: Path, tmp_path: Path) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     cwd = Path.cwd()
     os.chdir(folder)
-    ran = 0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(rw.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
     try:
-        for block in blocks(page.read_text(encoding="utf-8")):
-            if block.not_run is not None:
-                continue
+        for block in filter(runs, blocks(page.read_text(encoding="utf-8"))):
             where = f"{page.relative_to(ROOT)}:{block.line}"
             if block.language == "python":
-                ran += 1
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     if block.text.lstrip().startswith(">>>"):
@@ -246,25 +253,25 @@ def test_the_page_s_examples_run(page: Path, tmp_path: Path) -> None:
                         runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
                         runner.run(test, clear_globs=False)
                         assert runner.failures == 0, where
+                        namespace.update(test.globs)  # a doctest runs on a copy of the names
                     else:
                         try:
                             exec(compile(block.text, where, "exec"), namespace)
                         except Exception as exc:  # the block's own error, named by its place
                             raise AssertionError(f"{where}: {type(exc).__name__}: {exc}") from exc
-            elif block.language == "bash" and all(line.startswith("rankwise ") for line in _command_lines(block)):
+            else:
                 for line in _command_lines(block):
-                    ran += 1
                     out = subprocess.run([sys.executable, "-m", "rankwise.cli", *shlex.split(line)[1:]],
-                                         capture_output=True, text=True, timeout=600, cwd=folder)
+                                         capture_output=True, text=True, timeout=600, cwd=folder, env=env)
                     assert out.returncode == 0, f"{where}: {line}\n{out.stderr}"
     finally:
         os.chdir(cwd)
-    assert ran or page.name == "ARCHITECTURE.md"
 
 
 # -- coming from other tools -----------------------------------------------------------------------------
 
 SETS = {"official", "all_trec"}
+"""The metric lists of trec_eval's names, which expand to several metrics."""
 
 
 def coming_from_metric_strings() -> list[str]:
@@ -285,10 +292,10 @@ def coming_from_metric_strings() -> list[str]:
 
 def test_every_rankwise_metric_string_of_the_coming_from_page_parses() -> None:
     strings = coming_from_metric_strings()
-    assert len(strings) > 30
+    assert len(strings) > 30 and SETS <= set(strings)
     for string in strings:
-        if string not in SETS:
-            assert rw.parse_metric(string) is not None, string
+        parsed = rw.parse_metrics([string])
+        assert parsed and (len(parsed) == 1 or string in SETS), string
 
 
 if __name__ == "__main__":
