@@ -13,11 +13,10 @@ Playwright, as the report's browser tests drive it).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import polars as pl
