@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from rankwise._sql.expression import sql_expr, sql_select
     from rankwise.cli.trec_writer import to_trec
     from rankwise.comparison.change import ranking_change
+    from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
     from rankwise.comparison.sql import compare_sql
     from rankwise.evaluation import spark
@@ -96,6 +97,7 @@ _LAZY: dict[str, str] = {
     "anova": "rankwise.comparison.paired",
     "compare": "rankwise.comparison.paired",
     "evaluate": "rankwise.evaluation.evaluate",
+    "Evaluator": "rankwise.comparison.evaluator",
     "summarize": "rankwise.evaluation.evaluate",
     "gains_from_events": "rankwise.inputs.events",
     "explain": "rankwise.evaluation.explain",
@@ -196,6 +198,7 @@ __all__ = [
     "EmptyInputError",
     "EngineError",
     "EngineResourceError",
+    "Evaluator",
     "InputReadError",
     "InvalidParameterError",
     "InvalidValueError",

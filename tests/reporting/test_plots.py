@@ -92,17 +92,18 @@ def test_every_output_of_one_call_shows_the_same_numbers(runs: dict[str, Path], 
     from rankwise.cli import commands as cli
     from rankwise.comparison import paired as comparison
     from rankwise.comparison.summary import summary
+    from rankwise.evaluation import evaluator
     from rankwise.reporting import plots
     from rankwise.reporting.report import to_markdown
 
     calls: list[object] = []
-    real = comparison.evaluate
+    real = evaluator.evaluate  # what compare's Evaluator calls, once per run
 
     def counted(*args: object, **kwargs: object) -> pl.DataFrame:
         calls.append(args[0])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(comparison, "evaluate", counted)
+    monkeypatch.setattr(evaluator, "evaluate", counted)
     page = tmp_path / "r.html"
     worse = tmp_path / "worse.parquet"
     pl.read_parquet(runs["base"]).with_columns(score=-pl.col("score")).write_parquet(worse)

@@ -29,16 +29,18 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
 from rankwise._polars.chunks import query_groups
-from rankwise._polars.plan import evaluation_plans, train_tables
+from rankwise._polars.plan import evaluation_plans, judgments_once, train_tables
 from rankwise._polars.prepare import (
+    Judgments,
     Prepared,
     check_run_costs,
     check_subtopics,
@@ -64,12 +66,49 @@ evaluation against 17-25 ms); from about a million rows on, the streaming engine
 (``all_trec`` on a million rows: 1.8 s of CPU against 2.2 s)."""
 
 
+@dataclass(repr=False)
+class JudgmentCache:
+    """What an :class:`~rankwise.evaluation.evaluator.Evaluator` keeps between its runs on this
+    engine: the judgments' side of the plans, collected once over every judgment
+    (:class:`~rankwise._polars.prepare.Judgments`), and whether the judgments passed their data
+    checks, each by the metrics, the conventions and the judgments' prepared schema (the ids'
+    type follows the run's: a run of other id types prepares them anew)."""
+
+    qrels: Any
+    """The judgments kept: the frame every evaluation that reads them is given (by identity)."""
+    tables: dict[tuple[Any, ...], Judgments] = field(default_factory=dict)
+    checked: set[tuple[Any, ...]] = field(default_factory=set)
+
+
+_CACHE: ContextVar[JudgmentCache | None] = ContextVar("rankwise_judgments", default=None)
+
+
+def kept_for(qrels: Any) -> JudgmentCache | None:
+    """The cache of the innermost :func:`judgments_kept` block if it keeps ``qrels`` (the very
+    object), else None: an evaluation of other judgments inside the block (``by=`` segments
+    key them anew) computes its own."""
+    cache = _CACHE.get()
+    return cache if cache is not None and cache.qrels is qrels else None
+
+
+@contextlib.contextmanager
+def judgments_kept(cache: JudgmentCache | None) -> Iterator[None]:
+    """Within the block, the Polars engine keeps the judgments' side of the evaluations of
+    ``cache.qrels`` in ``cache`` (None: every evaluation its own, as outside any block)."""
+    token = _CACHE.set(cache)
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
 def evaluate_eager(
     run: pl.LazyFrame, qrels: pl.LazyFrame, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
     query_chunks: int | None = None, train: Training | None = None, features: pl.DataFrame | None = None,
     base_run: pl.LazyFrame | None = None, categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
     fair: Fair | None = None,
+    cache: JudgmentCache | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Per-query values of ``run`` against ``qrels`` (the inputs as read, their columns named
     by ``columns``) and the number of unjudged run queries. The schemas are checked first
@@ -85,7 +124,8 @@ def evaluate_eager(
     group is read back alone, so that only about 1/n of them is ever held: for inputs larger
     than memory. Those groups run on Polars' streaming engine (its per-query group-by still
     holds a whole group: the group size, not the engine, bounds the memory). The folder, in
-    the system's temporary directory (``TMPDIR``), is removed before this returns or raises."""
+    the system's temporary directory (``TMPDIR``), is removed before this returns or raises.
+    ``cache``: the judgments' checks and side kept between evaluations (:class:`JudgmentCache`)."""
     # the data checks are counted in the group-bys that rank the run and summarise the qrels,
     # collected with the values
     prep = prepare(
@@ -104,27 +144,36 @@ def evaluate_eager(
         rows = checked_train(prep.train, columns)
         items, totals = pl.collect_all(train_tables(rows))
         prep = replace(prep, train=rows, train_tables=(items.lazy(), totals.lazy()))
+    key = None
+    if cache is not None and conv.judgments == "all":
+        key = (tuple(m.label for m in metrics), conv, tuple(prep.qrels.collect_schema().items()))
     with contextlib.ExitStack() as stack:
         folder = None
         if query_chunks is not None and query_chunks > 1:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rankwise-groups-")))
-        return _evaluate_groups(prep, metrics, conv, columns, query_chunks, folder)
+        return _evaluate_groups(prep, metrics, conv, columns, query_chunks, folder, cache, key)
 
 
 def _evaluate_groups(
     prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns,
-    query_chunks: int | None, folder: Path | None,
+    query_chunks: int | None, folder: Path | None, cache: JudgmentCache | None = None,
+    key: tuple[Any, ...] | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """:func:`evaluate_eager` of the prepared inputs (``folder``: the temporary folder of
-    ``query_chunks`` groups)."""
+    ``query_chunks`` groups); with a ``cache`` and its ``key``, the judgments checked and their
+    side of the plans computed once for every evaluation that shares them."""
+    if cache is not None and key is not None:
+        # over every judgment, before the queries are split into groups: each group cuts them
+        if key not in cache.tables:
+            _check_judgments(prep, columns)
+            cache.checked.add(key)
+            cache.tables[key] = judgments_once(prep, metrics, conv)
+        prep = replace(prep, judgments=cache.tables[key])
     with progress.task("reading the inputs"):
         prep, groups, rows = query_groups(prep, query_chunks, ROWS_PER_CHUNK, folder)
     check_run_costs(prep)
-    # the qrels are checked before any work that grows with their duplicates (Prepared.check_qrels)
-    if prep.subtopics is not None:
-        check_subtopics(prep.subtopics, columns)
-    else:
-        prep.check_qrels()
+    if cache is None or key not in cache.checked:
+        _check_judgments(prep, columns)
     engine: Literal["auto", "in-memory", "streaming"] = "streaming" if rows is None else (
         "in-memory" if rows < SMALL_ROWS else "auto"
     )
@@ -141,6 +190,15 @@ def _evaluate_groups(
     prep.check_run(run_total.drop("unjudged"))
     result = results[0] if len(results) == 1 else pl.concat(results).sort(columns.query_id)
     return result, int(run_total["unjudged"].item())
+
+
+def _check_judgments(prep: Prepared, columns: Columns) -> None:
+    """The qrels' data checks, before any work that grows with their duplicates
+    (:meth:`~rankwise._polars.prepare.Prepared.check_qrels`; subtopic qrels: their rows)."""
+    if prep.subtopics is not None:
+        check_subtopics(prep.subtopics, columns)
+    else:
+        prep.check_qrels()
 
 
 def evaluate_lazy(prep: Prepared, metrics: Sequence[Metric], conv: Conventions, columns: Columns) -> pl.LazyFrame:

@@ -38,7 +38,7 @@ from rankwise._polars.compile import (
     prefix_columns,
 )
 from rankwise._polars.diversity import intent_aggregates
-from rankwise._polars.prepare import Prepared, audit, audit_counts, subtopic_judgments
+from rankwise._polars.prepare import Judgments, Prepared, audit, audit_counts, subtopic_judgments
 from rankwise._polars.ranking import by_query, rank_lists, ranked, retrieved_judgments, tie_keys
 from rankwise.conventions import Columns, Conventions
 from rankwise.errors import InvalidParameterError
@@ -81,30 +81,52 @@ def output_plans(prep: Prepared, outs: Sequence[Output], conv: Conventions, colu
     return build_plans(prep, compile_outputs(outs, prep.columns.cost is not None), conv, columns)
 
 
-def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: Columns) -> Plans:
-    """The plans of :class:`Plans` of ``compiled`` over ``prep``'s inputs."""
-    qaggs, qterms, parts, intent_leaves = compiled.qaggs, compiled.qterms, compiled.parts, compiled.intent_leaves
-    prefixes, iranks = compiled.prefixes, compiled.iranks
-    # the judgments' side (judgments='retrieved': those of the listed documents); the ranking
-    # reads every judgment
-    judging = prep if conv.judgments == "all" else retrieved_judgments(prep, conv)
-    qrels = judging.qrels
-    if iranks:
-        qrels = qrels.with_columns(*[e.alias(k) for k, e in iranks.items()])
-    for gain in prefixes:
+def judgment_plans(qrels: pl.LazyFrame, compiled: Compiled) -> tuple[pl.LazyFrame, list[pl.LazyFrame]]:
+    """The judgments' side of ``compiled`` over ``qrels``: the per-query aggregates (with the
+    data checks' counts, :func:`~rankwise._polars.prepare.audit`) and each gain's ideal prefix
+    lists (:func:`ideal_lists`), none of which reads the run."""
+    if compiled.iranks:
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in compiled.iranks.items()])
+    for gain in compiled.prefixes:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in prefix_columns(gain).items()])
-    if prefixes:
+    if compiled.prefixes:
         # the ideal ranks and prefixes are windows read by both the per-query values and the
         # ideal lists: Polars' common-subplan elimination does not find the shared part (the
         # values' branch adds its terms to the same projection), and computed them twice:
         # about 8% of ``all_trec``
         qrels = qrels.cache()
-    qstats = qterms.add_to(qrels).group_by(Q).agg(*audit(REL), *[e.alias(k) for k, e in qaggs.items()])
+    qstats = compiled.qterms.add_to(qrels).group_by(Q).agg(
+        *audit(REL), *[e.alias(k) for k, e in compiled.qaggs.items()]
+    )
+    return qstats, [ideal_lists(qrels, gain) for gain in compiled.prefixes]
+
+
+def judgments_once(prep: Prepared, metrics: Sequence[Metric], conv: Conventions) -> Judgments:
+    """:func:`judgment_plans` of ``metrics`` over every judgment of ``prep``, collected (an
+    :class:`~rankwise.evaluation.evaluator.Evaluator` computes them once for all its runs)."""
+    labelled = tuple((m, m.label) for m in metrics)
+    qstats, prefix_lists = judgment_plans(prep.qrels, compiled_metrics(labelled, conv, prep.columns.cost is not None))
+    frames = pl.collect_all([qstats, *prefix_lists])
+    return Judgments(frames[0], tuple(frames[1:]))
+
+
+def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: Columns) -> Plans:
+    """The plans of :class:`Plans` of ``compiled`` over ``prep``'s inputs."""
+    parts, intent_leaves = compiled.parts, compiled.intent_leaves
+    # the judgments' side (judgments='retrieved': those of the listed documents); the ranking
+    # reads every judgment
+    judging = prep if conv.judgments == "all" else retrieved_judgments(prep, conv)
+    if prep.judgments is not None and judging is prep:
+        # computed once over every judgment (an Evaluator's): this group's queries
+        queries = prep.qrels.select(Q).unique()
+        qstats = prep.judgments.qstats.lazy().join(queries, on=Q, how="semi")
+        prefix_lists = [lists.lazy().join(queries, on=Q, how="semi") for lists in prep.judgments.prefix_lists]
+    else:
+        qstats, prefix_lists = judgment_plans(judging.qrels, compiled)
     if judging is not prep:
         # a run query whose judgments all went is still judged: its counts and sums over no
         # judgment are 0
         qstats = prep.qrels.select(Q).unique().join(qstats, on=Q, how="left").with_columns(pl.exclude(Q).fill_null(0))
-    prefix_lists = [ideal_lists(qrels, gain) for gain in prefixes]
 
     scores = any(work.scores for work in parts.values())
     run_ideal = {col: v for work in parts.values() for col, v in work.run_ideal.items()}

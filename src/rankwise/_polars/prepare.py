@@ -75,6 +75,16 @@ def _example(frame: pl.LazyFrame, kind: Kind) -> Callable[[Problem], object]:
     return find
 
 
+@dataclass(frozen=True)
+class Judgments:
+    """The judgments' side of an evaluation, collected once over every judgment
+    (:func:`~rankwise._polars.plan.judgments_once`): the per-query aggregates and each gain's
+    ideal prefix lists, which each query group's plans cut to its queries."""
+
+    qstats: pl.DataFrame
+    prefix_lists: tuple[pl.DataFrame, ...]
+
+
 @dataclass
 class Prepared:
     """Normalised inputs: run (``__q, __d, __s``) and qrels (``__q, __d, __rel``)."""
@@ -118,6 +128,9 @@ class Prepared:
     :data:`~rankwise.inputs.groups.SHARE`), ids of the run's type; None: the groups' shares of
     each query's relevant documents (:func:`~rankwise._polars.plan.fair_targets`)."""
 
+
+    judgments: Judgments | None = None
+    """The judgments' side computed once already (an Evaluator's), or None: each plan's own."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose

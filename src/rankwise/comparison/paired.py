@@ -59,7 +59,8 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import InvalidParameterError, RankwiseError, warn
-from rankwise.evaluation.evaluate import Engine, coverage_seen, evaluate, metric_of_column
+from rankwise.evaluation.evaluate import Engine, coverage_seen, metric_of_column
+from rankwise.evaluation.evaluator import BaseEvaluator
 from rankwise.inputs.checks import missing_note, warn_unjudged
 from rankwise.inputs.columns import Reading, is_form
 from rankwise.inputs.run_names import check_run_names
@@ -274,11 +275,10 @@ def per_query_values(
     segments = [by] if isinstance(by, str) else list(by or [])
     keys = [*segments, options.get("query_id", Columns.query_id)]
     retrieved = make_metric(get_spec("NumRet"), {"judged_only": False}, None, _RETRIEVED)
-    # the qrels are read once for every run (records, an iterator, are read once in all)
-    reading = Reading.from_options(options)
-    qrels = reading.prepared(qrels, "qrels", Columns.from_options(options))
-    kept = {key: value for key, value in options.items() if key not in ("qrels_columns", "qrels_names")}
-    zero_filled = cast(ReadOptions, {**kept, "missing": "zero"})
+    # the judgments read and prepared once for every run (an Evaluator's: their checks, and on
+    # Polars their ideal orders and per-query sums)
+    zero_filled: dict[str, Any] = {**options, "missing": "zero"}
+    evaluator = BaseEvaluator(qrels, [*parsed, retrieved], engine=engine, **zero_filled)
     per_run: dict[str, pl.DataFrame] = {}
     with progress.task("runs", total=len(runs)) as step:
         for i, (name, run) in enumerate(runs.items()):
@@ -287,9 +287,7 @@ def per_query_values(
                 warnings.simplefilter("always")
                 try:
                     with coverage_seen() as seen:
-                        per_run[name] = evaluate(
-                            qrels, run, [*parsed, retrieved], engine=engine, by=segments or None, **zero_filled
-                        )
+                        per_run[name] = evaluator(run, by=segments or None)
                 except RankwiseError as exc:
                     raise _of_run(exc, name) from exc
                 # (with by= segments, each segment's evaluation is one more)

@@ -387,11 +387,12 @@ def _evaluate(
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
     if engine == "polars":
-        from rankwise._polars.engine import evaluate_eager
+        from rankwise._polars.engine import evaluate_eager, kept_for
 
         result, n_unjudged = evaluate_eager(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
             counted, zero, columns, query_chunks, train, features, base_run, categories, catalog, fair,
+            cache=kept_for(qrels),
         )
     elif engine == "duckdb":
         from rankwise._duckdb.engine import evaluate_duckdb

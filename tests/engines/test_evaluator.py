@@ -1,0 +1,131 @@
+"""``rw.Evaluator``: the judgments and metrics prepared once, any number of runs evaluated
+against them; each call gives what the function of its name gives (evaluate, compare, explain),
+on both engines, and the judgments' side is computed once per metrics and conventions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankwise as rw
+from tests.strategies import Case, cases
+from tests.tiers import examples
+
+pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+
+METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@100", "bpref", "ERR@20", "Rprec", "alpha_nDCG@5"][:-1]
+QRELS = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["a", "b", "c", "a", "d", "e"],
+                      "relevance": [2, 0, 1, 1, 3, 1]})
+RUN_A = pl.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2", "q4"], "doc_id": ["a", "b", "z", "d", "a", "e"],
+                      "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0]})
+RUN_B = RUN_A.with_columns(score=pl.Series([1.0, 2.0, 3.0, 1.0, 2.0, 1.0]))
+
+
+def _same(got: pl.DataFrame, want: pl.DataFrame) -> None:
+    """The same rows and columns; values to 1e-12 (the ideal's sums may add in another order)."""
+    assert got.columns == want.columns and got.height == want.height
+    for a, b in zip(got.iter_rows(), want.iter_rows(), strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert x == y if not isinstance(y, float) else x == pytest.approx(y, abs=1e-12), (a, b)
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_each_run_as_evaluate_gives_it(engine: str, tmp_path: Path) -> None:
+    """Runs as frames and as files, one with integer ids after others with text ids (the
+    judgments are then prepared as text: kept apart), the same values as evaluate()."""
+    QRELS.write_parquet(tmp_path / "qrels.parquet")
+    RUN_B.write_csv(tmp_path / "b.csv")
+    ev = rw.Evaluator(tmp_path / "qrels.parquet", METRICS, engine=engine)
+    for run in (RUN_A, tmp_path / "b.csv", RUN_A):
+        _same(ev(run), rw.evaluate(tmp_path / "qrels.parquet", run, METRICS, engine=engine))
+    numbers = pl.DataFrame({"query_id": [1, 1], "doc_id": [1, 2], "relevance": [1, 0]})
+    ev = rw.Evaluator(numbers, ["AP", "P@1"], engine=engine)
+    as_text = pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["2", "1"], "score": [2.0, 1.0]})
+    as_int = as_text.with_columns(pl.col("query_id", "doc_id").cast(pl.Int64))
+    for run in (as_text, as_int, as_text):
+        _same(ev(run), rw.evaluate(numbers, run, ["AP", "P@1"], engine=engine))
+
+
+def test_the_judgments_side_is_computed_once_per_metrics_and_conventions() -> None:
+    ev = rw.Evaluator(QRELS, METRICS)
+    for _ in range(3):
+        ev(RUN_A)
+    assert len(ev._cache.tables) == 1
+    ev(RUN_A, missing="zero")  # evaluated with missing='zero' and its queries then left out: the same
+    assert len(ev._cache.tables) == 1
+    ev(RUN_A, rel=2)  # other conventions: their own
+    assert len(ev._cache.tables) == 2
+    ev.compare({"a": RUN_A, "b": RUN_B})  # compare's (missing='zero' and its count of documents): once for both runs
+    assert len(ev._cache.tables) == 3
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_options_per_call_and_fixed(engine: str) -> None:
+    """Segments, per_query=False, ties='expected', judgments='retrieved' and a preset: what
+    evaluate() gives with the same arguments."""
+    run = RUN_A.with_columns(device=pl.Series(["m", "m", "d", "d", "m", "m"]))
+    ev = rw.Evaluator(QRELS, METRICS, engine=engine)
+    _same(ev(run, by="device"), rw.evaluate(QRELS, run, METRICS, by="device", engine=engine))
+    _same(ev(RUN_A, per_query=False), rw.evaluate(QRELS, RUN_A, METRICS, per_query=False, engine=engine))
+    for options in ({"ties": "expected"}, {"judgments": "retrieved"}, {"like": "ranx"}, {"missing": "zero", "rel": 2}):
+        ev = rw.Evaluator(QRELS, ["nDCG@3", "AP"], engine=engine, **options)
+        _same(ev(RUN_B), rw.evaluate(QRELS, RUN_B, ["nDCG@3", "AP"], engine=engine, **options))
+
+
+def test_the_judgments_own_names_are_read_once() -> None:
+    renamed = QRELS.rename({"query_id": "qid", "doc_id": "docno"})
+    ev = rw.Evaluator(renamed, ["AP"], qrels_columns={"query_id": "qid", "doc_id": "docno"})
+    assert ev.qrels.columns == ["query_id", "doc_id", "relevance"]
+    _same(ev(RUN_A), rw.evaluate(QRELS, RUN_A, ["AP"]))
+    records = iter([{"query_id": "q1", "doc_id": "a", "relevance": 1}])  # an iterator: read once, kept
+    ev = rw.Evaluator(records, ["RR"])
+    assert ev(RUN_A)["RR"].to_list() == [1.0] and ev(RUN_B)["RR"].to_list() == [1 / 3]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_compare_and_explain_as_their_functions_give_them(engine: str) -> None:
+    ev = rw.Evaluator(QRELS, ["AP", "nDCG@5"], engine=engine)
+    runs = {"a": RUN_A, "b": RUN_B}
+    _same(ev.compare(runs, seed=3), rw.compare(QRELS, runs, ["AP", "nDCG@5"], engine=engine, seed=3))
+    _same(ev.explain(RUN_A, "q1", "AP"), rw.explain(QRELS, RUN_A, "AP", "q1"))
+    assert rw.Evaluator(QRELS, "RR").explain(RUN_B, "q2").equals(rw.explain(QRELS, RUN_B, "RR", "q2"))
+    with pytest.raises(rw.InvalidParameterError, match=r"explain\(\) shows one metric: name one of \['AP', 'nDCG@5'\]"):
+        ev.explain(RUN_A, "q1")
+
+
+def test_bad_arguments_are_refused_naming_them() -> None:
+    with pytest.raises(rw.ArgumentTypeError, match=r"Evaluator\(\) got an unexpected keyword argument 'tie'"):
+        rw.Evaluator(QRELS, ["AP"], tie="doc_asc")
+    with pytest.raises(rw.InvalidParameterError, match=r"engine must be one of \['polars', 'duckdb'\]"):
+        rw.Evaluator(QRELS, ["AP"], engine="spark")  # type: ignore[arg-type]
+    with pytest.raises(rw.UnknownMetricError, match=r"unknown metric 'nDGC'\. Closest: nDCG"):
+        rw.Evaluator(QRELS, ["nDGC@10"])
+    duplicated = pl.concat([QRELS, QRELS.head(1)])
+    ev = rw.Evaluator(duplicated, ["AP"])
+    for _ in range(2):  # checked on every call until the judgments pass (nothing is kept of a failure)
+        with pytest.raises(rw.DuplicateDocumentError, match="qrels"):
+            ev(RUN_A)
+    assert repr(ev) == "Evaluator(7 judgments, [AP], engine='polars')"
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(case=cases(), others=st.lists(cases(), min_size=1, max_size=3), engine=st.sampled_from(["polars", "duckdb"]))
+def test_random_runs_against_one_qrels(case: Case, others: list[Case], engine: str) -> None:
+    """Several random runs (ties, unjudged documents, queries the judgments lack) against the
+    same judgments: each as evaluate() scores it."""
+    qrels = case.qrels_frame()
+    ev = rw.Evaluator(qrels, ["nDCG@5", "AP", "P@3", "RR", "bpref"], engine=engine)
+    for other in [case, *others]:
+        run: Any = other.run_frame()
+        try:
+            want = rw.evaluate(qrels, run, ["nDCG@5", "AP", "P@3", "RR", "bpref"], engine=engine)
+        except rw.RankwiseError as exc:
+            with pytest.raises(type(exc)):
+                ev(run)
+            continue
+        _same(ev(run), want)
