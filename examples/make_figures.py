@@ -1,13 +1,21 @@
-"""Generate the README's figures from the bundled sample data.
+"""Generate the documentation's figures from the bundled sample data.
 
 The candidate is the sample run re-scored with seeded noise (a "new ranker" that is a little
-different); the figures compare it with the sample run as the baseline.
+different); the figures compare it with the sample run as the baseline. The report's picture
+(docs/figures/report.png, on the README's front page) is the top of the report of
+``rankwise compare examples/data/qrels.parquet examples/data/run.parquet examples/data/run_b.parquet
+-m nDCG@10 -m AP --report report.html``, taken at 1280 px in headless Chromium (Debian's, through
+Playwright, as the report's browser tests drive it).
 
-    python examples/make_figures.py        # writes docs/figures/*.png
+    python examples/make_figures.py            # writes docs/figures/*.png
+    python examples/make_figures.py --report   # only docs/figures/report.png
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -44,5 +52,32 @@ def main() -> None:
     print(rw.to_markdown(table.select("run", "baseline", "metric", "mean", "baseline_mean", "diff", "ci_low", "ci_high", "d_z", "p_t_adj", "p_randomization_adj", "wins", "ties", "losses")))
 
 
+CHROMIUM = "/usr/bin/chromium"
+
+
+def report_screenshot(path: Path = OUT / "report.png", width: int = 1280, height: int = 1000) -> None:
+    """Write the report of the bundled runs (run, run_b) with the command the README shows, and
+    save the top ``height`` px of it, opened in headless Chromium ``width`` px wide, to ``path``."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.html"
+        subprocess.run(
+            [sys.executable, "-m", "rankwise.cli", "compare", str(DATA / "qrels.parquet"), str(DATA / "run.parquet"),
+             str(DATA / "run_b.parquet"), "-m", "nDCG@10", "-m", "AP", "--report", str(report), "--quiet"],
+            check=True, cwd=folder, stdout=subprocess.DEVNULL,
+        )
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(report.as_uri())
+            page.screenshot(path=str(path))
+            browser.close()
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--report"]:
+        report_screenshot()
+    else:
+        main()
+        report_screenshot()

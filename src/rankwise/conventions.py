@@ -124,7 +124,7 @@ TIE_SPREAD_WARNING = 0.05
 under ``ties='optimistic'`` exceeds its value under ``'pessimistic'`` by more than this."""
 
 TrecEvalVersion = Literal["10", "9"]
-"""The trec_eval whose numbers to reproduce (each difference: README, "Both trec_eval versions").
+"""The trec_eval whose numbers to reproduce (each difference: docs/conventions.md, "Both trec_eval versions").
 
 - ``10`` (trec_eval 10.0, 2026; the default): scores kept as doubles; interpolated precision's
   recall cutoff lround(x · R).

@@ -2,7 +2,7 @@
 per query, the values of ``rw.evaluate`` (1e-12) on Polars eager, lazy and streaming, in
 ``group_by().agg()`` and in ``over()``; the measures pytrec-eval-terrier shares, its values;
 the refusals (no doc column, diversity measures, a frame without the flag column); the
-README's expression example on the bundled data."""
+Polars example of docs/python.md on the bundled data."""
 
 from __future__ import annotations
 
@@ -373,15 +373,15 @@ def test_judged_frame_reads_what_evaluate_reads(tmp_path: Path) -> None:
 
 
 def test_readme_expression_example_is_a_doctest_with_the_quick_start_numbers() -> None:
-    """The README's Polars example runs on the bundled data (from the project's root) and its
+    """The Polars example (docs/python.md, moved from the README) runs on the bundled data (from the project's root) and its
     means are the quick start's (map 0.1658, Rprec 0.1759, recip_rank 0.3907, P_10 0.1814)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Polars\n", 1)[1].split("\n### ", 1)[0]
+    readme = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")  # the README's reference
+    section = readme.split("## Polars\n", 1)[1].split("\n## ", 1)[0]
     block = section.split("```python\n", 1)[1].split("\n```", 1)[0]
     assert "rw.judged_frame(" in block and "rw.exprs(" in block
     for number in ("0.1658", "0.1759", "0.3907", "0.1814"):
         assert number in block
-    test = doctest.DocTestParser().get_doctest(block, {}, "README.md (Polars)", str(ROOT / "README.md"), 0)
+    test = doctest.DocTestParser().get_doctest(block, {}, "docs/python.md (Polars)", str(ROOT / "docs" / "python.md"), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     import os
 

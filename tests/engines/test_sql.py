@@ -308,8 +308,8 @@ def test_the_duckdb_cli_reads_every_macro_from_one_file(tmp_path: Path, engine: 
 
 
 def test_the_readme_s_duckdb_command_line(tmp_path: Path) -> None:
-    """The README's form: `duckdb -c ".read sql/rankwise.sql" -c "SELECT ..."`, from the
-    project's folder."""
+    """The form docs/sql.md gives (moved from the README): `duckdb -c ".read sql/rankwise.sql"
+    -c "SELECT ..."`, from the project's folder."""
     import shutil
     import subprocess
 

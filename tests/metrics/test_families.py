@@ -24,7 +24,7 @@ from rankwise.names.trec_eval import ALL_TREC, OFFICIAL
 from rankwise.names.trec_eval import FAMILIES as TREC_NAMES
 
 FOLDER = Path(families.__file__).parent
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"  # the README's reference moved
 NOT_A_FAMILY = {"__init__", "shared"}
 
 

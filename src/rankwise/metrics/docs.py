@@ -1,7 +1,7 @@
-"""Documentation generated from the metric specs (the README's metric table).
+"""Documentation generated from the metric specs (the metric table of docs/metrics.md).
 
-    python -m rankwise.metrics.docs                   # prints the Markdown table the README embeds
-    python -m rankwise.metrics.docs --write README.md # replaces it between the README's markers
+    python -m rankwise.metrics.docs                         # prints the Markdown table docs/metrics.md embeds
+    python -m rankwise.metrics.docs --write docs/metrics.md # replaces it between the page's markers
     python -m rankwise.metrics.docs --bounds          # the numeric parameters' valid ranges, and why
 """
 
@@ -17,7 +17,7 @@ def _cell(text: str) -> str:
 
 
 def metric_table() -> str:
-    """The README's metric table, one row per spec.
+    """The metric table (docs/metrics.md), one row per spec.
 
     >>> metric_table().splitlines()[0]
     '| metric | names | parameters (default) | @k | formula | empty query | summary | trec_eval |'

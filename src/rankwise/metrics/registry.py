@@ -2,7 +2,7 @@
 
 :data:`SPECS` is the single list of metrics: the specs of every family of
 :mod:`rankwise.metrics.families`, family after family. The parser, the engines' completeness
-tests, the README metric table and the "unknown metric" errors are all derived from it.
+tests, the metric table (docs/metrics.md) and the "unknown metric" errors are all derived from it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A spec says *what* a metric is (names, parameters, formula, citation, value for an empty query,
 how per-query values are aggregated); the engines in ``rankwise._polars`` and the SQL macros in
-``sql/`` say *how* to compute it. The README's metric table, the list of valid names and the
+``sql/`` say *how* to compute it. The metric table (docs/metrics.md), the list of valid names and the
 "unknown metric" errors are all generated from the specs in :mod:`rankwise.metrics.registry`.
 """
 

@@ -86,7 +86,7 @@ def _same(names: Iterable[str], **params: ParamValue) -> dict[str, Entry]:
 
 
 _TREC_EVAL = {spec.name: Entry(re.sub(r"\s*\(.*\)$", "", spec.trec_eval)) for spec in SPECS if spec.trec_eval}
-"""trec_eval's measures by rankwise name, each with its trec_eval name (without the README's remarks)."""
+"""trec_eval's measures by rankwise name, each with its trec_eval name (without the metric table's remarks)."""
 
 PRESETS: dict[str, Preset] = {
     preset.name: preset
@@ -444,7 +444,7 @@ def like(library: Library, metric: str | Metric) -> Like:
 
 
 def presets_table() -> str:
-    """The README's table of presets: library, its metric names (rankwise's beside them), the
+    """The table of presets (docs/libraries.md): library, its metric names (rankwise's beside them), the
     preset, the conventions it sets for every metric, what it was checked against.
 
     >>> presets_table().splitlines()[0]
@@ -470,7 +470,8 @@ def presets_table() -> str:
 
 
 def write_readme(path: str) -> None:
-    """Replace the table between the presets markers of the file at ``path``."""
+    """Replace the table between the presets markers of the file at ``path``
+    (``python -m rankwise.names.presets --write docs/libraries.md``)."""
     from rankwise.outputs.files import replace_marked
 
     replace_marked(path, "presets", presets_table())

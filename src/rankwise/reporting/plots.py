@@ -1,4 +1,4 @@
-"""Pictures of a comparison (optional extra ``[plot]``: matplotlib, imported lazily).
+"""Pictures of a comparison (optional extra ``[plots]``: matplotlib, imported lazily).
 
 Every function returns the matplotlib Figure and, given ``path``, saves it (PNG or SVG by the
 path's extension), whole or not at all (:mod:`rankwise.outputs.files`). The Agg backend is used, so
@@ -48,7 +48,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise MissingExtraError("rankwise plots need matplotlib: pip install 'rankwise[plot]'") from exc
+        raise MissingExtraError("rankwise plots need matplotlib: pip install 'rankwise[plots]'") from exc
     return plt
 
 

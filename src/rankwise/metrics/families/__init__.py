@@ -6,7 +6,7 @@ families use.
 
 The registry (:data:`rankwise.metrics.registry.SPECS`), the recipes
 (:data:`rankwise.metrics.recipes.RECIPES`), the name tables of :mod:`rankwise.names` and the
-README's metric table are :data:`FAMILIES`, in its order (a test checks that every module of
+metric table (docs/metrics.md) are :data:`FAMILIES`, in its order (a test checks that every module of
 this folder is listed here).
 """
 
@@ -62,4 +62,4 @@ FAMILIES: tuple[MetricFamily, ...] = (
     popularity_parity.FAMILY,
     group_exposure.FAMILY,
 )
-"""Every metric family, in the order the registry (and the README's table) lists them."""
+"""Every metric family, in the order the registry (and docs/metrics.md's table) lists them."""

@@ -255,7 +255,7 @@ SPECS: tuple[MetricSpec, ...] = (
         "rel_i · [rel_i ≥ rel] (gain='graded'); " + EMPTY_BINARY,
         citation="Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008",
         empty_value=0.0,
-        trec_eval="rbp (defective in trec_eval 10: see README)",
+        trec_eval="rbp (defective in trec_eval 10: see docs/conventions.md)",
     ),
     MetricSpec(
         name="RBPResid",
