@@ -22,7 +22,7 @@ from rankwise.comparison.paired import Comparison
 from rankwise.comparison.summary import summary
 from rankwise.conventions import Columns, Conventions
 from rankwise.reporting.assets import SCRIPT, STYLE
-from rankwise.reporting.tables import cell
+from rankwise.reporting.tables import cell, header
 
 _TEXT = frozenset(("run", "baseline", "metric"))
 
@@ -32,27 +32,64 @@ def esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def table_html(frame: pl.DataFrame, headers: dict[str, str] | None = None, *, cls: str = "",
-               wrap: frozenset[str] = frozenset()) -> str:
-    """A frame as an HTML table in its own scrolling box (numbers as :func:`rankwise.reporting.tables.cell`
-    prints them, text left-aligned; the ``wrap`` columns' long words broken anywhere)."""
-    headers = headers or {}
-    text = {c for c in frame.columns if c in _TEXT or frame.schema[c] == pl.String}
+_UNEXPLAINED = frozenset(("run", "baseline", "metric", "queries", "wins", "ties", "losses"))
+"""Columns whose header says it all: hover still explains them, the legend under the table does not."""
+
+
+def scroll_box(table: str, *, cls: str = "") -> str:
+    """A table in its own box: when the table is wider than the box (a phone), the box scrolls,
+    and the page's script shows the cue (a shade at the cut edge and a "scroll →" hint)."""
+    return (f'<div class="tbox {cls}"><p class="hint" aria-hidden="true">scroll → for more columns</p>'
+            f'<div class="scroll">{table}</div></div>')
+
+
+def th(column: str, result: Comparison | None = None, *, cls: str = "") -> str:
+    """A column's header cell: its label (:func:`rankwise.reporting.tables.header`), what it
+    means on hover (``title``)."""
+    label, why = header(column, result)
+    if not why:
+        return f'<th scope="col" class="{cls}"><span>{esc(label)}</span></th>'
+    return f'<th scope="col" class="{cls}" title="{esc(why)}"><span class="tip">{esc(label)}</span></th>'
+
+
+def legend_html(columns: Sequence[str], result: Comparison | None = None) -> str:
+    """Under a table, what each of its headers means (those :func:`th` explains on hover, each
+    label once), for a reader who cannot hover (a phone, paper)."""
+    seen: dict[str, list[str]] = {}
+    for c in columns:
+        label, why = header(c, result)
+        if why and c not in _UNEXPLAINED and why not in seen.setdefault(label, []):
+            seen[label].append(why)
+    if not seen:
+        return ""
+    items = "; ".join(f"<b>{esc(label)}</b>: {esc(' / '.join(whys))}" for label, whys in seen.items() if whys)
+    return f'<p class="legend">{items}.</p>'
+
+
+def table_html(frame: pl.DataFrame, result: Comparison | None = None, *, cls: str = "",
+               wrap: frozenset[str] = frozenset(), legend: bool = True) -> str:
+    """A frame as an HTML table in its own scrolling box (:func:`scroll_box`): the headers a
+    person reads (:func:`th`) with their legend below, numbers as
+    :func:`rankwise.reporting.tables.cell` prints them, text left-aligned; the ``wrap``
+    columns' long words broken anywhere."""
+    text = {c for c in frame.columns if c in _TEXT or (frame.schema[c] == pl.String and not c.startswith("p_"))}
     kind = {c: ("l" if c in text else "") + (" w" if c in wrap else "") for c in frame.columns}
-    head = "".join(f'<th class="{kind[c]}">{esc(headers.get(c, c))}</th>' for c in frame.columns)
+    head = "".join(th(c, result, cls=kind[c]) for c in frame.columns)
     body = "".join(
         "<tr>" + "".join(f'<td class="{kind[c]}">{esc(cell(c, row[c]))}</td>' for c in frame.columns) + "</tr>"
         for row in frame.iter_rows(named=True)
     )
-    return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    table = f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return scroll_box(table) + (legend_html(frame.columns, result) if legend else "")
 
 
 def summary_html(result: Comparison) -> str:
     """The runs × metrics table: the best mean per metric bold, the significance marks as
     superscript letters, the legend below."""
     s = summary(result)
-    head = "".join(f'<th class="l">{esc(x)}</th>' for x in [*s.segments, "", "run"])
-    head += "".join(f"<th>{esc(m)}</th>" for m in s.metrics)
+    head = "".join(f'<th scope="col" class="l">{esc(x)}</th>' for x in s.segments)
+    head += '<th scope="col" class="l" title="the run\'s letter, as the superscripts name it"><span class="tip">#</span></th>'
+    head += th("run", cls="l") + "".join(f'<th scope="col">{esc(m)}</th>' for m in s.metrics)
     body = []
     for means, best, marks in zip(s.means.iter_rows(named=True), s.best.iter_rows(named=True),
                                   s.marks.iter_rows(named=True), strict=True):
@@ -62,22 +99,36 @@ def summary_html(result: Comparison) -> str:
             sup = f"<sup>{esc(marks[m])}</sup>" if marks[m] else ""
             cells.append(f'<td class="{"best" if best[m] else ""}">{esc(cell(m, means[m]))}{sup}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="scroll"><table id="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
-            f'</tbody></table></div><p id="legend">{esc(s.legend)}</p>')
+    table = f'<table id="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return scroll_box(table) + f'<p id="legend">{esc(s.legend)}</p>'
+
 
 
 def effects_frame(result: Comparison) -> pl.DataFrame:
-    """Per pair and metric: the difference, its BCa and t intervals, the effect sizes and each
-    test's corrected p-value and significance."""
+    """Per pair and metric: the difference, its BCa and t intervals (``ci_bca``, ``ci_t``: each
+    ``[low, high]`` as text), the effect sizes and each test's corrected p-value and significance
+    (with several tests, to keep the table narrow, each p-value as text marked ``*`` where it
+    is significant, and no significance column: :data:`SIGNIFICANT_MARK`)."""
     t = result.table
     segments = result.per_query.segments
     ci = [
         pl.format("[{}, {}]", *(pl.col(c).map_elements(lambda v: f"{v:+.4f}", return_dtype=pl.String) for c in pair))
         .alias(name)
-        for pair, name in ((("ci_low", "ci_high"), "95% CI (BCa)"), (("ci_t_low", "ci_t_high"), "95% CI (t)"))
+        for pair, name in ((("ci_low", "ci_high"), "ci_bca"), (("ci_t_low", "ci_t_high"), "ci_t"))
     ]
-    tests = [c for x in result.tests for c in (f"p_{x}_adj", f"sig_{x}")]
+    tests: list[Any] = [c for x in result.tests for c in (f"p_{x}_adj", f"sig_{x}")]
+    if len(result.tests) > 1:
+        tests = [
+            pl.struct(f"p_{x}_adj", f"sig_{x}").map_elements(
+                lambda r, x=x: cell("p_", r[f"p_{x}_adj"]) + (" *" if r[f"sig_{x}"] else ""), return_dtype=pl.String,
+            ).alias(f"p_{x}_adj")
+            for x in result.tests
+        ]
     return t.select(*segments, "run", "baseline", "metric", "diff", "rel_diff", *ci, "d_z", "hedges_g", "glass_delta", *tests)
+
+
+SIGNIFICANT_MARK = "*: significant, the p-value below alpha"
+"""The legend of the mark of a significant p-value (:func:`effects_frame` with several tests)."""
 
 
 def risk_frame(result: Comparison) -> pl.DataFrame:
@@ -146,7 +197,8 @@ def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[s
         f"so far): {esc(note)}.</p>{listed}"
         '<div class="controls"><label>metric <select id="pq-metric">' + options + "</select></label>"
         '<label>query <input id="pq-filter" type="search" placeholder="filter by query id" size="18"></label></div>'
-        '<p id="pq-note" class="muted"></p><div class="scroll"><table id="pq-table"></table></div>'
+        '<p id="pq-note" class="muted"></p>' + scroll_box('<table id="pq-table"></table>', cls="pq")
+        + '<p class="print-only">The per-query table is left out of the printed page: open the page to browse it.</p>'
         f'<script id="rw-data" type="application/json">{_json(per_query_data(result, explained, note))}</script>'
     )
 
@@ -184,7 +236,7 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
                 rows.append({"input": name, "source": f["source"], "size": f.get("size"), "modified": f.get("modified"),
                              "rows": f.get("rows"), "sha256": f.get("sha256")})
     schema = dict.fromkeys(("input", "source", "size", "modified", "rows", "sha256"), pl.String)
-    files = (table_html(pl.DataFrame(rows, schema=schema), wrap=frozenset(("source", "sha256"))) if rows
+    files = (table_html(pl.DataFrame(rows, schema=schema), wrap=frozenset(("source", "sha256")), legend=False) if rows
              else "<p>No inputs recorded (a comparison built by hand).</p>")
     values = result.per_query
     filled = pl.DataFrame([
@@ -213,8 +265,8 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
         ("date", date),
     ]
     facts = "".join(f'<tr><th class="l">{esc(k)}</th><td class="l">{esc(v)}</td></tr>' for k, v in items)
-    return (f"<h2 id='provenance'>Provenance</h2>{files}{table_html(filled)}"
-            f'<div class="scroll"><table class="prov"><tbody>{facts}</tbody></table></div>')
+    return (f"<h2 id='provenance'>Provenance</h2>{files}{table_html(filled, legend=False)}"
+            + scroll_box(f'<table class="prov"><tbody>{facts}</tbody></table>'))
 
 
 def page(result: Comparison, figures: Sequence[Any], *, title: str, command: str | None, date: str,
@@ -241,10 +293,12 @@ def page(result: Comparison, figures: Sequence[Any], *, title: str, command: str
         "<h2 id='effects'>Differences, intervals and effect sizes</h2>"
         "<p>Each run against its baseline: the mean difference, its 95% intervals (BCa bootstrap and t), "
         "Cohen's d_z, Hedges' g_z, Glass's Δ, and each test's corrected p-value.</p>"
-        + table_html(effects_frame(result))
+        + table_html(effects_frame(result), result)
+        + (f'<p class="legend">{esc(SIGNIFICANT_MARK.replace("alpha", f"{result.alpha:g}"))}.</p>'
+           if len(result.tests) > 1 else "")
         + "<h2 id='risk'>Risk and ranking change</h2><p>URisk and TRisk (each loss weighs 1 + α), GeoRisk, the share "
         "of queries hurt, and the wins, ties and losses over the paired queries.</p>"
-        + table_html(risk_frame(result)) + change
+        + table_html(risk_frame(result), result) + change
         + per_query_html(result, explained, chosen, explain)
         + f"<h2 id='figures'>Figures</h2>{figures_html(figures)}"
         + provenance_html(result, command, date)
