@@ -214,11 +214,12 @@ def png(fig: Any) -> str:
 
 
 def figures_html(figures: Sequence[Any]) -> str:
-    """The figures, each as an inline PNG as wide as its column of the page."""
+    """The figures, each as an inline PNG as wide as its column of the page, numbered, with
+    its note (how to read it; its caption where it has none) under it."""
     return '<div class="figs">' + "".join(
-        f'<figure><img alt="{esc(f.caption)}" src="data:image/png;base64,{png(f.figure)}">'
-        f"<figcaption>{esc(f.caption)}</figcaption></figure>"
-        for f in figures
+        f'<figure id="fig-{i}"><img alt="{esc(f.caption)}" src="data:image/png;base64,{png(f.figure)}">'
+        f"<figcaption><b>Figure {i}.</b> {esc(f.note or f.caption)}</figcaption></figure>"
+        for i, f in enumerate(figures, start=1)
     ) + "</div>"
 
 
