@@ -1,7 +1,10 @@
 """The style sheet and the script of the HTML report, inlined into the page (no network
 fetch, no library): the page reads on a phone (wide tables scroll inside their own box),
-prints (controls hidden, tables unboxed), and its per-query table sorts (click a header),
-filters (the text box) and opens each query's rank-by-rank explanation (click a row).
+prints on A4 (controls, buttons and the per-query table left out, tables not cut across
+pages), shows a cue on a table wider than its box, and its per-query table (a fixed-height box,
+its header sticky) sorts (click a header), filters (the text box) and opens each query's
+rank-by-rank explanation (click a row). Its buttons save the runs × metrics table as LaTeX
+(the JSON string in ``rw-tex``) and each figure as PNG (its image) or SVG (the JSON in ``rw-svg``).
 
 The script reads the JSON in ``<script id="rw-data" type="application/json">`` (see
 :func:`rankwise.reporting.page.per_query_data`)."""
@@ -30,6 +33,9 @@ th{background:#f1f3f5;white-space:normal;overflow-wrap:normal;vertical-align:bot
 th>span{display:inline-block;max-width:8em}
 .legend{font-size:12px;color:#495057;margin:.3em 0 .8em;max-width:72em}
 .print-only{display:none}
+.dl{font-size:12px}.dl button{font:inherit;font-size:11px;padding:0 6px;margin-left:4px;cursor:pointer;
+ border:1px solid #adb5bd;border-radius:3px;background:#f8f9fa;color:#1864ab}
+p.dl{margin:.2em 0 .8em}p.dl button{margin-left:0;font-size:12px;padding:1px 8px}
 .best{font-weight:700}sup{color:#1864ab;font-weight:600;margin-left:1px}
 .win{color:#2b8a3e}.loss{color:#c92a2a}.muted{color:#6c757d}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:12px}
@@ -46,7 +52,7 @@ figure{margin:0}figure img{width:100%;height:auto;display:block}figcaption{font-
 @page{size:A4;margin:12mm}
 @media print{.controls,.hint,.pq,#pq-note,.pq-intro,button,.dl,details{display:none!important}.print-only{display:block}
  .tbox::after{display:none!important}.scroll{overflow:visible}body{max-width:none;padding:0;font-size:11px}
- table{font-size:9.5px}td,th{padding:1px 3px}figure,table,tr{break-inside:avoid}thead{display:table-header-group}
+ table{font-size:9.5px}td,th{padding:1px 3px}td{white-space:normal}.legend,figcaption{font-size:9.5px}figure,table,tr{break-inside:avoid}thead{display:table-header-group}
  .figs{display:grid;grid-template-columns:1fr 1fr;gap:6px}figure{margin:0 0 6px}h2,h3{break-after:avoid}
  a{color:inherit;text-decoration:none}.tip{text-decoration:none}}
 """
@@ -115,5 +121,18 @@ function cues(){Array.prototype.forEach.call(document.querySelectorAll(".tbox"),
 Array.prototype.forEach.call(document.querySelectorAll(".tbox"),function(box){
   var s=box.querySelector(".scroll");if(s)s.addEventListener("scroll",function(){cue(box);});});
 window.addEventListener("resize",cues);cues();
+function save(name,href){var a=document.createElement("a");a.href=href;a.download=name;
+  document.body.appendChild(a);a.click();a.remove();}
+function saveText(name,text,type){var url=URL.createObjectURL(new Blob([text],{type:type}));save(name,url);
+  setTimeout(function(){URL.revokeObjectURL(url);},60000);}
+var tex=document.getElementById("save-tex");
+if(tex)tex.addEventListener("click",function(){
+  saveText("table.tex",JSON.parse(document.getElementById("rw-tex").textContent),"application/x-tex");});
+var svgs=document.getElementById("rw-svg");
+document.addEventListener("click",function(ev){
+  var b=ev.target.closest("button[data-save]");if(!b)return;
+  var fig=b.closest("figure"),stem=fig.getAttribute("data-stem");
+  if(b.getAttribute("data-save")==="png")save(stem+".png",fig.querySelector("img").src);
+  else saveText(stem+".svg",JSON.parse(svgs.textContent)[stem],"image/svg+xml");});
 })();
 """

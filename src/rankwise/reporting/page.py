@@ -13,7 +13,7 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import polars as pl
@@ -22,7 +22,7 @@ from rankwise.comparison.paired import Comparison
 from rankwise.comparison.summary import summary
 from rankwise.conventions import Columns, Conventions
 from rankwise.reporting.assets import SCRIPT, STYLE
-from rankwise.reporting.tables import cell, header
+from rankwise.reporting.tables import cell, header, to_latex
 
 _TEXT = frozenset(("run", "baseline", "metric"))
 
@@ -120,7 +120,7 @@ def effects_frame(result: Comparison) -> pl.DataFrame:
     if len(result.tests) > 1:
         tests = [
             pl.struct(f"p_{x}_adj", f"sig_{x}").map_elements(
-                lambda r, x=x: cell("p_", r[f"p_{x}_adj"]) + (" *" if r[f"sig_{x}"] else ""), return_dtype=pl.String,
+                lambda r, x=x: cell("p_", r[f"p_{x}_adj"]) + ("\u00a0*" if r[f"sig_{x}"] else ""), return_dtype=pl.String,
             ).alias(f"p_{x}_adj")
             for x in result.tests
         ]
@@ -192,7 +192,7 @@ def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[s
               if chosen else "")
     return (
         "<h2 id='per-query'>Per query</h2>"
-        f"<p>Worst losses first (the difference to the baseline, ascending). Each row opens the rank-by-rank "
+        f"<p class='pq-intro'>Worst losses first (the difference to the baseline, ascending). Each row opens the rank-by-rank "
         f"explanation of {esc(first)} for every run side by side (rank, document, relevance, contribution, value "
         f"so far): {esc(note)}.</p>{listed}"
         '<div class="controls"><label>metric <select id="pq-metric">' + options + "</select></label>"
@@ -203,24 +203,68 @@ def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[s
     )
 
 
+PAGE_DPI = 100
+"""The resolution of the page's figures (and of its PNG buttons)."""
+EXPORT_DPI = 200
+"""The resolution of the PNG files ``export=`` writes (for print)."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A figure drawn to files: the page's PNG, the SVG (its text kept as text, to edit in a
+    paper) and, for ``export=``, a PNG at :data:`EXPORT_DPI`."""
+
+    stem: str
+    caption: str
+    note: str
+    png: bytes
+    svg: str
+    print_png: bytes | None = None
+
+
+def render(figure: Any, *, export: bool = False) -> Rendered:
+    """A :class:`rankwise.reporting.plots.Figure` drawn as PNG and SVG (and, given ``export``,
+    as PNG at :data:`EXPORT_DPI`); the matplotlib figure is then closed."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    def drawn(fmt: str, **options: Any) -> bytes:
+        buf = io.BytesIO()
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": figure.stem}):
+            figure.figure.savefig(buf, format=fmt, **options)
+        return buf.getvalue()
+
+    try:
+        return Rendered(figure.stem, figure.caption, figure.note, drawn("png", dpi=PAGE_DPI),
+                        drawn("svg").decode("utf-8"), drawn("png", dpi=EXPORT_DPI) if export else None)
+    finally:
+        plt.close(figure.figure)
+
+
 def png(fig: Any) -> str:
     """A matplotlib figure as base64 PNG (the figure is closed)."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
+    fig.savefig(buf, format="png", dpi=PAGE_DPI)
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def figures_html(figures: Sequence[Any]) -> str:
+def figures_html(figures: Sequence[Rendered]) -> str:
     """The figures, each as an inline PNG as wide as its column of the page, numbered, with
-    its note (how to read it; its caption where it has none) under it."""
-    return '<div class="figs">' + "".join(
-        f'<figure id="fig-{i}"><img alt="{esc(f.caption)}" src="data:image/png;base64,{png(f.figure)}">'
-        f"<figcaption><b>Figure {i}.</b> {esc(f.note or f.caption)}</figcaption></figure>"
+    its note (how to read it; its caption where it has none) under it and its PNG and SVG
+    buttons (the SVGs are in the JSON block ``rw-svg``, by stem)."""
+    figs = "".join(
+        f'<figure id="fig-{i}" data-stem="{esc(f.stem)}">'
+        f'<img alt="{esc(f.caption)}" src="data:image/png;base64,{base64.b64encode(f.png).decode("ascii")}">'
+        f"<figcaption><b>Figure {i}.</b> {esc(f.note or f.caption)} "
+        f'<span class="dl"><button type="button" data-save="png">PNG</button>'
+        f'<button type="button" data-save="svg">SVG</button></span></figcaption></figure>'
         for i, f in enumerate(figures, start=1)
-    ) + "</div>"
+    )
+    svgs = _json({f.stem: f.svg for f in figures})
+    return f'<div class="figs">{figs}</div><script id="rw-svg" type="application/json">{svgs}</script>'
 
 
 def provenance_html(result: Comparison, command: str | None, date: str) -> str:
@@ -270,9 +314,9 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
             + scroll_box(f'<table class="prov"><tbody>{facts}</tbody></table>'))
 
 
-def page(result: Comparison, figures: Sequence[Any], *, title: str, command: str | None, date: str,
+def page(result: Comparison, figures: Sequence[Rendered], *, title: str, command: str | None, date: str,
          explain: int, changes: pl.DataFrame | None, explained: dict[str, Any], chosen: list[str]) -> str:
-    """The whole page."""
+    """The whole page (``figures``: each figure :func:`render` ed)."""
     against = "all pairs" if any(b != result.baseline for _, b in result.pairs) else f"baseline: {result.baseline}"
     settings = (f"{against}; tests: {', '.join(result.tests) or 'none'}; correction: {result.correction}; "
                 f"alpha: {result.alpha:g}")
@@ -291,6 +335,9 @@ def page(result: Comparison, figures: Sequence[Any], *, title: str, command: str
         f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{esc(title)}</h1><p>{esc(settings)}</p><p class='controls'>{nav}</p>"
         f"<h2 id='summary-h'>Runs × metrics</h2>{summary_html(result)}"
+        '<p class="dl"><button type="button" id="save-tex">LaTeX table (.tex)</button> '
+        '<span class="muted">the table above as a booktabs table, its legend as the caption</span></p>'
+        f'<script id="rw-tex" type="application/json">{_json(to_latex(result) + chr(10))}</script>'
         "<h2 id='effects'>Differences, intervals and effect sizes</h2>"
         "<p>Each run against its baseline: the mean difference, its 95% intervals (BCa bootstrap and t), "
         "Cohen's d_z, Hedges' g_z, Glass's Δ, and each test's corrected p-value.</p>"

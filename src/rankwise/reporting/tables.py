@@ -85,7 +85,7 @@ HEADERS: dict[str, tuple[str, str]] = {
 """Column headers a person reads in the report, each with what it means (the comparison
 frame keeps its own column names: only the page's labels are these)."""
 
-_TEST_SHORT = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "randomization", "tukey": "Tukey HSD",
+_TEST_SHORT = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "rand.", "tukey": "Tukey HSD",
                "randomized_tukey": "rand. Tukey"}
 _CORRECTION_SHORT = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH", "fdr_by": "BY", "none": "uncorrected"}
 _ADJUSTED_OVER_RUNS = frozenset(("tukey", "randomized_tukey"))
