@@ -4,7 +4,7 @@ prints on A4 (controls, buttons and the per-query table left out, tables not cut
 pages), shows a cue on a table wider than its box, and its per-query table (a fixed-height box,
 its header sticky) sorts (click a header), filters (the text box) and opens each query's
 rank-by-rank explanation (click a row). Its buttons save the runs × metrics table as LaTeX
-(the JSON string in ``rw-tex``) and each figure as PNG (its image) or SVG (the JSON in ``rw-svg``).
+(``latex`` in the data block) and each figure as PNG (its image) or SVG (``svg`` in the data block).
 
 The script reads the JSON in ``<script id="rw-data" type="application/json">`` (see
 :func:`rankwise.reporting.page.per_query_data`)."""
@@ -127,12 +127,11 @@ function saveText(name,text,type){var url=URL.createObjectURL(new Blob([text],{t
   setTimeout(function(){URL.revokeObjectURL(url);},60000);}
 var tex=document.getElementById("save-tex");
 if(tex)tex.addEventListener("click",function(){
-  saveText("table.tex",JSON.parse(document.getElementById("rw-tex").textContent),"application/x-tex");});
-var svgs=document.getElementById("rw-svg");
+  saveText("table.tex",D.latex,"application/x-tex");});
 document.addEventListener("click",function(ev){
   var b=ev.target.closest("button[data-save]");if(!b)return;
   var fig=b.closest("figure"),stem=fig.getAttribute("data-stem");
   if(b.getAttribute("data-save")==="png")save(stem+".png",fig.querySelector("img").src);
-  else saveText(stem+".svg",JSON.parse(svgs.textContent)[stem],"image/svg+xml");});
+  else saveText(stem+".svg",D.svg[stem],"image/svg+xml");});
 })();
 """

@@ -176,9 +176,12 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
 
 
-def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[str], limit: int) -> str:
+def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[str], limit: int,
+                   files: dict[str, Any] | None = None) -> str:
     """The per-query section: the metric picker, the filter box, the table (filled by the
-    script) and what the explanations cover."""
+    script) and what the explanations cover; the page's one data block (``rw-data``) holds
+    the table's data and ``files``, what the page's buttons save (``latex``: the runs × metrics
+    table; ``svg``: each figure's SVG by stem)."""
     first = result.per_query_metrics[0]
     if result.inputs is None:
         note = "this comparison carries no inputs, so no query is explained"
@@ -199,7 +202,7 @@ def per_query_html(result: Comparison, explained: dict[str, Any], chosen: list[s
         '<label>query <input id="pq-filter" type="search" placeholder="filter by query id" size="18"></label></div>'
         '<p id="pq-note" class="muted"></p>' + scroll_box('<table id="pq-table"></table>', cls="pq")
         + '<p class="print-only">The per-query table is left out of the printed page: open the page to browse it.</p>'
-        f'<script id="rw-data" type="application/json">{_json(per_query_data(result, explained, note))}</script>'
+        f'<script id="rw-data" type="application/json">{_json({**per_query_data(result, explained, note), **(files or {})})}</script>'
     )
 
 
@@ -224,7 +227,8 @@ class Rendered:
 
 def render(figure: Any, *, export: bool = False) -> Rendered:
     """A :class:`rankwise.reporting.plots.Figure` drawn as PNG and SVG (and, given ``export``,
-    as PNG at :data:`EXPORT_DPI`); the matplotlib figure is then closed."""
+    as PNG at :data:`EXPORT_DPI`); the SVG's element ids and metadata carry no date or random
+    part, so the same figure gives the same bytes. The matplotlib figure is then closed."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -236,7 +240,7 @@ def render(figure: Any, *, export: bool = False) -> Rendered:
 
     try:
         return Rendered(figure.stem, figure.caption, figure.note, drawn("png", dpi=PAGE_DPI),
-                        drawn("svg").decode("utf-8"), drawn("png", dpi=EXPORT_DPI) if export else None)
+                        drawn("svg", metadata={"Date": None}).decode("utf-8"), drawn("png", dpi=EXPORT_DPI) if export else None)
     finally:
         plt.close(figure.figure)
 
@@ -254,7 +258,7 @@ def png(fig: Any) -> str:
 def figures_html(figures: Sequence[Rendered]) -> str:
     """The figures, each as an inline PNG as wide as its column of the page, numbered, with
     its note (how to read it; its caption where it has none) under it and its PNG and SVG
-    buttons (the SVGs are in the JSON block ``rw-svg``, by stem)."""
+    buttons (the SVGs are in the page's data block: :func:`per_query_html`)."""
     figs = "".join(
         f'<figure id="fig-{i}" data-stem="{esc(f.stem)}">'
         f'<img alt="{esc(f.caption)}" src="data:image/png;base64,{base64.b64encode(f.png).decode("ascii")}">'
@@ -263,8 +267,7 @@ def figures_html(figures: Sequence[Rendered]) -> str:
         f'<button type="button" data-save="svg">SVG</button></span></figcaption></figure>'
         for i, f in enumerate(figures, start=1)
     )
-    svgs = _json({f.stem: f.svg for f in figures})
-    return f'<div class="figs">{figs}</div><script id="rw-svg" type="application/json">{svgs}</script>'
+    return f'<div class="figs">{figs}</div>'
 
 
 def provenance_html(result: Comparison, command: str | None, date: str) -> str:
@@ -337,7 +340,6 @@ def page(result: Comparison, figures: Sequence[Rendered], *, title: str, command
         f"<h2 id='summary-h'>Runs × metrics</h2>{summary_html(result)}"
         '<p class="dl"><button type="button" id="save-tex">LaTeX table (.tex)</button> '
         '<span class="muted">the table above as a booktabs table, its legend as the caption</span></p>'
-        f'<script id="rw-tex" type="application/json">{_json(to_latex(result) + chr(10))}</script>'
         "<h2 id='effects'>Differences, intervals and effect sizes</h2>"
         "<p>Each run against its baseline: the mean difference, its 95% intervals (BCa bootstrap and t), "
         "Cohen's d_z, Hedges' g_z, Glass's Δ, and each test's corrected p-value.</p>"
@@ -347,7 +349,8 @@ def page(result: Comparison, figures: Sequence[Rendered], *, title: str, command
         + "<h2 id='risk'>Risk and ranking change</h2><p>URisk and TRisk (each loss weighs 1 + α), GeoRisk, the share "
         "of queries hurt, and the wins, ties and losses over the paired queries.</p>"
         + table_html(risk_frame(result), result) + change
-        + per_query_html(result, explained, chosen, explain)
+        + per_query_html(result, explained, chosen, explain,
+                         {"latex": to_latex(result) + "\n", "svg": {f.stem: f.svg for f in figures}})
         + f"<h2 id='figures'>Figures</h2>{figures_html(figures)}"
         + provenance_html(result, command, date)
         + f"<script>{SCRIPT}</script></body></html>"
