@@ -119,12 +119,15 @@ def effects_frame(result: Comparison) -> pl.DataFrame:
     tests: list[Any] = [c for x in result.tests for c in (f"p_{x}_adj", f"sig_{x}")]
     if len(result.tests) > 1:
         tests = [
-            pl.struct(f"p_{x}_adj", f"sig_{x}").map_elements(
-                lambda r, x=x: cell("p_", r[f"p_{x}_adj"]) + ("\u00a0*" if r[f"sig_{x}"] else ""), return_dtype=pl.String,
-            ).alias(f"p_{x}_adj")
+            pl.struct(p=f"p_{x}_adj", sig=f"sig_{x}").map_elements(_marked, return_dtype=pl.String).alias(f"p_{x}_adj")
             for x in result.tests
         ]
     return t.select(*segments, "run", "baseline", "metric", "diff", "rel_diff", *ci, "d_z", "hedges_g", "glass_delta", *tests)
+
+
+def _marked(row: dict[str, Any]) -> str:
+    """A corrected p-value (``p``) as text, marked ``*`` where it is significant (``sig``)."""
+    return cell("p_", row["p"]) + ("\u00a0*" if row["sig"] else "")
 
 
 SIGNIFICANT_MARK = "*: significant, the p-value below alpha"

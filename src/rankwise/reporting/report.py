@@ -155,8 +155,8 @@ def check_report_paths(
                     f"name the page e.g. {str(files[0].with_suffix('.html'))!r}"
                 )
     for what, target in extra:
-        for kind, other in zip(_FILES, files, strict=True):
-            if _same(target, other):
+        for kind, own in zip(_FILES, files, strict=True):
+            if _same(target, own):
                 raise InvalidParameterError(
                     f"the {what} {str(target)!r} of export= would be written over the report's {kind}: "
                     "export into another folder"
