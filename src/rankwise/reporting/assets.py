@@ -33,9 +33,9 @@ th{background:#f1f3f5;white-space:normal;overflow-wrap:normal;vertical-align:bot
 th>span{display:inline-block;max-width:8em}
 .legend{font-size:12px;color:#495057;margin:.3em 0 .8em;max-width:72em}
 .print-only{display:none}
-.dl{font-size:12px}.dl button{font:inherit;font-size:11px;padding:0 6px;margin-left:4px;cursor:pointer;
+.dl{font-size:12px;white-space:nowrap}.dl button{font:inherit;font-size:11px;padding:0 6px;margin-left:4px;cursor:pointer;
  border:1px solid #adb5bd;border-radius:3px;background:#f8f9fa;color:#1864ab}
-p.dl{margin:.2em 0 .8em}p.dl button{margin-left:0;font-size:12px;padding:1px 8px}
+p.dl{margin:.2em 0 .8em;white-space:normal}p.dl button{margin-left:0;font-size:12px;padding:1px 8px}
 .best{font-weight:700}sup{color:#1864ab;font-weight:600;margin-left:1px}
 .win{color:#2b8a3e}.loss{color:#c92a2a}.muted{color:#6c757d}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:12px}
