@@ -615,7 +615,7 @@ def test_compare_comparison_report_and_compare_sql_take_the_options_from_one_dec
     own = {
         rw.compare: ["qrels", "runs", "metrics"],
         comparison: ["qrels", "runs", "metrics", "also"],
-        rw.report: ["qrels", "runs", "metrics", "path", "title", "explain", "command"],
+        rw.report: ["qrels", "runs", "metrics", "path", "title", "explain", "command", "export"],
     }
     for function, named in own.items():
         parameters = inspect.signature(function).parameters

@@ -254,3 +254,100 @@ def test_hostile_ids_and_run_names_load_and_show(open_page: Any, hostile_page: P
     page.fill("#pq-filter", "</script>")
     assert _column(page, 0) == ["</script>"]
     assert opened.errors == []
+
+
+# -- issue 36: a report that reads like a paper ----------------------------------------------------
+_OVERFLOWS = """() => Array.from(document.querySelectorAll("table")).filter(t => t.offsetParent !== null).map(t => {
+  const box = t.closest(".scroll"), frame = t.closest(".tbox"), hint = frame && frame.querySelector(".hint");
+  return {id: t.id, wide: t.scrollWidth > box.clientWidth + 1, cue: !!frame && frame.classList.contains("overflow")
+          && !!hint && getComputedStyle(hint).display !== "none"};
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_screenshots_tables_fit_or_show_the_scroll_cue(open_page: Any, tmp_path: Path, width: int) -> None:
+    """Screenshots at 1280 and 400 px (under tmp_path, to look at); a table wider than its box
+    shows the cue; at 1280 px no table is wider than its box and the page, with 199 queries,
+    is shorter than 6,000 px (9,900 px with every query's row on the page)."""
+    opened = open_page(width)
+    page = opened.page
+    page.screenshot(path=str(tmp_path / f"report_{width}.png"), full_page=True)
+    assert (tmp_path / f"report_{width}.png").stat().st_size > 10_000
+    tables = page.evaluate(_OVERFLOWS)
+    assert len(tables) >= 6
+    assert all(t["cue"] for t in tables if t["wide"]), tables
+    if width == 1280:
+        assert not any(t["wide"] for t in tables), tables
+        assert not any(t["cue"] for t in tables)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        assert height < 6000, f"the page is {height} px tall"
+    else:
+        assert sum(t["wide"] for t in tables) >= 2  # the differences and risk tables scroll, with their cue
+    assert opened.errors == []
+
+
+def test_the_per_query_table_scrolls_under_its_sticky_header(open_page: Any) -> None:
+    page = open_page().page
+    box = page.locator(".pq .scroll")
+    assert len(_column(page, 0)) == 199
+    top = box.bounding_box()
+    assert top is not None and top["height"] <= 600
+    box.evaluate("b => b.scrollTop = 2000")
+    header = page.locator("#pq-table thead th").first.bounding_box()
+    assert header is not None and abs(header["y"] - top["y"]) <= 2  # the header stays at the box's top
+
+
+def test_headers_a_person_reads_explained_on_hover_and_in_a_legend(open_page: Any) -> None:
+    page = open_page().page
+    effects = page.locator("#effects ~ .tbox").first
+    headers = [h.strip() for h in effects.locator("thead th").all_text_contents()]
+    assert headers == ["run", "baseline", "metric", "Δ mean", "Δ / baseline", "95% CI (BCa)", "95% CI (t)",
+                       "d_z", "g_z", "Glass's Δ", "p (t-test, Holm)", "significant"]
+    titles = effects.locator("thead th").evaluate_all("ths => ths.map(t => t.title)")
+    assert titles[10] == "the p-value (paired t-test, Holm-corrected)"
+    assert titles[11] == "whether the p-value (paired t-test, Holm-corrected) is below 0.05"
+    legend = page.locator("#effects ~ p.legend").first.text_content()
+    assert legend is not None and "p (t-test, Holm): the p-value (paired t-test, Holm-corrected)" in legend
+    risk = [h.strip() for h in page.locator("#risk ~ .tbox").first.locator("thead th").all_text_contents()]
+    assert risk[3:7] == ["URisk", "TRisk", "GeoRisk", "hurt"]
+    assert not page.locator("th", has_text="p_t_adj").count() and not page.locator("th", has_text="sig_t").count()
+
+
+def test_buttons_save_the_latex_table_and_each_figure(open_page: Any, page_path: Path) -> None:
+    import base64
+
+    page = open_page().page
+    with page.expect_download() as download:
+        page.click("#save-tex")
+    assert download.value.suggested_filename == "table.tex"
+    # the same table as the report's LaTeX summary written beside the page
+    assert Path(download.value.path()).read_text(encoding="utf-8") == page_path.with_suffix(".tex").read_text(encoding="utf-8")
+    figure = page.locator("figure").first
+    stem = figure.get_attribute("data-stem")
+    with page.expect_download() as download:
+        figure.locator("button[data-save=svg]").click()
+    assert download.value.suggested_filename == f"{stem}.svg"
+    svg = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "<svg" in svg and "per query" in svg  # the title is text, to edit in a paper
+    with page.expect_download() as download:
+        figure.locator("button[data-save=png]").click()
+    assert download.value.suggested_filename == f"{stem}.png"
+    src = figure.locator("img").get_attribute("src")
+    assert Path(download.value.path()).read_bytes() == base64.b64decode(src.split(",", 1)[1])
+
+
+def test_the_page_prints_on_a4_without_cut_tables(open_page: Any, tmp_path: Path) -> None:
+    """Printed (A4 less 12 mm margins: 703 px wide), every table fits the page's width; the
+    buttons and the per-query table are left out, with a note; a PDF is written."""
+    opened = open_page(703)
+    page = opened.page
+    page.emulate_media(media="print")
+    widths = page.evaluate("() => Array.from(document.querySelectorAll('table')).filter(t => t.offsetParent !== null)"
+                           ".map(t => t.getBoundingClientRect().width)")
+    body = page.evaluate("document.body.clientWidth")
+    assert widths and max(widths) <= body + 1, (widths, body)
+    assert page.locator("#pq-table").is_hidden() and page.locator("#save-tex").is_hidden()
+    assert page.locator("figure button").first.is_hidden()
+    assert page.locator(".print-only").is_visible()
+    page.pdf(path=str(tmp_path / "report.pdf"), format="A4")
+    assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")

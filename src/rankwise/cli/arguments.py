@@ -377,6 +377,8 @@ def _compare_arguments(co: argparse.ArgumentParser) -> None:
     co.add_argument("-o", "--output", help="write to this file instead of stdout")
     co.add_argument("--plot", help="write the figures (PNG) to this folder")
     co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
+    co.add_argument("--export", metavar="DIR", help="with --report: also write the paper-ready files into DIR "
+                    "(table.tex, each figure as .svg and .png)")
     co.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
     _input_flags(co)
 

@@ -308,6 +308,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     runs = dict(zip(names, args.runs, strict=True))
     if args.report and not Path(args.report).resolve().parent.is_dir():
         raise OutputError(f"cannot write the report {args.report!r}: the folder {str(Path(args.report).parent)!r} does not exist")
+    if args.export and not args.report:
+        raise InvalidParameterError("--export writes the paper-ready files of the report: give --report too")
     if args.report:
         from rankwise.reporting.report import check_report_paths, named_inputs
 
@@ -315,7 +317,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if len(runs) < 2:
         raise InvalidParameterError(f"compare needs at least two runs, got one ({args.runs[0]!r}): rankwise compare QRELS RUN_A RUN_B ...")
     if args.anova:
-        given = [flag for flag, value in (("--report", args.report), ("--plot", args.plot), ("--test", args.tests),
+        given = [flag for flag, value in (("--report", args.report), ("--export", args.export), ("--plot", args.plot), ("--test", args.tests),
                                           ("--pairs", args.pairs != "baseline"), ("--baseline", args.baseline),
                                           ("--detect", args.detect is not None)) if value]
         if given:
@@ -383,7 +385,7 @@ def _figures(args: argparse.Namespace, result: Comparison) -> None:
     if args.report:
         from rankwise.reporting.report import write_report
 
-        write_report(result, args.report, drawn, command=shlex.join(["rankwise", *args.argv]))
+        write_report(result, args.report, drawn, command=shlex.join(["rankwise", *args.argv]), export=args.export)
     plots.close(drawn)
 
 

@@ -1,7 +1,10 @@
 """The style sheet and the script of the HTML report, inlined into the page (no network
 fetch, no library): the page reads on a phone (wide tables scroll inside their own box),
-prints (controls hidden, tables unboxed), and its per-query table sorts (click a header),
-filters (the text box) and opens each query's rank-by-rank explanation (click a row).
+prints on A4 (controls, buttons and the per-query table left out, tables not cut across
+pages), shows a cue on a table wider than its box, and its per-query table (a fixed-height box,
+its header sticky) sorts (click a header), filters (the text box) and opens each query's
+rank-by-rank explanation (click a row). Its buttons save the runs × metrics table as LaTeX
+(``latex`` in the data block) and each figure as PNG (its image) or SVG (``svg`` in the data block).
 
 The script reads the JSON in ``<script id="rw-data" type="application/json">`` (see
 :func:`rankwise.reporting.page.per_query_data`)."""
@@ -14,10 +17,25 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#212529;
  padding:12px;max-width:1240px;overflow-wrap:anywhere}
 h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #dee2e6}
 h3{font-size:1.05em}
+.tbox{position:relative;max-width:100%;margin:.4em 0}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;font-size:13px;margin:.4em 0}
+.tbox .hint{display:none;margin:0;font-size:12px;color:#1864ab;text-align:right}
+.tbox.overflow .hint{display:block}
+.tbox.overflow::after{content:"";position:absolute;top:1.4em;right:0;bottom:0;width:28px;pointer-events:none;
+ background:linear-gradient(to right,rgba(255,255,255,0),rgba(33,37,41,.18))}
+.tbox.overflow.at-end::after{display:none}
+.pq .scroll{max-height:min(70vh,560px);overflow:auto;border-bottom:1px solid #ced4da}
+.pq thead th{position:sticky;top:0;z-index:1;box-shadow:0 1px 0 #ced4da}
+table{border-collapse:collapse;font-size:13px;margin:0}
 td,th{border:1px solid #ced4da;padding:3px 6px;text-align:right;white-space:nowrap;overflow-wrap:normal}
-th{background:#f1f3f5}.l{text-align:left}
+th{background:#f1f3f5;white-space:normal;overflow-wrap:normal;vertical-align:bottom}.l{text-align:left}
+.tip{text-decoration:underline dotted #868e96;text-underline-offset:2px;cursor:help}
+th>span{display:inline-block;max-width:8em}
+.legend{font-size:12px;color:#495057;margin:.3em 0 .8em;max-width:72em}
+.print-only{display:none}
+.dl{font-size:12px;white-space:nowrap}.dl button{font:inherit;font-size:11px;padding:0 6px;margin-left:4px;cursor:pointer;
+ border:1px solid #adb5bd;border-radius:3px;background:#f8f9fa;color:#1864ab}
+p.dl{margin:.2em 0 .8em;white-space:normal}p.dl button{margin-left:0;font-size:12px;padding:1px 8px}
 .best{font-weight:700}sup{color:#1864ab;font-weight:600;margin-left:1px}
 .win{color:#2b8a3e}.loss{color:#c92a2a}.muted{color:#6c757d}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:12px}
@@ -31,8 +49,12 @@ figure{margin:0}figure img{width:100%;height:auto;display:block}figcaption{font-
 .explain>div{min-width:0;max-width:100%}.explain h4{margin:.2em 0}
 .prov td{white-space:normal;overflow-wrap:anywhere;text-align:left}.w{white-space:normal;word-break:break-all;min-width:14ch}
 @media (max-width:600px){body{padding:6px}td,th{padding:2px 4px}}
-@media print{.controls{display:none}.scroll{overflow:visible}body{max-width:none;padding:0}
- figure,table{break-inside:avoid}.figs{display:block}figure{margin-bottom:8px}h2{break-after:avoid}}
+@page{size:A4;margin:12mm}
+@media print{.controls,.hint,.pq,#pq-note,.pq-intro,button,.dl,details{display:none!important}.print-only{display:block}
+ .tbox::after{display:none!important}.scroll{overflow:visible}body{max-width:none;padding:0;font-size:11px}
+ table{font-size:9.5px}td,th{padding:1px 3px}td{white-space:normal}.legend,figcaption{font-size:9.5px}figure,table,tr{break-inside:avoid}thead{display:table-header-group}
+ .figs{display:grid;grid-template-columns:1fr 1fr;gap:6px}figure{margin:0 0 6px}h2,h3{break-after:avoid}
+ a{color:inherit;text-decoration:none}.tip{text-decoration:none}}
 """
 
 SCRIPT = r"""
@@ -81,8 +103,10 @@ function render(){
       return'<td class="'+cls+'">'+esc(c.text?v:num(v,c.signed))+"</td>";}).join("")+"</tr>";
     return open[r]?tr+'<tr class="d"><td class="detail" colspan="'+cols.length+'">'+explanation(r)+"</td></tr>":tr;}).join("");
   table.innerHTML="<thead>"+head+"</thead><tbody>"+body+"</tbody>";
+  cue(table.closest(".tbox"));
   note.textContent=(rows.length>LIMIT?"showing the first "+LIMIT+" of ":"")+rows.length+" of "+D.ids.length+" queries"+
-    (q?" matching \u201c"+filter.value.trim()+"\u201d":"")+"; click a header to sort, a row to open its explanation.";}
+    (q?" matching \u201c"+filter.value.trim()+"\u201d":"")+"; click a header to sort, a row to open its explanation"+
+    (rows.length>20?"; the table scrolls, its header stays.":".");}
 table.addEventListener("click",function(ev){
   var th=ev.target.closest("th[data-col]");
   if(th){var c=+th.getAttribute("data-col");if(c===sortCol)sortDir=-sortDir;else{sortCol=c;sortDir=1;}render();return;}
@@ -90,5 +114,24 @@ table.addEventListener("click",function(ev){
 table.addEventListener("keydown",function(ev){if(ev.key==="Enter"&&ev.target.matches("th[data-col]"))ev.target.click();});
 metric.addEventListener("change",render);filter.addEventListener("input",render);
 render();
+function cue(box){var s=box.querySelector(".scroll");if(!s)return;
+  var over=s.scrollWidth>s.clientWidth+1;box.classList.toggle("overflow",over);
+  box.classList.toggle("at-end",over&&s.scrollLeft+s.clientWidth>=s.scrollWidth-1);}
+function cues(){Array.prototype.forEach.call(document.querySelectorAll(".tbox"),cue);}
+Array.prototype.forEach.call(document.querySelectorAll(".tbox"),function(box){
+  var s=box.querySelector(".scroll");if(s)s.addEventListener("scroll",function(){cue(box);});});
+window.addEventListener("resize",cues);cues();
+function save(name,href){var a=document.createElement("a");a.href=href;a.download=name;
+  document.body.appendChild(a);a.click();a.remove();}
+function saveText(name,text,type){var url=URL.createObjectURL(new Blob([text],{type:type}));save(name,url);
+  setTimeout(function(){URL.revokeObjectURL(url);},60000);}
+var tex=document.getElementById("save-tex");
+if(tex)tex.addEventListener("click",function(){
+  saveText("table.tex",D.latex,"application/x-tex");});
+document.addEventListener("click",function(ev){
+  var b=ev.target.closest("button[data-save]");if(!b)return;
+  var fig=b.closest("figure"),stem=fig.getAttribute("data-stem");
+  if(b.getAttribute("data-save")==="png")save(stem+".png",fig.querySelector("img").src);
+  else saveText(stem+".svg",D.svg[stem],"image/svg+xml");});
 })();
 """

@@ -52,6 +52,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def _outside_legend(ax: Any, *args: Any) -> None:
+    """The axes' legend to the right of the axes, outside them, so that it never covers data
+    (``tight_layout`` makes room for it)."""
+    ax.legend(*args, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", frameon=False)
+
+
 def _finish(fig: Any, path: str | Path | None) -> Any:
     fig.tight_layout()
     if path is not None:
@@ -168,7 +174,7 @@ def _curves_figure(values: PerQuery, family: str, points: list[tuple[int, str]])
     """Mean ``family@k`` per run at each (k, column) of ``points``."""
     plt = _pyplot()
     ks = [k for k, _ in points]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = plt.subplots(figsize=(7, 3.4))
     for name in values.values:
         ax.plot(ks, [_mean(values, name, label) for _, label in points], marker="o", markersize=3, label=name)
     from matplotlib.ticker import MaxNLocator
@@ -177,7 +183,7 @@ def _curves_figure(values: PerQuery, family: str, points: list[tuple[int, str]])
     ax.set_xlabel("k")
     ax.set_ylabel(f"mean {family}@k")
     ax.set_title(f"{family}@k, k = {', '.join(map(str, ks)) if len(ks) <= 6 else f'{ks[0]}..{ks[-1]}'}")
-    ax.legend()
+    _outside_legend(ax)
     return fig
 
 
@@ -208,7 +214,7 @@ def precision_recall(qrels: Any, runs: Mapping[str, Any], *, path: str | Path | 
 def _precision_recall_figure(values: PerQuery) -> Any:
     plt = _pyplot()
     levels = list(ELEVEN_POINTS)
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig, ax = plt.subplots(figsize=(7, 3.4))
     for name in values.values:
         ax.plot(levels, [_mean(values, name, label) for label in PR_LABELS], marker="o", markersize=3, label=name)
     ax.set_xlabel("recall")
@@ -216,7 +222,7 @@ def _precision_recall_figure(values: PerQuery) -> Any:
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_title("11-point interpolated precision–recall")
-    ax.legend()
+    _outside_legend(ax)
     return fig
 
 
@@ -233,14 +239,14 @@ def score_distribution(
 def _distribution_figure(values: PerQuery, metric: str) -> Any:
     plt = _pyplot()
     np, _ = numpy_scipy()
-    fig, ax = plt.subplots(figsize=(5, 3.6))
+    fig, ax = plt.subplots(figsize=(7, 3.4))
     # undefined values (NULL, e.g. Accuracy) are no values
     data = [a[~np.isnan(a)] for a in (values.array(name, metric) for name in values.values)]
     parts = ax.boxplot(data, tick_labels=list(values.values), showmeans=True)
     ax.set_ylabel(metric)
     ax.set_title(f"per-query {metric}")
     # the legend says which mark is which: the triangle the mean, the line the median
-    ax.legend([parts["means"][0], parts["medians"][0]], ["mean", "median"], loc="best", fontsize="small")
+    _outside_legend(ax, [parts["means"][0], parts["medians"][0]], ["mean", "median"])
     return fig
 
 
@@ -339,11 +345,14 @@ precision–recall curve's."""
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure of a comparison: a file stem, a caption and the matplotlib figure."""
+    """A figure of a comparison: a file stem, a caption (what it shows in a few words: its
+    image's alternative text), the matplotlib figure, and a note (how to read it: the report
+    prints it under the figure, so that the text under a figure does not repeat its title)."""
 
     stem: str
     caption: str
     figure: Any
+    note: str = ""
 
 
 def _safe(text: str) -> str:
@@ -367,25 +376,36 @@ def _figures(result: Comparison) -> list[Figure]:
     per_query = result.per_query_metrics
     out = [
         Figure(f"difference_{_safe(metric)}_{_safe(cand)}" + ("" if base == result.baseline else f"_vs_{_safe(base)}"),
-               f"{metric}: {cand} − {base}", _difference_figure(values, cand, base, metric))
+               f"{metric}: {cand} − {base}", _difference_figure(values, cand, base, metric),
+               f"Each query's {metric} in {cand} minus its {metric} in {base}, the queries sorted by that difference"
+               + (f": green where {cand} is better, red where it is worse, grey ties." if better_sign(metric)
+                  else " (the metric has no better direction)."))
         for metric in per_query
         for cand, base in result.pairs
     ]
     out += [
         Figure(f"tradeoff_{_safe(accuracy)}_{_safe(beyond)}", f"{accuracy} against {beyond}",
                _tradeoff_figure(values, accuracy, beyond, result.baseline,
-                                None if beyond in per_query else _run_values(result.table, beyond)))
+                                None if beyond in per_query else _run_values(result.table, beyond)),
+               f"One point per run: its mean {accuracy} against its {beyond}, with the 95% t-interval of each mean; "
+               f"the baseline ({result.baseline}) hollow.")
         for accuracy, beyond in tradeoff_pairs(result.metrics)
     ]
     out += [
-        Figure(f"{_safe(family)}_at_k", f"{family}@k", _curves_figure(values, family, points))
+        Figure(f"{_safe(family)}_at_k", f"{family}@k", _curves_figure(values, family, points),
+               f"The mean {family} over queries at each cutoff k asked, one line per run.")
         for family, points in cutoff_families(per_query)
     ]
     columns = set(next(iter(values.values.values())).columns)
     if set(FIGURE_METRICS) <= columns:
-        out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values)))
+        out.append(Figure("precision_recall", "precision–recall", _precision_recall_figure(values),
+                          "The mean interpolated precision at recall 0, 0.1, …, 1 (at each level the highest "
+                          "precision at that recall or beyond), one line per run."))
     out += [
-        Figure(f"distribution_{_safe(metric)}", f"per-query {metric}", _distribution_figure(values, metric))
+        Figure(f"distribution_{_safe(metric)}", f"per-query {metric}", _distribution_figure(values, metric),
+               f"The spread of {metric} over queries, one box per run: the box spans the middle half of the queries, "
+               "the line is the median, the triangle the mean, the whiskers reach the furthest values within 1.5 box "
+               "heights, circles are the values beyond.")
         for metric in per_query
     ]
     for f in out:

@@ -39,14 +39,14 @@ from rankwise.comparison.paired import (
     comparison,
 )
 from rankwise.conventions import Unpack, checked
-from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, OutputError, RankwiseError, RankwiseWarning
 from rankwise.metrics.metric import Metric
 from rankwise.outputs import progress
 from rankwise.outputs.files import atomic_paths
 from rankwise.reporting.details import EXPLAIN_LIMIT
 from rankwise.reporting.tables import to_latex, to_markdown
 
-__all__ = ["call_text", "check_report_paths", "named_inputs", "report", "report_paths", "to_latex", "to_markdown", "write_report"]
+__all__ = ["call_text", "check_report_paths", "export_paths", "named_inputs", "report", "report_paths", "to_latex", "to_markdown", "write_report"]
 
 _FILES = ("page", "Markdown summary", "LaTeX summary")
 """What each of :func:`report_paths` is."""
@@ -111,16 +111,39 @@ def refuse_expected_ties(metrics: Any, options: Mapping[str, Any]) -> None:
         )
 
 
+def export_paths(folder: str | os.PathLike[str], stems: Iterable[str]) -> list[tuple[str, Path]]:
+    """The files ``export=`` writes into ``folder``, each with what it is: ``table.tex`` (the
+    runs × metrics summary as LaTeX) and each figure as ``<stem>.svg`` and ``<stem>.png`` (a
+    stem met twice numbered ``_2``, ``_3``, ...).
+
+    >>> [str(p) for _, p in export_paths("paper", ["difference_AP_b", "precision_recall"])]
+    ['paper/table.tex', 'paper/difference_AP_b.svg', 'paper/difference_AP_b.png', 'paper/precision_recall.svg', 'paper/precision_recall.png']
+    """
+    root = Path(folder)
+    out = [("LaTeX table", root / "table.tex")]
+    seen: set[str] = {"table"}
+    for stem in stems:
+        name, n = stem, 1
+        while name.casefold() in seen:
+            n += 1
+            name = f"{stem}_{n}"
+        seen.add(name.casefold())
+        out += [(f"figure {name!r} (SVG)", root / f"{name}.svg"), (f"figure {name!r} (PNG)", root / f"{name}.png")]
+    return out
+
+
 def check_report_paths(
     path: str | os.PathLike[str], inputs: Iterable[tuple[str, Any]],
     outputs: Iterable[tuple[str, str | os.PathLike[str] | None]] = (),
+    extra: Sequence[tuple[str, Path]] = (),
 ) -> list[Path]:
     """The report's three files (:func:`report_paths`), once none of them is another of them
     (a page named ``summary.md`` would be replaced by its own Markdown summary), an input
     (``inputs``: (what, the input) pairs, e.g. ``("the run 'bm25'", "bm25.trec")``; a path's
     files, a folder's or a glob's included) or another output of the same call (``outputs``:
     (what, path) pairs, e.g. the command line's ``-o``); else
-    :class:`~rankwise.errors.InvalidParameterError` naming both."""
+    :class:`~rankwise.errors.InvalidParameterError` naming both. ``extra``: more files the
+    call writes ((what, path) pairs: :func:`export_paths`), checked the same way."""
     files = report_paths(path)
     shown = os.fspath(path)
     for i, a in enumerate(files):
@@ -131,8 +154,15 @@ def check_report_paths(
                     f"the {_FILES[i]} is written beside the page with the suffix {a.suffix!r}): "
                     f"name the page e.g. {str(files[0].with_suffix('.html'))!r}"
                 )
+    for what, target in extra:
+        for kind, own in zip(_FILES, files, strict=True):
+            if _same(target, own):
+                raise InvalidParameterError(
+                    f"the {what} {str(target)!r} of export= would be written over the report's {kind}: "
+                    "export into another folder"
+                )
     inputs = list(inputs)
-    for kind, target in zip(_FILES, files, strict=True):
+    for kind, target in [*zip(_FILES, files, strict=True), *extra]:
         for what, obj in inputs:
             where = _collision(obj, target)
             if where is not None:
@@ -202,6 +232,7 @@ def report(
     title: str = "rankwise comparison",
     explain: int = EXPLAIN_LIMIT,
     command: str | None = None,
+    export: str | Path | None = None,
     **options: Unpack[CompareOptions],
 ) -> pl.DataFrame:
     """Write a self-contained HTML report to ``path`` (plus the runs × metrics summary as
@@ -216,7 +247,11 @@ def report(
     asked (e.g. ``P@5``, ``P@10``, ``P@20``), the interpolated precision–recall curve and the
     per-query distribution of every metric. ``explain``: how many queries (those of the
     largest absolute difference of the first metric) the page explains rank by rank;
-    ``command``: the command line or call the provenance names (by default this call, as text)."""
+    ``command``: the command line or call the provenance names (by default this call, as text);
+    ``export``: a folder (made if missing) to write the paper-ready files into as well,
+    :func:`export_paths`: ``table.tex`` and each figure as SVG and PNG (at
+    :data:`rankwise.reporting.page.EXPORT_DPI`), together with the report's files, all whole or
+    none."""
     from rankwise.reporting import plots
 
     refuse_expected_ties(metrics, options)  # the metrics checked too, before anything is done
@@ -226,14 +261,14 @@ def report(
     if command is None:
         command = call_text("rankwise.report", qrels, runs, metric_list, str(path), **_given(options))
     result = comparison(qrels, runs, metric_list, also=plots.FIGURE_METRICS, **options)
-    write_report(result, path, plots.figures(result), title=title, explain=explain, command=command)
+    write_report(result, path, plots.figures(result), title=title, explain=explain, command=command, export=export)
     return result.table
 
 
 @checked
 def write_report(
     result: Comparison, path: str | Path, figures: Sequence[Any], *, title: str = "rankwise comparison",
-    explain: int = EXPLAIN_LIMIT, command: str | None = None,
+    explain: int = EXPLAIN_LIMIT, command: str | None = None, export: str | Path | None = None,
 ) -> None:
     """Write the HTML page of a comparison to ``path`` and its runs × metrics summary as
     Markdown and LaTeX beside it (``.md``, ``.tex``), all three whole or not at all (none may
@@ -241,13 +276,16 @@ def write_report(
     ``figures`` are :class:`rankwise.reporting.plots.Figure` s (``plots.figures(result)``), embedded as
     PNG. ``explain``: how many queries the page explains rank by rank (see
     :mod:`rankwise.reporting.details`); ``command``: the command line or call named in the
-    provenance."""
+    provenance; ``export``: a folder for ``table.tex`` and each figure as SVG and PNG
+    (:func:`export_paths`), written with the three files, whole or none. The figures are
+    closed once drawn."""
     from rankwise.reporting.details import explanations, load, ranking_changes
-    from rankwise.reporting.page import page
+    from rankwise.reporting.page import page, render
     from rankwise.reporting.provenance import now
 
     inputs = named_inputs(result.inputs.qrels, result.inputs.runs) if result.inputs is not None else []
-    page_path, md_path, tex_path = check_report_paths(path, inputs)
+    exported = export_paths(export, [f.stem for f in figures]) if export is not None else []
+    page_path, md_path, tex_path = check_report_paths(path, inputs, extra=exported)
     changes = None
     explained: dict[str, Any] = {}
     chosen: list[str] = []
@@ -259,11 +297,31 @@ def write_report(
             step.at(1, detail=f"explaining up to {explain} queries")
             explained, chosen = explanations(result, qrels, runs, explain)
         step.at(2, detail="the page")
-        text = page(result, figures, title=title, command=command, date=now(), explain=explain, changes=changes,
+        drawn = [render(f, export=export is not None) for f in figures]
+        text = page(result, drawn, title=title, command=command, date=now(), explain=explain, changes=changes,
                     explained=explained, chosen=chosen)
-    texts = {page_path: text, md_path: to_markdown(result) + "\n", tex_path: to_latex(result) + "\n"}
-    # the three files are written whole, and replaced together once all three are complete
-    with atomic_paths(list(texts)) as temps:
-        for tmp, content in zip(temps, texts.values(), strict=True):
-            with open(tmp, "w", encoding="utf-8") as fh:
+    latex = to_latex(result) + "\n"
+    files: dict[Path, bytes] = {page_path: text.encode("utf-8"), md_path: (to_markdown(result) + "\n").encode("utf-8"),
+                                tex_path: latex.encode("utf-8")}
+    if export is not None:
+        figure_files = [content for f in drawn for content in (f.svg.encode("utf-8"), f.print_png or f.png)]
+        files.update(zip((p for _, p in exported), [latex.encode("utf-8"), *figure_files], strict=True))
+        _folder(Path(export))
+    # the files are written whole, and replaced together once all of them are complete
+    with atomic_paths(list(files)) as temps:
+        for tmp, content in zip(temps, files.values(), strict=True):
+            with open(tmp, "wb") as fh:
                 fh.write(content)
+
+
+def _folder(folder: Path) -> None:
+    """Make the export folder (and its parents) unless it exists; a file there, or a fault
+    making it, is an :class:`~rankwise.errors.OutputError` naming it."""
+    from rankwise.outputs.files import output_error
+
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"cannot export into {str(folder)!r}: it is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(str(folder), exc) from exc

@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from rankwise.comparison.paired import Comparison
-from rankwise.comparison.summary import Summary, legend, summary
+from rankwise.comparison.summary import CORRECTION_NAMES, TEST_NAMES, Summary, legend, summary
 from rankwise.conventions import checked
 from rankwise.outputs.files import visible
 
@@ -51,6 +51,70 @@ def cell(column: str, value: Any) -> str:
             return f"{value:.2g}" if value < 0.001 else f"{value:.4f}"
         return f"{value:.4f}"
     return str(value)
+
+
+HEADERS: dict[str, tuple[str, str]] = {
+    "run": ("run", "the run compared"),
+    "baseline": ("baseline", "the run it is compared against"),
+    "metric": ("metric", "the metric compared"),
+    "diff": ("Δ mean", "the mean over queries of the run's value minus the baseline's"),
+    "rel_diff": ("Δ / baseline", "Δ mean over the baseline's mean (−0.10: 10% below the baseline)"),
+    "ci_bca": ("95% CI (BCa)", "the 95% bootstrap confidence interval of Δ mean (bias-corrected and accelerated)"),
+    "ci_t": ("95% CI (t)", "the 95% Student-t confidence interval of Δ mean"),
+    "d_z": ("d_z", "Cohen's d_z: Δ mean over the standard deviation of the per-query differences"),
+    "hedges_g": ("g_z", "Hedges' g_z: Cohen's d_z corrected for its small-sample bias"),
+    "glass_delta": ("Glass's Δ", "Glass's Δ: Δ mean over the standard deviation of the baseline's per-query values"),
+    "urisk": ("URisk", "the mean per-query difference with each loss weighing 1 + α (risk_alpha): below 0, "
+                       "the run's losses outweigh its wins"),
+    "trisk": ("TRisk", "URisk as a t statistic: above +2 the run is significantly less risky than the baseline, "
+                       "below −2 significantly riskier"),
+    "georisk": ("GeoRisk", "the run's mean and its consistency across queries, against all runs (higher is better)"),
+    "hurt": ("hurt", "the share of queries the run loses by more than hurt="),
+    "wins": ("wins", "queries where the run is better than the baseline"),
+    "ties": ("ties", "queries where both are equal"),
+    "losses": ("losses", "queries where the run is worse than the baseline"),
+    "queries": ("queries", "the queries paired"),
+    "overlap": ("overlap", "the share of the baseline's top documents also in the run's top"),
+    "jaccard": ("Jaccard", "the documents of both tops over the documents of either top"),
+    "kendall_tau": ("Kendall's τ", "Kendall's τ-b of the two tops' orders (1: the same order, −1: reversed)"),
+    "rbo_ext": ("RBO", "rank-biased overlap of the two rankings, extrapolated (1: identical, 0: disjoint)"),
+    "rbo_min": ("RBO min", "rank-biased overlap's lower bound (unseen documents never agree)"),
+    "rbo_res": ("RBO residual", "the most the unseen documents could add to RBO min"),
+    "sha256": ("SHA-256", "the SHA-256 digest of the file's bytes"),
+}
+"""Column headers a person reads in the report, each with what it means (the comparison
+frame keeps its own column names: only the page's labels are these)."""
+
+_TEST_SHORT = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "rand.", "tukey": "Tukey HSD",
+               "randomized_tukey": "rand. Tukey"}
+_CORRECTION_SHORT = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "BH", "fdr_by": "BY", "none": "uncorrected"}
+_ADJUSTED_OVER_RUNS = frozenset(("tukey", "randomized_tukey"))
+
+
+def header(column: str, result: Comparison | None = None) -> tuple[str, str]:
+    """The label of a table's column as the report shows it and what it means (the tooltip and
+    the legend): :data:`HEADERS`, and for each test of ``result`` its corrected p-value
+    (``p_t_adj`` -> ``p (t-test, Holm)``) and its significance (``sig_t`` -> ``significant``);
+    any other column is shown by its own name, with no explanation.
+
+    >>> header("p_t_adj")
+    ('p (t-test, Holm)', 'the p-value (paired t-test, Holm-corrected)')
+    >>> header("sig_wilcoxon")[0]
+    'significant'
+    """
+    if column in HEADERS:
+        return HEADERS[column]
+    correction = result.correction if result is not None else "holm"
+    alpha = f"{result.alpha:g}" if result is not None else "alpha"
+    for test, name in TEST_NAMES.items():
+        over_runs = test in _ADJUSTED_OVER_RUNS
+        short = "adjusted" if over_runs else _CORRECTION_SHORT.get(correction, correction)
+        words = "adjusted over the pairs of runs" if over_runs else CORRECTION_NAMES.get(correction, correction)
+        if column == f"p_{test}_adj":
+            return f"p ({_TEST_SHORT[test]}, {short})", f"the p-value ({name}, {words})"
+        if column == f"sig_{test}":
+            return "significant", f"whether the p-value ({name}, {words}) is below {alpha}"
+    return column, ""
 
 
 _PIPE = re.compile(r"(\\*)\|")
