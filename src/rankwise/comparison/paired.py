@@ -465,7 +465,7 @@ def comparison(
     values = per_query_values(qrels, runs, per_query, by=settings.by, engine=settings.engine, also=also, **read)
     rows: list[dict[str, Any]] = []
     np, _ = numpy_scipy()
-    for group, part in values.split():
+    for group, part in progress.each("statistics", values.split()):  # the line names this phase
         # scipy's and numpy's warnings on degenerate data (no spread: NaN statistics) are no
         # news: such statistics are None in the table
         with np.errstate(all="ignore"), warnings.catch_warnings():
