@@ -296,7 +296,8 @@ def per_query_values(
                 warn_unjudged(sum(c.unjudged for c in seen))
             for w in caught:  # each warning names its run
                 warn(f"run {name!r}: {w.message}", w.category)
-    values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
+    with progress.task("pairing the queries"):
+        values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
     values.warn()
     return values
 

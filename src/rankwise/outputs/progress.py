@@ -179,6 +179,8 @@ class Display:
         """The last line drawn (kept once erased)."""
         self._shown = False
         self._estimate: tuple[Task, Estimate] | None = None
+        self._done: tuple[Task, float] | None = None
+        """The phase's fraction done, as far as it was seen."""
         self._lock = threading.Lock()
         self._drawn = 0.0
         self._stop = threading.Event()
@@ -201,9 +203,16 @@ class Display:
         phase = self.tasks[counted[0]] if counted else None
         if self._estimate is not None and self._estimate[0] is not phase:
             self._estimate = None
+        if self._done is not None and self._done[0] is not phase:
+            self._done = None
         if event and phase is not None:
             previous = self._estimate[1] if self._estimate is not None else None
-            made = time_left(now, phase.started, _fraction(self.tasks[counted[0]:]), previous)
+            fraction = _fraction(self.tasks[counted[0]:])
+            if fraction is not None:
+                # never back: a step's counted parts (a run's query groups) ended, not undone
+                fraction = max(fraction, self._done[1] if self._done is not None else 0.0)
+                self._done = (phase, fraction)
+            made = time_left(now, phase.started, fraction, previous)
             self._estimate = (phase, made) if made is not None else None
         if self._estimate is not None:
             estimate = self._estimate[1]
