@@ -304,11 +304,6 @@ def displayed(
         display.close()
 
 
-def active() -> bool:
-    """Whether a display is shown (so that work done only for it, such as a file's size, can be skipped)."""
-    return _DISPLAY.get() is not None
-
-
 def clear() -> None:
     """Erase the status line, if one is shown (so that a message can be printed)."""
     display = _DISPLAY.get()
