@@ -326,7 +326,7 @@ def _eval_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
     ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")
     ev.add_argument("-o", "--output", help="write to this file instead of stdout")
-    ev.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    ev.add_argument("--quiet", action="store_true", help="no warnings, no progress display and no closing 'wrote' line on stderr")
     _input_flags(ev)
     ev.add_argument(
         "--subtopic-col", dest="subtopic", nargs="?", const="subtopic", default=None,
@@ -379,7 +379,7 @@ def _compare_arguments(co: argparse.ArgumentParser) -> None:
     co.add_argument("--report", help="write a self-contained HTML report (and .md/.tex tables beside it)")
     co.add_argument("--export", metavar="DIR", help="with --report: also write the paper-ready files into DIR "
                     "(table.tex, each figure as .svg and .png)")
-    co.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    co.add_argument("--quiet", action="store_true", help="no warnings, no progress display and no closing 'wrote' line on stderr")
     _input_flags(co)
 
 
@@ -393,7 +393,7 @@ def _explain_arguments(ex: argparse.ArgumentParser) -> None:
     _cost_col(ex)
     ex.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ex.add_argument("-o", "--output", help="write to this file instead of stdout")
-    ex.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    ex.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
     _input_flags(ex)
 
 
@@ -411,7 +411,7 @@ def _why_arguments(wh: argparse.ArgumentParser) -> None:
     wh.add_argument("--engine", choices=ENGINES, default="polars")
     wh.add_argument("--format", choices=("table", "json"), default="table")
     wh.add_argument("-o", "--output", help="write to this file instead of stdout")
-    wh.add_argument("--quiet", action="store_true", help="no warnings and no progress display on stderr")
+    wh.add_argument("--quiet", action="store_true", help="no warnings, no progress display and no closing 'wrote' line on stderr")
     _input_flags(wh)
 
 
@@ -425,7 +425,7 @@ def _change_arguments(ch: argparse.ArgumentParser) -> None:
     ch.add_argument("--by", action="append", help="segment column of the runs, constant within a query (repeatable)")
     ch.add_argument("--format", choices=("table", "csv", "json"), default="table")
     ch.add_argument("-o", "--output", help="write to this file instead of stdout")
-    ch.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    ch.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
 def _metrics_arguments(me: argparse.ArgumentParser) -> None:

@@ -26,6 +26,7 @@ from rankwise.cli.terminal import say as _say
 from rankwise.conventions import CONVENTION_KEYWORDS, SIDE_INPUTS, ReadOptions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseWarning, UnknownMetricError
 from rankwise.inputs.run_names import check_run_names, unique_names
+from rankwise.outputs import progress
 from rankwise.outputs.files import (
     output_error,
     visible,
@@ -85,9 +86,28 @@ def _emit(args: argparse.Namespace, text: str) -> None:
     """The text, with one line end, to ``-o`` (whole or not at all) or to standard output."""
     text = text.rstrip("\n") + "\n"
     if args.output:
-        write_text_atomic(args.output, text)
+        with progress.task(f"writing {args.output}"):
+            write_text_atomic(args.output, text)
     else:
         to_stdout([text])
+
+
+def _counted(n: int, what: str) -> str:
+    """``1 run``, ``2 runs``; ``199 queries``."""
+    plural = what[:-1] + "ies" if what.endswith("y") else what + "s"
+    return f"{n:,} {what if n == 1 else plural}"
+
+
+def _wrote(args: argparse.Namespace, files: Sequence[str], holding: Sequence[str]) -> None:
+    """The one line a command that wrote files ends with, on stderr (unless ``--quiet``):
+    ``wrote report.html, report.md, report.tex (2 runs, 4 metrics)``; nothing when it wrote none."""
+    if files and not args.quiet:
+        _say(f"wrote {', '.join(files)} ({', '.join(holding)})")
+
+
+def _output(args: argparse.Namespace) -> list[str]:
+    """``-o``'s file, when given (what else was written goes to standard output)."""
+    return [str(args.output)] if args.output else []
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -140,6 +160,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             _say(f"rankwise: warning: {message}")
     progress_line(args, f"{per_query.height} queries done in {time.perf_counter() - started:.2f} s")
     keys = [*segments, args.query_id]
+    metric_columns = [c for c in per_query.columns if c not in keys]
+    metric_columns += [c for c in (sets.columns if sets is not None else []) if c not in segments and c not in metric_columns]
+    holding = [_counted(per_query[args.query_id].n_unique(), "query"), _counted(len(metric_columns), "metric")]
     if args.format == "trec":
         if segments:
             raise InvalidParameterError("--format trec has no place for --by segments; use table, csv, json or parquet")
@@ -158,9 +181,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             )
         )
         if args.output:
-            write_lines_atomic(args.output, lines)
+            with progress.task(f"writing {args.output}"):
+                write_lines_atomic(args.output, lines)
         else:
             to_stdout(lines)
+        _wrote(args, _output(args), holding)
         return 0
     summary = summarize(per_query.drop(args.query_id), by=segments or None) if per_query.width > len(keys) else None
     if sets is not None:
@@ -175,12 +200,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if args.format == "parquet":
             # encoded in memory (no larger than the frame), then written by Python: an OS fault
             # is then an OSError (Polars would report it in its own error, or none at all)
-            buffer = io.BytesIO()
-            out.write_parquet(buffer)
-            write_bytes_atomic(args.output, buffer.getvalue())
+            with progress.task(f"writing {args.output}"):
+                buffer = io.BytesIO()
+                out.write_parquet(buffer)
+                write_bytes_atomic(args.output, buffer.getvalue())
+            _wrote(args, _output(args), holding)
             return 0
         text = out.write_csv() if args.format == "csv" else out.write_json()
     _emit(args, text)
+    _wrote(args, _output(args), holding)
     return 0
 
 
@@ -322,10 +350,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                                           ("--detect", args.detect is not None)) if value]
         if given:
             raise InvalidParameterError(f"--anova prints the ANOVA table only: leave out {', '.join(given)} (or --anova)")
-        _write(args, anova(
+        table = anova(
             args.qrels, runs, args.metric or list(COMPARE_METRICS), by=args.by or None, engine=args.engine,
             **read_options(args),
-        ))
+        )
+        _write(args, table)
+        _wrote(args, _output(args), [_counted(len(runs), "run"), _counted(table["metric"].n_unique(), "metric")])
         return 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RankwiseWarning)
@@ -338,8 +368,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             args.qrels, runs, args.metric or list(COMPARE_METRICS), also=_figure_metrics() if drawn else (),
             **compare_options(args),
         )
-        if drawn:
-            _figures(args, result)
+        written = _figures(args, result) if drawn else []
     for w in caught:
         if not args.quiet and issubclass(w.category, RankwiseWarning):
             _say(f"rankwise: warning: {w.message}")
@@ -353,8 +382,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             _emit(args, frame_text(result.table, result.table.columns.index("metric") + 1, width))
         else:
             _emit(args, to_text(result, width=width))
-        return 0
-    _write(args, result.table)
+    else:
+        _write(args, result.table)
+    _wrote(args, written + _output(args), [_counted(len(result.runs), "run"), _counted(len(result.metrics), "metric")])
     return 0
 
 
@@ -366,11 +396,13 @@ def _figure_metrics() -> tuple[str, ...]:
     return FIGURE_METRICS
 
 
-def _figures(args: argparse.Namespace, result: Comparison) -> None:
+def _figures(args: argparse.Namespace, result: Comparison) -> list[str]:
     """Draw the comparison's figures once; write them to ``--plot``'s folder and embed them in
-    ``--report``'s page."""
+    ``--report``'s page; what was written, as :func:`_wrote` names it (the report's three
+    files, ``N figures in FOLDER/``)."""
     from rankwise.reporting import plots
 
+    written: list[str] = []
     drawn = plots.figures(result)
     if args.plot:
         folder = Path(args.plot)
@@ -380,13 +412,19 @@ def _figures(args: argparse.Namespace, result: Comparison) -> None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise output_error(args.plot, exc) from exc
-        for f in drawn:
+        for f in progress.each("writing figures", drawn, total=len(drawn)):
             plots.save(f.figure, folder / f"{f.stem}.png", dpi=110)
     if args.report:
-        from rankwise.reporting.report import write_report
+        from rankwise.reporting.report import report_paths, write_report
 
         write_report(result, args.report, drawn, command=shlex.join(["rankwise", *args.argv]), export=args.export)
+        written += [str(args.report), *(str(p) for p in report_paths(args.report)[1:])]
+        if args.export:
+            written.append(f"table.tex and the figures in {str(args.export).rstrip('/')}/")
+    if args.plot:
+        written.append(f"{_counted(len(drawn), 'figure')} in {args.plot.rstrip('/')}/")
     plots.close(drawn)
+    return written
 
 
 def _cmd_change(args: argparse.Namespace) -> int:
@@ -403,6 +441,7 @@ def _cmd_change(args: argparse.Namespace) -> int:
     )
     rows = per_query.with_columns(pl.col(query).cast(pl.String), values)
     _write(args, pl.concat([rows, means.select(rows.columns)]))
+    _wrote(args, _output(args), [_counted(per_query[query].n_unique(), "query")])
     return 0
 
 
@@ -411,6 +450,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     table = explain(args.qrels, args.run, args.metric, args.query, **read_options(args))
     _write(args, table)
+    _wrote(args, _output(args), [f"query {args.query}", _counted(table.height, "row")])
     return 0
 
 
@@ -438,6 +478,7 @@ def _cmd_why(args: argparse.Namespace) -> int:
             parts += [f"query {args.query} rank by rank, {name} beside trec_eval\n{table}" for name, table in explained.items()]
         text = "\n".join(visible(line) for line in "\n\n".join(parts).splitlines())
     _emit(args, text)
+    _wrote(args, _output(args), [result.metric, _counted(len(libraries), "library")])
     return 0
 
 

@@ -294,7 +294,8 @@ def per_query_values(
                 warn_unjudged(sum(c.unjudged for c in seen))
             for w in caught:  # each warning names its run
                 warn(f"run {name!r}: {w.message}", w.category)
-    values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
+    with progress.task("pairing the queries"):
+        values = _pair(per_run, keys, segments, [m.label for m in parsed], options.get("missing", "ignore"))
     values.warn()
     return values
 
@@ -463,7 +464,7 @@ def comparison(
     values = per_query_values(qrels, runs, per_query, by=settings.by, engine=settings.engine, also=also, **read)
     rows: list[dict[str, Any]] = []
     np, _ = numpy_scipy()
-    for group, part in values.split():
+    for group, part in progress.each("statistics", values.split()):  # the line names this phase
         # scipy's and numpy's warnings on degenerate data (no spread: NaN statistics) are no
         # news: such statistics are None in the table
         with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
@@ -25,6 +25,7 @@ import polars as pl
 
 from rankwise.conventions import Columns
 from rankwise.errors import SWAPPED, InputReadError, pass_hint
+from rankwise.outputs import progress
 
 Kind = Literal["run", "qrels"]
 
@@ -47,18 +48,27 @@ def decode_utf8(data: bytes, path: Path, first_line: int = 1) -> str:
         ) from exc
 
 
-def _open(path: Path) -> BinaryIO:
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The file's content (gunzipped on the fly if gzip) and the file itself, whose position
+    is how many of its bytes are read."""
     with path.open("rb") as fh:
         gz = fh.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gz else path.open("rb")  # type: ignore[return-value]
+    with path.open("rb") as raw:
+        if not gz:
+            yield raw, raw
+            return
+        with gzip.GzipFile(fileobj=raw, mode="rb") as content:
+            yield content, raw  # type: ignore[misc]
 
 
-def blocks(path: Path, size: int = BLOCK_SIZE) -> Iterator[tuple[int, bytes]]:
+def blocks(path: Path, size: int = BLOCK_SIZE, read: Callable[[int], object] | None = None) -> Iterator[tuple[int, bytes]]:
     """The file's bytes in blocks of whole lines (the last may lack its ``\\n``), each with the
-    number of its first line."""
+    number of its first line; ``read`` is told how many bytes of the file (gzipped: of the
+    compressed file) are read once each block is dealt with."""
     line = 1
     rest = b""
-    with contextlib.closing(_open(path)) as fh:
+    with _opened(path) as (fh, raw):
         while True:
             data = fh.read(size)
             if not data:
@@ -70,6 +80,8 @@ def blocks(path: Path, size: int = BLOCK_SIZE) -> Iterator[tuple[int, bytes]]:
                 continue
             rest = data[cut:]
             yield line, data[:cut]
+            if read is not None:  # the block is dealt with
+                read(raw.tell())
             line += data.count(b"\n", 0, cut)
     if rest:
         yield line, rest
@@ -190,11 +202,28 @@ def read_trec(path: Path, kind: Kind, columns: Columns, block_size: int = BLOCK_
     (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
     UTF-8 (invalid bytes are refused, naming the line). With a ``subtopic`` column (subtopic
     qrels) the qrels' second field is the subtopic, as ndeval reads it. The file is read
-    ``block_size`` bytes at a time.
+    ``block_size`` bytes at a time, its bytes read of its size shown as it goes
+    (:func:`rankwise.outputs.progress.task`).
     """
+    with progress.task(f"reading {path.name}", total=_size(path), unit="bytes") as step:
+        return _read_blocks(path, kind, columns, block_size, step.at)
+
+
+def _size(path: Path) -> int | None:
+    """The file's size in bytes (None where the system does not say: 0 in /proc)."""
+    try:
+        return path.stat().st_size or None
+    except OSError:
+        return None
+
+
+def _read_blocks(
+    path: Path, kind: Kind, columns: Columns, block_size: int, read: Callable[[int], object]
+) -> pl.DataFrame:
+    """:func:`read_trec`, telling ``read`` how many bytes of the file are read as it goes."""
     scan = _Scan(path, kind)
     value_name = columns.score if kind == "run" else columns.relevance
-    for first_line, data in blocks(path, block_size):
+    for first_line, data in blocks(path, block_size, read):
         parts = _fields(decode_utf8(data, path, first_line), first_line)
         scan.check_shape(parts)
         if scan.short is not None:
