@@ -509,11 +509,14 @@ def with_category_values(
     rank (:func:`with_miscalibration`)."""
     if prep.categories is None:
         raise InvalidParameterError("a metric reads the item categories: pass categories=")
+    # every value below reads the ranked rows once, through ``top``: a plan that read the rows
+    # joined with the previous value again would double with each (α, definition) asked
+    top = rows.select(Q, D, RANK)
     for definition, alpha in sorted(calibrations):
-        rows = with_miscalibration(rows, prep, conv, definition, alpha)
+        rows = with_miscalibration(rows, prep, conv, definition, alpha, top)
     c = CATEGORIES
     weighted = {PATIENCE, *patiences}
-    pairs = rows.select(Q, D, RANK).join(prep.categories, on=D, how="inner").sort(Q, CATEGORY, RANK).with_columns(
+    pairs = top.join(prep.categories, on=D, how="inner").sort(Q, CATEGORY, RANK).with_columns(
         pl.int_range(1, pl.len() + 1).over(Q, CATEGORY).cast(pl.Float64).alias("__n"),
         *[pl.lit(patience).pow(pl.col(RANK).cast(pl.Float64) - 1.0).alias(f"__w{i}") for i, patience in enumerate(weighted)],
     ).with_columns(
@@ -544,7 +547,8 @@ def with_category_values(
 
 
 def with_miscalibration(
-    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, definition: Calibration, alpha: float
+    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, definition: Calibration, alpha: float,
+    top: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The ranked rows with the miscalibration of the list cut at each row's rank (``miscal``,
     :data:`~rankwise.primitives.CATEGORY_COLUMNS`, its :func:`~rankwise.primitives.categories.variant`
@@ -557,10 +561,12 @@ def with_miscalibration(
     and the categorised items listed so far (n), q(g) = c_g / n (0 while n = 0); miscal =
     Σ_g p ln(p / ((1 − α) q + α p)). NULL on the rows of a user without a categorised training item.
 
-    ``'librec'`` (LibRec's ``CalibrationEvaluator``): :func:`with_librec_calibration`."""
+    ``'librec'`` (LibRec's ``CalibrationEvaluator``): :func:`with_librec_calibration`. ``top``: the
+    ranked rows' (query, item, rank) to compute from (default: ``rows``'), which are then joined to ``rows``."""
     name = row_column(variant("miscal", definition, alpha, defaults=("steck", ALPHA)))
+    top = rows.select(Q, D, RANK) if top is None else top
     if definition == "librec":
-        return with_librec_calibration(rows, prep, conv, alpha, name)
+        return with_librec_calibration(rows, prep, conv, alpha, name, top)
     if prep.train is None:
         raise InvalidParameterError("a metric reads the training interactions: pass train=")
     assert prep.categories is not None
@@ -570,7 +576,6 @@ def with_miscalibration(
         history.join(share, on=D, how="inner").group_by(Q, CATEGORY).agg(pl.col("__share").sum())
         .with_columns((pl.col("__share") / pl.col("__share").sum().over(Q)).alias("__p")).select(Q, CATEGORY, "__p")
     )
-    top = rows.select(Q, D, RANK)
     categorised = top.join(share.select(D).unique().with_columns(pl.lit(1.0).alias("__has")), on=D, how="left").sort(
         Q, RANK
     ).select(Q, RANK, pl.col("__has").fill_null(0.0).cum_sum().over(Q).alias("__ng"))
@@ -587,7 +592,7 @@ def with_miscalibration(
 
 
 def with_librec_calibration(
-    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, alpha: float, name: str
+    rows: pl.LazyFrame, prep: Prepared, conv: Conventions, alpha: float, name: str, top: pl.LazyFrame
 ) -> pl.LazyFrame:
     """The ranked rows with LibRec's miscalibration of the list cut at each row's rank (column
     ``name``; ``CalibrationEvaluator``, that-recsys-lab/librec @ a4bb9ec): p(g) = the listed items
@@ -595,7 +600,7 @@ def with_librec_calibration(
     category counts in it), q(g) = the user's relevant judgments (relevance ≥ ``conv.rel``: its
     test set) having g over their number; Σ over the categories g of the list with p(g) > 0 of
     p log2(p / ((1 − α) q + α p)), 0 where there is none. NULL on the rows of a user without a
-    relevant judgment."""
+    relevant judgment. ``top``: the ranked rows' (query, item, rank), as :func:`with_miscalibration`'s."""
     assert prep.categories is not None
     categories = prep.categories.select(D, CATEGORY)
     relevant = prep.qrels.filter(pl.col(REL) >= conv.rel).select(Q, D).unique()
@@ -604,7 +609,6 @@ def with_librec_calibration(
         relevant.join(categories, on=D, how="inner").group_by(Q, CATEGORY).agg(pl.len().cast(pl.Float64).alias("__t"))
         .join(tested, on=Q, how="inner").select(Q, CATEGORY, (pl.col("__t") / pl.col("__nt")).alias("__qg"))
     )
-    top = rows.select(Q, D, RANK)
     listed = top.join(categories, on=D, how="inner").select(Q, CATEGORY).unique()
     p = (
         top.join(listed, on=Q, how="inner")
