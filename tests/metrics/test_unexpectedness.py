@@ -265,6 +265,26 @@ def test_query_chunks_give_the_same_values(tmp_path: Path) -> None:
     assert rw.evaluate(QRELS, RUN, ["Unexpectedness@2"], base_run=BASE, query_chunks=3).equals(want)
 
 
+@pytest.mark.parametrize("rows_per_group", [1, 2, 4])
+def test_in_memory_query_groups_cut_the_base_run_by_query(rows_per_group: int) -> None:
+    """The Polars engine's in-memory query groups (more than ROWS_PER_CHUNK run rows) each rank
+    their own queries' base lists: the values are those of one group, with integer ids too."""
+    from rankwise._polars import engine as polars_engine
+
+    metrics = ["Unexpectedness@2", "Unexpectedness@1"]
+    frame = pl.DataFrame(
+        [{"query_id": q, "doc_id": d, "score": v} for q, docs in BASE.items() for d, v in docs.items()]
+    )
+    cases = [(QRELS, RUN, frame)]
+    as_int = pl.col("query_id").str.slice(1).cast(pl.Int64)
+    cases.append((QRELS.with_columns(as_int), RUN.with_columns(as_int), frame.with_columns(as_int)))
+    for qrels, run, base in cases:
+        want = rw.evaluate(qrels, run, metrics, base_run=base, missing="zero")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(polars_engine, "ROWS_PER_CHUNK", rows_per_group)
+            assert rw.evaluate(qrels, run, metrics, base_run=base, missing="zero").equals(want)
+
+
 def test_compare_and_explain_read_the_base_run() -> None:
     other = RUN.with_columns(pl.Series("score", [1.0, 2.0, 3.0, 1.0, 2.0, 1.0]))
     compared = rw.compare(QRELS, {"a": RUN, "b": other}, ["Unexpectedness@2"], base_run=BASE)

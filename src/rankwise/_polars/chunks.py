@@ -64,8 +64,11 @@ def query_groups(
         runs = _partitioned(prep.run, folder / "run", query_chunks)
         judged = _partitioned(prep.qrels, folder / "qrels", query_chunks)
         per_sub = None if prep.subtopics is None else _partitioned(prep.subtopics, folder / "subtopics", query_chunks)
+        # the base run is per query too: each group ranks its own queries' base lists only
+        bases = None if prep.base_run is None else _partitioned(prep.base_run, folder / "base_run", query_chunks)
         return prep, [
-            replace(prep, run=runs[c], qrels=judged[c], subtopics=None if per_sub is None else per_sub[c])
+            replace(prep, run=runs[c], qrels=judged[c], subtopics=None if per_sub is None else per_sub[c],
+                    base_run=None if bases is None else bases[c])
             for c in range(query_chunks)
         ], None
     run, qrels = pl.collect_all([prep.run, prep.qrels])
@@ -79,12 +82,18 @@ def query_groups(
     key = (pl.col(Q).hash(seed=0) % n).cast(pl.UInt32).alias(_CHUNK)  # 4 bytes a row, not 8
     run, qrels = run.with_columns(key), qrels.with_columns(key)
     subs = None if subs is None else subs.with_columns(key)
+    # the base run (collected once, keyed by the run's query type) is per query too: each group
+    # ranks its own queries' base lists, not the whole base run (20 groups of a 10M-row base run
+    # ranked it 20 times: 51 s against 3.6 s)
+    base = None if prep.base_run is None else prep.base_run.collect().with_columns(key)
+
+    def part(frame: pl.DataFrame, c: int) -> pl.LazyFrame:
+        return frame.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK)
+
     return prep, [
         replace(
-            prep,
-            run=run.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
-            qrels=qrels.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
-            subtopics=None if subs is None else subs.lazy().filter(pl.col(_CHUNK) == c).drop(_CHUNK),
+            prep, run=part(run, c), qrels=part(qrels, c), subtopics=None if subs is None else part(subs, c),
+            base_run=None if base is None else part(base, c),
         )
         for c in range(n)
     ], run.height
