@@ -586,9 +586,11 @@ def families_part(a: argparse.Namespace, data: Path, work: Path,
         configs = [Config(t, measures, family.key) for t in tools]
         extra = {t: list(side) for t in tools}
         for floor in ("floor", "floor-duckdb"):
-            extra[floor] += ["--floor-steps", ",".join(family.floor)]
+            if floor in extra:  # --tools may leave the floors out
+                extra[floor] += ["--floor-steps", ",".join(family.floor)]
         for engine in ENGINES:
-            extra[engine] += ["--set-level"] if family.set_level else []
+            if engine in extra:
+                extra[engine] += ["--set-level"] if family.set_level else []
         if a.memory_limit:
             extra["rankwise-duckdb"] = [*extra.get("rankwise-duckdb", []), "--memory-limit", a.memory_limit]
         if a.query_chunks:

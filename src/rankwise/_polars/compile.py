@@ -148,6 +148,9 @@ class Part:
     categories: bool = False
     """Whether an aggregate reads the item categories' values
     (:data:`~rankwise.primitives.CATEGORY_COLUMNS`): computed on the ranked rows only then."""
+    category_depth: int | None = 0
+    """The deepest cutoff of those aggregates (None: every rank): a value at a rank reads the rows
+    above it only, so they are computed on the rows down to that depth."""
     patiences: set[float] = field(default_factory=set)
     """The patiences of the rank weights its aggregates read the weighted category counts with
     besides the default one (``catcountg``, ``catentg``: computed with each)."""
@@ -214,7 +217,9 @@ class Part:
         self.empty[key] = node.empty
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
-        self.categories |= bool(set(node.reads) & set(CATEGORY_COLUMNS))
+        if set(node.reads) & set(CATEGORY_COLUMNS):
+            self.categories = True
+            self.category_depth = deepest(self.category_depth, getattr(node, "k", None))
         if isinstance(node, CategoryEntropy) and node.geometric:
             self.patiences.add(node.patience)
         if isinstance(node, Miscalibration):

@@ -162,7 +162,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         if work.base:
             rows = with_base_ranks(rows, prep, conv)
         if work.categories:
-            rows = with_category_values(rows, prep, conv, work.patiences, work.calibrations)
+            rows = with_category_values(rows, prep, conv, work.patiences, work.calibrations, work.category_depth)
         if work.catalog:
             rows = with_catalog_size(rows, prep)
         if work.groups:
@@ -497,7 +497,7 @@ def with_pair_distances(rows: pl.LazyFrame, prep: Prepared, depth: int | None) -
 
 def with_category_values(
     rows: pl.LazyFrame, prep: Prepared, conv: Conventions, patiences: Collection[float] = (),
-    calibrations: Collection[tuple[Calibration, float]] = (),
+    calibrations: Collection[tuple[Calibration, float]] = (), depth: int | None = None,
 ) -> pl.LazyFrame:
     """The ranked rows with the item categories' values (:data:`~rankwise._polars.columns.CATEGORIES`,
     :data:`~rankwise.primitives.CATEGORY_COLUMNS`), from the item categories (``prep.categories``:
@@ -506,12 +506,13 @@ def with_category_values(
     weights patience^(rnk − 1), for the default patience and each of ``patiences``: their
     :func:`~rankwise.primitives.categories.variant` columns), summed per row; 0 on a row whose item
     has no category. For each (definition, α) of ``calibrations``, the miscalibration at each
-    rank (:func:`with_miscalibration`)."""
+    rank (:func:`with_miscalibration`). A value at a rank reads the rows above it only: they are
+    computed on the rows ranked ≤ ``depth`` (None: every row; 0 and NULL miscalibration below)."""
     if prep.categories is None:
         raise InvalidParameterError("a metric reads the item categories: pass categories=")
     # every value below reads the ranked rows once, through ``top``: a plan that read the rows
     # joined with the previous value again would double with each (α, definition) asked
-    top = rows.select(Q, D, RANK)
+    top = rows.select(Q, D, RANK) if depth is None else rows.select(Q, D, RANK).filter(pl.col(RANK) <= depth)
     for definition, alpha in sorted(calibrations):
         rows = with_miscalibration(rows, prep, conv, definition, alpha, top)
     c = CATEGORIES

@@ -204,6 +204,10 @@ class _Compiler:
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
         self.categories: set[bool] = set()
+        self.category_depth: dict[bool, int | None] = {}
+        """Per part whose run primitives read the item categories' values: the deepest cutoff they
+        read (None: every rank). The values at a rank read the rows above it only: computed on
+        the rows down to that depth."""
         """The parts whose run primitives read the item categories' values
         (:data:`~rankwise.primitives.CATEGORY_COLUMNS`)."""
         self.patiences: dict[bool, set[float]] = {}
@@ -261,6 +265,7 @@ class _Compiler:
             self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
             if set(node.reads) & set(CATEGORY_COLUMNS):
                 self.categories.add(part)
+                self.category_depth[part] = deepest(self.category_depth.get(part, 0), getattr(node, "k", None))
             if isinstance(node, CategoryEntropy) and node.geometric:
                 self.patiences.setdefault(part, set()).add(node.patience)
             if isinstance(node, Miscalibration):
@@ -581,8 +586,10 @@ def statement(
             ctes += pair_ctes
             rowcols += pair_cols
         if part in comp.categories:
+            depth = comp.category_depth[part]
+            top = f"ranked{p}" if depth is None else f"(SELECT * FROM ranked{p} WHERE rnk <= {literal(depth)})"
             category_ctes, category_cols, category_joins = _category_values(
-                f"ranked{p}", p, categories, comp.patiences.get(part, set()), comp.calibrations.get(part, set()),
+                top, p, categories, comp.patiences.get(part, set()), comp.calibrations.get(part, set()),
                 qrels, conv,
             )
             ctes += category_ctes
