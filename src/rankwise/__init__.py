@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from rankwise._polars.judged import judged_frame
     from rankwise._sql.expression import sql_expr, sql_select
     from rankwise.cli.trec_writer import to_trec
+    from rankwise.clicks.counterfactual import ClickEstimate, click_estimate, click_judgments
     from rankwise.comparison.change import ranking_change
     from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
@@ -94,6 +95,7 @@ _LAZY: dict[str, str] = {
     "sql_select": "rankwise._sql.expression",
     "register": "rankwise._duckdb.macros",
     "ranking_change": "rankwise.comparison.change",
+    **dict.fromkeys(("click_estimate", "click_judgments", "ClickEstimate"), "rankwise.clicks.counterfactual"),
     "anova": "rankwise.comparison.paired",
     "compare": "rankwise.comparison.paired",
     "evaluate": "rankwise.evaluation.evaluate",
@@ -191,6 +193,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "SPECS",
     "ArgumentTypeError",
+    "ClickEstimate",
     "ColumnTypeError",
     "Columns",
     "Conventions",
@@ -218,6 +221,8 @@ __all__ = [
     "anova",
     "average_precision",
     "cg",
+    "click_estimate",
+    "click_judgments",
     "compare",
     "compare_sql",
     "dcg",

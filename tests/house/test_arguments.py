@@ -37,6 +37,7 @@ RUN_B = RUN.with_columns(-pl.col("score"))
 QRELS = pl.DataFrame({"query_id": ["q1", "q2", "q2"], "doc_id": ["b", "a", "c"], "relevance": [1, 2, 1]})
 RUNS = {"a": RUN, "b": RUN_B}
 LISTS = pl.DataFrame({"query_id": ["q1"], "predicted": [["a", "b"]], "relevant": [["a"]]})
+CLICKS = RUN.select("query_id", "doc_id", rank=pl.int_range(1, pl.len() + 1).over("query_id"), click=pl.lit(1))
 EVENTS = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "event": ["click"]})
 
 with warnings.catch_warnings():
@@ -54,6 +55,8 @@ CALLS: dict[str, tuple[Any, dict[str, Any]]] = {
     "comparison": (comparison, {"qrels": QRELS, "runs": RUNS, "metrics": ["AP"], "resamples": 10}),
     "anova": (rw.anova, {"qrels": QRELS, "runs": RUNS, "metrics": ["AP"]}),
     "ranking_change": (rw.ranking_change, {"run_a": RUN, "run_b": RUN_B}),
+    "click_estimate": (rw.click_estimate, {"log": CLICKS, "run": RUN, "metrics": ["DCG@2"]}),
+    "click_judgments": (rw.click_judgments, {"log": CLICKS}),
     "explain": (rw.explain, {"qrels": QRELS, "run": RUN, "metric": "AP", "query": "q1"}),
     "report": (rw.report, {"qrels": QRELS, "runs": RUNS, "metrics": ["AP"], "path": "/nonexistent/r.html"}),
     "write_report": (write_report, {"result": RESULT, "path": "/nonexistent/r.html", "figures": []}),

@@ -428,6 +428,34 @@ def _change_arguments(ch: argparse.ArgumentParser) -> None:
     ch.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
+def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise clicks``."""
+    from rankwise.clicks.counterfactual import ESTIMATORS
+    from rankwise.evaluation.evaluate import ENGINES
+
+    cl.add_argument("log", help="the click log: one row per shown document (query id, doc id, rank shown, click)")
+    cl.add_argument("run", help="the new run to estimate")
+    cl.add_argument("-m", "--metric", nargs="+", required=True, help="DCG or CG (linear gain), e.g. DCG@10 CG@5")
+    where = cl.add_mutually_exclusive_group()
+    where.add_argument("--eta", type=float, help="examination θ(r) = (1/r)^eta (the default, with eta 1)")
+    where.add_argument("--propensities", help="a file of θ per rank (columns rank, propensity)")
+    where.add_argument("--propensity-col", help="the log's column of each row's θ")
+    cl.add_argument("--clip", type=float, help="floor on θ: every weight at most 1/clip")
+    cl.add_argument("--estimator", choices=ESTIMATORS, default="ips", help="ips (default) or naive (no weights)")
+    cl.add_argument("--alpha", type=float, default=0.05, help="the interval's level is 1 - alpha (default %(default)s)")
+    cl.add_argument("--impression-col", help="the log's impression id (default: each query shown once)")
+    cl.add_argument("--rank-col", default="rank", help="the log's rank shown (1 = top; default %(default)s)")
+    cl.add_argument("--click-col", default="click", help="the log's click, 0/1 (default %(default)s)")
+    _convention_flag(cl, "ties", help="order of the run's equal scores (default %(default)s)")
+    cl.add_argument("--query-id-col", default="query_id", help="the query id column of the log and the run")
+    cl.add_argument("--doc-id-col", default="doc_id", help="the doc id column of the log and the run")
+    cl.add_argument("--engine", choices=ENGINES, default="polars")
+    cl.add_argument("--per-query", action="store_true", help="each logged query's values instead of the summary")
+    cl.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    cl.add_argument("-o", "--output", help="write to this file instead of stdout")
+    cl.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
+
+
 def _metrics_arguments(me: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise metrics``."""
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
@@ -448,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("explain", help="one query's ranking, rank by rank, for one metric", parents=[debug], arguments=_explain_arguments)
     sub.add_parser("why", help="one metric under every library's conventions, and what makes them differ", parents=[debug], arguments=_why_arguments)
     sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
+    sub.add_parser("clicks", help="estimate a new run's DCG/CG from a click log (inverse propensity)", parents=[debug], arguments=_clicks_arguments)
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     return parser
 

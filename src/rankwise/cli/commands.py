@@ -23,7 +23,7 @@ import polars as pl
 from rankwise.cli.arguments import compare_options, parse, read_options
 from rankwise.cli.terminal import Command, progress_line, run, to_stdout
 from rankwise.cli.terminal import say as _say
-from rankwise.conventions import CONVENTION_KEYWORDS, SIDE_INPUTS, ReadOptions
+from rankwise.conventions import CONVENTION_KEYWORDS, SIDE_INPUTS, Columns, ReadOptions
 from rankwise.errors import InvalidParameterError, OutputError, RankwiseWarning, UnknownMetricError
 from rankwise.inputs.run_names import check_run_names, unique_names
 from rankwise.outputs import progress
@@ -482,9 +482,38 @@ def _cmd_why(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_clicks(args: argparse.Namespace) -> int:
+    from rankwise.clicks.counterfactual import click_estimate
+    from rankwise.inputs.read import to_frame
+
+    propensities = None
+    if args.propensities is not None:
+        read = to_frame(args.propensities, "run", Columns())
+        propensities = read.collect() if isinstance(read, pl.LazyFrame) else read
+    result = click_estimate(
+        args.log, args.run, args.metric, eta=args.eta, propensities=propensities, propensity=args.propensity_col,
+        clip=args.clip, estimator=args.estimator, alpha=args.alpha, engine=args.engine,
+        impression=args.impression_col, rank=args.rank_col, click=args.click_col, ties=args.ties,
+        query_id=args.query_id_col, doc_id=args.doc_id_col,
+    )
+    if args.per_query:
+        _write(args, result.per_query)
+    elif args.format != "table":
+        _write(args, result.summary)
+    else:
+        d = result.diagnostics.row(0, named=True)
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True,
+                       tbl_hide_column_data_types=True, float_precision=4):
+            table = str(result.summary)
+        _emit(args, f"{table}\n{d['clicks']:,} clicks; effective sample size of their weights {d['ess']:.1f}; "
+                    f"the largest weight {d['max_weight_share']:.1%} of the total; {d['clipped']:,} clipped")
+    _wrote(args, _output(args), [_counted(result.per_query.height, "query"), _counted(len(args.metric), "metric")])
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
-    "metrics": _cmd_metrics,
+    "metrics": _cmd_metrics, "clicks": _cmd_clicks,
 }
 """What each command does, by the name ``args.command`` gives."""
 

@@ -1,0 +1,266 @@
+"""Counterfactual (inverse-propensity) estimates of a new ranking's metrics from the clicks
+logged under another ranking (Joachims, Swaminathan & Schnabel, WSDM 2017).
+
+Under the position-based (examination) model a document is clicked when it is examined and
+relevant, and whether it is examined depends only on the rank it was shown at: P(click on d) =
+θ(shown rank of d) · rel(d). For a metric that sums a weight over the relevant documents,
+Δ(y) = Σ_{d relevant} λ(rank_y(d)), the clicks of one impression give the unbiased estimate
+
+    IPS(y) = Σ_{d clicked} λ(rank_y(d)) / θ(shown rank of d)
+
+(a document the new ranking y does not rank: λ = 0). The propensity is indexed by the rank the
+document was SHOWN at, the new ranking enters through λ only.
+
+rankwise writes the estimate as an evaluation: each logged query's clicks become graded
+judgments, relevance(d) = the mean over the query's impressions of click(d) / θ(rank shown)
+(:func:`click_judgments`; every shown document of every logged query is judged, 0 where it
+was not clicked), and a metric that is linear in the relevance of the judged documents,
+evaluated on the new run against them, is the mean over the query's impressions of the IPS
+estimate. Those metrics are ``DCG`` and ``CG`` with ``gain='linear'`` (any discount, cutoff or
+tie policy; no gain table, no relevance threshold): ``DCG@k`` estimates the binary-gain DCG@k
+(1/log2(r + 1) for r ≤ k), ``CG@k`` the number of relevant documents in the top k (P@k is
+CG@k / k). nDCG, AP, RR, P, R, Success, ... are not linear in the relevance (a threshold, a
+normaliser or a first relevant rank): their IPS is biased, and :func:`click_estimate` refuses
+them.
+
+Assumptions: the examination hypothesis (a click is examination and relevance), examination
+depending on the shown rank only (no trust bias, no click noise, no cascade), θ > 0 at every
+rank whose clicks count. ``clip`` floors θ (every weight ≤ 1/clip): less variance for some
+bias (rankkit's ``clip``). ``estimator='naive'``: the clicks as judgments, no weights (biased
+toward the logging ranking: shown for comparison).
+
+Per query the value is the mean over the query's impressions; the estimate is the mean over
+the logged queries (each query weighs the same; with one impression per query, the mean over
+impressions, as rankkit's ``estimate().ips``), with its standard error (sample standard
+deviation, ddof 1, over √n) and a normal (Wald) interval at ``alpha``. ``snips`` is rankkit's
+self-normalised value, Σ over every click of λ w / Σ w: a mean per relevant (clicked) document,
+not per query. The diagnostics are rankkit's ``diagnose``: the clicks, the Kish effective sample
+size of their weights (Σw)² / Σw², the largest weight's share and the clicks clipped.
+
+>>> import polars as pl, rankwise as rw
+>>> log = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "rank": [1, 2, 3],
+...                     "click": [0, 0, 1]})
+>>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["c", "a", "b"], "score": [3.0, 2.0, 1.0]})
+>>> result = rw.click_estimate(log, run, ["DCG@10", "CG@1"], eta=1.0)
+>>> result.per_query.rows()  # c was clicked at rank 3 (θ = 1/3) and the new run ranks it first
+[('q1', 3.0, 3.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any, Literal
+
+import polars as pl
+
+from rankwise.clicks.log import CLICK, DOC, IMPRESSION, QUERY, RANK, read_click_log
+from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
+from rankwise.errors import InvalidParameterError, InvalidValueError
+from rankwise.metrics.metric import Metric
+
+Estimator = Literal["ips", "naive"]
+ESTIMATORS: tuple[str, ...] = ("ips", "naive")
+
+CLICK_OPTIONS: frozenset[str] = frozenset({"ties", "max_rank", "trec_eval", "query_id", "doc_id", "score"})
+"""The keyword options :func:`click_estimate` passes to the evaluation (the run's ranking and
+column names); the others (``missing``, ``judged_only``, ``rel``, ...) would change what the
+judgments from the clicks mean, and are refused."""
+
+LINEAR: Mapping[str, Mapping[str, object]] = {
+    "DCG": {"gain": "linear", "gains": "", "judged_only": False},
+    "CG": {"gain": "linear", "gains": "", "judged_only": False},
+}
+"""The metrics linear in the relevance of the judged documents, and the parameter values that
+keep them so (besides a relevance threshold ``rel`` ≤ 0): their IPS estimate is unbiased."""
+
+_W = "__w"
+
+
+@dataclass(frozen=True)
+class ClickEstimate:
+    """The estimates of a run's metrics from a click log (:func:`click_estimate`).
+
+    ``per_query``: one row per logged query (its id column, then a column per metric), each
+    value the mean over the query's impressions. ``summary``: one row per metric — ``metric``,
+    ``estimate`` (the mean over the queries), ``std_error``, ``ci_low``, ``ci_high`` (the normal
+    interval at ``alpha``; NULL with one query), ``queries``, ``impressions``, ``snips``.
+    ``diagnostics``: one row — ``clicks``, ``ess`` (Kish), ``max_weight_share``, ``clipped``,
+    ``relevant_per_impression`` (Σw over the impressions: the estimated relevant documents per
+    impression). ``judgments``: the judgments made from the clicks (:func:`click_judgments`),
+    which :func:`rankwise.compare` takes to test two runs' estimates query by query."""
+
+    per_query: pl.DataFrame
+    summary: pl.DataFrame
+    diagnostics: pl.DataFrame
+    judgments: pl.DataFrame
+
+
+def _theta(
+    log: pl.DataFrame, eta: float | None, propensities: Mapping[int, float] | pl.DataFrame | None, column: str | None,
+    what: str,
+) -> pl.Expr:
+    """Each row's examination probability θ (the log's column ``__theta`` when ``column``)."""
+    given = [name for name, value in (("eta", eta), ("propensities", propensities), ("propensity", column))
+             if value is not None]
+    if len(given) > 1:
+        raise InvalidParameterError(f"give one of eta=, propensities= and propensity=, not {' and '.join(given)}")
+    if column is not None:
+        return pl.col("__theta").cast(pl.Float64)
+    if propensities is not None:
+        table = propensities if isinstance(propensities, pl.DataFrame) else pl.DataFrame(
+            {"rank": list(propensities), "propensity": list(propensities.values())}, strict=False
+        )
+        missing = {"rank", "propensity"} - set(table.columns)
+        if missing:
+            raise InvalidParameterError(f"propensities= needs the columns 'rank' and 'propensity', missing {sorted(missing)}")
+        ranks = dict(zip(table["rank"].cast(pl.Int64), table["propensity"].cast(pl.Float64), strict=True))
+        clicked = sorted(set(log.filter(pl.col(CLICK) == 1)[RANK].to_list()) - set(ranks))
+        if clicked:
+            raise InvalidValueError(f"{what} has a click at rank {clicked[0]}, which propensities= gives no θ for")
+        return pl.col(RANK).replace_strict(ranks, default=None, return_dtype=pl.Float64)
+    power = 1.0 if eta is None else float(eta)
+    if not math.isfinite(power) or power < 0:
+        raise InvalidParameterError(f"eta must be a finite number >= 0 (θ(r) = (1/r)^eta), got {eta!r}")
+    return (1.0 / pl.col(RANK).cast(pl.Float64)).pow(power)
+
+
+@checked
+def click_judgments(
+    log: Any, *, eta: float | None = None, propensities: Mapping[int, float] | pl.DataFrame | None = None,
+    propensity: str | None = None, clip: float | None = None, estimator: str = "ips", impression: str | None = None,
+    rank: str = "rank", click: str = "click", query_id: str = "query_id", doc_id: str = "doc_id",
+) -> pl.DataFrame:
+    """The judgments a click log gives under the position-based model: one row per (query,
+    document shown), relevance = the mean over the query's impressions of click / θ(rank shown)
+    (``estimator='naive'``: of the click), 0 for a shown document never clicked. θ: the power law
+    (1/r)^``eta`` (default η = 1), ``propensities`` (a {rank: θ} mapping or a frame of ``rank``
+    and ``propensity``) or the log's column ``propensity``; each in (0, 1], floored at ``clip``.
+    A metric linear in the relevance (``DCG``, ``CG`` with linear gain) of a run against them is
+    the IPS estimate of its value (Joachims et al. 2017); :func:`click_estimate` checks that.
+
+    >>> import polars as pl
+    >>> log = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "rank": [1, 2], "click": [1, 1]})
+    >>> click_judgments(log, eta=1.0).rows()
+    [('q1', 'a', 1.0), ('q1', 'b', 2.0)]
+    """
+    table, _ = _judgments(log, eta, propensities, propensity, clip, estimator, impression, rank, click,
+                          Columns(query_id=query_id, doc_id=doc_id))
+    return table
+
+
+def _judgments(
+    log: Any, eta: float | None, propensities: Mapping[int, float] | pl.DataFrame | None, propensity: str | None,
+    clip: float | None, estimator: str, impression: str | None, rank: str, click: str, columns: Columns,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`click_judgments`' table, and the checked log with each row's weight (``__w``)."""
+    if estimator not in ESTIMATORS:
+        raise InvalidParameterError(f"estimator must be one of {', '.join(map(repr, ESTIMATORS))}, got {estimator!r}")
+    if clip is not None and not (isinstance(clip, (int, float)) and 0 < clip <= 1):
+        raise InvalidParameterError(f"clip is a floor on θ, in (0, 1], got {clip!r}")
+    what = "the click log"
+    rows = read_click_log(log, columns, impression=impression, rank=rank, click=click,
+                          extra={"__theta": propensity} if propensity is not None else None, what=what)
+    rows = rows.with_columns(_theta(rows, eta, propensities, propensity, what).alias("__theta"))
+    bad = rows.filter((pl.col(CLICK) == 1) & ~((pl.col("__theta") > 0) & (pl.col("__theta") <= 1)))
+    if bad.height:
+        raise InvalidValueError(
+            f"θ must be in (0, 1] where a click counts: impression {bad[IMPRESSION][0]!r}, rank {bad[RANK][0]} "
+            f"has θ = {bad['__theta'][0]!r}"
+        )
+    floor = pl.col("__theta") if clip is None else pl.max_horizontal(pl.col("__theta"), pl.lit(float(clip)))
+    weight = pl.lit(1.0) if estimator == "naive" else 1.0 / floor
+    rows = rows.with_columns(
+        pl.when(pl.col(CLICK) == 1).then(weight).otherwise(0.0).alias(_W),
+        (pl.col(CLICK) == 1).and_(pl.lit(clip is not None)).and_(pl.col("__theta") < (clip or 0.0)).alias("__clipped"),
+    )
+    impressions = rows.group_by(QUERY).agg(pl.col(IMPRESSION).n_unique().cast(pl.Float64).alias("__n"))
+    table = (
+        rows.group_by(QUERY, DOC).agg(pl.col(_W).sum()).join(impressions, on=QUERY)
+        .select(pl.col(QUERY).alias(columns.query_id), pl.col(DOC).alias(columns.doc_id),
+                (pl.col(_W) / pl.col("__n")).alias("relevance"))
+        .sort(columns.query_id, columns.doc_id)
+    )
+    return table, rows
+
+
+def _linear(metric: Metric) -> None:
+    """Refuse a metric whose IPS estimate is biased: one not linear in the relevance."""
+    params = metric.resolve()
+    need = LINEAR.get(metric.spec.name)
+    ok = need is not None and all(params.get(k) == v for k, v in need.items()) and float(params.get("rel", 0)) <= 0  # type: ignore[arg-type]
+    if not ok:
+        raise InvalidParameterError(
+            f"{metric.label}: an inverse-propensity estimate is unbiased only for a metric linear in the relevance of "
+            "the clicked documents, DCG or CG with gain='linear' (no gains table, rel <= 0, judged_only=False); "
+            "a threshold, a normaliser or a first relevant rank (nDCG, AP, RR, P, R, Success, ...) makes it biased"
+        )
+
+
+def _check_click_options(function: str, options: Mapping[str, Any]) -> None:
+    check_options(function, options, CLICK_OPTIONS)
+
+
+@checked
+def click_estimate(
+    log: Any, run: Any, metrics: str | Metric | Sequence[str | Metric], *, eta: float | None = None,
+    propensities: Mapping[int, float] | pl.DataFrame | None = None, propensity: str | None = None,
+    clip: float | None = None, estimator: str = "ips", alpha: float = 0.05, engine: str = "polars",
+    impression: str | None = None, rank: str = "rank", click: str = "click", **options: Unpack[EvaluationOptions],
+) -> ClickEstimate:
+    """The inverse-propensity estimates of ``run``'s ``metrics`` from the clicks of ``log``
+    (logged under another ranking): see the module for the model, the formula and what each
+    field means. ``metrics``: ``DCG`` or ``CG`` with linear gain (others are refused);
+    ``engine``: ``'polars'`` or ``'duckdb'``; ``options``: the run's ``ties``, ``max_rank``,
+    ``trec_eval`` and column names (``query_id``, ``doc_id``, ``score``; the log's id columns too).
+
+    >>> import polars as pl, rankwise as rw
+    >>> log = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "x", "y"],
+    ...                     "rank": [1, 2, 1, 2], "click": [1, 0, 0, 1]})
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["b", "a", "y", "x"],
+    ...                     "score": [2.0, 1.0, 2.0, 1.0]})
+    >>> rw.click_estimate(log, run, "CG@1").summary.select("metric", "estimate").rows()
+    [('CG@1', 1.0)]
+    """
+    from rankwise.evaluation.evaluate import evaluate
+    from rankwise.names.parse import parse_metrics
+
+    _check_click_options("click_estimate", options)
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+    parsed = parse_metrics(metrics)
+    for m in parsed:
+        _linear(m)
+    columns = Columns.from_options(options)
+    judged, rows = _judgments(log, eta, propensities, propensity, clip, estimator, impression, rank, click, columns)
+    per_query = evaluate(judged, run, parsed, engine=engine, **{**options, "missing": "zero"})  # type: ignore[arg-type]
+    labels = [m.label for m in parsed]
+    counts = rows.group_by(QUERY).agg(pl.col(IMPRESSION).n_unique().cast(pl.Float64).alias("__n"))
+    weighted = per_query.join(counts.rename({QUERY: columns.query_id}), on=columns.query_id, how="left")
+    clicks = rows.filter(pl.col(CLICK) == 1)
+    total_w = float(clicks[_W].sum())
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    summary = []
+    n = per_query.height
+    for label in labels:
+        values = per_query[label]
+        mean = float(values.mean())  # type: ignore[arg-type]
+        se = float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else None  # type: ignore[arg-type]
+        snips = float((weighted[label] * weighted["__n"]).sum()) / total_w if total_w > 0 else 0.0
+        summary.append({
+            "metric": label, "estimate": mean, "std_error": se,
+            "ci_low": None if se is None else mean - z * se, "ci_high": None if se is None else mean + z * se,
+            "queries": n, "impressions": int(counts["__n"].sum()), "snips": snips,
+        })
+    squared = float((clicks[_W] ** 2).sum())
+    diagnostics = pl.DataFrame([{
+        "clicks": clicks.height, "ess": total_w * total_w / squared if squared > 0 else 0.0,
+        "max_weight_share": float(clicks[_W].max()) / total_w if total_w > 0 else 0.0,  # type: ignore[arg-type]
+        "clipped": int(rows["__clipped"].sum()),
+        "relevant_per_impression": total_w / rows[IMPRESSION].n_unique(),
+    }])
+    schema = {"metric": pl.String, "estimate": pl.Float64, "std_error": pl.Float64, "ci_low": pl.Float64,
+              "ci_high": pl.Float64, "queries": pl.Int64, "impressions": pl.Int64, "snips": pl.Float64}
+    return ClickEstimate(per_query, pl.DataFrame(summary, schema=schema), diagnostics, judged)
