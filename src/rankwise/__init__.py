@@ -79,6 +79,8 @@ if TYPE_CHECKING:
     from rankwise.names.presets import like
     from rankwise.reporting import plots
     from rankwise.reporting.report import report, to_latex, to_markdown
+    from rankwise.clicks.credit import InterleavingResult, interleaving_credit
+    from rankwise.clicks.interleaving import interleave
 
 __version__ = "0.1.0"
 
@@ -117,6 +119,9 @@ _LAZY: dict[str, str] = {
     "to_sql": "rankwise.evaluation.to_sql",
     "why": "rankwise.evaluation.why",
     "to_trec": "rankwise.cli.trec_writer",
+    "interleave": "rankwise.clicks.interleaving",
+    "interleaving_credit": "rankwise.clicks.credit",
+    "InterleavingResult": "rankwise.clicks.credit",
 }
 """Each lazily imported name of the API: the module that defines it."""
 
@@ -253,4 +258,7 @@ __all__ = [
     "to_sql",
     "to_trec",
     "why",
+    "interleave",
+    "interleaving_credit",
+    "InterleavingResult",
 ]
