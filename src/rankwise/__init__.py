@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from rankwise._polars.judged import judged_frame
     from rankwise._sql.expression import sql_expr, sql_select
     from rankwise.cli.trec_writer import to_trec
+    from rankwise.clicks.credit import InterleavingResult, interleaving_credit
+    from rankwise.clicks.interleaving import interleave
     from rankwise.comparison.change import ranking_change
     from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
@@ -79,8 +81,6 @@ if TYPE_CHECKING:
     from rankwise.names.presets import like
     from rankwise.reporting import plots
     from rankwise.reporting.report import report, to_latex, to_markdown
-    from rankwise.clicks.credit import InterleavingResult, interleaving_credit
-    from rankwise.clicks.interleaving import interleave
 
 __version__ = "0.1.0"
 
@@ -205,6 +205,7 @@ __all__ = [
     "EngineResourceError",
     "Evaluator",
     "InputReadError",
+    "InterleavingResult",
     "InvalidParameterError",
     "InvalidValueError",
     "Metric",
@@ -234,6 +235,8 @@ __all__ = [
     "gains_from_events",
     "get_spec",
     "idcg",
+    "interleave",
+    "interleaving_credit",
     "judged_frame",
     "like",
     "lists_to_long",
@@ -258,7 +261,4 @@ __all__ = [
     "to_sql",
     "to_trec",
     "why",
-    "interleave",
-    "interleaving_credit",
-    "InterleavingResult",
 ]

@@ -148,7 +148,7 @@ def _probabilistic_exact(lists: list[list[str]], k: int, tau: float) -> dict[tup
 
 def _frequencies(method: str, lists: list[list[str]], k: int, n: int, seed: int, tau: float = 3.0) -> tuple[Counter[Any], int]:
     names = "ABC"[: len(lists)]
-    runs = {name: _run({f"q{i:05d}": lst for i in range(n)}) for name, lst in zip(names, lists)}
+    runs = {name: _run({f"q{i:05d}": lst for i in range(n)}) for name, lst in zip(names, lists, strict=True)}
     shown = rw.interleave(runs, method=method, k=k, seed=seed, tau=tau)  # type: ignore[arg-type]
     counts = Counter(tuple((d, names.index(t)) for d, t in rows) for rows in _lists(shown).values())
     return counts, n

@@ -302,7 +302,7 @@ def _duckdb(method: str, log: pl.DataFrame, rankers: list[str], long: pl.DataFra
             if len(rankers) > 2:
                 sql = f"WITH {posterior} SELECT __i, ranker, sum(p * __c) AS credit FROM post GROUP BY __i, ranker"
             else:
-                a, b = rankers
+                a = rankers[0]
                 con.register("first_ranker", pl.DataFrame({"ranker": [a]}).to_arrow())
                 steps = _fetch(con, f"""
                     WITH {posterior}

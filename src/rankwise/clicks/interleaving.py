@@ -39,12 +39,19 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import polars as pl
 
 from rankwise.comparison.change import _ranked
-from rankwise.conventions import Columns, Conventions, EvaluationOptions, Unpack, check_options, checked
+from rankwise.conventions import (
+    Columns,
+    Conventions,
+    EvaluationOptions,
+    Unpack,
+    check_options,
+    checked,
+)
 from rankwise.errors import InvalidParameterError, MissingExtraError, did_you_mean
 from rankwise.inputs.run_names import check_run_names
 
@@ -68,13 +75,13 @@ def numpy() -> Any:
     return np
 
 
-def check_method(method: object) -> str:
+def check_method(method: object) -> Method:
     """``method`` one of :data:`METHODS`, or :class:`~rankwise.errors.InvalidParameterError`."""
     if method not in METHODS:
         raise InvalidParameterError(
             f"method must be one of {list(METHODS)}, got {method!r}.{did_you_mean(str(method), METHODS)}"
         )
-    return str(method)
+    return cast(Method, method)
 
 
 def run_names(runs: Any, method: str) -> tuple[list[str], list[Any]]:
@@ -108,7 +115,7 @@ def ranked_lists(names: list[str], runs: list[Any], options: Mapping[str, Any]) 
     conv = Conventions.from_options(dict(options))
     fmt = options.get("run_format")
     frames = []
-    for name, run in zip(names, runs):
+    for name, run in zip(names, runs, strict=True):
         ranked, _ = _ranked(run, columns, conv, fmt)
         frames.append(
             ranked.sort("__q", "rank").group_by("__q", maintain_order=True)

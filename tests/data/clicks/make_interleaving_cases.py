@@ -41,7 +41,7 @@ POOL = [f"d{i}" for i in range(12)]
 
 def lists(n_rankers, sizes):
     return {name: [str(d) for d in rng.choice(POOL, size=size, replace=False)]
-            for name, size in zip("ABC"[:n_rankers], sizes)}
+            for name, size in zip("ABC"[:n_rankers], sizes, strict=True)}
 
 
 def clicks_for(length):
