@@ -28,12 +28,6 @@ import sys
 
 import numpy as np
 
-REPO = sys.argv[1]
-sys.path.insert(0, REPO)
-import interleaving as il  # noqa: E402
-
-COMMIT = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or \
-    "7907f7dd61bfcad57ad602b5c93e601677025da7"
 TAU = 3.0
 rng = np.random.default_rng(37)
 POOL = [f"d{i}" for i in range(12)]
@@ -49,36 +43,47 @@ def clicks_for(length):
     return [i for i in range(length) if rng.random() < chance]
 
 
-cases = []
-np.random.seed(2018)
-for i in range(60):
-    kind = ["team_draft2", "team_draft3", "balanced", "probabilistic2", "probabilistic3"][i % 5]
-    n = 3 if kind.endswith("3") else 2
-    runs = lists(n, [int(s) for s in rng.integers(3, 7, size=n)])
-    order = list(runs)
-    ranked = [runs[name] for name in order]
-    case = {"method": kind.rstrip("23"), "lists": runs, "tau": TAU}
-    if kind.startswith("team_draft"):
-        shown = il.TeamDraft(ranked).interleave()
-        case["teams"] = {order[t]: sorted(v) for t, v in shown.teams.items()}
-        clicks = clicks_for(len(shown))
-        scores = il.TeamDraft.compute_scores(shown, clicks)
-        case["scores"] = {order[t]: float(v) for t, v in scores.items()}
-    elif kind == "balanced":
-        shown = il.Balanced(ranked).interleave()
-        clicks = clicks_for(len(shown))
-        scores = il.Balanced.compute_scores(shown, clicks)
-        case["scores"] = {order[t]: float(v) for t, v in enumerate(scores)}
-    else:
-        shown = il.Probabilistic(ranked, tau=TAU).interleave()
-        clicks = clicks_for(len(shown))
-        scores = il.Probabilistic.compute_scores(shown, clicks, tau=TAU)
-        case["scores"] = {order[t]: float(scores[t]) for t in range(n)}
-        if n == 2:
-            case["total"] = float(sum(p for _, p in scores.allocations.values()))
-    case["shown"] = list(shown)
-    case["clicks"] = [int(c) for c in clicks]
-    cases.append(case)
+def main(repo: str) -> None:
+    """Run the package from ``repo`` and print the cases as JSON."""
+    sys.path.insert(0, repo)
+    import interleaving as il
 
-json.dump({"source": f"mpkato/interleaving @ {COMMIT}", "tau": TAU, "cases": cases}, sys.stdout, indent=1)
-sys.stdout.write("\n")
+    commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() \
+        or "7907f7dd61bfcad57ad602b5c93e601677025da7"
+    cases = []
+    np.random.seed(2018)
+    for i in range(60):
+        kind = ["team_draft2", "team_draft3", "balanced", "probabilistic2", "probabilistic3"][i % 5]
+        n = 3 if kind.endswith("3") else 2
+        runs = lists(n, [int(s) for s in rng.integers(3, 7, size=n)])
+        order = list(runs)
+        ranked = [runs[name] for name in order]
+        case = {"method": kind.rstrip("23"), "lists": runs, "tau": TAU}
+        if kind.startswith("team_draft"):
+            shown = il.TeamDraft(ranked).interleave()
+            case["teams"] = {order[t]: sorted(v) for t, v in shown.teams.items()}
+            clicks = clicks_for(len(shown))
+            scores = il.TeamDraft.compute_scores(shown, clicks)
+            case["scores"] = {order[t]: float(v) for t, v in scores.items()}
+        elif kind == "balanced":
+            shown = il.Balanced(ranked).interleave()
+            clicks = clicks_for(len(shown))
+            scores = il.Balanced.compute_scores(shown, clicks)
+            case["scores"] = {order[t]: float(v) for t, v in enumerate(scores)}
+        else:
+            shown = il.Probabilistic(ranked, tau=TAU).interleave()
+            clicks = clicks_for(len(shown))
+            scores = il.Probabilistic.compute_scores(shown, clicks, tau=TAU)
+            case["scores"] = {order[t]: float(scores[t]) for t in range(n)}
+            if n == 2:
+                case["total"] = float(sum(p for _, p in scores.allocations.values()))
+        case["shown"] = list(shown)
+        case["clicks"] = [int(c) for c in clicks]
+        cases.append(case)
+
+    json.dump({"source": f"mpkato/interleaving @ {commit}", "tau": TAU, "cases": cases}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
