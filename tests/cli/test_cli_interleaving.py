@@ -60,6 +60,14 @@ def test_interleaving_summary_is_the_api_s(tmp_path: Path, method: str) -> None:
     assert max(len(line) for line in table.stdout.splitlines()) <= 120
 
 
+def test_interleaving_per_impression(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    done = cli("interleaving", str(log), "--per-impression", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    got = pl.read_csv(done.stdout.encode(), schema_overrides={"winner": pl.String})
+    assert got.equals(rw.interleaving_credit(log).impressions)
+
+
 def test_interleaving_multileaving_prints_the_preference_matrix(tmp_path: Path) -> None:
     shown = rw.interleave({"a": RUN, "b": RUN_B, "c": RUN}, k=6, seed=1)  # type: ignore[arg-type]
     log = tmp_path / "log.csv"

@@ -331,6 +331,18 @@ def test_engines_agree_on_the_example_data(method: str) -> None:
     assert p.summary.equals(d.summary)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_log_without_clicks_decides_nothing(engine: str) -> None:
+    log = _team_log([(0, 0), (0, 0)])
+    result = rw.interleaving_credit(log, impression="impression_id", engine=engine)  # type: ignore[arg-type]
+    row = result.summary.row(0, named=True)
+    assert (row["impressions"], row["wins_a"], row["ties"], row["wins_b"], row["p_value"]) == (0, 0, 0, 0, 1.0)
+    assert row["delta"] is None and row["ci_low"] is None and row["ci_high"] is None
+    assert result.impressions["winner"].null_count() == 2
+    tie = rw.interleaving_credit(log, impression="impression_id", no_clicks="tie", engine=engine).summary.row(0, named=True)  # type: ignore[arg-type]
+    assert (tie["impressions"], tie["ties"], tie["delta"]) == (2, 2, 0.0)
+
+
 # ------------------------------------------------------------------------------- errors
 
 LOG = pl.DataFrame({"query_id": ["q", "q"], "rank": [1, 2], "doc_id": ["a", "b"], "team": ["A", "B"], "click": [1, 0]})
@@ -356,6 +368,9 @@ RUNS = {"A": _run({"q": A}), "B": _run({"q": B})}
     (lambda: rw.interleaving_credit(LOG.with_columns(rank=pl.Series([1, 1]))), rw.DuplicateDocumentError, "twice"),
     (lambda: rw.interleaving_credit(LOG.with_columns(doc_id=pl.Series(["a", "zz"])), method="balanced", runs=RUNS),
      rw.InvalidValueError, "none of the runs"),
+    (lambda: rw.interleaving_credit(LOG.with_columns(impression_id=pl.lit(1), query_id=pl.Series(["q", "r"])),
+                                    impression="impression_id", method="balanced", runs=RUNS),
+     rw.InvalidValueError, "several queries"),
     (lambda: rw.interleaving_credit(LOG, no_clicks="ignore"), rw.InvalidParameterError, "no_clicks"),  # type: ignore[arg-type]
     (lambda: rw.interleaving_credit(LOG, engine="spark"), rw.InvalidParameterError, "engine"),  # type: ignore[arg-type]
 ])

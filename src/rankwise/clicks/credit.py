@@ -151,6 +151,11 @@ def _read_log(log: Any, columns: Columns, impression: str | None, rank: str, tea
             raise DuplicateDocumentError(
                 f"impression {dup[_I][0]!r} shows {what} {dup[key][0]!r} twice: one row per shown document"
             )
+    mixed = out.group_by(_I).agg(pl.col(_Q).n_unique().alias("n"), pl.col(_Q).unique().sort().alias("qs")).filter(pl.col("n") > 1)
+    if mixed.height:
+        raise InvalidValueError(
+            f"impression {mixed[_I][0]!r} shows the results of several queries {mixed['qs'][0].to_list()}: one query per impression"
+        )
     if method == "team_draft":
         missing = out.filter(pl.col(_T).is_null())
         if missing.height:
