@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "evaluation": 5,
     # 6 is the new ranking better?
     "comparison": 6,
+    # 6 is the new ranking better, from users' clicks (interleaving)
+    "clicks": 6,
     # 7 the report
     "reporting": 7,
     # 8 the command line and the package
