@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from rankwise._sql.expression import sql_expr, sql_select
     from rankwise.cli.trec_writer import to_trec
     from rankwise.clicks.counterfactual import ClickEstimate, click_estimate, click_judgments
+    from rankwise.clicks.credit import InterleavingResult, interleaving_credit
+    from rankwise.clicks.interleaving import interleave
     from rankwise.comparison.change import ranking_change
     from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
@@ -119,6 +121,9 @@ _LAZY: dict[str, str] = {
     "to_sql": "rankwise.evaluation.to_sql",
     "why": "rankwise.evaluation.why",
     "to_trec": "rankwise.cli.trec_writer",
+    "interleave": "rankwise.clicks.interleaving",
+    "interleaving_credit": "rankwise.clicks.credit",
+    "InterleavingResult": "rankwise.clicks.credit",
 }
 """Each lazily imported name of the API: the module that defines it."""
 
@@ -203,6 +208,7 @@ __all__ = [
     "EngineResourceError",
     "Evaluator",
     "InputReadError",
+    "InterleavingResult",
     "InvalidParameterError",
     "InvalidValueError",
     "Metric",
@@ -234,6 +240,8 @@ __all__ = [
     "gains_from_events",
     "get_spec",
     "idcg",
+    "interleave",
+    "interleaving_credit",
     "judged_frame",
     "like",
     "lists_to_long",

@@ -264,8 +264,8 @@ entry points that take them) or ``flags`` (the command line's, ``--run-query-id-
 
 _HINT_STYLE: ContextVar[HintStyle] = ContextVar("rankwise_hint_style", default="keywords")
 
-COLUMN_FLAGS = ("query_id", "doc_id", "score", "relevance", "subtopic", "cost")
-"""The column keywords, each with its flag ``--<name>-col`` on the command line."""
+COLUMN_FLAGS = ("query_id", "doc_id", "score", "relevance", "subtopic", "cost", "impression", "rank", "team", "click")
+"""The column keywords, each with its flag ``--<name>-col`` on the command line (the last four: an interleaving log's)."""
 FILE_COLUMNS = ("query_id", "doc_id")
 """The columns that both inputs have, each named per input (``run_columns``, ``qrels_columns``)."""
 

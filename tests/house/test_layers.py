@@ -22,8 +22,10 @@ LAYERS: dict[str, int] = {
     "_polars": 4, "_sql": 4, "_duckdb": 4,
     # 5 what users call to get numbers (evaluate, explain, lists, to_sql, Spark, the .ir namespace)
     "evaluation": 5,
-    # 6 is the new ranking better? (also from users' clicks)
-    "comparison": 6, "clicks": 6,
+    # 6 is the new ranking better?
+    "comparison": 6,
+    # 6 is the new ranking better, from users' clicks (interleaving, counterfactual estimates)
+    "clicks": 6,
     # 7 the report
     "reporting": 7,
     # 8 the command line and the package

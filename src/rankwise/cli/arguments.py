@@ -461,6 +461,46 @@ def _metrics_arguments(me: argparse.ArgumentParser) -> None:
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
 
 
+def _interleaving_columns(parser: argparse.ArgumentParser) -> None:
+    """The run columns of ``interleave`` and ``interleaving`` (named as the other commands' flags)."""
+    for col in ("query_id", "doc_id", "score"):
+        parser.add_argument(f"--{col.replace('_', '-')}-col", dest=col, default=col, help=f"name of the {col} column")
+    _convention_flag(parser, "ties", help="order of the runs' equal scores (default %(default)s)")
+    parser.add_argument("--name", action="append", help="the runs' names, one per run in order (default: their file names)")
+    parser.add_argument("--tau", type=float, default=3.0, help="probabilistic: the softmax exponent, P ∝ 1/rank^tau (default %(default)s)")
+    parser.add_argument("-o", "--output", help="write to this file instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
+
+
+def _interleave_arguments(il: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise interleave``."""
+    il.add_argument("runs", nargs="+", help="two runs (team_draft and probabilistic: two or more, multileaving)")
+    il.add_argument("--method", default="team_draft", help="team_draft (default), balanced or probabilistic")
+    il.add_argument("-k", type=int, default=10, help="the interleaved list's length per query (default %(default)s)")
+    il.add_argument("--seed", type=int, default=0, help="the random generator's seed (default %(default)s)")
+    il.add_argument("--format", choices=("table", "csv", "json", "parquet"),
+                    help="default: from -o's extension (.parquet, .csv, .json), else table")
+    _interleaving_columns(il)
+
+
+def _interleaving_arguments(an: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise interleaving``."""
+    an.add_argument("log", help="the click log: one row per shown document (impression or query id, rank, doc id, team, click)")
+    an.add_argument("runs", nargs="*", help="the runs interleaved (needed by balanced and probabilistic)")
+    an.add_argument("--method", default="team_draft", help="team_draft (default), balanced or probabilistic")
+    an.add_argument("--impression-col", dest="impression", help="the impression id column (default: the query id identifies impressions)")
+    for col, default in (("rank", "rank"), ("team", "team"), ("click", "click")):
+        an.add_argument(f"--{col}-col", dest=col, default=default, help=f"name of the log's {col} column")
+    an.add_argument("--no-clicks", default="drop", help="impressions without clicks: drop (default) or tie")
+    an.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default %(default)s)")
+    an.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default %(default)s)")
+    an.add_argument("--level", type=float, default=0.95, help="the bootstrap interval's level (default %(default)s)")
+    an.add_argument("--engine", default="polars", help="polars (default) or duckdb")
+    an.add_argument("--per-impression", action="store_true", help="the credits per impression instead of the summary")
+    an.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    _interleaving_columns(an)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``rankwise`` command line: its options and its commands (``args.command``)."""
     parser = _Parser(prog="rankwise", description="Ranking-evaluation metrics, exact to trec_eval.")
@@ -478,6 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
     sub.add_parser("clicks", help="estimate a new run's DCG/CG from a click log (inverse propensity)", parents=[debug], arguments=_clicks_arguments)
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
+    sub.add_parser("interleave", help="interleave runs for an online experiment (team draft, balanced, probabilistic)", parents=[debug], arguments=_interleave_arguments)
+    sub.add_parser("interleaving", help="analyse an interleaving click log: credits, wins, Delta, sign test", parents=[debug], arguments=_interleaving_arguments)
     return parser
 
 

@@ -511,9 +511,70 @@ def _cmd_clicks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interleaved_runs(args: argparse.Namespace) -> dict[str, str]:
+    """The runs of ``interleave``/``interleaving`` by name (``--name`` or the file names)."""
+    if args.name and len(args.name) != len(args.runs):
+        raise InvalidParameterError(
+            f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
+        )
+    names = args.name or unique_names(args.runs)
+    check_run_names(names)
+    if len(set(names)) < len(names):
+        raise InvalidParameterError(f"--name gives two runs the same name: {names}")
+    return dict(zip(names, args.runs, strict=True))
+
+
+def _cmd_interleave(args: argparse.Namespace) -> int:
+    from rankwise.clicks.interleaving import interleave
+
+    fmt = args.format or next((f for f in ("parquet", "csv", "json") if str(args.output or "").endswith(f".{f}")), "table")
+    if fmt == "parquet" and not args.output:
+        raise InvalidParameterError("--format parquet needs -o PATH")
+    shown = interleave(_interleaved_runs(args), method=args.method, k=args.k, seed=args.seed, tau=args.tau, ties=args.ties,
+                       query_id=args.query_id, doc_id=args.doc_id, score=args.score)
+    holding = [_counted(shown[args.query_id].n_unique(), "query"), _counted(shown.height, "row")]
+    if fmt == "parquet":
+        with progress.task(f"writing {args.output}"):
+            buffer = io.BytesIO()
+            shown.write_parquet(buffer)
+            write_bytes_atomic(args.output, buffer.getvalue())
+        _wrote(args, _output(args), holding)
+        return 0
+    args.format = fmt
+    _write(args, shown)
+    _wrote(args, _output(args), holding)
+    return 0
+
+
+def _cmd_interleaving(args: argparse.Namespace) -> int:
+    from rankwise.clicks.credit import interleaving_credit
+
+    runs = _interleaved_runs(args) if args.runs else None
+    result = interleaving_credit(
+        args.log, method=args.method, runs=runs, impression=args.impression, rank=args.rank, team=args.team,
+        click=args.click, no_clicks=args.no_clicks, tau=args.tau, resamples=args.resamples, seed=args.seed,
+        level=args.level, engine=args.engine, ties=args.ties, query_id=args.query_id, doc_id=args.doc_id,
+        score=args.score,
+    )
+    if args.per_impression:
+        _write(args, result.impressions)
+    elif args.format == "table":
+        parts = [str(result)]
+        if result.preferences.height > 2:
+            with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=120, tbl_hide_dataframe_shape=True,
+                           tbl_hide_column_data_types=True, float_precision=4):
+                parts.append(f"pairwise preferences (Delta of the row's ranker over the column's)\n{result.preferences}")
+        _emit(args, "\n\n".join(parts))
+    else:
+        _write(args, result.summary)
+    _wrote(args, _output(args), [_counted(result.impressions.height, "impression"),
+                                 _counted(result.preferences.height, "ranker")])
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
-    "metrics": _cmd_metrics, "clicks": _cmd_clicks,
+    "metrics": _cmd_metrics, "interleave": _cmd_interleave, "interleaving": _cmd_interleaving, "clicks": _cmd_clicks,
 }
 """What each command does, by the name ``args.command`` gives."""
 

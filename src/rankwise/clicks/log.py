@@ -26,12 +26,15 @@ IMPRESSION, QUERY, RANK, DOC, CLICK = "__i", "__q", "__r", "__d", "__c"
 
 def read_click_log(
     log: Any, columns: Columns, *, impression: str | None = None, rank: str = "rank", click: str = "click",
-    extra: Mapping[str, str] | None = None, what: str = "the click log",
+    extra: Mapping[str, str] | None = None, query: bool = True, unshown: bool = False, what: str = "the click log",
 ) -> pl.DataFrame:
     """``log`` (any input :func:`rankwise.evaluate` reads) with the columns :data:`IMPRESSION`,
     :data:`QUERY`, :data:`RANK`, :data:`DOC`, :data:`CLICK` and ``extra``'s (new name to the
-    log's column), checked. ``impression=None``: each query id is one impression. The query and
-    doc ids keep their types (as the run's are read), the rank and click become Int64.
+    log's column), checked. ``impression=None``: each query id is one impression;
+    ``query=False``: the query column may be absent (the impression stands for it);
+    ``unshown=True``: a row without a doc id is a position where nothing was shown (left out;
+    clicked, an error). The query and doc ids keep their types (as the run's are read), the
+    rank and click become Int64.
 
     >>> import polars as pl
     >>> log = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "rank": [1, 2], "click": [0, 1]})
@@ -46,10 +49,14 @@ def read_click_log(
         QUERY: (columns.query_id, "query_id"), RANK: (rank, "rank"), DOC: (columns.doc_id, "doc_id"),
         CLICK: (click, "click"), **{key: (name, key) for key, name in (extra or {}).items()},
     }
+    if not query and columns.query_id not in found:
+        del wanted[QUERY]
     for name, keyword in wanted.values():
         if name not in found:
             raise MissingColumnError.from_missing(what, name, found, keyword)
     out = lf.select(**{key: pl.col(name) for key, (name, _) in wanted.items()}).collect()
+    if QUERY not in out.columns:
+        out = out.with_columns(pl.col(IMPRESSION).alias(QUERY))
     schema = out.schema
     if not (schema[CLICK] == pl.Boolean or schema[CLICK].is_integer()):
         raise ColumnTypeError(f"{what}'s click column {click!r} must be 0/1 or boolean, found type {schema[CLICK]}")
@@ -59,9 +66,17 @@ def read_click_log(
     if out.height == 0:
         raise InvalidValueError(f"{what} has no rows")
     for key, (name, _) in wanted.items():
-        nulls = out[key].null_count()
-        if nulls:
-            raise InvalidValueError(f"{what}'s column {name!r} has {nulls} NULL value(s)")
+        nulls = out.filter(pl.col(key).is_null())
+        if key == DOC and unshown:
+            nulls = nulls.filter(pl.col(CLICK) == 1)
+            if nulls.height:
+                raise InvalidValueError(
+                    f"a click on a doc not shown: {what}'s impression {nulls[IMPRESSION][0]!r}, rank "
+                    f"{nulls[RANK][0]} has a click but no {name!r}"
+                )
+        elif nulls.height:
+            where = "" if key in (IMPRESSION, RANK) else f" at impression {nulls[IMPRESSION][0]!r}, rank {nulls[RANK][0]}"
+            raise InvalidValueError(f"{what}'s column {name!r} has {nulls.height} NULL value(s){where}")
     bad = out.filter(~pl.col(CLICK).is_in([0, 1]))
     if bad.height:
         raise InvalidValueError(f"{what}'s click column {click!r} must hold 0 or 1, found {bad[CLICK][0]}")
@@ -69,14 +84,18 @@ def read_click_log(
     if bad.height:
         raise InvalidValueError(f"{what}'s rank column {rank!r} must be at least 1 (1 = top), found {bad[RANK][0]}")
     for key, name in ((RANK, rank), (DOC, columns.doc_id)):
-        dup = out.filter(pl.struct(IMPRESSION, key).is_duplicated())
+        dup = out.filter(pl.col(key).is_not_null() & pl.struct(IMPRESSION, key).is_duplicated())
         if dup.height:
             raise DuplicateDocumentError(
-                f"{what} shows {name} {dup[key][0]!r} twice in impression {dup[IMPRESSION][0]!r}: one row per shown document"
+                f"{what}'s impression {dup[IMPRESSION][0]!r} shows {name} {dup[key][0]!r} twice: one row per shown document"
             )
-    mixed = out.group_by(IMPRESSION).agg(pl.col(QUERY).n_unique().alias("n")).filter(pl.col("n") > 1)
+    mixed = (
+        out.group_by(IMPRESSION).agg(pl.col(QUERY).n_unique().alias("n"), pl.col(QUERY).unique().sort().alias("qs"))
+        .filter(pl.col("n") > 1)
+    )
     if mixed.height:
         raise InvalidValueError(
-            f"{what}'s impression {mixed[IMPRESSION][0]!r} has rows of {mixed['n'][0]} queries: an impression shows one query's list"
+            f"{what}'s impression {mixed[IMPRESSION][0]!r} shows the results of several queries "
+            f"{mixed['qs'][0].to_list()}: one query per impression"
         )
-    return out
+    return out.filter(pl.col(DOC).is_not_null()) if unshown else out

@@ -401,3 +401,29 @@ def randomized_tukey(matrix: Any, resamples: int, seed: int) -> Any:
     p = (counts + 1) / (resamples + 1)
     np.fill_diagonal(p, 1.0)
     return p
+
+
+def sign_test_pvalue(wins: int, losses: int) -> float:
+    """The two-sided exact binomial (sign) test of wins against losses, ties left out: under
+    the null each decided case is a win with probability ½, and
+    p = min(1, 2 · P(X ≤ min(wins, losses))), X ~ Binomial(wins + losses, ½) — the value of
+    ``scipy.stats.binomtest(wins, wins + losses, 0.5).pvalue``, computed with the standard
+    library only (log-space sums). No decided case: p = 1.
+
+    >>> round(sign_test_pvalue(9, 1), 6)
+    0.021484
+    >>> sign_test_pvalue(3, 3)
+    1.0
+    """
+    import math
+
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    m = min(wins, losses)
+    if 2 * m == n:
+        return 1.0
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2) for i in range(m + 1)]
+    top = max(logs)
+    tail = math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
+    return min(1.0, 2.0 * tail)
