@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from rankwise.clicks.counterfactual import ClickEstimate, click_estimate, click_judgments
     from rankwise.clicks.credit import InterleavingResult, interleaving_credit
     from rankwise.clicks.interleaving import interleave
+    from rankwise.clicks.propensities import click_propensities
     from rankwise.comparison.change import ranking_change
     from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
@@ -98,6 +99,7 @@ _LAZY: dict[str, str] = {
     "register": "rankwise._duckdb.macros",
     "ranking_change": "rankwise.comparison.change",
     **dict.fromkeys(("click_estimate", "click_judgments", "ClickEstimate"), "rankwise.clicks.counterfactual"),
+    "click_propensities": "rankwise.clicks.propensities",
     "anova": "rankwise.comparison.paired",
     "compare": "rankwise.comparison.paired",
     "evaluate": "rankwise.evaluation.evaluate",
@@ -229,6 +231,7 @@ __all__ = [
     "cg",
     "click_estimate",
     "click_judgments",
+    "click_propensities",
     "compare",
     "compare_sql",
     "dcg",

@@ -57,6 +57,7 @@ CALLS: dict[str, tuple[Any, dict[str, Any]]] = {
     "ranking_change": (rw.ranking_change, {"run_a": RUN, "run_b": RUN_B}),
     "click_estimate": (rw.click_estimate, {"log": CLICKS, "run": RUN, "metrics": ["DCG@2"]}),
     "click_judgments": (rw.click_judgments, {"log": CLICKS}),
+    "click_propensities": (rw.click_propensities, {"log": CLICKS}),
     "interleave": (rw.interleave, {"runs": RUNS}),
     "interleaving_credit": (rw.interleaving_credit, {"log": rw.interleave(RUNS, k=2).with_columns(click=pl.lit(1))}),
     "explain": (rw.explain, {"qrels": QRELS, "run": RUN, "metric": "AP", "query": "q1"}),

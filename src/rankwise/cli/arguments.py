@@ -456,6 +456,23 @@ def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
     cl.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
+def _propensities_arguments(pr: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise propensities``."""
+    from rankwise.clicks.propensities import METHODS
+
+    pr.add_argument("log", help="the click log: one row per shown document (query id, doc id, rank shown, click)")
+    pr.add_argument("--method", choices=METHODS, default="pivot", help="intervention harvesting (default %(default)s)")
+    pr.add_argument("--pivot", type=int, default=1, help="the pivot rank (default %(default)s)")
+    pr.add_argument("--impression-col", help="the log's impression id (default: each query shown once)")
+    pr.add_argument("--rank-col", default="rank", help="the log's rank shown (1 = top; default %(default)s)")
+    pr.add_argument("--click-col", default="click", help="the log's click, 0/1 (default %(default)s)")
+    pr.add_argument("--query-id-col", default="query_id", help="the log's query id column")
+    pr.add_argument("--doc-id-col", default="doc_id", help="the log's doc id column")
+    pr.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    pr.add_argument("-o", "--output", help="write to this file instead of stdout (csv: rankwise clicks --propensities)")
+    pr.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
+
+
 def _metrics_arguments(me: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise metrics``."""
     me.add_argument("name", nargs="?", help="a metric name, e.g. nDCG")
@@ -517,6 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("why", help="one metric under every library's conventions, and what makes them differ", parents=[debug], arguments=_why_arguments)
     sub.add_parser("change", help="how much two runs' rankings differ, per query (RBO, Kendall's tau, Jaccard, overlap)", parents=[debug], arguments=_change_arguments)
     sub.add_parser("clicks", help="estimate a new run's DCG/CG from a click log (inverse propensity)", parents=[debug], arguments=_clicks_arguments)
+    sub.add_parser("propensities", help="examination propensities per rank from a click log (intervention harvesting)", parents=[debug], arguments=_propensities_arguments)
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     sub.add_parser("interleave", help="interleave runs for an online experiment (team draft, balanced, probabilistic)", parents=[debug], arguments=_interleave_arguments)
     sub.add_parser("interleaving", help="analyse an interleaving click log: credits, wins, Delta, sign test", parents=[debug], arguments=_interleaving_arguments)

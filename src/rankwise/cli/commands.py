@@ -511,6 +511,18 @@ def _cmd_clicks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_propensities(args: argparse.Namespace) -> int:
+    from rankwise.clicks.propensities import click_propensities
+
+    theta = click_propensities(
+        args.log, method=args.method, pivot=args.pivot, impression=args.impression_col, rank=args.rank_col,
+        click=args.click_col, query_id=args.query_id_col, doc_id=args.doc_id_col,
+    )
+    _write(args, theta)
+    _wrote(args, _output(args), [_counted(theta.height, "rank")])
+    return 0
+
+
 def _interleaved_runs(args: argparse.Namespace) -> dict[str, str]:
     """The runs of ``interleave``/``interleaving`` by name (``--name`` or the file names)."""
     if args.name and len(args.name) != len(args.runs):
@@ -575,6 +587,7 @@ def _cmd_interleaving(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Command] = {
     "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
     "metrics": _cmd_metrics, "interleave": _cmd_interleave, "interleaving": _cmd_interleaving, "clicks": _cmd_clicks,
+    "propensities": _cmd_propensities,
 }
 """What each command does, by the name ``args.command`` gives."""
 
