@@ -2,7 +2,8 @@
 
 Checked against rankkit 0.1.0 (`rankkit.bias.estimate` and `diagnose`, pure standard library,
 Joachims, Swaminathan & Schnabel's examination IPS) on seeded logs: its `weight='dcg'` is DCG
-without a cutoff, `weight='recall', k` is CG@k (a count of relevant in the top k), `.snips`
+without a cutoff, `weight='recall', k` is CG@k (a count of relevant in the top k), `weight='rr'` is
+DCG(discount='reciprocal') (Σ 1/rank over the relevant: at η = 1 the expected clicks), `.snips`
 our `snips`, `clip` our `clip`, `diagnose()` our diagnostics; hand-worked values for the edges;
 and a seeded simulation of position-based clicks, where the IPS estimate lands on the new
 ranking's true metric and the naive one does not.
@@ -61,9 +62,10 @@ def test_ips_naive_snips_and_diagnostics_equal_rankkit(engine: str, seed: int, e
 
     log, run, queries = _seeded(seed)
     policy = _policy(run)
-    got = rw.click_estimate(log, run, ["DCG", "CG@3"], eta=eta, clip=clip, engine=engine)
-    naive = rw.click_estimate(log, run, ["DCG", "CG@3"], eta=eta, clip=clip, estimator="naive", engine=engine)
-    for metric, weight, k in (("DCG", "dcg", 10), ("CG@3", "recall", 3)):
+    metrics = ["DCG", "CG@3", "DCG(discount='reciprocal')"]
+    got = rw.click_estimate(log, run, metrics, eta=eta, clip=clip, engine=engine)
+    naive = rw.click_estimate(log, run, metrics, eta=eta, clip=clip, estimator="naive", engine=engine)
+    for metric, weight, k in (("DCG", "dcg", 10), ("CG@3", "recall", 3), ("DCG(discount='reciprocal')", "rr", 10)):
         want = estimate(queries, policy, eta=eta, weight=weight, k=k, clip=clip or 0.0)
         row = got.summary.filter(pl.col("metric") == metric).row(0, named=True)
         assert row["estimate"] == pytest.approx(want.ips, rel=1e-12, abs=1e-12)

@@ -23,7 +23,7 @@ def test_equal_to_ultr_bias_toolkit(case: dict[str, object]) -> None:
     expected = case["expected"]
     assert isinstance(expected, dict)
     for name, kwargs in (("pivot1", {"method": "pivot", "pivot": 1}), ("pivot2", {"method": "pivot", "pivot": 2}),
-                         ("adjacent", {"method": "adjacent"})):
+                         ("adjacent", {"method": "adjacent"}), ("randomized", {"method": "randomized"})):
         got = rw.click_propensities(log, impression="impression", **kwargs)  # type: ignore[arg-type]
         want = expected[name]
         assert got["rank"].to_list() == [p for p, _ in want], name
@@ -61,6 +61,11 @@ def test_undefined_ratios_and_gaps_are_named_not_zero() -> None:
     assert rw.click_propensities(gap, impression="impression")["rank"].to_list() == [1, 2]
     with pytest.raises(rw.InvalidValueError, match="pivot rank 3 and at rank 1"):
         rw.click_propensities(gap, impression="impression", pivot=3)
+    with pytest.raises(rw.InvalidValueError, match="randomized estimate has nothing to divide by"):
+        rw.click_propensities(log, impression="impression", method="randomized")
+    # randomized: each rank's click-through rate over rank 1's (clicks 2/2, 2/2, 1/2 here)
+    assert rw.click_propensities(gap, impression="impression", method="randomized").rows() == [(1, 1.0), (2, 1.0),
+                                                                                               (3, 0.5)]
     with pytest.raises(rw.InvalidParameterError, match="method must be"):
         rw.click_propensities(gap, method="allpairs")
     with pytest.raises(rw.InvalidParameterError, match="pivot is a rank"):
@@ -83,7 +88,7 @@ def test_recovers_a_known_examination_curve() -> None:
             for r, d in enumerate(docs, start=1):
                 rows.append((f"q{q}", d, r, int(rng.random() < rel[d] / r), f"q{q}-{i}"))
     log = pl.DataFrame(rows, schema=["query_id", "doc_id", "rank", "click", "impression"], orient="row")
-    for method in ("pivot", "adjacent"):
+    for method in ("pivot", "adjacent", "randomized"):
         theta = rw.click_propensities(log, impression="impression", method=method)
         for r, p in theta.iter_rows():
             assert math.isclose(p, 1 / r, rel_tol=0.05), (method, r, p)

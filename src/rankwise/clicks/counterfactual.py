@@ -19,7 +19,8 @@ evaluated on the new run against them, is the mean over the query's impressions 
 estimate. Those metrics are ``DCG`` and ``CG`` with ``gain='linear'`` (any discount, cutoff or
 tie policy; no gain table, no relevance threshold): ``DCG@k`` estimates the binary-gain DCG@k
 (1/log2(r + 1) for r ≤ k), ``CG@k`` the number of relevant documents in the top k (P@k is
-CG@k / k). nDCG, AP, RR, P, R, Success, ... are not linear in the relevance (a threshold, a
+CG@k / k), ``DCG(discount='reciprocal')@k`` the expected clicks of the new ranking under
+θ(r) = 1/r (its click-through estimate; rankkit's ``weight='rr'``). nDCG, AP, RR, P, R, Success, ... are not linear in the relevance (a threshold, a
 normaliser or a first relevant rank): their IPS is biased, and :func:`click_estimate` refuses
 them.
 

@@ -13,7 +13,13 @@ the two estimators of ultr-bias-toolkit (Hager):
 - ``'pivot'``: θ_k / θ_p = C(p → k) / C(k → p) for each rank k shown with the pivot rank p,
   normalised so that θ_1 = 1;
 - ``'adjacent'``: θ_1 = 1 and θ_k = θ_{k−1} · C(k−1 → k) / C(k → k−1), a chain of
-  neighbouring ranks.
+  neighbouring ranks;
+
+and, for a log whose rankings were randomised (RandTop-n: the top n shown in a uniformly random
+order, so that every rank sees the same documents on average; Joachims, Swaminathan & Schnabel
+2017), ``'randomized'``: θ_k = CTR(k) / CTR(1), the click-through rate of each rank over rank 1's
+(ultr-bias-toolkit's ``NaiveCtrEstimator``; on a log that was not randomised it mixes relevance
+into θ).
 
 Where a ratio is undefined (no click at the reference rank on the documents the two ranks share:
 ultr-bias-toolkit gives θ = 0 then, or every θ 0 when it is the normaliser), rankwise raises an
@@ -39,8 +45,8 @@ from rankwise.clicks.log import CLICK, DOC, QUERY, RANK, read_click_log
 from rankwise.conventions import Columns, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError
 
-Method = Literal["pivot", "adjacent"]
-METHODS: tuple[str, ...] = ("pivot", "adjacent")
+Method = Literal["pivot", "adjacent", "randomized"]
+METHODS: tuple[str, ...] = ("pivot", "adjacent", "randomized")
 
 
 def _harvested(rows: pl.DataFrame) -> pl.DataFrame:
@@ -72,8 +78,9 @@ def click_propensities(
 ) -> pl.DataFrame:
     """The examination propensity θ of each rank (``rank``, ``propensity``; θ_1 = 1) estimated
     from ``log`` by intervention harvesting (see the module: ``method='pivot'`` against the rank
-    ``pivot``, or ``'adjacent'``), as ultr-bias-toolkit's ``PivotEstimator`` and
-    ``AdjacentChainEstimator`` compute it, an undefined ratio an error instead of 0. The log as
+    ``pivot``, or ``'adjacent'``), or from randomised rankings (``'randomized'``), as
+    ultr-bias-toolkit's ``PivotEstimator``, ``AdjacentChainEstimator`` and ``NaiveCtrEstimator``
+    compute it, an undefined ratio an error instead of 0. The log as
     :func:`rankwise.click_estimate` reads it (one row per shown document of an impression).
 
     >>> import polars as pl
@@ -88,6 +95,11 @@ def click_propensities(
         raise InvalidParameterError(f"pivot is a rank, a whole number >= 1, got {pivot!r}")
     rows = read_click_log(log, Columns(query_id=query_id, doc_id=doc_id), impression=impression, rank=rank,
                           click=click)
+    if method == "randomized":
+        ctr = rows.group_by(RANK).agg(pl.col(CLICK).mean().alias("propensity")).sort(RANK)
+        if ctr[RANK][0] != 1 or ctr["propensity"][0] == 0:
+            raise InvalidValueError("the click log has no click at rank 1: the randomized estimate has nothing to divide by")
+        return ctr.select(pl.col(RANK).alias("rank"), pl.col("propensity") / ctr["propensity"][0])
     pairs = _harvested(rows)
     out: list[tuple[int, float]] = []
     if method == "pivot":

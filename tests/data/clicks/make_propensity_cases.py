@@ -2,7 +2,9 @@
 
 ultr-bias-toolkit 0.0.5 (Hager; PyPI ``ultr-bias-toolkit``, which pins pandas < 3 and imports torch
 through ``intervention_harvesting/__init__.py``) runs in an environment of its own. Its
-``PivotEstimator(pivot_rank)`` and ``AdjacentChainEstimator`` (``bias/intervention_harvesting/
+``PivotEstimator(pivot_rank)``, ``AdjacentChainEstimator`` and ``NaiveCtrEstimator``
+(``bias/naive.py``: the click-through rate per rank over rank 1's, an estimate of θ on randomised
+rankings only) (``bias/intervention_harvesting/
 pivot.py``, ``adjacent_chain.py``, with ``util.build_intervention_sets``) are run on seeded click
 logs in which each (query, document) is shown at several ranks (rankings shuffled per impression)
 and clicks follow a position-based model (θ(r) = 1/r, relevance drawn per document). Run:
@@ -18,6 +20,7 @@ import random
 
 import pandas as pd
 from ultr_bias_toolkit.bias.intervention_harvesting import AdjacentChainEstimator, PivotEstimator
+from ultr_bias_toolkit.bias.naive import NaiveCtrEstimator
 
 
 def main() -> None:
@@ -37,7 +40,7 @@ def main() -> None:
         frame = pd.DataFrame(rows).rename(columns={"rank": "position"})
         expected = {}
         for name, estimator in (("pivot1", PivotEstimator(1)), ("pivot2", PivotEstimator(2)),
-                                ("adjacent", AdjacentChainEstimator())):
+                                ("adjacent", AdjacentChainEstimator()), ("randomized", NaiveCtrEstimator())):
             got = estimator(frame)
             expected[name] = [[int(p), float(e)] for p, e in zip(got["position"], got["examination"], strict=True)]
         log = {key: [row[key] for row in rows] for key in rows[0]}  # columns
