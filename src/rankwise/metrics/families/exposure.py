@@ -67,7 +67,8 @@ EE_COMMON = (
     "ε_d the exposure of the document at rank i ≤ k: p^(i−1) (um='rbp'), times (1 − u)^(relevant documents ranked "
     "above) (um='gerr'); ε*_d the target exposure of a relevant document (relevance > 0): for a relevance level of m "
     "documents below b of higher relevance, (pp^b − pp^(b+m)) / (m (1 − pp)), pp = p (rbp) or p (1 − u) (gerr); a "
-    "stochastic run (sample=): ε_d the mean over the query's samples of the document's exposure in each; NULL for a "
+    "stochastic run (sample=): ε_d the mean over the query's samples of the document's exposure in each (EE_D, EE_L: "
+    "samples='keyed', which sample= alone sets; EE_R, linear in ε: the mean of the samples' values); NULL for a "
     "query without a relevant document (expeval prints none)"
 )
 
