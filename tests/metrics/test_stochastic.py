@@ -222,8 +222,9 @@ def test_segments_and_summary(engine: str) -> None:
 
 
 def test_refusals_name_the_sample() -> None:
-    """A sample column the run lacks, a key column, a set-level metric, query_chunks, and the entry
-    points that do not compute stochastic runs: errors naming it."""
+    """A sample column the run lacks, a key column, a set-level metric, query_chunks, more samples of a
+    query than the keys' layout holds, and the entry points that do not compute stochastic runs: errors
+    naming it."""
     with pytest.raises(MissingColumnError, match="the run has no sample column 'nope'"):
         rw.evaluate(QRELS, RUN, ["EE_L"], sample="nope")
     with pytest.raises(InvalidParameterError, match="sample column 'doc_id' is one of the run's key columns"):
@@ -234,6 +235,9 @@ def test_refusals_name_the_sample() -> None:
         rw.evaluate(QRELS, RUN, ["EE_L"], sample="sample", query_chunks=2)
     with pytest.raises(InvalidParameterError, match="sample column 'sample' is also a segment column"):
         rw.evaluate(QRELS, RUN, ["EE_L"], sample="sample", by="sample")
+    many = pl.DataFrame({"query_id": "q1", "sample": range(2**16), "doc_id": "a", "score": 1.0})
+    with pytest.raises(InvalidParameterError, match=r"a query of 65536 samples \(sample='sample'\): at most 65535"):
+        rw.evaluate(QRELS, many, ["EE_L"], sample="sample")
     for call in (
         lambda: rw.to_sql(["EE_L"], sample="sample"),
         lambda: rw.explain(QRELS, RUN, "EE_L", "q1", sample="sample"),
