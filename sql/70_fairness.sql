@@ -88,3 +88,15 @@ CREATE OR REPLACE TEMP MACRO rw_trec_exposure(rnk, fa2, faq, fq2, k, measure, av
 -- TREC Fair Ranking 2022 Task 2's EEL: the same of the exposures the relevant rows alone give the groups (fa2r, faqr).
 CREATE OR REPLACE TEMP MACRO rw_trec_relevant_exposure(rnk, fa2r, faqr, fq2, k, measure, available) AS
     rw_trec_exposure(rnk, fa2r, faqr, fq2, k, measure, available);
+
+-- Expected exposure of a stochastic run (sample=): each (query, sample) ranking is a key of its own, of the fixed
+-- layout (g << 2 bits) | (S << bits) | s (rankwise.primitives.SAMPLE_BITS): qid >> 2 bits is the query whose
+-- samples the key's ranking is one of, (qid >> bits) & (2^bits - 1) their number S. W_d: Σ of the row's document's
+-- exposures (ranks <= k) over the query's samples (a window); Σ_{rnk <= k} ε W_d / S, averaged over the query's
+-- samples, is Σ_d ε̄_d², ε̄_d the document's mean exposure over them (expeval's EE-D).
+CREATE OR REPLACE TEMP MACRO rw_sample_exposure_sum(rel, rnk, doc, qid, cumpos, k, um, p, u, bits) AS
+    sum(CASE WHEN rw_within(rnk, k) THEN rw_exposure(rel, rnk, cumpos, um, p, u) ELSE 0.0 END)
+        OVER (PARTITION BY qid::BIGINT >> (2 * bits), doc);
+CREATE OR REPLACE TEMP MACRO rw_sampled_exposure_square_sum(rel, rnk, qid, cumpos, wsum, k, um, p, u, bits) AS
+    (coalesce(sum(CASE WHEN rw_within(rnk, k) THEN rw_exposure(rel, rnk, cumpos, um, p, u) * wsum ELSE 0.0 END), 0.0)
+     / max((qid::BIGINT >> bits) & ((1::BIGINT << bits) - 1)))::DOUBLE;

@@ -5,7 +5,7 @@ Every entry point (:func:`rankwise.evaluate`, :func:`rankwise.explain`, :func:`r
 :class:`EvaluationOptions`; the defaults are those of :class:`Conventions` and :class:`Columns`.
 
 >>> Conventions()
-Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', empty=0, judgments='all')
+Conventions(ties='trec_eval', missing='ignore', max_rank=None, rel=1, judged_only=False, trec_eval='10', empty=0, judgments='all', samples='one')
 >>> Conventions(ties="random")
 Traceback (most recent call last):
 ...
@@ -25,7 +25,7 @@ import sys
 import types
 from collections import abc
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -190,6 +190,12 @@ JudgmentsPolicy = Literal["all", "retrieved"]
 """
 
 JUDGMENTS_POLICIES: tuple[str, ...] = get_args(JudgmentsPolicy)
+SampleKeys = Literal["one", "keyed"]
+"""What an evaluation's query ids are: ``one`` (each query one ranking: every evaluation a user
+asks for), or ``keyed`` ((query, sample) keys of a stochastic run's rankings, of the bit layout
+:data:`rankwise.primitives.SAMPLE_BITS`: only :func:`rankwise.evaluate`'s ``sample=`` evaluates
+such keys, and sets it)."""
+SAMPLE_KEYS: tuple[str, ...] = get_args(SampleKeys)
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 EMPTY_POLICIES: tuple[int | str, ...] = get_args(EmptyPolicy)
@@ -208,8 +214,14 @@ class _FromOptions:
     def from_options(cls, options: Mapping[str, Any]) -> Self:
         """The fields among an entry point's keyword options (the others are ignored;
         :func:`check_options` refuses unknown ones); those not given take their defaults."""
-        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        names = keyword_fields(cls)
         return cls(**{key: options[key] for key in names if key in options})
+
+
+def keyword_fields(cls: type) -> tuple[str, ...]:
+    """The fields of the dataclass ``cls`` that are keyword options (not those whose metadata
+    says ``keyword=False``: set by the library itself, as :attr:`Conventions.samples`)."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("keyword", True))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -241,6 +253,11 @@ class Conventions(_FromOptions):
     trec_eval: TrecEvalVersion = "10"
     empty: EmptyPolicy = 0
     judgments: JudgmentsPolicy = "all"
+    samples: SampleKeys = field(default="one", metadata={"keyword": False})
+    """What the query ids are (:data:`SampleKeys`): not a keyword option, set only by
+    :func:`rankwise.evaluate`'s ``sample=`` when it evaluates a stochastic run's (query, sample)
+    keys; the expected-exposure metrics' parameter ``samples`` takes it (EE_D, EE_L: each
+    document's mean exposure over a query's samples)."""
 
     def __post_init__(self) -> None:
         if self.ties not in TIES:
@@ -283,6 +300,8 @@ class Conventions(_FromOptions):
                 f"convention 'empty' must be one of {list(EMPTY_POLICIES)}, got {self.empty!r}"
             )
 
+        if self.samples not in SAMPLE_KEYS:
+            raise InvalidParameterError(f"convention 'samples' must be one of {list(SAMPLE_KEYS)}, got {self.samples!r}")
         if self.judgments not in JUDGMENTS_POLICIES:
             raise InvalidParameterError(
                 f"convention 'judgments' must be one of {list(JUDGMENTS_POLICIES)}, got {self.judgments!r}"
@@ -300,12 +319,12 @@ class Conventions(_FromOptions):
         ``ties`` parameter, 'expected' under ``ties='expected'``, else 'ranking')."""
         return {
             "rel": self.rel, "judged_only": self.judged_only, "trec_eval": self.trec_eval, "empty": self.empty,
-            "ties": "expected" if self.ties == "expected" else "ranking",
+            "ties": "expected" if self.ties == "expected" else "ranking", "samples": self.samples,
         }
 
     def as_options(self) -> ConventionOptions:
         """The conventions as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
-        return cast(ConventionOptions, asdict(self))
+        return cast(ConventionOptions, {key: getattr(self, key) for key in keyword_fields(type(self))})
 
 
 @dataclass(frozen=True)
@@ -402,16 +421,20 @@ class Columns(_FromOptions):
     """The run's cost column, if its documents cost the user different amounts (cwl_eval's
     cost of a document's element type): the C/W/L measures' EC and ETC read it (absent: every
     document costs 1, as does cwl_eval's padding beyond the ranking)."""
+    sample: str | None = field(default=None, metadata={"keyword": False})
+    """The run's sample column (a stochastic run: :func:`rankwise.evaluate`'s ``sample=``, which
+    alone sets it): a TREC run file's second field (``Q0`` in a deterministic run; expeval's
+    sample) is read under this name."""
 
     def __post_init__(self) -> None:
-        for field in COLUMN_KEYWORDS:
-            if field in ("subtopic", "cost") and getattr(self, field) is None:
+        for name in COLUMN_KEYWORDS:
+            if name in ("subtopic", "cost") and getattr(self, name) is None:
                 continue
-            check_identifier(getattr(self, field), f"{field} column")
+            check_identifier(getattr(self, name), f"{name} column")
 
     def as_options(self) -> ColumnOptions:
         """The column names as keyword options, e.g. to pass them on to :func:`rankwise.evaluate`."""
-        return cast(ColumnOptions, asdict(self))
+        return cast(ColumnOptions, {key: getattr(self, key) for key in keyword_fields(type(self))})
 
 
 class ConventionOptions(TypedDict, total=False):
@@ -565,8 +588,8 @@ class ReadOptions(EvaluationOptions, InputOptions, total=False):
     """
 
 
-CONVENTION_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Conventions))
-COLUMN_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(Columns))
+CONVENTION_KEYWORDS: tuple[str, ...] = keyword_fields(Conventions)
+COLUMN_KEYWORDS: tuple[str, ...] = keyword_fields(Columns)
 PRESET_KEYWORDS: tuple[str, ...] = ("like",)
 EVALUATION_KEYWORDS: tuple[str, ...] = CONVENTION_KEYWORDS + COLUMN_KEYWORDS + PRESET_KEYWORDS
 

@@ -23,6 +23,7 @@ from rankwise._polars.columns import (
     GROUPS,
     TRAIN,
     C,
+    D,
     Q,
     S,
     row_column,
@@ -56,6 +57,7 @@ def bind(
         **{name: pl.col(col) for name, col in FAIR.items()},
         **{name: pl.col(col) for name, col in GROUPS.items()},
         **{name: pl.col(row_column(col)) for name, col in obj.variant_columns().items()},
+        "doc": pl.col(D),
     }
     return bind_rows(obj, rows, input_of)
 

@@ -157,6 +157,9 @@ class Part:
     calibrations: set[tuple[Calibration, float]] = field(default_factory=set)
     """The (definition, α) of each miscalibration at each rank its aggregates read (``miscal``,
     which reads the training interactions or the judgments too): computed only then, with each."""
+    docs: bool = False
+    """Whether a row value reads the document id (``doc``: a stochastic run's window over each
+    document's samples): the ranked rows carry it only then."""
     fair: bool = False
     """Whether an aggregate reads the divergences from the target
     (:data:`~rankwise.primitives.FAIR_COLUMNS`): computed on the ranked rows only then."""
@@ -180,11 +183,16 @@ class Part:
             self.seqs[col] = running(given)
             return pl.col(col)
 
+        def row_input(name: str, given: Input) -> pl.Expr:
+            """A row value's running sums (summed in the ranking before the row values)."""
+            return step(given) if isinstance(given, Step) else no_input(name, given)
+
         def row_value(given: RowValue) -> pl.Expr:
+            self.docs |= "doc" in given.reads
             if not given.window:
-                return bind(given, pl.col(REL), pl.col(RANK), no_input)
+                return bind(given, pl.col(REL), pl.col(RANK), row_input)
             col = f"__row|{given!r}"
-            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), no_input)
+            self.windows[col] = bind(given, pl.col(REL), pl.col(RANK), row_input)
             return pl.col(col)
 
         def ideal_rank(given: IdealRank) -> pl.Expr:

@@ -139,7 +139,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
     order = with_docs and conv.ties == "input"
     # the training interactions' values are joined to the ranked rows by item
     with_docs |= any(
-        work.train or work.features or work.base or work.categories or work.history or work.fair or work.groups
+        work.train or work.features or work.base or work.categories or work.history or work.fair or work.groups or work.docs
         for work in parts.values()
     )
     lists = rank_lists(prep, conv, docs=with_docs, scores=scores, order=order)

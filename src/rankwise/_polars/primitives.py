@@ -891,6 +891,30 @@ def exposure_target_sum(
     return _listed_sum(_exposure(rel, rnk, cumpos, um, p, u) * target, rnk, k)
 
 
+def _sample_key_group(qid: pl.Expr, bits: int) -> pl.Expr:
+    """The query whose samples a (query, sample) key's ranking is one of (layout ``bits``:
+    :data:`~rankwise.primitives.SAMPLE_BITS`)."""
+    return qid.cast(pl.Int64) // (1 << (2 * bits))
+
+
+def sample_exposure_sum(
+    rel: pl.Expr, rnk: pl.Expr, doc: pl.Expr, qid: pl.Expr, cumpos: pl.Expr, k: int | None, um: str, p: float,
+    u: float, bits: int,
+) -> pl.Expr:
+    """W_d: Σ of the row's document's ε (ranks ≤ k) over its query's samples (a window)."""
+    e = pl.when(within(rnk, k)).then(_exposure(rel, rnk, cumpos, um, p, u)).otherwise(0.0)
+    return e.sum().over(_sample_key_group(qid, bits), doc)
+
+
+def sampled_exposure_square_sum(
+    rel: pl.Expr, rnk: pl.Expr, qid: pl.Expr, cumpos: pl.Expr, wsum: pl.Expr, k: int | None, um: str, p: float,
+    u: float, bits: int,
+) -> pl.Expr:
+    """Σ_{rnk ≤ k} ε · W_d / S, S the query's samples (the key's middle bits)."""
+    samples = (qid.first().cast(pl.Int64) // (1 << bits)) % (1 << bits)
+    return _listed_sum(_exposure(rel, rnk, cumpos, um, p, u) * wsum, rnk, k) / samples.cast(pl.Float64)
+
+
 def target_square_sum(rel: pl.Expr, lstart: pl.Expr, lsize: pl.Expr, um: str, p: float, u: float) -> pl.Expr:
     """Σ over the relevant judgments of ε*²."""
     target = _level_target(lstart, lsize, um, p, u)

@@ -164,7 +164,12 @@ _ROW_COLUMNS = {
     **{name: name for name in (*TRAIN_PAIR_COLUMNS, *FEATURE_HISTORY_COLUMNS)},
     **{name: name for name in FAIR_COLUMNS},
     **{name: name for name in GROUP_COLUMNS},
+    "doc": "doc_id",
 }
+
+
+def _no_row_input(given: Bound, name: str) -> str:
+    raise InvalidParameterError(f"{given!r} reads {name} here, where it cannot be computed")
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
@@ -203,6 +208,9 @@ class _Compiler:
         self.pairs: dict[bool, int | None] = {}
         """Per part whose run primitives read the item features' pair distances
         (:data:`~rankwise.primitives.FEATURE_COLUMNS`): the deepest cutoff they read (None: every rank)."""
+        self.doc_parts: set[bool] = set()
+        """The parts a row value reads the document id of (a stochastic run's window over each
+        document's samples): their ranked rows carry it."""
         self.categories: set[bool] = set()
         self.category_depth: dict[bool, int | None] = {}
         """Per part whose run primitives read the item categories' values: the deepest cutoff they
@@ -309,8 +317,12 @@ class _Compiler:
             return col
 
         def row_value(given: RowValue) -> str:
+            if "doc" in given.reads:
+                self.doc_parts.add(part)
             col = self.names.setdefault(given, f"v{len(self.names)}")
-            rows.setdefault(col, bind(given))
+            # its running sums, summed in the ranking window before the row values
+            rows.setdefault(col, bind(given, lambda name, inner: step(inner) if isinstance(inner, Step)
+                                      else _no_row_input(given, name)))
             return col
 
         def ideal_rank(given: IdealRank) -> str:
@@ -575,7 +587,7 @@ def statement(
             _ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), judged_rows,
                 docs=reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
-                or part in comp.fair,
+                or part in comp.fair or part in comp.doc_parts,
                 train=comp.train, base=comp.base, catalog=comp.catalog, groups=comp.groups,
             )
         )

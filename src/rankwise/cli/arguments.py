@@ -323,6 +323,9 @@ def _eval_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--query-chunks", type=int, help="Polars engine: evaluate the queries in this many groups, "
                     "one after the other (memory held: about one group's share)")
     ev.add_argument("--by", action="append", help="segment column of the run (repeatable): one summary per segment")
+    ev.add_argument("--sample", metavar="COLUMN", help="the run's sample column: a stochastic run, each (query, sample) "
+                    "one ranking; each query's values the mean over its samples (EE_D, EE_L: of each document's mean "
+                    "exposure); a TREC run file's second field is read as the sample under this name")
     ev.add_argument("--run-format", choices=FORMATS, help="read the run as this format (default: from extension/content)")
     ev.add_argument("--qrels-format", choices=FORMATS, help="read the qrels as this format")
     ev.add_argument("-o", "--output", help="write to this file instead of stdout")

@@ -143,6 +143,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     options = {
         "engine": args.engine, "run_format": args.run_format, "qrels_format": args.qrels_format,
         "by": segments or None,
+        **({"sample": args.sample} if args.sample else {}),
         "duckdb_config": {"memory_limit": args.memory_limit} if args.memory_limit else None,
         **read_options(args),
     }

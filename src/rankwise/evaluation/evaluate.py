@@ -80,6 +80,7 @@ def evaluate(
     duckdb_config: Mapping[str, Any] | None = None,
     query_chunks: Annotated[int | None, "be a positive integer or None"] = None,
     per_query: bool = True,
+    sample: str | None = None,
     **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Per-query metric values: one row per query, one Float64 column per metric.
@@ -104,6 +105,16 @@ def evaluate(
     into n groups of files in a temporary folder (``TMPDIR``; removed at the end) and evaluates
     each group alone (on Polars' streaming engine), so that only about 1/n of them is held,
     for exports larger than memory.
+
+    ``sample`` (a run column) reads a stochastic run: each (query, sample) is one ranking, as
+    expeval's second field (Diaz et al.'s sampled rankings). Every per-query metric is then the
+    mean over the query's samples of its value on each ranking (the expected metric: expected
+    utility, and EE_R, linear in the exposures); EE_D and EE_L (Diaz et al.'s expected exposure)
+    square each document's mean exposure over the samples, as expeval does. A sample's NULL
+    (an undefined value) is left out of its query's mean; a judged query the run lacks is scored
+    under ``missing='zero'`` as every metric scores it (expeval's defaults for EE), and left out
+    under ``missing='ignore'`` (with ``by=``: left out, as there). Set-level metrics and
+    ``query_chunks`` are refused with ``sample``.
 
     ``per_query=False`` gives one row (one per ``by=`` segment) instead: each per-query metric
     aggregated as :func:`summarize` does, and each **set-level** metric's value
@@ -134,9 +145,35 @@ def evaluate(
     """
     check_options("evaluate", options, READ_KEYWORDS)
     parsed, options = cast(tuple[list[Metric], ReadOptions], resolve(metrics, options))
-    conv = Conventions.from_options(options)
-    columns = Columns.from_options(options)
-    reading = Reading.from_options(options)
+    return _evaluate_read(
+        qrels, run, parsed, Conventions.from_options(options), Columns.from_options(options),
+        Reading.from_options(options), engine=engine, run_format=run_format, qrels_format=qrels_format, by=by,
+        duckdb_config=duckdb_config, query_chunks=query_chunks, per_query=per_query, sample=sample,
+    )
+
+
+def _evaluate_read(
+    qrels: Any,
+    run: Any,
+    parsed: list[Metric],
+    conv: Conventions,
+    columns: Columns,
+    reading: Reading,
+    *,
+    engine: Engine = "polars",
+    run_format: FileFormat | None = None,
+    qrels_format: FileFormat | None = None,
+    by: str | Iterable[str] | None = None,
+    duckdb_config: Mapping[str, Any] | None = None,
+    query_chunks: int | None = None,
+    per_query: bool = True,
+    sample: str | None = None,
+) -> pl.DataFrame:
+    """:func:`evaluate` of the metrics parsed, under the conventions, column names and side inputs
+    built from its options (and, for a stochastic run's keys, ``conv.samples='keyed'``, which no
+    option sets: :func:`_evaluate_segments` evaluates its keys through here)."""
+    if sample is not None and isinstance(sample, str):
+        columns = replace(columns, sample=sample)  # a TREC run file's second field: the sample
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
     if query_chunks is not None:
@@ -147,9 +184,9 @@ def evaluate(
                 f"query_chunks must be at most {MAX_QUERY_CHUNKS} (each group is a set of files of "
                 f"its own), got {query_chunks!r}"
             )
-        if engine != "polars" or by:
+        if engine != "polars" or by or sample is not None:
             raise InvalidParameterError(
-                "query_chunks applies to the Polars engine without by= segments; "
+                "query_chunks applies to the Polars engine without by= segments or samples (sample=); "
                 "DuckDB bounds its memory with duckdb_config={'memory_limit': ...} and spills to disk"
             )
     set_level = [m for m in parsed if m.spec.aggregate == "set"]
@@ -159,10 +196,19 @@ def evaluate(
             + in_syntax("evaluate(..., per_query=False) gives it beside the means",
                         "rankwise eval prints it in the summary (without -q)")
         )
+    if sample is not None and set_level:
+        raise InvalidParameterError(
+            f"{set_level[0].label} is one value per run (a set-level metric): not computed over the samples of a "
+            f"stochastic run (sample={sample!r})"
+        )
     segments = [by] if isinstance(by, str) else list(by or [])
+    if sample is not None:
+        check_identifier(sample, "sample column")
+        if sample in segments:
+            raise InvalidParameterError(f"sample column {sample!r} is also a segment column (by=)")
     # each input read once, here, into the form the engine takes: a Polars frame, or for the
     # DuckDB engine a path it reads itself (segments are keyed in Polars)
-    paths = engine == "duckdb" and not segments
+    paths = engine == "duckdb" and not segments and sample is None
     # set-level metrics alone: the queries' pass (the checks, the users scored) counts queries
     per_query_metrics = [m for m in parsed if m.spec.aggregate != "set"] or [SCORED]
     with hint_style("file_keywords"), engine_faults({"run": run, "qrels": qrels}):
@@ -177,7 +223,7 @@ def evaluate(
         qrels_source = reading.source(qrels, "qrels", columns, qrels_format, paths=paths)
         result, coverage = _evaluate(
             run_source, qrels_source, per_query_metrics, engine, conv, columns, run_format, qrels_format, segments,
-            duckdb_config, query_chunks, train, features, base_run, categories, catalog, fair,
+            duckdb_config, query_chunks, train, features, base_run, categories, catalog, fair, sample,
         )
         if SCORED.label in result.columns and SCORED.label not in {m.label for m in parsed}:
             result = result.drop(SCORED.label)
@@ -366,6 +412,7 @@ def _evaluate(
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
     fair: Fair | None = None,
+    sample: str | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Per-query values and how the inputs met (:class:`~rankwise.inputs.checks.Coverage`), of
     the inputs read once (:meth:`~rankwise.inputs.columns.Reading.source`: Polars frames, or
@@ -379,10 +426,11 @@ def _evaluate(
     ``missing='ignore'``, counted either way; no judged query in the run at all is an error,
     and a run whose documents are almost never judged gets a warning when its ids would meet
     the judgments' once trimmed, case-folded or without leading zeros."""
-    if segments:
+    if segments or sample is not None:
         return _evaluate_segments(
             to_lazyframe(run, "run", columns, run_format), to_lazyframe(qrels, "qrels", columns, qrels_format),
             parsed, segments, engine, conv, columns, duckdb_config, train, features, base_run, categories, catalog, fair,
+            sample,
         )
     counted = [*parsed, *COVERAGE_METRICS]
     zero = replace(conv, missing="zero")
@@ -485,6 +533,7 @@ def _evaluate_segments(
     categories: pl.DataFrame | None = None,
     catalog: pl.LazyFrame | None = None,
     fair: Fair | None = None,
+    sample: str | None = None,
 ) -> tuple[pl.DataFrame, Coverage]:
     """Evaluate per (segment..., query): each pair gets an integer key, judgments are joined
     to the pairs by query, the engines see one key, and the pairs are joined back. The training
@@ -494,9 +543,15 @@ def _evaluate_segments(
     the segments' users, each key given its user's base list. The item categories (read already,
     in the long form) are passed on as they are. The catalog (its items) is the same
     for every key. The document groups are passed on
-    as read; a target per query gives each key its query's target."""
+    as read; a target per query gives each key its query's target.
+
+    With ``sample`` (a stochastic run), each (segment..., query, sample) is a key
+    (:func:`_sample_keys`), evaluated under ``samples='keyed'`` (the expected-exposure metrics read
+    each document's exposure over its query's samples), and each query's values are averaged over
+    its samples; under ``missing='zero'`` without segments a judged query the run lacks is a key of
+    its own (one sample), scored as every metric scores a query the run lacks."""
     key = SEGMENT_KEY
-    pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns)
+    pairs, keyed_run, keyed_qrels = _keyed(run, qrels, segments, columns, sample, lacking=conv.missing == "zero")
     judged = keyed_qrels.collect()
     # a judged query the run lacks is in no segment: left out, whatever missing= says
     q = columns.query_id
@@ -535,37 +590,53 @@ def _evaluate_segments(
                 target = target.join(keys, on=q, how="inner").select(pl.col(key).alias(q), document_groups.GROUP, document_groups.SHARE)
             extra["target"] = target
             extra["target_columns"] = {"group": document_groups.GROUP, "share": document_groups.SHARE}
-    result = evaluate(
-        judged, keyed_run.collect(), metrics, engine=engine,
-        duckdb_config=duckdb_config, **conv.as_options(), **columns.as_options(), **extra,
+    # a stochastic run's keys: the expected-exposure metrics read them as such (samples='keyed')
+    result = _evaluate_read(
+        judged, keyed_run.collect(), metrics, conv if sample is None else replace(conv, samples="keyed"),
+        replace(columns, sample=None),
+        Reading.from_options(extra), engine=engine, duckdb_config=duckdb_config,
     )
+    labels = [m.label for m in metrics]
     values = (
         result.rename({columns.query_id: key})
         .join(pairs, on=key, how="left")
-        .select(*segments, columns.query_id, *[m.label for m in metrics])
-        .sort(*segments, columns.query_id)
+        .select(*segments, columns.query_id, *labels)
     )
-    return values, Coverage(missing=outside, segmented=True)
+    if sample is not None:  # each query's mean over its samples
+        values = values.group_by(*segments, columns.query_id).agg(pl.col(labels).mean())
+    return values.sort(*segments, columns.query_id), Coverage(missing=outside, segmented=True)
 
 
 def _keyed(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, segments: list[str], columns: Columns
+    run: pl.LazyFrame, qrels: pl.LazyFrame, segments: list[str], columns: Columns, sample: str | None = None,
+    lacking: bool = False,
 ) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
     """The (segment..., query) pairs of the run, each with an integer key (:data:`SEGMENT_KEY`),
     and the run and the qrels keyed by them (the key in the query column: a judged query in
-    each pair of its query); the segment columns checked first."""
+    each pair of its query); the segment columns checked first. With ``sample``, the
+    (segment..., query, sample) triples, keyed by :func:`_sample_keys` (the sample column last),
+    with ``lacking`` (``missing='zero'``, no segments) the judged queries the run lacks too."""
     names = run.collect_schema().names()
-    for col in segments:
-        check_identifier(col, "segment column")
+    for col, what in [*((c, "segment column") for c in segments), *([(sample, "sample column")] if sample else [])]:
+        check_identifier(col, what)
         if col not in names:
-            raise MissingColumnError.from_missing("the run", col, names, column="segment column")
+            raise MissingColumnError.from_missing("the run", col, names, column=what)
         if col in (columns.query_id, columns.doc_id, columns.score):
-            raise InvalidParameterError(f"segment column {col!r} is one of the run's key columns")
+            raise InvalidParameterError(f"{what} {col!r} is one of the run's key columns")
     key = SEGMENT_KEY
-    pairs = (
-        run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
-        .with_row_index(key).collect()
-    )
+    if sample is None:
+        pairs = (
+            run.select(*segments, columns.query_id).unique().sort(*segments, columns.query_id)
+            .with_row_index(key).collect()
+        )
+    else:
+        absent = None
+        if lacking and not segments:
+            absent = qrels.select(columns.query_id).unique().join(
+                run.select(columns.query_id).unique(), on=columns.query_id, how="anti"
+            )
+        pairs = _sample_keys(run, segments, columns.query_id, sample, absent)
+        segments = [*segments, sample]
     # a NULL segment value is a segment of its own: joined as equal, never dropped
     keyed_run = run.join(pairs.lazy(), on=[*segments, columns.query_id], how="inner", nulls_equal=True).select(
         pl.col(key).alias(columns.query_id), columns.doc_id, columns.score,
@@ -576,6 +647,45 @@ def _keyed(
         *([columns.subtopic] if columns.subtopic else []),
     )
     return pairs, keyed_run, keyed_qrels
+
+
+def _sample_keys(
+    run: pl.LazyFrame, segments: list[str], query_id: str, sample: str, lacking: pl.LazyFrame | None = None,
+) -> pl.DataFrame:
+    """The run's (segment..., query, sample) triples, each keyed (:data:`SEGMENT_KEY`, Int64) in the
+    fixed layout of :data:`~rankwise.primitives.SAMPLE_BITS` (b bits): (g << 2b) | (S << b) | s, g the
+    (segment..., query) pair's index, S its number of samples, s the sample's index among them (in
+    the sample column's order, a NULL sample last); the expected-exposure primitives read a key's
+    query and its number of samples back from it. ``lacking`` (the judged queries the run lacks,
+    under ``missing='zero'``): each one more triple of one sample (NULL), scored as the run lacking
+    it. More than 2**b − 1 samples of a query, or 2**(63 − 2b) pairs, are refused."""
+    from rankwise.primitives import SAMPLE_BITS
+
+    group, index, count = "__rw_group", "__rw_index", "__rw_count"
+    triples = run.select(*segments, query_id, sample).unique().collect()
+    if lacking is not None:
+        absent = lacking.collect().select(query_id, pl.lit(None, dtype=triples.schema[sample]).alias(sample))
+        triples = pl.concat([triples, absent.cast(triples.schema)], how="vertical")
+    triples = (
+        triples.sort(*segments, query_id, sample, nulls_last=True)
+        .with_columns(pl.struct(*segments, query_id).rank("dense").cast(pl.Int64).sub(1).alias(group))
+        .with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over(group).alias(index),
+                      pl.len().cast(pl.Int64).over(group).alias(count))
+    )
+    most = int(triples[count].max() or 0)  # type: ignore[arg-type]
+    groups = int(triples[group].max() or 0) + 1  # type: ignore[arg-type]
+    if most >= 2**SAMPLE_BITS:
+        raise InvalidParameterError(
+            f"the run has a query of {most} samples (sample={sample!r}): at most {2**SAMPLE_BITS - 1} samples of a "
+            "query are evaluated"
+        )
+    if groups >= 2 ** (63 - 2 * SAMPLE_BITS):
+        raise InvalidParameterError(
+            f"the run has {groups} queries (sample={sample!r}): at most {2 ** (63 - 2 * SAMPLE_BITS) - 1} queries "
+            "(per segment) of a stochastic run are evaluated"
+        )
+    keyed = (pl.col(group) * 2 ** (2 * SAMPLE_BITS)) + pl.col(count) * 2**SAMPLE_BITS + pl.col(index)
+    return triples.select(keyed.alias(SEGMENT_KEY), *segments, query_id, sample)
 
 
 def _keyed_seen(rows: pl.LazyFrame, pairs: pl.LazyFrame, key: str, columns: Columns) -> pl.LazyFrame:

@@ -175,6 +175,8 @@ def _parse(parts: pl.DataFrame, kind: Kind, columns: Columns) -> pl.DataFrame:
     value = f.list.get(value_index)
     # subtopic qrels (ndeval's): the second field is the subtopic
     subtopic = [f.list.get(1).alias(columns.subtopic)] if kind == "qrels" and columns.subtopic else []
+    # a stochastic run's (evaluate's sample=): the second field is the sample, as expeval reads it
+    subtopic += [f.list.get(1).alias(columns.sample)] if kind == "run" and columns.sample else []
     return parts.select(
         "__line",
         f.list.get(0).alias(columns.query_id),
@@ -201,7 +203,8 @@ def read_trec(path: Path, kind: Kind, columns: Columns, block_size: int = BLOCK_
     the id it appears in. Blank lines are skipped; anything after the sixth (run) or fourth
     (qrels) field is ignored, as trec_eval does. Ids are read as strings; the file must be
     UTF-8 (invalid bytes are refused, naming the line). With a ``subtopic`` column (subtopic
-    qrels) the qrels' second field is the subtopic, as ndeval reads it. The file is read
+    qrels) the qrels' second field is the subtopic, as ndeval reads it; with a ``sample`` column (a
+    stochastic run) the run's second field is the sample, as expeval reads it. The file is read
     ``block_size`` bytes at a time, its bytes read of its size shown as it goes
     (:func:`rankwise.outputs.progress.task`).
     """

@@ -73,11 +73,12 @@ class Metric:
 
     def resolve(self, conventions: Mapping[str, ParamValue] | None = None) -> dict[str, ParamValue]:
         """All parameter values: explicit > convention > spec default (a convention's value is
-        checked against the parameter's bounds like an explicit one)."""
+        checked against the parameter's bounds like an explicit one); a parameter ``set_by`` an
+        entry point takes its convention's value wherever the conventions hold it."""
         explicit = dict(self.params)
         out: dict[str, ParamValue] = {}
         for p in self.spec.params:
-            if p.name in explicit:
+            if p.name in explicit and not (p.set_by and conventions is not None and p.convention in conventions):
                 out[p.name] = explicit[p.name]
             elif conventions is not None and p.convention and p.convention in conventions:
                 try:

@@ -59,6 +59,12 @@ class Param:
     needs_cutoff: tuple[str, ...] = ()
     """The choices that mean something only at a cutoff (``ideal='k'``, ``denominator='k'``):
     a metric given one without ``@k`` is refused."""
+    set_by: str = ""
+    """The entry point that alone sets this parameter, through its ``convention`` (``samples``:
+    :func:`rankwise.evaluate`'s ``sample=``, which evaluates (query, sample) keys): where the
+    conventions hold it, their value wins over a metric string's, so that no metric string can
+    claim inputs the evaluation does not have (a value written in the string counts only where
+    no conventions are given: a recipe's tree built alone)."""
     check: bool = False
     """A check on the data that changes no value (``labels``: a library's refusal of some
     labels): :func:`rankwise.why` counts it among no library's changes."""

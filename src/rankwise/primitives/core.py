@@ -65,6 +65,7 @@ Column = Literal[
     "catnew", "catcount", "catent", "catcountg", "catentg", "catall", "miscal",
     "idense", "ncatalog", "hlen", "hco", "pco", "hcos",
     "fjsd", "fjsd0", "fa2", "faq", "fq2", "fa2r", "faqr", "fgroups",
+    "doc",
 ]
 TRAIN_COLUMNS: tuple[Column, ...] = (
     "iusers", "irows", "ibefore", "iasc", "iqusers", "iqrows", "nusers", "nrows", "npairs", "minusers", "nitems",

@@ -17,6 +17,7 @@ from rankwise.primitives.core import (
     Input,
     Primitive,
     QrelsPrimitive,
+    RowValue,
     RunIdealValue,
     Step,
 )
@@ -171,3 +172,54 @@ class TargetSquareSum(QrelsPrimitive):
 class RelevanceLevels(QrelsPrimitive):
     """The distinct relevance values > 0 of the judgments (expeval: one level, binary
     judgments, makes EE-R's bounds equal)."""
+
+
+# -- expected exposure of a stochastic run (sample=): several sampled rankings per query ----------------
+# The evaluation keys each (query, sample) ranking apart (rankwise.evaluation.evaluate.sample_keys) and
+# averages each key's value over the query's samples. A document's expected exposure is the mean of its
+# exposures over the samples (ε̄_d); Σ_d ε̄_d² is not the mean of the samples' Σ ε², but it is the mean over
+# the samples s of Σ_{d in s} ε_ds · W_d / S, W_d = Σ_s' ε_ds' (a window over the query's samples), since
+# (1/S) Σ_s Σ_d ε_ds W_d / S = Σ_d W_d² / S² = Σ_d ε̄_d².
+
+SAMPLE_BITS = 16
+"""The bit layout of a stochastic run's (query, sample) keys: key = (g << 2·SAMPLE_BITS) | (S << SAMPLE_BITS) | s,
+g the (segment..., query) pair's index, S its number of samples (< 2**SAMPLE_BITS), s the sample's index
+among them; so key >> 2·SAMPLE_BITS is the query whose samples the key's ranking is one of, and
+(key >> SAMPLE_BITS) & (2**SAMPLE_BITS − 1) their number. The primitives below carry it as their field
+``bits``: their values read the query ids as such keys (``samples='keyed'``, which only
+:func:`rankwise.evaluate`'s ``sample=`` sets)."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SampleExposureSum(RowValue):
+    """W_d: Σ of the row's document's exposures ε (ranks ≤ k) over the rankings of its query's
+    samples (the rows of the same ``doc`` whose query ids, sample keys of layout ``bits``
+    (:data:`SAMPLE_BITS`), share their query)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "doc", "qid")
+    window: ClassVar[bool] = True
+    k: int | None
+    um: UserModel
+    p: float
+    u: float
+    bits: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumpos": PositiveStep()}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SampledExposureSquareSum(Primitive):
+    """Σ_{rnk ≤ k} ε · W_d / S, S the query's number of samples read from the sample key (layout
+    ``bits``, :data:`SAMPLE_BITS`): averaged over a query's S samples, Σ_d ε̄_d², ε̄_d the
+    document's mean exposure over them (expeval's EE-D of a stochastic run)."""
+
+    reads: ClassVar[tuple[Column, ...]] = ("rel", "rnk", "qid")
+    k: int | None
+    um: UserModel
+    p: float
+    u: float
+    bits: int
+
+    def inputs(self) -> dict[str, Input]:
+        return {"cumpos": PositiveStep(), "wsum": SampleExposureSum(self.k, self.um, self.p, self.u, self.bits)}

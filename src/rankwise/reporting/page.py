@@ -13,7 +13,7 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -296,8 +296,8 @@ def provenance_html(result: Comparison, command: str | None, date: str) -> str:
         for run in result.runs
     ])
     options = dict(result.inputs.options) if result.inputs is not None else {}
-    conventions = asdict(Conventions.from_options(options))
-    columns = {k: v for k, v in asdict(Columns.from_options(options)).items() if v is not None}
+    conventions = dict(Conventions.from_options(options).as_options())  # the keyword options alone
+    columns = {k: v for k, v in Columns.from_options(options).as_options().items() if v is not None}
     engine = result.inputs.engine if result.inputs is not None else "unknown"
     items = [
         ("queries paired", f"{values.keys.height} ("

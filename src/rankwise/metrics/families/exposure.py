@@ -12,9 +12,12 @@ expeval's edges, reproduced: with one relevance level (binary judgments) EE-R's 
 so the normalised EE-R is 1 whatever the ranking; a query the run lacks (``missing='zero'``; under
 the default ``missing='ignore'`` it is left out, as for every metric) takes EE-D's upper bound,
 EE-R's lower bound and, as EE-L, EE-R's upper bound (Σ ε*², 0 with one level:
-``expeval.py:96-102``); a query without a relevant document has no value. Stochastic rankings
-(several samples per query) and the reranking setting (``-C``) are not computed. ``@k`` cuts
-the ranking (expeval has no cutoff)."""
+``expeval.py:96-102``); a query without a relevant document has no value. A stochastic run
+(``sample=``: several sampled rankings per query, expeval's second field) gives each document its
+mean exposure over the query's samples: EE_R is then the mean of the samples' EE_R, and EE_D and
+EE_L square the mean exposures (their parameter ``samples="keyed"``, which only ``sample=`` sets through
+the convention ``Conventions.samples``: :class:`~rankwise.primitives.SampledExposureSquareSum`). The
+reranking setting (``-C``) is not computed. ``@k`` cuts the ranking (expeval has no cutoff)."""
 
 from __future__ import annotations
 
@@ -49,6 +52,13 @@ NORMALIZE = Param(
     "expeval's normalisation (its default; -U turns it off): (v − lower) / (upper − lower) with its bounds of the "
     "retrieval setting",
 )
+SAMPLES = Param(
+    "samples", str, "one",
+    "what the query ids are, set by evaluate(sample=) alone (rankwise eval --sample): 'one' (each query one ranking) "
+    "or 'keyed' (a stochastic run's (query, sample) keys: ε_d the document's mean exposure over the query's "
+    "samples); a metric string's value counts for nothing in an evaluation",
+    choices=("one", "keyed"), convention="samples", set_by="evaluate(sample=)",
+)
 EE_CITATION = (
     "Diaz, Mitra, Ekstrand, Biega & Carterette, Evaluating stochastic rankings with expected exposure, CIKM 2020; "
     "expeval (github.com/diazf/expeval @ 69ab070: exposure.py, metrics.py, expeval.py)"
@@ -57,14 +67,16 @@ EE_COMMON = (
     "ε_d the exposure of the document at rank i ≤ k: p^(i−1) (um='rbp'), times (1 − u)^(relevant documents ranked "
     "above) (um='gerr'); ε*_d the target exposure of a relevant document (relevance > 0): for a relevance level of m "
     "documents below b of higher relevance, (pp^b − pp^(b+m)) / (m (1 − pp)), pp = p (rbp) or p (1 − u) (gerr); a "
-    "deterministic run (one sample); NULL for a query without a relevant document (expeval prints none)"
+    "stochastic run (sample=): ε_d the mean over the query's samples of the document's exposure in each (EE_D, EE_L: "
+    "samples='keyed', which sample= alone sets; EE_R, linear in ε: the mean of the samples' values); NULL for a "
+    "query without a relevant document (expeval prints none)"
 )
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="EE_L",
         aliases=("EEL",),
-        params=(UM, PATIENCE, UTILITY, NORMALIZE),
+        params=(UM, PATIENCE, UTILITY, NORMALIZE, SAMPLES),
         cutoff="optional",
         description="expected exposure loss: how far the documents' exposure is from the exposure their relevance "
         "deserves (Diaz et al.'s EE-L, expeval's 'difference'; lower is better)",
@@ -78,7 +90,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name="EE_D",
         aliases=("EED",),
-        params=(UM, PATIENCE, UTILITY, NORMALIZE),
+        params=(UM, PATIENCE, UTILITY, NORMALIZE, SAMPLES),
         cutoff="optional",
         description="expected exposure disparity: how unequally the ranking spreads exposure (Diaz et al.'s EE-D, "
         "expeval's 'disparity'; lower is fairer)",
@@ -108,18 +120,26 @@ def _ee_parts(m: Measured, p: Params) -> tuple[Node, Node, Node, Node, Node, flo
     """The run's Σ ε², Σ ε* ε, the judgments' Σ ε*², the relevance levels, 1 where the query
     ranked something (0: a query the run lacks), and um, p, u."""
     from rankwise.primitives import (
+        SAMPLE_BITS,
         Count,
         ExposureSquareSum,
         ExposureTargetSum,
         Positive,
         RelevanceLevels,
+        SampledExposureSquareSum,
         TargetSquareSum,
     )
 
     um, patience, utility = str(p["um"]), float(p["p"]), float(p["u"])
     args = (um, patience, utility)
+    # a stochastic run's (query, sample) keys (samples='keyed', from evaluate(sample=)): Σ ε̄² of each
+    # document's mean exposure over the query's samples; EE_R (linear in ε) is the mean of the samples' own
+    square = (
+        SampledExposureSquareSum(m.cutoff, *args, SAMPLE_BITS) if p.get("samples") == "keyed"  # type: ignore[arg-type]
+        else ExposureSquareSum(m.cutoff, *args)  # type: ignore[arg-type]
+    )
     return (
-        ExposureSquareSum(m.cutoff, *args), ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
+        square, ExposureTargetSum(m.cutoff, *args),  # type: ignore[arg-type]
         TargetSquareSum(*args), RelevanceLevels(), Positive(Count()), 1.0 / (1.0 - patience * patience),  # type: ignore[arg-type]
         um, patience, utility,
     )
