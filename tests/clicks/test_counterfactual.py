@@ -167,8 +167,12 @@ def test_simulation_ips_finds_the_truth_naive_does_not() -> None:
                                     "CG(rel=1)@3", "DCG(judged_only=True)@3"])
 def test_metrics_not_linear_in_the_relevance_are_refused(metric: str) -> None:
     log, run, _ = _seeded(0, queries=2)
-    with pytest.raises(rw.InvalidParameterError, match="unbiased only for a metric linear in the relevance"):
+    with pytest.raises(rw.InvalidParameterError, match="unbiased only for a metric linear in the relevance") as caught:
         rw.click_estimate(log, run, metric)
+    # the error says why and what is accepted; it does not enumerate the metrics it refuses
+    message = str(caught.value).split(": ", 1)[1]
+    assert "DCG or CG with gain='linear'" in message
+    assert not any(name in message for name in ("nDCG", "AP", "RR", "Success"))
 
 
 def test_bad_logs_and_parameters_are_named() -> None:

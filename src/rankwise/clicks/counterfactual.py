@@ -195,8 +195,8 @@ def _linear(metric: Metric) -> None:
     if not ok:
         raise InvalidParameterError(
             f"{metric.label}: an inverse-propensity estimate is unbiased only for a metric linear in the relevance of "
-            "the clicked documents, DCG or CG with gain='linear' (no gains table, rel <= 0, judged_only=False); "
-            "a threshold, a normaliser or a first relevant rank (nDCG, AP, RR, P, R, Success, ...) makes it biased"
+            "the clicked documents (a sum of a weight per relevant document): DCG or CG with gain='linear' (no gains "
+            "table, rel <= 0, judged_only=False)"
         )
 
 
