@@ -354,6 +354,28 @@ def test_report_reads_each_input_s_own_column_names(tmp_path: Path) -> None:
     assert _numbers(renamed.read_text(encoding="utf-8")) == _numbers(plain.read_text(encoding="utf-8"))
 
 
+def test_the_per_query_table_keys_by_the_user_s_column_name(tmp_path: Path) -> None:
+    """The per-query table's key column is headed by the query column's own name (query_id=,
+    --query-id-col), in the page, its Markdown and on the command line."""
+    qid = pl.col("query_id").alias("qid")
+    qrels = _qrels().select(qid, pl.exclude("query_id"))
+    runs = {name: run.select(qid, pl.exclude("query_id")) for name, run in _runs().items()}
+    page = tmp_path / "report.html"
+    rw.report(qrels, runs, ["AP"], page, resamples=100, explain=5, query_id="qid")
+    data = json.loads(_data_block(page.read_text(encoding="utf-8") + "</script>"))
+    assert data["keys"] == ["qid"] and data["explained"]  # the explanations keyed by the same ids
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    paths = []
+    for name, run in runs.items():
+        run.write_parquet(tmp_path / f"{name}.parquet")
+        paths.append(str(tmp_path / f"{name}.parquet"))
+    done = cli("compare", str(tmp_path / "qrels.parquet"), *paths, "-m", "AP", "--query-id-col", "qid",
+               "--report", str(tmp_path / "cli.html"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    cli_data = json.loads(_data_block((tmp_path / "cli.html").read_text(encoding="utf-8") + "</script>"))
+    assert cli_data["keys"] == ["qid"]
+
+
 def test_the_provenance_of_records_counts_their_rows(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     rw.report(_records(_qrels()), {n: _records(r) for n, r in _runs().items()}, ["AP"], page, resamples=100, explain=0)
