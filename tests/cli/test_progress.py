@@ -259,3 +259,24 @@ def test_a_phase_fraction_never_goes_back_when_its_inner_steps_end() -> None:
             assert shown.last == "rankwise: runs 2/2 (b) · query groups 9/10 · 18 s · about 2 s left"
         # the groups ended: still 90 % done (not 50 %), 2 s counted down to 2 s by the rate
         assert shown.last == "rankwise: runs 2/2 (b) · 18 s · about 2 s left"
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_reading_a_large_parquet_or_csv_run_shows_the_rows_read(tmp_path: Path, kind: str) -> None:
+    """A run of 1.2M rows: the rows read are counted as its batches (Parquet row groups, CSV
+    chunks) are read, against the count its metadata (or a light scan) gave."""
+    n = 1_200_000
+    run = pl.DataFrame({"query_id": pl.int_range(n, eager=True) // 100, "doc_id": pl.int_range(n, eager=True) % 100,
+                        "score": pl.int_range(n, eager=True).cast(pl.Float64)})
+    path = tmp_path / f"run.{kind}"
+    if kind == "parquet":
+        run.write_parquet(path, row_group_size=100_000)
+    else:
+        run.write_csv(path)
+    qrels = tmp_path / "qrels.parquet"
+    run.filter(pl.col("doc_id") == 1).select("query_id", "doc_id", relevance=pl.lit(1)).write_parquet(qrels)
+    seen, out = on_a_terminal("eval", str(qrels), str(path), "-m", "P@10")
+    reading = [line for line in drawn(seen) if "reading the run" in line]
+    assert any(f"/{n:,} rows" in line and f" 0/{n:,}" not in line for line in reading), drawn(seen)
+    assert any(f"{n:,}/{n:,} rows" in line for line in reading), reading
+    assert out.startswith("P@10")

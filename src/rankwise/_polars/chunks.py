@@ -12,6 +12,7 @@ import polars as pl
 from rankwise._polars.columns import Q
 from rankwise._polars.prepare import Prepared
 from rankwise.inputs.faults import check_polars_memory
+from rankwise.outputs import progress
 
 _CHUNK = "__chunk"
 
@@ -40,6 +41,25 @@ def _cheap_to_count(frame: pl.LazyFrame) -> bool:
     pipeline with joins, aggregations or sorts that a count would run once more."""
     plan = frame.explain(optimized=False).upper()
     return not any(word in plan for word in _COSTLY_PLAN)
+
+
+_COUNTED_ROWS = 1_000_000
+"""From how many run rows the reading shows a count of rows read (fewer are read in well under
+half a second: the progress line would not appear)."""
+
+
+def _read_counted(frame: pl.LazyFrame, total: int) -> pl.DataFrame:
+    """``frame`` read whole, a batch at a time, the rows read so far shown against ``total``
+    (:func:`rankwise.outputs.progress.task`); the batches kept as the frame's chunks, as a
+    plain read keeps its row groups."""
+    batches: list[pl.DataFrame] = []
+    with progress.task("reading the run", total=total, unit="rows") as step:
+        read = 0
+        for batch in frame.collect_batches():
+            batches.append(batch)
+            read += batch.height
+            step.at(read)
+    return pl.concat(batches, rechunk=False) if batches else frame.collect()
 
 
 def query_groups(
@@ -71,7 +91,13 @@ def query_groups(
                     base_run=None if bases is None else bases[c])
             for c in range(query_chunks)
         ], None
-    run, qrels = pl.collect_all([prep.run, prep.qrels])
+    if counted is not None and counted >= _COUNTED_ROWS:
+        # a count of the run's rows read shown while they are read (its Parquet row groups, its
+        # CSV's batches): the same read, a batch at a time
+        run = _read_counted(prep.run, counted)
+        qrels = prep.qrels.collect()
+    else:
+        run, qrels = pl.collect_all([prep.run, prep.qrels])
     if counted is None:  # a pipeline of the caller's, counted once it is read
         check_polars_memory(run.height, min(run.height, rows_per_chunk))
     subs = None if prep.subtopics is None else prep.subtopics.collect()

@@ -45,6 +45,7 @@ from rankwise.errors import (
 from rankwise.inputs import forms
 from rankwise.inputs.trec import decode_utf8 as decode_utf8  # re-exported
 from rankwise.inputs.trec import read_trec as _read_trec
+from rankwise.outputs import progress
 
 Kind = Literal["run", "qrels"]
 FileFormat = Literal["parquet", "csv", "tsv", "trec", "json", "jsonl"]
@@ -311,10 +312,12 @@ def scan_path(
         ]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
     if chosen in ("json", "jsonl"):
-        return pl.concat(
-            [forms.read_json(f, read_bytes(f), kind, columns, chosen == "jsonl") for f in files],
-            how="diagonal_relaxed",
-        ).lazy()
+        parsed: list[pl.DataFrame] = []
+        for f in files:
+            # parsed whole (json.loads): the phase is named while it lasts, with no count
+            with progress.task(f"reading {f.name}"):
+                parsed.append(forms.read_json(f, read_bytes(f), kind, columns, chosen == "jsonl"))
+        return pl.concat(parsed, how="diagonal_relaxed").lazy()
     return pl.concat([read_trec(f, kind, columns) for f in files]).lazy()
 
 
