@@ -431,6 +431,13 @@ def _change_arguments(ch: argparse.ArgumentParser) -> None:
     ch.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
+def _click_log_flags(parser: argparse.ArgumentParser) -> None:
+    """A click log's column flags (``rankwise clicks``, ``rankwise propensities``)."""
+    parser.add_argument("--impression-col", help="the log's impression id (default: each query shown once)")
+    parser.add_argument("--rank-col", default="rank", help="the log's rank shown (1 = top; default %(default)s)")
+    parser.add_argument("--click-col", default="click", help="the log's click, 0/1 (default %(default)s)")
+
+
 def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise clicks``."""
     from rankwise.clicks.counterfactual import ESTIMATORS
@@ -446,9 +453,7 @@ def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
     cl.add_argument("--clip", type=float, help="floor on θ: every weight at most 1/clip")
     cl.add_argument("--estimator", choices=ESTIMATORS, default="ips", help="ips (default) or naive (no weights)")
     cl.add_argument("--alpha", type=float, default=0.05, help="the interval's level is 1 - alpha (default %(default)s)")
-    cl.add_argument("--impression-col", help="the log's impression id (default: each query shown once)")
-    cl.add_argument("--rank-col", default="rank", help="the log's rank shown (1 = top; default %(default)s)")
-    cl.add_argument("--click-col", default="click", help="the log's click, 0/1 (default %(default)s)")
+    _click_log_flags(cl)
     _convention_flag(cl, "ties", help="order of the run's equal scores (default %(default)s)")
     cl.add_argument("--query-id-col", default="query_id", help="the query id column of the log and the run")
     cl.add_argument("--doc-id-col", default="doc_id", help="the doc id column of the log and the run")
@@ -466,9 +471,7 @@ def _propensities_arguments(pr: argparse.ArgumentParser) -> None:
     pr.add_argument("log", help="the click log: one row per shown document (query id, doc id, rank shown, click)")
     pr.add_argument("--method", choices=METHODS, default="pivot", help="intervention harvesting (default %(default)s)")
     pr.add_argument("--pivot", type=int, default=1, help="the pivot rank (default %(default)s)")
-    pr.add_argument("--impression-col", help="the log's impression id (default: each query shown once)")
-    pr.add_argument("--rank-col", default="rank", help="the log's rank shown (1 = top; default %(default)s)")
-    pr.add_argument("--click-col", default="click", help="the log's click, 0/1 (default %(default)s)")
+    _click_log_flags(pr)
     pr.add_argument("--query-id-col", default="query_id", help="the log's query id column")
     pr.add_argument("--doc-id-col", default="doc_id", help="the log's doc id column")
     pr.add_argument("--format", choices=("table", "csv", "json"), default="table")

@@ -326,15 +326,7 @@ def _write(args: argparse.Namespace, frame: pl.DataFrame) -> None:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from rankwise.comparison.paired import anova, comparison
 
-    if args.name and len(args.name) != len(args.runs):
-        raise InvalidParameterError(
-            f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
-        )
-    names = args.name or unique_names(args.runs)
-    check_run_names(names)
-    if len(set(names)) < len(names):
-        raise InvalidParameterError(f"--name gives two runs the same name: {names}")
-    runs = dict(zip(names, args.runs, strict=True))
+    runs = _named_runs(args)
     if args.report and not Path(args.report).resolve().parent.is_dir():
         raise OutputError(f"cannot write the report {args.report!r}: the folder {str(Path(args.report).parent)!r} does not exist")
     if args.export and not args.report:
@@ -524,8 +516,9 @@ def _cmd_propensities(args: argparse.Namespace) -> int:
     return 0
 
 
-def _interleaved_runs(args: argparse.Namespace) -> dict[str, str]:
-    """The runs of ``interleave``/``interleaving`` by name (``--name`` or the file names)."""
+def _named_runs(args: argparse.Namespace) -> dict[str, str]:
+    """The runs of ``compare``, ``interleave``, ``interleaving`` by name (``--name``, in order, or
+    the file names)."""
     if args.name and len(args.name) != len(args.runs):
         raise InvalidParameterError(
             f"--name was given {len(args.name)} time(s) for {len(args.runs)} runs: name every run, in order, or none"
@@ -543,7 +536,7 @@ def _cmd_interleave(args: argparse.Namespace) -> int:
     fmt = args.format or next((f for f in ("parquet", "csv", "json") if str(args.output or "").endswith(f".{f}")), "table")
     if fmt == "parquet" and not args.output:
         raise InvalidParameterError("--format parquet needs -o PATH")
-    shown = interleave(_interleaved_runs(args), method=args.method, k=args.k, seed=args.seed, tau=args.tau, ties=args.ties,
+    shown = interleave(_named_runs(args), method=args.method, k=args.k, seed=args.seed, tau=args.tau, ties=args.ties,
                        query_id=args.query_id, doc_id=args.doc_id, score=args.score)
     holding = [_counted(shown[args.query_id].n_unique(), "query"), _counted(shown.height, "row")]
     if fmt == "parquet":
@@ -562,7 +555,7 @@ def _cmd_interleave(args: argparse.Namespace) -> int:
 def _cmd_interleaving(args: argparse.Namespace) -> int:
     from rankwise.clicks.credit import interleaving_credit
 
-    runs = _interleaved_runs(args) if args.runs else None
+    runs = _named_runs(args) if args.runs else None
     result = interleaving_credit(
         args.log, method=args.method, runs=runs, impression=args.impression, rank=args.rank, team=args.team,
         click=args.click, no_clicks=args.no_clicks, tau=args.tau, resamples=args.resamples, seed=args.seed,
