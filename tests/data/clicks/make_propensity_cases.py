@@ -18,12 +18,16 @@ Each case: the log's columns (query_id, doc_id, rank, click, impression) and eac
 import json
 import random
 
-import pandas as pd
-from ultr_bias_toolkit.bias.intervention_harvesting import AdjacentChainEstimator, PivotEstimator
-from ultr_bias_toolkit.bias.naive import NaiveCtrEstimator
-
 
 def main() -> None:
+    # imported here: pytest's doctest collection imports this module, and the toolkit is not installed beside rankwise
+    import pandas as pd
+    from ultr_bias_toolkit.bias.intervention_harvesting import (
+        AdjacentChainEstimator,
+        PivotEstimator,
+    )
+    from ultr_bias_toolkit.bias.naive import NaiveCtrEstimator
+
     cases = []
     for seed in range(4):
         rng = random.Random(seed)
