@@ -53,13 +53,17 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankwise.conventions import Columns, ReadOptions, Unpack, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError, RankwiseWarning
 from rankwise.metrics.metric import Metric
+
+if TYPE_CHECKING:
+    from rankwise.evaluation.evaluate import Engine
+    from rankwise.inputs.read import FileFormat
 
 SCHEMA: dict[str, type[pl.DataType]] = {
     "metric": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
@@ -187,8 +191,8 @@ def _values(per_query: pl.DataFrame, query_id: str, label: str, judgments: str) 
 @checked
 def ppi(
     human_qrels: Any, model_qrels: Any, run: Any, metrics: str | Metric | Sequence[str | Metric], *,
-    alpha: float = 0.05, tuned: bool = True, baseline: Any = None, engine: str = "polars",
-    **options: Unpack[ReadOptions],
+    alpha: float = 0.05, tuned: bool = True, baseline: Any = None, engine: Engine = "polars",
+    qrels_format: FileFormat | None = None, run_format: FileFormat | None = None, **options: Unpack[ReadOptions],
 ) -> pl.DataFrame:
     """Prediction-powered estimates of ``run``'s ``metrics`` from ``model_qrels`` (many queries,
     a model's judgments; relevance may be a probability) checked on ``human_qrels`` (a random
@@ -199,7 +203,8 @@ def ppi(
     ``baseline``: a second run; the inference is then on the per-query differences run −
     baseline (paired: both runs evaluated on the same queries against the same judgments).
     ``engine``: ``'polars'`` or ``'duckdb'``; ``options``: the conventions and column names of
-    :func:`rankwise.evaluate` (each qrels read with the same ones). Queries the run lacks are
+    :func:`rankwise.evaluate` (each qrels read with the same ones; ``qrels_format``, ``run_format``
+    as there, for both qrels, for the run and the baseline). Queries the run lacks are
     scored or left out as ``missing=`` says, on both sides alike.
 
     One row per metric: ``metric``; ``estimate``, ``ci_low``, ``ci_high`` (the PPI estimate and
@@ -222,8 +227,8 @@ def ppi(
                 "prediction-powered inference estimates a mean over queries"
             )
     query_id = Columns.from_options(options).query_id
-    human = BaseEvaluator(human_qrels, parsed, engine=engine, **options)  # type: ignore[arg-type]
-    model = BaseEvaluator(model_qrels, parsed, engine=engine, **options)  # type: ignore[arg-type]
+    human = BaseEvaluator(human_qrels, parsed, engine=engine, qrels_format=qrels_format, **options)  # type: ignore[arg-type]
+    model = BaseEvaluator(model_qrels, parsed, engine=engine, qrels_format=qrels_format, **options)  # type: ignore[arg-type]
     human_ids, model_ids = _queries(human.qrels, query_id), _queries(model.qrels, query_id)
     if not human_ids:
         raise InvalidValueError("the human judgments judge no query: prediction-powered inference needs some")
@@ -237,8 +242,8 @@ def ppi(
     with warnings.catch_warnings():
         # the model-only queries have no human judgments: expected, not worth a warning
         warnings.filterwarnings("ignore", message=".*no judgments in the qrels", category=RankwiseWarning)
-        human_values = [human(r) for r in runs]
-    model_values = [model(r) for r in runs]
+        human_values = [human(r, run_format=run_format) for r in runs]
+    model_values = [model(r, run_format=run_format) for r in runs]
     rows = []
     for m in parsed:
         label = m.label
