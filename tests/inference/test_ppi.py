@@ -238,3 +238,12 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == ["rankwise: error: alpha must be in (0, 1), got 0.0"]
     done = _cli("ppi", str(paths["human"]), str(paths["human"]), str(paths["run"]), "-m", "P@3")
     assert done.returncode == 2 and "no query is judged by the model only" in done.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_undefined_value_is_named(engine: str) -> None:
+    # AUC is undefined (NULL) for a query with nothing relevant: q01's human judgments all 0
+    human, model, run, _ = _data()
+    human = human.with_columns(relevance=pl.when(pl.col("query_id") == "q01").then(0).otherwise(pl.col("relevance")))
+    with pytest.raises(InvalidValueError, match=r"AUC is undefined \(NULL\) for query 'q01' under the human judgments"):
+        rw.ppi(human, model, run, "AUC", engine=engine)
