@@ -247,3 +247,11 @@ def test_an_undefined_value_is_named(engine: str) -> None:
     human = human.with_columns(relevance=pl.when(pl.col("query_id") == "q01").then(0).otherwise(pl.col("relevance")))
     with pytest.raises(InvalidValueError, match=r"AUC is undefined \(NULL\) for query 'q01' under the human judgments"):
         rw.ppi(human, model, run, "AUC", engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_baseline_scoring_other_queries_is_named(engine: str) -> None:
+    human, model, run, base = _data()
+    with pytest.raises(InvalidValueError, match="the run and the baseline score different queries: 'q25'"), \
+            pytest.warns(rw.errors.RankwiseWarning, match="1 judged query is not in the run"):
+        rw.ppi(human, model, run, "P@3", baseline=base.filter(pl.col("query_id") != "q25"), engine=engine)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
@@ -188,6 +188,22 @@ def _values(per_query: pl.DataFrame, query_id: str, label: str, judgments: str) 
     return dict(zip(per_query[query_id].to_list(), per_query[label].cast(pl.Float64).to_list(), strict=True))
 
 
+def _paired(values: list[dict[Any, float]]) -> list[Any]:
+    """The queries scored for the run (and the baseline: the same ones, else an error naming them)."""
+    scored = set(values[0])
+    if len(values) == 2 and set(values[1]) != scored:
+        raise InvalidValueError(
+            f"the run and the baseline score different queries: {_shown(scored ^ set(values[1]))} "
+            "(missing='zero' scores a query a run lacks 0)"
+        )
+    return sorted(scored, key=str)
+
+
+def _differences(values: list[dict[Any, float]], ids: list[Any]) -> list[float]:
+    """Each query's value (run − baseline with a baseline)."""
+    return [values[0][q] - values[1][q] if len(values) == 2 else values[0][q] for q in ids]
+
+
 @checked
 def ppi(
     human_qrels: Any, model_qrels: Any, run: Any, metrics: str | Metric | Sequence[str | Metric], *,
@@ -222,9 +238,10 @@ def ppi(
     parsed = parse_metrics(metrics)
     for m in parsed:
         if m.spec.aggregate != "mean" or m.spec.value_type != "float":
+            what = "a set-level metric, one value per run" if m.spec.aggregate == "set" else f"aggregate {m.spec.aggregate!r}"
             raise InvalidParameterError(
-                f"{m.label} is not a mean of per-query values ({'a set-level metric, one value per run' if m.spec.aggregate == 'set' else f'aggregate {m.spec.aggregate!r}'}): "
-                "prediction-powered inference estimates a mean over queries"
+                f"{m.label} is not a mean of per-query values ({what}): prediction-powered inference estimates a mean "
+                "over queries"
             )
     query_id = Columns.from_options(options).query_id
     human = BaseEvaluator(human_qrels, parsed, engine=engine, qrels_format=qrels_format, **options)  # type: ignore[arg-type]
@@ -249,11 +266,8 @@ def ppi(
         label = m.label
         ys = [_values(v, query_id, label, "human") for v in human_values]
         yhats = [_values(v, query_id, label, "model") for v in model_values]
-        labelled = sorted(set.intersection(*(set(v) for v in ys)), key=str)
-        lost = set.union(*(set(v) for v in ys)) - set(labelled)
-        if lost:
-            raise InvalidValueError(f"the run and the baseline score different human-judged queries: {_shown(lost)}")
-        unlabelled = sorted(set.intersection(*(set(v) for v in yhats)) - human_ids, key=str)
+        labelled = _paired(ys)
+        unlabelled = sorted(set(_paired(yhats)) - human_ids, key=str)
         if not labelled:
             raise InvalidValueError(
                 "no human-judged query is scored (the run has none of them; missing='zero' scores them 0)"
@@ -263,13 +277,10 @@ def ppi(
                 "no query is judged by the model only: prediction-powered inference needs model-only queries "
                 "beside the human-judged ones (N = 0)"
             )
-        absent = [q for q in labelled if any(q not in v for v in yhats)]
+        absent = [q for q in labelled if q not in yhats[0]]
         if absent:
             raise InvalidValueError(f"the model judgments give no {label} for the human-judged queries {_shown(absent)}")
-
-        def diff(table: list[dict[Any, float]], ids: list[Any]) -> list[float]:
-            return [table[0][q] - table[1][q] if len(table) == 2 else table[0][q] for q in ids]
-
-        result = ppi_mean(diff(ys, labelled), diff(yhats, labelled), diff(yhats, unlabelled), alpha=alpha, tuned=tuned)
-        rows.append({"metric": label, **result.__dict__})
+        result = ppi_mean(_differences(ys, labelled), _differences(yhats, labelled), _differences(yhats, unlabelled),
+                          alpha=alpha, tuned=tuned)
+        rows.append({"metric": label, **asdict(result)})
     return pl.DataFrame(rows, schema=SCHEMA)
