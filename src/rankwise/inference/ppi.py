@@ -53,17 +53,15 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from rankwise.conventions import Columns, ReadOptions, Unpack, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError, RankwiseWarning
+from rankwise.evaluation.evaluate import Engine
+from rankwise.inputs.read import FileFormat
 from rankwise.metrics.metric import Metric
-
-if TYPE_CHECKING:
-    from rankwise.evaluation.evaluate import Engine
-    from rankwise.inputs.read import FileFormat
 
 SCHEMA: dict[str, type[pl.DataType]] = {
     "metric": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
