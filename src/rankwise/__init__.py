@@ -270,3 +270,4 @@ __all__ = [
     "to_trec",
     "why",
 ]
+from rankwise.inference.ppi import ppi as ppi  # noqa: E402

@@ -58,6 +58,8 @@ CALLS: dict[str, tuple[Any, dict[str, Any]]] = {
     "click_estimate": (rw.click_estimate, {"log": CLICKS, "run": RUN, "metrics": ["DCG@2"]}),
     "click_judgments": (rw.click_judgments, {"log": CLICKS}),
     "click_propensities": (rw.click_propensities, {"log": CLICKS}),
+    "ppi": (rw.ppi, {"human_qrels": QRELS, "model_qrels": pl.concat([QRELS, pl.DataFrame({"query_id": ["q3"], "doc_id": ["a"], "relevance": [1]})]),
+                     "run": pl.concat([RUN, pl.DataFrame({"query_id": ["q3"], "doc_id": ["a"], "score": [1.0]})]), "metrics": ["AP"]}),
     "interleave": (rw.interleave, {"runs": RUNS}),
     "interleaving_credit": (rw.interleaving_credit, {"log": rw.interleave(RUNS, k=2).with_columns(click=pl.lit(1))}),
     "explain": (rw.explain, {"qrels": QRELS, "run": RUN, "metric": "AP", "query": "q1"}),

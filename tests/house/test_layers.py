@@ -26,6 +26,8 @@ LAYERS: dict[str, int] = {
     "comparison": 6,
     # 6 is the new ranking better, from users' clicks (interleaving, counterfactual estimates)
     "clicks": 6,
+    # 6 what a metric is, inferred from a model's judgments checked on people's (prediction-powered inference)
+    "inference": 6,
     # 7 the report
     "reporting": 7,
     # 8 the command line and the package

@@ -464,6 +464,27 @@ def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
     cl.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
+def _ppi_arguments(pp: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise ppi``: ``eval``'s where they apply."""
+    from rankwise.evaluation.evaluate import ENGINES
+    from rankwise.inputs.read import FORMATS
+
+    pp.add_argument("human_qrels", help="the human judgments (a random sample of the queries): a Parquet, CSV/TSV or TREC file")
+    pp.add_argument("model_qrels", help="the model's judgments (every query; relevance may be a probability)")
+    pp.add_argument("run", help="run: a Parquet, CSV/TSV or TREC file (gzip too), a folder or a glob")
+    pp.add_argument("-m", "--metric", action="append", required=True, help="metric string, e.g. nDCG@10 (repeatable)")
+    pp.add_argument("--alpha", type=float, default=0.05, help="the intervals' level is 1 - alpha (default %(default)s)")
+    pp.add_argument("--classic", action="store_true", help="classic PPI (lambda = 1) instead of power-tuned PPI++")
+    pp.add_argument("--baseline", metavar="RUN", help="a second run: the inference on the per-query differences run - baseline")
+    pp.add_argument("--engine", choices=ENGINES, default="polars")
+    _convention_flags(pp)
+    pp.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    pp.add_argument("--qrels-format", choices=FORMATS, help="read both qrels as this format")
+    pp.add_argument("-o", "--output", help="write to this file instead of stdout")
+    pp.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
+    _input_flags(pp)
+
+
 def _propensities_arguments(pr: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise propensities``."""
     from rankwise.clicks.propensities import METHODS
@@ -544,6 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     sub.add_parser("interleave", help="interleave runs for an online experiment (team draft, balanced, probabilistic)", parents=[debug], arguments=_interleave_arguments)
     sub.add_parser("interleaving", help="analyse an interleaving click log: credits, wins, Delta, sign test", parents=[debug], arguments=_interleaving_arguments)
+    sub.add_parser("ppi", help="a run's metrics from model judgments checked on human ones (prediction-powered inference)", parents=[debug], arguments=_ppi_arguments)
     return parser
 
 

@@ -578,10 +578,25 @@ def _cmd_interleaving(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ppi(args: argparse.Namespace) -> int:
+    from rankwise.inference.ppi import ppi
+
+    result = ppi(
+        args.human_qrels, args.model_qrels, args.run, args.metric, alpha=args.alpha, tuned=not args.classic,
+        baseline=args.baseline, engine=args.engine, qrels_format=args.qrels_format, **read_options(args),
+    )
+    _write(args, result)
+    first = result.row(0, named=True)
+    _wrote(args, _output(args), [_counted(result.height, "metric"),
+                                 _counted(first["n_human"], "human-judged query"), f"{first['n_model']:,} model-only"])
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
     "metrics": _cmd_metrics, "interleave": _cmd_interleave, "interleaving": _cmd_interleaving, "clicks": _cmd_clicks,
     "propensities": _cmd_propensities,
+    "ppi": _cmd_ppi,
 }
 """What each command does, by the name ``args.command`` gives."""
 
