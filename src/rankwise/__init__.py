@@ -252,6 +252,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "plots",
+    "ppi",
     "precision",
     "r_precision",
     "ranking_change",
