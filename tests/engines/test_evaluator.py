@@ -163,6 +163,13 @@ def test_duckdb_judgments_normalised_and_checked_once_per_id_typing() -> None:
         "SELECT count(*) FROM duckdb_tables() WHERE NOT temporary AND table_name LIKE 'rw_qrels_%'"
     ).fetchall()[0]
     assert count == 1
+    # the judgments' side of the statement (ideal order, prefixes, per-query sums): tables made
+    # by the first run of each set of conventions, read by the next runs
+    sides = dict(ev._kept.sides)
+    assert sides
+    for run, options in ((RUN_B, {}), (RUN_A, {"rel": 2})):
+        ev(run, **options)
+    assert ev._kept.sides == sides
     numbers = pl.DataFrame({"query_id": [1, 1, 2], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
     ev = rw.Evaluator(numbers, ["AP"], engine="duckdb")
     as_int = pl.DataFrame({"query_id": [1, 2], "doc_id": ["a", "c"], "score": [1.0, 1.0]})

@@ -430,6 +430,27 @@ class KeptJudgments:
     db: duckdb.DuckDBPyConnection | None = None
     tables: dict[tuple[bool, bool], tuple[str, int]] = field(default_factory=dict)
     checked: set[tuple[bool, bool, str]] = field(default_factory=set)
+    sides: dict[str, str] = field(default_factory=dict)
+    """The judgments' side of the statements (:func:`rankwise._sql.compiler.statement`'s
+    ``keep``): each CTE that reads the judgments alone, by its text and those before it, as a
+    table of the database."""
+
+    def keep(self, con: duckdb.DuckDBPyConnection, ctes: list[str]) -> list[str]:
+        """``ctes`` (``name AS (body)``, each reading those before it), each made a table of the
+        database once (keyed by its text and the texts before it: the judgments' table, the
+        metrics' gains and prefixes), as CTEs that read those tables."""
+        out: list[str] = []
+        for i, cte in enumerate(ctes):
+            key = "\n".join(ctes[: i + 1])
+            name = cte.split(" AS (", 1)[0]
+            if key not in self.sides:
+                table = f"rw_kept_{next(_counter)}"
+                con.execute(
+                    f"CREATE TABLE {quote_identifier(table)} AS WITH {', '.join([*out, cte])} SELECT * FROM {name}"
+                )
+                self.sides[key] = table
+            out.append(f"{name} AS (SELECT * FROM {quote_identifier(self.sides[key])})")
+        return out
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A new cursor of the kept database (opened with the default settings on first use)."""
@@ -615,6 +636,7 @@ def evaluate_duckdb(
             train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
             categories_view=categories_view, catalog_view=catalog_view,
             fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
+            keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order
