@@ -129,3 +129,71 @@ def test_random_runs_against_one_qrels(case: Case, others: list[Case], engine: s
                 ev(run)
             continue
         _same(ev(run), want)
+
+
+CONVENTIONS: list[dict[str, Any]] = [
+    {}, {"rel": 2}, {"judged_only": True}, {"judgments": "retrieved"}, {"max_rank": 2}, {"trec_eval": "9"},
+]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_conventions_that_change_the_judgments_as_evaluate(engine: str, conventions: dict[str, Any]) -> None:
+    """Conventions that change what the judgments count (rel=, judged_only, judgments='retrieved',
+    max_rank, trec_eval='9'), fixed at construction and given per call: three runs, each the
+    values evaluate() gives."""
+    fixed = rw.Evaluator(QRELS, METRICS, engine=engine, **conventions)
+    per_call = rw.Evaluator(QRELS, METRICS, engine=engine)
+    for run in (RUN_A, RUN_B, RUN_A.with_columns(score=-pl.col("score"))):
+        want = rw.evaluate(QRELS, run, METRICS, engine=engine, **conventions)
+        _same(fixed(run), want)
+        _same(per_call(run, **conventions), want)
+
+
+def test_duckdb_judgments_normalised_and_checked_once_per_id_typing() -> None:
+    """On DuckDB the judgments are normalised once into a table of the evaluator's database and
+    checked once, whatever the runs and conventions; a run whose ids need them as text prepares
+    them again, once."""
+    ev = rw.Evaluator(QRELS, METRICS, engine="duckdb")
+    for run, options in ((RUN_A, {}), (RUN_B, {"rel": 2}), (RUN_A, {"judgments": "retrieved"})):
+        ev(run, **options)
+    assert list(ev._kept.tables) == [(False, False)] and len(ev._kept.checked) == 1
+    assert ev._kept.db is not None
+    (count,) = ev._kept.db.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE NOT temporary AND table_name LIKE 'rw_qrels_%'"
+    ).fetchall()[0]
+    assert count == 1
+    # the judgments' side of the statement (ideal order, prefixes, per-query sums): tables made
+    # by the first run of each set of conventions, read by the next runs
+    sides = dict(ev._kept.sides)
+    assert sides
+    for run, options in ((RUN_B, {}), (RUN_A, {"rel": 2})):
+        ev(run, **options)
+    assert ev._kept.sides == sides
+    numbers = pl.DataFrame({"query_id": [1, 1, 2], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    ev = rw.Evaluator(numbers, ["AP"], engine="duckdb")
+    as_int = pl.DataFrame({"query_id": [1, 2], "doc_id": ["a", "c"], "score": [1.0, 1.0]})
+    as_text = as_int.with_columns(pl.col("query_id").cast(pl.String))
+    for run in (as_int, as_text, as_int, as_text):
+        _same(ev(run), rw.evaluate(numbers, run, ["AP"], engine="duckdb"))
+    assert set(ev._kept.tables) == {(False, False), (True, False)}
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_bad_judgments_raise_what_evaluate_raises_on_every_call(engine: str, tmp_path: Path) -> None:
+    """Judgments with a NULL relevance and with a duplicated pair, from a file: each call raises
+    evaluate()'s error (naming the column or the pair, and the file), again on the next call."""
+    bad = {
+        "null": QRELS.with_columns(relevance=pl.when(pl.col("doc_id") == "c").then(None).otherwise("relevance")),
+        "duplicate": pl.concat([QRELS, QRELS.head(1)]),
+    }
+    for name, frame in bad.items():
+        path = tmp_path / f"{name}.parquet"
+        frame.write_parquet(path)
+        with pytest.raises(rw.RankwiseError) as want:
+            rw.evaluate(path, RUN_A, METRICS, engine=engine)
+        ev = rw.Evaluator(path, METRICS, engine=engine)
+        for _ in range(2):
+            with pytest.raises(type(want.value)) as got:
+                ev(RUN_A)
+            assert str(got.value) == str(want.value)

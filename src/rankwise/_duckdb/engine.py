@@ -12,8 +12,9 @@ import itertools
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -218,7 +219,7 @@ def _features_view(
 
 def _normalise(
     con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool,
-    materialise: bool = False, numbered: bool = False,
+    materialise: bool = False, numbered: bool = False, kept: bool = False,
 ) -> tuple[str, int | None]:
     """A view with the standard column names (query_id, doc_id, score | relevance); with
     ``materialise`` a temporary table instead, so that the input is read once, not once by the
@@ -226,14 +227,15 @@ def _normalise(
     (a run under ``ties='input'``) it also numbers the rows in the order the input is scanned
     (``input_order``; ``row_number() OVER ()``, which keeps that order while DuckDB preserves
     insertion order, :func:`_insertion_order`). Returns its name and, for a table, its number
-    of rows."""
+    of rows. With ``kept`` (and ``materialise``) the table is a table of the database, not of
+    the connection: it outlives the cursor (:class:`KeptJudgments`)."""
     name = f"rw_{kind}_{next(_counter)}"
     qi = quote_identifier(columns.query_id)
     di = quote_identifier(columns.doc_id)
     vi = quote_identifier(value_column(kind, columns))
     out_value = "score" if kind == "run" else "relevance"
     created = con.execute(
-        f"CREATE TEMP {'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
+        f"CREATE {'' if kept else 'TEMP '}{'TABLE' if materialise else 'VIEW'} {quote_identifier(name)} AS SELECT "
         f"{qi}{'::VARCHAR' if q_str else ''} AS query_id, "
         f"{di}{'::VARCHAR' if d_str else ''} AS doc_id, "
         f"{vi}::DOUBLE AS {out_value}"
@@ -413,6 +415,71 @@ def release_session() -> None:
         con.close()
 
 
+@dataclass(repr=False)
+class KeptJudgments:
+    """What an :class:`~rankwise.evaluation.evaluator.BaseEvaluator` keeps between its runs on
+    this engine: a private in-memory database of its own (opened on first use, the macros in
+    its own schema), and in it the judgments normalised once per id typing (``(q_str, d_str)``:
+    ids cast to text where a run's disagree) as tables of the database, which every
+    evaluation's cursor reads, and the keys (id typing, the duplicate's hint) under which they
+    passed their data checks. Each evaluation runs on a new cursor of that database, so its own
+    views and tables go when it ends (as :func:`session`'s do)."""
+
+    qrels: Any
+    """The judgments kept: the frame every evaluation that reads them is given (by identity)."""
+    db: duckdb.DuckDBPyConnection | None = None
+    tables: dict[tuple[bool, bool], tuple[str, int]] = field(default_factory=dict)
+    checked: set[tuple[bool, bool, str]] = field(default_factory=set)
+    sides: dict[str, str] = field(default_factory=dict)
+    """The judgments' side of the statements (:func:`rankwise._sql.compiler.statement`'s
+    ``keep``): each CTE that reads the judgments alone, by its text and those before it, as a
+    table of the database."""
+
+    def keep(self, con: duckdb.DuckDBPyConnection, ctes: list[str]) -> list[str]:
+        """``ctes`` (``name AS (body)``, each reading those before it), each made a table of the
+        database once (keyed by its text and the texts before it: the judgments' table, the
+        metrics' gains and prefixes), as CTEs that read those tables."""
+        out: list[str] = []
+        for i, cte in enumerate(ctes):
+            key = "\n".join(ctes[: i + 1])
+            name = cte.split(" AS (", 1)[0]
+            if key not in self.sides:
+                table = f"rw_kept_{next(_counter)}"
+                con.execute(
+                    f"CREATE TABLE {quote_identifier(table)} AS WITH {', '.join([*out, cte])} SELECT * FROM {name}"
+                )
+                self.sides[key] = table
+            out.append(f"{name} AS (SELECT * FROM {quote_identifier(self.sides[key])})")
+        return out
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor of the kept database (opened with the default settings on first use)."""
+        if self.db is None:
+            self.db = connect(_DEFAULT_SETTINGS, temporary=False)
+        return self.db.cursor()
+
+
+_KEPT: ContextVar[KeptJudgments | None] = ContextVar("rankwise_duckdb_judgments", default=None)
+
+
+def kept_for(qrels: Any) -> KeptJudgments | None:
+    """The kept judgments of the innermost :func:`judgments_kept` block if they are ``qrels``
+    (the very object), else None."""
+    kept = _KEPT.get()
+    return kept if kept is not None and kept.qrels is qrels else None
+
+
+@contextlib.contextmanager
+def judgments_kept(kept: KeptJudgments | None) -> Iterator[None]:
+    """Within the block, DuckDB evaluations of ``kept.qrels`` without a ``config`` run on its
+    database and reuse its normalised, checked judgments (None: as outside any block)."""
+    token = _KEPT.set(kept)
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
+
 def _frame_type(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, column: str) -> TypeClass:
     """The type class of a frame's column as DuckDB reads it."""
     name = f"rw_raw_{next(_counter)}"
@@ -467,7 +534,9 @@ def evaluate_duckdb(
     each statement reads them where they lie, and nothing is copied that would have to spill
     (the measurements behind both choices: benchmarks/README.md, "Inputs read once")."""
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
-    con = connect(settings) if config else session()
+    # an evaluator's judgments (in memory, one relevance per document): normalised and checked once
+    kept = kept_for(qrels) if not config and columns.subtopic is None else None
+    con = connect(settings) if config else kept.cursor() if kept is not None else session()
     small = False
     order = contextlib.ExitStack()
     try:
@@ -516,10 +585,17 @@ def evaluate_duckdb(
             subtopics_view, qrels_view = _subtopics(
                 con, qrels_raw, columns, q_str, d_str, to_tables and not qrels_in_memory
             )
+        elif kept is not None:
+            if (q_str, d_str) not in kept.tables:  # a table of the kept database, read by every run
+                kept.tables[q_str, d_str] = cast(
+                    tuple[str, int], _normalise(con, qrels_raw, "qrels", columns, q_str, d_str, True, kept=True)
+                )
+            qrels_view, qrels_rows = kept.tables[q_str, d_str]
         else:
             qrels_view, qrels_rows = _normalise(
                 con, qrels_raw, "qrels", columns, q_str, d_str, to_tables and not qrels_in_memory
             )
+        hint = subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns)
         rows = [
             n if n is not None else obj.height if isinstance(obj, pl.DataFrame) else None
             for n, obj in ((run_rows, run), (qrels_rows, qrels))
@@ -527,11 +603,15 @@ def evaluate_duckdb(
         small = None not in rows and sum(n or 0 for n in rows) < CHECK_THREADS_MIN_ROWS
         with _check_threads(con, "threads" not in settings and not small):
             _check_data(con, run_view, "run", columns)
-            # subtopic qrels: their rows are checked (the qrels per document derive from them)
-            _check_data(
-                con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
-                hint=subtopic_hint(qrels_types, reading_subtopics(metrics, conv), columns),
-            )
+            # subtopic qrels: their rows are checked (the qrels per document derive from them);
+            # kept judgments once per id typing (their faults are raised by the first run's call)
+            if kept is None or (q_str, d_str, hint) not in kept.checked:
+                _check_data(
+                    con, subtopics_view or qrels_view, "qrels", columns, subtopics=subtopics_view is not None,
+                    hint=hint,
+                )
+                if kept is not None:
+                    kept.checked.add((q_str, d_str, hint))
         base_view = None
         if base_raw is not None:
             base_view, _ = _normalise(con, base_raw, "run", base_columns, q_str, d_str, numbered=conv.ties == "input")
@@ -556,6 +636,7 @@ def evaluate_duckdb(
             train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
             categories_view=categories_view, catalog_view=catalog_view,
             fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
+            keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
         )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order
@@ -572,7 +653,7 @@ def evaluate_duckdb(
     finally:
         order.close()
         con.close()
-        if not config and not small:
+        if not config and not small and kept is None:
             # after large inputs the database keeps the memory it used (10M rows: 750 MB
             # resident after the call against 180 MB when closed): closed, it gives it back
             release_session()

@@ -454,11 +454,13 @@ def build_sql(
     categories_view: str | None = None,
     catalog_view: str | None = None,
     fair: FairViews | None = None,
+    keep: Callable[[list[str]], list[str]] | None = None,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
-    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all."""
+    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all. ``keep``:
+    see :func:`statement`."""
     run, qrels = quote(run_view), quote(qrels_view)
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
@@ -468,7 +470,7 @@ def build_sql(
         base=None if base_view is None else quote(base_view),
         categories=None if categories_view is None else quote(categories_view),
         catalog=None if catalog_view is None else quote(catalog_view),
-        fair=None if fair is None else fair.quoted(quote),
+        fair=None if fair is None else fair.quoted(quote), keep=keep,
     )
 
 
@@ -479,6 +481,7 @@ def statement(
     features: str | None = None, base: str | None = None, categories: str | None = None,
     catalog: str | None = None,
     fair: FairViews | None = None,
+    keep: Callable[[list[str]], list[str]] | None = None,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -493,7 +496,10 @@ def statement(
     the item categories (doc_id, category: one row per pair), which the category family reads;
     ``catalog`` the FROM fragment of the catalog's items (doc_id), whose size the serendipity family
     reads; ``fair`` the document groups and the target (:class:`FairViews`), which the fair-exposure
-    family reads"""
+    family reads; ``keep``, given the CTEs that read the judgments alone (their ideal order and
+    prefixes, their per-query sums: ``name AS (body)``, each reading those before it; only under
+    ``judgments='all'``), returns the CTEs the statement uses instead, of the same names and
+    rows (an evaluator's tables of them, :class:`rankwise._duckdb.engine.KeptJudgments`)"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -555,6 +561,8 @@ def statement(
         + (", " + qaggs if qaggs else "")
         + f" FROM {qj} GROUP BY query_id)",
     ]
+    if keep is not None and not first:
+        ctes = keep(ctes)
     if first:
         # a run query whose judgments all went is still judged: its counts and sums over no
         # judgment are 0

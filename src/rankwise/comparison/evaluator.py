@@ -23,7 +23,8 @@ class Evaluator(BaseEvaluator):
     ``options`` (the conventions, column names and side inputs of :func:`rankwise.evaluate`) are
     fixed for every run. The judgments are read once, into memory; on the Polars engine their
     checks, per-query sums and ideal orders are computed once per set of metrics and conventions
-    (:mod:`rankwise.evaluation.evaluator`). ``ev(run)`` is :func:`rankwise.evaluate`,
+    (:mod:`rankwise.evaluation.evaluator`); on DuckDB they are normalised and checked once, in a
+    database of the evaluator's own. ``ev(run)`` is :func:`rankwise.evaluate`,
     ``ev.explain(run, query)`` :func:`rankwise.explain` and ``ev.compare(runs)``
     :func:`rankwise.compare`, each with the same numbers.
 
@@ -41,7 +42,5 @@ class Evaluator(BaseEvaluator):
     def compare(self, runs: Mapping[str, Any], **options: Any) -> pl.DataFrame:
         """:func:`rankwise.compare` of ``runs`` (name → run) on these judgments and metrics;
         ``options``: the comparison's own (``baseline``, ``tests``, ``by``, ...)."""
-        from rankwise._polars.engine import judgments_kept
-
-        with judgments_kept(self._cache):
+        with self.judgments_kept():
             return compare(self.qrels, runs, list(self.metrics), engine=self.engine, **{**self.options, **options})

@@ -8,8 +8,9 @@ ir-measures' ``evaluator(measures, qrels)``).
 conventions, what every run's evaluation reads of the judgments alone: their data checks, run
 once, and the per-query aggregates and ideal orders and prefixes of the metrics
 (:class:`~rankwise._polars.engine.JudgmentCache`), computed once over every judgment and cut to
-each query group of each run. On DuckDB each statement computes the judgments' side itself
-(from the judgments held in memory: nothing is read again).
+each query group of each run. On DuckDB it keeps a database of its own
+(:class:`~rankwise._duckdb.engine.KeptJudgments`), in which the judgments are normalised into a
+table and checked once per id typing; each statement still orders them ideally itself.
 
 Every call gives what the function of its name gives with the same arguments:
 ``ev(run)`` is :func:`rankwise.evaluate`, ``ev.explain(run, query)`` :func:`rankwise.explain`;
@@ -19,7 +20,8 @@ Every call gives what the function of its name gives with the same arguments:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 import polars as pl
@@ -76,10 +78,12 @@ class BaseEvaluator:
         self.engine: Engine = engine
         self.options: dict[str, Any] = {k: v for k, v in resolved.items() if k not in _QRELS_OPTIONS}
         """The options every call passes on (the conventions, column names, side inputs)."""
+        from rankwise._duckdb import engine as duck
         from rankwise._polars.engine import JudgmentCache, kept_for
 
         # inside another evaluator's call on the same judgments (its compare): its cache
         self._cache = kept_for(self.qrels) or JudgmentCache(self.qrels)
+        self._kept = duck.kept_for(self.qrels) or duck.KeptJudgments(self.qrels)
 
     def __repr__(self) -> str:
         names = ", ".join(m.label for m in self.metrics)
@@ -88,10 +92,21 @@ class BaseEvaluator:
     def __call__(self, run: Any, **options: Any) -> pl.DataFrame:
         """:func:`rankwise.evaluate` of ``run`` (``options``: that function's per-call keywords,
         ``by``, ``per_query``, ``run_format``, ``run_columns``, ``query_chunks``, ``duckdb_config``)."""
+        with self.judgments_kept():
+            return evaluate(self.qrels, run, list(self.metrics), engine=self.engine, **{**self.options, **options})
+
+    @contextlib.contextmanager
+    def judgments_kept(self) -> Iterator[None]:
+        """Within the block, evaluations of :attr:`qrels` reuse what this evaluator keeps: on
+        Polars the judgments' checks and side of the plans
+        (:class:`~rankwise._polars.engine.JudgmentCache`), on DuckDB the judgments normalised
+        and checked once in a database of its own
+        (:class:`~rankwise._duckdb.engine.KeptJudgments`)."""
+        from rankwise._duckdb import engine as duck
         from rankwise._polars.engine import judgments_kept
 
-        with judgments_kept(self._cache):
-            return evaluate(self.qrels, run, list(self.metrics), engine=self.engine, **{**self.options, **options})
+        with judgments_kept(self._cache), duck.judgments_kept(self._kept):
+            yield
 
     def evaluate(self, run: Any, **options: Any) -> pl.DataFrame:
         """The same as calling the evaluator: ``ev.evaluate(run)`` is ``ev(run)``."""
