@@ -110,6 +110,13 @@ def test_hand_worked_edges() -> None:
                                                              row["estimate"] + z * row["std_error"]))
     # snips: Σ over clicks of λ w / Σ w = (0 · 1 + 1 · (1/.3) + 0 · 2) / (1 + 1/.3 + 2) for CG@1
     assert got.summary.row(1, named=True)["snips"] == pytest.approx((1 / 0.3) / (1 + 1 / 0.3 + 2))
+    # its delta-method standard error over the queries: A_q (Σ λ w) = 1/.3, 0, 0; B_q (Σ w) = 1 + 1/.3, 0, 2
+    r = (1 / 0.3) / (1 + 1 / 0.3 + 2)
+    terms = (1 / 0.3 - r * (1 + 1 / 0.3)) ** 2 + 0.0 + (0 - r * 2) ** 2
+    sn = got.summary.row(1, named=True)
+    assert sn["snips_std_error"] == pytest.approx(math.sqrt(3 / 2 * terms) / (1 + 1 / 0.3 + 2))
+    assert (sn["snips_ci_low"], sn["snips_ci_high"]) == pytest.approx((r - z * sn["snips_std_error"],
+                                                                       r + z * sn["snips_std_error"]))
     diag = got.diagnostics.row(0, named=True)
     assert (diag["clicks"], diag["clipped"]) == (3, 1)
     # one query: no standard error

@@ -35,7 +35,9 @@ the logged queries (each query weighs the same; with one impression per query, t
 impressions, as rankkit's ``estimate().ips``), with its standard error (sample standard
 deviation, ddof 1, over √n) and a normal (Wald) interval at ``alpha``. ``snips`` is rankkit's
 self-normalised value, Σ over every click of λ w / Σ w: a mean per relevant (clicked) document,
-not per query. The diagnostics are rankkit's ``diagnose``: the clicks, the Kish effective sample
+not per query; its standard error is the delta method's over the queries (Swaminathan &
+Joachims, NeurIPS 2015: the ratio R = Σ_q A_q / Σ_q B_q of each query's sums of λ w and of w,
+Var R ≈ n / (n − 1) · Σ_q (A_q − R B_q)² / (Σ_q B_q)²), with its normal interval. The diagnostics are rankkit's ``diagnose``: the clicks, the Kish effective sample
 size of their weights (Σw)² / Σw², the largest weight's share and the clicks clipped.
 
 >>> import polars as pl, rankwise as rw
@@ -87,7 +89,8 @@ class ClickEstimate:
     ``per_query``: one row per logged query (its id column, then a column per metric), each
     value the mean over the query's impressions. ``summary``: one row per metric — ``metric``,
     ``estimate`` (the mean over the queries), ``std_error``, ``ci_low``, ``ci_high`` (the normal
-    interval at ``alpha``; NULL with one query), ``queries``, ``impressions``, ``snips``.
+    interval at ``alpha``; NULL with one query), ``queries``, ``impressions``, ``snips`` with
+    ``snips_std_error``, ``snips_ci_low``, ``snips_ci_high`` (the delta method's).
     ``diagnostics``: one row — ``clicks``, ``ess`` (Kish), ``max_weight_share``, ``clipped``,
     ``relevant_per_impression`` (Σw over the impressions: the estimated relevant documents per
     impression). ``judgments``: the judgments made from the clicks (:func:`click_judgments`),
@@ -238,7 +241,9 @@ def click_estimate(
     judged, rows = _judgments(log, eta, propensities, propensity, clip, estimator, impression, rank, click, columns)
     per_query = evaluate(judged, run, parsed, engine=engine, **{**options, "missing": "zero"})  # type: ignore[arg-type]
     labels = [m.label for m in parsed]
-    counts = rows.group_by(QUERY).agg(pl.col(IMPRESSION).n_unique().cast(pl.Float64).alias("__n"))
+    counts = rows.group_by(QUERY).agg(
+        pl.col(IMPRESSION).n_unique().cast(pl.Float64).alias("__n"), pl.col(_W).sum().alias("__b")
+    )
     weighted = per_query.join(counts.rename({QUERY: columns.query_id}), on=columns.query_id, how="left")
     clicks = rows.filter(pl.col(CLICK) == 1)
     total_w = float(clicks[_W].sum())
@@ -249,11 +254,18 @@ def click_estimate(
         values = per_query[label]
         mean = float(values.mean())  # type: ignore[arg-type]
         se = float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else None  # type: ignore[arg-type]
-        snips = float((weighted[label] * weighted["__n"]).sum()) / total_w if total_w > 0 else 0.0
+        # each query's Σ λ w over its clicks (its per-impression mean times its impressions) and Σ w
+        a, b = weighted[label] * weighted["__n"], weighted["__b"]
+        snips = float(a.sum()) / total_w if total_w > 0 else 0.0
+        sn_se = (
+            math.sqrt(n / (n - 1) * float(((a - snips * b) ** 2).sum())) / total_w if n > 1 and total_w > 0 else None
+        )
         summary.append({
             "metric": label, "estimate": mean, "std_error": se,
             "ci_low": None if se is None else mean - z * se, "ci_high": None if se is None else mean + z * se,
-            "queries": n, "impressions": int(counts["__n"].sum()), "snips": snips,
+            "queries": n, "impressions": int(counts["__n"].sum()), "snips": snips, "snips_std_error": sn_se,
+            "snips_ci_low": None if sn_se is None else snips - z * sn_se,
+            "snips_ci_high": None if sn_se is None else snips + z * sn_se,
         })
     squared = float((clicks[_W] ** 2).sum())
     diagnostics = pl.DataFrame([{
@@ -263,5 +275,6 @@ def click_estimate(
         "relevant_per_impression": total_w / rows[IMPRESSION].n_unique(),
     }])
     schema = {"metric": pl.String, "estimate": pl.Float64, "std_error": pl.Float64, "ci_low": pl.Float64,
-              "ci_high": pl.Float64, "queries": pl.Int64, "impressions": pl.Int64, "snips": pl.Float64}
+              "ci_high": pl.Float64, "queries": pl.Int64, "impressions": pl.Int64, "snips": pl.Float64,
+              "snips_std_error": pl.Float64, "snips_ci_low": pl.Float64, "snips_ci_high": pl.Float64}
     return ClickEstimate(per_query, pl.DataFrame(summary, schema=schema), diagnostics, judged)
