@@ -280,3 +280,48 @@ def test_reading_a_large_parquet_or_csv_run_shows_the_rows_read(tmp_path: Path, 
     assert any(f"/{n:,} rows" in line and f" 0/{n:,}" not in line for line in reading), drawn(seen)
     assert any(f"{n:,}/{n:,} rows" in line for line in reading), reading
     assert out.startswith("P@10")
+
+
+# --- reading JSON and gzipped files: their bytes, as blocks are read -----------------------------
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_reading_a_json_or_gzipped_file_shows_its_bytes_block_by_block(tmp_path: Path, gzipped: bool) -> None:
+    """The bytes read of the file's size (gzipped: of the compressed file), drawn as each block
+    is read; the bytes are the file's (gunzipped), the line erased once they are read."""
+    import gzip
+
+    from rankwise.inputs.read import read_bytes
+
+    text = b"".join(b'{"query_id": "q%d", "doc_id": "d%d", "score": %d}\n' % (i, i, i) for i in range(2_000))
+    path = tmp_path / ("run.jsonl.gz" if gzipped else "run.jsonl")
+    path.write_bytes(gzip.compress(text) if gzipped else text)
+    size = path.stat().st_size
+    block = size // 3 + 1  # three blocks: two whole, the rest
+    clock, out = Clock(), io.StringIO()
+    with progress.displayed(out, width=200, live=False, clock=clock):
+        assert read_bytes(path, block_size=block) == text
+    lines = drawn(out.getvalue().encode())
+    if not gzipped:  # 2,000 lines of 44 bytes and their three numbers' 6,890 digits: 108,670 bytes
+        assert (size, block) == (108_670, 36_224)
+        assert lines == [f"rankwise: reading run.jsonl {k}/109 kB · 0 s" for k in ("0", "36", "72", "109")], lines
+    else:  # the compressed file's bytes: drawn as it begins, then once per block
+        total = f"{size / 1000:.1f}" if size < 10_000 else f"{size / 1000:.0f}"
+        assert len(lines) == 4 and lines[0] == f"rankwise: reading run.jsonl.gz 0/{total} kB · 0 s", lines
+        assert lines[-1] == f"rankwise: reading run.jsonl.gz {total}/{total} kB · 0 s", lines
+
+
+def test_reading_a_large_json_run_shows_its_bytes_on_a_terminal(tmp_path: Path) -> None:
+    qrels, trec = _large_trec(tmp_path)
+    run = tmp_path / "big.jsonl"
+    pl.read_csv(trec, separator=" ", has_header=False, new_columns=["query_id", "q0", "doc_id", "rank", "score", "tag"],
+                schema_overrides={"query_id": pl.String, "doc_id": pl.String}).select(
+        "query_id", "doc_id", "score").write_ndjson(run)
+    size_mb = run.stat().st_size / 1e6
+    assert size_mb > 2 * 8.4
+    seen, out = on_a_terminal("eval", str(qrels), str(run), "-m", "AP")
+    reading = [line for line in drawn(seen) if line.startswith("rankwise: reading big.jsonl ")]
+    assert reading[0].startswith(f"rankwise: reading big.jsonl 0/{size_mb:.0f} MB · "), reading
+    assert any(f"8.4/{size_mb:.0f} MB" in line for line in reading), reading
+    assert any(f"{size_mb:.0f}/{size_mb:.0f} MB" in line for line in reading), reading
+    assert out.startswith("AP")

@@ -105,3 +105,60 @@ def test_several_tests_mark_their_significant_p_values(runs: dict[str, Path], tm
     assert ">significant<" not in effects and "*: significant, the p-value below 0.05." in effects
     p = table["p_t_adj"].item()
     assert table["sig_t"].item() and f">{p:.2g}\u00a0*</td>" in effects
+
+
+def _page_keys(page: Path) -> list[str]:
+    """The per-query table's key columns as the page's data block names them (its headers)."""
+    import json
+
+    block = re.search(r'<script id="rw-data" type="application/json">(.*?)</script>', page.read_text(), re.S)
+    assert block is not None
+    keys: list[str] = json.loads(block.group(1))["keys"]
+    return keys
+
+
+@pytest.fixture
+def user_runs(runs: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
+    """The qrels and both runs with their query column named ``user_id``."""
+    out = {}
+    for name, path in {"qrels": QRELS, **runs}.items():
+        out[name] = tmp_path / f"user_{name}.parquet"
+        pl.read_parquet(path).rename({"query_id": "user_id"}).write_parquet(out[name])
+    return out
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("naming", ["query_id", "per input"])
+def test_the_per_query_table_keys_queries_by_the_user_s_column_name(
+        user_runs: dict[str, Path], tmp_path: Path, engine: str, naming: str) -> None:
+    """The per-query table's key column is headed ``user_id`` whether the column is named for
+    both inputs (``query_id='user_id'``) or per input (``run_columns``/``qrels_columns``); the
+    LaTeX summary and its export name no ``query_id``."""
+    names: dict[str, object] = (
+        {"query_id": "user_id"} if naming == "query_id"
+        else {"run_columns": {"query_id": "user_id"}, "qrels_columns": {"query_id": "user_id"}})
+    page = tmp_path / "r.html"
+    rw.report(user_runs["qrels"], {"base": user_runs["base"], "flat": user_runs["flat"]}, ["AP"], page,
+              resamples=20, explain=1, export=tmp_path / "paper", engine=engine, **names)  # type: ignore[arg-type]
+    assert _page_keys(page) == ["user_id"]
+    assert "query_id" not in (tmp_path / "r.tex").read_text()
+    assert (tmp_path / "paper" / "table.tex").read_text() == (tmp_path / "r.tex").read_text()
+
+
+@pytest.mark.parametrize("flags", [["--query-id-col", "user_id"],
+                                   ["--run-query-id-col", "user_id", "--qrels-query-id-col", "user_id"]])
+def test_cli_report_keys_queries_by_the_user_s_column_name(
+        user_runs: dict[str, Path], tmp_path: Path, flags: list[str]) -> None:
+    from tests.cli.test_cli import cli
+
+    done = cli("compare", str(user_runs["qrels"]), str(user_runs["base"]), str(user_runs["flat"]), "-m", "AP",
+               *flags, "--resamples", "20", "--report", str(tmp_path / "r.html"), "--export", str(tmp_path / "paper"),
+               "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert _page_keys(tmp_path / "r.html") == ["user_id"]
+    assert "query_id" not in (tmp_path / "paper" / "table.tex").read_text()
+
+
+def test_the_per_query_table_keys_by_query_id_by_default(runs: dict[str, Path], tmp_path: Path) -> None:
+    rw.report(QRELS, runs, ["AP"], tmp_path / "r.html", resamples=20, explain=0)
+    assert _page_keys(tmp_path / "r.html") == ["query_id"]

@@ -43,6 +43,7 @@ from rankwise.errors import (
     pass_hint,
 )
 from rankwise.inputs import forms
+from rankwise.inputs.trec import BLOCK_SIZE, file_size
 from rankwise.inputs.trec import decode_utf8 as decode_utf8  # re-exported
 from rankwise.inputs.trec import read_trec as _read_trec
 from rankwise.outputs import progress
@@ -95,11 +96,20 @@ def _reading(path: Path) -> Iterator[None]:
         raise InputReadError(f"cannot read {str(path)!r}: {read_reason(exc)}") from exc
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, block_size: int = BLOCK_SIZE) -> bytes:
     """A file's bytes, gunzipped when it is gzip; a missing, unreadable or truncated file is an
-    :class:`~rankwise.errors.InputReadError` naming it."""
-    with _reading(path):
-        data = path.read_bytes()
+    :class:`~rankwise.errors.InputReadError` naming it. The file is read ``block_size`` bytes
+    at a time, its bytes read of its size shown as it goes (``reading run.json 41/218 MB``,
+    :func:`rankwise.outputs.progress.task`; the task lasts until the bytes are gunzipped)."""
+    with _reading(path), progress.task(f"reading {path.name}", total=file_size(path), unit="bytes") as step:
+        parts: list[bytes] = []
+        done = 0
+        with path.open("rb") as fh:
+            while block := fh.read(block_size):
+                parts.append(block)
+                done += len(block)
+                step.at(done)
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
         return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
 
 
@@ -314,9 +324,10 @@ def scan_path(
     if chosen in ("json", "jsonl"):
         parsed: list[pl.DataFrame] = []
         for f in files:
-            # parsed whole (json.loads): the phase is named while it lasts, with no count
-            with progress.task(f"reading {f.name}"):
-                parsed.append(forms.read_json(f, read_bytes(f), kind, columns, chosen == "jsonl"))
+            data = read_bytes(f)  # its bytes read shown
+            # then parsed whole (json.loads): the phase is named while it lasts, with no count
+            with progress.task(f"parsing {f.name}"):
+                parsed.append(forms.read_json(f, data, kind, columns, chosen == "jsonl"))
         return pl.concat(parsed, how="diagonal_relaxed").lazy()
     return pl.concat([read_trec(f, kind, columns) for f in files]).lazy()
 

@@ -208,11 +208,11 @@ def read_trec(path: Path, kind: Kind, columns: Columns, block_size: int = BLOCK_
     ``block_size`` bytes at a time, its bytes read of its size shown as it goes
     (:func:`rankwise.outputs.progress.task`).
     """
-    with progress.task(f"reading {path.name}", total=_size(path), unit="bytes") as step:
+    with progress.task(f"reading {path.name}", total=file_size(path), unit="bytes") as step:
         return _read_blocks(path, kind, columns, block_size, step.at)
 
 
-def _size(path: Path) -> int | None:
+def file_size(path: Path) -> int | None:
     """The file's size in bytes (None where the system does not say: 0 in /proc)."""
     try:
         return path.stat().st_size or None

@@ -142,13 +142,27 @@ def risk_frame(result: Comparison) -> pl.DataFrame:
                                "wins", "ties", "losses", "queries")
 
 
+def key_labels(result: Comparison) -> list[str]:
+    """The per-query table's key columns as the user named them: the segments, then the query
+    column under the runs' own name for it when they have one (``run_columns={'query_id':
+    'user_id'}``, ``--run-query-id-col user_id``), else under the name the comparison keyed it
+    by (``query_id=``, ``--query-id-col``; ``query_id`` by default)."""
+    labels = list(result.per_query.keys.columns)
+    if result.inputs is None:
+        return labels
+    own = (result.inputs.options.get("run_columns") or {}).get("query_id")
+    if isinstance(own, str) and own not in labels[:-1]:  # never the same header as a segment's
+        labels[-1] = own
+    return labels
+
+
 def per_query_data(result: Comparison, explained: dict[str, Any], note: str) -> dict[str, Any]:
     """The data of the per-query table (the page's script renders it): the key columns, each
     run's value of each metric per query, the pairs, the explanations embedded."""
     values = result.per_query
     keys = values.keys
     return {
-        "keys": keys.columns,
+        "keys": key_labels(result),
         "ids": [[("" if v is None else str(v)) for v in row] for row in keys.iter_rows()],
         "runs": result.runs,
         "pairs": [list(p) for p in result.pairs],
