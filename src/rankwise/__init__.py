@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from rankwise.evaluation.lists import evaluate_lists, lists_to_long
     from rankwise.evaluation.to_sql import to_sql
     from rankwise.evaluation.why import why
+    from rankwise.inference.ppi import ppi
     from rankwise.inputs.events import gains_from_events
     from rankwise.metrics.metric import Metric, parse_metric
     from rankwise.metrics.registry import SPECS, all_names, get_spec
@@ -98,6 +99,7 @@ _LAZY: dict[str, str] = {
     "sql_select": "rankwise._sql.expression",
     "register": "rankwise._duckdb.macros",
     "ranking_change": "rankwise.comparison.change",
+    "ppi": "rankwise.inference.ppi",
     **dict.fromkeys(("click_estimate", "click_judgments", "ClickEstimate"), "rankwise.clicks.counterfactual"),
     "click_propensities": "rankwise.clicks.propensities",
     "anova": "rankwise.comparison.paired",
@@ -271,4 +273,3 @@ __all__ = [
     "to_trec",
     "why",
 ]
-from rankwise.inference.ppi import ppi as ppi  # noqa: E402
