@@ -82,6 +82,93 @@ def test_ips_naive_snips_and_diagnostics_equal_rankkit(engine: str, seed: int, e
     assert diag["relevant_per_impression"] == pytest.approx(d.relevant_per_query, rel=1e-12)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("clip", [None, 0.3])
+def test_ctr_and_precision_equal_rankkit(engine: str, seed: int, clip: float | None) -> None:
+    """At η = 1 the expected clicks CTR@k (θ(r) = 1/r, k past every list) is rankkit's
+    ``weight='rr'`` (λ(r) = 1/r); P@k is its ``weight='recall'`` over k."""
+    from rankkit.bias import estimate
+
+    log, run, queries = _seeded(seed)
+    policy = _policy(run)
+    got = rw.click_estimate(log, run, ["CTR@8", "P@3"], eta=1.0, clip=clip, engine=engine)
+    naive = rw.click_estimate(log, run, ["CTR@8", "P@3"], eta=1.0, clip=clip, estimator="naive", engine=engine)
+    for metric, weight, k, scale in (("CTR@8", "rr", 10, 1.0), ("P@3", "recall", 3, 1 / 3)):
+        want = estimate(queries, policy, eta=1.0, weight=weight, k=k, clip=clip or 0.0)
+        row = got.summary.filter(pl.col("metric") == metric).row(0, named=True)
+        assert row["estimate"] == pytest.approx(want.ips * scale, rel=1e-12, abs=1e-12)
+        assert row["snips"] == pytest.approx(want.snips * scale, rel=1e-12, abs=1e-12)
+        per_query = dict(got.per_query.select("query_id", metric).iter_rows())
+        assert per_query == pytest.approx({q: v * scale for q, v in want.per_query.items()}, rel=1e-12, abs=1e-12)
+        assert naive.summary.filter(pl.col("metric") == metric)["estimate"][0] == pytest.approx(
+            want.naive * scale, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ctr_under_a_table_of_propensities_by_hand(engine: str) -> None:
+    log = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "rank": [1, 2, 3], "click": [0, 1, 1]})
+    run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["c", "a", "b"], "score": [3.0, 2.0, 1.0]})
+    theta = {1: 1.0, 2: 0.6, 3: 0.3}
+    got = rw.click_estimate(log, run, ["CTR@3", "CTR@2", "ctr@1"], propensities=theta, engine=engine)
+    # b clicked at 2 (w 1/.6), c at 3 (w 1/.3); the new run shows c at 1 (θ 1) and b at 3 (θ .3)
+    assert got.per_query.rows() == [("q1", pytest.approx(1 / 0.3 + 0.3 / 0.6), pytest.approx(1 / 0.3),
+                                     pytest.approx(1 / 0.3))]
+    assert got.summary["metric"].to_list() == ["CTR@3", "CTR@2", "ctr@1"]
+    # η = 2: θ(r) = 1/r², the same clicks weigh 4 and 9
+    power = rw.click_estimate(log, run, "CTR@3", eta=2.0, engine=engine)
+    assert power.per_query.rows() == [("q1", pytest.approx(9 + 4 / 9))]
+
+
+def test_simulation_ctr_finds_the_clicks_the_new_ranking_gets() -> None:
+    """Position-based clicks under a θ table, logged under one ranking; the new ranking shown
+    to the same simulated users gets, per impression, Σ θ(r) rel(d_r) clicks. The IPS CTR@4
+    from the old log lands on the clicks the new ranking gets when shown; the naive does not."""
+    rng = random.Random(11)
+    theta = {1: 1.0, 2: 0.45, 3: 0.3, 4: 0.2, 5: 0.12}
+    relevance = {"d0": 0.9, "d1": 0.7, "d2": 0.1, "d3": 0.05, "d4": 0.0}
+    logged = ["d2", "d3", "d4", "d0", "d1"]
+    new = ["d0", "d2", "d1", "d3", "d4"]
+    run = pl.DataFrame({"query_id": ["q"] * 5, "doc_id": new, "score": [5.0, 4, 3, 2, 1]})
+
+    def clicks(order: list[str], impressions: int) -> list[dict[str, Any]]:
+        return [{"impression": i, "query_id": "q", "doc_id": d, "rank": r,
+                 "click": int(rng.random() < theta[r] * relevance[d])}
+                for i in range(impressions) for r, d in enumerate(order, start=1)]
+
+    ips, naive, shown = [], [], []
+    for _ in range(6):
+        log = pl.DataFrame(clicks(logged, 4000))
+        ips.append(rw.click_estimate(log, run, "CTR@4", propensities=theta, impression="impression")
+                   .summary["estimate"][0])
+        naive.append(rw.click_estimate(log, run, "CTR@4", propensities=theta, estimator="naive",
+                                       impression="impression").summary["estimate"][0])
+        online = pl.DataFrame(clicks(new, 4000)).filter(pl.col("rank") <= 4)
+        shown.append(online["click"].sum() / 4000)
+    truth = sum(shown) / len(shown)  # the clicks per impression the new ranking got when shown
+    mean = sum(ips) / len(ips)
+    se = math.sqrt(sum((x - mean) ** 2 for x in ips) / (len(ips) - 1) / len(ips))
+    assert abs(mean - truth) < 4 * se + 0.02
+    assert sum(naive) / len(naive) < 0.5 * truth
+
+
+def test_ctr_refusals_are_named() -> None:
+    log, run, _ = _seeded(0, queries=2)
+    cases: list[tuple[str, dict[str, Any], type[Exception], str]] = [
+        ("CTR@0", {}, rw.InvalidParameterError, "at least 1"),
+        ("CTR@9", {"propensities": {r: 1 / r for r in range(1, 9)}}, rw.InvalidValueError,
+         "needs θ at ranks 1 to 9: propensities= gives none for rank 9"),
+        ("CTR@3", {"propensities": {1: 1.0, 2: -0.5, 3: 0.2, **{r: 0.1 for r in range(4, 9)}}},
+         rw.InvalidValueError, r"θ must be in \[0, 1\], propensities= gives -0.5 at rank 2"),
+    ]
+    for metric, kwargs, error, message in cases:
+        with pytest.raises(error, match=message):
+            rw.click_estimate(log, run, ["DCG@3", metric], **kwargs)
+    column = log.with_columns(pl.lit(0.5).alias("p"))
+    with pytest.raises(rw.InvalidParameterError, match="CTR@3 needs θ by rank"):
+        rw.click_estimate(column, run, "CTR@3", propensity="p")
+
+
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 def test_hand_worked_edges() -> None:
     log = pl.DataFrame({
@@ -170,7 +257,7 @@ def test_simulation_ips_finds_the_truth_naive_does_not() -> None:
     assert sum(naive) / len(naive) < 0.5 * truth
 
 
-@pytest.mark.parametrize("metric", ["nDCG@10", "AP", "RR", "P@5", "R@10", "Success@3", "DCG(gain='exponential')@5",
+@pytest.mark.parametrize("metric", ["nDCG@10", "AP", "RR", "P(rel=2)@5", "P(denominator='retrieved')@5", "R@10", "Success@3", "DCG(gain='exponential')@5",
                                     "CG(rel=1)@3", "DCG(judged_only=True)@3"])
 def test_metrics_not_linear_in_the_relevance_are_refused(metric: str) -> None:
     log, run, _ = _seeded(0, queries=2)
@@ -233,6 +320,10 @@ def test_cli_click_estimate(tmp_path: Path) -> None:
     for metric, estimate in want.summary.select("metric", "estimate").iter_rows():
         assert metric in out.stdout and f"{estimate:.4f}" in out.stdout
     assert "effective sample size" in out.stdout
+    ctr = rankwise_cli("clicks", *files, "-m", "CTR@5", "P@2", "--eta", "0.5", "--format", "csv")
+    want = rw.click_estimate(log, run, ["CTR@5", "P@2"], eta=0.5).summary
+    assert ctr.returncode == 0, ctr.stderr
+    assert pl.read_csv(ctr.stdout.encode())["estimate"].to_list() == pytest.approx(want["estimate"].to_list())
     bad = rankwise_cli("clicks", *files, "-m", "nDCG@5")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "linear in the relevance" in bad.stderr
     bad = rankwise_cli("clicks", *files, "-m", "DCG@5", "--click-col", "clicked")

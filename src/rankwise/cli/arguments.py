@@ -445,7 +445,7 @@ def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
 
     cl.add_argument("log", help="the click log: one row per shown document (query id, doc id, rank shown, click)")
     cl.add_argument("run", help="the new run to estimate")
-    cl.add_argument("-m", "--metric", nargs="+", required=True, help="DCG or CG (linear gain), e.g. DCG@10 CG@5")
+    cl.add_argument("-m", "--metric", nargs="+", required=True, help="DCG or CG (linear gain), P@k, CTR@k (expected clicks), e.g. DCG@10 CTR@5")
     where = cl.add_mutually_exclusive_group()
     where.add_argument("--eta", type=float, help="examination θ(r) = (1/r)^eta (the default, with eta 1)")
     where.add_argument("--propensities", help="a file of θ per rank (columns rank, propensity)")

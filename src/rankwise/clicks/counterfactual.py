@@ -19,10 +19,12 @@ evaluated on the new run against them, is the mean over the query's impressions 
 estimate. Those metrics are ``DCG`` and ``CG`` with ``gain='linear'`` (any discount, cutoff or
 tie policy; no gain table, no relevance threshold): ``DCG@k`` estimates the binary-gain DCG@k
 (1/log2(r + 1) for r ≤ k), ``CG@k`` the number of relevant documents in the top k (P@k is
-CG@k / k), ``DCG(discount='reciprocal')@k`` the expected clicks of the new ranking under
-θ(r) = 1/r (its click-through estimate; rankkit's ``weight='rr'``). nDCG, AP, RR, P, R, Success, ... are not linear in the relevance (a threshold, a
-normaliser or a first relevant rank): their IPS is biased, and :func:`click_estimate` refuses
-them.
+CG@k / k, estimated as that: :data:`SCALED`), ``CTR@k`` the expected clicks per impression of
+the new ranking's top k, Σ_{r ≤ k} θ(r) rel(d_r) (its click-through rate; a DCG whose discount is
+1/θ, written as Σ_r θ(r) (CG@r − CG@r−1); under θ(r) = 1/r the same as
+``DCG(discount='reciprocal')@k``, rankkit's ``weight='rr'``). nDCG, AP, RR, R, Success, ... are
+not linear in the relevance (a threshold, a normaliser or a first relevant rank): their IPS is
+biased, and :func:`click_estimate` refuses them.
 
 Assumptions: the examination hypothesis (a click is examination and relevance), examination
 depending on the shown rank only (no trust bias, no click noise, no cascade), θ > 0 at every
@@ -52,6 +54,7 @@ size of their weights (Σw)² / Σw², the largest weight's share and the clicks
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -62,7 +65,8 @@ import polars as pl
 from rankwise.clicks.log import CLICK, DOC, IMPRESSION, QUERY, RANK, read_click_log
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError
-from rankwise.metrics.metric import Metric
+from rankwise.metrics.metric import Metric, make_metric
+from rankwise.metrics.registry import get_spec
 
 Estimator = Literal["ips", "naive"]
 ESTIMATORS: tuple[str, ...] = ("ips", "naive")
@@ -78,6 +82,17 @@ LINEAR: Mapping[str, Mapping[str, object]] = {
 }
 """The metrics linear in the relevance of the judged documents, and the parameter values that
 keep them so (besides a relevance threshold ``rel`` ≤ 0): their IPS estimate is unbiased."""
+
+SCALED: Mapping[str, tuple[str, Mapping[str, object]]] = {
+    "P": ("CG", {"rel": 1, "denominator": "k", "judged_only": False, "empty": 0, "labels": "any"}),
+}
+"""The metrics that are a linear one divided by their cutoff on binary relevance, with the
+parameter values that keep them so: ``P@k`` (binary: a click is relevance 1) is ``CG@k / k``,
+estimated as that (its own form, a threshold on the clicks' weights, would be biased)."""
+
+CTR = re.compile(r"ctr@(\d+)", re.IGNORECASE)
+"""``CTR@k``: the expected clicks per impression on the new run's top k, Σ_{r ≤ k} θ(r) ·
+rel(the document at r): a DCG whose discount is 1/θ, written as Σ_r θ(r) (CG@r − CG@r−1)."""
 
 _W = "__w"
 
@@ -114,13 +129,7 @@ def _theta(
     if column is not None:
         return pl.col("__theta").cast(pl.Float64)
     if propensities is not None:
-        table = propensities if isinstance(propensities, pl.DataFrame) else pl.DataFrame(
-            {"rank": list(propensities), "propensity": list(propensities.values())}, strict=False
-        )
-        missing = {"rank", "propensity"} - set(table.columns)
-        if missing:
-            raise InvalidParameterError(f"propensities= needs the columns 'rank' and 'propensity', missing {sorted(missing)}")
-        ranks = dict(zip(table["rank"].cast(pl.Int64), table["propensity"].cast(pl.Float64), strict=True))
+        ranks = _propensity_table(propensities)
         clicked = sorted(set(log.filter(pl.col(CLICK) == 1)[RANK].to_list()) - set(ranks))
         if clicked:
             raise InvalidValueError(f"{what} has a click at rank {clicked[0]}, which propensities= gives no θ for")
@@ -129,6 +138,40 @@ def _theta(
     if not math.isfinite(power) or power < 0:
         raise InvalidParameterError(f"eta must be a finite number >= 0 (θ(r) = (1/r)^eta), got {eta!r}")
     return (1.0 / pl.col(RANK).cast(pl.Float64)).pow(power)
+
+
+def _theta_by_rank(
+    eta: float | None, propensities: Mapping[int, float] | pl.DataFrame | None, column: str | None, label: str, k: int,
+) -> list[float]:
+    """θ(1), ..., θ(k) for ``label`` (``CTR@k``), from the power law or the table (checked by
+    :func:`_theta` for the log's own ranks before this runs)."""
+    if column is not None:
+        raise InvalidParameterError(
+            f"{label} needs θ by rank for the new run's ranks: give eta= or propensities=, not propensity= (a θ per "
+            "logged row, none for a rank the new run puts a document at)"
+        )
+    if propensities is None:
+        power = 1.0 if eta is None else float(eta)
+        return [(1.0 / r) ** power for r in range(1, k + 1)]
+    table = _propensity_table(propensities)
+    missing = [r for r in range(1, k + 1) if r not in table]
+    if missing:
+        raise InvalidValueError(f"{label} needs θ at ranks 1 to {k}: propensities= gives none for rank {missing[0]}")
+    bad = [r for r in range(1, k + 1) if not 0 <= table[r] <= 1]
+    if bad:
+        raise InvalidValueError(f"{label}: θ must be in [0, 1], propensities= gives {table[bad[0]]!r} at rank {bad[0]}")
+    return [table[r] for r in range(1, k + 1)]
+
+
+def _propensity_table(propensities: Mapping[int, float] | pl.DataFrame) -> dict[int, float]:
+    """``propensities=`` as {rank: θ} (a mapping, or a frame of ``rank`` and ``propensity``)."""
+    table = propensities if isinstance(propensities, pl.DataFrame) else pl.DataFrame(
+        {"rank": list(propensities), "propensity": list(propensities.values())}, strict=False
+    )
+    missing = {"rank", "propensity"} - set(table.columns)
+    if missing:
+        raise InvalidParameterError(f"propensities= needs the columns 'rank' and 'propensity', missing {sorted(missing)}")
+    return dict(zip(table["rank"].cast(pl.Int64), table["propensity"].cast(pl.Float64), strict=True))
 
 
 @checked
@@ -190,17 +233,62 @@ def _judgments(
     return table, rows
 
 
-def _linear(metric: Metric) -> None:
-    """Refuse a metric whose IPS estimate is biased: one not linear in the relevance."""
+@dataclass(frozen=True)
+class _Combination:
+    """A requested metric as Σ weight · part over metrics linear in the relevance, evaluated on
+    the judgments from the clicks (each part's IPS estimate is unbiased, so is the sum's)."""
+
+    label: str
+    parts: tuple[Metric, ...]
+    weights: tuple[float, ...]
+
+
+def _linear(metric: Metric) -> _Combination:
+    """``metric`` as a combination of linear metrics, or refused: one whose IPS is biased."""
     params = metric.resolve()
     need = LINEAR.get(metric.spec.name)
-    ok = need is not None and all(params.get(k) == v for k, v in need.items()) and float(params.get("rel", 0)) <= 0  # type: ignore[arg-type]
-    if not ok:
-        raise InvalidParameterError(
-            f"{metric.label}: an inverse-propensity estimate is unbiased only for a metric linear in the relevance of "
-            "the clicked documents (a sum of a weight per relevant document): DCG or CG with gain='linear' (no gains "
-            "table, rel <= 0, judged_only=False)"
-        )
+    if need is not None and all(params.get(k) == v for k, v in need.items()) and float(params.get("rel", 0)) <= 0:  # type: ignore[arg-type]
+        return _Combination(metric.label, (metric,), (1.0,))
+    scaled = SCALED.get(metric.spec.name)
+    if scaled is not None and all(params.get(k) == v for k, v in scaled[1].items()) and metric.cutoff is not None:
+        kept = {k: v for k, v in metric.params if k not in scaled[1]}
+        part = make_metric(get_spec(scaled[0]), kept, metric.cutoff)
+        return _Combination(metric.label, (part,), (1.0 / metric.cutoff,))
+    raise InvalidParameterError(
+        f"{metric.label}: an inverse-propensity estimate is unbiased only for a metric linear in the relevance of "
+        "the clicked documents (a sum of a weight per relevant document): DCG or CG with gain='linear' (no gains "
+        "table, rel <= 0, judged_only=False), P@k (CG@k / k) or CTR@k (the expected clicks)"
+    )
+
+
+def _ctr(label: str, k: int, theta: list[float]) -> _Combination:
+    """``CTR@k`` = Σ_{r ≤ k} θ(r) (CG@r − CG@r−1) = Σ_{r < k} (θ(r) − θ(r+1)) CG@r + θ(k) CG@k."""
+    cg = get_spec("CG")
+    weights = [theta[r - 1] - (theta[r] if r < k else 0.0) for r in range(1, k + 1)]
+    return _Combination(label, tuple(make_metric(cg, None, r) for r in range(1, k + 1)), tuple(weights))
+
+
+def _combinations(
+    metrics: str | Metric | Sequence[str | Metric], eta: float | None,
+    propensities: Mapping[int, float] | pl.DataFrame | None, column: str | None,
+) -> list[_Combination]:
+    """Each requested metric (in the order given) as a combination of linear metrics."""
+    from rankwise.names.parse import parse_metrics
+
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    out: list[_Combination] = []
+    for item in items:
+        ctr = CTR.fullmatch(item.strip()) if isinstance(item, str) else None
+        if ctr is not None:
+            label, k = ctr.string, int(ctr.group(1))
+            if k < 1:
+                raise InvalidParameterError(f"{label}: the cutoff must be at least 1")
+            out.append(_ctr(label, k, _theta_by_rank(eta, propensities, column, label, k)))
+        else:
+            out += [_linear(m) for m in parse_metrics(item)]
+    if not out:
+        raise InvalidParameterError("no metric given")
+    return out
 
 
 def _check_click_options(function: str, options: Mapping[str, Any]) -> None:
@@ -216,7 +304,8 @@ def click_estimate(
 ) -> ClickEstimate:
     """The inverse-propensity estimates of ``run``'s ``metrics`` from the clicks of ``log``
     (logged under another ranking): see the module for the model, the formula and what each
-    field means. ``metrics``: ``DCG`` or ``CG`` with linear gain (others are refused);
+    field means. ``metrics``: ``DCG`` or ``CG`` with linear gain, ``P@k``, ``CTR@k`` (others are
+    refused);
     ``engine``: ``'polars'`` or ``'duckdb'``; ``options``: the run's ``ties``, ``max_rank``,
     ``trec_eval`` and column names (``query_id``, ``doc_id``, ``score``; the log's id columns too).
 
@@ -229,18 +318,20 @@ def click_estimate(
     [('CG@1', 1.0)]
     """
     from rankwise.evaluation.evaluate import evaluate
-    from rankwise.names.parse import parse_metrics
 
     _check_click_options("click_estimate", options)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
-    parsed = parse_metrics(metrics)
-    for m in parsed:
-        _linear(m)
+    combinations = _combinations(metrics, eta, propensities, propensity)
+    parts = list({m.label: m for c in combinations for m in c.parts}.values())
     columns = Columns.from_options(options)
     judged, rows = _judgments(log, eta, propensities, propensity, clip, estimator, impression, rank, click, columns)
-    per_query = evaluate(judged, run, parsed, engine=engine, **{**options, "missing": "zero"})  # type: ignore[arg-type]
-    labels = [m.label for m in parsed]
+    evaluated = evaluate(judged, run, parts, engine=engine, **{**options, "missing": "zero"})  # type: ignore[arg-type]
+    per_query = evaluated.select(columns.query_id, *(
+        pl.sum_horizontal(pl.col(m.label) * w for m, w in zip(c.parts, c.weights, strict=True)).alias(c.label)
+        for c in combinations
+    ))
+    labels = [c.label for c in combinations]
     counts = rows.group_by(QUERY).agg(
         pl.col(IMPRESSION).n_unique().cast(pl.Float64).alias("__n"), pl.col(_W).sum().alias("__b")
     )
