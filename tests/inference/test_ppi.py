@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,13 @@ def test_agrees_with_ppi_python(engine: str, tuned: bool, alpha: float) -> None:
         else:  # the λ̂ ppi-python uses: its interval at that λ is ours
             lo2, hi2 = (float(v) for v in np.ravel(ppi_py.ppi_mean_ci(y, yh, yu, alpha=alpha, lam=row["lam"])))
             assert (lo2, hi2) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
+            # and λ̂ itself, as ppi_mean_ci computes it: _calc_lam_glm on the gradients at the λ = 1 estimate
+            from ppi_py.ppi import _calc_lam_glm
+
+            center = float(ppi_py.ppi_mean_pointestimate(y, yh, yu, lam=1)[0])
+            want = _calc_lam_glm((y - center)[:, None], (yh - center)[:, None], (yu - center)[:, None], np.eye(1),
+                                 clip=True)
+            assert row["lam"] == pytest.approx(float(np.ravel(want)[0]), abs=1e-12)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -102,6 +110,11 @@ def test_paired_baseline_agrees_with_ppi_python_on_differences(engine: str) -> N
             assert row["estimate"] == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yh, yu, lam=lam)[0]), abs=1e-12)
             lo, hi = (float(v) for v in np.ravel(ppi_py.ppi_mean_ci(y, yh, yu, alpha=0.05, lam=lam)))
             assert (row["ci_low"], row["ci_high"]) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
+            # the classical interval: the human-judged queries' differences alone
+            clo, chi = (float(v) for v in np.ravel(ppi_py.classical_mean_ci(y, alpha=0.05)))
+            assert (row["classical_low"], row["classical_high"]) == (pytest.approx(clo, abs=1e-12),
+                                                                     pytest.approx(chi, abs=1e-12))
+            assert row["classical_estimate"] == pytest.approx(float(y.mean()), abs=1e-12)
 
 
 def test_effective_n_is_ppi_pythons_formula_with_its_correlation() -> None:
@@ -228,6 +241,25 @@ def test_cli_writes_the_table(tmp_path: Path) -> None:
     assert pl.read_csv(done.stdout.encode())["ci_high"].to_list() == pytest.approx(paired["ci_high"].to_list())
 
 
+def test_cli_table_fits_a_terminal(tmp_path: Path) -> None:
+    human, model, run, base = _data()
+    paths = {name: tmp_path / f"{name}.parquet" for name in ("human", "model", "run", "base")}
+    for name, frame in zip(paths, (human, model, run, base), strict=True):
+        frame.write_parquet(paths[name])
+    done = _cli("ppi", str(paths["human"]), str(paths["model"]), str(paths["run"]), "-m", "nDCG@5", "-m", "CG@5",
+                "--baseline", str(paths["base"]), "--alpha", "0.1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 110
+    assert "metric (run − baseline)" in lines[1] and "PPI++ (90%)" in lines[1] and "humans only (90%)" in lines[1]
+    want = rw.ppi(human, model, run, ["nDCG@5", "CG@5"], baseline=base, alpha=0.1)
+    for row in want.iter_rows(named=True):
+        line = next(line for line in lines if f" {row['metric']} " in line)
+        assert f"{row['estimate']:.4f} ± {(row['ci_high'] - row['ci_low']) / 2:.4f}" in line
+        assert f"{row['classical_estimate']:.4f} ± {(row['classical_high'] - row['classical_low']) / 2:.4f}" in line
+        assert f"{row['lam']:.3f}" in line and f" {row['effective_n']} " in line
+
+
 def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
     human, model, run, _ = _data()
     paths = {name: tmp_path / f"{name}.parquet" for name in ("human", "model", "run")}
@@ -255,3 +287,15 @@ def test_a_baseline_scoring_other_queries_is_named(engine: str) -> None:
     with pytest.raises(InvalidValueError, match="the run and the baseline score different queries: 'q25'"), \
             pytest.warns(rw.errors.RankwiseWarning, match="1 judged query is not in the run"):
         rw.ppi(human, model, run, "P@3", baseline=base.filter(pl.col("query_id") != "q25"), engine=engine)
+
+
+@pytest.mark.parametrize(("metric", "why"), [
+    ("GMAP", "its summary is a geometric mean over the queries"),
+    ("NumRet", "a count, summed over the queries"),
+    ("RelString", "a string per query, no summary"),
+    ("Gini@10", "a set-level metric, one value per run"),
+])
+def test_a_metric_that_is_not_a_mean_is_refused_with_the_reason(metric: str, why: str) -> None:
+    human, model, run, _ = _data()
+    with pytest.raises(rw.InvalidParameterError, match=rf"^{re.escape(metric)} is not a mean of per-query values \({why}\)"):
+        rw.ppi(human, model, run, metric)

@@ -16,7 +16,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -578,6 +578,25 @@ def _cmd_interleaving(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ppi_table(result: pl.DataFrame, alpha: float, tuned: bool, paired: bool) -> pl.DataFrame:
+    """:func:`rankwise.ppi`'s frame as a terminal table: each estimate ± its interval's half
+    width (the intervals are normal ones, symmetric), the counts, λ and the effective n."""
+    def spread(row: dict[str, Any], estimate: str, low: str, high: str) -> str:
+        if row[estimate] is None or row[low] is None or row[high] is None:
+            return "undefined"
+        return f"{row[estimate]:.4f} ± {(row[high] - row[low]) / 2:.4f}"
+
+    level = f"{100 * (1 - alpha):.10g}%"
+    rows = [{
+        "metric" + (" (run − baseline)" if paired else ""): row["metric"],
+        f"{'PPI++' if tuned else 'PPI'} ({level})": spread(row, "estimate", "ci_low", "ci_high"),
+        f"humans only ({level})": spread(row, "classical_estimate", "classical_low", "classical_high"),
+        "humans": row["n_human"], "model only": row["n_model"],
+        "λ": "" if row["lam"] is None else f"{row['lam']:.3f}", "effective n": row["effective_n"],
+    } for row in result.iter_rows(named=True)]
+    return pl.DataFrame(rows)
+
+
 def _cmd_ppi(args: argparse.Namespace) -> int:
     from rankwise.inference.ppi import ppi
 
@@ -585,7 +604,7 @@ def _cmd_ppi(args: argparse.Namespace) -> int:
         args.human_qrels, args.model_qrels, args.run, args.metric, alpha=args.alpha, tuned=not args.classic,
         baseline=args.baseline, engine=args.engine, qrels_format=args.qrels_format, **read_options(args),
     )
-    _write(args, result)
+    _write(args, _ppi_table(result, args.alpha, not args.classic, args.baseline is not None) if args.format == "table" else result)
     first = result.row(0, named=True)
     _wrote(args, _output(args), [_counted(result.height, "metric"),
                                  _counted(first["n_human"], "human-judged query"), f"{first['n_model']:,} model-only"])

@@ -202,6 +202,15 @@ def _differences(values: list[dict[Any, float]], ids: list[Any]) -> list[float]:
     return [values[0][q] - values[1][q] if len(values) == 2 else values[0][q] for q in ids]
 
 
+_NOT_A_MEAN: dict[str, str] = {
+    "set": "a set-level metric, one value per run",
+    "gmean": "its summary is a geometric mean over the queries",
+    "sum": "a count, summed over the queries",
+    "none": "a string per query, no summary",
+}
+"""Why a metric whose summary is not the mean of its per-query values cannot be estimated, by
+its spec's ``aggregate``."""
+
 @checked
 def ppi(
     human_qrels: Any, model_qrels: Any, run: Any, metrics: str | Metric | Sequence[str | Metric], *,
@@ -236,7 +245,7 @@ def ppi(
     parsed = parse_metrics(metrics)
     for m in parsed:
         if m.spec.aggregate != "mean" or m.spec.value_type != "float":
-            what = "a set-level metric, one value per run" if m.spec.aggregate == "set" else f"aggregate {m.spec.aggregate!r}"
+            what = _NOT_A_MEAN.get(m.spec.aggregate, f"aggregated as {m.spec.aggregate!r}")
             raise InvalidParameterError(
                 f"{m.label} is not a mean of per-query values ({what}): prediction-powered inference estimates a mean "
                 "over queries"
