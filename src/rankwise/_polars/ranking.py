@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import polars as pl
 
 from rankwise._polars.columns import INDEX, ORDER, RANK, REL, C, D, Q, S
-from rankwise._polars.prepare import Prepared, audit
-from rankwise.conventions import TIE_ORDERS, Conventions
+from rankwise._polars.prepare import Prepared, audit, prepare
+from rankwise.conventions import TIE_ORDERS, Columns, Conventions
+from rankwise.inputs.read import to_lazyframe
 
 
 def ranking_score(trec_eval: str, score: pl.Expr | None = None) -> pl.Expr:
@@ -172,3 +174,26 @@ def by_query(rows: pl.LazyFrame) -> pl.LazyFrame:
     query then aggregates contiguous slices, 2-3x faster than hashing each row for many
     metrics (e.g. ``all_trec``)."""
     return rows.with_columns(pl.col(Q).set_sorted())
+
+
+def ranked_documents(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """One row per (query, document) of the run in rank order: ``__q``, ``__d``, ``rank``,
+    the run checked as evaluate checks it (NULL ids and scores, NaN scores, duplicates); and the
+    run as read."""
+    lf = to_lazyframe(run, "run", columns, fmt)
+    schema = lf.collect_schema()
+    no_qrels = pl.LazyFrame(schema={
+        columns.query_id: schema.get(columns.query_id, pl.String),
+        columns.doc_id: schema.get(columns.doc_id, pl.String),
+        columns.relevance: pl.Float64,
+    })
+    prep = prepare(lf, no_qrels, columns, check_data=False, input_order=conv.ties == "input")
+    prep.check_run()
+    ranked = (
+        rank_lists(prep, conv, docs=True)
+        .select(Q, D)
+        .with_columns(rank=pl.int_ranges(1, pl.col(D).list.len() + 1))
+        .explode(D, "rank")
+        .drop_nulls(D)
+    )
+    return ranked, lf

@@ -275,6 +275,8 @@ def _combinations(
     """Each requested metric (in the order given) as a combination of linear metrics."""
     from rankwise.names.parse import parse_metrics
 
+    if not isinstance(metrics, (str, Metric, Sequence)):
+        parse_metrics(metrics)  # raises the error every entry point gives for a wrong type
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     out: list[_Combination] = []
     for item in items:

@@ -43,7 +43,7 @@ from typing import Any, Literal, cast
 
 import polars as pl
 
-from rankwise.comparison.change import _ranked
+from rankwise._polars.ranking import ranked_documents
 from rankwise.conventions import (
     Columns,
     Conventions,
@@ -116,7 +116,7 @@ def ranked_lists(names: list[str], runs: list[Any], options: Mapping[str, Any]) 
     fmt = options.get("run_format")
     frames = []
     for name, run in zip(names, runs, strict=True):
-        ranked, _ = _ranked(run, columns, conv, fmt)
+        ranked, _ = ranked_documents(run, columns, conv, fmt)
         frames.append(
             ranked.sort("__q", "rank").group_by("__q", maintain_order=True)
             .agg(pl.col("__d").alias("docs")).with_columns(run=pl.lit(name)).collect()

@@ -36,8 +36,7 @@ from typing import Any
 import polars as pl
 
 from rankwise._polars.columns import D, Q
-from rankwise._polars.prepare import prepare
-from rankwise._polars.ranking import rank_lists
+from rankwise._polars.ranking import ranked_documents
 from rankwise.conventions import (
     Columns,
     Conventions,
@@ -48,33 +47,9 @@ from rankwise.conventions import (
     checked,
 )
 from rankwise.errors import InvalidParameterError, MissingColumnError
-from rankwise.inputs.read import to_lazyframe
 
 CHANGE_OPTIONS: frozenset[str] = frozenset({"ties", "trec_eval", "query_id", "doc_id", "score", "run_format"})
 """The keyword options :func:`ranking_change` takes (those of evaluate that bear on a ranking)."""
-
-
-def _ranked(run: Any, columns: Columns, conv: Conventions, fmt: Any) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """One row per (query, document) of the run's top ``depth``: ``__q``, ``__d``, ``rank``,
-    the run checked as evaluate checks it (NULL ids and scores, NaN scores, duplicates); and the
-    run as read."""
-    lf = to_lazyframe(run, "run", columns, fmt)
-    schema = lf.collect_schema()
-    no_qrels = pl.LazyFrame(schema={
-        columns.query_id: schema.get(columns.query_id, pl.String),
-        columns.doc_id: schema.get(columns.doc_id, pl.String),
-        columns.relevance: pl.Float64,
-    })
-    prep = prepare(lf, no_qrels, columns, check_data=False, input_order=conv.ties == "input")
-    prep.check_run()
-    ranked = (
-        rank_lists(prep, conv, docs=True)
-        .select(Q, D)
-        .with_columns(rank=pl.int_ranges(1, pl.col(D).list.len() + 1))
-        .explode(D, "rank")
-        .drop_nulls(D)
-    )
-    return ranked, lf
 
 
 def _sums(p: float, n: int) -> pl.LazyFrame:
@@ -127,7 +102,7 @@ def ranking_change(
         )
     conv = Conventions.from_options({**options, "max_rank": depth})
     fmt = options.get("run_format")
-    (a, raw_a), (b, raw_b) = _ranked(run_a, columns, conv, fmt), _ranked(run_b, columns, conv, fmt)
+    (a, raw_a), (b, raw_b) = ranked_documents(run_a, columns, conv, fmt), ranked_documents(run_b, columns, conv, fmt)
     segments = [by] if isinstance(by, str) else list(by or [])
     for raw in (raw_a, raw_b):
         names = raw.collect_schema().names()
