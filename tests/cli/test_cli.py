@@ -642,3 +642,20 @@ def test_eval_with_rectools_ideal_k_and_ap_over_k(tmp_path: Path, engine: str) -
         out = cli("eval", str(qrels), str(run), "-m", bad, "--engine", engine)
         assert out.returncode == 2
         assert out.stderr.count("\n") == 1 and "needs a cutoff" in out.stderr and bad in out.stderr, out.stderr
+
+
+def test_two_metrics_after_one_m_get_the_hint() -> None:
+    """trec_eval's and rankwise's -m take one metric each: a second metric name after an -m value
+    (before or after the files) is named in the usage error, with the spelling that works."""
+    data = Path(__file__).resolve().parents[2] / "examples" / "data"
+    qrels, run = str(data / "qrels.parquet"), str(data / "run.parquet")
+    for args, first, second in (
+        ((qrels, run, "-m", "nDCG@10", "AP"), "nDCG@10", "AP"),
+        (("-m", "nDCG@10", "AP", qrels, run), "nDCG@10", "AP"),
+        (("-m", "ndcg_cut_10", "map", qrels, run), "ndcg_cut_10", "map"),
+    ):
+        done = cli("eval", *args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert f"each metric takes its own -m: -m {first} -m {second}" in done.stderr
+    done = cli("eval", "-m", "nDCG@10", qrels, run, "extra")  # not a metric: no hint
+    assert done.returncode == 2 and "unrecognized arguments: extra" in done.stderr and "own -m" not in done.stderr

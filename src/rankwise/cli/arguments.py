@@ -14,8 +14,10 @@ Each command's arguments are added to the parser only when it is the command giv
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, cast, get_args, get_origin, get_type_hints
 
 from rankwise import __version__
@@ -83,8 +85,35 @@ class _Parser(argparse.ArgumentParser):
         self.complete()
         return super().format_help()
 
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"rankwise: error: {message} (see {self.prog} --help)\n")
+        hint = _one_metric_per_flag(getattr(self, "_given", []))
+        self.exit(2, f"rankwise: error: {message}{hint} (see {self.prog} --help)\n")
+
+
+def _one_metric_per_flag(given: Sequence[str]) -> str:
+    """A hint for ``-m nDCG@10 AP`` (trec_eval's and rankwise's ``-m`` take one metric each):
+    the word after a ``-m`` value is a metric name, not a file."""
+    for i, token in enumerate(given[:-2]):
+        after = given[i + 2]
+        if token in ("-m", "--metric") and not after.startswith("-") and not Path(after).exists() and _a_metric(after):
+            return f"; each metric takes its own -m: -m {given[i + 1]} -m {after}"
+    return ""
+
+
+def _a_metric(text: str) -> bool:
+    from rankwise.errors import RankwiseError
+    from rankwise.names.parse import parse_metrics
+
+    try:
+        parse_metrics(text)
+    except RankwiseError:
+        return False
+    return True
 
 
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
