@@ -52,6 +52,26 @@ def test_single_spaced_and_irregular_blocks_agree(tmp_path: Path, block_size: in
     assert got["query_id"].tail(40).to_list() == [f"x{i % 3}" for i in range(40)]
 
 
+@pytest.mark.parametrize("irregular", [
+    b"q1 Q0 d1 1 3 t \n",  # a trailing space
+    b" q1 Q0 d1 1 3 t\n",  # a leading one (the first line of the block or not)
+    b"q1  Q0 d1 1 3 t\n",  # two between fields
+    b"q1 Q0 d1 1 3 t \r\n",  # a space before the carriage return
+    b"q1\tQ0 d1 1 3 t\n",  # a tab
+])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_one_irregular_line_in_a_plain_file_reads_as_the_plain_one(tmp_path: Path, irregular: bytes, where: str) -> None:
+    # each layout that a plain split on one space would misread, alone in an otherwise plain block
+    plain = [b"q1 Q0 d%d %d %d t\n" % (i, i, 10 - i) for i in range(2, 6)]
+    lines = {"first": [irregular, *plain], "middle": [*plain[:2], irregular, *plain[2:]],
+             "last": [*plain, irregular.rstrip(b"\n")]}[where]
+    path = tmp_path / "run.trec"
+    path.write_bytes(b"".join(lines))
+    got = read_trec(path, "run", rw.Columns())
+    assert got.height == 5 and "d1" in got["doc_id"].to_list()
+    assert got.filter(pl.col("doc_id") == "d1")["score"].to_list() == [3.0]
+
+
 @pytest.mark.parametrize("block_size", [5, 1 << 20])
 def test_errors_name_the_line_across_blocks(tmp_path: Path, block_size: int) -> None:
     path = tmp_path / "run.trec"

