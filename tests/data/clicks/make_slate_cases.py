@@ -46,11 +46,11 @@ def _probabilities(scores: dict[str, float], slate: list[str], docs: list[str]) 
             left -= scores[d]
         return p
 
-    cascade = [prefix(tuple(slate[: l + 1])) for l in range(len(slate))]
+    cascade = [prefix(tuple(slate[: pos + 1])) for pos in range(len(slate))]
     marginal = []
-    for l, doc in enumerate(slate):
+    for pos, doc in enumerate(slate):
         others = [d for d in docs if d != doc]
-        marginal.append(sum(prefix((*head, doc)) for head in itertools.permutations(others, l)))
+        marginal.append(sum(prefix((*head, doc)) for head in itertools.permutations(others, pos)))
     return cascade[-1], marginal, cascade
 
 
@@ -93,17 +93,17 @@ def main() -> None:
                     left.remove(pick)
                 b = _probabilities(behaviour, slate, docs)
                 e = _probabilities(evaluation, slate, docs)
-                match = [float(ranking[l] == d) for l, d in enumerate(slate)]
-                prefix = [float(all(match[: l + 1])) for l in range(length)]
+                match = [float(ranking[pos] == d) for pos, d in enumerate(slate)]
+                prefix = [float(all(match[: pos + 1])) for pos in range(length)]
                 slate_id = len({row["slate_id"] for row in rows})
-                for l, d in enumerate(slate):
+                for pos, d in enumerate(slate):
                     rows.append({
-                        "slate_id": slate_id, "query_id": f"q{q}", "doc_id": d, "rank": l + 1,
-                        "click": int(rng.random() < relevance[d] / (l + 1)),
-                        "pscore": b[0], "pscore_item_position": b[1][l], "pscore_cascade": b[2][l],
-                        "evaluation_policy_pscore": e[0], "evaluation_policy_pscore_item_position": e[1][l],
-                        "evaluation_policy_pscore_cascade": e[2][l],
-                        "run_pscore": prefix[-1], "run_pscore_item_position": match[l], "run_pscore_cascade": prefix[l],
+                        "slate_id": slate_id, "query_id": f"q{q}", "doc_id": d, "rank": pos + 1,
+                        "click": int(rng.random() < relevance[d] / (pos + 1)),
+                        "pscore": b[0], "pscore_item_position": b[1][pos], "pscore_cascade": b[2][pos],
+                        "evaluation_policy_pscore": e[0], "evaluation_policy_pscore_item_position": e[1][pos],
+                        "evaluation_policy_pscore_cascade": e[2][pos],
+                        "run_pscore": prefix[-1], "run_pscore_item_position": match[pos], "run_pscore_cascade": prefix[pos],
                     })
         column = {key: np.array([row[key] for row in rows]) for key in rows[0]}
         expected: dict[str, dict[str, object]] = {}
