@@ -194,7 +194,8 @@ def test_bad_input_is_named(engine: str) -> None:
         run(ev.with_columns(evaluation_policy_pscore_cascade=pl.col("rank") / 4), estimator="snrips")
     with pytest.raises(rw.MissingColumnError, match="propensity"):
         run(ev, pscore="propensity")
-    with pytest.raises(rw.MissingColumnError, match="evaluation_policy_pscore_item_position"):
+    with pytest.raises(rw.MissingColumnError, match=r"no column 'evaluation_policy_pscore_item_position' of the evaluation "
+                                                    r"policy's probabilities \(pass evaluation_pscore='COLUMN', or give a run"):
         run(HAND)
     with pytest.raises(rw.ColumnTypeError, match="'pscore_item_position' must be numbers"):
         run(ev.with_columns(pl.col("pscore_item_position").cast(pl.String)))
@@ -236,6 +237,8 @@ def test_cli_slate(tmp_path: Path) -> None:
     for argv, message in (
         (("slate", str(tmp_path / "bad.parquet"), "--impression-col", "slate_id", "--estimator", "sips"), "(0, 1]"),
         (("slate", str(tmp_path / "log.parquet"), "--impression-col", "slate_id", "--pscore-col", "p"), "'p'"),
+        (("slate", str(tmp_path / "log.parquet"), "--impression-col", "slate_id", "--evaluation-pscore-col", "e"),
+         "no column 'e' of the evaluation policy's probabilities (pass --evaluation-pscore-col COLUMN, or give a run"),
         (("slate", str(tmp_path / "log.parquet"), str(tmp_path / "run.parquet"), "--impression-col", "slate_id",
           "--evaluation-pscore-col", "evaluation_policy_pscore"), "not both"),
     ):

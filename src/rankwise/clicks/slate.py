@@ -52,7 +52,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
@@ -60,10 +60,15 @@ from rankwise.clicks.interleaving import numpy, ranked_lists
 from rankwise.clicks.log import CLICK, DOC, IMPRESSION, QUERY, RANK, read_click_log
 from rankwise.comparison.statistics import check_resampling
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
-from rankwise.errors import ColumnTypeError, InvalidParameterError, InvalidValueError
-from rankwise.inputs.read import duckdb_arrow
+from rankwise.errors import (
+    ColumnTypeError,
+    InvalidParameterError,
+    InvalidValueError,
+    MissingColumnError,
+    pass_hint,
+)
+from rankwise.inputs.read import duckdb_arrow, to_frame
 
-SlateEstimator = Literal["sips", "iips", "rips", "snsips", "sniips", "snrips"]
 SLATE_ESTIMATORS: tuple[str, ...] = ("sips", "iips", "rips", "snsips", "sniips", "snrips")
 """The estimators, by obp's names (``sn``: self-normalised)."""
 
@@ -74,7 +79,9 @@ names); the evaluation policy's is ``evaluation_policy_`` and the same name."""
 SLATE_OPTIONS: frozenset[str] = frozenset({"ties", "trec_eval", "query_id", "doc_id", "score", "run_format"})
 """The keyword options :func:`slate_estimate` takes (the run's ranking and column names)."""
 
-_PB, _PE, _W, _V, _L = "__pb", "__pe", "__w", "__v", "__lin"
+_PB, _PE, _W, _V, _L = "pscore", "evaluation_pscore", "__w", "__v", "__lin"
+"""The checked log's probability columns (named as the keywords that name them in the log: the
+missing-column hints name those keywords), each row's weight, value and linearised value."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +186,7 @@ def _duckdb(rows: pl.DataFrame, ranks: pl.DataFrame | None, estimator: str) -> p
     base = _base(estimator)
     con = duckdb.connect()
     try:
-        con.register("log", rows.to_arrow())
+        con.register("log", rows.rename({_PB: "__pb", _PE: "__pe"}, strict=False).to_arrow())
         if ranks is not None:
             con.register("ranks", ranks.to_arrow())
             agree = "coalesce(r.__rr = l.__r, false)"
@@ -267,7 +274,14 @@ def slate_estimate(
         names[_PE] = evaluation_pscore or f"evaluation_policy_{PSCORE[base]}"
     columns = Columns.from_options(options)
     what = "the click log"
-    rows = read_click_log(log, columns, impression=impression, rank=rank, click=click, extra=names,
+    frame = to_frame(log, "run", columns)
+    found = (frame.lazy() if isinstance(frame, pl.DataFrame) else frame).collect_schema().names()
+    if run is None and names[_PE] not in found:
+        raise MissingColumnError(
+            f"{what} has no column {names[_PE]!r} of the evaluation policy's probabilities "
+            f"({pass_hint(_PE, 'COLUMN')}, or give a run as the evaluation policy). Columns found: {found}"
+        )
+    rows = read_click_log(frame, columns, impression=impression, rank=rank, click=click, extra=names,
                           query=run is not None, what=what)
     _check_probabilities(rows, estimator, names, what)
     rows = rows.with_columns(pl.col(key).cast(pl.Float64) for key in names)
