@@ -119,17 +119,24 @@ def _check_probabilities(rows: pl.DataFrame, estimator: str, names: Mapping[str,
                 f"{what}'s probability column {name!r} must be in {'(0, 1]' if low_open else '[0, 1]'}: slate "
                 f"{bad[IMPRESSION][0]!r}, rank {bad[RANK][0]} has {bad[key][0]!r}"
             )
-        if base == "sips":
-            mixed = rows.group_by(IMPRESSION).agg(pl.col(key).n_unique().alias("n"), pl.col(key).unique().sort().alias("p"))
-            mixed = mixed.filter(pl.col("n") > 1).sort(IMPRESSION)
+    if base == "sips":  # the first slate (by id) whose rows disagree
+        spread = rows.group_by(IMPRESSION).agg(
+            *(pl.col(key).min().alias(f"{key}_min") for key in names), *(pl.col(key).max().alias(f"{key}_max") for key in names)
+        ).sort(IMPRESSION)
+        for key, name in names.items():
+            mixed = spread.filter(pl.col(f"{key}_min") != pl.col(f"{key}_max"))
             if mixed.height:
+                slate = mixed[IMPRESSION][0]
+                values = rows.filter(pl.col(IMPRESSION) == slate)[key].unique().sort().to_list()
                 raise InvalidValueError(
                     f"sips weighs by the whole slate's probability, one per slate: {what}'s column {name!r} has "
-                    f"{mixed['p'][0].to_list()} in slate {mixed[IMPRESSION][0]!r}"
+                    f"{values} in slate {slate!r}"
                 )
-        if base == "rips":
-            above = rows.sort(IMPRESSION, RANK).with_columns(pl.col(key).cum_min().over(IMPRESSION).alias("__min"))
-            up = above.filter(pl.col(key) > pl.col("__min").shift(1).over(IMPRESSION))
+    if base == "rips":  # non-increasing down a slate: no rise from one rank to the next shown
+        ordered = rows.select(IMPRESSION, RANK, *names).sort(IMPRESSION, RANK)
+        same = pl.col(IMPRESSION) == pl.col(IMPRESSION).shift(1)
+        for key, name in names.items():
+            up = ordered.filter(same & (pl.col(key) > pl.col(key).shift(1)))
             if up.height:
                 raise InvalidValueError(
                     f"rips weighs by the top-l prefix's probability, which cannot increase down a slate: {what}'s "
