@@ -206,6 +206,8 @@ def test_bad_input_is_named(engine: str) -> None:
         run(ev, estimator="dr")
     with pytest.raises(rw.InvalidParameterError, match="not both"):
         rw.slate_estimate(ev, RUN, impression="slate", evaluation_pscore="evaluation_policy_pscore", engine=engine)
+    with pytest.raises(rw.InvalidParameterError, match="ties='expected' chooses none"):
+        rw.slate_estimate(HAND, RUN, impression="slate", ties="expected", engine=engine)
     with pytest.raises(rw.InvalidParameterError, match="alpha"):
         run(ev, alpha=1.5)
     with pytest.raises(rw.ColumnTypeError, match="doc ids have different types"):

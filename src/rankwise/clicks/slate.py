@@ -273,6 +273,11 @@ def slate_estimate(
         raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
     if resamples is not None:
         check_resampling(resamples, seed)
+    if run is not None and options.get("ties") == "expected":
+        raise InvalidParameterError(
+            "a run as the evaluation policy puts each document at one rank, and ties='expected' chooses none: give a "
+            "tie order (ties='trec_eval', the default, or 'input', ...)"
+        )
     if run is not None and evaluation_pscore is not None:
         raise InvalidParameterError("give the evaluation policy's probabilities (evaluation_pscore=) or a run, not both")
     base = _base(estimator)
