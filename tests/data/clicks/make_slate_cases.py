@@ -3,8 +3,8 @@
 obp (Saito et al.; PyPI ``obp``) cannot be a test extra: 0.4.1 imports torch through
 ``obp/ope/estimators.py``, and 0.5.x requires Python < 3.11. So it runs in an environment of its
 own, on seeded logs of a stochastic logging policy: per query five documents, a Plackett-Luce
-logging policy (scores drawn per document) shows a slate of three (four in one case) documents,
-clicks follow a position-based model; the evaluation policy is another Plackett-Luce policy, and
+logging policy (scores drawn per document) shows slates of three documents (four in one log, two
+in another), clicks follow a position-based model; the evaluation policy is another Plackett-Luce policy, and
 the deterministic new ranking (the run: each query's documents by the evaluation scores) a third,
 with π_e ∈ {0, 1}. Each row gets every probability the estimators weigh by, computed exactly by
 enumerating the ordered prefixes: the whole slate's (SIPS), the item-at-position marginal (IIPS),
