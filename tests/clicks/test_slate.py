@@ -150,6 +150,11 @@ def test_hand_worked_delta_method(engine: str) -> None:
     # sips on the same log: values 2, 0, 2, sd 2/√3·... : (2, 0, 2) mean 4/3, sd √(4/3), se √(4/3)/√3 = 2/3
     sips = rw.slate_estimate(log, estimator="sips", impression="slate", engine=engine).summary.row(0, named=True)
     assert (sips["estimate"], sips["std_error"]) == pytest.approx((4 / 3, 2 / 3), rel=1e-12)
+    # one slate: no spread to estimate, the standard error and the interval are NULL
+    one = rw.slate_estimate(log.head(1), estimator="sips", impression="slate", engine=engine).summary.row(0, named=True)
+    assert (one["estimate"], one["std_error"], one["ci_low"], one["ci_high"], one["slates"]) == (2.0, None, None, None, 1)
+    one = rw.slate_estimate(log.head(1), estimator="snsips", impression="slate", engine=engine).summary.row(0, named=True)
+    assert (one["estimate"], one["std_error"]) == (1.0, None)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
