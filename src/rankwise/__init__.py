@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from rankwise.clicks.credit import InterleavingResult, interleaving_credit
     from rankwise.clicks.interleaving import interleave
     from rankwise.clicks.propensities import click_propensities
+    from rankwise.clicks.slate import SlateEstimate, slate_estimate
     from rankwise.comparison.change import ranking_change
     from rankwise.comparison.evaluator import Evaluator
     from rankwise.comparison.paired import anova, compare
@@ -128,6 +129,7 @@ _LAZY: dict[str, str] = {
     "interleave": "rankwise.clicks.interleaving",
     "interleaving_credit": "rankwise.clicks.credit",
     "InterleavingResult": "rankwise.clicks.credit",
+    **dict.fromkeys(("slate_estimate", "SlateEstimate"), "rankwise.clicks.slate"),
 }
 """Each lazily imported name of the API: the module that defines it."""
 
@@ -222,6 +224,7 @@ __all__ = [
     "OutputError",
     "RankwiseError",
     "RankwiseWarning",
+    "SlateEstimate",
     "TieWarning",
     "UnknownMetricError",
     "UnsafeIdentifierError",
@@ -262,6 +265,7 @@ __all__ = [
     "reciprocal_rank",
     "register",
     "report",
+    "slate_estimate",
     "spark",
     "sql_expr",
     "sql_select",

@@ -56,6 +56,7 @@ CALLS: dict[str, tuple[Any, dict[str, Any]]] = {
     "anova": (rw.anova, {"qrels": QRELS, "runs": RUNS, "metrics": ["AP"]}),
     "ranking_change": (rw.ranking_change, {"run_a": RUN, "run_b": RUN_B}),
     "click_estimate": (rw.click_estimate, {"log": CLICKS, "run": RUN, "metrics": ["DCG@2"]}),
+    "slate_estimate": (rw.slate_estimate, {"log": CLICKS.with_columns(pscore_item_position=pl.lit(0.5)), "run": RUN}),
     "click_judgments": (rw.click_judgments, {"log": CLICKS}),
     "click_propensities": (rw.click_propensities, {"log": CLICKS}),
     "ppi": (rw.ppi, {"human_qrels": QRELS, "model_qrels": pl.concat([QRELS, pl.DataFrame({"query_id": ["q3"], "doc_id": ["a"], "relevance": [1]})]),

@@ -493,6 +493,29 @@ def _clicks_arguments(cl: argparse.ArgumentParser) -> None:
     cl.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
 
 
+def _slate_arguments(sl: argparse.ArgumentParser) -> None:
+    """The arguments of ``rankwise slate``."""
+    from rankwise.clicks.slate import SLATE_ESTIMATORS
+
+    sl.add_argument("log", help="the click log: one row per shown document (slate id, rank shown, click, probabilities)")
+    sl.add_argument("run", nargs="?", help="a new ranking as the evaluation policy (instead of --evaluation-pscore-col)")
+    sl.add_argument("--estimator", choices=SLATE_ESTIMATORS, default="iips", help="obp's slate estimator (default %(default)s)")
+    sl.add_argument("--pscore-col", help="the logging policy's probability column (default obp's name for the estimator)")
+    sl.add_argument("--evaluation-pscore-col", help="the evaluation policy's (default evaluation_policy_ + that)")
+    sl.add_argument("--alpha", type=float, default=0.05, help="the intervals' level is 1 - alpha (default %(default)s)")
+    sl.add_argument("--resamples", type=int, help="add obp's bootstrap interval with this many resamples")
+    sl.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default %(default)s)")
+    _click_log_flags(sl)
+    _convention_flag(sl, "ties", help="order of the run's equal scores (default %(default)s)")
+    sl.add_argument("--query-id-col", default="query_id", help="the query id column of the log and the run")
+    sl.add_argument("--doc-id-col", default="doc_id", help="the doc id column of the log and the run")
+    sl.add_argument("--engine", choices=("polars", "duckdb"), default="polars")
+    sl.add_argument("--per-slate", action="store_true", help="each slate's value instead of the summary")
+    sl.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sl.add_argument("-o", "--output", help="write to this file instead of stdout")
+    sl.add_argument("--quiet", action="store_true", help="no progress display and no closing 'wrote' line on stderr")
+
+
 def _ppi_arguments(pp: argparse.ArgumentParser) -> None:
     """The arguments of ``rankwise ppi``: ``eval``'s where they apply."""
     from rankwise.evaluation.evaluate import ENGINES
@@ -594,6 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("metrics", help="list metrics, or explain one", parents=[debug], arguments=_metrics_arguments)
     sub.add_parser("interleave", help="interleave runs for an online experiment (team draft, balanced, probabilistic)", parents=[debug], arguments=_interleave_arguments)
     sub.add_parser("interleaving", help="analyse an interleaving click log: credits, wins, Delta, sign test", parents=[debug], arguments=_interleaving_arguments)
+    sub.add_parser("slate", help="estimate a new ranking policy's clicks from a randomised log (obp's SIPS, IIPS, RIPS)", parents=[debug], arguments=_slate_arguments)
     sub.add_parser("ppi", help="a run's metrics from model judgments checked on human ones (prediction-powered inference)", parents=[debug], arguments=_ppi_arguments)
     return parser
 

@@ -504,6 +504,20 @@ def _cmd_clicks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_slate(args: argparse.Namespace) -> int:
+    from rankwise.clicks.slate import slate_estimate
+
+    result = slate_estimate(
+        args.log, args.run, estimator=args.estimator, pscore=args.pscore_col,
+        evaluation_pscore=args.evaluation_pscore_col, alpha=args.alpha, resamples=args.resamples, seed=args.seed,
+        engine=args.engine, impression=args.impression_col, rank=args.rank_col, click=args.click_col,
+        ties=args.ties, query_id=args.query_id_col, doc_id=args.doc_id_col,
+    )
+    _write(args, result.per_slate if args.per_slate else result.summary)
+    _wrote(args, _output(args), [_counted(result.per_slate.height, "slate")])
+    return 0
+
+
 def _cmd_propensities(args: argparse.Namespace) -> int:
     from rankwise.clicks.propensities import click_propensities
 
@@ -615,6 +629,7 @@ COMMANDS: dict[str, Command] = {
     "eval": _cmd_eval, "compare": _cmd_compare, "explain": _cmd_explain, "change": _cmd_change, "why": _cmd_why,
     "metrics": _cmd_metrics, "interleave": _cmd_interleave, "interleaving": _cmd_interleaving, "clicks": _cmd_clicks,
     "propensities": _cmd_propensities,
+    "slate": _cmd_slate,
     "ppi": _cmd_ppi,
 }
 """What each command does, by the name ``args.command`` gives."""
