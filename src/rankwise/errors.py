@@ -265,9 +265,10 @@ entry points that take them) or ``flags`` (the command line's, ``--run-query-id-
 _HINT_STYLE: ContextVar[HintStyle] = ContextVar("rankwise_hint_style", default="keywords")
 
 COLUMN_FLAGS = ("query_id", "doc_id", "score", "relevance", "subtopic", "cost", "impression", "rank", "team", "click",
-                "pscore", "evaluation_pscore")
+                "pscore", "evaluation_pscore", "propensity")
 """The column keywords, each with its flag ``--<name>-col`` on the command line (``impression`` to
-``click``: an interleaving log's; the last two: a slate log's probabilities)."""
+``click``: an interleaving log's; ``pscore``, ``evaluation_pscore``: a slate log's probabilities;
+``propensity``: a click log's θ per row)."""
 FILE_COLUMNS = ("query_id", "doc_id")
 """The columns that both inputs have, each named per input (``run_columns``, ``qrels_columns``)."""
 
