@@ -167,3 +167,21 @@ def test_duplicates_are_refused_in_bounded_memory(engine: str, case: str, metric
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert out.stdout.startswith("refused: the "), out.stdout
     assert "more than once for query" in out.stdout
+
+
+def test_duckdb_checks_the_run_before_the_qrels(tmp_path: Path) -> None:
+    # the inputs' profiles come from one DuckDB statement; their faults are still raised in
+    # order: the run's duplicated pair before the qrels' NULL relevance
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d1", "d2"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "relevance": [1, None]})
+    with pytest.raises(rw.DuplicateDocumentError, match=r"the run lists document 'd1' more than once for query 'q1'"):
+        rw.evaluate(qrels, run, ["AP"], engine="duckdb")
+    with pytest.raises(rw.InvalidValueError, match=r"column 'relevance' holds 1 NULL value\(s\) \(e\.g\. in query 'q2'\)"):
+        rw.evaluate(qrels, run.filter(pl.col("score") != 2.0), ["AP"], engine="duckdb")
+    # a qrels file DuckDB's reader refuses (a relevance that is no number), read where it lies
+    # (under a memory_limit) by the checks: the run's fault first, as when each input had a
+    # statement of its own
+    bad = tmp_path / "qrels.csv"
+    bad.write_text("query_id,doc_id,relevance\nq1,d1,1\nq2,d2,high\n")
+    with pytest.raises(rw.DuplicateDocumentError, match=r"the run lists document 'd1' more than once for query 'q1'"):
+        rw.evaluate(bad, run, ["AP"], engine="duckdb", duckdb_config={"memory_limit": "1GB"})

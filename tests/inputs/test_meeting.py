@@ -68,6 +68,36 @@ def test_doc_ids_differing_in_case_get_a_warning(engine: str, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("run_doc", "judged_doc"),
+    [("0{}", "{}"), ("\u00a0d{}", "d{}"), ("d{}\u2003", "d{}"), ("\u00c9D{}", "\u00e9d{}"), ("d{}", "D{}")],
+)
+def test_each_loosening_alone_gets_the_warning(engine: str, run_doc: str, judged_doc: str) -> None:
+    # one loosening at a time, on either side (a leading zero; a non-breaking space and an em
+    # space, both Unicode white space; a non-ASCII capital; a capital in the qrels): the quick look for an id that
+    # loosening changes must see each, or the warning would be lost
+    docs = [run_doc.format(i) for i in range(1, 21)]
+    run = pl.DataFrame({"query_id": ["q1"] * 20, "doc_id": docs, "score": [float(-i) for i in range(20)]})
+    qrels = pl.DataFrame({"query_id": ["q1"] * 20, "doc_id": [judged_doc.format(i) for i in range(1, 21)], "relevance": [1] * 20})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rw.evaluate(qrels, run, ["AP"], engine=engine)  # type: ignore[arg-type]
+    said = [str(w.message) for w in caught if "would be after trimming spaces" in str(w.message)]
+    loose = rw.evaluate(  # type: ignore[arg-type]
+        qrels.with_columns(pl.col("doc_id").str.strip_chars().str.to_lowercase().str.replace(r"^0+(\d)", "${1}")),
+        run.with_columns(pl.col("doc_id").str.strip_chars().str.to_lowercase().str.replace(r"^0+(\d)", "${1}")),
+        ["AP"], engine=engine,
+    )
+    # where the ids meet once loosened by hand, the warning says so (0% judged, 100% loosened)
+    assert loose["AP"].to_list() == [1.0]
+    assert said == [
+        "only 0.0% of the run's documents are judged (of the first 20 rows), but 100% would be after trimming "
+        "spaces, folding case or dropping leading zeros (columns 'query_id', 'doc_id'): do both inputs write "
+        "the ids the same way?"
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_sparse_judgments_that_meet_get_no_warning(engine: str) -> None:
     # one judged document in twenty (as MS MARCO's sparse judgments): nothing would meet loosened
     run = pl.DataFrame({"query_id": ["q1"] * 20, "doc_id": [f"d{i}" for i in range(20)], "score": [float(-i) for i in range(20)]})
