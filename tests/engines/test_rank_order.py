@@ -164,3 +164,29 @@ def test_bad_rows_in_an_ordered_run_raise_as_before() -> None:
     twice = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "b"], "score": [3.0, 2.0, 1.0]})
     with pytest.raises(rw.errors.DuplicateDocumentError):
         rw.evaluate(qrels, twice, ["AP"])
+
+
+def test_a_run_in_rank_order_of_several_groups() -> None:
+    """More run rows than one query group holds (500,000): the run in rank order is cut into
+    slices at query starts, the judgments split by their query's slice (a judged query the run
+    lacks in one of them, scored 0 with ``missing='zero'``); the values equal the shuffled run's (to the last bits: the groups'
+    sums run in another order, as between ``query_chunks`` settings)."""
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(6_000), 100)
+    run = pl.DataFrame({
+        "query_id": q, "doc_id": np.tile(np.arange(100), 6_000) * 31 + rng.integers(0, 31, q.size),
+        "score": np.round(rng.random(q.size), 2),
+    }).with_columns(pl.col("query_id", "doc_id").cast(pl.String))
+    qrels = pl.concat([
+        run.sample(n=60_000, seed=1).select("query_id", "doc_id", relevance=pl.lit(1, pl.Int64)),
+        pl.DataFrame({"query_id": ["absent"], "doc_id": ["1"], "relevance": [1]}),
+    ])
+    shuffled = run.sample(fraction=1.0, shuffle=True, seed=2)
+    ranked = run.sort([pl.col("query_id"), pl.col("score"), pl.col("doc_id")], descending=[False, True, True])
+    assert in_rank_order(_prepared(ranked), Conventions(), pl.String())
+    with pytest.warns(rw.errors.RankwiseWarning, match="1 judged query is not in the run"):
+        want = rw.evaluate(qrels, shuffled, METRICS, engine="polars", missing="zero").sort("query_id")
+    with pytest.warns(rw.errors.RankwiseWarning, match="1 judged query is not in the run"):
+        got = rw.evaluate(qrels, ranked, METRICS, engine="polars", missing="zero").sort("query_id")
+    assert got.height == 6_001
+    assert_frame_equal(got, want, check_exact=False, rel_tol=0, abs_tol=1e-12)

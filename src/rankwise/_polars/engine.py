@@ -171,20 +171,16 @@ def _evaluate_groups(
             cache.tables[key] = judgments_once(prep, metrics, conv)
         prep = replace(prep, judgments=cache.tables[key])
     with progress.task("reading the inputs"):
-        prep, groups, rows = query_groups(prep, query_chunks, ROWS_PER_CHUNK, folder)
-    ordered = False
-    if rows is not None:
-        # read into memory: a run already in rank order is not sorted again (each group's rows
-        # keep the run's order)
-        ordered = in_rank_order(prep.run.collect(), conv, prep.doc_dtype)
-        groups = [replace(g, in_rank_order=ordered) for g in groups]
+        prep, groups, rows = query_groups(
+            prep, query_chunks, ROWS_PER_CHUNK, folder, lambda run: in_rank_order(run, conv, prep.doc_dtype)
+        )
     check_run_costs(prep)
     if cache is None or key not in cache.checked:
         _check_judgments(prep, columns)
     # a run in rank order: the in-memory engine, whose join keeps the run's order at little cost
     # (the streaming engine's join kept it at 3 times the cost of an unordered one)
     engine: Literal["auto", "in-memory", "streaming"] = "streaming" if rows is None else (
-        "in-memory" if rows < SMALL_ROWS or ordered else "auto"
+        "in-memory" if rows < SMALL_ROWS or prep.in_rank_order else "auto"
     )
     counts: list[pl.DataFrame] = []
     results: list[pl.DataFrame] = []
