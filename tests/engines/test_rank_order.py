@@ -190,3 +190,15 @@ def test_a_run_in_rank_order_of_several_groups() -> None:
         got = rw.evaluate(qrels, ranked, METRICS, engine="polars", missing="zero").sort("query_id")
     assert got.height == 6_001
     assert_frame_equal(got, want, check_exact=False, rel_tol=0, abs_tol=1e-12)
+
+
+def test_an_evaluator_s_runs_in_either_order() -> None:
+    """An Evaluator (the judgments' side kept between runs) gives a run in rank order and the
+    same run shuffled the same values, in either sequence."""
+    shuffled, qrels = _inputs(False)
+    ranked, _ = _orders(shuffled)["rank order"]
+    ev = rw.Evaluator(qrels, METRICS)
+    first, second, third = ev.evaluate(ranked), ev.evaluate(shuffled), ev.evaluate(ranked)
+    want = rw.evaluate(qrels, shuffled, METRICS).sort("query_id")
+    for got in (first, second, third):
+        assert_frame_equal(got.sort("query_id"), want)
