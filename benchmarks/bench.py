@@ -780,6 +780,69 @@ def out_of_core_targets(a: argparse.Namespace, results: list[Result]) -> list[st
     return lines
 
 
+# --- issue 38: the same rows in rank order -------------------------------------------------------
+
+
+@dataclass
+class RankOrdered(Config):
+    """A configuration run on the run's rows written in rank order (``--sorted-input``)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.tool} [rank-ordered input]"
+
+
+def rank_ordered(run: Path, out: Path) -> Path:
+    """The run's rows written once in trec_eval's rank order (query, score descending, doc id
+    descending as text: the order the engines rank by), beside the shuffled files."""
+    import polars as pl
+
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text = pl.col("doc_id").cast(pl.String)
+        scan(run).sort([pl.col("query_id"), pl.col("score"), text], descending=[False, True, True]).sink_parquet(out)
+    return out
+
+
+def scan(path: Path) -> Any:
+    """A Polars scan of a Parquet file or of a folder of them."""
+    import polars as pl
+
+    return pl.scan_parquet(str(path / "*.parquet") if path.is_dir() else path)
+
+
+def sorted_input_part(a: argparse.Namespace, data: Path, tools: list[str],
+                      work: Path) -> tuple[list[Result], list[str], list[str]]:
+    """Each tool on the shuffled run and on the same rows in rank order, interleaved; the
+    five measures checked against one untimed pytrec_eval run; each tool's shuffled ÷
+    rank-ordered medians (issue 38: at least 1.3x) and each engine's ÷ its floor."""
+    run, qrels = inputs(data)
+    ordered = rank_ordered(run, data / "rank_order" / "run.parquet")
+    pairs = [(Result(Config(t)), run) for t in tools] + [(Result(RankOrdered(t)), ordered) for t in tools]
+    for i in range(a.reps):
+        for r, path in pairs:
+            if r.error is None:
+                print(f"  [{i + 1}/{a.reps}] {r.config.label}", file=sys.stderr, flush=True)
+                r.reps.append(run_child(r.config, path, qrels, work, []))
+    results = [r for r, _ in pairs]
+    print("  reference: pytrec_eval [five]", file=sys.stderr, flush=True)
+    check_all(results, read_values(run_child(Config("pytrec_eval"), run, qrels, work, []).get("values")))
+    lines = table(f"{a.queries_total:,} rows ({data.name}), shuffled and in rank order ({a.reps} repetitions)",
+                  results)
+    ok = {r.config.label: r.median("total") for r in results if r.error is None and r.reps}
+    verdicts = []
+    for t in [t for t in tools if t in ENGINES]:
+        verdicts.append(target_line(f"38. {t}: shuffled ÷ rank-ordered input, end to end",
+                                    ratio(ok.get(t), ok.get(RankOrdered(t).label)), 1.3, True))
+        floor = FLOORS[t]
+        for label in (t, RankOrdered(t).label):
+            if floor in ok and label in ok:
+                verdicts.append(target_line(f"38. {label} ÷ its floor ({floor}, shuffled), end to end",
+                                            ratio(ok[label], ok[floor]), 1.1 if t == "rankwise-polars" else 1.15,
+                                            False))
+    return results, lines, verdicts
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="10,000 queries x 100 documents (1M rows)")
@@ -808,6 +871,8 @@ def main() -> None:
                    "feature-diversity parts (the newer families alone)")
     p.add_argument("--calls", type=int, default=30, help="--small: timed calls per tool")
     p.add_argument("--cli-reps", type=int, default=7, help="--cli: timed runs")
+    p.add_argument("--sorted-input", action="store_true", help="each tool (default floor and the engines) on the "
+                   "run and on the same rows in rank order, interleaved (issue 38)")
     a = p.parse_args()
     queries = a.queries or (10_000 if a.quick else 100_000)
     a.queries_total = queries * a.docs
@@ -816,7 +881,7 @@ def main() -> None:
         a.memory_limit = a.memory_limit or ("3GB" if a.queries_total >= 1_000_000_000 else "2GB")
         a.query_chunks = a.query_chunks or max(1, a.queries_total // 10_000_000)
     tools = a.tools.split(",") if a.tools else list(ENGINES if out_of_core else DEFAULT_TOOLS)
-    chosen = a.compare or a.all_trec or a.small or a.cli or a.beyond
+    chosen = a.compare or a.all_trec or a.small or a.cli or a.beyond or a.sorted_input
     parts = {"compare": a.compare or not chosen, "all_trec": a.all_trec or (not chosen and not out_of_core),
              "small": a.small or (not chosen and not out_of_core), "cli": a.cli or (not chosen and not out_of_core),
              "beyond": a.beyond or (not chosen and not out_of_core)}
@@ -857,6 +922,13 @@ def main() -> None:
         lines += cli_lines
         verdicts += cli_verdicts
         failed |= cli_failed
+    if a.sorted_input:
+        data = data_dir(a.data, queries, a.docs, a.files)
+        sorted_tools = a.tools.split(",") if a.tools else [*FLOORS.values(), *ENGINES]
+        sorted_results, sorted_lines, sorted_verdicts = sorted_input_part(a, data, sorted_tools, work)
+        lines += [*sorted_lines, ""]
+        verdicts += sorted_verdicts
+        failed |= any(r.failed for r in sorted_results)
     print("\n".join(lines))
     print("Targets of the performance issue (ratios of medians measured side by side in this run):")
     print("\n".join(verdicts) if verdicts else "(none checked by these parts)")

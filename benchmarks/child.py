@@ -273,10 +273,12 @@ def floor_tool(run: str, qrels: str, train: str = "", features: str = "") -> Non
         popularity = scan(train).group_by("doc_id").agg(rows=pl.len(), users=pl.col("query_id").n_unique())
         rows = rows.join(popularity, on="doc_id", how="left")
         kept += [pl.col("rows"), pl.col("users")]
+    # trec_eval's tie order compares doc ids as text: integer ids are cast (a no-op for text ids)
+    doc = pl.col("doc_id").cast(pl.String)
     (
         rows
         .group_by("query_id")
-        .agg(c.sort_by(["score", "doc_id"], descending=[True, True]) for c in kept)
+        .agg(c.sort_by([pl.col("score"), doc], descending=[True, True]) for c in kept)
         .collect()
     )
 

@@ -368,7 +368,7 @@ def with_base_ranks(rows: pl.LazyFrame, prep: Prepared, conv: Conventions) -> pl
     if prep.base_run is None:
         raise InvalidParameterError("a metric reads the base run: pass base_run=")
     b = BASE
-    base = replace(prep, run=prep.base_run, columns=replace(prep.columns, cost=None))
+    base = replace(prep, run=prep.base_run, columns=replace(prep.columns, cost=None), in_rank_order=False)
     ranks = ranked(base, conv, False, docs=True).select(Q, D, pl.col(RANK).cast(pl.Float64).alias(b["brank"]))
     users = prep.base_run.select(Q).unique().with_columns(pl.lit(True).alias(b["blisted"]))
     return (

@@ -131,6 +131,10 @@ class Prepared:
 
     judgments: Judgments | None = None
     """The judgments' side computed once already (an Evaluator's), or None: each plan's own."""
+    in_rank_order: bool = False
+    """Whether the run's rows are already in the ranking's order (each query's rows together,
+    in the tie policy's order: :func:`~rankwise._polars.ranking.in_rank_order`): the ranking
+    then keeps each query's rows as they come instead of sorting them."""
 
     def count_plans(self) -> list[pl.LazyFrame]:
         """The data checks' counting passes (run, qrels), a group-by per query each, whose
@@ -324,7 +328,7 @@ def check_base_run(prep: Prepared) -> None:
     listed twice for a query, no row), the errors naming the base run."""
     if prep.base_run is None:
         return
-    base = replace(prep, run=prep.base_run)
+    base = replace(prep, run=prep.base_run, in_rank_order=False)
     with base_run_named():
         base.check_run()
 

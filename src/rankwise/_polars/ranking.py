@@ -48,6 +48,70 @@ def tie_keys(conv: Conventions, doc_dtype: pl.DataType) -> tuple[list[pl.Expr], 
     return [keys[k] for k, _ in order], [desc for _, desc in order]
 
 
+_FIRST_ROWS = 10_000
+"""The rows :func:`in_rank_order` checks first, before the whole run."""
+
+
+def in_rank_order(run: pl.DataFrame, conv: Conventions, doc_dtype: pl.DataType) -> bool:
+    """Whether ``run`` (the prepared run's rows, held in memory) is already in the ranking's
+    order, so that each query's rows can be kept as they come rather than sorted (:func:`rank_lists`):
+    each query's rows stand together (the query changes as many times as there are queries, less
+    one) and every row stands at or below the row before it of the same query by the tie
+    policy's full sort key (:func:`tie_key_columns`: the score as the ranking compares it, then
+    the doc id as the policy compares it, or the run's own order), so a run sorted by score whose
+    ties are in another order is sorted as before. Policies that order ties by relevance (the
+    run alone does not hold it) and NULL keys are never taken as ordered.
+
+    One pass over consecutive rows, the keys compared one after the other: a later key (e.g.
+    integer doc ids as text) only on the pairs whose earlier keys tie."""
+    order = TIE_ORDERS[conv.tie_order]
+    if any(key == "relevance" for key, _ in order):
+        return False
+    if run.height < 2:
+        return True
+    names = [Q, S, D, *([ORDER] if ORDER in run.columns else [])]
+    # consecutive rows side by side: two slices of the same columns (no copy)
+    pairs = pl.concat(
+        [run.select(names).slice(0, run.height - 1), run.select(names).slice(1).rename(lambda c: c + "_next")],
+        how="horizontal",
+    ).lazy()
+
+    def keys(suffix: str) -> dict[str, pl.Expr]:
+        doc = pl.col(D + suffix)
+        order_column = pl.col(ORDER + suffix) if ORDER in names else None
+        score = ranking_score(conv.trec_eval, pl.col(S + suffix))
+        text = doc.cast(pl.String) if doc_dtype.is_integer() else doc
+        return tie_key_columns(score, pl.lit(None), doc, text, order_column)
+
+    def out_and_tie(key: str, descending: bool) -> tuple[pl.Expr, pl.Expr]:
+        # a pair out of order by this key (or whose key is NULL), and a pair tied by it
+        before, after = keys("")[key], keys("_next")[key]
+        tie = before.eq(after).fill_null(False)
+        return ~(((before > after) if descending else (before < after)).fill_null(False) | tie), tie
+
+    same = pl.col(Q).eq_missing(pl.col(Q + "_next"))
+    out, tie = out_and_tie(*order[0])
+    # the first rows alone first (a shuffled run is told in a few thousand rows); a run of fewer
+    # than two rows a query on average is taken as unordered (sorting it costs little) without
+    # counting its distinct queries
+    for rows, height in ((pairs.head(_FIRST_ROWS), min(_FIRST_ROWS, run.height - 1)), (pairs, run.height - 1)):
+        counts = rows.select((same & out).any().alias("out"), (~same).sum().alias("changes")).collect()
+        if counts["out"].item() or counts["changes"].item() * 2 > height:
+            return False
+    # each query's rows together: as many distinct queries as the query changes, plus one
+    queries = pairs.select(pl.col(Q).first().append(pl.col(Q + "_next").filter(~same)).n_unique()).collect().item()
+    if counts["changes"].item() + 1 != queries:
+        return False
+    # the later keys on the pairs whose earlier keys tie (few: held in memory)
+    tied = pairs.filter(same & tie).collect()
+    for key, descending in order[1:]:
+        out, tie = out_and_tie(key, descending)
+        if tied.select(out.any()).item():
+            return False
+        tied = tied.filter(tie)
+    return True
+
+
 ELEMENT = pl.element()
 """The relevance of a ranked document, inside a per-query sequence expression."""
 
@@ -70,9 +134,11 @@ def rank_lists(
     policy's keys: one small sort per query, no global sort, no window."""
     keys, descending = tie_keys(conv, prep.doc_dtype)
     value = {S: ranking_score(conv.trec_eval)}
+    # a run already in rank order keeps each query's rows as they come (a group-by keeps the
+    # order of each group's rows; the join keeps the run's)
     ordered = [
-        value.get(c, pl.col(c)).sort_by(keys, descending=descending).alias(c)
-        for c in _carried(docs, scores, prep.columns.cost is not None, order)
+        (e if prep.in_rank_order else e.sort_by(keys, descending=descending)).alias(c)
+        for c, e in ((c, value.get(c, pl.col(c))) for c in _carried(docs, scores, prep.columns.cost is not None, order))
     ]
     if conv.max_rank is not None:
         ordered = [e.head(conv.max_rank) for e in ordered]
@@ -80,7 +146,7 @@ def rank_lists(
     # query (a sort of one row per query): their ranked rows then arrive sorted by query, and
     # the group-by over them aggregates contiguous slices instead of hashing every row
     # (:func:`ranked`)
-    joined = prep.run.join(prep.qrels, on=[Q, D], how="left")
+    joined = prep.run.join(prep.qrels, on=[Q, D], how="left", maintain_order="left" if prep.in_rank_order else "none")
     return joined.group_by(Q).agg(*ordered, *audit(S)).sort(Q)
 
 
