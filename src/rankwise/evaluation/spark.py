@@ -127,7 +127,8 @@ def _judgments_by_query(qrels: Any, query_id: str) -> Any:
     them once per use. The cached frame is one relation whose partitioning by the query the
     joins, windows and aggregates keep, so each use scans it and none shuffles. Later
     evaluations against the same judgments (and the same id casts) find the same cache entry
-    and do not shuffle them again; ``spark.catalog.clearCache()`` releases it."""
+    and do not shuffle them again; ``spark.catalog.clearCache()`` (or ``unpersist()`` on the
+    same repartitioned frame) releases it."""
     return _by_query(qrels, query_id).cache()
 
 
