@@ -54,11 +54,11 @@ def _leaves(node: Any) -> list[Any]:
     return [n for n in plan_nodes(node) if not _seq(n.children()) and "QueryStage" not in n.nodeName()]
 
 
-def exchanges(df: Any) -> list[tuple[Any, str, tuple[str, ...]]]:
+def hash_shuffles(df: Any) -> list[tuple[str, tuple[str, ...]]]:
     """The hash-partitioning shuffles of ``df``'s executed plan (after it ran), each once (a
     shuffle under a cached relation that several scans read is one node, one plan id): for
-    each, the node, which input it moves ('run' when a scan under it has the score column, else
-    'qrels') and its keys (column names)."""
+    each, which input it moves ('run' when a scan under it has the score column, else 'qrels')
+    and its keys (column names)."""
     found, seen = [], set()
     for node in plan_nodes(df._jdf.queryExecution().executedPlan()):
         if node.nodeName() != "Exchange" or node.id() in seen:
@@ -69,18 +69,8 @@ def exchanges(df: Any) -> list[tuple[Any, str, tuple[str, ...]]]:
             continue
         keys = tuple(re.sub(r"#\d+L?$", "", e.toString()) for e in _seq(partitioning.expressions()))
         scanned = {a.name() for leaf in _leaves(node) for a in _seq(leaf.output())}
-        found.append((node, "run" if "score" in scanned else "qrels", keys))
+        found.append(("run" if "score" in scanned else "qrels", keys))
     return found
-
-
-def hash_shuffles(df: Any) -> list[tuple[str, tuple[str, ...]]]:
-    """:func:`exchanges` without the nodes: (input, keys) for each shuffle."""
-    return [(side, keys) for _, side, keys in exchanges(df)]
-
-
-def records_written(node: Any) -> int:
-    """The rows an ``Exchange`` node has written to its shuffle, over every time it ran."""
-    return int(node.metrics().apply("shuffleRecordsWritten").value())
 
 
 def frames(queries: int = 12, docs: int = 30) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -124,25 +114,3 @@ def test_spark_evaluation_shuffles_the_run_and_the_judgments_once_by_query(adapt
     # the judgments: once, into the cached relation that the ideal order, the join, the judged
     # queries and the data check all scan (was once per use: 3 unchecked, 4 checked)
     assert [side for side, _ in shuffles].count("qrels") == 1, shuffles
-    # ... and that shuffle ran once: it wrote each judgment once
-    [judgments] = [node for node, side, _ in exchanges(df) if side == "qrels"]
-    assert records_written(judgments) == qrels.height
-
-
-def test_spark_evaluations_against_the_same_judgments_shuffle_them_once(spark: Any) -> None:
-    """A second evaluation against the same judgments DataFrame (another run) scans the cached
-    judgments of the first: its one shuffle of the judgments is the first's node, which has
-    still written each judgment once."""
-    run, qrels = frames()
-    judgments = spark.createDataFrame(qrels.rows(), "query_id string, doc_id string, relevance long")
-    nodes = []
-    for scored in (run, run.with_columns(score=-pl.col("score"))):
-        df = rw.spark.evaluate(
-            judgments, spark.createDataFrame(scored.rows(), "query_id string, doc_id string, score double"), METRICS,
-        )
-        got = pl.DataFrame(df.collect(), schema=["query_id", *METRICS], orient="row")
-        assert_frame_equal(got, rw.evaluate(qrels, scored, METRICS), check_exact=False, abs_tol=1e-12)
-        nodes += [node for node, side, _ in exchanges(df) if side == "qrels"]
-    first, second = nodes
-    assert first.id() == second.id()
-    assert records_written(second) == qrels.height

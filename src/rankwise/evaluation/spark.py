@@ -174,12 +174,9 @@ def evaluate(
     ``spark.sql.requireAllClusterKeysForCoPartition`` is set to ``false`` (read when the result
     is planned, at its action), so that the join by (query, document) and the windows and
     aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
-    once more by its data check, with ``check=True``). The judgments are shuffled once, by the
-    query, into a cached relation (``DataFrame.cache``, filled by the first action) that each of
-    their uses scans (the ideal order, the join, the judged queries, the data check); a later
-    evaluation against the same judgments reuses the cache entry. Judgments smaller than
-    ``spark.sql.autoBroadcastJoinThreshold`` are broadcast to the join with the run instead of
-    co-partitioned. ``spark.catalog.clearCache()`` releases the cached judgments.
+    once more by its data check, with ``check=True``). The judgments are shuffled by the query
+    once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
+    different projection under each, so it cannot reuse one shuffle.
 
     ``ties='input'``: the run's rows are numbered before that shuffle, in the DataFrame's
     order as given (``monotonically_increasing_id()``: its partitions in order, each partition's
