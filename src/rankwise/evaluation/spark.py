@@ -118,20 +118,6 @@ def _by_query(df: Any, query_id: str) -> Any:
     return df.repartition(sf.col(quoter("spark")(query_id)))
 
 
-def _judgments_by_query(qrels: Any, query_id: str) -> Any:
-    """The judgments hash-partitioned by the query (:func:`_by_query`) and cached
-    (``DataFrame.cache``, lazy: filled by the first action that reads them): their one shuffle
-    in an evaluation. The statement reads the judgments four times (the ideal order, the join
-    with the run, the judged queries, the data check), each wanting other columns; read from
-    the repartitioned frame, Spark pushes each use's projection under the shuffle and shuffles
-    them once per use. The cached frame is one relation whose partitioning by the query the
-    joins, windows and aggregates keep, so each use scans it and none shuffles. Later
-    evaluations against the same judgments (and the same id casts) find the same cache entry
-    and do not shuffle them again; ``spark.catalog.clearCache()`` (or ``unpersist()`` on the
-    same repartitioned frame) releases it."""
-    return _by_query(qrels, query_id).cache()
-
-
 @checked
 def evaluate(
     qrels: Any,
@@ -272,7 +258,7 @@ def evaluate(
 
         order = f"rw_input_order_{uuid.uuid4().hex[:12]}"
         run = run.withColumn(order, sf.monotonically_increasing_id())
-    run, qrels = _by_query(run, columns.query_id), _judgments_by_query(qrels, columns.query_id)
+    run, qrels = _by_query(run, columns.query_id), _by_query(qrels, columns.query_id)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
