@@ -5,8 +5,9 @@
 -- the parameter names of its Polars function (tests/test_primitives.py checks them):
 -- rel the relevance, rnk the rank, g the gain values, the inputs (cumrel, nrel, ...) by name.
 
--- Number of ranked documents.
-CREATE OR REPLACE TEMP MACRO rw_count() AS count(*)::DOUBLE;
+-- Number of ranked documents: the deepest rank (ranks run 1, 2, ...; a statement that keeps the
+-- judged rows alone keeps each query's last ranked row too).
+CREATE OR REPLACE TEMP MACRO rw_count(rnk) AS coalesce(max(rnk), 0)::DOUBLE;
 
 -- Number of relevant documents (relevance >= t) at rank <= k (k NULL: all ranks).
 CREATE OR REPLACE TEMP MACRO rw_relret(rel, rnk, t, k) AS

@@ -195,8 +195,9 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
 def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, max_rank: int | None,
                                                           rel: float) -> None:
     """When every primitive ignores unjudged documents (declares judged_rows), the SQL keeps only the
-    judged rows (and each query's top row) after ranking; adding NumRet, which counts every
-    row, forces the full rows: every such measure of all_trec gives the same values both ways."""
+    judged rows (and each query's top row and deepest rank, from which NumRet counts the ranked
+    rows) after ranking; adding unj_5, which counts unjudged rows, forces the full rows: every
+    such measure of all_trec gives the same values both ways."""
     from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.metrics.recipes import recipe
@@ -208,15 +209,51 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
         if all(leaf.judged_rows for leaf in leaves(recipe(m, {})) if leaf.side == "run")
         and m.spec.value_type == "float"
     ]
-    assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank"} <= {m.label for m in safe}
+    assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank", "num_ret"} <= {m.label for m in safe}
     conv, cols = Conventions(), Columns()
     assert "OR rnk0 = 1" in build_sql(safe, conv, cols, "r", "q")
-    assert "OR rnk0 = 1" not in build_sql([*safe, *parse_metrics(["num_ret"])], conv, cols, "r", "q")
+    assert "OR rnk0 = 1" not in build_sql([*safe, *parse_metrics(["unj_5"])], conv, cols, "r", "q")
     run, qrels = case.run_frame(), case.qrels_frame()
     kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing="zero", engine="duckdb")
     judged = rw.evaluate(qrels, run, safe, **kw)
-    full = rw.evaluate(qrels, run, [*safe, "num_ret"], **kw).drop("num_ret")
+    full = rw.evaluate(qrels, run, [*safe, "unj_5"], **kw).drop("unj_5")
     assert_frame_equal(judged, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
+
+
+@pytest.mark.parametrize("max_rank", [None, 3, 10])
+def test_num_ret_is_the_deepest_rank_the_judged_rows_keep(max_rank: int | None) -> None:
+    """NumRet beside measures of the judged rows alone: the statement keeps the judged rows,
+    each query's top row and its deepest rank (its last row, the row at max_rank), and counts
+    the ranked rows from it. Query a ranks 5 documents, one judged (the 2nd); query b 2, none
+    judged (b is judged elsewhere); c 4, its last one judged. num_ret = min(rows, max_rank);
+    P@5 = 1/5 for a (its judged document within the cut), 0 for b, 1/5 for c unless cut
+    at 3; on both engines and through rw.to_sql."""
+    run = pl.DataFrame({
+        "query_id": ["a"] * 5 + ["b"] * 2 + ["c"] * 4,
+        "doc_id": ["a1", "a2", "a3", "a4", "a5", "b1", "b2", "c1", "c2", "c3", "c4"],
+        "score": [5.0, 4.0, 3.0, 2.0, 1.0, 2.0, 1.0, 4.0, 3.0, 2.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["a", "b", "c"], "doc_id": ["a2", "bx", "c4"], "relevance": [1, 1, 1]})
+    metrics = ["num_ret", "P@5"]
+    cap = max_rank or 100
+    want = pl.DataFrame({
+        "query_id": ["a", "b", "c"],
+        "num_ret": [float(min(5, cap)), float(min(2, cap)), float(min(4, cap))],
+        "P@5": [0.2, 0.0, 0.2 if cap >= 4 else 0.0],
+    })
+    from rankwise._sql.compiler import build_sql
+    from rankwise.conventions import Columns, Conventions
+    from rankwise.names.parse import parse_metrics
+
+    assert "OR last0 = 1.0" in build_sql(parse_metrics(metrics), Conventions(max_rank=max_rank), Columns(), "r", "q")
+    for engine in ("polars", "duckdb"):
+        got = rw.evaluate(qrels, run, metrics, engine=engine, max_rank=max_rank)
+        assert_frame_equal(got, want, check_exact=False, abs_tol=1e-12)
+    con = rw.register(duckdb.connect())
+    con.register("run", run)
+    con.register("qrels", qrels)
+    got = con.sql(f"SELECT * FROM ({rw.to_sql(metrics, max_rank=max_rank)}) ORDER BY 1").pl()
+    assert_frame_equal(got, want, check_exact=False, abs_tol=1e-12)
 
 
 def test_to_sql_inlines_large_metric_sets() -> None:

@@ -220,9 +220,9 @@ def rbo_weight_before(qid: pl.Expr, irank: pl.Expr, p: float) -> pl.Expr:
 # -- run primitives --------------------------------------------------------------------------
 
 
-def count() -> pl.Expr:
-    """Number of ranked documents."""
-    return pl.len().cast(pl.Float64)
+def count(rnk: pl.Expr) -> pl.Expr:
+    """Number of ranked documents (the rows of ``rnk``; SQL reads it as the deepest rank)."""
+    return rnk.len().cast(pl.Float64)
 
 
 def relret(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:

@@ -412,8 +412,12 @@ def _ranking_cte(
 
     With ``judged_rows`` (every primitive reading the rows declares ``judged_rows``) the
     rows are ranked first, then only the judged ones are kept, with each query's top row (so
-    that every run query still reaches the aggregation): the running sums then sum down far
-    fewer rows (judged rows, in rank order), and the aggregation reads fewer. With ``docs``
+    that every run query still reaches the aggregation) and its deepest rank (the last row, and
+    the row at ``max_rank``: the number of ranked rows, ``Count``, is the deepest rank left
+    after the cut): the running sums then sum down far fewer rows (judged rows, in rank order),
+    and the aggregation reads fewer. The last rows are those whose ``cume_dist()`` is 1, a
+    window of the same sort as the rank (a count over each query would cost a pass of its
+    own). With ``docs``
     the rows keep their doc_id (to join values of the run-ordered ideal)."""
     order = tie_order(conv.tie_order, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
@@ -428,8 +432,13 @@ def _ranking_cte(
             where += f" AND rnk0 <= {literal(conv.max_rank)}"
     elif judged_rows:
         # the ranks stay those of the full ranking
-        source, order, rank = ranked_all, "rnk0", "rnk0"
-        where = " WHERE relevance IS NOT NULL OR rnk0 = 1"
+        source = (
+            f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0, "
+            f"cume_dist() OVER (PARTITION BY query_id ORDER BY {order}) AS last0 FROM joined)"
+        )
+        order, rank = "rnk0", "rnk0"
+        cut = "" if conv.max_rank is None else f" OR rnk0 = {literal(conv.max_rank)}"
+        where = f" WHERE relevance IS NOT NULL OR rnk0 = 1 OR last0 = 1.0{cut}"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
     # the score as the ranking compares it, for the row values over tie groups (the engines
     # drop the column where nothing reads it)

@@ -438,7 +438,8 @@ class Primitive(Bound):
     """Its value for a query with no ranked row (run side)."""
     judged_rows: ClassVar[bool] = False
     """An unjudged row (NULL relevance) adds nothing to it and its inputs take no step there:
-    it can be computed from the judged rows alone, each at its rank among all rows."""
+    it can be computed from the judged rows alone, each at its rank among all rows (with the
+    query's last ranked row, which the SQL keeps too: the deepest rank, ``Count``)."""
     value_type: ClassVar[Literal["float", "string"]] = "float"
     order_free: ClassVar[bool] = False
     """Its value is the same whatever order breaks ties between equal scores (it reads no rank,

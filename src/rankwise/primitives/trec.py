@@ -38,10 +38,12 @@ from rankwise.primitives.core import (
 
 @dataclass(frozen=True, repr=False, eq=False)
 class Count(Primitive):
-    """Number of ranked documents."""
+    """Number of ranked documents: the deepest rank (ranks run 1, 2, ... down each query), read
+    from the query's last ranked row, which the SQL's judged rows keep (``judged_rows``)."""
 
-    reads: ClassVar[tuple[Column, ...]] = ()
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
     order_free: ClassVar[bool] = True
+    judged_rows: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, repr=False, eq=False)
