@@ -317,8 +317,11 @@ def test_cli_click_estimate(tmp_path: Path) -> None:
     out = rankwise_cli("clicks", *files, "-m", "DCG@5", "CG@3", "--eta", "1", "--clip", "0.2")
     assert out.returncode == 0, out.stderr
     want = rw.click_estimate(log, run, ["DCG@5", "CG@3"], eta=1.0, clip=0.2)
-    for metric, estimate in want.summary.select("metric", "estimate").iter_rows():
-        assert metric in out.stdout and f"{estimate:.4f}" in out.stdout
+    for row in want.summary.iter_rows(named=True):  # each estimate ± its interval's half width: a table that fits
+        assert row["metric"] in out.stdout and f"{row['estimate']:.4f}" in out.stdout
+        assert f"{row['estimate']:.4f} ± {(row['ci_high'] - row['ci_low']) / 2:.4f}" in out.stdout
+        assert f"{row['snips']:.4f} ± {(row['snips_ci_high'] - row['snips_ci_low']) / 2:.4f}" in out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 110 and "estimate (95%)" in out.stdout
     assert "effective sample size" in out.stdout
     ctr = rankwise_cli("clicks", *files, "-m", "CTR@5", "P@2", "--eta", "0.5", "--format", "csv")
     want = rw.click_estimate(log, run, ["CTR@5", "P@2"], eta=0.5).summary

@@ -240,6 +240,15 @@ def test_cli_slate(tmp_path: Path) -> None:
     assert per["value"].to_list() == pytest.approx(want_per["value"].to_list(), rel=1e-12)
     shown = rankwise_cli("slate", str(tmp_path / "log.parquet"), "--impression-col", "slate_id", "--estimator", "sips")
     assert shown.returncode == 0 and "sips" in shown.stdout and f"{case['expected']['sips/stochastic']['value']:.4f}"[:5] in shown.stdout
+    # the table fits a terminal: the estimate ± its interval's half width, the bootstrap's bounds
+    shown = rankwise_cli("slate", str(tmp_path / "log.parquet"), "--impression-col", "slate_id", "--estimator", "rips",
+                         "--resamples", "1000", "--seed", "1", "--alpha", "0.1")
+    assert shown.returncode == 0, shown.stderr
+    assert max(map(len, shown.stdout.splitlines())) <= 100 and "estimate (90%)" in shown.stdout
+    row = rw.slate_estimate(log, estimator="rips", impression="slate_id", resamples=1000, seed=1, alpha=0.1).summary.row(
+        0, named=True)
+    assert f"{row['estimate']:.4f} ± {(row['ci_high'] - row['ci_low']) / 2:.4f}" in shown.stdout
+    assert f"[{row['boot_ci_low']:.4f}, {row['boot_ci_high']:.4f}]" in shown.stdout
     bad = log.with_columns(pscore=pl.col("pscore") * 0.0)
     bad.write_parquet(tmp_path / "bad.parquet")
     for argv, message in (

@@ -16,7 +16,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
@@ -495,9 +495,8 @@ def _cmd_clicks(args: argparse.Namespace) -> int:
         _write(args, result.summary)
     else:
         d = result.diagnostics.row(0, named=True)
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True,
-                       tbl_hide_column_data_types=True, float_precision=4):
-            table = str(result.summary)
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            table = str(_clicks_table(result.summary, args.alpha))
         _emit(args, f"{table}\n{d['clicks']:,} clicks; effective sample size of their weights {d['ess']:.1f}; "
                     f"the largest weight {d['max_weight_share']:.1%} of the total; {d['clipped']:,} clipped")
     _wrote(args, _output(args), [_counted(result.per_query.height, "query"), _counted(len(args.metric), "metric")])
@@ -513,7 +512,10 @@ def _cmd_slate(args: argparse.Namespace) -> int:
         engine=args.engine, impression=args.impression_col, rank=args.rank_col, click=args.click_col,
         ties=args.ties, query_id=args.query_id_col, doc_id=args.doc_id_col,
     )
-    _write(args, result.per_slate if args.per_slate else result.summary)
+    if args.per_slate:
+        _write(args, result.per_slate)
+    else:
+        _write(args, _slate_table(result.summary, args.alpha) if args.format == "table" else result.summary)
     _wrote(args, _output(args), [_counted(result.per_slate.height, "slate")])
     return 0
 
@@ -592,23 +594,58 @@ def _cmd_interleaving(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plus_minus(estimate: float | None, low: float | None, high: float | None) -> str:
+    """``0.2316 ± 0.0274``: an estimate and its normal (symmetric) interval's half width; the
+    estimate alone without an interval (one query); ``undefined`` without an estimate."""
+    if estimate is None:
+        return "undefined"
+    if low is None or high is None:
+        return f"{estimate:.4f}"
+    return f"{estimate:.4f} ± {(high - low) / 2:.4f}"
+
+
+def _level(alpha: float) -> str:
+    """The intervals' level, ``95%`` for ``alpha`` 0.05."""
+    return f"{100 * (1 - alpha):.10g}%"
+
+
 def _ppi_table(result: pl.DataFrame, alpha: float, tuned: bool, paired: bool) -> pl.DataFrame:
     """:func:`rankwise.ppi`'s frame as a terminal table: each estimate ± its interval's half
-    width (the intervals are normal ones, symmetric), the counts, λ and the effective n."""
-    def spread(row: dict[str, Any], estimate: str, low: str, high: str) -> str:
-        if row[estimate] is None or row[low] is None or row[high] is None:
-            return "undefined"
-        return f"{row[estimate]:.4f} ± {(row[high] - row[low]) / 2:.4f}"
-
-    level = f"{100 * (1 - alpha):.10g}%"
+    width, the counts, λ and the effective n."""
+    level = _level(alpha)
     rows = [{
         "metric" + (" (run − baseline)" if paired else ""): row["metric"],
-        f"{'PPI++' if tuned else 'PPI'} ({level})": spread(row, "estimate", "ci_low", "ci_high"),
-        f"humans only ({level})": spread(row, "classical_estimate", "classical_low", "classical_high"),
+        f"{'PPI++' if tuned else 'PPI'} ({level})": _plus_minus(row["estimate"], row["ci_low"], row["ci_high"]),
+        f"humans only ({level})": _plus_minus(row["classical_estimate"], row["classical_low"], row["classical_high"]),
         "humans": row["n_human"], "model only": row["n_model"],
         "λ": "" if row["lam"] is None else f"{row['lam']:.3f}", "effective n": row["effective_n"],
     } for row in result.iter_rows(named=True)]
     return pl.DataFrame(rows)
+
+
+def _clicks_table(summary: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """:func:`rankwise.click_estimate`'s summary as a terminal table: the estimate and the
+    self-normalised one, each ± its interval's half width, and the counts."""
+    level = _level(alpha)
+    return pl.DataFrame([{
+        "metric": row["metric"],
+        f"estimate ({level})": _plus_minus(row["estimate"], row["ci_low"], row["ci_high"]),
+        f"snips ({level})": _plus_minus(row["snips"], row["snips_ci_low"], row["snips_ci_high"]),
+        "queries": row["queries"], "impressions": row["impressions"],
+    } for row in summary.iter_rows(named=True)])
+
+
+def _slate_table(summary: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """:func:`rankwise.slate_estimate`'s summary as a terminal table: the estimate ± its normal
+    interval's half width, obp's bootstrap interval (percentiles: not symmetric) when asked for,
+    and the counts."""
+    level = _level(alpha)
+    return pl.DataFrame([{
+        "estimator": row["estimator"],
+        f"estimate ({level})": _plus_minus(row["estimate"], row["ci_low"], row["ci_high"]),
+        **({f"bootstrap ({level})": f"[{row['boot_ci_low']:.4f}, {row['boot_ci_high']:.4f}]"} if "boot_ci_low" in row else {}),
+        "slates": row["slates"], "clicks": row["clicks"], "matched": row["matched"],
+    } for row in summary.iter_rows(named=True)])
 
 
 def _cmd_ppi(args: argparse.Namespace) -> int:
