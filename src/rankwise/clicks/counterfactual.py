@@ -65,6 +65,7 @@ import polars as pl
 from rankwise.clicks.log import CLICK, DOC, IMPRESSION, QUERY, RANK, read_click_log
 from rankwise.conventions import Columns, EvaluationOptions, Unpack, check_options, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError
+from rankwise.inputs.checks import check_alpha
 from rankwise.metrics.metric import Metric, make_metric
 from rankwise.metrics.registry import get_spec
 
@@ -322,8 +323,7 @@ def click_estimate(
     from rankwise.evaluation.evaluate import evaluate
 
     _check_click_options("click_estimate", options)
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     combinations = _combinations(metrics, eta, propensities, propensity)
     parts = list({m.label: m for c in combinations for m in c.parts}.values())
     columns = Columns.from_options(options)

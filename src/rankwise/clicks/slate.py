@@ -67,6 +67,7 @@ from rankwise.errors import (
     MissingColumnError,
     pass_hint,
 )
+from rankwise.inputs.checks import check_alpha
 from rankwise.inputs.read import duckdb_arrow, to_frame
 
 SLATE_ESTIMATORS: tuple[str, ...] = ("sips", "iips", "rips", "snsips", "sniips", "snrips")
@@ -269,8 +270,7 @@ def slate_estimate(
         raise InvalidParameterError(f"estimator must be one of {', '.join(map(repr, SLATE_ESTIMATORS))}, got {estimator!r}")
     if engine not in ("polars", "duckdb"):
         raise InvalidParameterError(f"engine must be one of ['polars', 'duckdb'], got {engine!r}")
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     if resamples is not None:
         check_resampling(resamples, seed)
     if run is not None and options.get("ties") == "expected":

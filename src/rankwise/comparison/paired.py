@@ -61,7 +61,7 @@ from rankwise.conventions import (
 from rankwise.errors import InvalidParameterError, RankwiseError, warn
 from rankwise.evaluation.evaluate import Engine, coverage_seen, metric_of_column
 from rankwise.evaluation.evaluator import BaseEvaluator
-from rankwise.inputs.checks import missing_note, warn_unjudged
+from rankwise.inputs.checks import check_alpha, missing_note, warn_unjudged
 from rankwise.inputs.columns import Reading, is_form
 from rankwise.inputs.run_names import check_run_names
 from rankwise.metrics.metric import Metric, make_metric
@@ -593,8 +593,7 @@ def _check_arguments(
         raise InvalidParameterError(f"tests lists a test twice: {list(tests)}")
     if correction not in CORRECTIONS:
         raise InvalidParameterError(f"correction must be one of {list(CORRECTIONS)}, got {correction!r}")
-    if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     parsed = comparable(metrics)
     if pairs == "all":
         pair_list = [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))]

@@ -60,6 +60,7 @@ import polars as pl
 from rankwise.conventions import Columns, ReadOptions, Unpack, checked
 from rankwise.errors import InvalidParameterError, InvalidValueError, RankwiseWarning
 from rankwise.evaluation.evaluate import Engine
+from rankwise.inputs.checks import check_alpha
 from rankwise.inputs.read import FileFormat
 from rankwise.metrics.metric import Metric
 
@@ -240,8 +241,7 @@ def ppi(
     from rankwise.evaluation.evaluator import BaseEvaluator
     from rankwise.names.parse import parse_metrics
 
-    if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1):
-        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     parsed = parse_metrics(metrics)
     for m in parsed:
         if m.spec.aggregate != "mean" or m.spec.value_type != "float":

@@ -21,6 +21,7 @@ from rankwise.errors import (
     ColumnTypeError,
     DuplicateDocumentError,
     EmptyInputError,
+    InvalidParameterError,
     InvalidValueError,
     MissingColumnError,
     RankwiseError,
@@ -400,3 +401,10 @@ def warn_near_miss(run: pl.DataFrame, qrels: pl.DataFrame, columns: Columns) -> 
             f"but {loose / run.height:.0%} would be {_LOOSENED} "
             f"(columns {columns.query_id!r}, {columns.doc_id!r}): do both inputs write the ids the same way?",
         )
+
+
+def check_alpha(alpha: object) -> None:
+    """``alpha`` (an interval's level is 1 − alpha; a test's size) a number in (0, 1), or
+    :class:`~rankwise.errors.InvalidParameterError` naming it."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
