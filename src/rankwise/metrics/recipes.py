@@ -117,12 +117,22 @@ class Output:
 
 
 def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
-    """The output columns of ``metrics`` under ``conv``: the engines compile these."""
+    """The output columns of ``metrics`` under ``conv``: the engines compile these.
+
+    Built once per (metrics, conventions) and kept (metrics, conventions and trees are frozen): an
+    evaluation asks for them several times (which metrics read each side input, the engine's
+    compiler), and resolving every parameter and building every tree cost about 2 ms of a
+    50-query call each time."""
+    return list(_outputs(tuple(metrics), conv))
+
+
+@functools.lru_cache(maxsize=256)
+def _outputs(metrics: tuple[Metric, ...], conv: Conventions) -> tuple[Output, ...]:
     params = conv.as_params()
-    return [
+    return tuple(
         Output(m.label, tree_of(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
         for m in metrics
-    ]
+    )
 
 
 def tree_of(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions) -> Node:
@@ -186,7 +196,14 @@ def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> 
     (:data:`~rankwise.conventions.SIDE_INPUTS`: their trees hold a primitive reading one of its
     row columns, or a primitive that declares it among its ``side_inputs()``: a set-level
     primitive whose catalog it is, :meth:`~rankwise.primitives.sets.SetPrimitive.side_inputs`;
-    :class:`~rankwise.primitives.categories.Miscalibration`, the users' histories)."""
+    :class:`~rankwise.primitives.categories.Miscalibration`, the users' histories). Kept per
+    (metrics, conventions, keyword), as :func:`outputs` is: an evaluation asks it of every side
+    input."""
+    return list(_reading_side(tuple(metrics), conv, keyword))
+
+
+@functools.lru_cache(maxsize=256)
+def _reading_side(metrics: tuple[Metric, ...], conv: Conventions, keyword: str) -> tuple[str, ...]:
     from rankwise.conventions import SIDE_INPUTS
     from rankwise.primitives import leaves
 
@@ -196,4 +213,4 @@ def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> 
         declared = getattr(leaf, "side_inputs", None)
         return bool(wanted & set(getattr(leaf, "reads", ()))) or (declared is not None and keyword in declared())
 
-    return [o.label for o in outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree))]
+    return tuple(o.label for o in _outputs(metrics, conv) if any(reads(leaf) for leaf in leaves(o.tree)))
