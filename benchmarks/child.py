@@ -273,14 +273,16 @@ def floor_tool(run: str, qrels: str, train: str = "", features: str = "") -> Non
         popularity = scan(train).group_by("doc_id").agg(rows=pl.len(), users=pl.col("query_id").n_unique())
         rows = rows.join(popularity, on="doc_id", how="left")
         kept += [pl.col("rows"), pl.col("users")]
-    # trec_eval's tie order compares doc ids as text: integer ids are cast (a no-op for text ids)
+    floor_order(rows, kept).collect()
+
+
+def floor_order(rows: Any, kept: list[Any]) -> Any:
+    """The floor's last step (a LazyFrame): each query's ``kept`` columns ordered by score, then
+    doc id as trec_eval compares them (as text: integer ids are cast, a no-op for text ids)."""
+    import polars as pl
+
     doc = pl.col("doc_id").cast(pl.String)
-    (
-        rows
-        .group_by("query_id")
-        .agg(c.sort_by([pl.col("score"), doc], descending=[True, True]) for c in kept)
-        .collect()
-    )
+    return rows.group_by("query_id").agg(c.sort_by([pl.col("score"), doc], descending=[True, True]) for c in kept)
 
 
 def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "") -> None:
@@ -311,12 +313,18 @@ def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "")
         )
         con.close()
         return
-    con.execute(
-        f"CREATE TEMP TABLE ranked AS SELECT r.query_id, j.relevance{popularity}, row_number() OVER "
-        f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {source(run)} AS r "
-        f"LEFT JOIN {source(qrels)} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{joined}"
-    )
+    con.execute(f"CREATE TEMP TABLE ranked AS {floor_duckdb_sql(source(run), source(qrels), popularity, joined)}")
     con.close()
+
+
+def floor_duckdb_sql(run: str, qrels: str, popularity: str = "", joined: str = "") -> str:
+    """The DuckDB floor's statement on two FROM fragments: the left join and each query's rows
+    numbered by score then doc id."""
+    return (
+        f"SELECT r.query_id, j.relevance{popularity}, row_number() OVER "
+        f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {run} AS r "
+        f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{joined}"
+    )
 
 
 def floor_steps_tool(run: str, qrels: str, steps: list[str], side: dict[str, str]) -> None:
@@ -560,6 +568,28 @@ def repeated_calls(tool: str, run: str, qrels: str, a: argparse.Namespace) -> tu
 
         def call() -> Any:
             return rw.evaluate(qrels_f, run_f, asked_rw, engine=engine)  # type: ignore[arg-type]
+    elif tool == "floor":
+        import polars as pl
+
+        run_l, qrels_l = pl.read_parquet(run).lazy(), pl.read_parquet(qrels).lazy()
+
+        def call() -> Any:  # the floor of one call: the join and each query's order, no measure
+            return floor_order(run_l.join(qrels_l, on=["query_id", "doc_id"], how="left"),
+                               [pl.col("relevance")]).collect()
+    elif tool == "floor-duckdb":
+        import duckdb
+        import polars as pl
+
+        run_f, qrels_f = pl.read_parquet(run), pl.read_parquet(qrels)
+        db = duckdb.connect(config={"preserve_insertion_order": False})
+
+        def call() -> Any:  # as rankwise's DuckDB engine does per call: a cursor of a database
+            # opened once, the frames registered, the floor's statement into a temporary table
+            con = db.cursor()
+            con.register("run_f", run_f)
+            con.register("qrels_f", qrels_f)
+            con.execute(f"CREATE TEMP TABLE ranked AS {floor_duckdb_sql('run_f', 'qrels_f')}")
+            con.close()
     else:
         raise SystemExit(f"--calls: {tool} is not measured on small inputs")
     for _ in range(a.warmup):
@@ -572,7 +602,7 @@ def repeated_calls(tool: str, run: str, qrels: str, a: argparse.Namespace) -> tu
         wall.append(time.perf_counter() - w)
     if tool == "pytrec_eval":
         values = pytrec_values(out)
-    else:
+    elif tool.startswith("rankwise-"):
         frame = out.rename({k: v for k, v in FIVE.items() if k in out.columns})
     return values, frame, cpu, wall
 

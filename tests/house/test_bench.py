@@ -171,3 +171,31 @@ def test_engines_agree(bench: ModuleType, tmp_path: Path) -> None:
     off.check = "= rectools (1 measures)"
     bench.engines_agree([off, result("rankwise-duckdb", {"EE_L@10": [0.5, 0.1]})], ("EE_L@10",))
     assert off.failed and off.check.startswith("= rectools (1 measures); FAILED")
+
+
+def test_compare_targets_are_the_distance_to_each_floor(bench: ModuleType) -> None:
+    """Issue 38's verdicts: each engine end to end ÷ its own floor (CPU beside it), its peak RSS,
+    all_trec ÷ the five measures; pytrec_eval's lead over the engine and over its floor printed
+    without a verdict."""
+    def result(tool: str, measures: str, totals: list[float], cpus: list[float], rss: float) -> object:
+        reps = [{"total": t, "cpu": c, "rss_mb": rss} for t, c in zip(totals, cpus, strict=True)]
+        return bench.Result(bench.Config(tool, measures), reps)
+
+    results = [
+        result("floor", "five", [2.0, 2.0, 9.0], [3.0, 3.0, 3.0], 1500),
+        result("rankwise-polars", "five", [2.2, 2.1, 2.3], [3.6, 3.3, 3.9], 800),
+        result("rankwise-polars", "all_trec", [4.6, 4.0, 4.4], [8.0, 8.0, 8.0], 900),
+        result("floor-duckdb", "five", [2.0, 2.0, 2.0], [4.0, 4.0, 4.0], 900),
+        result("rankwise-duckdb", "five", [3.0, 3.0, 3.0], [6.0, 6.0, 6.0], 1400),
+        result("pytrec_eval", "five", [8.0, 8.0, 8.0], [8.0, 8.0, 8.0], 2000),
+    ]
+    lines = bench.compare_targets(results, 10_000_000)
+    assert lines == [
+        "met    38. rankwise-polars ÷ its floor (floor), end to end: 1.10x (target <= 1.1x) (CPU: 1.20x)",
+        "       rankwise-polars: pytrec_eval ÷ it, end to end: 3.64x (its floor: 4.00x)",
+        "met    38. rankwise-polars: peak RSS: 800.00 MB (target <= 810 MB)",
+        "MISSED 38. rankwise-duckdb ÷ its floor (floor-duckdb), end to end: 1.50x (target <= 1.15x) (CPU: 1.50x)",
+        "       rankwise-duckdb: pytrec_eval ÷ it, end to end: 2.67x (its floor: 4.00x)",
+        "MISSED 38. rankwise-duckdb: peak RSS: 1400.00 MB (target <= 1330 MB)",
+        "met    38. rankwise-polars: all_trec ÷ five measures: 2.00x (target <= 2x)",
+    ]
