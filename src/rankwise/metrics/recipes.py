@@ -122,16 +122,23 @@ def outputs(metrics: Sequence[Metric], conv: Conventions) -> list[Output]:
     Built once per (metrics, conventions) and kept (metrics, conventions and trees are frozen): an
     evaluation asks for them several times (which metrics read each side input, the engine's
     compiler), and resolving every parameter and building every tree cost about 2 ms of a
-    50-query call each time."""
-    return list(_outputs(tuple(metrics), conv))
+    50-query call each time. Kept by each metric and its spelling (``P@5`` and ``P_5`` are equal
+    metrics with their own column names)."""
+    return list(_outputs(_spelled(metrics), conv))
+
+
+def _spelled(metrics: Sequence[Metric]) -> tuple[tuple[Metric, str | None], ...]:
+    """The cache key of ``metrics``: each with the string it was parsed from (not part of its
+    equality)."""
+    return tuple((m, m.source) for m in metrics)
 
 
 @functools.lru_cache(maxsize=256)
-def _outputs(metrics: tuple[Metric, ...], conv: Conventions) -> tuple[Output, ...]:
+def _outputs(metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions) -> tuple[Output, ...]:
     params = conv.as_params()
     return tuple(
         Output(m.label, tree_of(m, params, conv), bool(m.resolve(params).get("judged_only", False)), m.spec.value_type)
-        for m in metrics
+        for m, _ in metrics
     )
 
 
@@ -199,11 +206,13 @@ def reading_side(metrics: Sequence[Metric], conv: Conventions, keyword: str) -> 
     :class:`~rankwise.primitives.categories.Miscalibration`, the users' histories). Kept per
     (metrics, conventions, keyword), as :func:`outputs` is: an evaluation asks it of every side
     input."""
-    return list(_reading_side(tuple(metrics), conv, keyword))
+    return list(_reading_side(_spelled(metrics), conv, keyword))
 
 
 @functools.lru_cache(maxsize=256)
-def _reading_side(metrics: tuple[Metric, ...], conv: Conventions, keyword: str) -> tuple[str, ...]:
+def _reading_side(
+    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, keyword: str,
+) -> tuple[str, ...]:
     from rankwise.conventions import SIDE_INPUTS
     from rankwise.primitives import leaves
 
