@@ -225,7 +225,7 @@ def test_the_judged_rows_plan_gives_every_rows_values(conventions: dict[str, Any
     })
     run = pl.DataFrame({
         "query_id": ["q1"] * 6 + ["q2"] * 3 + ["q4"],
-        "doc_id": ["u", "b", "v", "c", "e", "w", "t", "a", "s"] + ["y"],
+        "doc_id": ["u", "b", "v", "c", "e", "w", "t", "a", "s", "y"],
         "score": [9.0, 8.0, 8.0, 5.0, 4.0, 1.0, 3.0, 2.0, 1.0, 1.0],
     })
     cut = rw.Evaluator(qrels, JUDGED_ROWS_METRICS, **conventions)(run)
