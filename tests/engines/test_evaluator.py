@@ -197,3 +197,59 @@ def test_bad_judgments_raise_what_evaluate_raises_on_every_call(engine: str, tmp
             with pytest.raises(type(want.value)) as got:
                 ev(RUN_A)
             assert str(got.value) == str(want.value)
+
+
+JUDGED_ROWS_METRICS = [
+    "num_ret", "P@2", "R@3", "nDCG@2", "CG@2", "AP", "RR", "Rprec", "Rprec_mult_0.20", "bpref",
+    "iprec_at_recall_0.00", "infAP", "BinG", "RankEff", "RBP(p=0.8)", "ERR@20", "Success@1", "NumRelRet",
+    "NumNonRelJudgedRet",
+]
+
+
+@pytest.mark.parametrize("conventions", [{}, {"max_rank": 3}, {"rel": 2}, {"missing": "zero"}])
+def test_the_judged_rows_plan_gives_every_rows_values(conventions: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Measures whose every aggregate declares ``judged_rows`` are computed by the Polars engine
+    on the judged rows, each query's top row and its last (unjudged here, negative judgments
+    too): the values of the same plan over every ranked row."""
+    from rankwise._polars import plan
+    from rankwise._polars.compile import compiled_metrics
+    from rankwise.conventions import Conventions
+    from rankwise.names.parse import parse_metrics
+
+    parsed = parse_metrics(JUDGED_ROWS_METRICS)
+    compiled = compiled_metrics(tuple((m, m.label) for m in parsed), Conventions(), False)
+    assert all(part.judged_rows and not part.windows for part in compiled.parts.values())
+    qrels = pl.DataFrame({
+        "query_id": ["q1", "q1", "q1", "q1", "q2", "q2", "q3"], "doc_id": ["b", "c", "d", "e", "a", "x", "y"],
+        "relevance": [2, 0, 1, -1, 1, 3, 1],
+    })
+    run = pl.DataFrame({
+        "query_id": ["q1"] * 6 + ["q2"] * 3 + ["q4"],
+        "doc_id": ["u", "b", "v", "c", "e", "w", "t", "a", "s", "y"],
+        "score": [9.0, 8.0, 8.0, 5.0, 4.0, 1.0, 3.0, 2.0, 1.0, 1.0],
+    })
+    cut = rw.Evaluator(qrels, JUDGED_ROWS_METRICS, **conventions)(run)
+    ranked = plan.ranked
+
+    def every_row(*args: Any, **kwargs: Any) -> pl.LazyFrame:
+        return ranked(*args, **{**kwargs, "judged_rows": False})
+
+    monkeypatch.setattr(plan, "ranked", every_row)
+    _same(cut, rw.evaluate(qrels, run, JUDGED_ROWS_METRICS, **conventions))
+
+
+def test_a_polars_evaluator_does_not_import_the_duckdb_engine() -> None:
+    """Each engine's keeping is made for the evaluator's engine only: a Polars evaluator's
+    process does not import DuckDB's engine and the SQL compiler (about 20 ms of its start)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, polars as pl, rankwise as rw\n"
+        "q = pl.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})\n"
+        "r = pl.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]})\n"
+        "assert rw.Evaluator(q, ['AP'])(r)['AP'].to_list() == [1.0]\n"
+        "print('rankwise._duckdb.engine' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -43,6 +43,9 @@ NSUB = "__nsub"
 INDEX = "__index"
 """Each ranked list's positions 0..n-1 (:func:`~rankwise._polars.ranking.ranked`, for the ideal
 prefix's gathers)."""
+DEPTH = "__depth"
+"""Each ranked list's length, its deepest rank (:func:`~rankwise._polars.ranking.ranked`, for
+the judged-rows plan's last row)."""
 ORDER = "__order"
 """A run row's position in the run as given (0 first), the key of ``ties='input'``
 (:data:`~rankwise.conventions.TIE_ORDERS`): the prepared run carries it only under that policy

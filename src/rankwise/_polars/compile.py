@@ -168,6 +168,11 @@ class Part:
     groups: bool = False
     """Whether an aggregate reads the item's groups (:data:`~rankwise.primitives.GROUP_COLUMNS`):
     joined to the ranked rows only then."""
+    judged_rows: bool = True
+    """Whether every aggregate declares :attr:`~rankwise.primitives.Primitive.judged_rows` (an
+    unjudged row adds nothing to it): the ranked rows are then cut to the judged ones, each
+    query's top row and its last (:func:`~rankwise._polars.ranking.ranked`), unless a row value
+    is a window over the rows (:attr:`windows`)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -223,6 +228,7 @@ class Part:
 
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
+        self.judged_rows &= node.judged_rows
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         if set(node.reads) & set(CATEGORY_COLUMNS):

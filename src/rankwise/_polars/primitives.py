@@ -221,8 +221,9 @@ def rbo_weight_before(qid: pl.Expr, irank: pl.Expr, p: float) -> pl.Expr:
 
 
 def count(rnk: pl.Expr) -> pl.Expr:
-    """Number of ranked documents (the rows of ``rnk``; SQL reads it as the deepest rank)."""
-    return rnk.len().cast(pl.Float64)
+    """Number of ranked documents: the deepest rank (ranks run 1, 2, ...), which the judged-rows
+    plan keeps (:func:`~rankwise._polars.ranking.ranked`), as SQL reads it."""
+    return rnk.max().cast(pl.Float64)
 
 
 def relret(rel: pl.Expr, rnk: pl.Expr, t: float, k: int | None) -> pl.Expr:

@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from rankwise._polars.columns import INDEX, ORDER, RANK, REL, C, D, Q, S
+from rankwise._polars.columns import DEPTH, INDEX, ORDER, RANK, REL, C, D, Q, S
 from rankwise._polars.prepare import Prepared, audit, prepare
 from rankwise.conventions import TIE_ORDERS, Columns, Conventions
 from rankwise.inputs.read import to_lazyframe
@@ -187,6 +187,7 @@ def ranked(
     per_query: pl.LazyFrame | None = None,
     lists: pl.LazyFrame | None = None,
     at_rank: Sequence[pl.LazyFrame] = (),
+    judged_rows: bool = False,
 ) -> pl.LazyFrame:
     """The run joined with relevance and ranked: columns ``__q, __rel, __rank`` (and ``__d``
     with ``docs``, ``__s`` with ``scores``, ``__order`` with ``order``), one row per ranked
@@ -201,7 +202,14 @@ def ranked(
     ``at_rank`` frames (keyed by ``__q``) hold per-query lists whose i-th value belongs to
     rank i (e.g. the ideal prefix, :func:`~rankwise._polars.plan.ideal_lists`): each row gets the value at its rank,
     NULL beyond the list or without one, read from the lists before the explosion (a join of
-    the ranked rows by (query, rank) cost 3 times as much)."""
+    the ranked rows by (query, rank) cost 3 times as much).
+
+    With ``judged_rows`` (every aggregate over the rows declares
+    :attr:`~rankwise.primitives.Primitive.judged_rows`: an unjudged row adds nothing to it) only
+    the judged rows are kept, each at its rank among all and with the running sums summed over
+    all, beside each query's top row and its last (the deepest rank, from which ``Count`` reads
+    the number of ranked rows), as the SQL's judged-rows plan keeps them: the aggregation then
+    reads far fewer rows."""
     costs = prep.columns.cost is not None
     carried = _carried(docs, scores, costs, order)
     if lists is None:
@@ -230,7 +238,12 @@ def ranked(
         ranked_values += names
     if at_rank:
         lists = lists.drop(INDEX)
+    if judged_rows:
+        lists = lists.with_columns(pl.col(REL).list.len().cast(pl.Int64).alias(DEPTH))
     rows = lists.explode(*carried, *seq, *ranked_values)
+    if judged_rows:
+        rank = pl.col(RANK)
+        rows = rows.filter(pl.col(REL).is_not_null() | (rank == 1) | (rank == pl.col(DEPTH))).drop(DEPTH)
     return rows if costs else rows.with_columns(pl.lit(1.0).alias(C))
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -33,6 +33,10 @@ from rankwise.inputs.columns import Reading
 from rankwise.inputs.read import FileFormat
 from rankwise.metrics.metric import Metric
 from rankwise.names.presets import resolve
+
+if TYPE_CHECKING:
+    from rankwise._duckdb.engine import KeptJudgments
+    from rankwise._polars.engine import JudgmentCache
 
 _QRELS_OPTIONS = ("qrels_columns", "qrels_names")
 
@@ -78,12 +82,19 @@ class BaseEvaluator:
         self.engine: Engine = engine
         self.options: dict[str, Any] = {k: v for k, v in resolved.items() if k not in _QRELS_OPTIONS}
         """The options every call passes on (the conventions, column names, side inputs)."""
-        from rankwise._duckdb import engine as duck
-        from rankwise._polars.engine import JudgmentCache, kept_for
+        # each engine's keeping, for this evaluator's engine only (the other engine's modules are
+        # not imported: DuckDB's engine and SQL compiler cost about 20 ms of a process's start);
+        # inside another evaluator's call on the same judgments (its compare): its keeping
+        self._cache: JudgmentCache | None = None
+        self._kept: KeptJudgments | None = None
+        if engine == "polars":
+            from rankwise._polars.engine import JudgmentCache, kept_for
 
-        # inside another evaluator's call on the same judgments (its compare): its cache
-        self._cache = kept_for(self.qrels) or JudgmentCache(self.qrels)
-        self._kept = duck.kept_for(self.qrels) or duck.KeptJudgments(self.qrels)
+            self._cache = kept_for(self.qrels) or JudgmentCache(self.qrels)
+        else:
+            from rankwise._duckdb import engine as duck
+
+            self._kept = duck.kept_for(self.qrels) or duck.KeptJudgments(self.qrels)
 
     def __repr__(self) -> str:
         names = ", ".join(m.label for m in self.metrics)
@@ -102,11 +113,16 @@ class BaseEvaluator:
         (:class:`~rankwise._polars.engine.JudgmentCache`), on DuckDB the judgments normalised
         and checked once in a database of its own
         (:class:`~rankwise._duckdb.engine.KeptJudgments`)."""
-        from rankwise._duckdb import engine as duck
-        from rankwise._polars.engine import judgments_kept
+        if self._kept is None:
+            from rankwise._polars.engine import judgments_kept
 
-        with judgments_kept(self._cache), duck.judgments_kept(self._kept):
-            yield
+            with judgments_kept(self._cache):
+                yield
+        else:
+            from rankwise._duckdb import engine as duck
+
+            with duck.judgments_kept(self._kept):
+                yield
 
     def evaluate(self, run: Any, **options: Any) -> pl.DataFrame:
         """The same as calling the evaluator: ``ev.evaluate(run)`` is ``ev(run)``."""
