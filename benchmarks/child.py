@@ -287,8 +287,8 @@ def floor_order(rows: Any, kept: list[Any]) -> Any:
 
 def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "") -> None:
     """:func:`floor_tool` in DuckDB, the way its SQL does it: both files read, the run joined
-    to the qrels (left join), each query's rows numbered by score then doc id (a window
-    partitioned by query: DuckDB's per-query order), into a temporary table. With ``train``
+    to the qrels (left join), each query's rows numbered by score then doc id as text (trec_eval's
+    tie order; a window partitioned by query: DuckDB's per-query order), into a temporary table. With ``train``
     also each item's training rows and distinct users (a GROUP BY of the training file) left
     joined on the item. With ``features`` also each item's vector (the item features' file) joined
     to the rows ranked in the top 10."""
@@ -319,10 +319,11 @@ def floor_duckdb_tool(run: str, qrels: str, train: str = "", features: str = "")
 
 def floor_duckdb_sql(run: str, qrels: str, popularity: str = "", joined: str = "") -> str:
     """The DuckDB floor's statement on two FROM fragments: the left join and each query's rows
-    numbered by score then doc id."""
+    numbered by score then doc id as text (trec_eval's tie order compares doc ids as text: integer
+    ids are cast, a no-op for text ids, as :func:`floor_tool` does)."""
     return (
         f"SELECT r.query_id, j.relevance{popularity}, row_number() OVER "
-        f"(PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS rnk FROM {run} AS r "
+        f"(PARTITION BY r.query_id ORDER BY r.score DESC, CAST(r.doc_id AS VARCHAR) DESC) AS rnk FROM {run} AS r "
         f"LEFT JOIN {qrels} AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id{joined}"
     )
 
