@@ -595,7 +595,11 @@ def evaluate_duckdb(
     Inputs not yet in memory (files, LazyFrames) are read once, into temporary tables that the
     checks and the metrics' statement share, unless ``config`` sets a ``memory_limit``: then
     each statement reads them where they lie, and nothing is copied that would have to spill
-    (the measurements behind both choices: benchmarks/README.md, "Inputs read once")."""
+    (the measurements behind both choices: benchmarks/README.md, "Inputs read once"). A Parquet
+    file too is copied: read in place by the checks and the statement it cost 0.3–0.4 s more CPU
+    at 10M rows (for 230–310 MB less memory), since the table's statistics (the ids' lengths) let
+    DuckDB compress the ids in the statement's sorts and joins (benchmarks/README.md,
+    "Issue 38 (e)")."""
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
     # an evaluator's judgments (in memory, one relevance per document): normalised and checked once
     kept = kept_for(qrels) if not config and columns.subtopic is None else None
