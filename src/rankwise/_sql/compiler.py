@@ -665,7 +665,6 @@ def statement(
             reads_ideal or part in comp.pairs or part in comp.categories or part in comp.item_pairs
             or part in comp.fair or part in comp.doc_parts
         )
-        flags = {"train": comp.train, "base": comp.base, "catalog": comp.catalog, "groups": comp.groups}
         keep_unjudged = p == 0 and count_unjudged
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
 
@@ -685,8 +684,14 @@ def statement(
             # the aggregation of the others over every row
             ctes += [
                 f"ranks{p} AS ({_full_ranking(conv, comp.kind_steps(part, False))})",
-                _ranking_cte(f"rankedj{p}", conv, part, comp.kind_steps(part, True), True, ranks=f"ranks{p}", **flags),
-                _ranking_cte(f"ranked{p}", conv, part, comp.kind_steps(part, False), ranks=f"ranks{p}", **flags),
+                _ranking_cte(
+                    f"rankedj{p}", conv, part, comp.kind_steps(part, True), True, train=comp.train, base=comp.base,
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}",
+                ),
+                _ranking_cte(
+                    f"ranked{p}", conv, part, comp.kind_steps(part, False), train=comp.train, base=comp.base,
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}",
+                ),
                 *_aggregation(comp, part, f"j{p}", f"rankedj{p}", judged, [True], keep_unjudged, ideal_joins, cut),
                 # the others' rows joined with the judgments' values only if they read one (the
                 # queries are those of the judged rows': the LEFT JOIN drops the others)
@@ -697,7 +702,10 @@ def statement(
                 f"ag{p} AS (SELECT * FROM agj{p} LEFT JOIN agr{p} USING (query_id))",
             ]
         else:
-            ctes.append(_ranking_cte(f"ranked{p}", conv, part, comp.steps.get(part, {}), bool(judged), docs=docs, **flags))
+            ctes.append(_ranking_cte(
+                f"ranked{p}", conv, part, comp.steps.get(part, {}), bool(judged), docs=docs, train=comp.train,
+                base=comp.base, catalog=comp.catalog, groups=comp.groups,
+            ))
             rowcols = ""
             pair_joins = ""
             if part in comp.pairs:
