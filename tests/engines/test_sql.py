@@ -4,7 +4,10 @@ against injected names."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +187,19 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
                     engine="duckdb", duckdb_config={"threads": 1})
 
 
+@contextmanager
+def every_row() -> Iterator[None]:
+    """For the while, no primitive declares ``judged_rows``: every statement aggregates every
+    ranked row (the full ranking's values, which the judged rows' are checked against)."""
+    from rankwise.primitives import Primitive, declared
+
+    with pytest.MonkeyPatch.context() as patch:
+        for cls in declared(Primitive):
+            if cls.__dict__.get("judged_rows"):
+                patch.setattr(cls, "judged_rows", False)
+        yield
+
+
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 @settings(max_examples=examples(30), deadline=None)
 @given(
@@ -191,33 +207,88 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
     ties=st.sampled_from(["trec_eval", "doc_asc", "optimistic", "pessimistic"]),
     max_rank=st.sampled_from([None, 1, 3]),
     rel=st.sampled_from([1, 2, 0.5]),
+    missing=st.sampled_from(["zero", "ignore"]),
 )
 def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, max_rank: int | None,
-                                                          rel: float) -> None:
+                                                          rel: float, missing: str) -> None:
     """When every primitive ignores unjudged documents (declares judged_rows), the SQL keeps only the
     judged rows (and each query's top row and deepest rank, from which NumRet counts the ranked
-    rows) after ranking; adding unj_5, which counts unjudged rows, forces the full rows: every
-    such measure of all_trec gives the same values both ways."""
+    rows) after ranking. Beside primitives that read unjudged rows too (all_trec's unj_5,
+    relstring, Rndcg, rbp_resid), those primitives still aggregate the judged rows, the others
+    every row, and the two aggregations are joined. Both give the values of the full rows, which
+    every statement aggregates when no primitive declares judged_rows."""
     from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.metrics.recipes import recipe
     from rankwise.names.parse import parse_metrics
     from rankwise.primitives import leaves
 
+    every = parse_metrics(["all_trec"])
     safe = [
-        m for m in parse_metrics(["all_trec"])
+        m for m in every
         if all(leaf.judged_rows for leaf in leaves(recipe(m, {})) if leaf.side == "run")
         and m.spec.value_type == "float"
     ]
-    assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank", "num_ret"} <= {m.label for m in safe}
-    conv, cols = Conventions(), Columns()
-    assert "OR rnk0 = 1" in build_sql(safe, conv, cols, "r", "q")
-    assert "OR rnk0 = 1" not in build_sql([*safe, *parse_metrics(["unj_5"])], conv, cols, "r", "q")
+    assert {"map", "ndcg_cut_10", "P_10", "bpref", "infAP", "recip_rank", "num_ret", "G", "ndcg_rel"} <= {
+        m.label for m in safe
+    }
+    conv, cols = Conventions(max_rank=max_rank), Columns()
+    judged_sql, both_sql = build_sql(safe, conv, cols, "r", "q"), build_sql(every, conv, cols, "r", "q")
+    assert "OR rnk0 = 1" in judged_sql and "agr0" not in judged_sql
+    assert "OR rnk0 = 1" in both_sql and "agj0" in both_sql and "agr0" in both_sql
     run, qrels = case.run_frame(), case.qrels_frame()
-    kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing="zero", engine="duckdb")
+    kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing=missing, engine="duckdb")
     judged = rw.evaluate(qrels, run, safe, **kw)
-    full = rw.evaluate(qrels, run, [*safe, "unj_5"], **kw).drop("unj_5")
-    assert_frame_equal(judged, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
+    both = rw.evaluate(qrels, run, every, **kw)
+    with every_row():
+        assert "OR rnk0 = 1" not in build_sql(every, conv, cols, "r", "q")
+        full = rw.evaluate(qrels, run, every, **kw)
+    assert_frame_equal(both, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
+    assert_frame_equal(judged, full.select(judged.columns), check_exact=False, abs_tol=1e-12, rel_tol=0)
+
+
+def test_judged_rows_beside_every_row_count_the_unjudged_queries() -> None:
+    """A statement aggregating the judged rows (AP's running sum among them) beside every row
+    keeps each run query once, counts the run queries with no judgment at all
+    (``count_unjudged``) as the full rows do, and gives an empty ranking (a judged query the run
+    lacks) the empty values. The aggregation of every row joins the judgments' per-query values
+    only when it reads one: G read there (GSum taken as not declaring judged_rows) reads them."""
+    from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql
+    from rankwise.conventions import Columns, Conventions
+    from rankwise.names.parse import parse_metrics
+    from rankwise.primitives import GSum
+
+    run = pl.DataFrame({
+        "query_id": ["a", "a", "a", "u", "u", "v"],
+        "doc_id": ["a1", "a2", "a3", "u1", "u2", "v1"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["a2", "ax", "b1"], "relevance": [2, 1, 1]})
+    metrics = parse_metrics(["P_5", "map", "ndcg_cut_10", "unj_5", "relstring", "Rndcg", "num_ret", "G"])
+    con = rw.register(duckdb.connect())
+    con.register("run", run)
+    con.register("qrels", qrels)
+    outs = []
+    for plan in ("split", "G over every row", "full"):
+        with contextlib.ExitStack() as stack:
+            if plan == "full":
+                stack.enter_context(every_row())
+            elif plan == "G over every row":
+                stack.enter_context(pytest.MonkeyPatch.context()).setattr(GSum, "judged_rows", False)
+            sql = build_sql(metrics, Conventions(missing="zero"), Columns(), "run", "qrels", count_unjudged=True)
+        assert ("agj0" in sql) is (plan != "full")
+        rest = sql[sql.find("rowsr0 AS"):sql.find("agr0 AS")]
+        assert ("JOIN qs" in rest) is (plan == "G over every row")
+        outs.append(con.sql(sql).pl())
+    assert_frame_equal(outs[0], outs[2], check_exact=False, abs_tol=1e-12)
+    assert_frame_equal(outs[1], outs[2], check_exact=False, abs_tol=1e-12)
+    got = outs[0]
+    assert got["query_id"].to_list() == ["a", "b"]
+    assert got[UNJUDGED_COLUMN].to_list() == [2, 2]  # u and v
+    b = got.row(1, named=True)
+    assert (b["P_5"], b["unj_5"], b["relstring"], b["num_ret"]) == (0.0, 0.0, "", 0.0)
+    a = got.row(0, named=True)
+    assert (a["P_5"], a["map"], a["unj_5"], a["relstring"], a["num_ret"]) == (0.2, 0.25, 0.4, "-2-", 3.0)
 
 
 @pytest.mark.parametrize("max_rank", [None, 3, 10])

@@ -435,9 +435,11 @@ class NposRet(Primitive):
 
 @dataclass(frozen=True, repr=False, eq=False)
 class NdcgRelSum(Primitive):
-    """Σ over retrieved documents of positive gain of DCG_i / IDCG_{min(i, npos)}."""
+    """Σ over retrieved documents of positive gain of DCG_i / IDCG_{min(i, npos)} (an unjudged
+    document has no gain: it adds nothing, nor a step to the running DCG)."""
 
     reads: ClassVar[tuple[Column, ...]] = ()
+    judged_rows: ClassVar[bool] = True
     g: Gain
 
     def inputs(self) -> dict[str, Input]:
@@ -469,10 +471,12 @@ class RndcgInv(Primitive):
 @dataclass(frozen=True, repr=False, eq=False)
 class GSum(Primitive):
     """Σ_i g_i / log2(2 + C_i − S_i), S_i = Σ_{j≤i} g_j, C_i = i + Σ_{j≤min(i, npos)}
-    max(g*_j − 1, 0) with g* the ideal gains (trec_eval's G)."""
+    max(g*_j − 1, 0) with g* the ideal gains (trec_eval's G): the documents of nonzero gain
+    add to it, each at its rank among all rows; an unjudged one adds nothing, nor a step to S."""
 
     binding_name: ClassVar[str | None] = "g_sum"
     reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
     g: Gain
 
     def inputs(self) -> dict[str, Input]:
