@@ -200,10 +200,11 @@ def evaluate(
     The inputs are repartitioned by the query, and the session's
     ``spark.sql.requireAllClusterKeysForCoPartition`` is set to ``false`` (read when the result
     is planned, at its action), so that the join by (query, document) and the windows and
-    aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
-    once more by its data check, with ``check=True``). The judgments are shuffled by the query
-    once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
-    different projection under each, so it cannot reuse one shuffle.
+    aggregates by query reuse that partitioning: the run and the judgments are each shuffled
+    once, by the query, with ``check=True`` or not. The judgments are read at three places (the
+    ideal order, the join, the judged queries) and the data checks read their input again:
+    each reads that one shuffle (Spark's exchange reuse), as each input's CTE is planned once
+    (``_by_query``; subtopic qrels without ``check=True`` are shuffled once per place).
 
     ``ties='input'``: the run's rows are numbered before that shuffle, in the DataFrame's
     order as given (``monotonically_increasing_id()``: its partitions in order, each partition's
