@@ -13,10 +13,11 @@ plan, distributed, when the result is computed (``check=True``, :func:`rankwise.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from rankwise._sql.compiler import INPUT_ORDER
 from rankwise.conventions import (
     Columns,
     Conventions,
@@ -106,16 +107,56 @@ COPARTITION_CONFIG = "spark.sql.requireAllClusterKeysForCoPartition"
 partitioned by the query, and the windows by query after it shuffle a third time."""
 
 
-def _by_query(df: Any, query_id: str) -> Any:
-    """``df`` hash-partitioned by the query: the run's one shuffle in an evaluation. Every join,
-    window and aggregate of the statement is by the query (and, for the join of the run with
-    the judgments, the document too), so each keeps this partitioning instead of shuffling
-    again (``tests/engines/test_spark_plan.py`` counts the shuffles of the executed plan); with
-    :data:`COPARTITION_CONFIG` off, so does the join by (query, document)."""
+READ_ONCE = "rw_read_once"
+"""The column of ``rand()`` that :func:`_by_query` adds to an input read at several places and
+that no statement reads."""
+
+
+def _by_query(df: Any, columns: Sequence[tuple[str, str, str | None]], once: bool) -> Any:
+    """``df`` hash-partitioned by the query: the input's one shuffle in an evaluation
+    (``tests/engines/test_spark_plan.py`` counts the shuffles of the executed plan).
+
+    Every join, window and aggregate of the statement is by the query (and, for the join of
+    the run with the judgments, the document too), so each keeps this partitioning instead of
+    shuffling again; with :data:`COPARTITION_CONFIG` off, so does the join by (query, document).
+
+    ``once``: the statement reads the input's CTE at several places (the judgments' ``rw_qrels``:
+    the ideal order, the join with the run, the judged queries; with ``check=True`` each input's
+    ``rw_*_input``: its data check and the statement), and each reads the one shuffle. Spark
+    inlines a deterministic CTE at each place that reads it and prunes and filters each copy
+    for its place, so that no two copies' shuffles are alike and each place shuffles the input
+    again (the judgments three times, four with the check). A CTE that is not deterministic it
+    plans once and reads at each place (``InlineCTE``, ``ReplaceCTERefWithRepartition``), and
+    the identical shuffles are written once and reused (``ReusedExchange``). So the input then
+    carries a column of ``rand()`` (:data:`READ_ONCE`) that makes its CTE not deterministic for
+    that decision; no statement reads it, and Spark prunes it from the plan afterwards (no value
+    is drawn). Only where the CTE is read at several places: a CTE read once is inlined into the
+    CTE that reads it, which would then be the one not deterministic (and, read at several
+    places itself, planned once behind a shuffle of its own).
+
+    ``columns``: the columns the input's CTE (:func:`rankwise.to_sql`'s head) selects, in its
+    order: (the input's column, the name the statement gives it, the type it casts it to or
+    None). Spark plans a CTE as it is only when its plan ends with a shuffle (else it adds a
+    round-robin shuffle above it): with ``once`` the input is renamed to the statement's names
+    and cast to its types before the shuffle and renamed back after it, so that the CTE's own
+    renaming and casts cancel out and leave the shuffle on top. Nothing is cached: the inputs
+    are read, and their shuffle written, by each action, as any Spark plan's."""
     from pyspark.sql import functions as sf
 
+    quote = quoter("spark")
     df.sparkSession.conf.set(COPARTITION_CONFIG, "false")
-    return df.repartition(sf.col(quoter("spark")(query_id)))
+    query_id = columns[0][0]
+    if not once:
+        return df.repartition(sf.col(quote(query_id)))
+    inner = [
+        (sf.col(quote(given)) if cast is None else sf.col(quote(given)).cast(cast)).alias(name)
+        for given, name, cast in columns
+    ]
+    return (
+        df.select(*inner, sf.rand().alias(READ_ONCE))
+        .repartition(sf.col(columns[0][1]))
+        .select(*(sf.col(name).alias(given) for given, name, _ in columns))
+    )
 
 
 @checked
@@ -159,10 +200,11 @@ def evaluate(
     The inputs are repartitioned by the query, and the session's
     ``spark.sql.requireAllClusterKeysForCoPartition`` is set to ``false`` (read when the result
     is planned, at its action), so that the join by (query, document) and the windows and
-    aggregates by query reuse that partitioning: the run is shuffled once, by the query (and
-    once more by its data check, with ``check=True``). The judgments are shuffled by the query
-    once for each of their uses (the ideal order, the join, the judged queries): Spark pushes a
-    different projection under each, so it cannot reuse one shuffle.
+    aggregates by query reuse that partitioning: the run and the judgments are each shuffled
+    once, by the query, with ``check=True`` or not. The judgments are read at three places (the
+    ideal order, the join, the judged queries) and the data checks read their input again:
+    each reads that one shuffle (Spark's exchange reuse), as each input's CTE is planned once
+    (``_by_query``; subtopic qrels without ``check=True`` are shuffled once per place).
 
     ``ties='input'``: the run's rows are numbered before that shuffle, in the DataFrame's
     order as given (``monotonically_increasing_id()``: its partitions in order, each partition's
@@ -258,7 +300,20 @@ def evaluate(
 
         order = f"rw_input_order_{uuid.uuid4().hex[:12]}"
         run = run.withColumn(order, sf.monotonically_increasing_id())
-    run, qrels = _by_query(run, columns.query_id), _by_query(qrels, columns.query_id)
+    # the run's CTE is read at several places only with its data check (else once, by the join)
+    run = _by_query(run, [
+        (columns.query_id, "query_id", None), (columns.doc_id, "doc_id", None), (columns.score, "score", "double"),
+        *([] if columns.cost is None else [(columns.cost, "cost", "double")]),
+        *([] if order is None else [(order, INPUT_ORDER, None)]),
+    ], once=check)
+    # subtopic qrels: their CTE is read at several places surely only with their data check
+    # (without it, by the qrels' CTE, a document's largest relevance, and by the diversity
+    # measures' alone)
+    qrels = _by_query(qrels, [
+        (columns.query_id, "query_id", None),
+        *([] if columns.subtopic is None else [(columns.subtopic, "subtopic", "string")]),
+        (columns.doc_id, "doc_id", None), (columns.relevance, "relevance", "double"),
+    ], once=check or columns.subtopic is None)
     suffix = uuid.uuid4().hex[:12]
     run_view, qrels_view = f"rw_run_{suffix}", f"rw_qrels_{suffix}"
     run.createOrReplaceTempView(run_view)
