@@ -87,8 +87,9 @@ def _parts_by(frame: pl.DataFrame, groups: pl.DataFrame, n: int) -> list[pl.Lazy
     the rows of queries in no group (judged queries the run lacks) in the first. Split once
     (a filter per group, read by each plan that reads the judgments, cost 0.5 s more at 10M run
     rows)."""
-    key = pl.col(Q).replace_strict(groups.get_column(Q), groups.get_column(_CHUNK), default=0, return_dtype=pl.UInt32)
-    parts = frame.with_columns(key.alias(_CHUNK)).partition_by(_CHUNK, as_dict=True, include_key=False)
+    # a join to the groups, not a ``replace_strict`` of every row's query (half the time)
+    keyed = frame.join(groups, on=Q, how="left", maintain_order="left").with_columns(pl.col(_CHUNK).fill_null(0))
+    parts = keyed.partition_by(_CHUNK, as_dict=True, include_key=False)
     empty = frame.clear()
     return [parts.get((c,), empty).lazy() for c in range(n)]
 
