@@ -8,6 +8,7 @@ shared input checks, and (3) runs the statement the SQL compiler
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import threading
@@ -742,13 +743,17 @@ def evaluate_duckdb(
                 f"FROM {quote_identifier(catalog_view + '_raw')}"
             )
         categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
-        sql = build_sql(
-            metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
-            train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
-            categories_view=categories_view, catalog_view=catalog_view,
-            fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
-            keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
-        )
+        if None is subtopics_view is train_view is seen_view is features_view is base_view is catalog_view \
+                is categories_view is fair is kept:
+            sql = _statement_of(tuple((m, m.source) for m in metrics), conv, columns, run_view, qrels_view)
+        else:
+            sql = build_sql(
+                metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
+                train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
+                categories_view=categories_view, catalog_view=catalog_view,
+                fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
+                keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
+            )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order, to Polars through the
         # Arrow C stream (a relation's .pl() imports pyarrow: about 0.13 s of a call)
@@ -769,6 +774,28 @@ def evaluate_duckdb(
             # after large inputs the database keeps the memory it used (10M rows: 750 MB
             # resident after the call against 180 MB when closed): closed, it gives it back
             release_session()
+
+
+_RUN_VIEW, _QRELS_VIEW = "rw_run_view_of_the_call", "rw_qrels_view_of_the_call"
+
+
+def _statement_of(
+    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns, run_view: str, qrels_view: str
+) -> str:
+    """:func:`build_sql`'s statement over the run and the qrels alone (no side input, no kept
+    judgments), for ``metrics`` (each with its spelling: its column's name) under ``conv``,
+    written once per (metrics, conventions, columns) (:func:`_statement_text`) and the call's
+    view names put in (the views are named ``rw_<kind>_<n>``: nothing to quote or escape)."""
+    text = _statement_text(metrics, conv, columns)
+    return text.replace(_RUN_VIEW, run_view).replace(_QRELS_VIEW, qrels_view)
+
+
+@functools.lru_cache(maxsize=256)
+def _statement_text(metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns) -> str:
+    """The statement of :func:`_statement_of` over two placeholder view names, kept: writing it
+    cost about 1 ms of a call at 50 queries x 1,000 documents (benchmarks/README.md, "Issue 38,
+    session 48"); the metrics, the conventions and the columns are frozen."""
+    return build_sql([m for m, _ in metrics], conv, columns, _RUN_VIEW, _QRELS_VIEW, count_unjudged=True)
 
 
 def set_values_duckdb(
