@@ -743,8 +743,8 @@ def evaluate_duckdb(
                 f"FROM {quote_identifier(catalog_view + '_raw')}"
             )
         categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
-        if None is subtopics_view is train_view is seen_view is features_view is base_view is catalog_view \
-                is categories_view is fair is kept:
+        sides = (subtopics_view, train_view, seen_view, features_view, base_view, catalog_view, categories_view)
+        if fair is None and kept is None and all(side is None for side in sides):
             sql = _statement_of(tuple((m, m.source) for m in metrics), conv, columns, run_view, qrels_view)
         else:
             sql = build_sql(
