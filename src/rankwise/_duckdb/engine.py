@@ -128,15 +128,26 @@ def _view(
     con: duckdb.DuckDBPyConnection, obj: Source, kind: Kind, columns: Columns, fmt: str | None = None
 ) -> tuple[str, dict[str, TypeClass], bool]:
     """A raw view of the input; returns its name, its column type classes (schema checked) and
-    whether its rows are already in memory."""
+    whether its rows are already in memory. An input registered under a name (a frame) is read
+    under that name: a view over it would cost a statement (about 0.2 ms a call and input at 50
+    queries x 1,000 documents) and change nothing."""
     src, in_memory = _source(con, obj, kind, columns, fmt)
-    raw = f"rw_raw_{kind}_{next(_counter)}"
-    con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
+    raw = _registered_name(src)
+    if raw is None:
+        raw = f"rw_raw_{kind}_{next(_counter)}"
+        con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
     rel = con.sql(f"SELECT * FROM {quote_identifier(raw)} LIMIT 0")
     raw_types = {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
     classes = {c: type_class(t) for c, t in raw_types.items()}
     check_schema(classes, raw_types, kind, columns)
     return raw, classes, in_memory
+
+
+def _registered_name(src: str) -> str | None:
+    """The name of a registered input, when :func:`_source`'s FROM fragment ``src`` is that name
+    quoted (not a table function's call)."""
+    name = src[1:-1].replace('""', '"') if len(src) > 1 and src[0] == src[-1] == '"' else None
+    return name if name is not None and quote_identifier(name) == src else None
 
 
 def _train_view(
