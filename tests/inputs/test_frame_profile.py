@@ -118,3 +118,24 @@ def test_a_hash_collision_is_no_duplicate(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(engine, "_frame_profile", collided)
     run, qrels = pl.DataFrame(GOOD_RUN), pl.DataFrame(GOOD_QRELS)
     assert rw.evaluate(qrels, run, ["AP"], engine="duckdb").height == 2
+
+
+def test_handed_over_frame_reads_as_the_frame() -> None:
+    """A DataFrame handed over as Arrow with string views reads in DuckDB as the same types and
+    values as the frame registered as it is."""
+    frame = pl.DataFrame({
+        "s": ["a", None], "c": pl.Series(["x", "y"], dtype=pl.Categorical), "i": [1, 2],
+        "u": pl.Series([1, 2], dtype=pl.UInt64), "d": [Decimal("1.5"), None],
+        "f": pl.Series([1.0, float("nan")], dtype=pl.Float32), "b": [True, False],
+    })
+    con = engine.session()
+    try:
+        con.register("as_is", frame)
+        con.register("handed", engine._handed_over(frame))
+        as_is, handed = con.sql("SELECT * FROM as_is"), con.sql("SELECT * FROM handed")
+        assert [str(t) for t in handed.types] == [str(t) for t in as_is.types]
+        assert str(handed.fetchall()) == str(as_is.fetchall())
+    finally:
+        con.close()
+    lazy = frame.lazy()
+    assert engine._handed_over(lazy) is lazy
