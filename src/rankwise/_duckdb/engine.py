@@ -8,6 +8,7 @@ shared input checks, and (3) runs the statement the SQL compiler
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import threading
@@ -118,24 +119,48 @@ def _source(
             ), False
         obj = to_lazyframe(obj, kind, columns, fmt)
     name = f"rw_input_{kind}_{next(_counter)}"
-    con.register(name, obj)
+    con.register(name, _handed_over(obj))
     # a registered LazyFrame is collected anew by every statement that scans it
     return quote_identifier(name), isinstance(obj, pl.DataFrame)
+
+
+def _handed_over(obj: pl.DataFrame | pl.LazyFrame) -> Any:
+    """What DuckDB is given for a frame: a DataFrame as Arrow with the newest layouts (text as
+    string views, as Polars holds it: no copy into Arrow's offsets-and-bytes strings, and a
+    cheaper scan), which DuckDB reads as the same types and values as the frame itself (its
+    own hand-over calls ``to_arrow()`` with the oldest layouts); at 50 queries x 1,000 documents
+    about 1.5 ms less CPU a call (benchmarks/README.md, "Issue 38, session 48"). A frame with a
+    column of Python objects, and a LazyFrame, go as they are (DuckDB refuses the first and
+    collects the second per scan)."""
+    if isinstance(obj, pl.DataFrame) and pl.Object not in obj.schema.dtypes():
+        return obj.to_arrow(compat_level=pl.CompatLevel.newest())
+    return obj
 
 
 def _view(
     con: duckdb.DuckDBPyConnection, obj: Source, kind: Kind, columns: Columns, fmt: str | None = None
 ) -> tuple[str, dict[str, TypeClass], bool]:
     """A raw view of the input; returns its name, its column type classes (schema checked) and
-    whether its rows are already in memory."""
+    whether its rows are already in memory. An input registered under a name (a frame) is read
+    under that name: a view over it would cost a statement (about 0.2 ms a call and input at 50
+    queries x 1,000 documents) and change nothing."""
     src, in_memory = _source(con, obj, kind, columns, fmt)
-    raw = f"rw_raw_{kind}_{next(_counter)}"
-    con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
+    raw = _registered_name(src)
+    if raw is None:
+        raw = f"rw_raw_{kind}_{next(_counter)}"
+        con.execute(f"CREATE TEMP VIEW {quote_identifier(raw)} AS SELECT * FROM {src}")
     rel = con.sql(f"SELECT * FROM {quote_identifier(raw)} LIMIT 0")
     raw_types = {c: str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
     classes = {c: type_class(t) for c, t in raw_types.items()}
     check_schema(classes, raw_types, kind, columns)
     return raw, classes, in_memory
+
+
+def _registered_name(src: str) -> str | None:
+    """The name of a registered input, when :func:`_source`'s FROM fragment ``src`` is that name
+    quoted (not a table function's call)."""
+    name = src[1:-1].replace('""', '"') if len(src) > 1 and src[0] == src[-1] == '"' else None
+    return name if name is not None and quote_identifier(name) == src else None
 
 
 def _train_view(
@@ -276,13 +301,16 @@ class _Checked:
     """One input :func:`_check_data` checks: its view, its kind, its columns, whether it holds
     subtopic qrels (query_id, subtopic, doc_id, relevance: checked row by row, as any qrels'
     rows are, with NULL subtopics and a document judged twice for one subtopic of a query) and
-    the hint that ends the error of a duplicated pair."""
+    the hint that ends the error of a duplicated pair. ``frame``: the input as given, when it
+    is a Polars DataFrame the view reads (its columns as the user named them), profiled in
+    Polars (:func:`_frame_profile`)."""
 
     view: str
     kind: Kind
     columns: Columns
     subtopics: bool = False
     hint: str = ""
+    frame: pl.DataFrame | None = None
 
 
 _BAD_COST = "cost IS NULL OR isnan(cost) OR isinf(cost) OR cost < 0"
@@ -290,19 +318,39 @@ _BAD_COST = "cost IS NULL OR isnan(cost) OR isinf(cost) OR cost < 0"
 
 def _check_data(con: duckdb.DuckDBPyConnection, *inputs: _Checked) -> None:
     """Raise the specific error for a fault of an input (:func:`check_profile`), the inputs
-    checked in their order. Their profiles come from one statement (one pass over each input:
-    counts, the run's faulty costs, and its distinct (query, doc) hashes; one statement rather
-    than one per input saves planning a second one, about 1.3 ms a call at 50 queries x 1,000
-    documents); the exact search for a duplicated pair runs only for an input whose hashes
-    repeat. Every value is read: the checks do not trust the files' statistics
-    (:func:`_statistics_untrusted`)."""
-    with _statistics_untrusted(con):
-        _profile_and_check(con, *inputs)
+    checked in their order. An input given as a DataFrame is profiled in Polars
+    (:func:`_frame_profile`); the others' profiles come from one statement (one pass over each
+    input: counts, the run's faulty costs, and its distinct (query, doc) hashes; one statement
+    rather than one per input saves planning a second one, about 1.3 ms a call at 50 queries x
+    1,000 documents); the exact search for a duplicated pair runs only for an input whose
+    hashes repeat. Every value is read: the statements over files do not trust the files'
+    statistics (:func:`_statistics_untrusted`); a registered frame has none."""
+    rows = {i: row for i, one in enumerate(inputs) if (row := _frame_profile(one)) is not None}
+    queried = [(i, one) for i, one in enumerate(inputs) if i not in rows]
+    with _statistics_untrusted(con) if queried else contextlib.nullcontext():
+        if queried:
+            import duckdb
+
+            try:
+                rows.update(_profiles(con, queried))
+            except duckdb.Error:
+                if len(inputs) == 1:
+                    raise
+                # an input DuckDB cannot read (a value its reader refuses): each alone, in their
+                # order, so that an earlier input's fault is the one raised, as when each had its
+                # statement
+                for one in inputs:
+                    _check_data(con, one)
+                raise
+        for i, one in enumerate(inputs):
+            _check_profile(con, one, rows[i])
 
 
-def _profile_and_check(con: duckdb.DuckDBPyConnection, *inputs: _Checked) -> None:
+def _profiles(con: duckdb.DuckDBPyConnection, inputs: Sequence[tuple[int, _Checked]]) -> dict[int, list[Any]]:
+    """The profiles of ``inputs`` (numbered), from one DuckDB statement (:func:`_check_profile`
+    reads them)."""
     selects = []
-    for i, one in enumerate(inputs):
+    for i, one in inputs:
         value = "score" if one.kind == "run" else "relevance"
         key = "query_id, subtopic, doc_id" if one.subtopics else "query_id, doc_id"
         costed = one.kind == "run" and one.columns.cost is not None
@@ -317,20 +365,43 @@ def _profile_and_check(con: duckdb.DuckDBPyConnection, *inputs: _Checked) -> Non
                else "0, NULL")
             + f" FROM {quote_identifier(one.view)}"
         )
-    import duckdb
+    return {int(i): row for i, *row in con.execute(" UNION ALL ".join(selects)).fetchall()}
 
-    try:
-        rows = sorted(con.execute(" UNION ALL ".join(selects)).fetchall(), key=lambda row: int(row[0]))
-    except duckdb.Error:
-        if len(inputs) == 1:
-            raise
-        # an input DuckDB cannot read (a value its reader refuses): each alone, in their order,
-        # so that an earlier input's fault is the one raised, as when each had its statement
-        for one in inputs:
-            _profile_and_check(con, one)
-        raise
-    for one, (_, *row) in zip(inputs, rows, strict=True):
-        _check_profile(con, one, row)
+
+def _frame_profile(one: _Checked) -> list[Any] | None:
+    """The profile of an input given as a DataFrame (the row :func:`_check_profile` reads),
+    computed by Polars on the frame itself: at 50 queries x 1,000 documents the run's and the
+    qrels' profiles cost 2.0 ms of CPU there against 4.6 ms for DuckDB's statement over the
+    registered frames (benchmarks/README.md, "Issue 38, session 48"). The view only renames
+    the columns, casts the ids to text (which keeps every NULL and every distinct pair) and the
+    value to DOUBLE (as here): the counts are the view's. Distinct pairs are counted as distinct
+    64-bit hashes, as DuckDB's statement does: a collision can only lower the count, and then
+    the exact search (on the view) finds no pair. None when DuckDB profiles the input: not a
+    DataFrame, subtopic qrels, or a run with costs (whose least faulty query compares ids as
+    the view's text)."""
+    frame = one.frame
+    if frame is None or one.subtopics or (one.kind == "run" and one.columns.cost is not None):
+        return None
+    value = pl.col(value_column(one.kind, one.columns)).cast(pl.Float64)
+    # a pair's hash: its ids' hashes (seeded apart) combined; 1.2 ms on the run's 50,000 pairs
+    # against 1.6 ms for the hash of a struct of the two
+    pair = pl.col(one.columns.query_id).hash(1) ^ pl.col(one.columns.doc_id).hash(2)
+    counts = frame.select(
+        pl.len().alias("rows"),
+        pl.col(one.columns.query_id).null_count().alias("null_query"),
+        pl.col(one.columns.doc_id).null_count().alias("null_doc"),
+        value.null_count().alias("null_value"),
+        value.is_nan().sum().alias("nan_value"),
+        pair.n_unique().alias("distinct"),
+        # infinite relevance is refused; an infinite score ranks first or last
+        (value.is_infinite().sum() if one.kind == "qrels" else pl.lit(0)).alias("inf_value"),
+    ).row(0)
+    return [*(int(n) for n in counts), 0, 0, None]
+
+
+def _frame(obj: Source) -> pl.DataFrame | None:
+    """The input if it is a DataFrame (its profile computed by Polars: :func:`_frame_profile`)."""
+    return obj if isinstance(obj, pl.DataFrame) else None
 
 
 def _check_profile(con: duckdb.DuckDBPyConnection, one: _Checked, row: list[Any]) -> None:
@@ -672,8 +743,9 @@ def evaluate_duckdb(
             # subtopic qrels: their rows are checked (the qrels per document derive from them);
             # kept judgments once per id typing (their faults are raised by the first run's call)
             check_qrels = kept is None or (q_str, d_str, hint) not in kept.checked
-            _check_data(con, _Checked(run_view, "run", columns), *(
-                [_Checked(subtopics_view or qrels_view, "qrels", columns, subtopics_view is not None, hint)]
+            _check_data(con, _Checked(run_view, "run", columns, frame=_frame(run)), *(
+                [_Checked(subtopics_view or qrels_view, "qrels", columns, subtopics_view is not None, hint,
+                          frame=_frame(qrels))]
                 if check_qrels else []
             ))
             if kept is not None:
@@ -697,13 +769,17 @@ def evaluate_duckdb(
                 f"FROM {quote_identifier(catalog_view + '_raw')}"
             )
         categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
-        sql = build_sql(
-            metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
-            train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
-            categories_view=categories_view, catalog_view=catalog_view,
-            fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
-            keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
-        )
+        sides = (subtopics_view, train_view, seen_view, features_view, base_view, catalog_view, categories_view)
+        if fair is None and kept is None and all(side is None for side in sides):
+            sql = _statement_of(tuple((m, m.source) for m in metrics), conv, columns, run_view, qrels_view)
+        else:
+            sql = build_sql(
+                metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
+                train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
+                categories_view=categories_view, catalog_view=catalog_view,
+                fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
+                keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
+            )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order, to Polars through the
         # Arrow C stream (a relation's .pl() imports pyarrow: about 0.13 s of a call)
@@ -724,6 +800,28 @@ def evaluate_duckdb(
             # after large inputs the database keeps the memory it used (10M rows: 750 MB
             # resident after the call against 180 MB when closed): closed, it gives it back
             release_session()
+
+
+_RUN_VIEW, _QRELS_VIEW = "rw_run_view_of_the_call", "rw_qrels_view_of_the_call"
+
+
+def _statement_of(
+    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns, run_view: str, qrels_view: str
+) -> str:
+    """:func:`build_sql`'s statement over the run and the qrels alone (no side input, no kept
+    judgments), for ``metrics`` (each with its spelling: its column's name) under ``conv``,
+    written once per (metrics, conventions, columns) (:func:`_statement_text`) and the call's
+    view names put in (the views are named ``rw_<kind>_<n>``: nothing to quote or escape)."""
+    text = _statement_text(metrics, conv, columns)
+    return text.replace(_RUN_VIEW, run_view).replace(_QRELS_VIEW, qrels_view)
+
+
+@functools.lru_cache(maxsize=256)
+def _statement_text(metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns) -> str:
+    """The statement of :func:`_statement_of` over two placeholder view names, kept: writing it
+    cost about 1 ms of a call at 50 queries x 1,000 documents (benchmarks/README.md, "Issue 38,
+    session 48"); the metrics, the conventions and the columns are frozen."""
+    return build_sql([m for m, _ in metrics], conv, columns, _RUN_VIEW, _QRELS_VIEW, count_unjudged=True)
 
 
 def set_values_duckdb(
