@@ -157,8 +157,9 @@ def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None
     Looked at: runs of at least :data:`RANKED_MIN_ROWS` rows (files: :data:`RANKED_MIN_BYTES`),
     under the tie policies ordering ties by the doc id as text (``trec_eval``, ``doc_asc``,
     ``expected``: the order of ids that only meet the judgments as text is that of their text);
-    a path is read by Polars as the Polars engine reads it (:func:`to_lazyframe`), whole only
-    when its first :data:`RANKED_SAMPLE_ROWS` rows are in order. Anything else, an input that
+    a path is read by Polars as the Polars engine reads it (:func:`to_lazyframe`), and it or a
+    LazyFrame collected whole only when its first :data:`RANKED_SAMPLE_ROWS` rows are in order
+    (else DuckDB reads it as before). Anything else, an input that
     cannot be read that way (left to the usual reading, which raises the specific error), and
     a hive-partitioned folder (whose partition columns each reader types its own way) is
     returned as given, to be sorted."""
@@ -171,14 +172,13 @@ def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None
                 many and any("=" in part for f in files for part in f.parts)
             ):
                 return run, False, False
-            lazy = to_lazyframe(run, "run", columns, fmt)
+        lazy = to_lazyframe(run, "run", columns, fmt) if isinstance(run, (str, os.PathLike)) else run
+        if isinstance(lazy, pl.LazyFrame):
             if not _in_rank_order(lazy.head(RANKED_SAMPLE_ROWS).collect(), conv, columns):
                 return run, False, False
             frame, read = lazy.collect(), True
-        elif isinstance(run, pl.LazyFrame):
-            frame, read = run.collect(), True
         else:
-            frame, read = run, False
+            frame, read = lazy, False
     except (pl.exceptions.PolarsError, RankwiseError, OSError):
         return run, False, False
     if frame.height < RANKED_MIN_ROWS or not _in_rank_order(frame, conv, columns):
