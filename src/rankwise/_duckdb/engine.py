@@ -147,7 +147,7 @@ def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None
     and each row at or below the one before it by the tie policy's keys
     (:func:`rankwise._polars.ranking.in_rank_order`, one pass over consecutive rows). Such a run
     is returned as a Polars DataFrame carrying each row's rank in its query (``__rw_rank``: 1,
-    2, ...) and a mark of each query's last row (``__rw_last``: 1.0, else 0.0), which
+    2, ...) and a mark of each query's last row (``__rw_last``: 1, else 0), which
     :func:`_normalise` exposes as :data:`~rankwise._sql.compiler.RANKED_RUN_COLUMNS`: the
     statement then reads the ranks instead of sorting each query again (the window with
     PARTITION BY always sorts in DuckDB, presorted or not). The third value: whether the run's
@@ -184,9 +184,10 @@ def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None
     if frame.height < RANKED_MIN_ROWS or not _in_rank_order(frame, conv, columns):
         return frame, False, read
     # each query's rows stand together: its ranks run 1, 2, ... down its rows
+    # (narrow types: the frame is read in place, and stays in memory while the statement runs)
     lengths = frame.select(pl.col(columns.query_id).rle().struct.field("len")).to_series()
-    rank = pl.select(pl.int_ranges(1, pl.lit(lengths) + 1, dtype=pl.Int64).explode()).to_series()
-    last = (rank.shift(-1, fill_value=1) == 1).cast(pl.Float64)
+    rank = pl.select(pl.int_ranges(1, pl.lit(lengths) + 1, dtype=pl.Int32).explode()).to_series()
+    last = (rank.shift(-1, fill_value=1) == 1).cast(pl.UInt8)
     return frame.with_columns(rank.alias(_RANK), last.alias(_LAST)), True, read
 
 
@@ -328,8 +329,11 @@ def _normalise(
         f"{vi}::DOUBLE AS {out_value}"
         + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
         + (f", row_number() OVER () AS {INPUT_ORDER}" if numbered else "")
-        + ("".join(f", {quote_identifier(c)} AS {n}" for c, n in zip((_RANK, _LAST), RANKED_RUN_COLUMNS, strict=True))
-           if ranked else "")
+        # the types of the ranking window's row_number() and cume_dist()
+        + ("".join(
+            f", {quote_identifier(c)}::{t} AS {n}"
+            for c, t, n in zip((_RANK, _LAST), ("BIGINT", "DOUBLE"), RANKED_RUN_COLUMNS, strict=True)
+        ) if ranked else "")
         + f" FROM {quote_identifier(raw)}"
     )
     return name, int(created.fetchall()[0][0]) if materialise else None
