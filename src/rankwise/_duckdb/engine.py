@@ -692,7 +692,9 @@ def evaluate_duckdb(
     file too is copied: read in place by the checks and the statement it cost 0.3–0.4 s more CPU
     at 10M rows (for 230–310 MB less memory), since the table's statistics (the ids' lengths) let
     DuckDB compress the ids in the statement's sorts and joins (benchmarks/README.md,
-    "Issue 38 (e)")."""
+    "Issue 38 (e)"). A run already in rank order (:func:`rank_order`) is read into memory by
+    Polars and read there in place, with its ranks: its statement does not sort it, and the
+    copy no longer pays (benchmarks/README.md, "Issue 38: a run in rank order on DuckDB")."""
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
     # an evaluator's judgments (in memory, one relevance per document): normalised and checked once
     kept = kept_for(qrels) if not config and columns.subtopic is None else None
