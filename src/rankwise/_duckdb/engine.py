@@ -161,7 +161,7 @@ def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None
     LazyFrame collected whole only when its first :data:`RANKED_SAMPLE_ROWS` rows are in order
     (else DuckDB reads it as before). Anything else, an input that
     cannot be read that way (left to the usual reading, which raises the specific error), and
-    a hive-partitioned folder (whose partition columns each reader types its own way) is
+    a hive-partitioned folder (whose partition columns the two readers may type differently) is
     returned as given, to be sorted."""
     if any(key not in ("score", "doc_text") for key, _ in TIE_ORDERS[conv.tie_order]):
         return run, False, False
