@@ -20,9 +20,16 @@ from typing import TYPE_CHECKING, Any, cast
 import polars as pl
 
 from rankwise._duckdb.macros import register
-from rankwise._sql.compiler import INPUT_ORDER, UNJUDGED_COLUMN, FairViews, build_sql, literal
-from rankwise.conventions import Columns, Conventions, quote_identifier
-from rankwise.errors import InvalidParameterError
+from rankwise._sql.compiler import (
+    INPUT_ORDER,
+    RANKED_RUN_COLUMNS,
+    UNJUDGED_COLUMN,
+    FairViews,
+    build_sql,
+    literal,
+)
+from rankwise.conventions import TIE_ORDERS, Columns, Conventions, quote_identifier
+from rankwise.errors import InvalidParameterError, RankwiseError
 from rankwise.inputs.categories import CATEGORY
 from rankwise.inputs.checks import (
     DataProfile,
@@ -44,6 +51,7 @@ from rankwise.inputs.groups import GROUP, SHARE, WEIGHT, Fair
 from rankwise.inputs.interactions import Training
 from rankwise.inputs.read import (
     Source,
+    cheap_to_count,
     check_format,
     check_header,
     check_not_empty,
@@ -135,6 +143,88 @@ def _handed_over(obj: pl.DataFrame | pl.LazyFrame) -> Any:
     if isinstance(obj, pl.DataFrame) and pl.Object not in obj.schema.dtypes():
         return obj.to_arrow(compat_level=pl.CompatLevel.newest())
     return obj
+
+
+RANKED_MIN_ROWS = 100_000
+"""A run is looked at for rank order (:func:`rank_order`) from this many rows (a path: from
+:data:`RANKED_MIN_BYTES` of files): below it, sorting each query costs little."""
+RANKED_MIN_BYTES = 1_000_000
+RANKED_SAMPLE_ROWS = 10_000
+"""The first rows of a run's files read (by Polars) to tell whether the run may be in rank order,
+before the whole run is read that way: a shuffled run is told there, and DuckDB then reads its
+files as before."""
+_RANK = "__rw_rank"
+_LAST = "__rw_last"
+
+
+def rank_order(run: Source, conv: Conventions, columns: Columns, fmt: str | None) -> tuple[Source, bool, bool]:
+    """The run, and whether it is already in its ranking's order: each query's rows together,
+    and each row at or below the one before it by the tie policy's keys
+    (:func:`rankwise._polars.ranking.in_rank_order`, one pass over consecutive rows). Such a run
+    is returned as a Polars DataFrame carrying each row's rank in its query (``__rw_rank``: 1,
+    2, ...) and a mark of each query's last row (``__rw_last``: 1, else 0), which
+    :func:`_normalise` exposes as :data:`~rankwise._sql.compiler.RANKED_RUN_COLUMNS`: the
+    statement then reads the ranks instead of sorting each query again (the window with
+    PARTITION BY always sorts in DuckDB, presorted or not). The third value: whether the run's
+    rows were read here into memory (files or a LazyFrame; :func:`evaluate_duckdb` then copies
+    them into a table as it would have copied the files).
+
+    Looked at: runs of at least :data:`RANKED_MIN_ROWS` rows (files: :data:`RANKED_MIN_BYTES`),
+    under the tie policies ordering ties by the doc id as text (``trec_eval``, ``doc_asc``,
+    ``expected``: the order of ids that only meet the judgments as text is that of their text);
+    a path is read by Polars as the Polars engine reads it (:func:`to_lazyframe`), and it or a
+    LazyFrame collected whole only when its first :data:`RANKED_SAMPLE_ROWS` rows are in order
+    (else DuckDB reads it as before). Anything else, an input that
+    cannot be read that way (left to the usual reading, which raises the specific error), and
+    a hive-partitioned folder (whose partition columns the two readers may type differently) is
+    returned as given, to be sorted."""
+    if any(key not in ("score", "doc_text") for key, _ in TIE_ORDERS[conv.tie_order]):
+        return run, False, False
+    try:
+        if isinstance(run, (str, os.PathLike)):
+            files, many = expand_path(run)
+            if sum(f.stat().st_size for f in files) < RANKED_MIN_BYTES or (
+                many and any("=" in part for f in files for part in f.parts)
+            ):
+                return run, False, False
+        lazy = to_lazyframe(run, "run", columns, fmt) if isinstance(run, (str, os.PathLike)) else run
+        if isinstance(lazy, pl.LazyFrame):
+            # a scan (files, or a LazyFrame's projections and filters of them) is sampled first;
+            # a caller's pipeline (joins, sorts, Python functions) is run once, whole: the engine
+            # would copy it into a table anyway, and a sample of it could cost a second run
+            if cheap_to_count(lazy) and not _in_rank_order(lazy.head(RANKED_SAMPLE_ROWS).collect(), conv, columns):
+                return run, False, False
+            frame, read = lazy.collect(), True
+        else:
+            frame, read = lazy, False
+    except (pl.exceptions.PolarsError, RankwiseError, OSError):
+        return run, False, False
+    if frame.height < RANKED_MIN_ROWS or not _in_rank_order(frame, conv, columns):
+        return frame, False, read
+    # each query's rows stand together: its ranks run 1, 2, ... down its rows
+    # (narrow types: the frame is read in place, and stays in memory while the statement runs)
+    lengths = frame.select(pl.col(columns.query_id).rle().struct.field("len")).to_series()
+    rank = pl.select(pl.int_ranges(1, pl.lit(lengths) + 1, dtype=pl.Int32).explode()).to_series()
+    last = (rank.shift(-1, fill_value=1) == 1).cast(pl.UInt8)
+    return frame.with_columns(rank.alias(_RANK), last.alias(_LAST)), True, read
+
+
+def _in_rank_order(frame: pl.DataFrame, conv: Conventions, columns: Columns) -> bool:
+    """Whether the run's rows (as read: the configured column names) are in the ranking's order;
+    ids that are neither text nor integers, or a score that is not a number, are not looked at."""
+    from rankwise._polars.columns import D, Q, S
+    from rankwise._polars.ranking import in_rank_order
+
+    schema = frame.schema
+    score = value_column("run", columns)
+    if not {columns.query_id, columns.doc_id, score} <= set(schema) or not all(
+        schema[c] == pl.String or schema[c].is_integer() for c in (columns.query_id, columns.doc_id)
+    ) or not schema[score].is_numeric():
+        return False
+    run = frame.select(
+        pl.col(columns.query_id).alias(Q), pl.col(columns.doc_id).alias(D), pl.col(score).cast(pl.Float64).alias(S)
+    )
+    return in_rank_order(run, conv, schema[columns.doc_id])
 
 
 def _view(
@@ -244,7 +334,7 @@ def _features_view(
 
 def _normalise(
     con: duckdb.DuckDBPyConnection, raw: str, kind: Kind, columns: Columns, q_str: bool, d_str: bool,
-    materialise: bool = False, numbered: bool = False, kept: bool = False,
+    materialise: bool = False, numbered: bool = False, kept: bool = False, ranked: bool = False,
 ) -> tuple[str, int | None]:
     """A view with the standard column names (query_id, doc_id, score | relevance); with
     ``materialise`` a temporary table instead, so that the input is read once, not once by the
@@ -253,7 +343,9 @@ def _normalise(
     (``input_order``; ``row_number() OVER ()``, which keeps that order while DuckDB preserves
     insertion order, :func:`_insertion_order`). Returns its name and, for a table, its number
     of rows. With ``kept`` (and ``materialise``) the table is a table of the database, not of
-    the connection: it outlives the cursor (:class:`KeptJudgments`)."""
+    the connection: it outlives the cursor (:class:`KeptJudgments`). With ``ranked`` (a run in
+    rank order, :func:`rank_order`) it also has the run's ranks
+    (:data:`~rankwise._sql.compiler.RANKED_RUN_COLUMNS`)."""
     name = f"rw_{kind}_{next(_counter)}"
     qi = quote_identifier(columns.query_id)
     di = quote_identifier(columns.doc_id)
@@ -266,6 +358,11 @@ def _normalise(
         f"{vi}::DOUBLE AS {out_value}"
         + (f", {quote_identifier(columns.cost)}::DOUBLE AS cost" if kind == "run" and columns.cost else "")
         + (f", row_number() OVER () AS {INPUT_ORDER}" if numbered else "")
+        # the types of the ranking window's row_number() and cume_dist()
+        + ("".join(
+            f", {quote_identifier(c)}::{t} AS {n}"
+            for c, t, n in zip((_RANK, _LAST), ("BIGINT", "DOUBLE"), RANKED_RUN_COLUMNS, strict=True)
+        ) if ranked else "")
         + f" FROM {quote_identifier(raw)}"
     )
     return name, int(created.fetchall()[0][0]) if materialise else None
@@ -670,7 +767,9 @@ def evaluate_duckdb(
     file too is copied: read in place by the checks and the statement it cost 0.3–0.4 s more CPU
     at 10M rows (for 230–310 MB less memory), since the table's statistics (the ids' lengths) let
     DuckDB compress the ids in the statement's sorts and joins (benchmarks/README.md,
-    "Issue 38 (e)")."""
+    "Issue 38 (e)"). A run already in rank order (:func:`rank_order`) is read into memory by
+    Polars and read there in place, with its ranks: its statement does not sort it, and the
+    copy no longer pays (benchmarks/README.md, "Issue 38: a run in rank order on DuckDB")."""
     settings: dict[str, Any] = {**_DEFAULT_SETTINGS, **(config or {})}
     # an evaluator's judgments (in memory, one relevance per document): normalised and checked once
     kept = kept_for(qrels) if not config and columns.subtopic is None else None
@@ -679,6 +778,9 @@ def evaluate_duckdb(
     order = contextlib.ExitStack()
     try:
         order.enter_context(_insertion_order(con, conv.ties == "input"))
+        to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
+        # a run in rank order is not sorted again (under a memory limit it is read where it lies)
+        run, ranked, run_read = rank_order(run, conv, columns, run_format) if to_tables else (run, False, False)
         run_raw, run_types, run_in_memory = _view(con, run, "run", columns, run_format)
         qrels_raw, qrels_types, qrels_in_memory = _view(con, qrels, "qrels", columns, qrels_format)
         q_str, d_str = ids_as_strings(run_types, qrels_types, columns)
@@ -712,9 +814,12 @@ def evaluate_duckdb(
                 base_raw, base_types, _ = _view(con, base_run.collect(), "run", base_columns)
             q_base, d_base = ids_as_strings(run_types, base_types, columns)
             q_str, d_str = q_str or q_base, d_str or d_base
-        to_tables = not {k.lower() for k in settings} & {"memory_limit", "max_memory"}
+        # a run read into memory here is copied as its files would have been, unless in rank order:
+        # then its statement no longer sorts, and the copy does not pay (benchmarks/README.md,
+        # "Issue 38: a run in rank order on DuckDB")
         run_view, run_rows = _normalise(
-            con, run_raw, "run", columns, q_str, d_str, to_tables and not run_in_memory, numbered=conv.ties == "input"
+            con, run_raw, "run", columns, q_str, d_str, to_tables and (not run_in_memory or run_read) and not ranked,
+            numbered=conv.ties == "input", ranked=ranked,
         )
         qrels_rows = None
         subtopics_view = None
@@ -771,14 +876,14 @@ def evaluate_duckdb(
         categories_view = None if categories_raw is None else _categories_view(con, categories_raw, columns, d_str)
         sides = (subtopics_view, train_view, seen_view, features_view, base_view, catalog_view, categories_view)
         if fair is None and kept is None and all(side is None for side in sides):
-            sql = _statement_of(tuple((m, m.source) for m in metrics), conv, columns, run_view, qrels_view)
+            sql = _statement_of(tuple((m, m.source) for m in metrics), conv, columns, run_view, qrels_view, ranked)
         else:
             sql = build_sql(
                 metrics, conv, columns, run_view, qrels_view, count_unjudged=True, subtopics_view=subtopics_view,
                 train_view=train_view, seen_view=seen_view, features_view=features_view, base_view=base_view,
                 categories_view=categories_view, catalog_view=catalog_view,
                 fair=None if fair is None else _fair_views(con, fair, columns, q_str, d_str),
-                keep=None if kept is None else lambda ctes: kept.keep(con, ctes),
+                keep=None if kept is None else lambda ctes: kept.keep(con, ctes), ranked_run=ranked,
             )
         # run once into a table (a relation, con.sql, would plan the statement twice: to bind
         # it, then to run it), then read out in the statement's order, to Polars through the
@@ -806,22 +911,28 @@ _RUN_VIEW, _QRELS_VIEW = "rw_run_view_of_the_call", "rw_qrels_view_of_the_call"
 
 
 def _statement_of(
-    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns, run_view: str, qrels_view: str
+    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns, run_view: str, qrels_view: str,
+    ranked: bool = False,
 ) -> str:
     """:func:`build_sql`'s statement over the run and the qrels alone (no side input, no kept
     judgments), for ``metrics`` (each with its spelling: its column's name) under ``conv``,
-    written once per (metrics, conventions, columns) (:func:`_statement_text`) and the call's
-    view names put in (the views are named ``rw_<kind>_<n>``: nothing to quote or escape)."""
-    text = _statement_text(metrics, conv, columns)
+    written once per (metrics, conventions, columns, whether the run carries its ranks:
+    ``ranked``) (:func:`_statement_text`) and the call's view names put in (the views are named
+    ``rw_<kind>_<n>``: nothing to quote or escape)."""
+    text = _statement_text(metrics, conv, columns, ranked)
     return text.replace(_RUN_VIEW, run_view).replace(_QRELS_VIEW, qrels_view)
 
 
 @functools.lru_cache(maxsize=256)
-def _statement_text(metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns) -> str:
+def _statement_text(
+    metrics: tuple[tuple[Metric, str | None], ...], conv: Conventions, columns: Columns, ranked: bool
+) -> str:
     """The statement of :func:`_statement_of` over two placeholder view names, kept: writing it
     cost about 1 ms of a call at 50 queries x 1,000 documents (benchmarks/README.md, "Issue 38,
     session 48"); the metrics, the conventions and the columns are frozen."""
-    return build_sql([m for m, _ in metrics], conv, columns, _RUN_VIEW, _QRELS_VIEW, count_unjudged=True)
+    return build_sql(
+        [m for m, _ in metrics], conv, columns, _RUN_VIEW, _QRELS_VIEW, count_unjudged=True, ranked_run=ranked
+    )
 
 
 def set_values_duckdb(

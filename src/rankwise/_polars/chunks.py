@@ -14,6 +14,7 @@ import polars as pl
 from rankwise._polars.columns import Q
 from rankwise._polars.prepare import Prepared
 from rankwise.inputs.faults import check_polars_memory
+from rankwise.inputs.read import cheap_to_count
 from rankwise.outputs import progress
 
 _CHUNK = "__chunk"
@@ -31,18 +32,6 @@ def _partitioned(frame: pl.LazyFrame, folder: Path, n: int) -> list[pl.LazyFrame
         files = sorted(p for p in (folder / f"{_CHUNK}={c}").glob("*") if p.is_file())
         groups.append(pl.scan_ipc(files) if files else frame.clear())
     return groups
-
-
-_COSTLY_PLAN = ("JOIN", "AGGREGATE", "SORT", "UNION", "UNIQUE", "EXPLODE", "PYTHON")
-"""Nodes of a plan whose rows a count would compute again (a caller's pipeline)."""
-
-
-def _cheap_to_count(frame: pl.LazyFrame) -> bool:
-    """Whether counting ``frame``'s rows costs next to nothing: a scan of files or an in-memory
-    frame under projections and filters (Polars counts from the metadata or the height), not a
-    pipeline with joins, aggregations or sorts that a count would run once more."""
-    plan = frame.explain(optimized=False).upper()
-    return not any(word in plan for word in _COSTLY_PLAN)
 
 
 _COUNTED_ROWS = 1_000_000
@@ -109,7 +98,7 @@ def query_groups(
     group keeps its rows' order and is not sorted again) and cut into slices at query starts
     instead (:func:`_in_order_groups`: no hash of every row, no copy)."""
     counted = None
-    if (query_chunks is None or query_chunks == 1) and _cheap_to_count(prep.run):
+    if (query_chunks is None or query_chunks == 1) and cheap_to_count(prep.run):
         # the rows held at once, checked against the memory left before they are read (Polars'
         # allocation failure would abort the process): a count from the files' metadata, a
         # light scan of a CSV file, or an in-memory frame's height

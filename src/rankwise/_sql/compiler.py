@@ -417,6 +417,13 @@ TIE_SQL: dict[TieKey, str] = {
 (``ties='input'`` only) is the run row's position in the run as given, a column of the run the
 caller provides (:data:`INPUT_ORDER`)."""
 
+RANKED_RUN_COLUMNS = ("rnk0", "last0")
+"""The run's own ranks, which a run already in rank order carries (``ranked_run`` of
+:func:`build_sql`): each row's rank in its query's full ranking (1, 2, ...), and 1.0 on each
+query's last row, else 0.0: the values of the ranking window's ``row_number()`` and
+``cume_dist()``, which then do not sort the run again (the DuckDB engine's run read in rank
+order, :func:`rankwise._duckdb.engine.rank_order`)."""
+
 INPUT_ORDER = "input_order"
 """The run's column of its rows' order as given (a number, ascending), which the run's FROM
 fragment holds under ``ties='input'`` only: the DuckDB engine's run view numbers its rows,
@@ -445,22 +452,25 @@ _RUNNING = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 """The frame of a running sum: the query's rows down to the current one."""
 
 
-def _full_ranking(conv: Conventions, steps: Mapping[str, str] | None = None) -> str:
+def _full_ranking(conv: Conventions, steps: Mapping[str, str] | None = None, given: bool = False) -> str:
     """The joined rows with their rank in the full ranking (``rnk0``), ``last0`` (1.0 on each
     query's last ranked row: its ``cume_dist()``, a window of the same sort as the rank; a count
     over each query would cost a pass of its own) and the running sums of ``steps`` (column →
-    per-row step): one sort per query serves them all."""
-    order = tie_order(conv.tie_order, conv.trec_eval)
+    per-row step): one sort per query serves them all. With ``given`` the run carries ``rnk0``
+    and ``last0`` already (:data:`RANKED_RUN_COLUMNS`): no window ranks it, and the running
+    sums follow ``rnk0``."""
+    order = "rnk0" if given else tie_order(conv.tie_order, conv.trec_eval)
     over = f"OVER (PARTITION BY query_id ORDER BY {order})"
+    ranks = "" if given else f", row_number() {over} AS rnk0, cume_dist() {over} AS last0"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in (steps or {}).items())
     window = f" WINDOW w AS (PARTITION BY query_id ORDER BY {order} {_RUNNING})" if steps else ""
-    return f"SELECT *, row_number() {over} AS rnk0, cume_dist() {over} AS last0{sums} FROM joined{window}"
+    return f"SELECT *{ranks}{sums} FROM joined{window}"
 
 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
     docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False, groups: bool = False,
-    ranks: str | None = None,
+    ranks: str | None = None, given: bool = False,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -478,10 +488,14 @@ def _ranking_cte(
     CTE of that full ranking when another aggregation reads it too (the rows of the other
     primitives); without ``judged_rows``, this CTE is then every row of it, whose running sums
     of ``steps`` it computed already. With ``docs`` the rows keep their doc_id (to join values
-    of the run-ordered ideal)."""
-    order = tie_order(conv.tie_order, conv.trec_eval)
+    of the run-ordered ideal). With ``given`` the run carries its ranks (:data:`RANKED_RUN_COLUMNS`):
+    ``rnk0`` orders the rows instead of the tie policy's keys, and the full ranking is not
+    computed."""
+    order = "rnk0" if given else tie_order(conv.tie_order, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
-    ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+    ranked_all = "joined" if given else (
+        f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
+    )
     source, where, rank = "joined", "", "row_number() OVER w"
     sums = "".join(f", sum({step}) OVER w AS {col}" for col, step in steps.items())
     windowed = True
@@ -494,7 +508,7 @@ def _ranking_cte(
             where += f" AND rnk0 <= {literal(conv.max_rank)}"
     elif judged_rows:
         # the ranks stay those of the full ranking
-        source = ranks or f"({_full_ranking(conv)})"
+        source = ranks or f"({_full_ranking(conv, given=given)})"
         order, rank = "rnk0", "rnk0"
         cut = "" if conv.max_rank is None else f" OR rnk0 = {literal(conv.max_rank)}"
         where = f" WHERE relevance IS NOT NULL OR rnk0 = 1 OR last0 = 1.0{cut}"
@@ -526,12 +540,13 @@ def build_sql(
     catalog_view: str | None = None,
     fair: FairViews | None = None,
     keep: Callable[[list[str]], list[str]] | None = None,
+    ranked_run: bool = False,
 ) -> str:
     """One SQL statement computing every metric per query from two normalised views, calling
     the ``rw_*`` macros (``rankwise._sql.inline`` inlines them for other engines); ``quote``
     quotes identifiers for the target dialect. With ``count_unjudged`` the result has one more
-    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all. ``keep``:
-    see :func:`statement`."""
+    column, :data:`UNJUDGED_COLUMN`: how many run queries have no judgment at all. ``keep``,
+    ``ranked_run``: see :func:`statement`."""
     run, qrels = quote(run_view), quote(qrels_view)
     return statement(
         outputs(metrics, conv), conv, columns, run, qrels, literal(qrels_view), quote, count_unjudged=count_unjudged,
@@ -541,7 +556,7 @@ def build_sql(
         base=None if base_view is None else quote(base_view),
         categories=None if categories_view is None else quote(categories_view),
         catalog=None if catalog_view is None else quote(catalog_view),
-        fair=None if fair is None else fair.quoted(quote), keep=keep,
+        fair=None if fair is None else fair.quoted(quote), keep=keep, ranked_run=ranked_run,
     )
 
 
@@ -553,6 +568,7 @@ def statement(
     catalog: str | None = None,
     fair: FairViews | None = None,
     keep: Callable[[list[str]], list[str]] | None = None,
+    ranked_run: bool = False,
 ) -> str:
     """The statement of :func:`build_sql` for output columns: ``run`` and ``qrels`` are the
     inputs' FROM fragments (normalised: query_id, doc_id, score[, cost] | relevance; the run's
@@ -570,7 +586,9 @@ def statement(
     family reads; ``keep``, given the CTEs that read the judgments alone (their ideal order and
     prefixes, their per-query sums: ``name AS (body)``, each reading those before it; only under
     ``judgments='all'``), returns the CTEs the statement uses instead, of the same names and
-    rows (an evaluator's tables of them, :class:`rankwise._duckdb.engine.KeptJudgments`)"""
+    rows (an evaluator's tables of them, :class:`rankwise._duckdb.engine.KeptJudgments`);
+    ``ranked_run``: the run is in its ranking's order and carries its ranks
+    (:data:`RANKED_RUN_COLUMNS`), which the run's ranking reads instead of sorting it"""
     comp = _Compiler()
     outs: list[str] = []
     for out in columns_out:
@@ -590,8 +608,9 @@ def statement(
     catalog_ctes, catalog_cols, catalog_joins = _catalog_values(comp.catalog, catalog)
     group_ctes, group_cols, group_joins = _group_lists(comp.groups, fair)
     base_ctes += catalog_ctes + group_ctes
+    given = "".join(f", r.{c}" for c in RANKED_RUN_COLUMNS) if ranked_run else ""
     joined = joined_cte(
-        conv, columns, run, qrels, f"{train_cols}{base_cols}{catalog_cols}{group_cols}",
+        conv, columns, run, qrels, f"{given}{train_cols}{base_cols}{catalog_cols}{group_cols}",
         f"{train_joins}{base_joins}{catalog_joins}{group_joins}",
     )
     # judgments='retrieved': the judgments' side reads the listed documents' judgments (the
@@ -683,14 +702,14 @@ def statement(
             # judged rows' aggregation (their running sums summed down those rows alone) and
             # the aggregation of the others over every row
             ctes += [
-                f"ranks{p} AS ({_full_ranking(conv, comp.kind_steps(part, False))})",
+                f"ranks{p} AS ({_full_ranking(conv, comp.kind_steps(part, False), ranked_run)})",
                 _ranking_cte(
                     f"rankedj{p}", conv, part, comp.kind_steps(part, True), True, train=comp.train, base=comp.base,
-                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}",
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}", given=ranked_run,
                 ),
                 _ranking_cte(
                     f"ranked{p}", conv, part, comp.kind_steps(part, False), train=comp.train, base=comp.base,
-                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}",
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}", given=ranked_run,
                 ),
                 *_aggregation(comp, part, f"j{p}", f"rankedj{p}", judged, [True], keep_unjudged, ideal_joins, cut),
                 # the others' rows joined with the judgments' values only if they read one (the
@@ -704,7 +723,7 @@ def statement(
         else:
             ctes.append(_ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), bool(judged), docs=docs, train=comp.train,
-                base=comp.base, catalog=comp.catalog, groups=comp.groups,
+                base=comp.base, catalog=comp.catalog, groups=comp.groups, given=ranked_run,
             ))
             rowcols = ""
             pair_joins = ""

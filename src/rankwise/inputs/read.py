@@ -512,3 +512,16 @@ def apply_rename(frame: Frame, kind: str, columns: Columns, rename: Mapping[str,
                 f"{target!r} ({kind}_columns) would make two; drop one of them first"
             )
     return frame.rename(mapping) if mapping else frame
+
+
+_COSTLY_PLAN = ("JOIN", "AGGREGATE", "SORT", "UNION", "UNIQUE", "EXPLODE", "PYTHON")
+"""Nodes of a plan whose rows a count would compute again (a caller's pipeline)."""
+
+
+def cheap_to_count(frame: pl.LazyFrame) -> bool:
+    """Whether counting ``frame``'s rows costs next to nothing: a scan of files or an in-memory
+    frame under projections and filters (Polars counts from the metadata or the height), not a
+    pipeline with joins, aggregations, sorts or Python functions that a count (or a sample of
+    its first rows) would run once more."""
+    plan = frame.explain(optimized=False).upper()
+    return not any(word in plan for word in _COSTLY_PLAN)
