@@ -79,8 +79,21 @@ def prefix_columns(gain: Gain) -> dict[str, pl.Expr]:
     for cls in declared(IdealPrefix):
         value = cls(gain)  # type: ignore[call-arg]
         assert isinstance(value, IdealPrefix)
-        columns[_prefix(value)] = bind(value, pl.col(REL), pl.lit(None), lambda name, given: _ideal_rank_col(given))
+        columns[_prefix(value)] = _prefix_expr(value)
     return columns
+
+
+def _prefix_expr(value: IdealPrefix) -> pl.Expr:
+    """A value of the ideal prefix over the judgments, the values it reads inline (windows
+    over windows)."""
+    return bind(value, pl.col(REL), pl.lit(None), _prefix_input)
+
+
+def _prefix_input(name: str, given: Input) -> pl.Expr:
+    """An input of a value of the ideal prefix: the ideal rank's column, or another value."""
+    if isinstance(given, IdealPrefix):
+        return _prefix_expr(given)
+    return _ideal_rank_col(given)
 
 
 def _ideal_rank_col(given: Input) -> pl.Expr:

@@ -174,8 +174,14 @@ def _no_row_input(given: Bound, name: str) -> str:
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
-    """An input resolver that gives ``column`` (the ideal rank, for the ideal prefix)."""
+    """An input resolver that gives ``column`` (the ideal rank, for the run-ordered ideal)."""
     return lambda name, given: column
+
+
+def _prefix_given(comp: _Compiler, irank: str) -> Callable[[str, Input], str]:
+    """The input resolver of a value of the ideal prefix: the ideal rank's column ``irank``, or
+    the column of another value of the prefix (computed before it)."""
+    return lambda name, given: comp.prefix_col(given) if isinstance(given, IdealPrefix) else irank
 
 
 class _Compiler:
@@ -608,21 +614,25 @@ def statement(
         # the ideal prefix of each gain definition (every declared IdealPrefix: running IDCG,
         # running excess cost, run-of-equal-gains boundaries, ...) down the ideal order,
         # joined to the ranked rows at rank = ideal rank
-        windows, tables = [], []
+        # (a value that reads others, a window over their windows, in a second select)
+        windows: dict[bool, list[str]] = {False: [], True: []}
+        tables = []
         for gain, n in comp.prefixes.items():
             irank = comp.irank_col(gain, "qrels")
-            values = [cls(gain) for cls in declared(IdealPrefix)]  # type: ignore[call-arg]
-            cols = [comp.prefix_col(v) for v in values]  # type: ignore[arg-type]
-            windows += [
-                f"{bind(v, _given(irank))} AS {c}" for v, c in zip(values, cols, strict=True)
-            ]
+            values: list[IdealPrefix] = [cls(gain) for cls in declared(IdealPrefix)]  # type: ignore[call-arg, misc]
+            cols = [comp.prefix_col(v) for v in values]
+            for v, c in zip(values, cols, strict=True):
+                windows[v.reads_prefix].append(f"{bind(v, _prefix_given(comp, irank))} AS {c}")
             tables.append(
                 f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, {', '.join(cols)} "
                 f"FROM qjp WHERE greatest({gain_sql(gain)}, 0.0) > 0)"
             )
             ideal_joins += f" LEFT JOIN ideal{n} ON ideal{n}.iq{n} = r.query_id AND ideal{n}.ip{n} = r.rnk"
         ctes[0] = "qj0" + ctes[0][2:]
-        ctes.append(f"qjp AS (SELECT *, {', '.join(windows)} FROM qj0)")
+        ctes.append(f"qjp AS (SELECT *, {', '.join(windows[False])} FROM qj0)")
+        if windows[True]:
+            ctes[-1] = "qjp0" + ctes[-1][3:]
+            ctes.append(f"qjp AS (SELECT *, {', '.join(windows[True])} FROM qjp0)")
         ctes += tables
         qj = "qjp"
     else:

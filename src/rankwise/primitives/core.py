@@ -368,6 +368,12 @@ class IdealPrefix(Bound):
     def inputs(self) -> dict[str, Input]:
         return {"irank": IdealRank(self.g)}
 
+    @property
+    def reads_prefix(self) -> bool:
+        """Whether it reads other values of the prefix (a window over their windows: computed
+        after those that do not: one level)."""
+        return any(isinstance(given, IdealPrefix) for given in self.inputs().values())
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class IdealDcgAt(IdealPrefix):
@@ -387,6 +393,17 @@ class IdealBoundaryAt(IdealPrefix):
 @dataclass(frozen=True, repr=False, eq=False)
 class IdealGainAt(IdealPrefix):
     """g*_i, the gain at ideal rank i."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdealBoundaryInvFrom(IdealPrefix):
+    """Σ over the ideal boundaries b ≥ i (:class:`IdealBoundaryAt`) of 1 / IDCG_b: the weight
+    Rndcg gives a DCG step at rank i, which every boundary at or below it counts (0 beyond
+    npos, the last boundary). A window over the other values of the prefix (it reads them):
+    the engines compute it after them."""
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
 
 
 @dataclass(frozen=True)

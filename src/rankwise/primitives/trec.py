@@ -14,6 +14,7 @@ from rankwise.primitives.core import (
     Gain,
     GainStep,
     IdealBoundaryAt,
+    IdealBoundaryInvFrom,
     IdealDcgAt,
     IdealExcessAt,
     IdealGainAt,
@@ -448,24 +449,19 @@ class NdcgRelSum(Primitive):
 
 @dataclass(frozen=True, repr=False, eq=False)
 class RndcgSum(Primitive):
-    """Σ over ranks i that end a run of equal ideal gains of DCG_i / IDCG_i."""
+    """Σ over the ideal ranks b that end a run of equal positive gains of DCG_min(b, n) / IDCG_b,
+    n the ranked documents (trec_eval's Rndcg before its implied final level), summed as
+    Σ over the ranked documents of their DCG step g_i / log2(i + 1) times Σ_{b ≥ i} 1 / IDCG_b
+    (:class:`~rankwise.primitives.IdealBoundaryInvFrom`): a step at rank i is in DCG_b for every
+    boundary b ≥ i (DCG_n, for the boundaries beyond n, holds every step). A document without
+    gain (an unjudged one) adds nothing."""
 
-    reads: ClassVar[tuple[Column, ...]] = ()
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
     g: Gain
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class RndcgInv(Primitive):
-    """Σ over the same ranks of 1 / IDCG_i."""
-
-    reads: ClassVar[tuple[Column, ...]] = ()
-    g: Gain
-
-    def inputs(self) -> dict[str, Input]:
-        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+        return {"igs": IdealBoundaryInvFrom(self.g)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -593,14 +589,3 @@ class RndcgBounds(QrelsPrimitive):
 
     def inputs(self) -> dict[str, Input]:
         return {"igb": IdealBoundaryAt(self.g)}
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class RndcgBoundsInv(QrelsPrimitive):
-    """Σ over those ranks b of 1 / IDCG_b."""
-
-    reads: ClassVar[tuple[Column, ...]] = ()
-    g: Gain
-
-    def inputs(self) -> dict[str, Input]:
-        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}

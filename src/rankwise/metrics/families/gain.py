@@ -352,8 +352,6 @@ def _rndcg(m: Measured, p: Params) -> Node:
         Npos,
         Positive,
         RndcgBounds,
-        RndcgBoundsInv,
-        RndcgInv,
         RndcgSum,
         Sub,
     )
@@ -363,8 +361,9 @@ def _rndcg(m: Measured, p: Params) -> Node:
     # trec_eval adds nDCG at the end of the ranking only when two or more documents follow the
     # last ideal boundary (its loop has already consumed one)
     tail = Positive(Sub(Count(), add(Npos(g), Const(1.0))))
-    beyond = Sub(RndcgBoundsInv(g), RndcgInv(g))
-    total = add(RndcgSum(g), Mul(dcg_n, beyond), Mul(tail, Div0(dcg_n, IdcgPos(g))))
+    # Σ_b DCG_min(b, n) / IDCG_b over the ideal boundaries, summed over the ranked documents
+    # (each DCG step weighed by the boundaries at or below its rank): the judged rows suffice
+    total = add(RndcgSum(g), Mul(tail, Div0(dcg_n, IdcgPos(g))))
     value = Div0(total, add(RndcgBounds(g), tail))
     return Mul(Positive(nrel(p)), value)
 
