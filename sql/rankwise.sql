@@ -476,10 +476,6 @@ CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p, k, graded) AS
     coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
         THEN (CASE WHEN graded THEN rel ELSE 1.0 END) * pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
 
--- Σ over unjudged (or negatively judged) documents of p^(rnk - 1) (RBP's residual).
-CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS
-    coalesce(sum(CASE WHEN rel IS NULL OR rel < 0 THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
-
 -- ERR's sum: Σ_{rnk <= k} stop / rnk · Π_{earlier} (1 - stop), the product from
 -- cumlog = rw_cum_log_continue (inclusive, so this row's own factor is taken back out).
 -- Compat's pieces (RBO of the run and the run-ordered ideal), C(m) = Σ_{d <= m} p^(d - 1) / d:

@@ -185,7 +185,11 @@ class Part:
     """Whether every aggregate declares :attr:`~rankwise.primitives.Primitive.judged_rows` (an
     unjudged row adds nothing to it): the ranked rows are then cut to the judged ones, each
     query's top row and its last (:func:`~rankwise._polars.ranking.ranked`), unless a row value
-    is a window over the rows (:attr:`windows`)."""
+    is a window over the rows (:attr:`windows`). An aggregate that reads the top rows alone
+    (:attr:`~rankwise.primitives.Primitive.top_rows`) counts as one: the rows down to
+    :attr:`top_rows` are kept too."""
+    top_rows: int = 0
+    """The deepest rank the aggregates that read the top rows alone read (0: none)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -241,7 +245,8 @@ class Part:
 
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
-        self.judged_rows &= node.judged_rows
+        self.judged_rows &= node.on_judged_rows
+        self.top_rows = max(self.top_rows, node.top_rows or 0)
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         if set(node.reads) & set(CATEGORY_COLUMNS):

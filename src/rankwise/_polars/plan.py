@@ -150,7 +150,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
         rows = ranked(
             prep, conv, part, work.seqs, docs=with_docs, scores=scores, order=order, per_query=needed, lists=lists,
-            at_rank=prefix_lists, judged_rows=work.judged_rows and not work.windows and not part,
+            at_rank=prefix_lists, judged_rows=work.judged_rows and not work.windows and not part, top=work.top_rows,
         )
         if work.run_ideal:
             ideal = run_ideal_table(judging, conv, lists, work.run_ideal)

@@ -568,11 +568,6 @@ def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float, k: int | None, grade
     return _geometric_sum(row(is_rel(rel, t)) & within(rnk, k), rnk, p, rel.cast(pl.Float64) if graded else None)
 
 
-def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
-    """Σ over unjudged documents of p^(rnk − 1)."""
-    return _geometric_sum(row(is_unjudged(rel)), rnk, p)
-
-
 def rbo_overlap_before(g: pl.Expr, rnk: pl.Expr, crun: pl.Expr, cideal: pl.Expr, p: float) -> pl.Expr:
     """Σ over rows of positive gain of max(C(rnk − 1), C(i* − 1)), C(m) = Σ_{d≤m} p^(d − 1) / d:
     ``crun`` the running C(rnk), ``cideal`` C(i* − 1) at the document's rank i* in the

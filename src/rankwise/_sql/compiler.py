@@ -326,7 +326,7 @@ class _Compiler:
     def run_sql(self, node: Primitive, part: bool) -> str:
         rows = self.rowcols.setdefault(part, {})
         steps = self.steps.setdefault(part, {})
-        kind = (part, node.judged_rows)
+        kind = (part, node.on_judged_rows)
         reads = self.reads.setdefault(kind, set())
 
         def plain_step(name: str, given: Input) -> str:
@@ -353,7 +353,8 @@ class _Compiler:
         def row_value(given: RowValue) -> str:
             if "doc" in given.reads:
                 self.doc_parts.add(part)
-            if node.judged_rows:
+            if node.on_judged_rows and given.window:
+                # a window over the query's rows: every row of them
                 self.every_row.add(part)
             col = self.names.setdefault(given, f"v{len(self.names)}")
             # its running sums, summed in the ranking window before the row values
@@ -363,7 +364,7 @@ class _Compiler:
             return col
 
         def ideal_rank(given: IdealRank) -> str:
-            if node.judged_rows:
+            if node.on_judged_rows:
                 self.every_row.add(part)
             col = self.irank_col(given.g, "run")
             rows.setdefault(col, ideal_rank_sql(given.g))
@@ -466,7 +467,7 @@ def _full_ranking(conv: Conventions, steps: Mapping[str, str] | None = None) -> 
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
     docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False, groups: bool = False,
-    ranks: str | None = None,
+    ranks: str | None = None, top: int = 0,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -484,7 +485,8 @@ def _ranking_cte(
     CTE of that full ranking when another aggregation reads it too (the rows of the other
     primitives); without ``judged_rows``, this CTE is then every row of it, whose running sums
     of ``steps`` it computed already. With ``docs`` the rows keep their doc_id (to join values
-    of the run-ordered ideal)."""
+    of the run-ordered ideal). ``top``: with ``judged_rows``, the rows at rank ≤ ``top`` are kept
+    too (those that primitives reading the top rows alone read, :attr:`~rankwise.primitives.Primitive.top_rows`)."""
     order = tie_order(conv.tie_order, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = f"(SELECT *, row_number() OVER (PARTITION BY query_id ORDER BY {order}) AS rnk0 FROM joined)"
@@ -503,7 +505,8 @@ def _ranking_cte(
         source = ranks or f"({_full_ranking(conv)})"
         order, rank = "rnk0", "rnk0"
         cut = "" if conv.max_rank is None else f" OR rnk0 = {literal(conv.max_rank)}"
-        where = f" WHERE relevance IS NOT NULL OR rnk0 = 1 OR last0 = 1.0{cut}"
+        first = f"rnk0 <= {literal(top)}" if top > 1 else "rnk0 = 1"
+        where = f" WHERE relevance IS NOT NULL OR {first} OR last0 = 1.0{cut}"
     elif ranks is not None:
         # every row of the full ranking, its running sums summed there
         source, rank, windowed = ranks, "rnk0", False
@@ -679,9 +682,11 @@ def statement(
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
 
         # the primitives that declare judged_rows read the judged rows alone (each at its rank
-        # among all rows), unless they read values of every row (a row value, the run's ideal
-        # rank); judged-only rankings hold judged rows only
-        judged = {} if part or docs or part in comp.every_row else {n: c for n, c in aggs.items() if n.judged_rows}
+        # among all rows), and those that read the top rows alone (top_rows) the rows down to
+        # the deepest of those ranks besides, unless they read values of every row (a window
+        # over the rows, the run's ideal rank); judged-only rankings hold judged rows only
+        judged = {} if part or docs or part in comp.every_row else {n: c for n, c in aggs.items() if n.on_judged_rows}
+        top_depth = max((n.top_rows or 0 for n in judged), default=0)
         rest = {n: c for n, c in aggs.items() if n not in judged}
         if rest and not comp.sums_judged(part):
             # beside the others, judged-rows primitives without running sums are aggregated over
@@ -696,7 +701,7 @@ def statement(
                 f"ranks{p} AS ({_full_ranking(conv, comp.kind_steps(part, False))})",
                 _ranking_cte(
                     f"rankedj{p}", conv, part, comp.kind_steps(part, True), True, train=comp.train, base=comp.base,
-                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}",
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}", top=top_depth,
                 ),
                 _ranking_cte(
                     f"ranked{p}", conv, part, comp.kind_steps(part, False), train=comp.train, base=comp.base,
@@ -714,7 +719,7 @@ def statement(
         else:
             ctes.append(_ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), bool(judged), docs=docs, train=comp.train,
-                base=comp.base, catalog=comp.catalog, groups=comp.groups,
+                base=comp.base, catalog=comp.catalog, groups=comp.groups, top=top_depth,
             ))
             rowcols = ""
             pair_joins = ""

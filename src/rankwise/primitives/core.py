@@ -462,6 +462,22 @@ class Primitive(Bound):
     """Its value is the same whatever order breaks ties between equal scores (it reads no rank,
     or only a tie group's ranks as a whole): ``ties='expected'`` keeps it as it is."""
 
+    @property
+    def top_rows(self) -> int | None:
+        """k when it reads the rows at rank ≤ k alone (each at its rank, reading no window over
+        other rows): the judged-rows plan then keeps those rows beside the judged ones, and it
+        counts among that plan's primitives (:attr:`on_judged_rows`); None otherwise (k = None
+        is every row)."""
+        return None
+
+    @property
+    def on_judged_rows(self) -> bool:
+        """Whether the judged-rows plan's rows give it: it declares :attr:`judged_rows`, or it
+        reads the top rows alone (:attr:`top_rows`, which that plan keeps then). The running
+        sums stay exact on those rows: every row above a kept top row is kept, and the sums of
+        the judged-rows primitives take no step on an unjudged row."""
+        return self.judged_rows or self.top_rows is not None
+
     def expected(self) -> Primitive | None:
         """Its expected value over all orders of the tied documents (``ties='expected'``): a
         primitive of its own closed form, itself when :attr:`order_free`, None when it has

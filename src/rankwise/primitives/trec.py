@@ -276,6 +276,10 @@ class Unjudged(Primitive):
 
     k: int | None
 
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
+
     def expected(self) -> Primitive | None:
         return self if self.k is None else None
 
@@ -286,6 +290,10 @@ class NotJudged(Primitive):
     value, negative ones included, counts as one: ir-measures' Judged)."""
 
     k: int | None
+
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
 
     def expected(self) -> Primitive | None:
         return self if self.k is None else None
@@ -380,13 +388,6 @@ class RbpSum(Primitive):
     p: float
     k: int | None
     graded: bool
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class UnjudgedRbpSum(Primitive):
-    """Σ over unjudged documents of p^(i − 1)."""
-
-    p: float
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -488,6 +489,10 @@ class Relstring(Primitive):
     empty: ClassVar[float | str | None] = ""
     value_type: ClassVar[Literal["float", "string"]] = "string"
     k: int | None
+
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
 
     def inputs(self) -> dict[str, Input]:
         return {"relchar": RelChar()}

@@ -368,20 +368,27 @@ def _rndcg(m: Measured, p: Params) -> Node:
     return Mul(Positive(nrel(p)), value)
 
 
+def _rbp_resid(m: Measured, p: Params) -> Node:
+    from rankwise.primitives import Const, Mul, RbpSum, Sub
+
+    # (1 − p) Σ_{unjudged i ≤ n} p^(i − 1) + p^n, the unjudged sum being Σ_{i ≤ n} p^(i − 1) =
+    # (1 − p^n) / (1 − p) less the judged documents' (relevance ≥ 0): 1 − (1 − p) Σ_{judged}
+    # p^(i − 1), which the judged rows give (p < 1: PERSISTENCE)
+    persistence = float(p["p"])
+    return Sub(Const(1.0), Mul(Const(1.0 - persistence), RbpSum(0.0, persistence, None, False)))
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
     from rankwise.primitives import (
         CgGain,
         Const,
-        Count,
         Div0,
         ErrSum,
         GSum,
         Mul,
         PosGain,
-        Power,
         RbpSum,
-        UnjudgedRbpSum,
     )
 
     return {
@@ -398,10 +405,7 @@ def recipes() -> Mapping[str, Recipe]:
         "RBP": lambda m, p: when_empty(m, p, nrel(p), Mul(
             Const(1.0 - float(p["p"])), RbpSum(threshold(p), float(p["p"]), m.cutoff, p["gain"] == "graded")
         )),
-        "RBPResid": lambda m, p: add(
-            Mul(Const(1.0 - float(p["p"])), UnjudgedRbpSum(float(p["p"]))),
-            Power(Const(float(p["p"])), Count()),
-        ),
+        "RBPResid": _rbp_resid,
     }
 
 
