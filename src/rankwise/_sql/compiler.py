@@ -52,11 +52,11 @@ from rankwise.primitives import (
     RunIdealValue,
     Step,
     Value,
-    declared,
     deepest,
     fold,
     ideal_depth,
     leaves,
+    prefix_values,
     read_input,
     variant,
 )
@@ -208,6 +208,8 @@ class _Compiler:
         self.names: dict[Step | RowValue, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
+        self.prefix_read: dict[IdealPrefix, None] = {}
+        """The values of the ideal prefix read (an ordered set): only these are computed."""
         self.run_ideal: dict[RunIdealValue, str] = {}
         """Values of the run-ordered ideal (joined to the ranked rows by document): columns."""
         self.run_ideal_parts: set[bool] = set()
@@ -258,9 +260,13 @@ class _Compiler:
         return f"ia{list(self.intents).index(key)}.{col}"
 
     def prefix_col(self, value: IdealPrefix) -> str:
-        """The column of a value of the ideal prefix (of its gain definition's ideal order)."""
+        """The column of a value of the ideal prefix (of its gain definition's ideal order),
+        registered with the values it reads (only those read are computed)."""
         self.irank_col(value.g, "qrels")
         n = self.prefixes.setdefault(value.g, len(self.prefixes))
+        for inner in prefix_values(value):
+            self.prefix_read.setdefault(inner, None)
+        self.prefix_read.setdefault(value, None)
         return f"{value.binding()}{n}"
 
     def irank_col(self, gain: Gain, side: str) -> str:
@@ -622,7 +628,7 @@ def statement(
         tables = []
         for gain, n in comp.prefixes.items():
             irank = comp.irank_col(gain, "qrels")
-            values: list[IdealPrefix] = [cls(gain) for cls in declared(IdealPrefix)]  # type: ignore[call-arg, misc]
+            values = [v for v in comp.prefix_read if v.g == gain]
             cols = [comp.prefix_col(v) for v in values]
             for v, c in zip(values, cols, strict=True):
                 windows[v.reads_prefix].append(f"{bind(v, _prefix_given(comp, irank))} AS {c}")
