@@ -1,7 +1,8 @@
 """all_trec on the judged-rows plan (issue 38, target 2): every primitive of all_trec reads the
 judged rows (Rndcg through the ideal prefix's Σ of 1 / IDCG over the boundaries at or below a
-rank, rbp_resid through the judged documents' RBP sum), or the top rows alone (unj_5/10/20,
-relstring: ``top_rows``), which that plan keeps too. Its values on both engines equal those of
+rank, rbp_resid through the judged documents' RBP sum, unj_k as min(k, retrieved) less the
+judged documents at rank ≤ k), or the top rows alone (relstring: ``top_rows``), which that plan
+keeps too. Its values on both engines equal those of
 every row (the declarations lifted for the while), on edge cases: a query whose run ranks no
 judged document, a judged query the run lacks, a run query with no judgment, one relevant
 document, unjudged rows above and below rank 20, ties, max_rank cuts, judged_only and
@@ -62,7 +63,8 @@ CONVENTIONS: list[dict[str, Any]] = [
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
 def test_all_trec_on_the_judged_rows_gives_every_rows_values(engine: str, conventions: dict[str, Any]) -> None:
     run, qrels = _inputs()
-    metrics = ["all_trec", "Judged", "Judged@3", "RBPResid(p=0.5)", "RelString@25"]
+    metrics = ["all_trec", "Judged", "Judged@3", "Judged(negative='judged')@4", "RBPResid(p=0.5)", "RelString@25",
+               "Unjudged@30"]
     kw = dict(engine=engine, **conventions)
     got = rw.evaluate(qrels, run, metrics, **kw)
     with every_row():
@@ -71,8 +73,9 @@ def test_all_trec_on_the_judged_rows_gives_every_rows_values(engine: str, conven
 
 
 def test_all_trec_takes_the_judged_rows_plan_on_both_engines() -> None:
-    """The DuckDB statement keeps the judged rows, each query's top 20 rows (unj_20) and its last,
-    in one aggregation (no ranking of every row beside it); the Polars plan keeps the same rows."""
+    """The DuckDB statement keeps the judged rows, each query's top 10 rows (relstring) and its
+    last, in one aggregation (no ranking of every row beside it); the Polars plan keeps the same
+    rows."""
     from rankwise._polars.compile import compile_outputs
     from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
@@ -81,9 +84,9 @@ def test_all_trec_takes_the_judged_rows_plan_on_both_engines() -> None:
 
     metrics = parse_metrics(["all_trec"])
     sql = build_sql(metrics, Conventions(), Columns(), "r", "q")
-    assert "WHERE relevance IS NOT NULL OR rnk0 <= 20 OR last0 = 1.0" in sql
+    assert "WHERE relevance IS NOT NULL OR rnk0 <= 10 OR last0 = 1.0" in sql
     assert "ranks0" not in sql and "agr0" not in sql and "agj0" not in sql
     parts = compile_outputs(outputs(metrics, Conventions()), False).parts
-    assert [(p, w.judged_rows, w.top_rows, bool(w.windows)) for p, w in parts.items()] == [(False, True, 20, False)]
+    assert [(p, w.judged_rows, w.top_rows, bool(w.windows)) for p, w in parts.items()] == [(False, True, 10, False)]
     with every_row():
         assert "rnk0 <=" not in build_sql(metrics, Conventions(), Columns(), "r", "q")

@@ -217,8 +217,8 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     """When every primitive ignores unjudged documents (declares judged_rows), the SQL keeps only the
     judged rows (and each query's top row and deepest rank, from which NumRet counts the ranked
     rows) after ranking. all_trec's primitives all read those rows, or the top rows alone
-    (unj_5/10/20, relstring: top_rows), which are kept too (rank <= 20): one aggregation, no
-    row of every rank. Beside a primitive that reads every row (Judged without a cutoff), those
+    (relstring: top_rows), which are kept too (rank <= 10): one aggregation, no row of every
+    rank. Beside a primitive that reads every row (Judged without a cutoff), those
     primitives still aggregate the judged rows, the other every row, and the two aggregations
     are joined. All give the values of the full rows, which every statement aggregates when no
     primitive declares judged_rows nor top_rows."""
@@ -242,8 +242,8 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     judged_sql, all_sql = build_sql(safe, conv, cols, "r", "q"), build_sql(every, conv, cols, "r", "q")
     both_sql = build_sql(mixed, conv, cols, "r", "q")
     assert "OR rnk0 = 1" in judged_sql and "agr0" not in judged_sql
-    assert "OR rnk0 <= 20 OR" in all_sql and "agr0" not in all_sql and "ranks0" not in all_sql
-    assert "OR rnk0 <= 20 OR" in both_sql and "agj0" in both_sql and "agr0" in both_sql
+    assert "OR rnk0 <= 10 OR" in all_sql and "agr0" not in all_sql and "ranks0" not in all_sql
+    assert "OR rnk0 <= 10 OR" in both_sql and "agj0" in both_sql and "agr0" in both_sql
     run, qrels = case.run_frame(), case.qrels_frame()
     kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing=missing, engine="duckdb")
     judged = rw.evaluate(qrels, run, safe, **kw)
@@ -264,8 +264,8 @@ def test_judged_rows_beside_every_row_count_the_unjudged_queries() -> None:
     lacks) the empty values. The aggregation of every row joins the judgments' per-query values
     only when it reads one: G read there (GSum taken as not declaring judged_rows) reads them.
     Judged without a cutoff reads every row (the others all read the judged rows, or the top
-    rows alone: unj_5 and relstring keep the rows down to rank 10); without it, one aggregation
-    of those rows gives the same values."""
+    rows alone: relstring keeps the rows down to rank 10); without it, one aggregation of those
+    rows gives the same values."""
     from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.names.parse import parse_metrics
