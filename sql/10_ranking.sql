@@ -120,6 +120,10 @@ CREATE OR REPLACE TEMP MACRO rw_ideal_excess_at(g, qid, irank) AS rw_running_sum
 CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_at(g, qid, irank) AS rw_ideal_boundary(greatest(g, 0.0), qid, irank);
 -- the gain at each ideal rank (a row value: qid and irank place it)
 CREATE OR REPLACE TEMP MACRO rw_ideal_gain_at(g, qid, irank) AS greatest(g, 0.0);
+-- Σ over the ideal boundaries at ideal rank >= irank of 1 / IDCG there (igd, igb: the values
+-- above, computed first): Rndcg's weight of a DCG step at that rank (a window over the others).
+CREATE OR REPLACE TEMP MACRO rw_ideal_boundary_inv_from(qid, irank, igd, igb) AS
+    rw_running_sum(CASE WHEN igb THEN 1.0 / igd ELSE 0.0 END, qid, -irank);
 
 -- The run-ordered ideal (rankwise/primitives.py RunIdealValue): a window over the judgments of
 -- positive gain of query qid in that order (irank), joined to the ranked rows by document:

@@ -107,10 +107,6 @@ CREATE OR REPLACE TEMP MACRO rw_rbp_sum(rel, rnk, t, p, k, graded) AS
     coalesce(sum(CASE WHEN rw_is_rel(rel, t) AND rw_within(rnk, k)
         THEN (CASE WHEN graded THEN rel ELSE 1.0 END) * pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
 
--- Σ over unjudged (or negatively judged) documents of p^(rnk - 1) (RBP's residual).
-CREATE OR REPLACE TEMP MACRO rw_unjudged_rbp_sum(rel, rnk, p) AS
-    coalesce(sum(CASE WHEN rel IS NULL OR rel < 0 THEN pow(p, rnk - 1.0) ELSE 0.0 END), 0.0)::DOUBLE;
-
 -- ERR's sum: Σ_{rnk <= k} stop / rnk · Π_{earlier} (1 - stop), the product from
 -- cumlog = rw_cum_log_continue (inclusive, so this row's own factor is taken back out).
 -- Compat's pieces (RBO of the run and the run-ordered ideal), C(m) = Σ_{d <= m} p^(d - 1) / d:
@@ -141,10 +137,6 @@ CREATE OR REPLACE TEMP MACRO rw_infap_sum(rel, rnk, cumrel, cumnonrel, cumpooled
 CREATE OR REPLACE TEMP MACRO rw_ndcg_rel_sum(g, cumdcg, igd, idcg_total) AS
     coalesce(sum(CASE WHEN g > 0 THEN cumdcg / coalesce(igd, idcg_total) ELSE 0.0 END), 0.0)::DOUBLE;
 
--- Σ of x at the ideal boundaries (igb, NULL: none): Rndcg's sums.
-CREATE OR REPLACE TEMP MACRO rw_boundary_sum(x, igb) AS
-    coalesce(sum(CASE WHEN coalesce(igb, false) THEN x ELSE 0.0 END), 0.0)::DOUBLE;
-
 -- G's sum (trec_eval G): Σ g / log2(2 + rnk + igx - cumgain), igx the running Σ max(g* - 1, 0)
 -- of the ideal gains joined at this rank (NULL beyond npos: excess_total), cumgain the running gain.
 CREATE OR REPLACE TEMP MACRO rw_g_sum(g, rnk, cumgain, igx, excess_total) AS
@@ -168,9 +160,11 @@ CREATE OR REPLACE TEMP MACRO rw_relret_at_nrel(rel, rnk, nrel, t, x) AS
 -- Number of retrieved documents of positive gain.
 CREATE OR REPLACE TEMP MACRO rw_npos_ret(g) AS (count(*) FILTER (WHERE g > 0))::DOUBLE;
 
--- Rndcg's sums at the ideal boundaries: DCG_i / IDCG_i, and 1 / IDCG_i.
-CREATE OR REPLACE TEMP MACRO rw_rndcg_sum(cumdcg, igd, igb) AS rw_boundary_sum(cumdcg / igd, igb);
-CREATE OR REPLACE TEMP MACRO rw_rndcg_inv(igd, igb) AS rw_boundary_sum(1.0 / igd, igb);
+-- Rndcg's Σ over the ideal boundaries b of DCG_min(b, n) / IDCG_b: over the documents of
+-- nonzero gain g, the DCG step times igs, the Σ of 1 / IDCG_b over the boundaries b >= rnk (NULL
+-- beyond the ideal list: none).
+CREATE OR REPLACE TEMP MACRO rw_rndcg_sum(g, rnk, igs) AS
+    coalesce(sum(CASE WHEN g <> 0 THEN rw_dcg_step(g, rnk) * coalesce(igs, 0.0) ELSE 0.0 END), 0.0)::DOUBLE;
 
 -- Over the judgments (irank: the ideal rank; igd, igb: the ideal prefix, rw_ideal_boundary):
 -- the number of judged non-relevant documents (0 <= relevance < t);
@@ -243,6 +237,5 @@ CREATE OR REPLACE TEMP MACRO rw_npos(g) AS (count(*) FILTER (WHERE g > 0))::DOUB
 CREATE OR REPLACE TEMP MACRO rw_pos_gain(g) AS coalesce(sum(greatest(g, 0.0)), 0.0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_pos_excess(g) AS coalesce(sum(rw_excess(g)), 0.0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rw_idcg_pos(g, irank) AS coalesce(sum(rw_dcg_step(greatest(g, 0.0), irank)), 0.0)::DOUBLE;
--- the number of ideal boundaries, and the sum of 1 / IDCG_b over them.
+-- the number of ideal boundaries.
 CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds(igb) AS (count(*) FILTER (WHERE igb))::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rw_rndcg_bounds_inv(igd, igb) AS rw_rndcg_inv(igd, igb);

@@ -189,14 +189,17 @@ def test_checks_run_with_one_more_thread_unless_threads_were_chosen() -> None:
 
 @contextmanager
 def every_row() -> Iterator[None]:
-    """For the while, no primitive declares ``judged_rows``: every statement aggregates every
-    ranked row (the full ranking's values, which the judged rows' are checked against)."""
+    """For the while, no primitive declares ``judged_rows`` nor ``top_rows``: every statement
+    aggregates every ranked row (the full ranking's values, which the judged rows' are checked
+    against)."""
     from rankwise.primitives import Primitive, declared
 
     with pytest.MonkeyPatch.context() as patch:
         for cls in declared(Primitive):
             if cls.__dict__.get("judged_rows"):
                 patch.setattr(cls, "judged_rows", False)
+            if "top_rows" in cls.__dict__:
+                patch.setattr(cls, "top_rows", property(lambda self: None))
         yield
 
 
@@ -213,10 +216,12 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
                                                           rel: float, missing: str) -> None:
     """When every primitive ignores unjudged documents (declares judged_rows), the SQL keeps only the
     judged rows (and each query's top row and deepest rank, from which NumRet counts the ranked
-    rows) after ranking. Beside primitives that read unjudged rows too (all_trec's unj_5,
-    relstring, Rndcg, rbp_resid), those primitives still aggregate the judged rows, the others
-    every row, and the two aggregations are joined. Both give the values of the full rows, which
-    every statement aggregates when no primitive declares judged_rows."""
+    rows) after ranking. all_trec's primitives all read those rows, or the top rows alone
+    (relstring: top_rows), which are kept too (rank <= 10): one aggregation, no row of every
+    rank. Beside a primitive that reads every row (Judged without a cutoff), those
+    primitives still aggregate the judged rows, the other every row, and the two aggregations
+    are joined. All give the values of the full rows, which every statement aggregates when no
+    primitive declares judged_rows nor top_rows."""
     from rankwise._sql.compiler import build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.metrics.recipes import recipe
@@ -224,6 +229,7 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
     from rankwise.primitives import leaves
 
     every = parse_metrics(["all_trec"])
+    mixed = [*every, *parse_metrics(["Judged"])]
     safe = [
         m for m in every
         if all(leaf.judged_rows for leaf in leaves(recipe(m, {})) if leaf.side == "run")
@@ -233,17 +239,21 @@ def test_judged_rows_plan_gives_the_full_rankings_values(case: Case, ties: str, 
         m.label for m in safe
     }
     conv, cols = Conventions(max_rank=max_rank), Columns()
-    judged_sql, both_sql = build_sql(safe, conv, cols, "r", "q"), build_sql(every, conv, cols, "r", "q")
+    judged_sql, all_sql = build_sql(safe, conv, cols, "r", "q"), build_sql(every, conv, cols, "r", "q")
+    both_sql = build_sql(mixed, conv, cols, "r", "q")
     assert "OR rnk0 = 1" in judged_sql and "agr0" not in judged_sql
-    assert "OR rnk0 = 1" in both_sql and "agj0" in both_sql and "agr0" in both_sql
+    assert "OR rnk0 <= 10 OR" in all_sql and "agr0" not in all_sql and "ranks0" not in all_sql
+    assert "OR rnk0 <= 10 OR" in both_sql and "agj0" in both_sql and "agr0" in both_sql
     run, qrels = case.run_frame(), case.qrels_frame()
     kw: dict[str, Any] = dict(ties=ties, max_rank=max_rank, rel=rel, missing=missing, engine="duckdb")
     judged = rw.evaluate(qrels, run, safe, **kw)
-    both = rw.evaluate(qrels, run, every, **kw)
+    alltrec = rw.evaluate(qrels, run, every, **kw)
+    both = rw.evaluate(qrels, run, mixed, **kw)
     with every_row():
-        assert "OR rnk0 = 1" not in build_sql(every, conv, cols, "r", "q")
-        full = rw.evaluate(qrels, run, every, **kw)
+        assert "OR rnk0" not in build_sql(mixed, conv, cols, "r", "q")
+        full = rw.evaluate(qrels, run, mixed, **kw)
     assert_frame_equal(both, full, check_exact=False, abs_tol=1e-12, rel_tol=0)
+    assert_frame_equal(alltrec, full.select(alltrec.columns), check_exact=False, abs_tol=1e-12, rel_tol=0)
     assert_frame_equal(judged, full.select(judged.columns), check_exact=False, abs_tol=1e-12, rel_tol=0)
 
 
@@ -252,7 +262,10 @@ def test_judged_rows_beside_every_row_count_the_unjudged_queries() -> None:
     keeps each run query once, counts the run queries with no judgment at all
     (``count_unjudged``) as the full rows do, and gives an empty ranking (a judged query the run
     lacks) the empty values. The aggregation of every row joins the judgments' per-query values
-    only when it reads one: G read there (GSum taken as not declaring judged_rows) reads them."""
+    only when it reads one: G read there (GSum taken as not declaring judged_rows) reads them.
+    Judged without a cutoff reads every row (the others all read the judged rows, or the top
+    rows alone: relstring keeps the rows down to rank 10); without it, one aggregation of those
+    rows gives the same values."""
     from rankwise._sql.compiler import UNJUDGED_COLUMN, build_sql
     from rankwise.conventions import Columns, Conventions
     from rankwise.names.parse import parse_metrics
@@ -264,24 +277,27 @@ def test_judged_rows_beside_every_row_count_the_unjudged_queries() -> None:
         "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0],
     })
     qrels = pl.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["a2", "ax", "b1"], "relevance": [2, 1, 1]})
-    metrics = parse_metrics(["P_5", "map", "ndcg_cut_10", "unj_5", "relstring", "Rndcg", "num_ret", "G"])
+    metrics = parse_metrics(["P_5", "map", "ndcg_cut_10", "unj_5", "relstring", "Rndcg", "num_ret", "G", "Judged"])
     con = rw.register(duckdb.connect())
     con.register("run", run)
     con.register("qrels", qrels)
     outs = []
-    for plan in ("split", "G over every row", "full"):
+    for plan in ("split", "G over every row", "full", "judged rows"):
         with contextlib.ExitStack() as stack:
             if plan == "full":
                 stack.enter_context(every_row())
             elif plan == "G over every row":
                 stack.enter_context(pytest.MonkeyPatch.context()).setattr(GSum, "judged_rows", False)
-            sql = build_sql(metrics, Conventions(missing="zero"), Columns(), "run", "qrels", count_unjudged=True)
-        assert ("agj0" in sql) is (plan != "full")
+            chosen = metrics[:-1] if plan == "judged rows" else metrics
+            sql = build_sql(chosen, Conventions(missing="zero"), Columns(), "run", "qrels", count_unjudged=True)
+        assert ("agj0" in sql) is (plan in ("split", "G over every row"))
+        assert ("OR rnk0 <= 10 OR" in sql) is (plan != "full")
         rest = sql[sql.find("rowsr0 AS"):sql.find("agr0 AS")]
         assert ("JOIN qs" in rest) is (plan == "G over every row")
         outs.append(con.sql(sql).pl())
     assert_frame_equal(outs[0], outs[2], check_exact=False, abs_tol=1e-12)
     assert_frame_equal(outs[1], outs[2], check_exact=False, abs_tol=1e-12)
+    assert_frame_equal(outs[3], outs[2].drop("Judged"), check_exact=False, abs_tol=1e-12)
     got = outs[0]
     assert got["query_id"].to_list() == ["a", "b"]
     assert got[UNJUDGED_COLUMN].to_list() == [2, 2]  # u and v

@@ -8,7 +8,7 @@ costs, never on the data: :func:`compiled_metrics` keeps it for the next evaluat
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -44,10 +44,9 @@ from rankwise.primitives import (
     RowValue,
     RunIdealValue,
     Step,
-    declared,
     deepest,
     leaves,
-    prefix_gains,
+    prefix_values,
     qrels_needs,
     read_input,
 )
@@ -72,15 +71,23 @@ def _prefix(value: IdealPrefix) -> str:
     return f"__{value!r}"
 
 
-def prefix_columns(gain: Gain) -> dict[str, pl.Expr]:
-    """Every value of the ideal prefix of a gain definition (each declared
-    :class:`~rankwise.primitives.IdealPrefix`), windows over the judgments in the ideal order."""
-    columns = {}
-    for cls in declared(IdealPrefix):
-        value = cls(gain)  # type: ignore[call-arg]
-        assert isinstance(value, IdealPrefix)
-        columns[_prefix(value)] = bind(value, pl.col(REL), pl.lit(None), lambda name, given: _ideal_rank_col(given))
-    return columns
+def prefix_columns(values: Iterable[IdealPrefix]) -> dict[str, pl.Expr]:
+    """The columns of values of the ideal prefix (:class:`~rankwise.primitives.IdealPrefix`, the
+    values read: :attr:`Compiled.prefixes`), windows over the judgments in the ideal order."""
+    return {_prefix(value): _prefix_expr(value) for value in sorted(values, key=repr)}
+
+
+def _prefix_expr(value: IdealPrefix) -> pl.Expr:
+    """A value of the ideal prefix over the judgments, the values it reads inline (windows
+    over windows)."""
+    return bind(value, pl.col(REL), pl.lit(None), _prefix_input)
+
+
+def _prefix_input(name: str, given: Input) -> pl.Expr:
+    """An input of a value of the ideal prefix: the ideal rank's column, or another value."""
+    if isinstance(given, IdealPrefix):
+        return _prefix_expr(given)
+    return _ideal_rank_col(given)
 
 
 def _ideal_rank_col(given: Input) -> pl.Expr:
@@ -172,7 +179,11 @@ class Part:
     """Whether every aggregate declares :attr:`~rankwise.primitives.Primitive.judged_rows` (an
     unjudged row adds nothing to it): the ranked rows are then cut to the judged ones, each
     query's top row and its last (:func:`~rankwise._polars.ranking.ranked`), unless a row value
-    is a window over the rows (:attr:`windows`)."""
+    is a window over the rows (:attr:`windows`). An aggregate that reads the top rows alone
+    (:attr:`~rankwise.primitives.Primitive.top_rows`) counts as one: the rows down to
+    :attr:`top_rows` are kept too."""
+    top_rows: int = 0
+    """The deepest rank the aggregates that read the top rows alone read (0: none)."""
 
     def add(self, node: Primitive, key: str, qaggs: dict[str, pl.Expr], qterms: Terms) -> None:
         """Register a run primitive's aggregate, with the sequences and qrels values it reads."""
@@ -228,7 +239,8 @@ class Part:
 
         self.aggs[key] = self.terms.bind(node, pl.col(REL), pl.col(RANK), input_of)
         self.empty[key] = node.empty
-        self.judged_rows &= node.judged_rows
+        self.judged_rows &= node.on_judged_rows
+        self.top_rows = max(self.top_rows, node.top_rows or 0)
         self.train |= bool(set(node.reads) & set(TRAIN_COLUMNS))
         self.base |= bool(set(node.reads) & set(BASE_RUN_COLUMNS))
         if set(node.reads) & set(CATEGORY_COLUMNS):
@@ -299,8 +311,8 @@ class Compiled:
     parts: dict[bool, Part]
     """The run-side work of each ranking (full, judged-only)."""
     intent_leaves: dict[str, tuple[Primitive, bool]]
-    prefixes: frozenset[Gain]
-    """The gains whose ideal prefix is read."""
+    prefixes: frozenset[IdealPrefix]
+    """The values of the ideal prefix read (with those they read): only these are computed."""
     iranks: dict[str, pl.Expr]
     """The judgments' ideal ranks (a column per ideal order)."""
     values: tuple[pl.Expr, ...]
@@ -336,8 +348,8 @@ def compile_outputs(outs: Sequence[Output], costs: bool) -> Compiled:
             run_leaves.append(leaf)
             qnodes.update(qrels_needs(leaf))
             parts.setdefault(o.judged_only, Part(costs=costs)).add(leaf, _key(leaf, o.judged_only), qaggs, qterms)
-    prefixes = frozenset(g for n in [*qnodes, *run_leaves] for g in prefix_gains(n))
-    gains = {i.g for n in qnodes for i in n.inputs().values() if isinstance(i, IdealRank)} | prefixes
+    prefixes = frozenset(v for n in [*qnodes, *run_leaves] for v in prefix_values(n))
+    gains = {i.g for n in qnodes for i in n.inputs().values() if isinstance(i, IdealRank)} | {v.g for v in prefixes}
     values = tuple(
         _value(o.tree, o.judged_only).cast(pl.String if o.value_type == "string" else pl.Float64).alias(o.label)
         for o in outs

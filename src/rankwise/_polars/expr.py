@@ -358,7 +358,7 @@ class _Compiler:
             if isinstance(given, IdealRank):
                 return _field(names[given.g])
             if isinstance(given, IdealPrefix):
-                return bind_rows(given, rows, lambda n, g: _field(names[given.g]))
+                return bind_rows(given, rows, input_of)
             return _no_input(name, given)
 
         value = rows_list.list.eval(bind_rows(node, rows, input_of)).list.first()
@@ -371,7 +371,12 @@ class _Compiler:
         irank = _field(names[given.g])
         rows = {"rel": _field("rel"), "qid": pl.lit(0)}
         positive = prim.positive_gain(_field("rel"), given.g) > 0
-        values = bind_rows(given, rows, lambda n, g: irank).filter(positive).sort_by(irank.filter(positive))
+
+        def prefix_input(name: str, inner: Input) -> pl.Expr:
+            # the ideal rank, or another value of the prefix (a window over windows), inline
+            return bind_rows(inner, rows, prefix_input) if isinstance(inner, IdealPrefix) else irank
+
+        values = bind_rows(given, rows, prefix_input).filter(positive).sort_by(irank.filter(positive))
         ideal = rows_list.list.eval(values)
         return ideal.list.gather(pl.int_range(0, self.n, dtype=pl.Int64).implode(), null_on_oob=True).explode()
 

@@ -7,7 +7,7 @@ and the output columns; with the data checks' counts, collected in the same pass
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -49,7 +49,16 @@ from rankwise.inputs.features import FEATURE, VALUE
 from rankwise.inputs.groups import GROUP, SHARE, WEIGHT
 from rankwise.metrics.metric import Metric
 from rankwise.metrics.recipes import Output
-from rankwise.primitives import ALPHA, EPSILON, PATIENCE, Calibration, Gain, RunIdealValue, variant
+from rankwise.primitives import (
+    ALPHA,
+    EPSILON,
+    PATIENCE,
+    Calibration,
+    Gain,
+    IdealPrefix,
+    RunIdealValue,
+    variant,
+)
 
 
 @dataclass(frozen=True)
@@ -89,8 +98,10 @@ def judgment_plans(qrels: pl.LazyFrame, compiled: Compiled) -> tuple[pl.LazyFram
     lists (:func:`ideal_lists`), none of which reads the run."""
     if compiled.iranks:
         qrels = qrels.with_columns(*[e.alias(k) for k, e in compiled.iranks.items()])
-    for gain in compiled.prefixes:
-        qrels = qrels.with_columns(*[e.alias(k) for k, e in prefix_columns(gain).items()])
+    gains = dict.fromkeys(sorted({v.g for v in compiled.prefixes}, key=repr))
+    for gain in gains:
+        values = [v for v in compiled.prefixes if v.g == gain]
+        qrels = qrels.with_columns(*[e.alias(k) for k, e in prefix_columns(values).items()])
     if compiled.prefixes:
         # the ideal ranks and prefixes are windows read by both the per-query values and the
         # ideal lists: Polars' common-subplan elimination does not find the shared part (the
@@ -100,7 +111,7 @@ def judgment_plans(qrels: pl.LazyFrame, compiled: Compiled) -> tuple[pl.LazyFram
     qstats = compiled.qterms.add_to(qrels).group_by(Q).agg(
         *audit(REL), *[e.alias(k) for k, e in compiled.qaggs.items()]
     )
-    return qstats, [ideal_lists(qrels, gain) for gain in compiled.prefixes]
+    return qstats, [ideal_lists(qrels, gain, [v for v in compiled.prefixes if v.g == gain]) for gain in gains]
 
 
 def judgments_once(prep: Prepared, metrics: Sequence[Metric], conv: Conventions) -> Judgments:
@@ -150,7 +161,7 @@ def build_plans(prep: Prepared, compiled: Compiled, conv: Conventions, columns: 
         needed = qstats.select(Q, *sorted(work.needs)) if work.needs else None
         rows = ranked(
             prep, conv, part, work.seqs, docs=with_docs, scores=scores, order=order, per_query=needed, lists=lists,
-            at_rank=prefix_lists, judged_rows=work.judged_rows and not work.windows and not part,
+            at_rank=prefix_lists, judged_rows=work.judged_rows and not work.windows and not part, top=work.top_rows,
         )
         if work.run_ideal:
             ideal = run_ideal_table(judging, conv, lists, work.run_ideal)
@@ -643,14 +654,14 @@ def _h(s: pl.Expr) -> pl.Expr:
     return (s + EPSILON) * (s + EPSILON).log(2)
 
 
-def ideal_lists(qrels: pl.LazyFrame, gain: Gain) -> pl.LazyFrame:
-    """Per query (``__q``), each value of the ideal prefix of ``gain``
+def ideal_lists(qrels: pl.LazyFrame, gain: Gain, values: Iterable[IdealPrefix]) -> pl.LazyFrame:
+    """Per query (``__q``), each of ``values`` of the ideal prefix of ``gain``
     (:func:`~rankwise._polars.compile.prefix_columns`, computed on ``qrels``) as a list in the
     ideal order: the i-th value is the prefix's value at rank i, over the judgments of positive
     gain (ranks 1..npos of the ideal order)."""
     order = pl.col(irank_name(gain))
     return qrels.filter(prim.positive_gain(pl.col(REL), gain) > 0).group_by(Q).agg(
-        pl.col(c).sort_by(order) for c in prefix_columns(gain)
+        pl.col(c).sort_by(order) for c in prefix_columns(values)
     )
 
 

@@ -212,6 +212,12 @@ def ideal_gain_at(g: pl.Expr, qid: pl.Expr, irank: pl.Expr) -> pl.Expr:
     return _positive(g)
 
 
+def ideal_boundary_inv_from(qid: pl.Expr, irank: pl.Expr, igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
+    """Σ over the ideal boundaries at ideal rank ≥ ``irank`` of 1 / IDCG there (``igd``, ``igb``:
+    windows themselves): Rndcg's weight of a DCG step at that rank."""
+    return pl.when(igb).then(1.0 / igd).otherwise(0.0).cum_sum(reverse=True).over(qid, order_by=irank)
+
+
 def rbo_weight_before(qid: pl.Expr, irank: pl.Expr, p: float) -> pl.Expr:
     """Σ_{j<i} p^(j − 1) / j at each rank i = ``irank`` of the run-ordered ideal of each query."""
     return (rbo_weight(irank, p).cum_sum() - rbo_weight(irank, p)).over(qid, order_by=irank)
@@ -562,11 +568,6 @@ def rbp_sum(rel: pl.Expr, rnk: pl.Expr, t: float, p: float, k: int | None, grade
     return _geometric_sum(row(is_rel(rel, t)) & within(rnk, k), rnk, p, rel.cast(pl.Float64) if graded else None)
 
 
-def unjudged_rbp_sum(rel: pl.Expr, rnk: pl.Expr, p: float) -> pl.Expr:
-    """Σ over unjudged documents of p^(rnk − 1)."""
-    return _geometric_sum(row(is_unjudged(rel)), rnk, p)
-
-
 def rbo_overlap_before(g: pl.Expr, rnk: pl.Expr, crun: pl.Expr, cideal: pl.Expr, p: float) -> pl.Expr:
     """Σ over rows of positive gain of max(C(rnk − 1), C(i* − 1)), C(m) = Σ_{d≤m} p^(d − 1) / d:
     ``crun`` the running C(rnk), ``cideal`` C(i* − 1) at the document's rank i* in the
@@ -598,19 +599,11 @@ def ndcg_rel_sum(g: pl.Expr, cumdcg: pl.Expr, igd: pl.Expr, idcg_total: pl.Expr)
     return pl.when(g > 0).then(cumdcg / igd.fill_null(idcg_total)).otherwise(0.0).sum()
 
 
-def _boundary_sum(value: pl.Expr, igb: pl.Expr) -> pl.Expr:
-    """Σ of ``value`` at ideal boundaries (NULL boundary: none)."""
-    return pl.when(igb.fill_null(False)).then(value).otherwise(0.0).sum()
-
-
-def rndcg_sum(cumdcg: pl.Expr, igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
-    """Σ of DCG_i / IDCG_i at the ideal boundaries."""
-    return _boundary_sum(cumdcg / igd, igb)
-
-
-def rndcg_inv(igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
-    """Σ of 1 / IDCG_i at the ideal boundaries."""
-    return _boundary_sum(1.0 / igd, igb)
+def rndcg_sum(g: pl.Expr, rnk: pl.Expr, igs: pl.Expr) -> pl.Expr:
+    """Σ over the ideal boundaries b of DCG_min(b, n) / IDCG_b: over the documents of nonzero
+    gain, the DCG step times ``igs``, the Σ of 1 / IDCG_b over the boundaries b ≥ the rank (NULL
+    beyond the ideal list: none)."""
+    return pl.when(g != 0).then(dcg_step(g, rnk) * igs.fill_null(0.0)).otherwise(0.0).sum()
 
 
 def g_sum(g: pl.Expr, rnk: pl.Expr, cumgain: pl.Expr, igx: pl.Expr, excess_total: pl.Expr) -> pl.Expr:
@@ -985,11 +978,6 @@ def idcg_pos(g: pl.Expr, irank: pl.Expr) -> pl.Expr:
 def rndcg_bounds(igb: pl.Expr) -> pl.Expr:
     """Number of ideal boundaries."""
     return igb.sum().cast(pl.Float64)
-
-
-def rndcg_bounds_inv(igd: pl.Expr, igb: pl.Expr) -> pl.Expr:
-    """Σ of 1 / IDCG_b over the ideal boundaries b (of the whole ideal list)."""
-    return rndcg_inv(igd, igb)
 
 
 # -- scalar operations -----------------------------------------------------------------------

@@ -188,6 +188,7 @@ def ranked(
     lists: pl.LazyFrame | None = None,
     at_rank: Sequence[pl.LazyFrame] = (),
     judged_rows: bool = False,
+    top: int = 0,
 ) -> pl.LazyFrame:
     """The run joined with relevance and ranked: columns ``__q, __rel, __rank`` (and ``__d``
     with ``docs``, ``__s`` with ``scores``, ``__order`` with ``order``), one row per ranked
@@ -208,8 +209,9 @@ def ranked(
     :attr:`~rankwise.primitives.Primitive.judged_rows`: an unjudged row adds nothing to it) only
     the judged rows are kept, each at its rank among all and with the running sums summed over
     all, beside each query's top row and its last (the deepest rank, from which ``Count`` reads
-    the number of ranked rows), as the SQL's judged-rows plan keeps them: the aggregation then
-    reads far fewer rows."""
+    the number of ranked rows), and the rows at rank ≤ ``top`` (read by the aggregates that read
+    the top rows alone), as the SQL's judged-rows plan keeps them: the aggregation then reads
+    far fewer rows."""
     costs = prep.columns.cost is not None
     carried = _carried(docs, scores, costs, order)
     if lists is None:
@@ -243,7 +245,7 @@ def ranked(
     rows = lists.explode(*carried, *seq, *ranked_values)
     if judged_rows:
         rank = pl.col(RANK)
-        rows = rows.filter(pl.col(REL).is_not_null() | (rank == 1) | (rank == pl.col(DEPTH))).drop(DEPTH)
+        rows = rows.filter(pl.col(REL).is_not_null() | (rank <= max(top, 1)) | (rank == pl.col(DEPTH))).drop(DEPTH)
     return rows if costs else rows.with_columns(pl.lit(1.0).alias(C))
 
 

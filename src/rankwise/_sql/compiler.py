@@ -52,11 +52,11 @@ from rankwise.primitives import (
     RunIdealValue,
     Step,
     Value,
-    declared,
     deepest,
     fold,
     ideal_depth,
     leaves,
+    prefix_values,
     read_input,
     variant,
 )
@@ -174,8 +174,14 @@ def _no_row_input(given: Bound, name: str) -> str:
 
 
 def _given(column: str) -> Callable[[str, Input], str]:
-    """An input resolver that gives ``column`` (the ideal rank, for the ideal prefix)."""
+    """An input resolver that gives ``column`` (the ideal rank, for the run-ordered ideal)."""
     return lambda name, given: column
+
+
+def _prefix_given(comp: _Compiler, irank: str) -> Callable[[str, Input], str]:
+    """The input resolver of a value of the ideal prefix: the ideal rank's column ``irank``, or
+    the column of another value of the prefix (computed before it)."""
+    return lambda name, given: comp.prefix_col(given) if isinstance(given, IdealPrefix) else irank
 
 
 class _Compiler:
@@ -202,6 +208,8 @@ class _Compiler:
         self.names: dict[Step | RowValue, str] = {}
         self.iranks: dict[tuple[Gain, str], str] = {}
         self.prefixes: dict[Gain, int] = {}
+        self.prefix_read: dict[IdealPrefix, None] = {}
+        """The values of the ideal prefix read (an ordered set): only these are computed."""
         self.run_ideal: dict[RunIdealValue, str] = {}
         """Values of the run-ordered ideal (joined to the ranked rows by document): columns."""
         self.run_ideal_parts: set[bool] = set()
@@ -252,9 +260,13 @@ class _Compiler:
         return f"ia{list(self.intents).index(key)}.{col}"
 
     def prefix_col(self, value: IdealPrefix) -> str:
-        """The column of a value of the ideal prefix (of its gain definition's ideal order)."""
+        """The column of a value of the ideal prefix (of its gain definition's ideal order),
+        registered with the values it reads (only those read are computed)."""
         self.irank_col(value.g, "qrels")
         n = self.prefixes.setdefault(value.g, len(self.prefixes))
+        for inner in prefix_values(value):
+            self.prefix_read.setdefault(inner, None)
+        self.prefix_read.setdefault(value, None)
         return f"{value.binding()}{n}"
 
     def irank_col(self, gain: Gain, side: str) -> str:
@@ -320,7 +332,7 @@ class _Compiler:
     def run_sql(self, node: Primitive, part: bool) -> str:
         rows = self.rowcols.setdefault(part, {})
         steps = self.steps.setdefault(part, {})
-        kind = (part, node.judged_rows)
+        kind = (part, node.on_judged_rows)
         reads = self.reads.setdefault(kind, set())
 
         def plain_step(name: str, given: Input) -> str:
@@ -347,7 +359,8 @@ class _Compiler:
         def row_value(given: RowValue) -> str:
             if "doc" in given.reads:
                 self.doc_parts.add(part)
-            if node.judged_rows:
+            if node.on_judged_rows and given.window:
+                # a window over the query's rows: every row of them
                 self.every_row.add(part)
             col = self.names.setdefault(given, f"v{len(self.names)}")
             # its running sums, summed in the ranking window before the row values
@@ -357,7 +370,7 @@ class _Compiler:
             return col
 
         def ideal_rank(given: IdealRank) -> str:
-            if node.judged_rows:
+            if node.on_judged_rows:
                 self.every_row.add(part)
             col = self.irank_col(given.g, "run")
             rows.setdefault(col, ideal_rank_sql(given.g))
@@ -470,7 +483,7 @@ def _full_ranking(conv: Conventions, steps: Mapping[str, str] | None = None, giv
 def _ranking_cte(
     name: str, conv: Conventions, judged_only: bool, steps: Mapping[str, str], judged_rows: bool = False,
     docs: bool = False, train: bool = False, base: bool = False, catalog: bool = False, groups: bool = False,
-    ranks: str | None = None, given: bool = False,
+    ranks: str | None = None, given: bool = False, top: int = 0,
 ) -> str:
     """The joined rows ranked (``rnk``) with every running sum of ``steps`` (column → per-row
     step), all in one window: one sort per query serves the rank and every running sum.
@@ -490,7 +503,8 @@ def _ranking_cte(
     of ``steps`` it computed already. With ``docs`` the rows keep their doc_id (to join values
     of the run-ordered ideal). With ``given`` the run carries its ranks (:data:`RANKED_RUN_COLUMNS`):
     ``rnk0`` orders the rows instead of the tie policy's keys, and the full ranking is not
-    computed."""
+    computed. ``top``: with ``judged_rows``, the rows at rank ≤ ``top`` are kept too (those that
+    primitives reading the top rows alone read, :attr:`~rankwise.primitives.Primitive.top_rows`)."""
     order = "rnk0" if given else tie_order(conv.tie_order, conv.trec_eval)
     # the full ranking, as rnk0, when the ranked rows are filtered before the running sums
     ranked_all = "joined" if given else (
@@ -511,7 +525,8 @@ def _ranking_cte(
         source = ranks or f"({_full_ranking(conv, given=given)})"
         order, rank = "rnk0", "rnk0"
         cut = "" if conv.max_rank is None else f" OR rnk0 = {literal(conv.max_rank)}"
-        where = f" WHERE relevance IS NOT NULL OR rnk0 = 1 OR last0 = 1.0{cut}"
+        first = f"rnk0 <= {literal(top)}" if top > 1 else "rnk0 = 1"
+        where = f" WHERE relevance IS NOT NULL OR {first} OR last0 = 1.0{cut}"
     elif ranks is not None:
         # every row of the full ranking, its running sums summed there
         source, rank, windowed = ranks, "rnk0", False
@@ -627,21 +642,25 @@ def statement(
         # the ideal prefix of each gain definition (every declared IdealPrefix: running IDCG,
         # running excess cost, run-of-equal-gains boundaries, ...) down the ideal order,
         # joined to the ranked rows at rank = ideal rank
-        windows, tables = [], []
+        # (a value that reads others, a window over their windows, in a second select)
+        windows: dict[bool, list[str]] = {False: [], True: []}
+        tables = []
         for gain, n in comp.prefixes.items():
             irank = comp.irank_col(gain, "qrels")
-            values = [cls(gain) for cls in declared(IdealPrefix)]  # type: ignore[call-arg]
-            cols = [comp.prefix_col(v) for v in values]  # type: ignore[arg-type]
-            windows += [
-                f"{bind(v, _given(irank))} AS {c}" for v, c in zip(values, cols, strict=True)
-            ]
+            values = [v for v in comp.prefix_read if v.g == gain]
+            cols = [comp.prefix_col(v) for v in values]
+            for v, c in zip(values, cols, strict=True):
+                windows[v.reads_prefix].append(f"{bind(v, _prefix_given(comp, irank))} AS {c}")
             tables.append(
                 f"ideal{n} AS (SELECT query_id AS iq{n}, {irank} AS ip{n}, {', '.join(cols)} "
                 f"FROM qjp WHERE greatest({gain_sql(gain)}, 0.0) > 0)"
             )
             ideal_joins += f" LEFT JOIN ideal{n} ON ideal{n}.iq{n} = r.query_id AND ideal{n}.ip{n} = r.rnk"
         ctes[0] = "qj0" + ctes[0][2:]
-        ctes.append(f"qjp AS (SELECT *, {', '.join(windows)} FROM qj0)")
+        ctes.append(f"qjp AS (SELECT *, {', '.join(windows[False])} FROM qj0)")
+        if windows[True]:
+            ctes[-1] = "qjp0" + ctes[-1][3:]
+            ctes.append(f"qjp AS (SELECT *, {', '.join(windows[True])} FROM qjp0)")
         ctes += tables
         qj = "qjp"
     else:
@@ -688,9 +707,11 @@ def statement(
         cut = f" WHERE r.rnk <= {literal(conv.max_rank)}" if conv.max_rank is not None else ""
 
         # the primitives that declare judged_rows read the judged rows alone (each at its rank
-        # among all rows), unless they read values of every row (a row value, the run's ideal
-        # rank); judged-only rankings hold judged rows only
-        judged = {} if part or docs or part in comp.every_row else {n: c for n, c in aggs.items() if n.judged_rows}
+        # among all rows), and those that read the top rows alone (top_rows) the rows down to
+        # the deepest of those ranks besides, unless they read values of every row (a window
+        # over the rows, the run's ideal rank); judged-only rankings hold judged rows only
+        judged = {} if part or docs or part in comp.every_row else {n: c for n, c in aggs.items() if n.on_judged_rows}
+        top_depth = max((n.top_rows or 0 for n in judged), default=0)
         rest = {n: c for n, c in aggs.items() if n not in judged}
         if rest and not comp.sums_judged(part):
             # beside the others, judged-rows primitives without running sums are aggregated over
@@ -705,7 +726,7 @@ def statement(
                 f"ranks{p} AS ({_full_ranking(conv, comp.kind_steps(part, False), ranked_run)})",
                 _ranking_cte(
                     f"rankedj{p}", conv, part, comp.kind_steps(part, True), True, train=comp.train, base=comp.base,
-                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}", given=ranked_run,
+                    catalog=comp.catalog, groups=comp.groups, ranks=f"ranks{p}", given=ranked_run, top=top_depth,
                 ),
                 _ranking_cte(
                     f"ranked{p}", conv, part, comp.kind_steps(part, False), train=comp.train, base=comp.base,
@@ -723,7 +744,7 @@ def statement(
         else:
             ctes.append(_ranking_cte(
                 f"ranked{p}", conv, part, comp.steps.get(part, {}), bool(judged), docs=docs, train=comp.train,
-                base=comp.base, catalog=comp.catalog, groups=comp.groups, given=ranked_run,
+                base=comp.base, catalog=comp.catalog, groups=comp.groups, given=ranked_run, top=top_depth,
             ))
             rowcols = ""
             pair_joins = ""

@@ -368,6 +368,12 @@ class IdealPrefix(Bound):
     def inputs(self) -> dict[str, Input]:
         return {"irank": IdealRank(self.g)}
 
+    @property
+    def reads_prefix(self) -> bool:
+        """Whether it reads other values of the prefix (a window over their windows: computed
+        after those that do not: one level)."""
+        return any(isinstance(given, IdealPrefix) for given in self.inputs().values())
+
 
 @dataclass(frozen=True, repr=False, eq=False)
 class IdealDcgAt(IdealPrefix):
@@ -387,6 +393,17 @@ class IdealBoundaryAt(IdealPrefix):
 @dataclass(frozen=True, repr=False, eq=False)
 class IdealGainAt(IdealPrefix):
     """g*_i, the gain at ideal rank i."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class IdealBoundaryInvFrom(IdealPrefix):
+    """Σ over the ideal boundaries b ≥ i (:class:`IdealBoundaryAt`) of 1 / IDCG_b: the weight
+    Rndcg gives a DCG step at rank i, which every boundary at or below it counts (0 beyond
+    npos, the last boundary). A window over the other values of the prefix (it reads them):
+    the engines compute it after them."""
+
+    def inputs(self) -> dict[str, Input]:
+        return {"irank": IdealRank(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
 
 
 @dataclass(frozen=True)
@@ -444,6 +461,22 @@ class Primitive(Bound):
     order_free: ClassVar[bool] = False
     """Its value is the same whatever order breaks ties between equal scores (it reads no rank,
     or only a tie group's ranks as a whole): ``ties='expected'`` keeps it as it is."""
+
+    @property
+    def top_rows(self) -> int | None:
+        """k when it reads the rows at rank ≤ k alone (each at its rank, reading no window over
+        other rows): the judged-rows plan then keeps those rows beside the judged ones, and it
+        counts among that plan's primitives (:attr:`on_judged_rows`); None otherwise (k = None
+        is every row)."""
+        return None
+
+    @property
+    def on_judged_rows(self) -> bool:
+        """Whether the judged-rows plan's rows give it: it declares :attr:`judged_rows`, or it
+        reads the top rows alone (:attr:`top_rows`, which that plan keeps then). The running
+        sums stay exact on those rows: every row above a kept top row is kept, and the sums of
+        the judged-rows primitives take no step on an unjudged row."""
+        return self.judged_rows or self.top_rows is not None
 
     def expected(self) -> Primitive | None:
         """Its expected value over all orders of the tied documents (``ties='expected'``): a

@@ -17,7 +17,6 @@ else:  # pragma: no cover - Python 3.10
 from rankwise.primitives.core import (
     Bound,
     Column,
-    Gain,
     IdealPrefix,
     Primitive,
     QrelsPrimitive,
@@ -279,6 +278,11 @@ def run_ideal_values(node: Primitive) -> list[RunIdealValue]:
     return [i for i in node.inputs().values() if isinstance(i, RunIdealValue)]
 
 
-def prefix_gains(node: Primitive) -> list[Gain]:
-    """The gains whose ideal prefix a primitive reads."""
-    return [i.g for i in node.inputs().values() if isinstance(i, IdealPrefix)]
+def prefix_values(node: Bound) -> list[IdealPrefix]:
+    """The values of the ideal prefix a primitive reads, with the values those read (an engine
+    computes only these)."""
+    out: list[IdealPrefix] = []
+    for given in node.inputs().values():
+        if isinstance(given, IdealPrefix):
+            out += [given, *prefix_values(given)]
+    return out

@@ -14,6 +14,7 @@ from rankwise.primitives.core import (
     Gain,
     GainStep,
     IdealBoundaryAt,
+    IdealBoundaryInvFrom,
     IdealDcgAt,
     IdealExcessAt,
     IdealGainAt,
@@ -275,6 +276,10 @@ class Unjudged(Primitive):
 
     k: int | None
 
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
+
     def expected(self) -> Primitive | None:
         return self if self.k is None else None
 
@@ -285,6 +290,10 @@ class NotJudged(Primitive):
     value, negative ones included, counts as one: ir-measures' Judged)."""
 
     k: int | None
+
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
 
     def expected(self) -> Primitive | None:
         return self if self.k is None else None
@@ -382,13 +391,6 @@ class RbpSum(Primitive):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class UnjudgedRbpSum(Primitive):
-    """Σ over unjudged documents of p^(i − 1)."""
-
-    p: float
-
-
-@dataclass(frozen=True, repr=False, eq=False)
 class RboOverlapBefore(Primitive):
     """Σ over ranked documents of positive gain g of Σ_{d < max(i, i*)} p^(d − 1) / d, i the
     document's rank, i* its rank in the run-ordered ideal: for each document in both the run
@@ -448,24 +450,19 @@ class NdcgRelSum(Primitive):
 
 @dataclass(frozen=True, repr=False, eq=False)
 class RndcgSum(Primitive):
-    """Σ over ranks i that end a run of equal ideal gains of DCG_i / IDCG_i."""
+    """Σ over the ideal ranks b that end a run of equal positive gains of DCG_min(b, n) / IDCG_b,
+    n the ranked documents (trec_eval's Rndcg before its implied final level), summed as
+    Σ over the ranked documents of their DCG step g_i / log2(i + 1) times Σ_{b ≥ i} 1 / IDCG_b
+    (:class:`~rankwise.primitives.IdealBoundaryInvFrom`): a step at rank i is in DCG_b for every
+    boundary b ≥ i (DCG_n, for the boundaries beyond n, holds every step). A document without
+    gain (an unjudged one) adds nothing."""
 
-    reads: ClassVar[tuple[Column, ...]] = ()
+    reads: ClassVar[tuple[Column, ...]] = ("rnk",)
+    judged_rows: ClassVar[bool] = True
     g: Gain
 
     def inputs(self) -> dict[str, Input]:
-        return {"cumdcg": DcgStep(self.g), "igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class RndcgInv(Primitive):
-    """Σ over the same ranks of 1 / IDCG_i."""
-
-    reads: ClassVar[tuple[Column, ...]] = ()
-    g: Gain
-
-    def inputs(self) -> dict[str, Input]:
-        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}
+        return {"igs": IdealBoundaryInvFrom(self.g)}
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -492,6 +489,10 @@ class Relstring(Primitive):
     empty: ClassVar[float | str | None] = ""
     value_type: ClassVar[Literal["float", "string"]] = "string"
     k: int | None
+
+    @property
+    def top_rows(self) -> int | None:
+        return self.k
 
     def inputs(self) -> dict[str, Input]:
         return {"relchar": RelChar()}
@@ -593,14 +594,3 @@ class RndcgBounds(QrelsPrimitive):
 
     def inputs(self) -> dict[str, Input]:
         return {"igb": IdealBoundaryAt(self.g)}
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class RndcgBoundsInv(QrelsPrimitive):
-    """Σ over those ranks b of 1 / IDCG_b."""
-
-    reads: ClassVar[tuple[Column, ...]] = ()
-    g: Gain
-
-    def inputs(self) -> dict[str, Input]:
-        return {"igd": IdealDcgAt(self.g), "igb": IdealBoundaryAt(self.g)}

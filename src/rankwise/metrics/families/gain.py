@@ -352,8 +352,6 @@ def _rndcg(m: Measured, p: Params) -> Node:
         Npos,
         Positive,
         RndcgBounds,
-        RndcgBoundsInv,
-        RndcgInv,
         RndcgSum,
         Sub,
     )
@@ -363,10 +361,21 @@ def _rndcg(m: Measured, p: Params) -> Node:
     # trec_eval adds nDCG at the end of the ranking only when two or more documents follow the
     # last ideal boundary (its loop has already consumed one)
     tail = Positive(Sub(Count(), add(Npos(g), Const(1.0))))
-    beyond = Sub(RndcgBoundsInv(g), RndcgInv(g))
-    total = add(RndcgSum(g), Mul(dcg_n, beyond), Mul(tail, Div0(dcg_n, IdcgPos(g))))
+    # Σ_b DCG_min(b, n) / IDCG_b over the ideal boundaries, summed over the ranked documents
+    # (each DCG step weighed by the boundaries at or below its rank): the judged rows suffice
+    total = add(RndcgSum(g), Mul(tail, Div0(dcg_n, IdcgPos(g))))
     value = Div0(total, add(RndcgBounds(g), tail))
     return Mul(Positive(nrel(p)), value)
+
+
+def _rbp_resid(m: Measured, p: Params) -> Node:
+    from rankwise.primitives import Const, Mul, RbpSum, Sub
+
+    # (1 − p) Σ_{unjudged i ≤ n} p^(i − 1) + p^n, the unjudged sum being Σ_{i ≤ n} p^(i − 1) =
+    # (1 − p^n) / (1 − p) less the judged documents' (relevance ≥ 0): 1 − (1 − p) Σ_{judged}
+    # p^(i − 1), which the judged rows give (p < 1: PERSISTENCE)
+    persistence = float(p["p"])
+    return Sub(Const(1.0), Mul(Const(1.0 - persistence), RbpSum(0.0, persistence, None, False)))
 
 
 def recipes() -> Mapping[str, Recipe]:
@@ -374,15 +383,12 @@ def recipes() -> Mapping[str, Recipe]:
     from rankwise.primitives import (
         CgGain,
         Const,
-        Count,
         Div0,
         ErrSum,
         GSum,
         Mul,
         PosGain,
-        Power,
         RbpSum,
-        UnjudgedRbpSum,
     )
 
     return {
@@ -399,10 +405,7 @@ def recipes() -> Mapping[str, Recipe]:
         "RBP": lambda m, p: when_empty(m, p, nrel(p), Mul(
             Const(1.0 - float(p["p"])), RbpSum(threshold(p), float(p["p"]), m.cutoff, p["gain"] == "graded")
         )),
-        "RBPResid": lambda m, p: add(
-            Mul(Const(1.0 - float(p["p"])), UnjudgedRbpSum(float(p["p"]))),
-            Power(Const(float(p["p"])), Count()),
-        ),
+        "RBPResid": _rbp_resid,
     }
 
 

@@ -89,12 +89,22 @@ def _judged(m: Measured, p: Params) -> Node:
     return Div0(Sub(shown, unjudged), shown)
 
 
+def _unjudged(m: Measured, p: Params) -> Node:
+    """Unjudged@k: the min(k, retrieved) documents at rank ≤ k less those judged (relevance ≥ 0:
+    ``Relret`` at 0), which the judged rows give (a count of the unjudged ones reads every row
+    down to k)."""
+    from rankwise.primitives import Const, Count, Least, Relret, Sub
+
+    k = m.cutoff  # required
+    return at_k(m, Sub(Least(Const(float(k or 0)), Count()), Relret(0.0, k)))
+
+
 def recipes() -> Mapping[str, Recipe]:
     """The family's formulas over the primitives."""
-    from rankwise.primitives import Relstring, Unjudged
+    from rankwise.primitives import Relstring
 
     return {
-        "Unjudged": lambda m, p: at_k(m, Unjudged(m.cutoff)),
+        "Unjudged": _unjudged,
         "Judged": _judged,
         "RelString": lambda m, p: Relstring(m.cutoff or RELSTRING_DEFAULT_K),
     }
