@@ -370,6 +370,22 @@ def test_max_rank_is_refused_with_expected_ties(engine: str) -> None:
         rw.to_sql(["RR"], ties="expected", max_rank=2)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_max_rank_is_refused_with_a_metrics_own_expected_ties(engine: str) -> None:
+    """The same refusal when the metric's own parameter asks for ties='expected' (hypothesis
+    found the engines disagreeing there: a tie group of d1 and d2 cut at max_rank=1, d1
+    relevant, gave Polars 0.0 and DuckDB 0.5)."""
+    run = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "score": [0.0, 0.0]})
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["d1"], "relevance": [1]})
+    for metric in ("GMAP(rel=-1, ties='expected')", "RR(ties='expected')", "nDCG(ties='expected')@10"):
+        with pytest.raises(rw.InvalidParameterError, match=r"'max_rank' cannot be used with .*ties='expected'"):
+            rw.evaluate(qrels, run, [metric], max_rank=1, engine=engine)
+        with pytest.raises(rw.InvalidParameterError, match="'max_rank' cannot be used with"):
+            rw.to_sql([metric], max_rank=1)
+    # without max_rank it is computed, the same on every engine
+    assert rw.evaluate(qrels, run, ["RR(ties='expected')"], engine=engine)["RR(ties='expected')"][0] == pytest.approx(0.75)
+
+
 def test_a_large_tie_group_stays_in_doubles_on_every_engine() -> None:
     """200 documents of one score, 100 of them relevant: the binomial ratios of RR and Success
     (ln n! over 16 factors) stay in doubles in SQL (they overflowed DuckDB's DECIMAL from about 20

@@ -147,6 +147,13 @@ def tree_of(metric: Metric, params: Mapping[str, ParamValue], conv: Conventions)
     ``ties='expected'`` a metric without the parameter ``ties`` (AP, ERR, NumRet, ...) is its
     expected value's too, when it has one (an order-free one is itself); one without is an
     :class:`~rankwise.errors.InvalidParameterError` naming those that have one."""
+    if conv.max_rank is not None and metric.resolve(params).get("ties") == "expected":
+        # as the convention ties='expected' is (Conventions): a metric's own ties='expected' too
+        raise InvalidParameterError(
+            f"convention 'max_rank' cannot be used with {metric.label!r}'s ties='expected': which of the "
+            "documents tied across the cut max_rank keeps would depend on their order; cut the metric at k "
+            "instead (nDCG@k, P@k, ...), or ask for the range with ties='pessimistic' and ties='optimistic'"
+        )
     tree = recipe(metric, params)
     if conv.ties == "expected" and "ties" not in metric.resolve(params):
         return _expected(metric, tree)
