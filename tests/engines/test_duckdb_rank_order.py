@@ -12,14 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pytest
-import pytrec_eval
 from polars.testing import assert_frame_equal
 
 import rankwise as rw
 from rankwise._duckdb import engine
+from tests.engines.test_rank_order import pytrec_values, shuffled_inputs
 
 METRICS = ["nDCG@10", "AP", "RR", "P@10", "R@100", "bpref", "Rprec", "num_ret", "num_rel_ret"]
 TREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10", "R@100": "recall_100",
@@ -36,22 +35,9 @@ def _small_runs_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _inputs(int_ids: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """40 queries x 60 documents, a third of the scores rounded so that they tie (doc ids whose
-    text order differs from their numeric order: 7 to 1,500), 12 judgments a query, shuffled."""
-    rng = np.random.default_rng(17)
-    q = np.repeat(np.arange(40), 60)
-    d = np.concatenate([rng.choice(np.arange(7, 1500), 60, replace=False) for _ in range(40)])
-    score = rng.random(q.size)
-    ties = rng.random(q.size) < 0.35
-    score[ties] = np.round(score[ties], 1)
-    run = pl.DataFrame({"query_id": q, "doc_id": d, "score": score})
-    qrels = run.sample(fraction=0.2, seed=3).select(
-        "query_id", "doc_id", relevance=pl.Series(rng.choice([0, 1, 2, 3], int(q.size * 0.2)))
-    )
-    if not int_ids:
-        run = run.with_columns(pl.col("query_id", "doc_id").cast(pl.String))
-        qrels = qrels.with_columns(pl.col("query_id", "doc_id").cast(pl.String))
-    return run.sample(fraction=1.0, shuffle=True, seed=5), qrels
+    """The Polars rank-order tests' inputs (40 queries x 60 documents, ties, ids whose text order
+    differs from their numeric order), drawn with a seed of their own."""
+    return shuffled_inputs(int_ids, seed=17)
 
 
 def _ranked(run: pl.DataFrame, doc_descending: bool = True) -> pl.DataFrame:
@@ -121,14 +107,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 
 def _trec(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, dict[str, float]]:
-    as_dict: dict[str, dict[str, float]] = {}
-    for query, doc, score in run.iter_rows():
-        as_dict.setdefault(str(query), {})[str(doc)] = float(score)
-    judged: dict[str, dict[str, int]] = {}
-    for query, doc, rel in qrels.iter_rows():
-        judged.setdefault(str(query), {})[str(doc)] = int(rel)
-    names = {m.replace("_10", ".10").replace("_100", ".100") for m in TREC.values()}
-    return pytrec_eval.RelevanceEvaluator(judged, names).evaluate(as_dict)  # type: ignore[no-any-return]
+    return pytrec_values(run, qrels, TREC.values())
 
 
 @pytest.mark.parametrize("int_ids", [False, True])

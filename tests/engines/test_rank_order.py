@@ -5,6 +5,8 @@ full order (score, then the doc id as the policy compares it) is taken as ordere
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +25,11 @@ TREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10
         "bpref": "bpref", "Rprec": "Rprec"}
 
 
-def _inputs(int_ids: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+def shuffled_inputs(int_ids: bool, seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
     """40 queries x 60 documents, a third of the scores rounded so that they tie (doc ids whose
-    text order differs from their numeric order: 7 to 1,500), 15 judgments per query."""
-    rng = np.random.default_rng(7)
+    text order differs from their numeric order: 7 to 1,500), about 12 judgments per query,
+    shuffled (tests/engines/test_duckdb_rank_order.py reads them too)."""
+    rng = np.random.default_rng(seed)
     q = np.repeat(np.arange(40), 60)
     d = np.concatenate([rng.choice(np.arange(7, 1500), 60, replace=False) for _ in range(40)])
     score = rng.random(q.size)
@@ -63,16 +66,22 @@ def _orders(run: pl.DataFrame) -> dict[str, tuple[pl.DataFrame, bool]]:
     }
 
 
-def _trec(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, dict[str, float]]:
+def pytrec_values(run: pl.DataFrame, qrels: pl.DataFrame, trec_names: Iterable[str]) -> dict[str, dict[str, float]]:
+    """pytrec_eval's per-query values of the run's rows (query, doc, score) against the qrels'
+    (query, doc, relevance), for trec_eval's measure names (``ndcg_cut_10`` asked as
+    ``ndcg_cut.10``); tests/engines/test_duckdb_rank_order.py reads them too."""
     as_dict: dict[str, dict[str, float]] = {}
     for query, doc, score in run.iter_rows():
         as_dict.setdefault(str(query), {})[str(doc)] = float(score)
     judged: dict[str, dict[str, int]] = {}
     for query, doc, rel in qrels.iter_rows():
         judged.setdefault(str(query), {})[str(doc)] = int(rel)
-    evaluator = pytrec_eval.RelevanceEvaluator(judged, set(TREC.values()) - {"ndcg_cut_10", "P_10", "recall_100"}
-                                               | {"ndcg_cut.10", "P.10", "recall.100"})
-    return evaluator.evaluate(as_dict)  # type: ignore[no-any-return]
+    asked = {re.sub(r"_(\d+)$", r".\1", name) for name in trec_names}
+    return pytrec_eval.RelevanceEvaluator(judged, asked).evaluate(as_dict)  # type: ignore[no-any-return]
+
+
+def _trec(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, dict[str, float]]:
+    return pytrec_values(run, qrels, TREC.values())
 
 
 def _prepared(run: pl.DataFrame) -> pl.DataFrame:
@@ -84,7 +93,7 @@ def test_every_order_gives_the_shuffled_values_and_trec_evals(int_ids: bool) -> 
     """Shuffled, in rank order, queries in descending order, ties in another order (doc id
     ascending; integer ids by number, which trec_eval's text order is not), queries interleaved:
     the same values, equal to pytrec_eval's; the check takes exactly the rank-ordered ones."""
-    shuffled, qrels = _inputs(int_ids)
+    shuffled, qrels = shuffled_inputs(int_ids)
     want = rw.evaluate(qrels, shuffled, METRICS, engine="polars").sort("query_id")
     trec = _trec(shuffled, qrels)
     for name, (run, ordered) in _orders(shuffled).items():
@@ -99,7 +108,7 @@ def test_every_order_gives_the_shuffled_values_and_trec_evals(int_ids: bool) -> 
 def test_files_in_rank_order(tmp_path: Path) -> None:
     """A Parquet file and a TREC file written in rank order (the TREC file's ranks and tag
     columns) give the shuffled run's values."""
-    shuffled, qrels = _inputs(False)
+    shuffled, qrels = shuffled_inputs(False)
     ranked, _ = _orders(shuffled)["rank order"]
     want = rw.evaluate(qrels, shuffled, METRICS, engine="polars").sort("query_id")
     ranked.write_parquet(tmp_path / "run.parquet")
@@ -141,7 +150,7 @@ def test_other_tie_policies(ties: str) -> None:
     its order; ``optimistic``/``pessimistic`` order ties by relevance, which the run does not
     hold: never taken as ordered): the run in the policy's order gives the values of the DuckDB
     engine on the same rows."""
-    shuffled, qrels = _inputs(True)
+    shuffled, qrels = shuffled_inputs(True)
     text = pl.col("doc_id").cast(pl.String)
     second = {"doc_asc": (text, False), "doc_desc_numeric": (pl.col("doc_id"), True)}.get(ties, (text, True))
     run = shuffled.sort([pl.col("query_id"), pl.col("score"), second[0]], descending=[False, True, second[1]])
@@ -195,7 +204,7 @@ def test_a_run_in_rank_order_of_several_groups() -> None:
 def test_an_evaluator_s_runs_in_either_order() -> None:
     """An Evaluator (the judgments' side kept between runs) gives a run in rank order and the
     same run shuffled the same values, in either sequence."""
-    shuffled, qrels = _inputs(False)
+    shuffled, qrels = shuffled_inputs(False)
     ranked, _ = _orders(shuffled)["rank order"]
     ev = rw.Evaluator(qrels, METRICS)
     first, second, third = ev.evaluate(ranked), ev.evaluate(shuffled), ev.evaluate(ranked)
