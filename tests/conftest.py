@@ -70,6 +70,15 @@ def close_rows(rows: list[tuple[object, ...]], want: list[tuple[object, ...]]) -
     )
 
 
+def under_max_rank(names: list[str], max_rank: int | None) -> list[str]:
+    """The metrics of ``names`` that can be evaluated under ``max_rank``: a metric's own
+    ``ties='expected'`` cannot (refused, as the convention's is: which documents of a tie group
+    the cut keeps would depend on their order; tests/metrics/test_expected_ties.py)."""
+    if max_rank is None:
+        return names
+    return [n for n in names if rw.metric.parse_metric(n).resolve({}).get("ties") != "expected"]
+
+
 def run_on(engine: str, qrels: Any, run: Any, metrics: Any, **kw: Any) -> pl.DataFrame:
     """Evaluate through one engine's public entry point."""
     if engine == "polars":
